@@ -1,0 +1,44 @@
+//! Exact, portable descriptions of Rust record types, and typed records in
+//! and out of NumPy `.npy`/`.npz` files.
+//!
+//! `#[derive(NdlType)]` on a `#[repr(C)]` struct or an integer-`repr` enum
+//! gives the type's exact layout as a [`Datatype`]: every member's name,
+//! datatype and byte offset, the record size, an enum's base and values.
+//!
+//! ```
+//! use ndl_runtime::{Datatype, NdlType};
+//!
+//! #[derive(Clone, Copy, NdlType)]
+//! #[repr(C)]
+//! struct Reading {
+//!     id: u32,
+//!     t: f64,
+//! }
+//!
+//! let Datatype::Compound(c) = Reading::datatype() else { unreachable!() };
+//! assert_eq!(c.size, 16);
+//! assert_eq!(c.members[1].name, "t");
+//! assert_eq!(c.members[1].offset, 8);
+//! ```
+
+#![deny(missing_docs)]
+
+extern crate self as ndl_runtime;
+
+mod datatype;
+pub mod ndl;
+mod ndl_type;
+
+pub use datatype::{
+    Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
+    Member, Opaque, Selection,
+};
+pub use ndl_type::NdlType;
+
+/// Derives [`NdlType`] for a `#[repr(C)]` struct or a fieldless enum with an
+/// integer `repr`. See the crate README for the attributes it takes.
+#[cfg(feature = "derive")]
+pub use ndl_derive::NdlType;
+
+#[doc(hidden)]
+pub mod __private;

@@ -1,0 +1,137 @@
+//! The `NdlType` trait and its impls for primitives and arrays.
+
+use crate::{Datatype, Enum, IntType};
+
+/// A Rust type whose in-memory layout is described exactly by a [`Datatype`].
+///
+/// Derive it with `#[derive(NdlType)]`; the derive checks the rules below at
+/// compile time.
+///
+/// # Safety
+///
+/// An implementation promises that [`NdlType::datatype`] describes `Self`'s
+/// in-memory layout exactly:
+/// - the datatype's size is `size_of::<Self>()`, and a compound's members sit
+///   at exactly the offsets of the fields they describe, each member's
+///   datatype describing its field by these same rules;
+/// - every byte pattern the datatype admits is a valid `Self`: any bytes for
+///   integers, floats, strings and opaque data, `0` or `1` for `bool`, a member's
+///   value for an enum, any bytes at all in the gaps between members.
+///
+/// Readers rely on this to turn checked bytes into values of `Self`.
+pub unsafe trait NdlType: Copy + 'static {
+    /// The datatype describing `Self`.
+    fn datatype() -> Datatype;
+
+    /// The doc comment of the type, kept as its description.
+    fn description() -> Option<&'static str> {
+        None
+    }
+}
+
+macro_rules! primitive {
+    ($($t:ty => $dt:ident),* $(,)?) => {$(
+        // SAFETY: a primitive of exactly this size; every bit pattern of an
+        // integer or float is valid.
+        unsafe impl NdlType for $t {
+            fn datatype() -> Datatype {
+                Datatype::$dt
+            }
+        }
+    )*};
+}
+
+primitive! {
+    i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64,
+    f32 => Float32, f64 => Float64,
+}
+
+// SAFETY: `bool` is one byte, and the `Bool` datatype admits only 0 and 1,
+// exactly its valid values.
+unsafe impl NdlType for bool {
+    fn datatype() -> Datatype {
+        Datatype::Bool
+    }
+}
+
+// SAFETY: `[T; N]` is N values of `T` without gaps, in C order, which is what
+// an array datatype of `T`'s datatype describes (nested arrays fold into one
+// multi-dimensional array with the same C-order layout).
+unsafe impl<T: NdlType, const N: usize> NdlType for [T; N] {
+    fn datatype() -> Datatype {
+        T::datatype().array_of(&[N])
+    }
+}
+
+/// The integer types that can be the `repr` of a derived enum.
+///
+/// Implemented for `i8`…`i64` and `u8`…`u64`; the derive converts each
+/// variant with `Self::Variant as Base` and then through this trait.
+pub trait EnumBase: Copy + 'static {
+    /// The matching integer datatype.
+    const INT_TYPE: IntType;
+
+    /// The value, widened losslessly.
+    fn widen(self) -> i128;
+}
+
+macro_rules! enum_base {
+    ($($t:ty => $it:ident),* $(,)?) => {$(
+        impl EnumBase for $t {
+            const INT_TYPE: IntType = IntType::$it;
+            fn widen(self) -> i128 {
+                i128::from(self)
+            }
+        }
+    )*};
+}
+
+enum_base! {
+    i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64,
+}
+
+/// Builds an enum datatype from the base and `(name, value)` pairs.
+pub(crate) fn enum_datatype<B: EnumBase>(members: &[(&str, B)]) -> Datatype {
+    Datatype::Enum(Enum {
+        base: B::INT_TYPE,
+        members: members
+            .iter()
+            .map(|(name, v)| crate::EnumMember::new(*name, v.widen()))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Array;
+
+    #[test]
+    fn nested_arrays_fold_into_one() {
+        assert_eq!(
+            <[[f32; 3]; 2]>::datatype(),
+            Datatype::Array(Array {
+                base: Box::new(Datatype::Float32),
+                shape: vec![2, 3]
+            })
+        );
+    }
+
+    #[test]
+    fn primitive_sizes_match_the_datatype() {
+        fn check<T: NdlType>() {
+            assert_eq!(T::datatype().size(), Some(std::mem::size_of::<T>()));
+            assert_eq!(T::datatype().alignment(), std::mem::align_of::<T>());
+        }
+        check::<i8>();
+        check::<u16>();
+        check::<i32>();
+        check::<u64>();
+        check::<f32>();
+        check::<f64>();
+        check::<bool>();
+        check::<[[u16; 5]; 7]>();
+    }
+}
