@@ -26,8 +26,10 @@
 extern crate self as ndl_runtime;
 
 mod datatype;
+pub mod lang;
 pub mod ndl;
 mod ndl_type;
+pub mod npy;
 
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,

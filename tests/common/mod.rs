@@ -1,0 +1,54 @@
+//! Shared helpers for the integration tests: running the real Python peers.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The Python interpreter of the test venv (numpy, PyYAML, datashape, zarr).
+///
+/// `scripts/test-all.sh` provisions it and sets `NDL_PYTHON`; a repository
+/// `.venv` made by that script is found too. Without either the test fails:
+/// a cross-check never passes by skipping.
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("NDL_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python with numpy: run the tests with scripts/test-all.sh, which provisions .venv and sets NDL_PYTHON"
+    );
+    venv
+}
+
+/// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
+pub fn run_python(script: &str, args: &[&str]) -> String {
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    assert!(
+        out.status.success(),
+        "python failed ({}):\n--- script\n{script}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("python prints UTF-8")
+}
+
+/// Runs a Python script and returns (success, stdout, stderr) without asserting.
+pub fn try_python(script: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
