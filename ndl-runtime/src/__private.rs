@@ -9,6 +9,11 @@ pub use std::vec::Vec;
 
 /// Field storage that `#[ndl(string)]` accepts: `[u8; N]` (NumPy `S<N>`)
 /// or `[u32; N]` (UTF-32, NumPy `U<N>`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold an `#[ndl(string)]` field",
+    label = "not `[u8; N]` or `[u32; N]`",
+    note = "`#[ndl(string)]` takes `[u8; N]` (NumPy `S<N>`) or `[u32; N]` (UTF-32, NumPy `U<N>`)"
+)]
 pub trait StringStorage {
     /// The datatype of the field as a fixed-length string.
     const DATATYPE: FixedString;
@@ -29,6 +34,11 @@ impl<const N: usize> StringStorage for [u32; N] {
 }
 
 /// Field storage that `#[ndl(opaque)]` accepts: `[u8; N]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold an `#[ndl(opaque)]` field",
+    label = "not `[u8; N]`",
+    note = "`#[ndl(opaque)]` takes `[u8; N]`"
+)]
 pub trait OpaqueStorage {
     /// The size in bytes.
     const SIZE: usize;

@@ -197,7 +197,9 @@ pub enum DatatypeError {
         base: IntType,
     },
     /// A compound member has no fixed size.
-    #[error("compound member `{0}` has a variable-length datatype; it has no place in a fixed record")]
+    #[error(
+        "compound member `{0}` has a variable-length datatype; it has no place in a fixed record"
+    )]
     VariableMember(String),
     /// A compound member starts before the previous one ends.
     #[error("compound member `{name}` at offset {offset} overlaps the member before it, which ends at {previous_end}")]
@@ -276,7 +278,9 @@ impl IntType {
 
     /// The NDL keyword, e.g. `uint8`.
     pub fn keyword(self) -> &'static str {
-        Datatype::from(self).keyword().expect("integers have keywords")
+        Datatype::from(self)
+            .keyword()
+            .expect("integers have keywords")
     }
 
     /// The smallest integer type holding every value, unsigned when none is
@@ -377,7 +381,9 @@ impl Datatype {
 
     /// The integer type, if this is an integer datatype.
     pub fn as_int(&self) -> Option<IntType> {
-        IntType::ALL.into_iter().find(|t| Datatype::from(*t) == *self)
+        IntType::ALL
+            .into_iter()
+            .find(|t| Datatype::from(*t) == *self)
     }
 
     /// Size in bytes of one value, or `None` for variable-length datatypes
@@ -410,7 +416,12 @@ impl Datatype {
             Datatype::FixedString(s) => s.charset.width(),
             Datatype::Opaque(_) | Datatype::Bool => 1,
             Datatype::Enum(e) => e.base.size(),
-            Datatype::Compound(c) => c.members.iter().map(|m| m.datatype.alignment()).max().unwrap_or(1),
+            Datatype::Compound(c) => c
+                .members
+                .iter()
+                .map(|m| m.datatype.alignment())
+                .max()
+                .unwrap_or(1),
             Datatype::Array(a) => a.base.alignment(),
             other => other.size().unwrap_or(8),
         }
@@ -538,7 +549,10 @@ impl Compound {
             offset = offset.checked_add(size).ok_or(DatatypeError::Overflow)?;
         }
         let size = round_up(offset, align).ok_or(DatatypeError::Overflow)?;
-        let c = Compound { size, members: laid };
+        let c = Compound {
+            size,
+            members: laid,
+        };
         c.validate()?;
         Ok(c)
     }
@@ -638,7 +652,10 @@ mod tests {
         assert_eq!(IntType::smallest_for([0, 1, 255]), Some(IntType::UInt8));
         assert_eq!(IntType::smallest_for([0, 256]), Some(IntType::UInt16));
         assert_eq!(IntType::smallest_for([-1, 128]), Some(IntType::Int16));
-        assert_eq!(IntType::smallest_for([i128::from(u64::MAX)]), Some(IntType::UInt64));
+        assert_eq!(
+            IntType::smallest_for([i128::from(u64::MAX)]),
+            Some(IntType::UInt64)
+        );
         assert_eq!(IntType::smallest_for([-1, i128::from(u64::MAX)]), None);
     }
 

@@ -19,6 +19,11 @@ use crate::{Datatype, Enum, IntType};
 ///   value for an enum, any bytes at all in the gaps between members.
 ///
 /// Readers rely on this to turn checked bytes into values of `Self`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no NDL datatype",
+    label = "not an `NdlType`",
+    note = "derive it with `#[derive(NdlType)]` on a `#[repr(C)]` struct or a fieldless enum with an integer repr"
+)]
 pub unsafe trait NdlType: Copy + 'static {
     /// The datatype describing `Self`.
     fn datatype() -> Datatype;

@@ -127,10 +127,14 @@ fn map<const N: usize>(entries: [(&str, Value); N]) -> Mapping {
 /// Parses the YAML value of a `type:` key, in the spec's forms or ours.
 pub(crate) fn from_value(v: &Value) -> Result<Datatype, String> {
     match v {
-        Value::String(word) => Datatype::from_keyword(word)
-            .ok_or_else(|| format!("unknown datatype `{word}`")),
+        Value::String(word) => {
+            Datatype::from_keyword(word).ok_or_else(|| format!("unknown datatype `{word}`"))
+        }
         Value::Mapping(m) => from_mapping(m),
-        other => Err(format!("a datatype is a keyword or a mapping, not {}", describe(other))),
+        other => Err(format!(
+            "a datatype is a keyword or a mapping, not {}",
+            describe(other)
+        )),
     }
 }
 
@@ -153,7 +157,11 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
             let charset = match f.req_str("charset")? {
                 "ascii" => Charset::Ascii,
                 "utf-32" => Charset::Utf32,
-                other => return Err(ctx(format!("unknown charset `{other}`; expected ascii or utf-32"))),
+                other => {
+                    return Err(ctx(format!(
+                        "unknown charset `{other}`; expected ascii or utf-32"
+                    )))
+                }
             };
             Ok(Datatype::FixedString(FixedString {
                 length: f.req_usize("length")?,
@@ -173,12 +181,16 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
             match f.req_str("selection")? {
                 "block" => Ok(Datatype::RegRef(Selection::Block)),
                 "element" => Ok(Datatype::RegRef(Selection::Element)),
-                other => Err(ctx(format!("unknown selection `{other}`; expected block or element"))),
+                other => Err(ctx(format!(
+                    "unknown selection `{other}`; expected block or element"
+                ))),
             }
         }
         "vlen" => {
             let f = Fields::new(body, key, &["base"])?;
-            Ok(Datatype::Vlen(Box::new(from_value(f.req("base")?).map_err(ctx)?)))
+            Ok(Datatype::Vlen(Box::new(
+                from_value(f.req("base")?).map_err(ctx)?,
+            )))
         }
         "array" => {
             let f = Fields::new(body, key, &["base", "shape"])?;
@@ -188,7 +200,10 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
                 .as_sequence()
                 .ok_or_else(|| ctx("shape must be a list of sizes".into()))?
                 .iter()
-                .map(|d| as_usize(d).ok_or_else(|| ctx(format!("array extent {} is not a size", describe(d)))))
+                .map(|d| {
+                    as_usize(d)
+                        .ok_or_else(|| ctx(format!("array extent {} is not a size", describe(d))))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let dt = Datatype::Array(Array {
                 base: Box::new(base),
@@ -210,7 +225,9 @@ fn enumeration(body: &Mapping) -> Result<Datatype, String> {
         .iter()
         .map(|(k, v)| {
             let name = scalar_key(k)?;
-            let value = as_i128(v).ok_or_else(|| format!("member `{name}` has a non-integer value {}", describe(v)))?;
+            let value = as_i128(v).ok_or_else(|| {
+                format!("member `{name}` has a non-integer value {}", describe(v))
+            })?;
             Ok(EnumMember { name, value })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -221,7 +238,9 @@ fn enumeration(body: &Mapping) -> Result<Datatype, String> {
                 .and_then(|d| d.as_int())
                 .ok_or_else(|| format!("enum base must be an integer datatype, not `{word}`"))?;
             let e = Enum { base, members };
-            Datatype::Enum(e.clone()).validate().map_err(|e| e.to_string())?;
+            Datatype::Enum(e.clone())
+                .validate()
+                .map_err(|e| e.to_string())?;
             e
         }
     };
@@ -240,7 +259,12 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
     for entry in list {
         let (name, body) = match entry.as_mapping() {
             Some(m) if m.len() == 1 => m.iter().next().expect("one entry"),
-            _ => return Err(format!("compound member {} is not a one-key mapping", describe(entry))),
+            _ => {
+                return Err(format!(
+                    "compound member {} is not a one-key mapping",
+                    describe(entry)
+                ))
+            }
         };
         let name = scalar_key(name)?;
         let ctx = |e: String| format!("compound member `{name}`: {e}");
@@ -248,7 +272,11 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
             Some(long) if long.contains_key("type") => {
                 let f = Fields::new(long, &name, &["type", "offset", "description"])?;
                 let dt = from_value(f.req("type")?).map_err(ctx)?;
-                (dt, f.opt_usize("offset")?, f.opt_str("description")?.map(String::from))
+                (
+                    dt,
+                    f.opt_usize("offset")?,
+                    f.opt_str("description")?.map(String::from),
+                )
             }
             _ => (from_value(body).map_err(ctx)?, None, None),
         };
@@ -256,12 +284,19 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
         align = align.max(a);
         let offset = match offset {
             Some(o) => o,
-            None => end.checked_add(a - 1).ok_or_else(|| ctx("offset overflows".into()))? / a * a,
+            None => {
+                end.checked_add(a - 1)
+                    .ok_or_else(|| ctx("offset overflows".into()))?
+                    / a
+                    * a
+            }
         };
-        let msize = datatype
-            .size()
-            .ok_or_else(|| ctx("a variable-length datatype has no place in a fixed record".into()))?;
-        end = offset.checked_add(msize).ok_or_else(|| ctx("offset overflows".into()))?;
+        let msize = datatype.size().ok_or_else(|| {
+            ctx("a variable-length datatype has no place in a fixed record".into())
+        })?;
+        end = offset
+            .checked_add(msize)
+            .ok_or_else(|| ctx("offset overflows".into()))?;
         laid.push(Member {
             name,
             offset,
@@ -273,7 +308,10 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
         Some(s) => s,
         None => end.checked_add(align - 1).ok_or("record size overflows")? / align * align,
     };
-    let dt = Datatype::Compound(Compound { size, members: laid });
+    let dt = Datatype::Compound(Compound {
+        size,
+        members: laid,
+    });
     dt.validate().map_err(|e| e.to_string())?;
     Ok(dt)
 }
@@ -313,8 +351,13 @@ impl<'a> Fields<'a> {
         self.map
             .get(key)
             .map(|v| {
-                v.as_str()
-                    .ok_or_else(|| format!("{}: `{key}` must be a string, not {}", self.what, describe(v)))
+                v.as_str().ok_or_else(|| {
+                    format!(
+                        "{}: `{key}` must be a string, not {}",
+                        self.what,
+                        describe(v)
+                    )
+                })
             })
             .transpose()
     }
@@ -329,7 +372,11 @@ impl<'a> Fields<'a> {
             .get(key)
             .map(|v| {
                 as_usize(v).ok_or_else(|| {
-                    format!("{}: `{key}` must be a non-negative integer, not {}", self.what, describe(v))
+                    format!(
+                        "{}: `{key}` must be a non-negative integer, not {}",
+                        self.what,
+                        describe(v)
+                    )
                 })
             })
             .transpose()
@@ -343,7 +390,10 @@ fn scalar_key(k: &Value) -> Result<String, String> {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
-        other => Err(format!("a member name must be a string, not {}", describe(other))),
+        other => Err(format!(
+            "a member name must be a string, not {}",
+            describe(other)
+        )),
     }
 }
 
@@ -387,7 +437,8 @@ mod tests {
 
     #[test]
     fn spec_enum_without_base_is_uint8() {
-        let dt = parse("enum:\n  members:\n    'OFF': 0\n    'ON': 1\n    UNDEFINED: 255\n").unwrap();
+        let dt =
+            parse("enum:\n  members:\n    'OFF': 0\n    'ON': 1\n    UNDEFINED: 255\n").unwrap();
         let Datatype::Enum(e) = dt else { panic!() };
         assert_eq!(e.base, IntType::UInt8);
         assert_eq!(e.members[1], EnumMember::new("ON", 1));
@@ -399,7 +450,12 @@ mod tests {
         assert_eq!(
             dt,
             Datatype::Compound(
-                Compound::c_layout([("x", Datatype::UInt8), ("y", Datatype::Float64), ("z", Datatype::Int16)]).unwrap()
+                Compound::c_layout([
+                    ("x", Datatype::UInt8),
+                    ("y", Datatype::Float64),
+                    ("z", Datatype::Int16)
+                ])
+                .unwrap()
             )
         );
     }
@@ -424,7 +480,10 @@ mod tests {
                 Member::new(
                     "s",
                     24,
-                    Datatype::FixedString(FixedString { length: 4, charset: Charset::Utf32 }),
+                    Datatype::FixedString(FixedString {
+                        length: 4,
+                        charset: Charset::Utf32,
+                    }),
                 ),
             ],
         });
@@ -435,12 +494,16 @@ mod tests {
     #[test]
     fn errors_say_where() {
         let e = parse("compound:\n  - x: {array: {base: flaot32, shape: [2]}}\n").unwrap_err();
-        assert!(e.contains("compound member `x`") && e.contains("flaot32"), "{e}");
+        assert!(
+            e.contains("compound member `x`") && e.contains("flaot32"),
+            "{e}"
+        );
         let e = parse("opaque: {size: 4, color: red}").unwrap_err();
         assert!(e.contains("unknown key") && e.contains("color"), "{e}");
         let e = parse("enum: {base: uint8, members: {a: 256}}").unwrap_err();
         assert!(e.contains("256"), "{e}");
-        let e = parse("compound: [{a: {type: int32, offset: 0}}, {b: {type: int32, offset: 2}}]").unwrap_err();
+        let e = parse("compound: [{a: {type: int32, offset: 0}}, {b: {type: int32, offset: 2}}]")
+            .unwrap_err();
         assert!(e.contains("overlaps"), "{e}");
     }
 }

@@ -138,7 +138,9 @@ fn write_number(out: &mut String, n: &serde_yaml::Number) {
         let _ = write!(out, "{n}");
         return;
     }
-    let f = n.as_f64().expect("a number that is not an integer is a float");
+    let f = n
+        .as_f64()
+        .expect("a number that is not an integer is a float");
     if f.is_nan() {
         out.push_str(".nan");
     } else if f.is_infinite() {
@@ -165,13 +167,10 @@ pub(crate) fn is_plain_safe(s: &str) -> bool {
         return false;
     };
     let first_ok = first.is_alphabetic() || first == '_' || first == '/';
-    let rest_ok = s.chars().all(|c| {
-        c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ' ')
-    });
-    first_ok
-        && rest_ok
-        && !s.ends_with(' ')
-        && !RESERVED.contains(&s.to_ascii_lowercase().as_str())
+    let rest_ok = s
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ' '));
+    first_ok && rest_ok && !s.ends_with(' ') && !RESERVED.contains(&s.to_ascii_lowercase().as_str())
 }
 
 fn write_string(out: &mut String, s: &str) {
@@ -220,9 +219,39 @@ mod tests {
     #[test]
     fn ambiguous_strings_are_quoted_and_read_back() {
         for s in [
-            "ON", "off", "Yes", "no", "null", "~", "1", "0x1F", "1_000", ".inf", "2026-01-01", "1e3",
-            "0o17", "1:20", "=", "<<", "", " x", "x ", "a: b", "#c", "-x", "a\"b\\c", "tab\there",
-            "nl\nx", "\u{85}", "\u{2028}", "\u{feff}bom", "\u{1}", "y", "N", "True", "nan",
+            "ON",
+            "off",
+            "Yes",
+            "no",
+            "null",
+            "~",
+            "1",
+            "0x1F",
+            "1_000",
+            ".inf",
+            "2026-01-01",
+            "1e3",
+            "0o17",
+            "1:20",
+            "=",
+            "<<",
+            "",
+            " x",
+            "x ",
+            "a: b",
+            "#c",
+            "-x",
+            "a\"b\\c",
+            "tab\there",
+            "nl\nx",
+            "\u{85}",
+            "\u{2028}",
+            "\u{feff}bom",
+            "\u{1}",
+            "y",
+            "N",
+            "True",
+            "nan",
         ] {
             let text = to_yaml_string(&Value::from(s));
             assert!(text.starts_with('"'), "{s:?} was not quoted: {text}");
@@ -233,20 +262,35 @@ mod tests {
 
     #[test]
     fn plain_strings_stay_plain() {
-        for s in ["uint8", "my field", "café", "/group1/d2", "Ηελλο ωορλδ", "x.y-z"] {
+        for s in [
+            "uint8",
+            "my field",
+            "café",
+            "/group1/d2",
+            "Ηελλο ωορλδ",
+            "x.y-z",
+        ] {
             assert_eq!(to_yaml_string(&Value::from(s)), format!("{s}\n"));
         }
     }
 
     #[test]
     fn floats_use_yaml_1_1_forms() {
-        let cases = [(1.0, "1.0e+0"), (0.1, "1.0e-1"), (1.5e300, "1.5e+300"), (-2.25, "-2.25e+0")];
+        let cases = [
+            (1.0, "1.0e+0"),
+            (0.1, "1.0e-1"),
+            (1.5e300, "1.5e+300"),
+            (-2.25, "-2.25e+0"),
+        ];
         for (f, text) in cases {
             assert_eq!(to_yaml_string(&Value::from(f)).trim(), text);
             let back: f64 = serde_yaml::from_str(text).unwrap();
             assert_eq!(back, f);
         }
-        assert_eq!(to_yaml_string(&Value::from(f64::NEG_INFINITY)).trim(), "-.inf");
+        assert_eq!(
+            to_yaml_string(&Value::from(f64::NEG_INFINITY)).trim(),
+            "-.inf"
+        );
     }
 
     #[test]

@@ -127,12 +127,16 @@ mod tests {
 
     #[test]
     fn typestrs_round_trip() {
-        for s in ["|b1", "|i1", "<i2", ">u8", "<f2", ">c16", "|S10", "<U3", "|V8", "<f8"] {
+        for s in [
+            "|b1", "|i1", "<i2", ">u8", "<f2", ">c16", "|S10", "<U3", "|V8", "<f8",
+        ] {
             let (dt, order) = parse_scalar_typestr(s).unwrap();
             let order = order.unwrap_or(ByteOrder::Little);
             assert_eq!(scalar_typestr(&dt, order).unwrap(), s);
         }
-        for bad in ["<f3", "x", "i0", "<i16", "f8[ns]", "", "<", "O", "|O8", "<M8[ns]"] {
+        for bad in [
+            "<f3", "x", "i0", "<i16", "f8[ns]", "", "<", "O", "|O8", "<M8[ns]",
+        ] {
             assert_eq!(parse_scalar_typestr(bad), None, "{bad}");
         }
     }

@@ -1,0 +1,141 @@
+//! The generated `unsafe impl NdlType`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{parse_quote, Generics, Path};
+
+use crate::ast::{Enum, Field, Input, Struct};
+use crate::attr::Storage;
+
+pub fn derive(input: &Input) -> TokenStream {
+    match input {
+        Input::Struct(s) => derive_struct(s),
+        Input::Enum(e) => derive_enum(e),
+    }
+}
+
+fn krate(path: &Option<Path>) -> TokenStream {
+    match path {
+        Some(p) => quote!(#p),
+        None => quote!(::ndl_runtime),
+    }
+}
+
+fn option_str(krate: &TokenStream, s: &Option<String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(#krate::__private::Option::Some(#s)),
+        None => quote!(#krate::__private::Option::None),
+    }
+}
+
+/// Adds `T: NdlType` for every type parameter.
+fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
+    let mut g = generics.clone();
+    for p in g.type_params_mut() {
+        p.bounds.push(parse_quote!(#krate::NdlType));
+    }
+    g
+}
+
+fn derive_struct(s: &Struct) -> TokenStream {
+    let krate = krate(&s.attrs.krate);
+    let ident = s.ident;
+    let generics = bounded(s.generics, &krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let description = option_str(&krate, &s.attrs.doc);
+    let body = if s.attrs.repr.transparent {
+        let ty = s.fields[0].ty;
+        quote!(<#ty as #krate::NdlType>::datatype())
+    } else {
+        let members = s.fields.iter().map(|f| member(f, &krate));
+        quote! {
+            #krate::__private::compound(
+                #krate::__private::size_of::<Self>(),
+                #krate::__private::Vec::from([#(#members),*]),
+            )
+        }
+    };
+    let checks = s.fields.iter().map(|f| field_check(f, &krate));
+    quote! {
+        // SAFETY: the struct is `#[repr(C)]` (or transparent), checked by the
+        // derive; offsets and size come from the compiler itself, and every
+        // member's datatype from its field type's own `NdlType` impl.
+        #[automatically_derived]
+        unsafe impl #impl_generics #krate::NdlType for #ident #ty_generics #where_clause {
+            fn datatype() -> #krate::Datatype {
+                #(#checks)*
+                #body
+            }
+
+            fn description() -> #krate::__private::Option<&'static str> {
+                #description
+            }
+        }
+    }
+}
+
+fn member(f: &Field, krate: &TokenStream) -> TokenStream {
+    let name = &f.name;
+    let m = &f.member;
+    let description = option_str(krate, &f.attrs.doc);
+    let datatype = field_datatype(f, krate);
+    quote! {
+        #krate::__private::member(
+            #name,
+            #krate::__private::offset_of!(Self, #m),
+            #datatype,
+            #description,
+        )
+    }
+}
+
+fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
+    let ty = f.ty;
+    match &f.attrs.storage {
+        Storage::Native => quote_spanned!(ty.span()=> <#ty as #krate::NdlType>::datatype()),
+        Storage::String(_) => quote_spanned!(ty.span()=> #krate::__private::fixed_string::<#ty>()),
+        Storage::Opaque(_, tag) => {
+            let tag = option_str(krate, &tag.as_ref().map(|t| t.value()));
+            quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#tag))
+        }
+    }
+}
+
+/// Every field type must itself be an `NdlType`, even one described as a
+/// string or opaque bytes: its bytes are read back as that type.
+fn field_check(f: &Field, krate: &TokenStream) -> TokenStream {
+    let ty = f.ty;
+    quote_spanned!(ty.span()=> const { #krate::__private::assert_ndl_type::<#ty>() };)
+}
+
+fn derive_enum(e: &Enum) -> TokenStream {
+    let krate = krate(&e.attrs.krate);
+    let ident = e.ident;
+    let Some(base) = &e.attrs.repr.int else {
+        return TokenStream::new();
+    };
+    let (impl_generics, ty_generics, where_clause) = e.generics.split_for_impl();
+    let description = option_str(&krate, &e.attrs.doc);
+    let members = e.variants.iter().map(|v| {
+        let name = &v.name;
+        let variant = v.ident;
+        // The compiler computes each value; the discriminant expression
+        // itself is never copied.
+        quote!((#name, Self::#variant as #base))
+    });
+    quote! {
+        // SAFETY: a fieldless enum with `#[repr(#base)]` has the size of its
+        // base, and its valid values are exactly the variants listed here.
+        #[automatically_derived]
+        unsafe impl #impl_generics #krate::NdlType for #ident #ty_generics #where_clause {
+            fn datatype() -> #krate::Datatype {
+                #krate::__private::enumeration::<#base>(&[#(#members),*])
+            }
+
+            fn description() -> #krate::__private::Option<&'static str> {
+                #description
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The rules a type must follow to have an exact, portable layout.
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+use syn::{Fields, GenericParam};
+
+use crate::ast::{Enum, Input, Struct};
+use crate::attr::Storage;
+use crate::ctxt::Ctxt;
+
+const ENUM_BASES: [&str; 8] = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"];
+
+pub fn check(cx: &Ctxt, input: &Input) {
+    match input {
+        Input::Struct(s) => check_struct(cx, s),
+        Input::Enum(e) => check_enum(cx, e),
+    }
+}
+
+fn check_struct(cx: &Ctxt, s: &Struct) {
+    let repr = &s.attrs.repr;
+    if !repr.c && !repr.transparent {
+        let help = if repr.packed.is_some() {
+            "help: write `#[repr(C, packed)]`: `packed` alone keeps Rust's freedom to reorder fields"
+        } else {
+            "help: add `#[repr(C)]`"
+        };
+        cx.error(
+            s.ident,
+            format!("`#[derive(NdlType)]` needs a struct with a defined layout: Rust's default layout may reorder fields, and NumPy refuses out-of-order fields\n\n{help}"),
+        );
+    }
+    if s.fields.is_empty() {
+        cx.error(
+            s.ident,
+            "`#[derive(NdlType)]` needs at least one field: an empty struct has no data to describe",
+        );
+    }
+    if repr.transparent && s.fields.len() > 1 {
+        cx.error(
+            s.ident,
+            "`#[derive(NdlType)]` on a `#[repr(transparent)]` struct needs exactly one field, which gives the datatype\n\nhelp: use `#[repr(C)]` to describe several fields as a compound",
+        );
+    }
+    if repr.transparent && s.attrs.rename_all.is_some() {
+        cx.error(
+            s.ident,
+            "`rename_all` has no effect on a `#[repr(transparent)]` struct: it has the datatype of its field, without member names",
+        );
+    }
+    no_lifetimes(cx, s.generics);
+    check_member_names(cx, s);
+    for f in &s.fields {
+        if repr.transparent && !matches!(f.attrs.storage, Storage::Native) {
+            cx.error(
+                &f.original.ty,
+                "`string` and `opaque` describe a member of a compound; a `#[repr(transparent)]` struct has none",
+            );
+        }
+    }
+}
+
+fn check_member_names(cx: &Ctxt, s: &Struct) {
+    if s.attrs.repr.transparent {
+        return;
+    }
+    let mut seen: HashMap<&str, &syn::Member> = HashMap::new();
+    for f in &s.fields {
+        match seen.get(f.name.as_str()) {
+            Some(first) => cx.error_at(
+                f.attrs.rename.as_ref().map_or(f.original.span(), |r| r.span()),
+                format!(
+                    "duplicate member name `{}`: field `{}` already has it\n\nhelp: give one of them another name with `#[ndl(rename = \"...\")]`",
+                    f.name,
+                    member_text(first)
+                ),
+            ),
+            None => {
+                seen.insert(&f.name, &f.member);
+            }
+        }
+        if f.name.is_empty() {
+            cx.error_at(
+                f.attrs
+                    .rename
+                    .as_ref()
+                    .map_or(f.original.span(), |r| r.span()),
+                "a member name cannot be empty: NumPy reads an empty name as padding",
+            );
+        }
+    }
+}
+
+fn member_text(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(i) => i.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
+fn check_enum(cx: &Ctxt, e: &Enum) {
+    match &e.attrs.repr.int {
+        None => cx.error(
+            e.ident,
+            "`#[derive(NdlType)]` needs an enum with an integer repr, which fixes its size and values\n\nhelp: add `#[repr(u8)]` (or u16, u32, u64, i8, i16, i32, i64)",
+        ),
+        Some(int) if !ENUM_BASES.contains(&int.to_string().as_str()) => cx.error(
+            int,
+            format!("`#[repr({int})]` has no portable datatype\n\nhelp: use one of u8, u16, u32, u64, i8, i16, i32, i64"),
+        ),
+        Some(_) => {}
+    }
+    if e.variants.is_empty() {
+        cx.error(
+            e.ident,
+            "`#[derive(NdlType)]` needs at least one variant: an enum without variants has no values",
+        );
+    }
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
+    for v in &e.variants {
+        if !matches!(v.original.fields, Fields::Unit) {
+            cx.error(
+                &v.original.fields,
+                format!("variant `{}` carries data; an enum datatype holds only named integers\n\nhelp: use a fieldless enum, and a `#[repr(C)]` struct for the data", v.ident),
+            );
+        }
+        match seen.get(v.name.as_str()) {
+            Some(first) => cx.error_at(
+                v.attrs.rename.as_ref().map_or(v.ident.span(), |r| r.span()),
+                format!(
+                    "duplicate member name `{}`: variant `{first}` already has it\n\nhelp: give one of them another name with `#[ndl(rename = \"...\")]`",
+                    v.name
+                ),
+            ),
+            None => {
+                seen.insert(&v.name, v.ident);
+            }
+        }
+    }
+    no_lifetimes(cx, e.generics);
+}
+
+fn no_lifetimes(cx: &Ctxt, generics: &syn::Generics) {
+    for p in &generics.params {
+        if let GenericParam::Lifetime(l) = p {
+            cx.error(
+                l,
+                "`#[derive(NdlType)]` types hold their data by value: lifetime parameters are not supported",
+            );
+        }
+    }
+}

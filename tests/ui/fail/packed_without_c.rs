@@ -1,0 +1,10 @@
+use ndl_runtime::NdlType;
+
+#[derive(Clone, Copy, NdlType)]
+#[repr(packed)]
+struct Reading {
+    id: u32,
+    t: f64,
+}
+
+fn main() {}
