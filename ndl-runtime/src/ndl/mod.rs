@@ -1,6 +1,6 @@
 //! The Ndarray Data Language: datatypes and whole-file documents in YAML.
 //!
-//! [`Datatype`](crate::Datatype) implements serde's `Serialize` and
+//! [`crate::Datatype`] implements serde's `Serialize` and
 //! `Deserialize` in its NDL form (the value of a `type:` key). Use
 //! [`datatype_to_yaml`] for text that YAML 1.1 parsers such as PyYAML read
 //! exactly as YAML 1.2 parsers do.
