@@ -5,7 +5,8 @@
 //! unquoted, which PyYAML reads as a bool, a date or an int. Here a string
 //! is written plain only when it is unmistakably a string in both versions;
 //! everything else is double-quoted with escapes. Lists of scalars are
-//! written in flow style (`shape: [10, 20]`), as the NDL spec shows them.
+//! written in flow style (`shape: [10, 20]`), as the NDL spec shows them,
+//! and so are short mappings of scalars (`- t: {type: float64, offset: 8}`).
 
 use std::fmt::Write as _;
 
@@ -34,9 +35,12 @@ fn write_mapping(out: &mut String, m: &Mapping, indent: usize) {
     }
 }
 
+/// Mappings longer than this inline go on lines of their own.
+const FLOW_WIDTH: usize = 64;
+
 fn write_value_after_key(out: &mut String, v: &Value, indent: usize) {
     match v {
-        Value::Mapping(m) if !m.is_empty() => {
+        Value::Mapping(m) if !m.is_empty() && !fits_inline(m) => {
             out.push('\n');
             write_mapping(out, m, indent + 2);
         }
@@ -93,6 +97,25 @@ fn is_flat(s: &[Value]) -> bool {
         Value::Tagged(_) => false,
         _ => true,
     })
+}
+
+/// A mapping is written in flow style when it is short and holds only
+/// scalars, flat lists and such mappings.
+fn fits_inline(m: &Mapping) -> bool {
+    fn flat(v: &Value) -> bool {
+        match v {
+            Value::Sequence(s) => is_flat(s),
+            Value::Mapping(m) => m.iter().all(|(k, v)| flat(k) && flat(v)),
+            Value::Tagged(_) => false,
+            _ => true,
+        }
+    }
+    if !m.iter().all(|(k, v)| flat(k) && flat(v)) {
+        return false;
+    }
+    let mut text = String::new();
+    write_inline(&mut text, &Value::Mapping(m.clone()));
+    text.len() <= FLOW_WIDTH
 }
 
 fn write_inline(out: &mut String, v: &Value) {

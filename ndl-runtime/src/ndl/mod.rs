@@ -9,7 +9,7 @@
 //! use ndl_runtime::{ndl, Datatype};
 //!
 //! let yaml = ndl::datatype_to_yaml(&Datatype::UInt32.array_of(&[2, 3]));
-//! assert_eq!(yaml, "array:\n  base: uint32\n  shape: [2, 3]\n");
+//! assert_eq!(yaml, "array: {base: uint32, shape: [2, 3]}\n");
 //! let back: Datatype = serde_yaml::from_str(&yaml).unwrap();
 //! assert_eq!(back, Datatype::UInt32.array_of(&[2, 3]));
 //! ```
