@@ -183,7 +183,9 @@ mod tests {
 
     #[test]
     fn bare_names_follow_the_lexer() {
-        for bare in ["a", "_", "_x1", "int32", "var", "None", "class", "Tru", "xTrue"] {
+        for bare in [
+            "a", "_", "_x1", "int32", "var", "None", "class", "Tru", "xTrue",
+        ] {
             assert_eq!(field_name(bare), bare);
         }
         for quoted in ["", "1a", "True", "Truex", "False_", "a b", "a-b", "é"] {

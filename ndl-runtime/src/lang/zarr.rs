@@ -304,16 +304,16 @@ fn v2_dtype(dt: &Datatype, order: ByteOrder, path: &[String]) -> Result<Value, L
             "a Zarr dtype cannot be an array; put the shape into the array's shape \
              (v2_array_metadata does) or make it a compound member",
         )),
-        other => scalar_typestr(other, order).map(Value::String).ok_or_else(|| {
-            LangError::unsupported(Language::ZarrV2, path, other, no_fixed_size(other))
-        }),
+        other => scalar_typestr(other, order)
+            .map(Value::String)
+            .ok_or_else(|| {
+                LangError::unsupported(Language::ZarrV2, path, other, no_fixed_size(other))
+            }),
     }
 }
 
 fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
-    let named = |name: &str, length_bytes: usize| {
-        json!({"name": name, "configuration": {"length_bytes": length_bytes}})
-    };
+    let named = |name: &str, length_bytes: usize| json!({"name": name, "configuration": {"length_bytes": length_bytes}});
     Ok(match dt {
         Datatype::Enum(e) => json!(e.base.keyword()),
         Datatype::FixedString(s) => match s.charset {
@@ -384,8 +384,7 @@ fn check_record(
             language,
             role: "compound member",
             name: m.name.clone(),
-            why: "Zarr field names must not be empty (NumPy's list form renames them f<i>)"
-                .into(),
+            why: "Zarr field names must not be empty (NumPy's list form renames them f<i>)".into(),
         });
     }
     if !c.is_packed() {
