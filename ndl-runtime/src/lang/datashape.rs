@@ -38,12 +38,13 @@ impl Datatype {
     ///
     /// let rec = Compound::c_layout([
     ///     ("my field", Datatype::UInt8.array_of(&[3])),
-    ///     ("v", Datatype::Vlen(Box::new(Datatype::Float32))),
+    ///     ("True", Datatype::Complex64),
     /// ])
     /// .unwrap();
+    /// let ragged = Datatype::Vlen(Box::new(Datatype::Compound(rec)));
     /// assert_eq!(
-    ///     Datatype::Compound(rec).to_datashape(),
-    ///     "{'my field': 3 * uint8, v: var * float32}"
+    ///     ragged.to_datashape(),
+    ///     "var * {'my field': 3 * uint8, 'True': complex[float32]}"
     /// );
     /// ```
     pub fn to_datashape(&self) -> String {
