@@ -153,9 +153,11 @@ fn write_inline(out: &mut String, v: &Value) {
     }
 }
 
-/// Floats always carry a `.` and a signed exponent, the only float forms
-/// YAML 1.1 resolves; non-finite values use the `.inf`/`.nan` spellings
-/// both versions share.
+/// Floats always carry a `.`, and an exponent is always signed: YAML 1.1
+/// resolves `1.5`, `1.0e+300` and `1.5e-7` as floats, but `1e300` (no
+/// `.`) and `1.0e300` (unsigned exponent) as strings. Otherwise Rust's
+/// shortest round-trip text is kept, so `1.1` stays `1.1` as the spec
+/// writes it. Non-finite values use the `.inf`/`.nan` both versions share.
 fn write_number(out: &mut String, n: &serde_yaml::Number) {
     if n.is_i64() || n.is_u64() {
         let _ = write!(out, "{n}");
@@ -169,11 +171,21 @@ fn write_number(out: &mut String, n: &serde_yaml::Number) {
     } else if f.is_infinite() {
         out.push_str(if f > 0.0 { ".inf" } else { "-.inf" });
     } else {
-        let text = format!("{f:e}");
-        let (mantissa, exp) = text.split_once('e').expect("{:e} has an exponent");
-        let dot = if mantissa.contains('.') { "" } else { ".0" };
-        let sign = if exp.starts_with('-') { "" } else { "+" };
-        let _ = write!(out, "{mantissa}{dot}e{sign}{exp}");
+        // `{:?}` is the shortest text that reads back as `f`, with an
+        // exponent only for very large and very small magnitudes.
+        let text = format!("{f:?}");
+        let (mantissa, exp) = match text.split_once('e') {
+            Some((m, e)) => (m, Some(e)),
+            None => (text.as_str(), None),
+        };
+        out.push_str(mantissa);
+        if !mantissa.contains('.') {
+            out.push_str(".0");
+        }
+        if let Some(exp) = exp {
+            let sign = if exp.starts_with('-') { "" } else { "+" };
+            let _ = write!(out, "e{sign}{exp}");
+        }
     }
 }
 
@@ -300,10 +312,16 @@ mod tests {
     #[test]
     fn floats_use_yaml_1_1_forms() {
         let cases = [
-            (1.0, "1.0e+0"),
-            (0.1, "1.0e-1"),
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (1.1, "1.1"),
+            (1.0e3, "1000.0"),
             (1.5e300, "1.5e+300"),
-            (-2.25, "-2.25e+0"),
+            (1e16, "1.0e+16"),
+            (1.5e-7, "1.5e-7"),
+            (5e-324, "5.0e-324"),
+            (-2.25, "-2.25"),
+            (-0.0, "-0.0"),
         ];
         for (f, text) in cases {
             assert_eq!(to_yaml_string(&Value::from(f)).trim(), text);
