@@ -29,10 +29,31 @@ pub fn to_yaml_string(value: &Value) -> String {
 fn write_mapping(out: &mut String, m: &Mapping, indent: usize) {
     for (k, v) in m {
         pad(out, indent);
-        write_inline(out, k);
-        out.push(':');
+        write_key(out, k, indent);
         write_value_after_key(out, v, indent);
     }
+}
+
+/// Longer keys are written as explicit `? key` entries: YAML limits an
+/// implicit key to 1024 characters, and both PyYAML and libyaml reject a
+/// longer one.
+const MAX_IMPLICIT_KEY: usize = 1000;
+
+/// Writes a key and its `:`, the `:` on a line of its own at `indent` when
+/// the key is too long to be implicit.
+fn write_key(out: &mut String, k: &Value, indent: usize) {
+    let mut key = String::new();
+    write_inline(&mut key, k);
+    if key.chars().count() <= MAX_IMPLICIT_KEY {
+        out.push_str(&key);
+        out.push(':');
+        return;
+    }
+    out.push_str("? ");
+    out.push_str(&key);
+    out.push('\n');
+    pad(out, indent);
+    out.push(':');
 }
 
 /// Mappings longer than this inline go on lines of their own.
@@ -66,13 +87,11 @@ fn write_block_sequence(out: &mut String, s: &[Value], indent: usize) {
                 let mut entries = m.iter();
                 let (k, v) = entries.next().expect("not empty");
                 out.push(' ');
-                write_inline(out, k);
-                out.push(':');
+                write_key(out, k, indent + 2);
                 write_value_after_key(out, v, indent + 2);
                 for (k, v) in entries {
                     pad(out, indent + 2);
-                    write_inline(out, k);
-                    out.push(':');
+                    write_key(out, k, indent + 2);
                     write_value_after_key(out, v, indent + 2);
                 }
             }
@@ -332,6 +351,34 @@ mod tests {
             to_yaml_string(&Value::from(f64::NEG_INFINITY)).trim(),
             "-.inf"
         );
+    }
+
+    #[test]
+    fn long_keys_are_explicit() {
+        let long = "k".repeat(1500);
+        let src = format!(
+            "{long}: 1\nnested:\n  {long}:\n    a: [1, 2]\nlist:\n- {{{long}: x, b: {{{long}: y}}}}\n"
+        );
+        // serde_yaml cannot read the implicit long keys either: build the value.
+        let mut inner = Mapping::new();
+        inner.insert(long.as_str().into(), "y".into());
+        let mut item = Mapping::new();
+        item.insert(long.as_str().into(), "x".into());
+        item.insert("b".into(), Value::Mapping(inner));
+        let mut nested = Mapping::new();
+        nested.insert(
+            long.as_str().into(),
+            serde_yaml::from_str("{a: [1, 2]}").unwrap(),
+        );
+        let mut top = Mapping::new();
+        top.insert(long.as_str().into(), 1.into());
+        top.insert("nested".into(), Value::Mapping(nested));
+        top.insert("list".into(), Value::Sequence(vec![Value::Mapping(item)]));
+        let v = Value::Mapping(top);
+        assert!(serde_yaml::from_str::<Value>(&src).is_err());
+        let text = to_yaml_string(&v);
+        assert!(text.starts_with(&format!("? {long}\n: 1\n")), "{text}");
+        assert_eq!(serde_yaml::from_str::<Value>(&text).unwrap(), v, "{text}");
     }
 
     #[test]
