@@ -38,6 +38,11 @@ pub const DESCRIPTION: &str = "description";
 ///
 /// The fields are public; [`File::from_yaml`] checks every rule of the
 /// spec, and [`File::validate`] checks a file built by hand.
+///
+/// `File` (like [`Shape`]) also implements serde's `Serialize` and
+/// `Deserialize` through its YAML value, to embed it in other serde
+/// documents. For NDL text use [`File::to_yaml`]: serde_yaml's own writer
+/// leaves `ON` or `2026-01-01` unquoted, which YAML 1.1 parsers misread.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct File {
     /// Whether groups are keyed by path or the root group is implicit.

@@ -13,6 +13,32 @@
 //! let back: Datatype = serde_yaml::from_str(&yaml).unwrap();
 //! assert_eq!(back, Datatype::UInt32.array_of(&[2, 3]));
 //! ```
+//!
+//! A whole document is a [`File`]: [`Group`]s of [`Attribute`]s,
+//! [`DimCoord`]s and [`Ndarray`]s, each with a [`Shape`] and optional
+//! [`Storage`] directives. [`File::from_yaml`] checks every rule of the
+//! spec and says where a rule is broken; [`File::to_yaml`] writes the
+//! document back in the form it was read (flat or keyed by group path,
+//! short or long attributes), quoted for YAML 1.1 and 1.2 alike.
+//!
+//! ```
+//! use ndl_runtime::ndl::{Endian, File, Ndarray, Storage};
+//! use ndl_runtime::Datatype;
+//!
+//! let nd = Ndarray::new([3], Datatype::Int16)
+//!     .with_attribute("ON", "yes")
+//!     .with_storage(Storage { endian: Some(Endian::Big), ..Storage::default() });
+//! let file = File::single_ndarray("data", nd);
+//! let yaml = file.to_yaml();
+//! assert_eq!(
+//!     yaml,
+//!     "ndarrays:\n  data:\n    shape: [3]\n    type: int16\n    attributes: {\"ON\": \"yes\"}\n    storage: {endian: big}\n"
+//! );
+//! assert_eq!(File::from_yaml(&yaml).unwrap(), file);
+//!
+//! let err = File::from_yaml("ndarrays: {data: {shape: [3], type: int16, storage: {endian: BE}}}").unwrap_err();
+//! assert_eq!(err.to_string(), "ndarray `data`: storage.endian: unknown endian `BE`; expected little or big");
+//! ```
 
 mod attribute;
 mod datatype;
