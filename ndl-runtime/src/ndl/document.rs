@@ -5,10 +5,10 @@ use serde_yaml::{Mapping, Value};
 use super::attribute::Attribute;
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::names::NameMap;
+use super::path::{ancestors, check_group_path, check_name, join_path, split_path};
 use super::read::{entities, size_of, Keys};
-use super::shape::{is_dim_reference, Extent, Shape};
+use super::shape::Shape;
 use super::storage::Storage;
-use super::values::{check_element, check_value};
 use crate::{Datatype, NdlType};
 
 /// The attribute holding an ndarray's description, as in the spec's
@@ -319,29 +319,7 @@ impl File {
     /// assert_eq!(err.to_string(), "ndarray `z`: storage.shape[1]: 30 exceeds the declared extent 20");
     /// ```
     pub fn validate(&self) -> Result<(), NdlError> {
-        for (path, group) in self.groups.iter() {
-            let ctx = self.group_ctx(path);
-            check_group_path(path, &ctx)?;
-            if self.form == FileForm::Flat && path != "/" {
-                return Err(Ctx::root().err(NdlErrorKind::GroupInFlatFile(path.into())));
-            }
-            group.validate(
-                &ctx,
-                &Scope {
-                    file: Some(self),
-                    group: path,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Locations inside a flat file name no group: there is none in the text.
-    fn group_ctx(&self, path: &str) -> Ctx {
-        match self.form {
-            FileForm::Flat => Ctx::root(),
-            FileForm::Grouped => Ctx::root().at(path),
-        }
+        super::validate::file(self)
     }
 
     fn read(value: &Value) -> Result<File, NdlError> {
@@ -404,21 +382,6 @@ impl Group {
             dimcoords: read_map(&keys, ctx, "dimcoords", "dimcoord", DimCoord::read)?,
             ndarrays: read_map(&keys, ctx, "ndarrays", "ndarray", Ndarray::read)?,
         })
-    }
-
-    fn validate(&self, ctx: &Ctx, scope: &Scope) -> Result<(), NdlError> {
-        validate_attributes(&self.attributes, ctx, scope)?;
-        for (name, dc) in self.dimcoords.iter() {
-            let ctx = ctx.at(format!("dimcoord `{name}`"));
-            check_name(name, &ctx)?;
-            dc.validate(&ctx, scope)?;
-        }
-        for (name, nd) in self.ndarrays.iter() {
-            let ctx = ctx.at(format!("ndarray `{name}`"));
-            check_name(name, &ctx)?;
-            nd.validate(&ctx, scope)?;
-        }
-        Ok(())
     }
 }
 
@@ -514,24 +477,6 @@ impl Ndarray {
             storage: read_storage(&keys, ctx)?,
         })
     }
-
-    fn validate(&self, ctx: &Ctx, scope: &Scope) -> Result<(), NdlError> {
-        let extents = scope.extents(&self.shape, ctx)?;
-        if let Some(dt) = &self.datatype {
-            check_datatype(dt, ctx)?;
-        }
-        if let Some(v) = &self.value {
-            check_value(v, &extents, self.datatype.as_ref(), &ctx.at("value"))?;
-        }
-        validate_attributes(&self.attributes, ctx, scope)?;
-        check_storage(
-            &self.storage,
-            ctx,
-            Entity::Ndarray,
-            &extents,
-            self.datatype.as_ref(),
-        )
-    }
 }
 
 impl DimCoord {
@@ -593,64 +538,11 @@ impl DimCoord {
             storage: read_storage(&keys, ctx)?,
         })
     }
-
-    fn validate(&self, ctx: &Ctx, scope: &Scope) -> Result<(), NdlError> {
-        if self.size == Some(0) {
-            return Err(ctx.at("size").err(NdlErrorKind::ZeroSize));
-        }
-        check_datatype(&self.datatype, ctx)?;
-        if let Some(v) = &self.value {
-            check_value(v, &[self.size], Some(&self.datatype), &ctx.at("value"))?;
-        }
-        validate_attributes(&self.attributes, ctx, scope)?;
-        check_storage(
-            &self.storage,
-            ctx,
-            Entity::DimCoord,
-            &[self.size],
-            Some(&self.datatype),
-        )
-    }
-}
-
-impl Attribute {
-    fn validate(&self, ctx: &Ctx, scope: &Scope) -> Result<(), NdlError> {
-        let extents = scope.extents(&self.shape, ctx)?;
-        check_datatype(&self.datatype, ctx)?;
-        check_value(
-            &self.value,
-            &extents,
-            Some(&self.datatype),
-            &ctx.at("value"),
-        )?;
-        check_storage(
-            &self.storage,
-            ctx,
-            Entity::Attribute,
-            &extents,
-            Some(&self.datatype),
-        )
-    }
-}
-
-fn validate_attributes(
-    attributes: &NameMap<Attribute>,
-    ctx: &Ctx,
-    scope: &Scope,
-) -> Result<(), NdlError> {
-    attributes
-        .iter()
-        .try_for_each(|(name, a)| a.validate(&ctx.at(format!("attribute `{name}`")), scope))
 }
 
 /// Reads the value of a `type:` key; `ctx` is the entity's location.
 pub(crate) fn datatype_of(value: &Value, ctx: &Ctx) -> Result<Datatype, NdlError> {
     super::datatype::from_value(value).map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e)))
-}
-
-fn check_datatype(dt: &Datatype, ctx: &Ctx) -> Result<(), NdlError> {
-    dt.validate()
-        .map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e.to_string())))
 }
 
 fn read_map<T>(
@@ -699,178 +591,9 @@ fn put_common(
     }
 }
 
-/// What a storage directive belongs to; `shape` and `size` are each
-/// allowed for one kind only.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Entity {
-    Ndarray,
-    DimCoord,
-    Attribute,
-}
-
-/// Checks storage directives against the entity and its declared extents
-/// (`None`: unlimited, or unknown outside a file).
-fn check_storage(
-    s: &Storage,
-    ctx: &Ctx,
-    entity: Entity,
-    extents: &[Option<usize>],
-    datatype: Option<&Datatype>,
-) -> Result<(), NdlError> {
-    let at = |key: &str| ctx.at(format!("storage.{key}"));
-    if let Some(shape) = &s.shape {
-        if entity != Entity::Ndarray {
-            return Err(at("shape").err(NdlErrorKind::DirectiveNotAllowed {
-                directive: "shape",
-                allowed_for: "ndarrays",
-            }));
-        }
-        check_rank(shape, extents.len(), &at("shape"))?;
-        for (i, (&stored, declared)) in shape.iter().zip(extents).enumerate() {
-            if let Some(declared) = *declared {
-                if stored > declared {
-                    return Err(at("shape")
-                        .suffixed(format!("[{i}]"))
-                        .err(NdlErrorKind::ExceedsExtent { stored, declared }));
-                }
-            }
-        }
-    }
-    if let Some(stored) = s.size {
-        if entity != Entity::DimCoord {
-            return Err(at("size").err(NdlErrorKind::DirectiveNotAllowed {
-                directive: "size",
-                allowed_for: "dimcoords",
-            }));
-        }
-        // The number of stored values cannot exceed the declared size.
-        if let Some(&Some(declared)) = extents.first() {
-            if stored > declared {
-                return Err(at("size").err(NdlErrorKind::ExceedsExtent { stored, declared }));
-            }
-        }
-    }
-    if let Some(chunk) = &s.chunk {
-        check_rank(chunk, extents.len(), &at("chunk"))?;
-        if let Some(i) = chunk.iter().position(|&n| n == 0) {
-            return Err(at("chunk")
-                .suffixed(format!("[{i}]"))
-                .expected("a positive number of elements", &Value::from(0)));
-        }
-    }
-    if let Some(fill) = &s.fillvalue {
-        check_element(fill, datatype, &at("fillvalue"))?;
-    }
-    Ok(())
-}
-
-fn check_rank(list: &[usize], rank: usize, ctx: &Ctx) -> Result<(), NdlError> {
-    if list.len() == rank {
-        return Ok(());
-    }
-    Err(ctx.err(NdlErrorKind::RankMismatch {
-        rank,
-        found: list.len(),
-    }))
-}
-
-/// Where an entity sits, to resolve dimcoord references in its shape.
-struct Scope<'a> {
-    /// The whole file; `None` when an entity is read on its own, and
-    /// references are then only checked for syntax.
-    file: Option<&'a File>,
-    group: &'a str,
-}
-
-impl Scope<'_> {
-    /// The declared size of each dimension: `None` for unlimited ones.
-    fn extents(&self, shape: &Shape, ctx: &Ctx) -> Result<Vec<Option<usize>>, NdlError> {
-        let at = |i: usize| ctx.at("shape").suffixed(format!("[{i}]"));
-        shape
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, e)| match e {
-                Extent::Size(n) => Ok(Some(*n)),
-                Extent::Unlimited => Ok(None),
-                Extent::Dim(r) if !is_dim_reference(r) => {
-                    Err(at(i).err(NdlErrorKind::BadDimReference(r.clone())))
-                }
-                Extent::Dim(r) => match self.file {
-                    None => Ok(None),
-                    Some(file) => file
-                        .resolve_dimcoord(self.group, r)
-                        .map(|(_, dc)| dc.size)
-                        .ok_or_else(|| at(i).err(NdlErrorKind::UnresolvedDim(r.clone()))),
-                },
-            })
-            .collect()
-    }
-}
-
-/// `/`, or `/`-separated non-empty segments after a leading `/`.
-fn check_group_path(path: &str, ctx: &Ctx) -> Result<(), NdlError> {
-    if path == "/" || (path.starts_with('/') && is_dim_reference(path)) {
-        return Ok(());
-    }
-    Err(ctx.err(NdlErrorKind::BadGroupPath(path.into())))
-}
-
-/// Ndarray and dimcoord names become the last segment of a path name.
-fn check_name(name: &str, ctx: &Ctx) -> Result<(), NdlError> {
-    if name.is_empty() || name.contains('/') {
-        return Err(ctx.err(NdlErrorKind::BadName(name.into())));
-    }
-    Ok(())
-}
-
-/// `/a/b/n` → (`/a/b`, `n`); `/n` → (`/`, `n`).
-fn split_path(path: &str) -> Option<(&str, &str)> {
-    let cut = path.rfind('/')?;
-    let (group, name) = (&path[..cut], &path[cut + 1..]);
-    let group = if group.is_empty() { "/" } else { group };
-    (path.starts_with('/') && !name.is_empty()).then_some((group, name))
-}
-
-fn join_path(group: &str, relative: &str) -> String {
-    match group {
-        "/" => format!("/{relative}"),
-        g => format!("{g}/{relative}"),
-    }
-}
-
-/// `/a/b`, `/a`, `/`. Each step is shorter, so this ends even for a
-/// malformed path, which yields only itself.
-fn ancestors(path: &str) -> impl Iterator<Item = &str> {
-    std::iter::successors(Some(path), |p| {
-        let cut = p.rfind('/')?;
-        match (*p, cut) {
-            ("/", _) => None,
-            (_, 0) => Some("/"),
-            (p, cut) => Some(&p[..cut]),
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_split_and_join() {
-        assert_eq!(split_path("/a/b/n"), Some(("/a/b", "n")));
-        assert_eq!(split_path("/n"), Some(("/", "n")));
-        assert_eq!(split_path("n"), None);
-        assert_eq!(split_path("/a/"), None);
-        assert_eq!(ancestors("/a/b").collect::<Vec<_>>(), ["/a/b", "/a", "/"]);
-        assert_eq!(ancestors("/").collect::<Vec<_>>(), ["/"]);
-        assert_eq!(ancestors("/a").collect::<Vec<_>>(), ["/a", "/"]);
-        assert_eq!(ancestors("g").collect::<Vec<_>>(), ["g"]);
-        assert_eq!(ancestors("").collect::<Vec<_>>(), [""]);
-        assert_eq!(ancestors("/a/").collect::<Vec<_>>(), ["/a/", "/a", "/"]);
-        assert_eq!(join_path("/", "t"), "/t");
-        assert_eq!(join_path("/a", "g/t"), "/a/g/t");
-    }
 
     #[test]
     fn resolving_from_malformed_group_paths_ends() {
@@ -882,225 +605,5 @@ mod tests {
         assert!(file.resolve_dimcoord("g", "t").is_none());
         assert!(file.resolve_dimcoord("/a//b/", "t").is_some());
         assert!(file.resolve_dimcoord("/", "").is_none());
-    }
-
-    mod fuzz {
-        use super::*;
-        use proptest::prelude::*;
-
-        const WORDS: &[&str] = &[
-            "attributes",
-            "dimcoords",
-            "ndarrays",
-            "shape",
-            "type",
-            "value",
-            "storage",
-            "size",
-            "chunk",
-            "filter",
-            "endian",
-            "charset",
-            "fillvalue",
-            "/",
-            "/g",
-            "/g/h",
-            "t",
-            "x",
-            "d",
-            "/t",
-            "/g/t",
-            "compound",
-            "enum",
-            "base",
-            "members",
-            "array",
-            "vlen",
-            "int8",
-            "uint8",
-            "float32",
-            "string",
-            "bool",
-            "little",
-            "big",
-            "ON",
-            "",
-        ];
-
-        /// Any YAML value made of the words NDL uses.
-        fn any_value() -> impl Strategy<Value = Value> {
-            let leaf = prop_oneof![
-                Just(Value::Null),
-                any::<bool>().prop_map(Value::from),
-                (-3i64..300).prop_map(Value::from),
-                prop_oneof![Just(f64::NAN), Just(1.5), Just(-0.0)].prop_map(Value::from),
-                proptest::sample::select(WORDS).prop_map(Value::from),
-            ];
-            leaf.prop_recursive(4, 32, 4, |inner| {
-                prop_oneof![
-                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Sequence),
-                    proptest::collection::vec((proptest::sample::select(WORDS), inner), 0..4)
-                        .prop_map(|kv| map(kv.into_iter().map(|(k, v)| (k.to_owned(), v)))),
-                ]
-            })
-        }
-
-        fn map(entries: impl IntoIterator<Item = (String, Value)>) -> Value {
-            Value::Mapping(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (Value::from(k), v))
-                    .collect(),
-            )
-        }
-
-        /// `good` mostly, sometimes any value at all in its place.
-        fn or_junk(good: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
-            prop_oneof![8 => good, 1 => any_value()]
-        }
-
-        fn datatype() -> impl Strategy<Value = Value> {
-            or_junk(prop_oneof![
-                proptest::sample::select(&["int8", "uint8", "float32", "string", "bool"][..])
-                    .prop_map(Value::from),
-                Just(serde_yaml::from_str("{compound: [{a: int8}, {b: float64}]}").unwrap()),
-                Just(serde_yaml::from_str("{enum: {members: {'ON': 1, 'OFF': 0}}}").unwrap()),
-                Just(serde_yaml::from_str("{array: {base: uint8, shape: [2]}}").unwrap()),
-            ])
-        }
-
-        fn extent() -> impl Strategy<Value = Value> {
-            prop_oneof![
-                (0u64..4).prop_map(Value::from),
-                Just(Value::Null),
-                proptest::sample::select(&["t", "/t", "/g/t", "d"][..]).prop_map(Value::from),
-            ]
-        }
-
-        fn sizes() -> impl Strategy<Value = Value> {
-            proptest::collection::vec((0u64..4).prop_map(Value::from), 0..3)
-                .prop_map(Value::Sequence)
-        }
-
-        fn storage() -> impl Strategy<Value = Value> {
-            let directive = prop_oneof![
-                sizes().prop_map(|v| ("shape".to_owned(), v)),
-                (0u64..5).prop_map(|n| ("size".to_owned(), Value::from(n))),
-                sizes().prop_map(|v| ("chunk".to_owned(), v)),
-                any_value().prop_map(|v| ("filter".to_owned(), Value::Sequence(vec![v]))),
-                proptest::sample::select(&["little", "big"][..])
-                    .prop_map(|e| ("endian".to_owned(), Value::from(e))),
-                Just(("charset".to_owned(), Value::from("ascii"))),
-                prop_oneof![(0i64..3).prop_map(Value::from), any_value()]
-                    .prop_map(|v| ("fillvalue".to_owned(), v)),
-            ];
-            or_junk(proptest::collection::vec(directive, 0..3).prop_map(map))
-        }
-
-        fn values() -> impl Strategy<Value = Value> {
-            prop_oneof![
-                (0i64..3).prop_map(Value::from),
-                proptest::collection::vec((0i64..3).prop_map(Value::from), 0..4)
-                    .prop_map(Value::Sequence),
-                any_value(),
-            ]
-        }
-
-        fn attribute() -> impl Strategy<Value = Value> {
-            prop_oneof![
-                values(),
-                (
-                    proptest::collection::vec(extent(), 0..2),
-                    datatype(),
-                    values(),
-                    storage()
-                )
-                    .prop_map(|(shape, t, v, s)| {
-                        map([
-                            ("shape".into(), Value::Sequence(shape)),
-                            ("type".into(), t),
-                            ("value".into(), v),
-                            ("storage".into(), s),
-                        ])
-                    }),
-            ]
-        }
-
-        fn named<S: Strategy<Value = Value>>(entity: S) -> impl Strategy<Value = Value> {
-            proptest::collection::vec(
-                (
-                    proptest::sample::select(&["t", "d", "x", "ON", ""][..]),
-                    entity,
-                ),
-                0..3,
-            )
-            .prop_map(|kv| map(kv.into_iter().map(|(k, v)| (k.to_owned(), v))))
-        }
-
-        /// An entity: its own keys, each kept or dropped.
-        fn entity(first: (&'static str, BoxedStrategy<Value>)) -> impl Strategy<Value = Value> {
-            let (key, first) = first;
-            (
-                proptest::option::weighted(0.9, first),
-                proptest::option::weighted(0.9, datatype()),
-                proptest::option::of(values()),
-                proptest::option::of(named(attribute())),
-                proptest::option::of(storage()),
-            )
-                .prop_map(move |(f, t, v, a, s)| {
-                    let keys = [key, "type", "value", "attributes", "storage"];
-                    map(keys
-                        .into_iter()
-                        .zip([f, t, v, a, s])
-                        .filter_map(|(k, v)| Some((k.to_owned(), v?))))
-                })
-        }
-
-        fn group() -> impl Strategy<Value = Value> {
-            let shape = proptest::collection::vec(extent(), 0..3)
-                .prop_map(Value::Sequence)
-                .boxed();
-            let size = prop_oneof![(0u64..4).prop_map(Value::from), Just(Value::Null)].boxed();
-            (
-                proptest::option::of(named(attribute())),
-                proptest::option::of(named(entity(("size", size)))),
-                proptest::option::of(named(entity(("shape", shape)))),
-            )
-                .prop_map(|(a, d, n)| {
-                    let keys = ["attributes", "dimcoords", "ndarrays"];
-                    map(keys
-                        .into_iter()
-                        .zip([a, d, n])
-                        .filter_map(|(k, v)| Some((k.to_owned(), v?))))
-                })
-        }
-
-        fn document() -> impl Strategy<Value = Value> {
-            prop_oneof![
-                or_junk(group()),
-                proptest::collection::vec(
-                    (
-                        proptest::sample::select(&["/", "/g", "/g/h"][..]),
-                        or_junk(group())
-                    ),
-                    0..3
-                )
-                .prop_map(|kv| map(kv.into_iter().map(|(k, v)| (k.to_owned(), v)))),
-            ]
-        }
-
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(3000))]
-
-            /// Any document is read without panicking, and whatever is
-            /// accepted is written back to the same model.
-            #[test]
-            fn reading_never_panics_and_accepted_files_round_trip(v in document()) {
-                if let Ok(file) = File::from_value(&v) {
-                    let yaml = file.to_yaml();
-                    prop_assert_eq!(File::from_yaml(&yaml), Ok(file), "{}", yaml);
-                }
-            }
-        }
     }
 }

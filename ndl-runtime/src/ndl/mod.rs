@@ -45,10 +45,14 @@ mod datatype;
 mod document;
 mod emit;
 mod error;
+#[cfg(test)]
+mod fuzz;
 mod names;
+mod path;
 mod read;
 mod shape;
 mod storage;
+mod validate;
 mod values;
 
 pub use attribute::{Attribute, AttributeForm};
