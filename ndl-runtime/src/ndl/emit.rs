@@ -29,10 +29,31 @@ pub fn to_yaml_string(value: &Value) -> String {
 fn write_mapping(out: &mut String, m: &Mapping, indent: usize) {
     for (k, v) in m {
         pad(out, indent);
-        write_inline(out, k);
-        out.push(':');
+        write_key(out, k, indent);
         write_value_after_key(out, v, indent);
     }
+}
+
+/// Longer keys are written as explicit `? key` entries: YAML limits an
+/// implicit key to 1024 characters, and both PyYAML and libyaml reject a
+/// longer one.
+const MAX_IMPLICIT_KEY: usize = 1000;
+
+/// Writes a key and its `:`, the `:` on a line of its own at `indent` when
+/// the key is too long to be implicit.
+fn write_key(out: &mut String, k: &Value, indent: usize) {
+    let mut key = String::new();
+    write_inline(&mut key, k);
+    if key.chars().count() <= MAX_IMPLICIT_KEY {
+        out.push_str(&key);
+        out.push(':');
+        return;
+    }
+    out.push_str("? ");
+    out.push_str(&key);
+    out.push('\n');
+    pad(out, indent);
+    out.push(':');
 }
 
 /// Mappings longer than this inline go on lines of their own.
@@ -66,13 +87,11 @@ fn write_block_sequence(out: &mut String, s: &[Value], indent: usize) {
                 let mut entries = m.iter();
                 let (k, v) = entries.next().expect("not empty");
                 out.push(' ');
-                write_inline(out, k);
-                out.push(':');
+                write_key(out, k, indent + 2);
                 write_value_after_key(out, v, indent + 2);
                 for (k, v) in entries {
                     pad(out, indent + 2);
-                    write_inline(out, k);
-                    out.push(':');
+                    write_key(out, k, indent + 2);
                     write_value_after_key(out, v, indent + 2);
                 }
             }
@@ -153,9 +172,11 @@ fn write_inline(out: &mut String, v: &Value) {
     }
 }
 
-/// Floats always carry a `.` and a signed exponent, the only float forms
-/// YAML 1.1 resolves; non-finite values use the `.inf`/`.nan` spellings
-/// both versions share.
+/// Floats always carry a `.`, and an exponent is always signed: YAML 1.1
+/// resolves `1.5`, `1.0e+300` and `1.5e-7` as floats, but `1e300` (no
+/// `.`) and `1.0e300` (unsigned exponent) as strings. Otherwise Rust's
+/// shortest round-trip text is kept, so `1.1` stays `1.1` as the spec
+/// writes it. Non-finite values use the `.inf`/`.nan` both versions share.
 fn write_number(out: &mut String, n: &serde_yaml::Number) {
     if n.is_i64() || n.is_u64() {
         let _ = write!(out, "{n}");
@@ -169,11 +190,21 @@ fn write_number(out: &mut String, n: &serde_yaml::Number) {
     } else if f.is_infinite() {
         out.push_str(if f > 0.0 { ".inf" } else { "-.inf" });
     } else {
-        let text = format!("{f:e}");
-        let (mantissa, exp) = text.split_once('e').expect("{:e} has an exponent");
-        let dot = if mantissa.contains('.') { "" } else { ".0" };
-        let sign = if exp.starts_with('-') { "" } else { "+" };
-        let _ = write!(out, "{mantissa}{dot}e{sign}{exp}");
+        // `{:?}` is the shortest text that reads back as `f`, with an
+        // exponent only for very large and very small magnitudes.
+        let text = format!("{f:?}");
+        let (mantissa, exp) = match text.split_once('e') {
+            Some((m, e)) => (m, Some(e)),
+            None => (text.as_str(), None),
+        };
+        out.push_str(mantissa);
+        if !mantissa.contains('.') {
+            out.push_str(".0");
+        }
+        if let Some(exp) = exp {
+            let sign = if exp.starts_with('-') { "" } else { "+" };
+            let _ = write!(out, "e{sign}{exp}");
+        }
     }
 }
 
@@ -300,10 +331,16 @@ mod tests {
     #[test]
     fn floats_use_yaml_1_1_forms() {
         let cases = [
-            (1.0, "1.0e+0"),
-            (0.1, "1.0e-1"),
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (1.1, "1.1"),
+            (1.0e3, "1000.0"),
             (1.5e300, "1.5e+300"),
-            (-2.25, "-2.25e+0"),
+            (1e16, "1.0e+16"),
+            (1.5e-7, "1.5e-7"),
+            (5e-324, "5.0e-324"),
+            (-2.25, "-2.25"),
+            (-0.0, "-0.0"),
         ];
         for (f, text) in cases {
             assert_eq!(to_yaml_string(&Value::from(f)).trim(), text);
@@ -314,6 +351,34 @@ mod tests {
             to_yaml_string(&Value::from(f64::NEG_INFINITY)).trim(),
             "-.inf"
         );
+    }
+
+    #[test]
+    fn long_keys_are_explicit() {
+        let long = "k".repeat(1500);
+        let src = format!(
+            "{long}: 1\nnested:\n  {long}:\n    a: [1, 2]\nlist:\n- {{{long}: x, b: {{{long}: y}}}}\n"
+        );
+        // serde_yaml cannot read the implicit long keys either: build the value.
+        let mut inner = Mapping::new();
+        inner.insert(long.as_str().into(), "y".into());
+        let mut item = Mapping::new();
+        item.insert(long.as_str().into(), "x".into());
+        item.insert("b".into(), Value::Mapping(inner));
+        let mut nested = Mapping::new();
+        nested.insert(
+            long.as_str().into(),
+            serde_yaml::from_str("{a: [1, 2]}").unwrap(),
+        );
+        let mut top = Mapping::new();
+        top.insert(long.as_str().into(), 1.into());
+        top.insert("nested".into(), Value::Mapping(nested));
+        top.insert("list".into(), Value::Sequence(vec![Value::Mapping(item)]));
+        let v = Value::Mapping(top);
+        assert!(serde_yaml::from_str::<Value>(&src).is_err());
+        let text = to_yaml_string(&v);
+        assert!(text.starts_with(&format!("? {long}\n: 1\n")), "{text}");
+        assert_eq!(serde_yaml::from_str::<Value>(&text).unwrap(), v, "{text}");
     }
 
     #[test]
