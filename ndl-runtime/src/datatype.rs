@@ -450,6 +450,59 @@ impl Datatype {
         }
     }
 
+    /// Whether any value holds a number wider than one byte, so that byte
+    /// order matters for storing it.
+    pub fn has_multibyte_numbers(&self) -> bool {
+        match self {
+            Datatype::Compound(c) => c.members.iter().any(|m| m.datatype.has_multibyte_numbers()),
+            Datatype::Array(a) => a.base.has_multibyte_numbers(),
+            Datatype::Vlen(base) => base.has_multibyte_numbers(),
+            Datatype::Enum(e) => e.base.size() > 1,
+            Datatype::FixedString(s) => s.charset.width() > 1,
+            Datatype::Opaque(_) | Datatype::Bool | Datatype::String => false,
+            Datatype::ObjRef | Datatype::RegRef(_) => false,
+            other => other.size().is_some_and(|n| n > 1),
+        }
+    }
+
+    /// Whether `self` and `other` store values the same way: the same
+    /// members at the same offsets, of the same sizes and kinds. Enum member
+    /// names, descriptions and opaque tags, which a `.npy` file cannot hold,
+    /// do not count: an enum matches its base integer type.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Enum, EnumMember, IntType};
+    ///
+    /// let e = Datatype::Enum(Enum { base: IntType::UInt8, members: vec![EnumMember::new("A", 0)] });
+    /// assert!(e.same_layout(&Datatype::UInt8));
+    /// assert!(!e.same_layout(&Datatype::Int8));
+    /// ```
+    pub fn same_layout(&self, other: &Datatype) -> bool {
+        self.storage_form() == other.storage_form()
+    }
+
+    /// `self` with what only describes values, not their storage, removed.
+    fn storage_form(&self) -> Datatype {
+        match self {
+            Datatype::Enum(e) => Datatype::from(e.base),
+            Datatype::Opaque(o) => Datatype::Opaque(Opaque { size: o.size, tag: None }),
+            Datatype::Compound(c) => Datatype::Compound(Compound {
+                size: c.size,
+                members: c
+                    .members
+                    .iter()
+                    .map(|m| Member::new(m.name.clone(), m.offset, m.datatype.storage_form()))
+                    .collect(),
+            }),
+            Datatype::Array(a) => Datatype::Array(Array {
+                base: Box::new(a.base.storage_form()),
+                shape: a.shape.clone(),
+            }),
+            Datatype::Vlen(base) => Datatype::Vlen(Box::new(base.storage_form())),
+            other => other.clone(),
+        }
+    }
+
     /// Wraps `self` in an array of `shape`, folding into an existing array
     /// datatype so `[[f32; 3]; 2]` becomes one `array {base: float32, shape: [2, 3]}`.
     pub fn array_of(self, shape: &[usize]) -> Datatype {
