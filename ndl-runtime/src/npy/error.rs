@@ -220,6 +220,51 @@ pub enum Error {
         /// The zip error.
         source: zip::result::ZipError,
     },
+
+    /// The file's datatype does not match the Rust type read into.
+    #[error("the file's datatype does not match the type{}: {message}", field_suffix(field))]
+    TypeMismatch {
+        /// The dotted path of the field that differs (empty for the whole record).
+        field: String,
+        /// How it differs, e.g. `file has float32 at offset 4, type expects float64 at offset 8`.
+        message: String,
+    },
+
+    /// The array has another number of dimensions than the reader wants.
+    #[error("expected a {expected}-dimensional array, the file's array has shape {shape:?}")]
+    RankMismatch {
+        /// The number of dimensions wanted.
+        expected: usize,
+        /// The shape found.
+        shape: Vec<u64>,
+    },
+
+    /// The number of records does not fit the shape.
+    #[error("the shape {shape:?} holds {expected} elements, but {got} records were given")]
+    ShapeMismatch {
+        /// The shape.
+        shape: Vec<u64>,
+        /// The number of elements the shape holds.
+        expected: u64,
+        /// The number of records given.
+        got: u64,
+    },
+
+    /// The array cannot be memory-mapped as the requested type.
+    #[error("cannot memory-map the array: {reason}")]
+    NotMappable {
+        /// Why (byte order, alignment, ...).
+        reason: String,
+    },
+
+    /// A `.npz` archive has no member of that name.
+    #[error("no array named '{name}' in the npz archive (it has: {})", available.join(", "))]
+    NoSuchArray {
+        /// The name asked for.
+        name: String,
+        /// The names it has.
+        available: Vec<String>,
+    },
 }
 
 impl Error {
@@ -262,7 +307,12 @@ impl Error {
             Error::ShapeOverflow { .. }
             | Error::NotWritable { .. }
             | Error::DatatypeMismatch { .. }
-            | Error::Zip { .. } => None,
+            | Error::Zip { .. }
+            | Error::TypeMismatch { .. }
+            | Error::RankMismatch { .. }
+            | Error::ShapeMismatch { .. }
+            | Error::NotMappable { .. }
+            | Error::NoSuchArray { .. } => None,
         }
     }
 }

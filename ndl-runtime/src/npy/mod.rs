@@ -3,6 +3,7 @@
 mod descr;
 mod error;
 mod header;
+mod layout;
 mod literal;
 mod typestr;
 
