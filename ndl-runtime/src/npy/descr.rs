@@ -1,1 +1,340 @@
-//! Work in progress.
+//! NumPy `descr`: the type description in a `.npy` header, written with
+//! Python's `repr` rules and read back by NumPy's `descr_to_dtype` rules.
+
+use std::fmt::Write as _;
+
+use super::{scalar_typestr, ByteOrder, Error, Result};
+use crate::{Compound, Datatype};
+
+impl Datatype {
+    /// The NumPy `descr` of this datatype in native byte order, exactly as
+    /// `np.save` writes it in a `.npy` header: a type string such as `'<u4'`
+    /// or a list of fields with explicit `('', '|Vn')` padding entries.
+    ///
+    /// An enum is written as its base integer type, an array as NumPy's
+    /// `(base, shape)` tuple. Datatypes without a fixed size (`string`,
+    /// `vlen`) and references have no NumPy layout; they are shown as
+    /// `'|O'`, NumPy's object type, which [`Header::to_bytes`](super::Header::to_bytes)
+    /// refuses. Use [`Datatype::numpy_descr_with_order`] for the checked form.
+    ///
+    /// ```
+    /// use ndl_runtime::{Compound, Datatype};
+    ///
+    /// assert_eq!(Datatype::UInt8.numpy_descr(), "'|u1'");
+    /// let c = Compound::c_layout([("id", Datatype::UInt32), ("t", Datatype::Float64)]).unwrap();
+    /// # if cfg!(target_endian = "little") {
+    /// assert_eq!(Datatype::UInt32.numpy_descr(), "'<u4'");
+    /// assert_eq!(
+    ///     Datatype::Compound(c).numpy_descr(),
+    ///     "[('id', '<u4'), ('', '|V4'), ('t', '<f8')]"
+    /// );
+    /// # }
+    /// ```
+    pub fn numpy_descr(&self) -> String {
+        let mut out = String::new();
+        match write_descr(self, ByteOrder::NATIVE, "", &mut out) {
+            Ok(()) => out,
+            Err(_) => "'|O'".to_string(),
+        }
+    }
+
+    /// The NumPy `descr` with every multi-byte number in `order`, or an
+    /// error naming the field NumPy cannot store without pickling (a
+    /// variable-length or reference datatype) or a compound whose members
+    /// overlap or are out of order.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::ByteOrder;
+    /// use ndl_runtime::{Compound, Datatype};
+    ///
+    /// let c = Compound::c_layout([("a", Datatype::Int16), ("b", Datatype::Bool)]).unwrap();
+    /// assert_eq!(
+    ///     Datatype::Compound(c).numpy_descr_with_order(ByteOrder::Big).unwrap(),
+    ///     "[('a', '>i2'), ('b', '|b1'), ('', '|V1')]"
+    /// );
+    /// assert!(Datatype::String.numpy_descr_with_order(ByteOrder::Little).is_err());
+    /// ```
+    pub fn numpy_descr_with_order(&self, order: ByteOrder) -> Result<String> {
+        let mut out = String::new();
+        write_descr(self, order, "", &mut out)?;
+        Ok(out)
+    }
+}
+
+/// Appends the descr of `dt` to `out`; `field` is the dotted path for errors.
+pub(crate) fn write_descr(dt: &Datatype, order: ByteOrder, field: &str, out: &mut String) -> Result<()> {
+    match dt {
+        Datatype::Compound(c) => write_compound(c, order, field, out),
+        Datatype::Array(a) => {
+            out.push('(');
+            write_descr(&a.base, order, field, out)?;
+            out.push_str(", ");
+            write_shape(a.shape.iter().map(|&d| d as u64), out);
+            out.push(')');
+            Ok(())
+        }
+        other => {
+            let s = scalar_typestr(other, order).ok_or_else(|| not_writable(other, field))?;
+            out.push_str(&py_repr_str(&s));
+            Ok(())
+        }
+    }
+}
+
+fn not_writable(dt: &Datatype, field: &str) -> Error {
+    let what = match dt {
+        Datatype::String => "a variable-length string",
+        Datatype::Vlen(_) => "a variable-length sequence",
+        Datatype::ObjRef | Datatype::RegRef(_) => "a reference",
+        _ => "this datatype",
+    };
+    Error::NotWritable {
+        field: field.to_string(),
+        reason: format!("{what} has no fixed-size NumPy dtype (NumPy would pickle it as an object array)"),
+    }
+}
+
+fn write_compound(c: &Compound, order: ByteOrder, field: &str, out: &mut String) -> Result<()> {
+    let mut entries = Vec::new();
+    let mut pos = 0usize;
+    for m in &c.members {
+        let path = join_path(field, &m.name);
+        let size = m.datatype.size().ok_or_else(|| not_writable(&m.datatype, &path))?;
+        if m.offset < pos {
+            return Err(Error::NotWritable {
+                field: path,
+                reason: format!(
+                    "the member at offset {} overlaps or precedes the previous one, which ends at {pos}; \
+                     NumPy's descr cannot express overlapping or out-of-order fields",
+                    m.offset
+                ),
+            });
+        }
+        push_gap(&mut entries, m.offset - pos);
+        entries.push(member_entry(&m.name, &m.datatype, order, &path)?);
+        pos = m.offset.checked_add(size).ok_or_else(|| Error::NotWritable {
+            field: path.clone(),
+            reason: "the member's end overflows".into(),
+        })?;
+    }
+    if pos > c.size {
+        return Err(Error::NotWritable {
+            field: field.to_string(),
+            reason: format!("the members end at byte {pos}, past the record size {}", c.size),
+        });
+    }
+    push_gap(&mut entries, c.size - pos);
+    out.push('[');
+    out.push_str(&entries.join(", "));
+    out.push(']');
+    Ok(())
+}
+
+fn push_gap(entries: &mut Vec<String>, gap: usize) {
+    if gap > 0 {
+        entries.push(format!("('', '|V{gap}')"));
+    }
+}
+
+/// One field entry: `(name, type)` or, for an array member, `(name, base, shape)`.
+fn member_entry(name: &str, dt: &Datatype, order: ByteOrder, path: &str) -> Result<String> {
+    let mut s = String::from("(");
+    s.push_str(&py_repr_str(name));
+    s.push_str(", ");
+    match dt {
+        Datatype::Array(a) => {
+            write_descr(&a.base, order, path, &mut s)?;
+            s.push_str(", ");
+            write_shape(a.shape.iter().map(|&d| d as u64), &mut s);
+        }
+        other => write_descr(other, order, path, &mut s)?,
+    }
+    s.push(')');
+    Ok(s)
+}
+
+pub(crate) fn join_path(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}.{name}")
+    }
+}
+
+/// Python's tuple repr of a shape: `()`, `(5,)`, `(3, 4)`.
+pub(crate) fn write_shape(shape: impl ExactSizeIterator<Item = u64>, out: &mut String) {
+    let n = shape.len();
+    out.push('(');
+    for (i, d) in shape.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{d}");
+    }
+    if n == 1 {
+        out.push(',');
+    }
+    out.push(')');
+}
+
+/// Python's `repr` of a `str`: single quotes unless the text has `'` and
+/// no `"`, backslash escapes, `\xNN`/`\uNNNN`/`\UNNNNNNNN` for characters
+/// that are not printable.
+pub(crate) fn py_repr_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c if (c as u32) > 0x7f && is_printable(c) => out.push(c),
+            c => {
+                let n = c as u32;
+                let _ = match n {
+                    0..=0xff => write!(out, "\\x{n:02x}"),
+                    0x100..=0xffff => write!(out, "\\u{n:04x}"),
+                    _ => write!(out, "\\U{n:08x}"),
+                };
+            }
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// An approximation of Python's `str.isprintable` for one character.
+///
+/// Python calls a character non-printable when its Unicode category is
+/// Cc, Cf, Cs, Co, Cn, Zl, Zp or Zs (except the space). Rust's standard
+/// library has no category table, so this uses `char::is_control` (Cc),
+/// `char::is_whitespace` (Zs, Zl, Zp), the Cf ranges of Unicode 15, the
+/// private-use planes (Co) and the noncharacters and unassigned planes
+/// (part of Cn). Unassigned code points inside assigned blocks are not
+/// known here and count as printable, so a field name using one is written
+/// raw where Python would escape it; NumPy reads both the same.
+pub(crate) fn is_printable(c: char) -> bool {
+    if c.is_control() || (c != ' ' && c.is_whitespace()) {
+        return false;
+    }
+    let n = c as u32;
+    const FORMAT: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    const OTHER: &[(u32, u32)] = &[
+        (0xE000, 0xF8FF),     // private use
+        (0xFDD0, 0xFDEF),     // noncharacters
+        (0x2FFFE, 0x2FFFF),   // noncharacters at the ends of planes 2..
+        (0x3134B, 0x3134F),   // beyond CJK extension G (approximate)
+        (0x323B0, 0xDFFFF),   // unassigned planes 3 (rest) .. 13
+        (0xE0080, 0xE00FF),   // unassigned
+        (0xE01F0, 0x10FFFF),  // unassigned, then private-use planes 15 and 16
+    ];
+    if (n & 0xFFFE) == 0xFFFE {
+        return false;
+    }
+    !FORMAT.iter().chain(OTHER).any(|&(lo, hi)| (lo..=hi).contains(&n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Array, Charset, FixedString, Member};
+
+    #[test]
+    fn repr_follows_python() {
+        assert_eq!(py_repr_str("a"), "'a'");
+        assert_eq!(py_repr_str("a'b"), "\"a'b\"");
+        assert_eq!(py_repr_str("a'b\""), "'a\\'b\"'");
+        assert_eq!(py_repr_str("a\"b"), "'a\"b'");
+        assert_eq!(py_repr_str("\\"), "'\\\\'");
+        assert_eq!(py_repr_str("\0\x7f\n\t\r"), "'\\x00\\x7f\\n\\t\\r'");
+        assert_eq!(py_repr_str("é整😀"), "'é整😀'");
+        assert_eq!(py_repr_str("\u{85}\u{a0}\u{ad}\u{2028}"), "'\\x85\\xa0\\xad\\u2028'");
+        assert_eq!(py_repr_str("\u{e0001}"), "'\\U000e0001'");
+    }
+
+    #[test]
+    fn padded_nested_and_array_members() {
+        let inner = Compound {
+            size: 16,
+            members: vec![Member::new("x", 0, Datatype::Int8), Member::new("y", 8, Datatype::Int64)],
+        };
+        let c = Compound {
+            size: 24 + 12 + 8,
+            members: vec![
+                Member::new("a", 0, Datatype::Int8),
+                Member::new("n", 8, Datatype::Compound(inner)),
+                Member::new("v", 24, Datatype::Float32.array_of(&[3])),
+                Member::new(
+                    "s",
+                    36,
+                    Datatype::FixedString(FixedString { length: 2, charset: Charset::Utf32 }),
+                ),
+            ],
+        };
+        assert_eq!(
+            Datatype::Compound(c).numpy_descr_with_order(ByteOrder::Big).unwrap(),
+            "[('a', '|i1'), ('', '|V7'), ('n', [('x', '|i1'), ('', '|V7'), ('y', '>i8')]), \
+             ('v', '>f4', (3,)), ('s', '>U2')]"
+        );
+    }
+
+    #[test]
+    fn arrays_of_compounds_and_top_level_arrays() {
+        let inner = Compound::c_layout([("a", Datatype::Int8)]).unwrap();
+        let dt = Datatype::Compound(Compound {
+            size: 3,
+            members: vec![Member::new("x", 0, Datatype::Compound(inner).array_of(&[3]))],
+        });
+        assert_eq!(
+            dt.numpy_descr_with_order(ByteOrder::Little).unwrap(),
+            "[('x', [('a', '|i1')], (3,))]"
+        );
+        let a = Datatype::Array(Array { base: Box::new(Datatype::Float64), shape: vec![2, 3] });
+        assert_eq!(a.numpy_descr_with_order(ByteOrder::Little).unwrap(), "('<f8', (2, 3))");
+    }
+
+    #[test]
+    fn unwritable_datatypes_name_the_field() {
+        let c = Compound {
+            size: 8,
+            members: vec![Member::new("s", 0, Datatype::String)],
+        };
+        let err = Datatype::Compound(c).numpy_descr_with_order(ByteOrder::Little).unwrap_err();
+        assert!(err.to_string().contains("field 's'"), "{err}");
+        assert_eq!(Datatype::Vlen(Box::new(Datatype::Int8)).numpy_descr(), "'|O'");
+        let overlap = Compound {
+            size: 8,
+            members: vec![Member::new("a", 0, Datatype::Int32), Member::new("b", 2, Datatype::Int32)],
+        };
+        assert!(Datatype::Compound(overlap).numpy_descr_with_order(ByteOrder::Little).is_err());
+    }
+}

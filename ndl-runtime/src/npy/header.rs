@@ -2,6 +2,7 @@
 
 use std::io::Read;
 
+use super::descr::{write_descr, write_shape};
 use super::{ByteOrder, Error, Result};
 use crate::Datatype;
 
@@ -97,13 +98,71 @@ impl Header {
     }
 
     /// The header exactly as NumPy writes it: magic, version, HEADER_LEN,
-    /// the dict and padding to a multiple of 64 bytes ending in `\n`.
+    /// the dict with sorted keys, growth spaces and padding to a multiple of
+    /// 64 bytes ending in `\n`. The version is 1.0, or 2.0 when the header
+    /// is longer than 65535 bytes, or 3.0 (UTF-8) when a field name has a
+    /// character outside Latin-1, as `np.save` chooses.
+    ///
+    /// The length does not depend on the value of the growth axis
+    /// (`shape[0]`, or the last axis in Fortran order) as long as it has at
+    /// most 21 digits, which every `u64` has: a streaming writer can write
+    /// a header with a count of 0 and overwrite it with the final count.
+    ///
+    /// A top-level [`Datatype::Array`] has its shape appended to `shape`,
+    /// as NumPy does with subarray dtypes; in Fortran order that is an error.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{ByteOrder, Header};
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let mut h = Header::new(Datatype::Float64, vec![3, 6]);
+    /// h.byte_order = ByteOrder::Little;
+    /// let bytes = h.to_bytes().unwrap();
+    /// assert_eq!(bytes.len(), 128);
+    /// assert!(bytes.starts_with(b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (3, 6), }"));
+    /// assert!(bytes.ends_with(b" \n"));
+    /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let _ = (ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS);
-        Err(Error::NotWritable {
-            field: String::new(),
-            reason: "not implemented yet".into(),
-        })
+        let text = self.dict_text()?;
+        Ok(wrap_header(&text))
+    }
+
+    /// The dict text before padding: `{'descr': ..., 'shape': (..), }` and growth spaces.
+    fn dict_text(&self) -> Result<String> {
+        let (datatype, shape) = self.folded()?;
+        let mut s = String::from("{'descr': ");
+        write_descr(datatype, self.byte_order, "", &mut s)?;
+        s.push_str(", 'fortran_order': ");
+        s.push_str(if self.fortran_order { "True" } else { "False" });
+        s.push_str(", 'shape': ");
+        write_shape(shape.iter().copied(), &mut s);
+        s.push_str(", }");
+        let growth_axis = if self.fortran_order { shape.last() } else { shape.first() };
+        if let Some(n) = growth_axis {
+            let digits = n.to_string().len();
+            s.extend(std::iter::repeat(' ').take(GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));
+        }
+        Ok(s)
+    }
+
+    /// The datatype and shape as written: a top-level array moves into the shape.
+    fn folded(&self) -> Result<(&Datatype, Vec<u64>)> {
+        let mut shape = self.shape.clone();
+        match &self.datatype {
+            Datatype::Array(a) if self.fortran_order => Err(Error::NotWritable {
+                field: String::new(),
+                reason: format!(
+                    "an array datatype (shape {:?}) as the element of a Fortran-order array; \
+                     NumPy stores subarray dtypes by appending their shape in C order",
+                    a.shape
+                ),
+            }),
+            Datatype::Array(a) => {
+                shape.extend(a.shape.iter().map(|&d| d as u64));
+                Ok((&a.base, shape))
+            }
+            dt => Ok((dt, shape)),
+        }
     }
 
     /// Reads a header from `r`, leaving `r` at the first data byte.
@@ -122,4 +181,38 @@ impl Header {
         let h = Header::read(&mut r, limits)?;
         Ok((h, bytes.len() - r.len()))
     }
+}
+
+/// Magic, version and length field, the text, padding and `\n` (`_wrap_header`).
+fn wrap_header(text: &str) -> Vec<u8> {
+    let latin1: Option<Vec<u8>> = text.chars().map(|c| u8::try_from(c as u32).ok()).collect();
+    let (encoded, mut version) = match latin1 {
+        Some(bytes) => (bytes, 1u8),
+        None => (text.as_bytes().to_vec(), 3u8),
+    };
+    let mut total = padded_len(encoded.len(), 2);
+    if version == 1 && total > usize::from(u16::MAX) {
+        version = 2;
+    }
+    let len_field = if version == 1 { 2 } else { 4 };
+    total = padded_len(encoded.len(), len_field);
+    let mut out = Vec::with_capacity(MAGIC.len() + 2 + len_field + total);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        out.extend_from_slice(&(total as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(total as u32).to_le_bytes());
+    }
+    out.extend_from_slice(&encoded);
+    out.resize(out.len() + (total - encoded.len() - 1), b' ');
+    out.push(b'\n');
+    out
+}
+
+/// HEADER_LEN for `text_len` bytes of text: text, 1..=64 spaces, `\n`.
+fn padded_len(text_len: usize, len_field: usize) -> usize {
+    let hlen = text_len + 1;
+    let pad = ARRAY_ALIGN - ((MAGIC.len() + 2 + len_field + hlen) % ARRAY_ALIGN);
+    hlen + pad
 }
