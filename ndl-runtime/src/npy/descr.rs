@@ -62,7 +62,12 @@ impl Datatype {
 }
 
 /// Appends the descr of `dt` to `out`; `field` is the dotted path for errors.
-pub(crate) fn write_descr(dt: &Datatype, order: ByteOrder, field: &str, out: &mut String) -> Result<()> {
+pub(crate) fn write_descr(
+    dt: &Datatype,
+    order: ByteOrder,
+    field: &str,
+    out: &mut String,
+) -> Result<()> {
     match dt {
         Datatype::Compound(c) => write_compound(c, order, field, out),
         Datatype::Array(a) => {
@@ -90,7 +95,9 @@ fn not_writable(dt: &Datatype, field: &str) -> Error {
     };
     Error::NotWritable {
         field: field.to_string(),
-        reason: format!("{what} has no fixed-size NumPy dtype (NumPy would pickle it as an object array)"),
+        reason: format!(
+            "{what} has no fixed-size NumPy dtype (NumPy would pickle it as an object array)"
+        ),
     }
 }
 
@@ -99,7 +106,10 @@ fn write_compound(c: &Compound, order: ByteOrder, field: &str, out: &mut String)
     let mut pos = 0usize;
     for m in &c.members {
         let path = join_path(field, &m.name);
-        let size = m.datatype.size().ok_or_else(|| not_writable(&m.datatype, &path))?;
+        let size = m
+            .datatype
+            .size()
+            .ok_or_else(|| not_writable(&m.datatype, &path))?;
         if m.offset < pos {
             return Err(Error::NotWritable {
                 field: path,
@@ -112,15 +122,21 @@ fn write_compound(c: &Compound, order: ByteOrder, field: &str, out: &mut String)
         }
         push_gap(&mut entries, m.offset - pos);
         entries.push(member_entry(&m.name, &m.datatype, order, &path)?);
-        pos = m.offset.checked_add(size).ok_or_else(|| Error::NotWritable {
-            field: path.clone(),
-            reason: "the member's end overflows".into(),
-        })?;
+        pos = m
+            .offset
+            .checked_add(size)
+            .ok_or_else(|| Error::NotWritable {
+                field: path.clone(),
+                reason: "the member's end overflows".into(),
+            })?;
     }
     if pos > c.size {
         return Err(Error::NotWritable {
             field: field.to_string(),
-            reason: format!("the members end at byte {pos}, past the record size {}", c.size),
+            reason: format!(
+                "the members end at byte {pos}, past the record size {}",
+                c.size
+            ),
         });
     }
     push_gap(&mut entries, c.size - pos);
@@ -181,7 +197,11 @@ pub(crate) fn write_shape(shape: impl ExactSizeIterator<Item = u64>, out: &mut S
 /// no `"`, backslash escapes, `\xNN`/`\uNNNN`/`\UNNNNNNNN` for characters
 /// that are not printable.
 pub(crate) fn py_repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -249,18 +269,21 @@ pub(crate) fn is_printable(c: char) -> bool {
         (0xE0020, 0xE007F),
     ];
     const OTHER: &[(u32, u32)] = &[
-        (0xE000, 0xF8FF),     // private use
-        (0xFDD0, 0xFDEF),     // noncharacters
-        (0x2FFFE, 0x2FFFF),   // noncharacters at the ends of planes 2..
-        (0x3134B, 0x3134F),   // beyond CJK extension G (approximate)
-        (0x323B0, 0xDFFFF),   // unassigned planes 3 (rest) .. 13
-        (0xE0080, 0xE00FF),   // unassigned
-        (0xE01F0, 0x10FFFF),  // unassigned, then private-use planes 15 and 16
+        (0xE000, 0xF8FF),    // private use
+        (0xFDD0, 0xFDEF),    // noncharacters
+        (0x2FFFE, 0x2FFFF),  // noncharacters at the ends of planes 2..
+        (0x3134B, 0x3134F),  // beyond CJK extension G (approximate)
+        (0x323B0, 0xDFFFF),  // unassigned planes 3 (rest) .. 13
+        (0xE0080, 0xE00FF),  // unassigned
+        (0xE01F0, 0x10FFFF), // unassigned, then private-use planes 15 and 16
     ];
     if (n & 0xFFFE) == 0xFFFE {
         return false;
     }
-    !FORMAT.iter().chain(OTHER).any(|&(lo, hi)| (lo..=hi).contains(&n))
+    !FORMAT
+        .iter()
+        .chain(OTHER)
+        .any(|&(lo, hi)| (lo..=hi).contains(&n))
 }
 
 #[cfg(test)]
@@ -277,7 +300,10 @@ mod tests {
         assert_eq!(py_repr_str("\\"), "'\\\\'");
         assert_eq!(py_repr_str("\0\x7f\n\t\r"), "'\\x00\\x7f\\n\\t\\r'");
         assert_eq!(py_repr_str("é整😀"), "'é整😀'");
-        assert_eq!(py_repr_str("\u{85}\u{a0}\u{ad}\u{2028}"), "'\\x85\\xa0\\xad\\u2028'");
+        assert_eq!(
+            py_repr_str("\u{85}\u{a0}\u{ad}\u{2028}"),
+            "'\\x85\\xa0\\xad\\u2028'"
+        );
         assert_eq!(py_repr_str("\u{e0001}"), "'\\U000e0001'");
     }
 
@@ -285,7 +311,10 @@ mod tests {
     fn padded_nested_and_array_members() {
         let inner = Compound {
             size: 16,
-            members: vec![Member::new("x", 0, Datatype::Int8), Member::new("y", 8, Datatype::Int64)],
+            members: vec![
+                Member::new("x", 0, Datatype::Int8),
+                Member::new("y", 8, Datatype::Int64),
+            ],
         };
         let c = Compound {
             size: 24 + 12 + 8,
@@ -296,12 +325,17 @@ mod tests {
                 Member::new(
                     "s",
                     36,
-                    Datatype::FixedString(FixedString { length: 2, charset: Charset::Utf32 }),
+                    Datatype::FixedString(FixedString {
+                        length: 2,
+                        charset: Charset::Utf32,
+                    }),
                 ),
             ],
         };
         assert_eq!(
-            Datatype::Compound(c).numpy_descr_with_order(ByteOrder::Big).unwrap(),
+            Datatype::Compound(c)
+                .numpy_descr_with_order(ByteOrder::Big)
+                .unwrap(),
             "[('a', '|i1'), ('', '|V7'), ('n', [('x', '|i1'), ('', '|V7'), ('y', '>i8')]), \
              ('v', '>f4', (3,)), ('s', '>U2')]"
         );
@@ -312,14 +346,24 @@ mod tests {
         let inner = Compound::c_layout([("a", Datatype::Int8)]).unwrap();
         let dt = Datatype::Compound(Compound {
             size: 3,
-            members: vec![Member::new("x", 0, Datatype::Compound(inner).array_of(&[3]))],
+            members: vec![Member::new(
+                "x",
+                0,
+                Datatype::Compound(inner).array_of(&[3]),
+            )],
         });
         assert_eq!(
             dt.numpy_descr_with_order(ByteOrder::Little).unwrap(),
             "[('x', [('a', '|i1')], (3,))]"
         );
-        let a = Datatype::Array(Array { base: Box::new(Datatype::Float64), shape: vec![2, 3] });
-        assert_eq!(a.numpy_descr_with_order(ByteOrder::Little).unwrap(), "('<f8', (2, 3))");
+        let a = Datatype::Array(Array {
+            base: Box::new(Datatype::Float64),
+            shape: vec![2, 3],
+        });
+        assert_eq!(
+            a.numpy_descr_with_order(ByteOrder::Little).unwrap(),
+            "('<f8', (2, 3))"
+        );
     }
 
     #[test]
@@ -328,13 +372,23 @@ mod tests {
             size: 8,
             members: vec![Member::new("s", 0, Datatype::String)],
         };
-        let err = Datatype::Compound(c).numpy_descr_with_order(ByteOrder::Little).unwrap_err();
+        let err = Datatype::Compound(c)
+            .numpy_descr_with_order(ByteOrder::Little)
+            .unwrap_err();
         assert!(err.to_string().contains("field 's'"), "{err}");
-        assert_eq!(Datatype::Vlen(Box::new(Datatype::Int8)).numpy_descr(), "'|O'");
+        assert_eq!(
+            Datatype::Vlen(Box::new(Datatype::Int8)).numpy_descr(),
+            "'|O'"
+        );
         let overlap = Compound {
             size: 8,
-            members: vec![Member::new("a", 0, Datatype::Int32), Member::new("b", 2, Datatype::Int32)],
+            members: vec![
+                Member::new("a", 0, Datatype::Int32),
+                Member::new("b", 2, Datatype::Int32),
+            ],
         };
-        assert!(Datatype::Compound(overlap).numpy_descr_with_order(ByteOrder::Little).is_err());
+        assert!(Datatype::Compound(overlap)
+            .numpy_descr_with_order(ByteOrder::Little)
+            .is_err());
     }
 }

@@ -48,14 +48,19 @@ pub enum Error {
     },
 
     /// The file does not start with `\x93NUMPY`.
-    #[error("not a .npy file: the magic string at byte 0 is {}, expected b'\\x93NUMPY'", bytes_repr(found))]
+    #[error(
+        "not a .npy file: the magic string at byte 0 is {}, expected b'\\x93NUMPY'",
+        bytes_repr(found)
+    )]
     BadMagic {
         /// The first six bytes.
         found: Vec<u8>,
     },
 
     /// A format version other than 1.0, 2.0 and 3.0.
-    #[error("unsupported .npy format version {major}.{minor} at byte 6: only 1.0, 2.0 and 3.0 exist")]
+    #[error(
+        "unsupported .npy format version {major}.{minor} at byte 6: only 1.0, 2.0 and 3.0 exist"
+    )]
     UnsupportedVersion {
         /// Major version byte.
         major: u8,
@@ -147,7 +152,10 @@ pub enum Error {
     },
 
     /// `descr` is valid NumPy, but has no fixed binary layout this library can read.
-    #[error("unsupported 'descr' at byte {offset}{}: {descr}: {reason}", field_suffix(field))]
+    #[error(
+        "unsupported 'descr' at byte {offset}{}: {descr}: {reason}",
+        field_suffix(field)
+    )]
     UnsupportedDescr {
         /// Where the type string is.
         offset: u64,
@@ -200,7 +208,10 @@ pub enum Error {
     },
 
     /// A stored value is not valid for its datatype.
-    #[error("invalid value in record {record} at byte {offset}{}: {message}", field_suffix(field))]
+    #[error(
+        "invalid value in record {record} at byte {offset}{}: {message}",
+        field_suffix(field)
+    )]
     InvalidValue {
         /// The record (element) index, in file order.
         record: u64,
@@ -222,7 +233,10 @@ pub enum Error {
     },
 
     /// The file's datatype does not match the Rust type read into.
-    #[error("the file's datatype does not match the type{}: {message}", field_suffix(field))]
+    #[error(
+        "the file's datatype does not match the type{}: {message}",
+        field_suffix(field)
+    )]
     TypeMismatch {
         /// The dotted path of the field that differs (empty for the whole record).
         field: String,

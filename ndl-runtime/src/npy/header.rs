@@ -137,7 +137,11 @@ impl Header {
         s.push_str(", 'shape': ");
         write_shape(shape.iter().copied(), &mut s);
         s.push_str(", }");
-        let growth_axis = if self.fortran_order { shape.last() } else { shape.first() };
+        let growth_axis = if self.fortran_order {
+            shape.last()
+        } else {
+            shape.first()
+        };
         if let Some(n) = growth_axis {
             let digits = n.to_string().len();
             s.extend(std::iter::repeat(' ').take(GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));

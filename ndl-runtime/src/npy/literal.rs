@@ -85,7 +85,10 @@ pub(crate) fn parse(text: &str, python2_long: bool) -> Result<Lit, ParseError> {
     let lit = p.value()?;
     p.skip_space(true);
     if !p.at_end() {
-        return Err(p.error(&format!("unexpected {} after the literal", p.describe_next())));
+        return Err(p.error(&format!(
+            "unexpected {} after the literal",
+            p.describe_next()
+        )));
     }
     Ok(lit)
 }
@@ -164,7 +167,10 @@ impl Parser<'_> {
             Some('[') => self.container('[')?,
             Some('(') => return self.paren(),
             Some('+' | '-') => self.signed_number()?,
-            Some(c) if c.is_ascii_digit() || (c == '.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit())) => {
+            Some(c)
+                if c.is_ascii_digit()
+                    || (c == '.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit())) =>
+            {
                 self.number(false)?
             }
             Some('\'' | '"') => self.strings()?,
@@ -206,7 +212,12 @@ impl Parser<'_> {
                 return Ok(first);
             }
             Some(',') => self.pos += 1,
-            _ => return Err(self.error(&format!("expected ',' or ')', found {}", self.describe_next()))),
+            _ => {
+                return Err(self.error(&format!(
+                    "expected ',' or ')', found {}",
+                    self.describe_next()
+                )))
+            }
         }
         let mut items = vec![first];
         self.items_until(')', &mut items)?;
@@ -274,7 +285,10 @@ impl Parser<'_> {
             } else if self.peek() == Some('}') {
                 self.pos += 1;
             } else {
-                return Err(self.error(&format!("expected ':', ',' or '}}', found {}", self.describe_next())));
+                return Err(self.error(&format!(
+                    "expected ':', ',' or '}}', found {}",
+                    self.describe_next()
+                )));
             }
             return Ok(Value::Set(items));
         }
@@ -292,7 +306,12 @@ impl Parser<'_> {
                     return Ok(Value::Dict(entries));
                 }
                 Some(',') => self.pos += 1,
-                _ => return Err(self.error(&format!("expected ',' or '}}', found {}", self.describe_next()))),
+                _ => {
+                    return Err(self.error(&format!(
+                        "expected ',' or '}}', found {}",
+                        self.describe_next()
+                    )))
+                }
             }
             self.skip_space(false);
             if self.peek() == Some('}') {
@@ -351,7 +370,10 @@ impl Parser<'_> {
                     out.push(c);
                     self.pos += 1;
                 }
-                Some('_') if self.peek_at(1).is_some_and(&is_digit) && (!out.is_empty() || self.radix_prefix_before()) => {
+                Some('_')
+                    if self.peek_at(1).is_some_and(&is_digit)
+                        && (!out.is_empty() || self.radix_prefix_before()) =>
+                {
                     self.pos += 1;
                 }
                 _ => return Ok(out),
@@ -362,7 +384,9 @@ impl Parser<'_> {
     /// Python allows `0x_1`: an underscore right after the base prefix.
     fn radix_prefix_before(&self) -> bool {
         let before = &self.s[..self.pos];
-        [ "0x", "0X", "0o", "0O", "0b", "0B"].iter().any(|p| before.ends_with(p))
+        ["0x", "0X", "0o", "0O", "0b", "0B"]
+            .iter()
+            .any(|p| before.ends_with(p))
     }
 
     fn decimal(&mut self, negative: bool) -> Result<Value, ParseError> {
@@ -406,12 +430,18 @@ impl Parser<'_> {
 
     /// After a number: the Python 2 `L` suffix, or nothing name-like.
     fn after_number(&mut self) -> Result<(), ParseError> {
-        if self.python2_long && self.peek() == Some('L') && !self.peek_at(1).is_some_and(is_name_char) {
+        if self.python2_long
+            && self.peek() == Some('L')
+            && !self.peek_at(1).is_some_and(is_name_char)
+        {
             self.pos += 1;
             return Ok(());
         }
         if self.peek().is_some_and(is_name_char) {
-            return Err(self.error(&format!("invalid number literal: unexpected {}", self.describe_next())));
+            return Err(self.error(&format!(
+                "invalid number literal: unexpected {}",
+                self.describe_next()
+            )));
         }
         Ok(())
     }
@@ -517,7 +547,9 @@ impl Parser<'_> {
                 '\n' | '\r' if !triple => {
                     return Err(ParseError {
                         pos: open,
-                        message: "unterminated string literal (newline inside a single-quoted string)".into(),
+                        message:
+                            "unterminated string literal (newline inside a single-quoted string)"
+                                .into(),
                     })
                 }
                 '\\' if kind.raw => {
@@ -575,8 +607,14 @@ impl Parser<'_> {
                 }
                 out.push(char::from_u32(n).expect("at most 0o777"));
             }
-            'x' => out.push(self.hex_escape(2).ok_or_else(|| bad("\\x needs two hex digits"))?),
-            'u' if !kind.bytes => out.push(self.hex_escape(4).ok_or_else(|| bad("\\u needs four hex digits"))?),
+            'x' => out.push(
+                self.hex_escape(2)
+                    .ok_or_else(|| bad("\\x needs two hex digits"))?,
+            ),
+            'u' if !kind.bytes => out.push(
+                self.hex_escape(4)
+                    .ok_or_else(|| bad("\\u needs four hex digits"))?,
+            ),
             'U' if !kind.bytes => out.push(
                 self.hex_escape(8)
                     .ok_or_else(|| bad("\\U needs eight hex digits of a valid code point"))?,
@@ -613,10 +651,22 @@ struct StrKind {
 fn string_prefix(prefix: &str) -> Option<StrKind> {
     let p = prefix.to_ascii_lowercase();
     Some(match p.as_str() {
-        "" | "u" => StrKind { raw: false, bytes: false },
-        "r" => StrKind { raw: true, bytes: false },
-        "b" => StrKind { raw: false, bytes: true },
-        "br" | "rb" => StrKind { raw: true, bytes: true },
+        "" | "u" => StrKind {
+            raw: false,
+            bytes: false,
+        },
+        "r" => StrKind {
+            raw: true,
+            bytes: false,
+        },
+        "b" => StrKind {
+            raw: false,
+            bytes: true,
+        },
+        "br" | "rb" => StrKind {
+            raw: true,
+            bytes: true,
+        },
         _ => return None,
     })
 }
@@ -721,7 +771,9 @@ mod tests {
     use super::*;
 
     fn ok(s: &str) -> Value {
-        parse(s, false).unwrap_or_else(|e| panic!("{s:?}: {e:?}")).value
+        parse(s, false)
+            .unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+            .value
     }
 
     fn err(s: &str) -> ParseError {
@@ -747,8 +799,17 @@ mod tests {
         assert_eq!(ok("2.0"), Value::Float("2.0".into()));
         assert_eq!(ok("1e3"), Value::Float("1e3".into()));
         assert_eq!(ok("2j"), Value::Float("2j".into()));
-        assert!(matches!(ok("99999999999999999999999999999999999999999"), Value::BigInt(_)));
-        assert_eq!(parse("(2L,)", true).unwrap().value, Value::Tuple(vec![Lit { pos: 1, value: Value::Int(2) }]));
+        assert!(matches!(
+            ok("99999999999999999999999999999999999999999"),
+            Value::BigInt(_)
+        ));
+        assert_eq!(
+            parse("(2L,)", true).unwrap().value,
+            Value::Tuple(vec![Lit {
+                pos: 1,
+                value: Value::Int(2)
+            }])
+        );
         for bad in ["2L", "1__0", "1_", "0x", "012", "--1", "1e", "2 3", "0xg"] {
             err(bad);
         }
@@ -765,7 +826,17 @@ mod tests {
         assert_eq!(strs("'a\\\nb'"), "ab");
         assert_eq!(ok("b'\\xff'"), Value::Bytes(vec![0xff]));
         assert_eq!(ok("Rb'\\x'"), Value::Bytes(b"\\x".to_vec()));
-        for bad in ["'abc", "'a\nb'", "f'x'", "b'é'", "'a' b'b'", "'\\x4'", "'\\N{DASH}'", "x'a'", "'\\U00110000'"] {
+        for bad in [
+            "'abc",
+            "'a\nb'",
+            "f'x'",
+            "b'é'",
+            "'a' b'b'",
+            "'\\x4'",
+            "'\\N{DASH}'",
+            "x'a'",
+            "'\\U00110000'",
+        ] {
             err(bad);
         }
     }
@@ -778,11 +849,35 @@ mod tests {
         assert!(matches!(ok("[1, 2,]"), Value::List(v) if v.len() == 2));
         assert!(matches!(ok("{1, 2}"), Value::Set(v) if v.len() == 2));
         assert!(matches!(ok("{'a': 1, 'a': 2,}"), Value::Dict(v) if v.len() == 2));
-        assert!(matches!(ok(" \t\n{ # c\n 'a' :\n True }\n  \n"), Value::Dict(_)));
+        assert!(matches!(
+            ok(" \t\n{ # c\n 'a' :\n True }\n  \n"),
+            Value::Dict(_)
+        ));
         assert_eq!(ok("None"), Value::None);
-        assert_eq!(err("false").message, "the name `false` is not a literal (only True, False and None are)");
-        for bad in ["", "   ", "{'a' 1}", "{'a': 1", "[1 2]", "(1 2)", "__import__('os')", "1 +\n2", "'a'\n'b'",
-                    "{'a': 1}\x00", "{**x}", "[1,,]", "(,)", "x", "1 2", "[1](0)", "{'a': 1}}", "..."] {
+        assert_eq!(
+            err("false").message,
+            "the name `false` is not a literal (only True, False and None are)"
+        );
+        for bad in [
+            "",
+            "   ",
+            "{'a' 1}",
+            "{'a': 1",
+            "[1 2]",
+            "(1 2)",
+            "__import__('os')",
+            "1 +\n2",
+            "'a'\n'b'",
+            "{'a': 1}\x00",
+            "{**x}",
+            "[1,,]",
+            "(,)",
+            "x",
+            "1 2",
+            "[1](0)",
+            "{'a': 1}}",
+            "...",
+        ] {
             err(bad);
         }
     }
@@ -805,7 +900,10 @@ mod tests {
 
     #[test]
     fn repr_is_short() {
-        assert_eq!(ok("['a', (1,), {b'x': None}]").repr(), "['a', (1,), {b'x': None}]");
+        assert_eq!(
+            ok("['a', (1,), {b'x': None}]").repr(),
+            "['a', (1,), {b'x': None}]"
+        );
         let long = format!("[{}]", "1, ".repeat(1000));
         assert!(ok(&long).repr().len() <= 104);
     }
