@@ -10,7 +10,7 @@
 //!   value must be a member, for readers.
 //!
 //! Field paths for error messages (`pos.flags[3]`) are not stored: they are
-//! rebuilt from the datatype and the byte offset by [`field_path`] only when
+//! rebuilt from the datatype and the byte offset by [`field_at`] only when
 //! an error is reported.
 
 use std::ops::Range;
@@ -265,11 +265,15 @@ impl Builder {
                 values: EnumValues::new(e.members.iter().map(|m| m.value).collect()),
                 swap: swap_width(e.base.size()),
             },
-            Datatype::Complex64 => Leaf::Plain { swap: swap_width(4) },
-            Datatype::Complex128 => Leaf::Plain { swap: swap_width(8) },
-            Datatype::FixedString(s) if s.charset == Charset::Utf32 => {
-                Leaf::Plain { swap: swap_width(4) }
-            }
+            Datatype::Complex64 => Leaf::Plain {
+                swap: swap_width(4),
+            },
+            Datatype::Complex128 => Leaf::Plain {
+                swap: swap_width(8),
+            },
+            Datatype::FixedString(s) if s.charset == Charset::Utf32 => Leaf::Plain {
+                swap: swap_width(4),
+            },
             Datatype::FixedString(_) | Datatype::Opaque(_) => Leaf::Plain { swap: 0 },
             other => Leaf::Plain {
                 swap: swap_width(other.size()?),
@@ -342,7 +346,9 @@ fn merge_swaps(mut runs: Vec<SwapRun>) -> Vec<SwapRun> {
     let mut out: Vec<SwapRun> = Vec::with_capacity(runs.len());
     for r in runs {
         match out.last_mut() {
-            Some(last) if last.width == r.width && last.offset + last.width * last.count == r.offset => {
+            Some(last)
+                if last.width == r.width && last.offset + last.width * last.count == r.offset =>
+            {
                 last.count += r.count;
             }
             _ => out.push(r),
@@ -352,8 +358,9 @@ fn merge_swaps(mut runs: Vec<SwapRun>) -> Vec<SwapRun> {
 }
 
 /// The dotted path of the field holding byte `offset` of a `dt` value, e.g.
-/// `pos.flags[3]`; empty when `dt` itself is the scalar.
-pub(crate) fn field_path(dt: &Datatype, offset: usize) -> String {
+/// `pos.flags[3]` (empty when `dt` itself is the scalar), and the scalar
+/// datatype found there.
+pub(crate) fn field_at(dt: &Datatype, offset: usize) -> (String, &Datatype) {
     let mut path = String::new();
     let mut dt = dt;
     let mut offset = offset;
@@ -365,7 +372,7 @@ pub(crate) fn field_path(dt: &Datatype, offset: usize) -> String {
                         .size()
                         .is_some_and(|s| (m.offset..m.offset + s.max(1)).contains(&offset))
                 }) else {
-                    return path;
+                    return (path, dt);
                 };
                 if !path.is_empty() {
                     path.push('.');
@@ -376,7 +383,7 @@ pub(crate) fn field_path(dt: &Datatype, offset: usize) -> String {
             }
             Datatype::Array(a) => {
                 let Some(step) = a.base.size().filter(|&s| s > 0) else {
-                    return path;
+                    return (path, dt);
                 };
                 let mut flat = offset / step;
                 let mut index = vec![0; a.shape.len()];
@@ -390,9 +397,15 @@ pub(crate) fn field_path(dt: &Datatype, offset: usize) -> String {
                 offset %= step;
                 dt = &a.base;
             }
-            _ => return path,
+            _ => return (path, dt),
         }
     }
+}
+
+/// The dotted path of the field holding byte `offset`; see [`field_at`].
+#[cfg(test)]
+fn field_path(dt: &Datatype, offset: usize) -> String {
+    field_at(dt, offset).0
 }
 
 #[cfg(test)]
@@ -451,13 +464,28 @@ mod tests {
         assert_eq!(
             l.swaps,
             vec![
-                SwapRun { offset: 2, width: 2, count: 1 },
-                SwapRun { offset: 16, width: 8, count: 1 }
+                SwapRun {
+                    offset: 2,
+                    width: 2,
+                    count: 1
+                },
+                SwapRun {
+                    offset: 16,
+                    width: 8,
+                    count: 1
+                }
             ]
         );
         let c = Datatype::Complex64.array_of(&[3]);
         let l = Layout::new(&c, other_order()).unwrap();
-        assert_eq!(l.swaps, vec![SwapRun { offset: 0, width: 4, count: 6 }]);
+        assert_eq!(
+            l.swaps,
+            vec![SwapRun {
+                offset: 0,
+                width: 4,
+                count: 6
+            }]
+        );
         let mut b: Vec<u8> = (0..24).collect();
         l.swap(&mut b);
         assert_eq!(&b[..8], &[3, 2, 1, 0, 7, 6, 5, 4]);
@@ -472,7 +500,10 @@ mod tests {
                 .map(Datatype::Compound)
                 .unwrap(),
         ] {
-            assert!(Layout::new(&dt, ByteOrder::NATIVE).unwrap().is_dense(), "{dt:?}");
+            assert!(
+                Layout::new(&dt, ByteOrder::NATIVE).unwrap().is_dense(),
+                "{dt:?}"
+            );
         }
         assert!(Layout::new(&Datatype::String, ByteOrder::NATIVE).is_none());
     }
@@ -486,12 +517,18 @@ mod tests {
         assert_eq!(l.validate(&rec), Ok(()));
         rec[24 + 11] = 2;
         let bad = l.validate(&rec).unwrap_err();
-        assert_eq!((bad.record, bad.offset, bad.value, bad.is_bool), (1, 11, 2, true));
+        assert_eq!(
+            (bad.record, bad.offset, bad.value, bad.is_bool),
+            (1, 11, 2, true)
+        );
         assert_eq!(field_path(&sample(), bad.offset), "pos.flags[3]");
         rec[24 + 11] = 1;
         rec[2..4].copy_from_slice(&3i16.to_ne_bytes());
         let bad = l.validate(&rec).unwrap_err();
-        assert_eq!((bad.record, bad.offset, bad.value, bad.is_bool), (0, 2, 3, false));
+        assert_eq!(
+            (bad.record, bad.offset, bad.value, bad.is_bool),
+            (0, 2, 3, false)
+        );
         assert_eq!(field_path(&sample(), 3), "c");
     }
 

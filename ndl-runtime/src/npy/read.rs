@@ -1,0 +1,407 @@
+//! Reading records: header, datatype check, data, byte swap, value checks.
+//!
+//! The data is read straight into the memory of the returned `Vec<T>`:
+//! a zeroed `Vec<MaybeUninit<T>>` whose bytes receive the file's bytes,
+//! are swapped to native order and checked (bools 0/1, enum members) in
+//! place, and only then become `T`s. Nothing is allocated before the data
+//! is known to exist: a file's length is checked first; a plain reader's
+//! data is read in bounded chunks, the vector growing as bytes arrive.
+
+use std::fs::File;
+use std::io::{BufReader, ErrorKind, Read};
+use std::mem::MaybeUninit;
+use std::path::Path;
+
+use super::compare::{check_datatype, RecordShape};
+use super::layout::{field_at, BadValue, Layout};
+use super::{ByteOrder, Error, Header, HeaderLimits, Result};
+use crate::{Datatype, NdlType};
+
+/// The first chunk read from a reader of unknown length; later chunks double.
+const FIRST_CHUNK_BYTES: usize = 1 << 20;
+/// The largest chunk read at once from a reader of unknown length.
+const MAX_CHUNK_BYTES: usize = 64 << 20;
+
+/// An array read from a `.npy` file: records of `T` and the array's shape.
+///
+/// `shape` counts records of `T`: when `T` is itself an array type such as
+/// `[f32; 3]`, the file's trailing `3` is part of `T`, not of `shape`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyArray<T> {
+    /// The shape, in records of `T`; empty for a 0-d array.
+    pub shape: Vec<u64>,
+    /// Whether `data` is in Fortran (column-major) order.
+    pub fortran_order: bool,
+    /// The byte order the file used (the data is converted to native).
+    pub byte_order: ByteOrder,
+    /// The records, in the file's order.
+    pub data: Vec<T>,
+}
+
+/// How to read: header limits, and (through [`ReadOptions::read`]) any shape.
+///
+/// ```
+/// use ndl_runtime::npy::{self, ReadOptions, WriteOptions};
+///
+/// let mut file = Vec::new();
+/// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write(&mut file, &[1i32, 2, 3, 4])?;
+/// let array = ReadOptions::new().max_header_size(1000).read::<i32, _>(&file[..])?;
+/// assert_eq!((array.shape, array.fortran_order), (vec![2, 2], true));
+/// assert_eq!(array.data, [1, 2, 3, 4]);
+/// # Ok::<(), npy::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub(crate) limits: HeaderLimits,
+}
+
+impl ReadOptions {
+    /// NumPy's defaults: headers up to 10000 characters.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// The largest header to accept, in characters (NumPy's `max_header_size`).
+    pub fn max_header_size(mut self, max_header_size: usize) -> ReadOptions {
+        self.limits.max_header_size = max_header_size;
+        self
+    }
+
+    /// Reads an array of any shape from `reader`. Bytes after the data are
+    /// not read.
+    pub fn read<T: NdlType, R: Read>(&self, reader: R) -> Result<NpyArray<T>> {
+        read_array(reader, &self.limits, None)
+    }
+
+    /// Reads an array of any shape from the file at `path`.
+    pub fn read_file<T: NdlType>(&self, path: impl AsRef<Path>) -> Result<NpyArray<T>> {
+        let path = path.as_ref();
+        let run = || {
+            let file = File::open(path)?;
+            let meta = file.metadata()?;
+            // Only a regular file's length says how many bytes there are.
+            let len = meta.is_file().then(|| meta.len());
+            read_array(BufReader::new(file), &self.limits, len)
+        };
+        run().map_err(|e| e.in_file(path))
+    }
+}
+
+/// Reads a 1-D array of `T` from `reader`; see [`read_file`](super::read_file).
+pub fn read_1d<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
+    one_dimensional(ReadOptions::new().read(reader)?)
+}
+
+/// Reads a 1-D array of `T` from the file at `path`.
+pub fn read_file_1d<T: NdlType>(path: &Path) -> Result<Vec<T>> {
+    let array = ReadOptions::new().read_file(path)?;
+    one_dimensional(array).map_err(|e| e.in_file(path))
+}
+
+fn one_dimensional<T>(array: NpyArray<T>) -> Result<Vec<T>> {
+    if array.shape.len() != 1 {
+        return Err(Error::RankMismatch {
+            expected: 1,
+            shape: array.shape,
+        });
+    }
+    Ok(array.data)
+}
+
+/// Reads a header and the array after it. `total_len` is the length of the
+/// whole input when known (a regular file).
+pub(crate) fn read_array<T: NdlType, R: Read>(
+    reader: R,
+    limits: &HeaderLimits,
+    total_len: Option<u64>,
+) -> Result<NpyArray<T>> {
+    let mut r = Counting {
+        inner: reader,
+        count: 0,
+    };
+    let header = Header::read(&mut r, limits)?;
+    let data_offset = r.count;
+    let expected = T::datatype();
+    let RecordShape { shape, records } = check_datatype(&header, &expected)?;
+    let layout = layout_for::<T>(&expected, header.byte_order)?;
+    let data_len =
+        records
+            .checked_mul(layout.itemsize as u64)
+            .ok_or_else(|| Error::ShapeOverflow {
+                shape: header.shape.clone(),
+                itemsize: layout.itemsize as u64,
+            })?;
+    let eof = |got: u64| Error::UnexpectedEof {
+        what: "array data",
+        offset: data_offset,
+        expected: data_len,
+        got,
+    };
+    let records = usize::try_from(records).map_err(|_| eof(0))?;
+    let recs = match total_len {
+        Some(total) => {
+            // Refuse before allocating: a header can claim any size.
+            let left = total.saturating_sub(data_offset);
+            if left < data_len {
+                return Err(eof(left));
+            }
+            let mut recs = RecordVec::<T>::zeroed(records)?;
+            let got = read_full(&mut r.inner, recs.bytes_mut(0))?;
+            if (got as u64) < data_len {
+                return Err(eof(got as u64));
+            }
+            recs
+        }
+        None => read_chunked(&mut r.inner, records, layout.itemsize).map_err(|e| match e {
+            Short::Io(e) => Error::from(e),
+            Short::Eof(got) => eof(got),
+        })?,
+    };
+    let data = recs
+        .finish(&layout)
+        .map_err(|bad| bad_value(&expected, &layout, data_offset, &bad))?;
+    Ok(NpyArray {
+        shape,
+        fortran_order: header.fortran_order,
+        byte_order: header.byte_order,
+        data,
+    })
+}
+
+/// The plan for `T` in `order`, checked against `T`'s real size.
+pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
+    let layout = Layout::new(dt, order).ok_or_else(|| Error::TypeMismatch {
+        field: String::new(),
+        message: "the type's datatype has no fixed size".into(),
+    })?;
+    if layout.itemsize != std::mem::size_of::<T>() {
+        return Err(Error::TypeMismatch {
+            field: String::new(),
+            message: format!(
+                "the type's datatype is {} bytes but the type is {} (a wrong NdlType impl)",
+                layout.itemsize,
+                std::mem::size_of::<T>()
+            ),
+        });
+    }
+    Ok(layout)
+}
+
+/// The error for a bool or enum value that is not valid.
+pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
+    let (field, leaf) = field_at(dt, bad.offset);
+    let message = if bad.is_bool {
+        format!("bool byte is {}, expected 0 or 1", bad.value)
+    } else {
+        let members = match leaf {
+            Datatype::Enum(e) => e
+                .members
+                .iter()
+                .map(|m| format!("{} = {}", m.name, m.value))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => String::new(),
+        };
+        format!("{} is not a value of the enum ({members})", bad.value)
+    };
+    Error::InvalidValue {
+        record: bad.record as u64,
+        offset: data_offset + (bad.record as u64) * layout.itemsize as u64 + bad.offset as u64,
+        field,
+        message,
+    }
+}
+
+/// Why a chunked read stopped early.
+enum Short {
+    Io(std::io::Error),
+    /// End of input after this many data bytes.
+    Eof(u64),
+}
+
+/// Reads `records` records from a reader of unknown length, growing the
+/// vector only as data arrives.
+fn read_chunked<T: NdlType, R: Read>(
+    r: &mut R,
+    records: usize,
+    itemsize: usize,
+) -> std::result::Result<RecordVec<T>, Short> {
+    if itemsize == 0 {
+        return RecordVec::zeroed(records).map_err(Short::Io);
+    }
+    let mut recs = RecordVec::<T>::zeroed(0).map_err(Short::Io)?;
+    let mut step = (FIRST_CHUNK_BYTES / itemsize).max(1);
+    while recs.len() < records {
+        let start = recs.len();
+        let n = step.min(records - start);
+        recs.grow_zeroed(n);
+        let got = read_full(r, recs.bytes_mut(start)).map_err(Short::Io)?;
+        if got < n * itemsize {
+            return Err(Short::Eof((start * itemsize + got) as u64));
+        }
+        step = (step * 2).min((MAX_CHUNK_BYTES / itemsize).max(1));
+    }
+    Ok(recs)
+}
+
+/// Fills `buf` from `r` unless the input ends first; the bytes read.
+pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match r.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// A reader that counts the bytes read through it.
+pub(crate) struct Counting<R> {
+    pub inner: R,
+    pub count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all
+/// initialised (invariant), so they can be handed out as `&mut [u8]`.
+pub(crate) struct RecordVec<T> {
+    v: Vec<MaybeUninit<T>>,
+}
+
+impl<T: NdlType> RecordVec<T> {
+    /// `n` records of zero bytes (padding included: the allocation is
+    /// zeroed, lazily by the OS for large ones). An error, not an abort,
+    /// when the memory is not available.
+    pub fn zeroed(n: usize) -> std::io::Result<RecordVec<T>> {
+        let v = bytemuck::allocation::try_zeroed_vec(n).map_err(|()| {
+            std::io::Error::new(
+                ErrorKind::OutOfMemory,
+                format!(
+                    "cannot allocate {n} records of {} bytes",
+                    std::mem::size_of::<T>()
+                ),
+            )
+        })?;
+        Ok(RecordVec { v })
+    }
+
+    pub fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    /// Appends `n` records of zero bytes.
+    pub fn grow_zeroed(&mut self, n: usize) {
+        self.v.reserve(n);
+        let len = self.v.len();
+        // SAFETY: `reserve` made room for `n` more elements after `len`;
+        // `write_bytes` zeroes all their bytes (a `MaybeUninit<T>` may hold
+        // any bytes), so the new elements exist and keep the invariant.
+        // Bytes are written directly, not by copying a zeroed value, since
+        // a typed copy need not preserve padding bytes.
+        unsafe {
+            self.v.as_mut_ptr().add(len).write_bytes(0, n);
+            self.v.set_len(len + n);
+        }
+    }
+
+    /// The bytes of the records from index `start` on.
+    pub fn bytes_mut(&mut self, start: usize) -> &mut [u8] {
+        let tail = &mut self.v[start..];
+        // SAFETY: the pointer and length cover exactly `tail`'s memory,
+        // borrowed mutably for the result's lifetime; `u8` has alignment 1.
+        // By the invariant every byte is initialised, and whatever `u8`s are
+        // written through the result are fine for `MaybeUninit<T>`.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                tail.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(tail),
+            )
+        }
+    }
+
+    /// Swaps the bytes to native order (for a `layout` in the file's order),
+    /// checks every value, and returns the records.
+    pub fn finish(mut self, layout: &Layout) -> std::result::Result<Vec<T>, BadValue> {
+        let bytes = self.bytes_mut(0);
+        layout.swap(bytes);
+        layout.validate(bytes)?;
+        let mut v = std::mem::ManuallyDrop::new(self.v);
+        // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the
+        // allocation is a valid `Vec<T>` allocation of the same capacity.
+        // Each element is a valid `T`: `layout` is `T::datatype()`'s plan
+        // (callers build it with `layout_for::<T>`), its numbers are now in
+        // native order, its bools and enums were just checked, and by the
+        // `NdlType` contract every other byte pattern (numbers, strings,
+        // padding) is valid for `T`.
+        Ok(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) })
+    }
+}
+
+/// Reads the header of a `.npy` stream, leaving `reader` at the first data byte.
+///
+/// ```
+/// use ndl_runtime::{npy, Datatype};
+///
+/// let mut file = Vec::new();
+/// npy::write(&mut file, &[1.5f64, 2.5])?;
+/// let header = npy::read_header(&mut &file[..])?;
+/// assert_eq!((header.datatype, header.shape), (Datatype::Float64, vec![2]));
+/// # Ok::<(), npy::Error>(())
+/// ```
+pub fn read_header<R: Read>(reader: &mut R) -> Result<Header> {
+    Header::read(reader, &HeaderLimits::default())
+}
+
+/// Reads the header of the `.npy` file at `path`.
+pub fn read_header_file(path: impl AsRef<Path>) -> Result<Header> {
+    let path = path.as_ref();
+    let run = || {
+        let mut r = BufReader::new(File::open(path)?);
+        Header::read(&mut r, &HeaderLimits::default())
+    };
+    run().map_err(|e| e.in_file(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_vec_grows_zeroed_and_becomes_a_vec() {
+        let mut v = RecordVec::<u32>::zeroed(2).unwrap();
+        v.grow_zeroed(3);
+        assert_eq!(v.len(), 5);
+        assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
+        v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
+        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        assert_eq!(v.finish(&layout).unwrap(), [0, 0, 0, 0, 7]);
+    }
+
+    #[test]
+    fn bad_bools_never_become_values() {
+        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
+        v.bytes_mut(1)[0] = 2;
+        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        let bad = v.finish(&layout).unwrap_err();
+        assert_eq!((bad.record, bad.offset), (1, 0));
+    }
+
+    #[test]
+    fn chunked_reads_stop_at_the_end_of_input() {
+        let bytes = vec![1u8; 10];
+        match read_chunked::<u32, _>(&mut &bytes[..], 1_000_000_000, 4) {
+            Err(Short::Eof(got)) => assert_eq!(got, 10),
+            _ => panic!("expected a short read"),
+        }
+    }
+}
