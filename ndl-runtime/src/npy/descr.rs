@@ -1,10 +1,12 @@
 //! NumPy `descr`: the type description in a `.npy` header, written with
 //! Python's `repr` rules and read back by NumPy's `descr_to_dtype` rules.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::{scalar_typestr, ByteOrder, Error, Result};
-use crate::{Compound, Datatype};
+use super::literal::{Lit, Value};
+use super::{parse_scalar_typestr, scalar_typestr, ByteOrder, Error, Result};
+use crate::{Charset, Compound, Datatype, Member};
 
 impl Datatype {
     /// The NumPy `descr` of this datatype in native byte order, exactly as
@@ -286,10 +288,271 @@ pub(crate) fn is_printable(c: char) -> bool {
         .any(|&(lo, hi)| (lo..=hi).contains(&n))
 }
 
+/// Reads a parsed `descr` the way NumPy's `descr_to_dtype` does: offsets
+/// are cumulative, `('', '|Vn')` entries are padding that is skipped but
+/// counted, titles give way to names.
+pub(crate) struct DescrReader<'a> {
+    /// Maps a position in the header text to a byte offset in the file.
+    to_offset: &'a dyn Fn(usize) -> u64,
+    /// The byte order of the first multi-byte field, and that field's path.
+    order: Option<(ByteOrder, String)>,
+}
+
+impl<'a> DescrReader<'a> {
+    pub(crate) fn new(to_offset: &'a dyn Fn(usize) -> u64) -> DescrReader<'a> {
+        DescrReader {
+            to_offset,
+            order: None,
+        }
+    }
+
+    /// The datatype of `descr` and the byte order its multi-byte numbers share
+    /// (native when it has none).
+    pub(crate) fn read(mut self, descr: &Lit) -> Result<(Datatype, ByteOrder)> {
+        let dt = self.datatype(descr, "")?;
+        let order = self.order.map_or(ByteOrder::NATIVE, |(o, _)| o);
+        Ok((dt, order))
+    }
+
+    fn invalid(&self, lit: &Lit, field: &str, message: String) -> Error {
+        Error::InvalidDescr {
+            offset: (self.to_offset)(lit.pos),
+            field: field.to_string(),
+            message,
+        }
+    }
+
+    fn datatype(&mut self, lit: &Lit, field: &str) -> Result<Datatype> {
+        match &lit.value {
+            Value::Str(s) => self.typestr(s, lit, field),
+            Value::List(entries) => self.compound(entries, field),
+            Value::Tuple(items) if items.len() == 2 => {
+                let base = self.datatype(&items[0], field)?;
+                let shape = self.subarray_shape(&items[1], field)?;
+                Ok(base.array_of(&shape))
+            }
+            other => Err(self.invalid(
+                lit,
+                field,
+                format!("{} is not a valid dtype descriptor (expected a type string, a list of fields or a (descr, shape) tuple)", other.repr()),
+            )),
+        }
+    }
+
+    fn typestr(&mut self, s: &str, lit: &Lit, field: &str) -> Result<Datatype> {
+        if let Some(reason) = unsupported_reason(s) {
+            return Err(Error::UnsupportedDescr {
+                offset: (self.to_offset)(lit.pos),
+                field: field.to_string(),
+                descr: py_repr_str(s),
+                reason: reason.to_string(),
+            });
+        }
+        let (dt, stated) = parse_scalar_typestr(s).ok_or_else(|| {
+            self.invalid(
+                lit,
+                field,
+                format!("{} is not a valid NumPy type string", py_repr_str(s)),
+            )
+        })?;
+        if order_matters(&dt) {
+            self.note_order(stated.unwrap_or(ByteOrder::NATIVE), lit, field)?;
+        }
+        Ok(dt)
+    }
+
+    fn note_order(&mut self, order: ByteOrder, lit: &Lit, field: &str) -> Result<()> {
+        match &self.order {
+            None => self.order = Some((order, field.to_string())),
+            Some((first, _)) if *first != order => {
+                return Err(Error::MixedByteOrder {
+                    offset: (self.to_offset)(lit.pos),
+                    field: field.to_string(),
+                    first: *first,
+                    found: order,
+                })
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A subarray shape: an int or a tuple of ints, none negative.
+    fn subarray_shape(&self, lit: &Lit, field: &str) -> Result<Vec<usize>> {
+        let dims: Vec<&Lit> = match &lit.value {
+            Value::Tuple(items) | Value::List(items) => items.iter().collect(),
+            _ => vec![lit],
+        };
+        dims.into_iter()
+            .map(|d| match &d.value {
+                Value::Int(n) if *n >= 0 => usize::try_from(*n).map_err(|_| {
+                    self.invalid(d, field, format!("subarray dimension {n} is too large"))
+                }),
+                Value::Int(n) => Err(self.invalid(
+                    d,
+                    field,
+                    format!("invalid subarray shape: dimension {n} is negative"),
+                )),
+                other => Err(self.invalid(
+                    d,
+                    field,
+                    format!(
+                        "invalid subarray shape: {} is not a non-negative integer",
+                        other.repr()
+                    ),
+                )),
+            })
+            .collect()
+    }
+
+    fn compound(&mut self, entries: &[Lit], parent: &str) -> Result<Datatype> {
+        let mut members = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut offset = 0usize;
+        for entry in entries {
+            let field = self.field(entry, parent)?;
+            let size = field
+                .datatype
+                .size()
+                .ok_or_else(|| self.invalid(entry, parent, "a field has no fixed size".into()))?;
+            if !(field.name.is_empty() && is_void(&field.datatype)) {
+                for key in std::iter::once(&field.name).chain(field.title.as_ref()) {
+                    if !seen.insert(key.clone()) {
+                        return Err(Error::DuplicateField {
+                            offset: (self.to_offset)(entry.pos),
+                            name: key.clone(),
+                        });
+                    }
+                }
+                members.push(Member::new(field.name, offset, field.datatype));
+            }
+            offset = offset
+                .checked_add(size)
+                .ok_or_else(|| self.invalid(entry, parent, "the record size overflows".into()))?;
+        }
+        Ok(Datatype::Compound(Compound {
+            size: offset,
+            members,
+        }))
+    }
+
+    /// One `(name, type)` or `(name, type, shape)` entry.
+    fn field(&mut self, entry: &Lit, parent: &str) -> Result<Field> {
+        let items = match &entry.value {
+            Value::Tuple(items) | Value::List(items) => items,
+            other => {
+                return Err(self.invalid(
+                    entry,
+                    parent,
+                    format!(
+                    "a field entry must be a (name, type) or (name, type, shape) tuple, found {}",
+                    other.repr()
+                ),
+                ))
+            }
+        };
+        if !(2..=3).contains(&items.len()) {
+            return Err(self.invalid(
+                entry,
+                parent,
+                format!(
+                    "a field entry has {} items, expected 2 or 3: {}",
+                    items.len(),
+                    entry.value.repr()
+                ),
+            ));
+        }
+        let (title, name) = self.field_name(&items[0], parent)?;
+        let path = join_path(parent, &name);
+        let mut datatype = self.datatype(&items[1], &path)?;
+        if let Some(shape) = items.get(2) {
+            datatype = datatype.array_of(&self.subarray_shape(shape, &path)?);
+        }
+        Ok(Field {
+            title,
+            name,
+            datatype,
+        })
+    }
+
+    /// `name` or `(title, name)`; a title that is not a string is ignored.
+    fn field_name(&self, lit: &Lit, parent: &str) -> Result<(Option<String>, String)> {
+        match &lit.value {
+            Value::Str(name) => Ok((None, name.clone())),
+            Value::Tuple(pair) if pair.len() == 2 => match (&pair[0].value, &pair[1].value) {
+                (Value::Str(title), Value::Str(name)) => Ok((Some(title.clone()), name.clone())),
+                (_, Value::Str(name)) => Ok((None, name.clone())),
+                (_, other) => Err(self.invalid(
+                    &pair[1],
+                    parent,
+                    format!("field names must be strings, found {}", other.repr()),
+                )),
+            },
+            other => Err(self.invalid(
+                lit,
+                parent,
+                format!(
+                    "field names must be strings or (title, name) tuples, found {}",
+                    other.repr()
+                ),
+            )),
+        }
+    }
+}
+
+struct Field {
+    title: Option<String>,
+    name: String,
+    datatype: Datatype,
+}
+
+/// A void type without fields: what an empty name turns into padding.
+fn is_void(dt: &Datatype) -> bool {
+    match dt {
+        Datatype::Opaque(_) => true,
+        Datatype::Array(a) => is_void(&a.base),
+        _ => false,
+    }
+}
+
+/// Whether the byte order of a scalar changes its bytes.
+fn order_matters(dt: &Datatype) -> bool {
+    match dt {
+        Datatype::FixedString(s) => s.charset == Charset::Utf32,
+        Datatype::Opaque(_) => false,
+        other => other.size().is_some_and(|s| s > 1),
+    }
+}
+
+/// Why a valid NumPy type string has no datatype here, if it is one of those.
+fn unsupported_reason(s: &str) -> Option<&'static str> {
+    let body = s.trim_start_matches(['<', '>', '|', '=']);
+    let kind = body.chars().next()?;
+    let digits_ok = |rest: &str| rest.is_empty() || rest.bytes().all(|b| b.is_ascii_digit());
+    match kind {
+        'O' if digits_ok(&body[1..]) => {
+            Some("object arrays cannot be read: the data is a Python pickle")
+        }
+        'T' if body.len() == 1 => {
+            Some("NumPy StringDType arrays are stored as a Python pickle and cannot be read")
+        }
+        'M' | 'm' if body.starts_with("M8") || body.starts_with("m8") => {
+            Some("datetime64/timedelta64 have no datatype in the NDL model")
+        }
+        'f' if body == "f16" || body == "f12" => {
+            Some("extended-precision floats (long double) have no datatype in the NDL model")
+        }
+        'c' if body == "c32" || body == "c24" => Some(
+            "extended-precision complex numbers (long double) have no datatype in the NDL model",
+        ),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Array, Charset, FixedString, Member};
+    use crate::{Array, FixedString};
 
     #[test]
     fn repr_follows_python() {
