@@ -37,13 +37,17 @@ mod error;
 mod header;
 mod layout;
 mod literal;
+mod mmap;
 mod read;
+mod stream;
 mod typestr;
 mod write;
 
 pub use error::{Error, Result};
 pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
+pub use mmap::MmapArray;
 pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
+pub use stream::StreamWriter;
 pub use typestr::{parse_scalar_typestr, scalar_typestr, ByteOrder};
 pub use write::WriteOptions;
 
