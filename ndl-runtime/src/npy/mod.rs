@@ -41,7 +41,7 @@ mod mmap;
 mod read;
 mod stream;
 mod typestr;
-mod write;
+pub(crate) mod write;
 
 pub use error::{Error, Result};
 pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
