@@ -106,8 +106,15 @@ fn not_writable(dt: &Datatype, field: &str) -> Error {
 fn write_compound(c: &Compound, order: ByteOrder, field: &str, out: &mut String) -> Result<()> {
     let mut entries = Vec::new();
     let mut pos = 0usize;
+    let mut names = HashSet::new();
     for m in &c.members {
         let path = join_path(field, &m.name);
+        if !names.insert(m.name.as_str()) {
+            return Err(Error::NotWritable {
+                field: path,
+                reason: "the name occurs more than once in the record".into(),
+            });
+        }
         let size = m
             .datatype
             .size()
@@ -348,7 +355,13 @@ impl<'a> DescrReader<'a> {
                 reason: reason.to_string(),
             });
         }
-        let (dt, stated) = parse_scalar_typestr(s).ok_or_else(|| {
+        // parse_scalar_typestr slices by bytes; valid type strings are ASCII.
+        let parsed = if s.is_ascii() {
+            parse_scalar_typestr(s)
+        } else {
+            None
+        };
+        let (dt, stated) = parsed.ok_or_else(|| {
             self.invalid(
                 lit,
                 field,
@@ -651,6 +664,12 @@ mod tests {
             ],
         };
         assert!(Datatype::Compound(overlap)
+            .numpy_descr_with_order(ByteOrder::Little)
+            .is_err());
+        let mut twice = Compound::c_layout([("a", Datatype::Int8)]).unwrap();
+        twice.members.push(Member::new("a", 1, Datatype::Int8));
+        twice.size = 2;
+        assert!(Datatype::Compound(twice)
             .numpy_descr_with_order(ByteOrder::Little)
             .is_err());
     }

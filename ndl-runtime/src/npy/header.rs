@@ -523,3 +523,134 @@ fn padded_len(text_len: usize, len_field: usize) -> usize {
     let pad = ARRAY_ALIGN - ((MAGIC.len() + 2 + len_field + hlen) % ARRAY_ALIGN);
     hlen + pad
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Charset, Compound, FixedString, Member, Opaque};
+    use proptest::prelude::*;
+
+    fn scalar() -> impl Strategy<Value = Datatype> {
+        prop_oneof![
+            Just(Datatype::Bool),
+            Just(Datatype::Int8),
+            Just(Datatype::UInt8),
+            Just(Datatype::Int16),
+            Just(Datatype::UInt32),
+            Just(Datatype::Int64),
+            Just(Datatype::UInt64),
+            Just(Datatype::Float16),
+            Just(Datatype::Float32),
+            Just(Datatype::Float64),
+            Just(Datatype::Complex64),
+            Just(Datatype::Complex128),
+            (0usize..5).prop_map(|length| Datatype::FixedString(FixedString {
+                length,
+                charset: Charset::Ascii
+            })),
+            (1usize..5).prop_map(|length| Datatype::FixedString(FixedString {
+                length,
+                charset: Charset::Utf32
+            })),
+            (1usize..5).prop_map(|size| Datatype::Opaque(Opaque { size, tag: None })),
+        ]
+    }
+
+    /// Names with quotes, backslashes, control, Latin-1 and wider characters.
+    fn name() -> impl Strategy<Value = String> {
+        "[a-z'\"\\\\\\n\\x00\\x7f\u{e9}\u{85}\u{2028}\u{6574}\u{1f600} ]{1,6}"
+    }
+
+    fn datatype() -> impl Strategy<Value = Datatype> {
+        scalar().prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                (inner.clone(), prop::collection::vec(1usize..4, 1..3))
+                    .prop_map(|(dt, shape)| dt.array_of(&shape)),
+                prop::collection::vec((name(), inner, 0usize..4), 0..5).prop_map(compound),
+            ]
+        })
+    }
+
+    /// Members in order with the given gaps, names made unique, a trailing gap.
+    fn compound(members: Vec<(String, Datatype, usize)>) -> Datatype {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for (i, (name, dt, gap)) in members.into_iter().enumerate() {
+            pos += gap;
+            let size = dt.size().unwrap();
+            out.push(Member::new(format!("{name}#{i}"), pos, dt));
+            pos += size;
+        }
+        Datatype::Compound(Compound {
+            size: pos + out.len() % 3,
+            members: out,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = Header::parse(&bytes, &HeaderLimits::default());
+            let _ = Header::split(&bytes, &HeaderLimits::default());
+        }
+
+        #[test]
+        fn arbitrary_header_text_never_panics(
+            version in 1u8..=3,
+            text in "[{}()\\[\\],:'\"#\\\\ \\n0-9a-zA-Z_<>|+\\-.\u{e9}\u{6574}]{0,120}",
+        ) {
+            let mut f = MAGIC.to_vec();
+            f.extend_from_slice(&[version, 0]);
+            let len = text.len() as u32;
+            if version == 1 {
+                f.extend_from_slice(&(len as u16).to_le_bytes());
+            } else {
+                f.extend_from_slice(&len.to_le_bytes());
+            }
+            f.extend_from_slice(text.as_bytes());
+            let _ = Header::parse(&f, &HeaderLimits::default());
+        }
+
+        #[test]
+        fn mutated_headers_never_panic(
+            dt in datatype(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+        ) {
+            let mut f = Header::new(dt, vec![2]).to_bytes().unwrap();
+            for (i, b) in edits {
+                let i = i.index(f.len());
+                f[i] = b;
+            }
+            let _ = Header::parse(&f, &HeaderLimits { max_header_size: usize::MAX });
+        }
+
+        #[test]
+        fn compounds_round_trip(
+            dt in datatype(),
+            big in any::<bool>(),
+            fortran_order in any::<bool>(),
+            shape in prop::collection::vec(0u64..1000, 0..3),
+        ) {
+            let dt = match dt {
+                Datatype::Compound(c) => Datatype::Compound(c),
+                other => compound(vec![("x".into(), other, 1)]),
+            };
+            let h = Header {
+                datatype: dt,
+                byte_order: if big { ByteOrder::Big } else { ByteOrder::Little },
+                fortran_order,
+                shape,
+            };
+            let bytes = h.to_bytes().unwrap();
+            prop_assert_eq!(bytes.len() % 64, 0);
+            let (back, offset) = Header::parse(&bytes, &HeaderLimits { max_header_size: usize::MAX }).unwrap();
+            prop_assert_eq!(offset, bytes.len());
+            prop_assert_eq!(&back.datatype, &h.datatype);
+            prop_assert_eq!(&back.shape, &h.shape);
+            prop_assert_eq!(back.fortran_order, h.fortran_order);
+            prop_assert_eq!(back.to_bytes().unwrap(), bytes);
+        }
+    }
+}
