@@ -126,7 +126,7 @@ impl Header {
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let text = self.dict_text()?;
-        Ok(wrap_header(&text))
+        wrap_header(&text)
     }
 
     /// The dict text before padding: `{'descr': ..., 'shape': (..), }` and growth spaces.
@@ -491,7 +491,7 @@ fn read_shape(lit: &Lit, to_offset: &dyn Fn(usize) -> u64) -> Result<Vec<u64>> {
 }
 
 /// Magic, version and length field, the text, padding and `\n` (`_wrap_header`).
-fn wrap_header(text: &str) -> Vec<u8> {
+fn wrap_header(text: &str) -> Result<Vec<u8>> {
     let latin1: Option<Vec<u8>> = text.chars().map(|c| u8::try_from(c as u32).ok()).collect();
     let (encoded, mut version) = match latin1 {
         Some(bytes) => (bytes, 1u8),
@@ -503,18 +503,25 @@ fn wrap_header(text: &str) -> Vec<u8> {
     }
     let len_field = if version == 1 { 2 } else { 4 };
     total = padded_len(encoded.len(), len_field);
-    let mut out = Vec::with_capacity(MAGIC.len() + 2 + len_field + total);
+    let mut out = Vec::with_capacity((MAGIC.len() + 2 + len_field).saturating_add(total));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        out.extend_from_slice(&(total as u16).to_le_bytes());
-    } else {
-        out.extend_from_slice(&(total as u32).to_le_bytes());
+    match (version, u16::try_from(total), u32::try_from(total)) {
+        (1, Ok(len), _) => out.extend_from_slice(&len.to_le_bytes()),
+        (2 | 3, _, Ok(len)) => out.extend_from_slice(&len.to_le_bytes()),
+        _ => {
+            return Err(Error::NotWritable {
+                field: String::new(),
+                reason: format!(
+                    "the header would be {total} bytes long; the .npy format allows at most 4 GiB"
+                ),
+            })
+        }
     }
     out.extend_from_slice(&encoded);
     out.resize(out.len() + (total - encoded.len() - 1), b' ');
     out.push(b'\n');
-    out
+    Ok(out)
 }
 
 /// HEADER_LEN for `text_len` bytes of text: text, 1..=64 spaces, `\n`.
