@@ -135,13 +135,16 @@ fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
+/// Adds a case's array to our stored and deflated npz archives.
+type AddToNpz = Box<dyn Fn(&mut NpzWriter, &mut NpzWriter)>;
+
 /// One array written and read both ways.
 struct Case {
     name: String,
     /// The Python dict describing the case.
     py: String,
     /// Adds the array to our two npz archives.
-    add_to_npz: Box<dyn Fn(&mut NpzWriter, &mut NpzWriter)>,
+    add_to_npz: AddToNpz,
     /// Checks the files NumPy wrote for this case.
     check: Box<dyn Fn(&Path)>,
 }

@@ -17,6 +17,7 @@ fn bytes_of<T: ndl_runtime::NdlType>(options: &WriteOptions, data: &[T]) -> Vec<
     out
 }
 
+#[allow(clippy::result_large_err)] // a test helper returning both errors
 /// Reads through both paths (a file and a plain reader); both must agree.
 fn read_both<T: ndl_runtime::NdlType + std::fmt::Debug + PartialEq>(
     bytes: &[u8],

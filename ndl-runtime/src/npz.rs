@@ -139,10 +139,10 @@ impl NpzReader<BufReader<File>> {
         let path = path.as_ref();
         let run = || -> Result<_> {
             let file = BufReader::new(File::open(path)?);
-            Ok(ZipArchive::new(file).map_err(|source| Error::Zip {
+            ZipArchive::new(file).map_err(|source| Error::Zip {
                 member: None,
                 source,
-            })?)
+            })
         };
         let zip = run().map_err(|e| e.in_file(path))?;
         Ok(NpzReader {

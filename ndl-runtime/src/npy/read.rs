@@ -80,7 +80,7 @@ impl ReadOptions {
             let file = File::open(path)?;
             let meta = file.metadata()?;
             // Only a regular file's length says how many bytes there are.
-            let len = meta.is_file().then(|| meta.len());
+            let len = meta.is_file().then_some(meta.len());
             read_array(BufReader::new(file), &self.limits, len)
         };
         run().map_err(|e| e.in_file(path))
@@ -398,7 +398,7 @@ mod tests {
 
     #[test]
     fn chunked_reads_stop_at_the_end_of_input() {
-        let bytes = vec![1u8; 10];
+        let bytes = [1u8; 10];
         match read_chunked::<u32, _>(&mut &bytes[..], 1_000_000_000, 4) {
             Err(Short::Eof(got)) => assert_eq!(got, 10),
             _ => panic!("expected a short read"),
