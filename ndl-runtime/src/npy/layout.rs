@@ -25,6 +25,9 @@ pub(crate) struct Layout {
     pub itemsize: usize,
     /// Byte ranges covered by fields, merged and sorted.
     pub field_spans: Vec<Range<usize>>,
+    /// The same spans as copy operations: short spans split into
+    /// power-of-two pieces, so copying a record is a few plain moves.
+    pub copies: Vec<CopyOp>,
     /// Runs of numbers to byte-swap, empty when the order is native.
     pub swaps: Vec<SwapRun>,
     /// Runs of bytes that must be 0 or 1.
@@ -39,6 +42,39 @@ pub(crate) struct SwapRun {
     pub offset: usize,
     pub width: usize,
     pub count: usize,
+}
+
+/// Copies the bytes of one field span (or a piece of one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CopyOp {
+    /// `N` bytes at an offset, `N` in 1, 2, 4, 8, 16.
+    Fixed { offset: usize, len: usize },
+    /// A longer span, copied with `memcpy`.
+    Span(Range<usize>),
+}
+
+/// Spans up to this length become fixed-size copies.
+const MAX_FIXED: usize = 32;
+
+/// The copy operations for merged `spans`.
+fn copy_ops(spans: &[Range<usize>]) -> Vec<CopyOp> {
+    let mut ops = Vec::new();
+    for span in spans {
+        if span.len() > MAX_FIXED {
+            ops.push(CopyOp::Span(span.clone()));
+            continue;
+        }
+        let mut at = span.start;
+        while at < span.end {
+            let len = [16, 8, 4, 2, 1]
+                .into_iter()
+                .find(|&w| w <= span.end - at)
+                .unwrap_or(1);
+            ops.push(CopyOp::Fixed { offset: at, len });
+            at += len;
+        }
+    }
+    ops
 }
 
 /// One enum value to check: its offset in the record, base and members.
@@ -100,9 +136,11 @@ impl Layout {
             ..Builder::default()
         };
         b.visit(dt, 0)?;
+        let field_spans = merge_spans(b.spans);
         Some(Layout {
             itemsize: dt.size()?,
-            field_spans: merge_spans(b.spans),
+            copies: copy_ops(&field_spans),
+            field_spans,
             swaps: merge_swaps(b.swaps),
             bools: merge_spans(b.bools),
             enums: b.enums,
@@ -136,47 +174,80 @@ impl Layout {
                 return;
             }
         }
-        for record in bytes.chunks_exact_mut(self.itemsize) {
-            for run in &self.swaps {
-                swap_run(
-                    &mut record[run.offset..run.offset + run.width * run.count],
-                    run.width,
-                );
+        // One pass per run over all records: each pass is a tight loop,
+        // and callers pass chunks small enough to stay in cache.
+        for run in &self.swaps {
+            let (at, end) = (run.offset, run.offset + run.width * run.count);
+            let records = bytes.chunks_exact_mut(self.itemsize);
+            match (run.width, run.count) {
+                (2, 1) => records.for_each(|r| swap_one::<2>(r, at)),
+                (4, 1) => records.for_each(|r| swap_one::<4>(r, at)),
+                (8, 1) => records.for_each(|r| swap_one::<8>(r, at)),
+                (w, _) => records.for_each(|r| swap_run(&mut r[at..end], w)),
             }
         }
     }
 
     /// Checks the bools and enums of every record in `bytes` (whole
-    /// records, native byte order); the first bad value, if any.
+    /// records, native byte order); the first bad value in file order.
     pub fn validate(&self, bytes: &[u8]) -> Result<(), BadValue> {
         if !self.has_checks() || self.itemsize == 0 {
             return Ok(());
         }
-        for (record, r) in bytes.chunks_exact(self.itemsize).enumerate() {
-            for span in &self.bools {
-                if let Some(i) = r[span.clone()].iter().position(|&b| b > 1) {
-                    return Err(BadValue {
-                        record,
-                        offset: span.start + i,
-                        value: i128::from(r[span.start + i]),
-                        is_bool: true,
-                    });
-                }
+        // One pass per check over the records (tight loops); a later check
+        // only needs to look at records before the first bad one so far.
+        let mut first: Option<BadValue> = None;
+        let mut keep = |bad: BadValue| {
+            let earlier = match &first {
+                Some(f) => (bad.record, bad.offset) < (f.record, f.offset),
+                None => true,
+            };
+            if earlier {
+                first = Some(bad);
             }
-            for e in &self.enums {
-                let v = read_int(&r[e.offset..e.offset + e.base.size()], e.base);
-                if !e.values.contains(v) {
-                    return Err(BadValue {
-                        record,
-                        offset: e.offset,
-                        value: v,
-                        is_bool: false,
-                    });
-                }
+        };
+        for span in &self.bools {
+            let found = bytes
+                .chunks_exact(self.itemsize)
+                .position(|r| r[span.clone()].iter().any(|&b| b > 1));
+            if let Some(record) = found {
+                let r = &bytes[record * self.itemsize..][span.clone()];
+                let i = r.iter().position(|&b| b > 1).unwrap_or(0);
+                keep(BadValue {
+                    record,
+                    offset: span.start + i,
+                    value: i128::from(r[i]),
+                    is_bool: true,
+                });
             }
         }
-        Ok(())
+        for e in &self.enums {
+            let w = e.base.size();
+            let found = bytes
+                .chunks_exact(self.itemsize)
+                .enumerate()
+                .find_map(|(i, r)| {
+                    let v = read_int(&r[e.offset..e.offset + w], e.base);
+                    (!e.values.contains(v)).then_some((i, v))
+                });
+            if let Some((record, value)) = found {
+                keep(BadValue {
+                    record,
+                    offset: e.offset,
+                    value,
+                    is_bool: false,
+                });
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
+}
+
+/// Reverses the `N` bytes at `at`.
+#[inline(always)]
+fn swap_one<const N: usize>(record: &mut [u8], at: usize) {
+    let b: &mut [u8; N] = (&mut record[at..at + N]).try_into().expect("N bytes");
+    b.reverse();
 }
 
 /// Reverses the bytes of each `width`-byte number in `bytes`.
@@ -533,6 +604,22 @@ mod tests {
     }
 
     #[test]
+    fn the_first_bad_value_in_file_order_is_reported() {
+        let l = Layout::new(&sample(), ByteOrder::NATIVE).unwrap();
+        let mut rec = vec![0u8; 72];
+        for r in 0..3 {
+            rec[r * 24 + 2..r * 24 + 4].copy_from_slice(&7i16.to_ne_bytes());
+        }
+        rec[24 + 9] = 5; // record 1: a bad bool
+        rec[48 + 2] = 0; // record 2: a bad enum
+        rec[48 + 3] = 0;
+        assert_eq!(l.validate(&rec).unwrap_err().record, 1);
+        rec[2] = 9; // record 0: a bad enum, checked after the bools
+        let bad = l.validate(&rec).unwrap_err();
+        assert_eq!((bad.record, bad.offset, bad.is_bool), (0, 2, false));
+    }
+
+    #[test]
     fn paths_of_multi_dimensional_arrays() {
         let dt = Datatype::Compound(Compound {
             size: 24,
@@ -540,6 +627,22 @@ mod tests {
         });
         assert_eq!(field_path(&dt, 2 * 7 + 1), "m[1][3]");
         assert_eq!(field_path(&Datatype::Bool, 0), "");
+    }
+
+    #[test]
+    fn copies_split_short_spans() {
+        let ops = copy_ops(&[0..1, 2..13, 16..100]);
+        let fixed = |offset, len| CopyOp::Fixed { offset, len };
+        assert_eq!(
+            ops,
+            vec![
+                fixed(0, 1),
+                fixed(2, 8),
+                fixed(10, 2),
+                fixed(12, 1),
+                CopyOp::Span(16..100)
+            ]
+        );
     }
 
     #[test]

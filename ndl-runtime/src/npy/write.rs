@@ -10,12 +10,12 @@ use std::io::{BufWriter, Write};
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 
-use super::layout::Layout;
+use super::layout::{CopyOp, Layout};
 use super::{ByteOrder, Error, Header, Result};
 use crate::NdlType;
 
 /// Bytes of records staged at a time when they cannot be written directly.
-const CHUNK_BYTES: usize = 1 << 20;
+const CHUNK_BYTES: usize = 256 << 10;
 
 /// How to write an array: its shape, memory order and byte order.
 ///
@@ -239,14 +239,34 @@ impl Staging {
 
 /// Copies the field spans of each record from `src` to `dst` (same length,
 /// whole records), leaving `dst`'s padding bytes untouched.
+///
+/// One pass over the chunk per copy operation: each pass is a tight loop
+/// of one constant-size move per record, and the chunk stays in cache.
 fn copy_fields(layout: &Layout, dst: &mut [MaybeUninit<u8>], src: &[MaybeUninit<u8>]) {
     let size = layout.itemsize;
-    let spans = layout.field_spans.as_slice();
-    for (d, s) in dst.chunks_exact_mut(size).zip(src.chunks_exact(size)) {
-        for span in spans {
-            d[span.clone()].copy_from_slice(&s[span.clone()]);
+    for op in &layout.copies {
+        let records = dst.chunks_exact_mut(size).zip(src.chunks_exact(size));
+        match *op {
+            CopyOp::Fixed { offset, len } => match len {
+                1 => records.for_each(|(d, s)| d[offset] = s[offset]),
+                2 => records.for_each(|(d, s)| copy_n::<2>(d, s, offset)),
+                4 => records.for_each(|(d, s)| copy_n::<4>(d, s, offset)),
+                8 => records.for_each(|(d, s)| copy_n::<8>(d, s, offset)),
+                _ => records.for_each(|(d, s)| copy_n::<16>(d, s, offset)),
+            },
+            CopyOp::Span(ref r) => {
+                records.for_each(|(d, s)| d[r.clone()].copy_from_slice(&s[r.clone()]))
+            }
         }
     }
+}
+
+/// Copies `N` bytes at `offset`.
+#[inline(always)]
+fn copy_n<const N: usize>(d: &mut [MaybeUninit<u8>], s: &[MaybeUninit<u8>], offset: usize) {
+    let from: &[MaybeUninit<u8>; N] = s[offset..offset + N].try_into().expect("N bytes");
+    let to: &mut [MaybeUninit<u8>; N] = (&mut d[offset..offset + N]).try_into().expect("N bytes");
+    *to = *from;
 }
 
 /// The memory of `records`, padding included, as possibly uninitialised bytes.
