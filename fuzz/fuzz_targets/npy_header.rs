@@ -15,7 +15,9 @@ fuzz_target!(|data: &[u8]| {
     // Anything readable is writable the way NumPy writes it, and reads back.
     let bytes = header.to_bytes().expect("a parsed header can be written");
     assert_eq!(bytes.len() % 64, 0);
-    let unlimited = HeaderLimits { max_header_size: usize::MAX };
+    let unlimited = HeaderLimits {
+        max_header_size: usize::MAX,
+    };
     let (again, end) = Header::parse(&bytes, &unlimited).expect("a written header parses");
     assert_eq!(end, bytes.len());
     assert_eq!(again.datatype, header.datatype);

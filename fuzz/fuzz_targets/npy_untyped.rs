@@ -28,7 +28,10 @@ fuzz_target!(|data: &[u8]| {
     match (&split, &streamed) {
         (Ok((h, payload)), Ok(s)) => {
             assert_eq!(h, s);
-            assert_eq!(payload.len() as u64, h.data_len().expect("checked by split"));
+            assert_eq!(
+                payload.len() as u64,
+                h.data_len().expect("checked by split")
+            );
         }
         (Err(_), _) => {}
         (Ok(_), Err(e)) => panic!("split accepted what read refused: {e}"),
@@ -36,7 +39,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(h) = streamed {
         // The header ends where the stream stopped, whether or not data follows.
         let consumed = data.len() - r.0.len();
-        assert_eq!(Header::parse(data, &limits).expect("same input").1, consumed);
+        assert_eq!(
+            Header::parse(data, &limits).expect("same input").1,
+            consumed
+        );
         let _ = h.data_len();
     }
 });
