@@ -17,6 +17,8 @@ use super::layout::{field_at, BadValue, Layout};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::{Datatype, NdlType};
 
+/// Records converted and checked at a time, small enough to stay in cache.
+const PASS_CHUNK_BYTES: usize = 256 << 10;
 /// The first chunk read from a reader of unknown length; later chunks double.
 const FIRST_CHUNK_BYTES: usize = 1 << 20;
 /// The largest chunk read at once from a reader of unknown length.
@@ -138,28 +140,20 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
         got,
     };
     let records = usize::try_from(records).map_err(|_| eof(0))?;
-    let recs = match total_len {
-        Some(total) => {
-            // Refuse before allocating: a header can claim any size.
-            let left = total.saturating_sub(data_offset);
-            if left < data_len {
-                return Err(eof(left));
-            }
-            let mut recs = RecordVec::<T>::zeroed(records)?;
-            let got = read_full(&mut r.inner, recs.bytes_mut(0))?;
-            if (got as u64) < data_len {
-                return Err(eof(got as u64));
-            }
-            recs
+    if let Some(total) = total_len {
+        // Refuse before allocating: a header can claim any size.
+        let left = total.saturating_sub(data_offset);
+        if left < data_len {
+            return Err(eof(left));
         }
-        None => read_chunked(&mut r.inner, records, layout.itemsize).map_err(|e| match e {
-            Short::Io(e) => Error::from(e),
-            Short::Eof(got) => eof(got),
-        })?,
-    };
-    let data = recs
-        .finish(&layout)
-        .map_err(|bad| bad_value(&expected, &layout, data_offset, &bad))?;
+    }
+    let data = read_records(&mut r.inner, records, &layout, total_len.is_some()).map_err(
+        |stop| match stop {
+            Stop::Io(e) => Error::from(e),
+            Stop::Eof(got) => eof(got),
+            Stop::Bad(bad) => bad_value(&expected, &layout, data_offset, &bad),
+        },
+    )?;
     Ok(NpyArray {
         shape,
         fortran_order: header.fortran_order,
@@ -212,36 +206,66 @@ pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &
     }
 }
 
-/// Why a chunked read stopped early.
-enum Short {
+/// Why reading records stopped early.
+enum Stop {
     Io(std::io::Error),
     /// End of input after this many data bytes.
     Eof(u64),
+    /// A value that is not valid for its type.
+    Bad(BadValue),
 }
 
-/// Reads `records` records from a reader of unknown length, growing the
-/// vector only as data arrives.
-fn read_chunked<T: NdlType, R: Read>(
+/// Reads `records` records of the plan `layout` (in the file's byte order)
+/// into a vector, converting and checking them chunk by chunk while the
+/// bytes are still in cache.
+///
+/// With `known_len` the input is known to hold the data (a file whose
+/// length was checked): the vector is allocated at once. Otherwise it only
+/// grows as data arrives, so a lying header cannot make it allocate.
+fn read_records<T: NdlType, R: Read>(
     r: &mut R,
     records: usize,
-    itemsize: usize,
-) -> std::result::Result<RecordVec<T>, Short> {
+    layout: &Layout,
+    known_len: bool,
+) -> std::result::Result<Vec<T>, Stop> {
+    let itemsize = layout.itemsize;
     if itemsize == 0 {
-        return RecordVec::zeroed(records).map_err(Short::Io);
+        let mut recs = RecordVec::zeroed(records).map_err(Stop::Io)?;
+        recs.check(layout, records).map_err(Stop::Bad)?;
+        return Ok(recs.into_vec());
     }
-    let mut recs = RecordVec::<T>::zeroed(0).map_err(Short::Io)?;
-    let mut step = (FIRST_CHUNK_BYTES / itemsize).max(1);
-    while recs.len() < records {
-        let start = recs.len();
-        let n = step.min(records - start);
-        recs.grow_zeroed(n);
-        let got = read_full(r, recs.bytes_mut(start)).map_err(Short::Io)?;
-        if got < n * itemsize {
-            return Err(Short::Eof((start * itemsize + got) as u64));
+    let needs_pass = !layout.swaps.is_empty() || layout.has_checks();
+    let (recs, step) = match (known_len, needs_pass) {
+        // One read straight into the vector.
+        (true, false) => (RecordVec::zeroed(records), records),
+        (true, true) => (RecordVec::zeroed(records), PASS_CHUNK_BYTES / itemsize),
+        (false, _) => (RecordVec::zeroed(0), FIRST_CHUNK_BYTES / itemsize),
+    };
+    let mut recs = recs.map_err(Stop::Io)?;
+    let mut step = step.max(1);
+    let mut done = 0;
+    while done < records {
+        let n = step.min(records - done);
+        if !known_len {
+            recs.grow_zeroed(n);
         }
-        step = (step * 2).min((MAX_CHUNK_BYTES / itemsize).max(1));
+        let got = read_full(r, &mut recs.bytes_mut(done)[..n * itemsize]).map_err(Stop::Io)?;
+        if got < n * itemsize {
+            return Err(Stop::Eof((done * itemsize + got) as u64));
+        }
+        // Convert in cache-sized pieces right after they arrive.
+        let mut at = done;
+        while at < done + n {
+            let m = (PASS_CHUNK_BYTES / itemsize).max(1).min(done + n - at);
+            recs.check(layout, m).map_err(Stop::Bad)?;
+            at += m;
+        }
+        done += n;
+        if !known_len {
+            step = (step * 2).min((MAX_CHUNK_BYTES / itemsize).max(1));
+        }
     }
-    Ok(recs)
+    Ok(recs.into_vec())
 }
 
 /// Fills `buf` from `r` unless the input ends first; the bytes read.
@@ -274,8 +298,11 @@ impl<R: Read> Read for Counting<R> {
 
 /// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all
 /// initialised (invariant), so they can be handed out as `&mut [u8]`.
+/// The first `checked` records have been converted to native order and
+/// checked: they are valid `T`s.
 pub(crate) struct RecordVec<T> {
     v: Vec<MaybeUninit<T>>,
+    checked: usize,
 }
 
 impl<T: NdlType> RecordVec<T> {
@@ -292,7 +319,7 @@ impl<T: NdlType> RecordVec<T> {
                 ),
             )
         })?;
-        Ok(RecordVec { v })
+        Ok(RecordVec { v, checked: 0 })
     }
 
     pub fn len(&self) -> usize {
@@ -329,21 +356,36 @@ impl<T: NdlType> RecordVec<T> {
         }
     }
 
-    /// Swaps the bytes to native order (for a `layout` in the file's order),
-    /// checks every value, and returns the records.
-    pub fn finish(mut self, layout: &Layout) -> std::result::Result<Vec<T>, BadValue> {
-        let bytes = self.bytes_mut(0);
+    /// Converts the next `n` unchecked records to native order (for a
+    /// `layout` of `T` in the file's order) and checks their values; on
+    /// success they count as valid. The record index of a bad value is
+    /// counted from the start of the vector.
+    pub fn check(&mut self, layout: &Layout, n: usize) -> std::result::Result<(), BadValue> {
+        let start = self.checked;
+        let size = layout.itemsize;
+        let bytes = &mut self.bytes_mut(start)[..n * size];
         layout.swap(bytes);
-        layout.validate(bytes)?;
+        layout.validate(bytes).map_err(|bad| BadValue {
+            record: bad.record + start,
+            ..bad
+        })?;
+        self.checked += n;
+        Ok(())
+    }
+
+    /// The records, all of which must have been checked.
+    pub fn into_vec(self) -> Vec<T> {
+        // Not reachable from input: every reader checks all it reads.
+        assert_eq!(self.checked, self.v.len(), "records read but not checked");
         let mut v = std::mem::ManuallyDrop::new(self.v);
         // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the
         // allocation is a valid `Vec<T>` allocation of the same capacity.
-        // Each element is a valid `T`: `layout` is `T::datatype()`'s plan
-        // (callers build it with `layout_for::<T>`), its numbers are now in
-        // native order, its bools and enums were just checked, and by the
-        // `NdlType` contract every other byte pattern (numbers, strings,
-        // padding) is valid for `T`.
-        Ok(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) })
+        // Each element is a valid `T`: all were checked (asserted above)
+        // with a plan of `T::datatype()` (callers build it with
+        // `layout_for::<T>`): its numbers are in native order, its bools
+        // and enums hold valid values, and by the `NdlType` contract every
+        // other byte pattern (numbers, strings, padding) is valid for `T`.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) }
     }
 }
 
@@ -384,24 +426,60 @@ mod tests {
         assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
         v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
         let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
-        assert_eq!(v.finish(&layout).unwrap(), [0, 0, 0, 0, 7]);
+        v.check(&layout, 2).unwrap();
+        v.check(&layout, 3).unwrap();
+        assert_eq!(v.into_vec(), [0, 0, 0, 0, 7]);
     }
 
     #[test]
-    fn bad_bools_never_become_values() {
+    #[should_panic(expected = "records read but not checked")]
+    fn unchecked_records_never_become_values() {
         let mut v = RecordVec::<bool>::zeroed(3).unwrap();
-        v.bytes_mut(1)[0] = 2;
         let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
-        let bad = v.finish(&layout).unwrap_err();
-        assert_eq!((bad.record, bad.offset), (1, 0));
+        v.check(&layout, 2).unwrap();
+        let _ = v.into_vec();
     }
 
     #[test]
-    fn chunked_reads_stop_at_the_end_of_input() {
+    fn bad_bools_are_found_with_their_index() {
+        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
+        v.bytes_mut(2)[0] = 2;
+        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        v.check(&layout, 1).unwrap();
+        let bad = v.check(&layout, 2).unwrap_err();
+        assert_eq!((bad.record, bad.offset), (2, 0));
+    }
+
+    #[test]
+    fn reads_stop_at_the_end_of_input() {
         let bytes = [1u8; 10];
-        match read_chunked::<u32, _>(&mut &bytes[..], 1_000_000_000, 4) {
-            Err(Short::Eof(got)) => assert_eq!(got, 10),
+        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        match read_records::<u32, _>(&mut &bytes[..], 1_000_000_000, &layout, false) {
+            Err(Stop::Eof(got)) => assert_eq!(got, 10),
             _ => panic!("expected a short read"),
+        }
+    }
+
+    #[test]
+    fn conversion_happens_chunk_by_chunk() {
+        // More records than one pass chunk, in the other byte order.
+        let other = match ByteOrder::NATIVE {
+            ByteOrder::Little => ByteOrder::Big,
+            ByteOrder::Big => ByteOrder::Little,
+        };
+        let n = PASS_CHUNK_BYTES / 4 * 3 + 1;
+        let bytes: Vec<u8> = (0..n as u32)
+            .flat_map(|i| i.swap_bytes().to_ne_bytes())
+            .collect();
+        let layout = Layout::new(&Datatype::UInt32, other).unwrap();
+        for known in [true, false] {
+            let got = match read_records::<u32, _>(&mut &bytes[..], n, &layout, known) {
+                Ok(v) => v,
+                Err(Stop::Eof(got)) => panic!("eof after {got}"),
+                Err(Stop::Bad(bad)) => panic!("bad {bad:?}"),
+                Err(Stop::Io(e)) => panic!("{e}"),
+            };
+            assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32));
         }
     }
 }
