@@ -46,9 +46,11 @@ fn padding_is_never_read_under_valgrind() {
         out.status
     );
     assert!(
-        stdout.contains("child wrote 8 files"),
+        stdout.contains("child wrote 10 files"),
         "the child did not run:\n{stdout}\n{stderr}"
     );
+    let large: Vec<Padded> = npy::read_file(dir.path().join("large_be.npy")).unwrap();
+    assert_eq!(large.len(), 250_000);
     // The files are complete and their padding is zero.
     let padded: Vec<Padded> = npy::read_file(dir.path().join("padded.npy")).unwrap();
     assert_eq!(padded.len(), RECORDS);
@@ -64,8 +66,8 @@ const RECORDS: usize = 3000;
 
 /// `RECORDS` records written field by field into fresh heap memory, so
 /// their padding bytes are uninitialised (as valgrind tracks it).
-fn uninit_padded() -> Vec<Padded> {
-    let mut v: Vec<Padded> = Vec::with_capacity(RECORDS);
+fn uninit_padded(records: usize) -> Vec<Padded> {
+    let mut v: Vec<Padded> = Vec::with_capacity(records);
     for (i, slot) in v.spare_capacity_mut().iter_mut().enumerate() {
         let p = slot.as_mut_ptr();
         // SAFETY: `p` points to writable memory for one `Padded`; each field
@@ -78,7 +80,7 @@ fn uninit_padded() -> Vec<Padded> {
     }
     // SAFETY: every field of the `RECORDS` elements was initialised above;
     // padding needs no initialisation.
-    unsafe { v.set_len(RECORDS) };
+    unsafe { v.set_len(records) };
     v
 }
 
@@ -108,7 +110,14 @@ fn child_writes_padded_records() {
         return;
     };
     let dir = std::path::PathBuf::from(dir);
-    let padded = uninit_padded();
+    let padded = uninit_padded(RECORDS);
+    // Over 4 MiB: staged on a helper thread.
+    let large = uninit_padded(250_000);
+    npy::write_file(dir.join("large.npy"), &large).unwrap();
+    WriteOptions::new()
+        .byte_order(ByteOrder::Big)
+        .write_file(dir.join("large_be.npy"), &large)
+        .unwrap();
     let outer = uninit_outer();
     npy::write_file(dir.join("padded.npy"), &padded).unwrap();
     npy::write_file(dir.join("outer.npy"), &outer).unwrap();
@@ -137,5 +146,5 @@ fn child_writes_padded_records() {
         z.add("outer", &outer).unwrap();
         z.finish().unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-    println!("child wrote 8 files");
+    println!("child wrote 10 files");
 }

@@ -322,10 +322,6 @@ impl<T: NdlType> RecordVec<T> {
         Ok(RecordVec { v, checked: 0 })
     }
 
-    pub fn len(&self) -> usize {
-        self.v.len()
-    }
-
     /// Appends `n` records of zero bytes.
     pub fn grow_zeroed(&mut self, n: usize) {
         self.v.reserve(n);
@@ -422,7 +418,7 @@ mod tests {
     fn record_vec_grows_zeroed_and_becomes_a_vec() {
         let mut v = RecordVec::<u32>::zeroed(2).unwrap();
         v.grow_zeroed(3);
-        assert_eq!(v.len(), 5);
+        assert_eq!(v.v.len(), 5);
         assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
         v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
         let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();

@@ -9,13 +9,19 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::sync_channel;
 
 use super::layout::{CopyOp, Layout};
 use super::{ByteOrder, Error, Header, Result};
 use crate::NdlType;
 
-/// Bytes of records staged at a time when they cannot be written directly.
+/// Bytes of records staged at a time when they cannot be written directly
+/// (small enough to stay in cache between staging and writing).
 const CHUNK_BYTES: usize = 256 << 10;
+/// Data at least this large is staged on a helper thread.
+const PIPELINE_MIN_BYTES: usize = 4 << 20;
+/// Buffers in flight between the helper thread and the writer.
+const PIPELINE_BUFFERS: usize = 3;
 
 /// How to write an array: its shape, memory order and byte order.
 ///
@@ -197,14 +203,64 @@ impl<T: NdlType> RecordWriter<T> {
             // every record: no byte is padding, all are initialised.
             return w.write_all(unsafe { assume_init(record_bytes(data)) });
         }
-        let per_chunk = (CHUNK_BYTES / size).max(1);
-        for chunk in data.chunks(per_chunk) {
-            let buf = self.staging.fill(&self.layout, record_bytes(chunk));
+        let chunk = (CHUNK_BYTES / size).max(1) * size;
+        let bytes = record_bytes(data);
+        if bytes.len() >= PIPELINE_MIN_BYTES && parallel() {
+            return write_pipelined(&self.layout, w, bytes, chunk);
+        }
+        for c in bytes.chunks(chunk) {
+            let buf = self.staging.fill(&self.layout, c);
             self.layout.swap(buf);
             w.write_all(buf)?;
         }
         Ok(())
     }
+}
+
+/// Whether another core can prepare chunks while this one writes.
+fn parallel() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+/// Writes large data with the staging work on a helper thread: it copies
+/// fields and swaps bytes into one buffer while this thread writes the
+/// previous one, so the cost of preparing records hides behind the I/O.
+/// `w` stays on this thread; the helper sees only the records' bytes.
+fn write_pipelined<W: Write>(
+    layout: &Layout,
+    w: &mut W,
+    bytes: &[MaybeUninit<u8>],
+    chunk: usize,
+) -> std::io::Result<()> {
+    let (full_tx, full_rx) = sync_channel::<(Staging, usize)>(PIPELINE_BUFFERS);
+    let (free_tx, free_rx) = sync_channel::<Staging>(PIPELINE_BUFFERS);
+    for _ in 0..PIPELINE_BUFFERS {
+        free_tx
+            .send(Staging::default())
+            .expect("the receiver is alive");
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for c in bytes.chunks(chunk) {
+                // The writer hung up (an I/O error): stop.
+                let Ok(mut staging) = free_rx.recv() else {
+                    return;
+                };
+                layout.swap(staging.fill(layout, c));
+                if full_tx.send((staging, c.len())).is_err() {
+                    return;
+                }
+            }
+        });
+        // Returning (even early, on an error) drops both channel ends
+        // here, which stops the helper before the scope joins it.
+        let free_tx = free_tx;
+        for (staging, n) in full_rx {
+            w.write_all(staging.filled(n))?;
+            let _ = free_tx.send(staging);
+        }
+        Ok(())
+    })
 }
 
 /// A zero-initialised buffer that receives only the field bytes of records.
@@ -234,6 +290,12 @@ impl Staging {
         // SAFETY: the buffer's invariant: zeros, or bytes of fields copied
         // above from valid records, which are initialised.
         unsafe { assume_init_mut(dst) }
+    }
+
+    /// The first `n` bytes, as last filled (and swapped).
+    fn filled(&self, n: usize) -> &[u8] {
+        // SAFETY: the buffer's invariant (all bytes initialised).
+        unsafe { assume_init(&self.buf[..n]) }
     }
 }
 
@@ -279,7 +341,9 @@ pub(crate) fn record_bytes<T: NdlType>(records: &[T]) -> &[MaybeUninit<u8>] {
     // has alignment 1 and admits any byte, initialised or not (padding),
     // so every byte of the slice is a valid element. Records are only
     // read while the shared borrow lasts; `T: Copy` may hold a `Cell`, but
-    // nothing here can mutate it during that time.
+    // nothing can mutate it during that time: the borrow's owner is the
+    // thread blocked in the writer, and a `Cell` is on no other thread.
+    // That is also why the bytes may be read by the writer's helper thread.
     unsafe {
         std::slice::from_raw_parts(
             records.as_ptr().cast::<MaybeUninit<u8>>(),
@@ -386,6 +450,38 @@ mod tests {
         let last = &out[(n - 1) * 16..];
         assert_eq!(last[0], (n - 1) as u8);
         assert_eq!(last[8..], ((n - 1) as f64).to_ne_bytes());
+    }
+
+    #[test]
+    fn large_writes_are_pipelined_and_stop_on_errors() {
+        /// Accepts `left` bytes, then fails.
+        struct Failing {
+            left: usize,
+        }
+        impl Write for Failing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                if self.left == 0 {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                let n = buf.len().min(self.left);
+                self.left -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let n = PIPELINE_MIN_BYTES / 16 * 4;
+        let recs: Vec<Padded> = (0..n).map(|i| Padded { a: i as u8, b: 1.0 }).collect();
+        let mut w = RecordWriter::<Padded>::new(ByteOrder::NATIVE).unwrap();
+        let e = w.write(&mut Failing { left: 3 << 20 }, &recs).unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
+        let out = data_bytes(ByteOrder::NATIVE, &recs);
+        assert_eq!(out.len(), n * 16);
+        assert!(out
+            .chunks(16)
+            .enumerate()
+            .all(|(i, r)| r[0] == i as u8 && r[1..8] == [0; 7]));
     }
 
     #[test]
