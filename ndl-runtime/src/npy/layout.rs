@@ -207,6 +207,18 @@ impl Layout {
             }
         };
         for span in &self.bools {
+            // Quick test first: OR all bool bytes together (vectorised); only
+            // a byte above 1 makes the result above 1.
+            let or = if *span == (0..self.itemsize) {
+                or_bytes(bytes)
+            } else {
+                bytes
+                    .chunks_exact(self.itemsize)
+                    .fold(0, |acc, r| acc | or_bytes(&r[span.clone()]))
+            };
+            if or <= 1 {
+                continue;
+            }
             let found = bytes
                 .chunks_exact(self.itemsize)
                 .position(|r| r[span.clone()].iter().any(|&b| b > 1));
@@ -222,15 +234,7 @@ impl Layout {
             }
         }
         for e in &self.enums {
-            let w = e.base.size();
-            let found = bytes
-                .chunks_exact(self.itemsize)
-                .enumerate()
-                .find_map(|(i, r)| {
-                    let v = read_int(&r[e.offset..e.offset + w], e.base);
-                    (!e.values.contains(v)).then_some((i, v))
-                });
-            if let Some((record, value)) = found {
+            if let Some((record, value)) = first_bad_enum(bytes, self.itemsize, e) {
                 keep(BadValue {
                     record,
                     offset: e.offset,
@@ -241,6 +245,11 @@ impl Layout {
         }
         first.map_or(Ok(()), Err)
     }
+}
+
+/// All bytes ORed together.
+fn or_bytes(bytes: &[u8]) -> u8 {
+    bytes.iter().fold(0, |acc, &b| acc | b)
 }
 
 /// Reverses the `N` bytes at `at`.
@@ -268,19 +277,28 @@ fn swap_run(bytes: &mut [u8], width: usize) {
     }
 }
 
-/// A native-order integer of `base` from its bytes, widened.
-fn read_int(b: &[u8], base: IntType) -> i128 {
-    let mut a = [0u8; 8];
-    a[..b.len()].copy_from_slice(b);
-    match base {
-        IntType::Int8 => i128::from(b[0] as i8),
-        IntType::UInt8 => i128::from(b[0]),
-        IntType::Int16 => i128::from(i16::from_ne_bytes([b[0], b[1]])),
-        IntType::UInt16 => i128::from(u16::from_ne_bytes([b[0], b[1]])),
-        IntType::Int32 => i128::from(i32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        IntType::UInt32 => i128::from(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        IntType::Int64 => i128::from(i64::from_ne_bytes(a)),
-        IntType::UInt64 => i128::from(u64::from_ne_bytes(a)),
+/// The first record (index, value) whose enum `e` is not a member.
+fn first_bad_enum(bytes: &[u8], itemsize: usize, e: &EnumCheck) -> Option<(usize, i128)> {
+    // One loop per base type, so the loop body has no dispatch.
+    macro_rules! scan {
+        ($t:ty) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            bytes.chunks_exact(itemsize).enumerate().find_map(|(i, r)| {
+                let b: [u8; W] = r[e.offset..e.offset + W].try_into().expect("W bytes");
+                let v = i128::from(<$t>::from_ne_bytes(b));
+                (!e.values.contains(v)).then_some((i, v))
+            })
+        }};
+    }
+    match e.base {
+        IntType::Int8 => scan!(i8),
+        IntType::UInt8 => scan!(u8),
+        IntType::Int16 => scan!(i16),
+        IntType::UInt16 => scan!(u16),
+        IntType::Int32 => scan!(i32),
+        IntType::UInt32 => scan!(u32),
+        IntType::Int64 => scan!(i64),
+        IntType::UInt64 => scan!(u64),
     }
 }
 
