@@ -29,6 +29,33 @@
 //! in bounded chunks. Bools must be 0 or 1 and enums must hold a member's
 //! value, else the read fails naming the record, field and byte offset.
 //!
+//! # Performance
+//!
+//! Each datatype is analysed once into a record plan (field spans, byte
+//! swaps, bool and enum checks); the per-record work then runs as tight
+//! loops over cache-sized chunks.
+//! - Writing records without padding in native order is one `write_all` of
+//!   the slice's memory. Records with padding, or in the other byte order,
+//!   are staged 256 KiB at a time: only field bytes are copied (padding
+//!   stays zero), then numbers are swapped. From 4 MiB on, staging runs on
+//!   a helper thread while the calling thread writes (the writer itself
+//!   never leaves the calling thread).
+//! - Reading a file allocates the whole `Vec<T>` at once (after checking
+//!   the file is long enough) and reads straight into it; swaps and value
+//!   checks run chunk by chunk right after the bytes arrive. A reader of
+//!   unknown length grows the vector as data arrives.
+//! - [`MmapArray::open`] reads only the header for types without bools or
+//!   enums; with them it checks every record once (one pass over the file).
+//!
+//! # Safety
+//!
+//! The few `unsafe` blocks rest on the [`NdlType`] contract: the datatype
+//! describes the type's layout exactly and every byte pattern it admits is
+//! a valid value. Writers view records as possibly uninitialised bytes and
+//! treat as initialised only field bytes (or whole records without
+//! padding); readers turn bytes into `T` only after converting and
+//! checking every record against `T`'s own datatype.
+//!
 //! [`NdlType`]: crate::NdlType
 
 mod compare;

@@ -485,6 +485,23 @@ mod tests {
     }
 
     #[test]
+    fn array_records_need_c_order() {
+        let mut out = Vec::new();
+        let data = [[1u8, 2, 3]; 4];
+        let e = WriteOptions::new()
+            .shape(&[2, 2])
+            .fortran_order(true)
+            .write(&mut out, &data)
+            .unwrap_err();
+        assert!(matches!(e, Error::NotWritable { .. }), "{e}");
+        // A 1-D array is both orders: written as C order, as NumPy does.
+        WriteOptions::new()
+            .fortran_order(true)
+            .write(&mut out, &data)
+            .unwrap();
+    }
+
+    #[test]
     fn shape_must_hold_the_records() {
         let e = WriteOptions::new()
             .shape(&[2, 2])
