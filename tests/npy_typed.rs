@@ -318,3 +318,29 @@ fn streaming_grows_the_first_dimension() {
         bytes_of(&options.clone().shape(&[50, 2]), &a.data)
     );
 }
+
+#[test]
+fn zero_sized_records() {
+    let data = [[0u8; 0]; 5];
+    let bytes = bytes_of(&WriteOptions::new(), &data);
+    assert_eq!(read_both::<[u8; 0]>(&bytes).unwrap().len(), 5);
+    // Any count of nothing fits in any file: no allocation either way.
+    let header = Header::new(Datatype::UInt8, vec![1 << 50, 0]);
+    let bytes = header.to_bytes().unwrap();
+    assert_eq!(read_both::<[u8; 0]>(&bytes).unwrap().len(), 1 << 50);
+}
+
+#[test]
+fn the_header_limit_is_an_option() {
+    let bytes = bytes_of(&WriteOptions::new(), &[outer(0)]);
+    let e = ReadOptions::new()
+        .max_header_size(100)
+        .read::<Outer, _>(&bytes[..])
+        .unwrap_err();
+    assert!(e.to_string().contains("more than the limit of 100"), "{e}");
+    let a = ReadOptions::new()
+        .max_header_size(1000)
+        .read::<Outer, _>(&bytes[..])
+        .unwrap();
+    assert_eq!(a.data, [outer(0)]);
+}
