@@ -292,6 +292,8 @@ mod tests {
         let mut w = NpzWriter::create(&path).unwrap();
         w.add("x", &[1i8]).unwrap();
         w.add("y.npy", &[2i8]).unwrap();
+        let e = w.add("x", &[9i8]).unwrap_err();
+        assert!(e.to_string().contains("x.npy"), "{e}");
         w.add_with("m", &WriteOptions::new().shape(&[1, 2]), &[3i8, 4])
             .unwrap();
         w.finish().unwrap();
