@@ -214,6 +214,20 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Reads the header of the array `name`: its datatype, shape and order.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    /// use ndl_runtime::{npy::WriteOptions, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("h.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add_with("img", &WriteOptions::new().shape(&[2, 3]), &[0u16; 6])?;
+    /// w.finish()?;
+    /// let h = NpzReader::open(&path)?.header("img")?;
+    /// assert_eq!((h.datatype, h.shape), (Datatype::UInt16, vec![2, 3]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn header(&mut self, name: &str) -> Result<Header> {
         let limits = HeaderLimits {
             max_header_size: self.options.limits.max_header_size,

@@ -28,6 +28,17 @@ const MAX_CHUNK_BYTES: usize = 64 << 20;
 ///
 /// `shape` counts records of `T`: when `T` is itself an array type such as
 /// `[f32; 3]`, the file's trailing `3` is part of `T`, not of `shape`.
+///
+/// ```
+/// use ndl_runtime::npy::{ReadOptions, WriteOptions};
+///
+/// let mut file = Vec::new();
+/// WriteOptions::new().shape(&[2, 3]).write(&mut file, &[0u8, 1, 2, 3, 4, 5])?;
+/// let rows = ReadOptions::new().read::<[u8; 3], _>(&file[..])?;
+/// assert_eq!(rows.shape, [2]);
+/// assert_eq!(rows.data, [[0, 1, 2], [3, 4, 5]]);
+/// # Ok::<(), ndl_runtime::npy::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct NpyArray<T> {
     /// The shape, in records of `T`; empty for a 0-d array.
@@ -76,6 +87,18 @@ impl ReadOptions {
     }
 
     /// Reads an array of any shape from the file at `path`.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{ByteOrder, ReadOptions, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("grid.npy");
+    /// WriteOptions::new().shape(&[2, 2]).byte_order(ByteOrder::Big).write_file(&path, &[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let grid = ReadOptions::new().read_file::<f32>(&path)?;
+    /// assert_eq!((grid.shape, grid.byte_order), (vec![2, 2], ByteOrder::Big));
+    /// assert_eq!(grid.data, [1.0, 2.0, 3.0, 4.0]); // converted to native order
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read_file<T: NdlType>(&self, path: impl AsRef<Path>) -> Result<NpyArray<T>> {
         let path = path.as_ref();
         let run = || {
@@ -401,6 +424,17 @@ pub fn read_header<R: Read>(reader: &mut R) -> Result<Header> {
 }
 
 /// Reads the header of the `.npy` file at `path`.
+///
+/// ```
+/// use ndl_runtime::{npy, Datatype};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("h.npy");
+/// npy::WriteOptions::new().shape(&[2, 1]).write_file(&path, &[1u8, 2])?;
+/// let header = npy::read_header_file(&path)?;
+/// assert_eq!((header.datatype, header.shape), (Datatype::UInt8, vec![2, 1]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_header_file(path: impl AsRef<Path>) -> Result<Header> {
     let path = path.as_ref();
     let run = || {

@@ -99,6 +99,20 @@ impl WriteOptions {
     /// Writes `data` to the file at `path`, through a temporary file in
     /// the same directory that replaces `path` only once complete, so
     /// `path` never holds a partial array.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("m.npy");
+    /// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write_file(&path, &[1i64, 2, 3, 4])?;
+    /// let m = npy::ReadOptions::new().read_file::<i64>(&path)?;
+    /// assert!(m.fortran_order);
+    /// // A shape that does not hold the data fails and leaves `path` as it was.
+    /// assert!(WriteOptions::new().shape(&[3]).write_file(&path, &[1i64]).is_err());
+    /// assert_eq!(npy::ReadOptions::new().read_file::<i64>(&path)?, m);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write_file<T: NdlType>(&self, path: impl AsRef<Path>, data: &[T]) -> Result<()> {
         let path = path.as_ref();
         let run = || -> Result<()> {
