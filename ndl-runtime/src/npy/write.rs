@@ -89,9 +89,10 @@ impl WriteOptions {
 
     /// Writes `data` as a `.npy` file to `writer`.
     pub fn write<T: NdlType, W: Write>(&self, mut writer: W, data: &[T]) -> Result<()> {
-        let header = self.header::<T>(data.len() as u64)?;
-        writer.write_all(&header.to_bytes()?)?;
-        RecordWriter::<T>::new(self.byte_order)?.write(&mut writer, data)?;
+        let header = self.header::<T>(data.len() as u64)?.to_bytes()?;
+        let mut records = RecordWriter::<T>::new(self.byte_order)?;
+        writer.write_all(&header)?;
+        records.write(&mut writer, data)?;
         writer.flush()?;
         Ok(())
     }
