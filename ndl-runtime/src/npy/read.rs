@@ -360,8 +360,10 @@ impl<T: NdlType> RecordVec<T> {
         }
     }
 
-    /// The bytes of the records from index `start` on.
+    /// The bytes of the records from index `start` on, which must not
+    /// have been checked yet (checked records stay valid `T`s).
     pub fn bytes_mut(&mut self, start: usize) -> &mut [u8] {
+        assert!(start >= self.checked, "checked records are not writable");
         let tail = &mut self.v[start..];
         // SAFETY: the pointer and length cover exactly `tail`'s memory,
         // borrowed mutably for the result's lifetime; `u8` has alignment 1.
