@@ -486,3 +486,81 @@ fn numpy_and_we_read_each_others_files() {
         "the big-endian cases assume a little-endian machine"
     );
 }
+
+/// The padded dtypes of NumPy's own `test_load_padded_dtype` (gaps before,
+/// between and after fields, titles, nesting, no fields), each filled with
+/// `arr[i] = i + 5` and saved by `np.save` and `np.savez`.
+#[test]
+fn numpy_padded_dtypes_from_its_test_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(
+        r#"
+import sys, numpy as np
+out = sys.argv[1]
+dt2 = {'names': ['a', 'b'], 'formats': ['i4', 'i4'], 'offsets': [1, 6]}
+dts = {
+    'dt1': np.dtype('i1, i4, i1', align=True),
+    'dt2': np.dtype(dt2),
+    'dt3': np.dtype({'names': ['c', 'd'], 'formats': ['i4', dt2]}),
+    'dt5': np.dtype({'names': ['a', 'b'], 'formats': ['i4', 'i4'], 'offsets': [1, 6], 'titles': ['aa', 'bb']}),
+    'dt6': np.dtype({'names': [], 'formats': [], 'itemsize': 8}),
+}
+arrays = {}
+for name, dt in dts.items():
+    arr = np.zeros(3, dt)
+    for i in range(3):
+        arr[i] = i + 5
+    np.save(f'{out}/{name}.npy', arr)
+    arrays[name] = arr
+np.savez(f'{out}/all.npz', **arrays)
+"#,
+        &[dir.path().to_str().unwrap()],
+    );
+    let p = |n: &str| dir.path().join(n);
+    let mut z = NpzReader::open(p("all.npz")).unwrap();
+    let triples: Vec<AlignedTriple> = (5..8)
+        .map(|i| AlignedTriple {
+            f0: i,
+            f1: i32::from(i),
+            f2: i,
+        })
+        .collect();
+    assert_eq!(
+        npy::read_file::<AlignedTriple>(p("dt1.npy")).unwrap(),
+        triples
+    );
+    assert_eq!(z.read::<AlignedTriple>("dt1").unwrap(), triples);
+    let gapped = |i: i32| Gapped {
+        gap0: 0,
+        a: i,
+        gap1: 0,
+        b: i,
+    };
+    let read_gapped =
+        |v: Vec<Gapped>| -> Vec<(i32, i32)> { v.iter().map(|g| (g.a, g.b)).collect() };
+    let pairs: Vec<(i32, i32)> = (5..8).map(|i| (i, i)).collect();
+    for name in ["dt2", "dt5"] {
+        assert_eq!(
+            read_gapped(npy::read_file::<Gapped>(p(&format!("{name}.npy"))).unwrap()),
+            pairs
+        );
+        assert_eq!(read_gapped(z.read::<Gapped>(name).unwrap()), pairs);
+    }
+    let nested = npy::read_file::<HoldsGapped>(p("dt3.npy")).unwrap();
+    let got: Vec<(i32, i32, i32)> = nested.iter().map(|h| (h.c, h.d.a, h.d.b)).collect();
+    assert_eq!(got, [(5, 5, 5), (6, 6, 6), (7, 7, 7)]);
+    assert_eq!(npy::read_file::<NoFields>(p("dt6.npy")).unwrap().len(), 3);
+    // And NumPy reads these layouts back from us, with zeros in the gaps.
+    npy::write_file(p("ours_dt3.npy"), &[HoldsGapped { c: 1, d: gapped(2) }]).unwrap();
+    let out = common::run_python(
+        r#"
+import sys, numpy as np
+a = np.load(sys.argv[1])
+dt2 = {'names': ['a', 'b'], 'formats': ['i4', 'i4'], 'offsets': [1, 6]}
+assert a.dtype == np.dtype({'names': ['c', 'd'], 'formats': ['<i4', dt2]}), a.dtype
+print(a.tolist(), a.tobytes().hex())
+"#,
+        &[p("ours_dt3.npy").to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "[(1, (2, 2))] 0100000000020000000002000000");
+}

@@ -241,3 +241,65 @@ record!(Extras {
     h: F16,
     ok: bool
 });
+
+/// NumPy's `np.dtype('i1, i4, i1', align=True)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct AlignedTriple {
+    pub f0: i8,
+    pub f1: i32,
+    pub f2: i8,
+}
+record!(AlignedTriple {
+    f0: i8,
+    f1: i32,
+    f2: i8
+});
+
+/// NumPy's `{'names': ['a', 'b'], 'formats': ['i4', 'i4'], 'offsets': [1, 6]}`
+/// (itemsize 10): the gaps are Rust fields the datatype leaves out, which
+/// the `NdlType` contract allows since gaps may hold any bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, packed)]
+pub struct Gapped {
+    pub gap0: u8,
+    pub a: i32,
+    pub gap1: u8,
+    pub b: i32,
+}
+// SAFETY: `a` and `b` at their `offset_of!`, size from `size_of`; the gap
+// fields are `u8`, valid for any byte.
+unsafe impl NdlType for Gapped {
+    fn datatype() -> Datatype {
+        Datatype::Compound(Compound {
+            size: size_of::<Gapped>(),
+            members: vec![
+                Member::new("a", offset_of!(Gapped, a), Datatype::Int32),
+                Member::new("b", offset_of!(Gapped, b), Datatype::Int32),
+            ],
+        })
+    }
+}
+
+/// NumPy's `{'names': ['c', 'd'], 'formats': ['i4', gapped]}` (itemsize 14).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, packed)]
+pub struct HoldsGapped {
+    pub c: i32,
+    pub d: Gapped,
+}
+record!(HoldsGapped { c: i32, d: Gapped });
+
+/// NumPy's `{'names': [], 'formats': [], 'itemsize': 8}`: no fields.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(transparent)]
+pub struct NoFields(pub [u8; 8]);
+// SAFETY: eight bytes of gap, any value valid.
+unsafe impl NdlType for NoFields {
+    fn datatype() -> Datatype {
+        Datatype::Compound(Compound {
+            size: 8,
+            members: vec![],
+        })
+    }
+}
