@@ -228,6 +228,15 @@ fn rank_mismatch_and_the_n_d_path() {
         e.to_string().contains("must end the file's shape [2, 3]"),
         "{e}"
     );
+    // The rank is checked before any data is read.
+    let huge = Header::new(Datatype::UInt16, vec![1 << 40, 3])
+        .to_bytes()
+        .unwrap();
+    let (e, _) = read_both::<u16>(&huge).unwrap_err();
+    assert!(
+        e.to_string().contains("expected a 1-dimensional array"),
+        "{e}"
+    );
     // A 0-d array is not 1-D either.
     let zero_d = bytes_of(&WriteOptions::new().shape(&[]), &[5u8]);
     assert!(read_both::<u8>(&zero_d).is_err());

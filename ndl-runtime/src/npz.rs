@@ -196,15 +196,11 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Reads the 1-D array `name` as records of `T`.
     pub fn read<T: NdlType>(&mut self, name: &str) -> Result<Vec<T>> {
-        let array = self.read_array::<T>(name)?;
-        if array.shape.len() != 1 {
-            return Err(Error::RankMismatch {
-                expected: 1,
-                shape: array.shape,
-            }
-            .in_file(self.member_path(&self.member_name(name)?)));
-        }
-        Ok(array.data)
+        let options = ReadOptions {
+            rank: Some(1),
+            ..self.options.clone()
+        };
+        Ok(self.with_member(name, |r| options.read(r))?.data)
     }
 
     /// Reads the array `name`, of any shape, as records of `T`.

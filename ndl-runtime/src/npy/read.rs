@@ -66,6 +66,9 @@ pub struct NpyArray<T> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadOptions {
     pub(crate) limits: HeaderLimits,
+    /// The number of dimensions required (in records), checked before
+    /// any data is read; `None` accepts any.
+    pub(crate) rank: Option<usize>,
 }
 
 impl ReadOptions {
@@ -83,7 +86,7 @@ impl ReadOptions {
     /// Reads an array of any shape from `reader`. Bytes after the data are
     /// not read.
     pub fn read<T: NdlType, R: Read>(&self, reader: R) -> Result<NpyArray<T>> {
-        read_array(reader, &self.limits, None)
+        read_array(reader, self, None)
     }
 
     /// Reads an array of any shape from the file at `path`.
@@ -106,7 +109,7 @@ impl ReadOptions {
             let meta = file.metadata()?;
             // Only a regular file's length says how many bytes there are.
             let len = meta.is_file().then_some(meta.len());
-            read_array(BufReader::new(file), &self.limits, len)
+            read_array(BufReader::new(file), self, len)
         };
         run().map_err(|e| e.in_file(path))
     }
@@ -114,40 +117,45 @@ impl ReadOptions {
 
 /// Reads a 1-D array of `T` from `reader`; see [`read_file`](super::read_file).
 pub fn read_1d<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
-    one_dimensional(ReadOptions::new().read(reader)?)
+    Ok(ReadOptions::one_dimensional().read(reader)?.data)
 }
 
 /// Reads a 1-D array of `T` from the file at `path`.
 pub fn read_file_1d<T: NdlType>(path: &Path) -> Result<Vec<T>> {
-    let array = ReadOptions::new().read_file(path)?;
-    one_dimensional(array).map_err(|e| e.in_file(path))
+    Ok(ReadOptions::one_dimensional().read_file(path)?.data)
 }
 
-fn one_dimensional<T>(array: NpyArray<T>) -> Result<Vec<T>> {
-    if array.shape.len() != 1 {
-        return Err(Error::RankMismatch {
-            expected: 1,
-            shape: array.shape,
-        });
+impl ReadOptions {
+    /// NumPy's limits, and only 1-D arrays.
+    pub(crate) fn one_dimensional() -> ReadOptions {
+        ReadOptions {
+            rank: Some(1),
+            ..ReadOptions::default()
+        }
     }
-    Ok(array.data)
 }
 
 /// Reads a header and the array after it. `total_len` is the length of the
 /// whole input when known (a regular file).
 pub(crate) fn read_array<T: NdlType, R: Read>(
     reader: R,
-    limits: &HeaderLimits,
+    options: &ReadOptions,
     total_len: Option<u64>,
 ) -> Result<NpyArray<T>> {
     let mut r = Counting {
         inner: reader,
         count: 0,
     };
-    let header = Header::read(&mut r, limits)?;
+    let header = Header::read(&mut r, &options.limits)?;
     let data_offset = r.count;
     let expected = T::datatype();
     let RecordShape { shape, records } = check_datatype(&header, &expected)?;
+    if options.rank.is_some_and(|rank| rank != shape.len()) {
+        return Err(Error::RankMismatch {
+            expected: options.rank.unwrap_or(0),
+            shape: header.shape,
+        });
+    }
     let layout = layout_for::<T>(&expected, header.byte_order)?;
     let data_len =
         records
