@@ -43,7 +43,8 @@ assert np.load(p).files == ['dir/x', 'y.npy', 'rec', 'arr_0', 'metadata', 'test2
         [Padded { a: 0, b: 0.0, c: 0 }; 2]
     );
     assert_eq!(z.header("dir/x").unwrap().datatype, Datatype::Float64);
-    // A member that is not a .npy file: listed, but not an array.
+    // A member that is not a .npy file: listed, its bytes readable, but not an array.
+    assert_eq!(z.member_bytes("metadata").unwrap(), b"Name: Test");
     let e = z.read::<u8>("metadata").unwrap_err();
     assert!(
         e.to_string().contains("np.npz/metadata: not a .npy file"),

@@ -231,6 +231,29 @@ impl<R: Read + Seek> NpzReader<R> {
         self.with_member(name, |mut r| Header::read(&mut r, &limits))
     }
 
+    /// The raw bytes of the member for `name` (with or without `.npy`), as
+    /// `np.load` returns a member that is not a `.npy` file.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("b.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("x", &[1u8])?;
+    /// w.finish()?;
+    /// let bytes = NpzReader::open(&path)?.member_bytes("x")?;
+    /// assert_eq!(&bytes[..6], b"\x93NUMPY");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn member_bytes(&mut self, name: &str) -> Result<Vec<u8>> {
+        self.with_member(name, |r| {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes)?;
+            Ok(bytes)
+        })
+    }
+
     /// Runs `f` on the member for `name`; errors carry the member's path.
     fn with_member<V>(
         &mut self,
