@@ -564,3 +564,38 @@ print(a.tolist(), a.tobytes().hex())
     );
     assert_eq!(out.trim(), "[(1, (2, 2))] 0100000000020000000002000000");
 }
+
+/// Large arrays take the pipelined write path: still exactly `np.save`'s bytes.
+#[test]
+fn large_padded_arrays_match_np_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 300_000u32;
+    let data: Vec<Padded> = (0..n)
+        .map(|i| Padded {
+            a: (i % 256) as u8,
+            b: f64::from(i) * 0.5,
+            c: (i % 65536) as u16,
+        })
+        .collect();
+    for (name, order) in [("le.npy", ByteOrder::Little), ("be.npy", ByteOrder::Big)] {
+        WriteOptions::new()
+            .byte_order(order)
+            .write_file(dir.path().join(name), &data)
+            .unwrap();
+    }
+    common::run_python(
+        r#"
+import io, sys, numpy as np
+d, n = sys.argv[1], int(sys.argv[2])
+for name, order in [('le.npy', '<'), ('be.npy', '>')]:
+    dt = np.dtype([('a', 'u1'), ('b', order + 'f8'), ('c', order + 'u2')], align=True)
+    exp = np.zeros(n, dt)
+    i = np.arange(n)
+    exp['a'], exp['b'], exp['c'] = i % 256, i * 0.5, i % 65536
+    buf = io.BytesIO()
+    np.save(buf, exp)
+    assert buf.getvalue() == open(f'{d}/{name}', 'rb').read(), name
+"#,
+        &[dir.path().to_str().unwrap(), &n.to_string()],
+    );
+}
