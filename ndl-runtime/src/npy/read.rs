@@ -116,12 +116,12 @@ impl ReadOptions {
 }
 
 /// Reads a 1-D array of `T` from `reader`; see [`read_file`](super::read_file).
-pub fn read_1d<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
+pub(crate) fn read_1d<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
     Ok(ReadOptions::one_dimensional().read(reader)?.data)
 }
 
 /// Reads a 1-D array of `T` from the file at `path`.
-pub fn read_file_1d<T: NdlType>(path: &Path) -> Result<Vec<T>> {
+pub(crate) fn read_file_1d<T: NdlType>(path: &Path) -> Result<Vec<T>> {
     Ok(ReadOptions::one_dimensional().read_file(path)?.data)
 }
 
