@@ -30,6 +30,7 @@ pub mod lang;
 pub mod ndl;
 mod ndl_type;
 pub mod npy;
+pub mod npz;
 
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,

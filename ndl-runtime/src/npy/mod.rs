@@ -1,5 +1,146 @@
 //! Typed records to and from NumPy `.npy` files.
+//!
+//! A slice of any [`NdlType`] (a `#[derive(NdlType)]` struct, a primitive,
+//! an array of them) is written as a `.npy` file whose header NumPy reads
+//! as the record's exact dtype, padding and all, and read back with its
+//! datatype checked field by field.
+//!
+//! ```
+//! use ndl_runtime::npy;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("t.npy");
+//! npy::write_file(&path, &[1.0f64, 2.0, 3.0])?;
+//! assert_eq!(npy::read_file::<f64>(&path)?, [1.0, 2.0, 3.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! - [`WriteOptions`] writes n-d shapes, Fortran order and either byte order;
+//!   [`ReadOptions`] reads any shape into an [`NpyArray`].
+//! - [`StreamWriter`] appends batches and writes the final count at the end.
+//! - [`MmapArray`] maps a file and views its records as `&[T]` without copying.
+//! - [`npz`](crate::npz) reads and writes `.npz` archives of named arrays.
+//!
+//! Guarantees: files are written as NumPy writes them, except that padding
+//! bytes are zeros (NumPy copies whatever memory holds); padding is never
+//! read from memory. Files are written to a temporary file that replaces
+//! the destination only when complete. Reading never trusts the header's
+//! size: a file's length is checked before allocating, and a stream is read
+//! in bounded chunks. Bools must be 0 or 1 and enums must hold a member's
+//! value, else the read fails naming the record, field and byte offset.
+//!
+//! # Performance
+//!
+//! Each datatype is analysed once into a record plan (field spans, byte
+//! swaps, bool and enum checks); the per-record work then runs as tight
+//! loops over cache-sized chunks.
+//! - Writing records without padding in native order is one `write_all` of
+//!   the slice's memory. Records with padding, or in the other byte order,
+//!   are staged 256 KiB at a time: only field bytes are copied (padding
+//!   stays zero), then numbers are swapped. From 4 MiB on, staging runs on
+//!   a helper thread while the calling thread writes (the writer itself
+//!   never leaves the calling thread).
+//! - Reading a file allocates the whole `Vec<T>` at once (after checking
+//!   the file is long enough) and reads straight into it; swaps and value
+//!   checks run chunk by chunk right after the bytes arrive. A reader of
+//!   unknown length grows the vector as data arrives.
+//! - [`MmapArray::open`] reads only the header for types without bools or
+//!   enums; with them it checks every record once (one pass over the file).
+//!
+//! # Safety
+//!
+//! The few `unsafe` blocks rest on the [`NdlType`] contract: the datatype
+//! describes the type's layout exactly and every byte pattern it admits is
+//! a valid value. Writers view records as possibly uninitialised bytes and
+//! treat as initialised only field bytes (or whole records without
+//! padding); readers turn bytes into `T` only after converting and
+//! checking every record against `T`'s own datatype.
+//!
+//! [`NdlType`]: crate::NdlType
 
+mod compare;
+mod descr;
+mod error;
+mod header;
+mod layout;
+mod literal;
+mod mmap;
+mod read;
+mod stream;
 mod typestr;
+pub(crate) mod write;
 
+pub use error::{Error, Result};
+pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
+pub use mmap::MmapArray;
+pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
+pub use stream::StreamWriter;
 pub use typestr::{parse_scalar_typestr, scalar_typestr, ByteOrder};
+pub use write::WriteOptions;
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use crate::NdlType;
+
+/// Writes `data` as a 1-D `.npy` array in native byte order to `writer`.
+///
+/// ```
+/// use ndl_runtime::npy;
+///
+/// let mut bytes = Vec::new();
+/// npy::write(&mut bytes, &[1u8, 2, 3])?;
+/// assert_eq!(&bytes[..6], b"\x93NUMPY");
+/// assert_eq!(bytes.len(), 128 + 3);
+/// # Ok::<(), npy::Error>(())
+/// ```
+pub fn write<T: NdlType, W: Write>(writer: W, data: &[T]) -> Result<()> {
+    WriteOptions::new().write(writer, data)
+}
+
+/// Writes `data` as a 1-D `.npy` array in native byte order to the file at
+/// `path`, replacing it only once the new file is complete.
+///
+/// ```
+/// use ndl_runtime::npy;
+///
+/// let dir = tempfile::tempdir()?;
+/// npy::write_file(dir.path().join("x.npy"), &[[1i32, 2], [3, 4]])?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_file<T: NdlType>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
+    WriteOptions::new().write_file(path, data)
+}
+
+/// Reads a 1-D `.npy` array of `T` from `reader`, converting the byte order.
+///
+/// Fails if the file's datatype is not `T`'s, if it is not 1-D, if the data
+/// is short, or if a bool or enum holds an invalid value.
+///
+/// ```
+/// use ndl_runtime::npy;
+///
+/// let mut bytes = Vec::new();
+/// npy::write(&mut bytes, &[true, false])?;
+/// assert_eq!(npy::read::<bool, _>(&bytes[..])?, [true, false]);
+/// assert!(npy::read::<u8, _>(&bytes[..]).is_err()); // bool is not uint8
+/// # Ok::<(), npy::Error>(())
+/// ```
+pub fn read<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
+    read::read_1d(reader)
+}
+
+/// Reads a 1-D `.npy` array of `T` from the file at `path`.
+///
+/// ```
+/// use ndl_runtime::npy;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("x.npy");
+/// npy::write_file(&path, &[7u64])?;
+/// assert_eq!(npy::read_file::<u64>(&path)?, [7]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_file<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>> {
+    read::read_file_1d(path.as_ref())
+}

@@ -1,0 +1,289 @@
+//! Checking a file's datatype against the Rust type it is read into.
+//!
+//! Names, offsets, record sizes, nested compounds and arrays must match.
+//! Enums are stored as their base integer, so an enum of the type matches
+//! the file's integer of that base (values are checked later, per record).
+//! The byte order is not compared: readers convert it.
+
+use super::write::is_also_c_order;
+use super::{Error, Header, Result};
+use crate::{Charset, Datatype};
+
+/// The shape of the array in records of the expected type.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct RecordShape {
+    /// The shape in records (the file's shape without a subarray's dims).
+    pub shape: Vec<u64>,
+    /// The number of records.
+    pub records: u64,
+}
+
+/// Checks that the file described by `header` holds records of `expected`.
+pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<RecordShape> {
+    // A top-level array type (`[f32; 3]`) is stored by NumPy as its base
+    // with the array's dimensions appended to the shape.
+    let (element, inner_dims): (&Datatype, &[usize]) = match expected {
+        Datatype::Array(a) => (&a.base, &a.shape),
+        other => (other, &[]),
+    };
+    let rank = header.shape.len();
+    let file_inner = header
+        .shape
+        .get(rank.saturating_sub(inner_dims.len())..)
+        .filter(|_| rank >= inner_dims.len());
+    let matches =
+        file_inner.is_some_and(|f| f.iter().zip(inner_dims).all(|(&a, &b)| a == b as u64));
+    if !matches {
+        return Err(Error::TypeMismatch {
+            field: String::new(),
+            message: format!(
+                "the type is an array of shape {inner_dims:?}, which must end the file's shape {:?}",
+                header.shape
+            ),
+        });
+    }
+    if !inner_dims.is_empty() && header.fortran_order && !is_also_c_order(&header.shape) {
+        return Err(Error::TypeMismatch {
+            field: String::new(),
+            message: "the type is an array, whose elements must be contiguous, but the file is in Fortran order".into(),
+        });
+    }
+    if let Some((field, message)) = compare(&header.datatype, element, "", 0) {
+        return Err(Error::TypeMismatch { field, message });
+    }
+    let shape = header.shape[..rank - inner_dims.len()].to_vec();
+    let records = shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| Error::ShapeOverflow {
+            shape: header.shape.clone(),
+            itemsize: expected.size().unwrap_or(0) as u64,
+        })?;
+    Ok(RecordShape { shape, records })
+}
+
+/// The first difference between the file's datatype and the expected one,
+/// as (field path, message). `at` is the offset of both within the record.
+fn compare(
+    file: &Datatype,
+    expected: &Datatype,
+    path: &str,
+    at: usize,
+) -> Option<(String, String)> {
+    match (file, expected) {
+        (Datatype::Compound(f), Datatype::Compound(e)) => {
+            for em in &e.members {
+                let sub = join(path, &em.name);
+                let Some(fm) = f.member(&em.name) else {
+                    return Some((
+                        sub,
+                        format!("missing in the file, which has fields {}", names(f)),
+                    ));
+                };
+                if fm.offset != em.offset || !same_kind(&fm.datatype, &em.datatype) {
+                    return Some((
+                        sub,
+                        format!(
+                            "file has {} at offset {}, type expects {} at offset {}",
+                            describe(&fm.datatype),
+                            at + fm.offset,
+                            describe(&em.datatype),
+                            at + em.offset
+                        ),
+                    ));
+                }
+                if let Some(d) = compare(&fm.datatype, &em.datatype, &sub, at + em.offset) {
+                    return Some(d);
+                }
+            }
+            if let Some(extra) = f.members.iter().find(|m| e.member(&m.name).is_none()) {
+                return Some((
+                    join(path, &extra.name),
+                    format!(
+                        "the file has this field ({} at offset {}), the type does not",
+                        describe(&extra.datatype),
+                        at + extra.offset
+                    ),
+                ));
+            }
+            (f.size != e.size).then(|| {
+                (
+                    path.to_string(),
+                    format!(
+                        "file records are {} bytes, the type's are {}",
+                        f.size, e.size
+                    ),
+                )
+            })
+        }
+        (Datatype::Array(f), Datatype::Array(e)) if f.shape == e.shape => {
+            compare(&f.base, &e.base, &format!("{path}[..]"), at)
+        }
+        _ if same_scalar(file, expected) => None,
+        _ => Some((
+            path.to_string(),
+            format!(
+                "file has {}, type expects {}",
+                describe(file),
+                describe(expected)
+            ),
+        )),
+    }
+}
+
+/// Whether two datatypes may match after a deeper look (both compounds,
+/// arrays of one shape) or match as scalars.
+fn same_kind(file: &Datatype, expected: &Datatype) -> bool {
+    match (file, expected) {
+        (Datatype::Compound(_), Datatype::Compound(_)) => true,
+        (Datatype::Array(f), Datatype::Array(e)) => {
+            f.shape == e.shape && same_kind(&f.base, &e.base)
+        }
+        _ => same_scalar(file, expected),
+    }
+}
+
+/// Scalar equality as a file can express it: enums are their base, an
+/// opaque type's tag is not stored.
+fn same_scalar(file: &Datatype, expected: &Datatype) -> bool {
+    match (file, expected) {
+        (f, Datatype::Enum(e)) => *f == Datatype::from(e.base),
+        (Datatype::Opaque(f), Datatype::Opaque(e)) => f.size == e.size,
+        (Datatype::Compound(_) | Datatype::Array(_), _) => false,
+        (f, e) => f == e,
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn names(c: &crate::Compound) -> String {
+    let list: Vec<String> = c.members.iter().map(|m| format!("`{}`", m.name)).collect();
+    if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(", ")
+    }
+}
+
+/// A short human description: `float32`, `enum of int16`, `S5`, `int32[2][3]`.
+pub(crate) fn describe(dt: &Datatype) -> String {
+    match dt {
+        Datatype::Enum(e) => format!("enum of {}", e.base),
+        Datatype::FixedString(s) => match s.charset {
+            Charset::Ascii => format!("bytes S{}", s.length),
+            Charset::Utf32 => format!("unicode U{}", s.length),
+        },
+        Datatype::Opaque(o) => format!("opaque V{}", o.size),
+        Datatype::Compound(c) => format!("a {}-byte compound", c.size),
+        Datatype::Array(a) => {
+            let dims: String = a.shape.iter().map(|d| format!("[{d}]")).collect();
+            format!("{}{dims}", describe(&a.base))
+        }
+        other => other.keyword().unwrap_or("an unsupported type").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Compound, Enum, EnumMember, IntType, Member};
+
+    fn header(dt: Datatype, shape: Vec<u64>) -> Header {
+        Header::new(dt, shape)
+    }
+
+    fn rec(members: Vec<Member>, size: usize) -> Datatype {
+        Datatype::Compound(Compound { size, members })
+    }
+
+    #[test]
+    fn field_type_and_offset_differences_are_named() {
+        let file = rec(
+            vec![
+                Member::new("id", 0, Datatype::UInt32),
+                Member::new("t", 4, Datatype::Float32),
+            ],
+            8,
+        );
+        let want = rec(
+            vec![
+                Member::new("id", 0, Datatype::UInt32),
+                Member::new("t", 8, Datatype::Float64),
+            ],
+            16,
+        );
+        let e = check_datatype(&header(file, vec![3]), &want).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the file's datatype does not match the type (field 't'): file has float32 at offset 4, type expects float64 at offset 8"
+        );
+    }
+
+    #[test]
+    fn nested_missing_and_extra_fields() {
+        let inner = |n: &str| rec(vec![Member::new(n, 0, Datatype::Int8)], 1);
+        let e = check_datatype(
+            &header(rec(vec![Member::new("p", 0, inner("x"))], 1), vec![1]),
+            &rec(vec![Member::new("p", 0, inner("y"))], 1),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, Error::TypeMismatch { ref field, .. } if field == "p.y"),
+            "{e}"
+        );
+        let e = check_datatype(
+            &header(
+                rec(
+                    vec![
+                        Member::new("a", 0, Datatype::Int8),
+                        Member::new("b", 1, Datatype::Int8),
+                    ],
+                    2,
+                ),
+                vec![1],
+            ),
+            &rec(vec![Member::new("a", 0, Datatype::Int8)], 2),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("field 'b'"), "{e}");
+    }
+
+    #[test]
+    fn enums_match_their_base() {
+        let color = Datatype::Enum(Enum {
+            base: IntType::UInt8,
+            members: vec![EnumMember::new("red", 0)],
+        });
+        assert!(check_datatype(&header(Datatype::UInt8, vec![2]), &color).is_ok());
+        assert!(check_datatype(&header(Datatype::Int8, vec![2]), &color).is_err());
+    }
+
+    #[test]
+    fn array_types_take_the_trailing_dimensions() {
+        let t = Datatype::Float32.array_of(&[3]);
+        let s = check_datatype(&header(Datatype::Float32, vec![4, 3]), &t).unwrap();
+        assert_eq!(
+            s,
+            RecordShape {
+                shape: vec![4],
+                records: 4
+            }
+        );
+        assert!(check_datatype(&header(Datatype::Float32, vec![4, 2]), &t).is_err());
+        assert!(check_datatype(&header(Datatype::Float32, vec![]), &t).is_err());
+        let s = check_datatype(&header(Datatype::Float32, vec![]), &Datatype::Float32).unwrap();
+        assert_eq!(
+            s,
+            RecordShape {
+                shape: vec![],
+                records: 1
+            }
+        );
+    }
+}

@@ -1,0 +1,525 @@
+//! Reading records: header, datatype check, data, byte swap, value checks.
+//!
+//! The data is read straight into the memory of the returned `Vec<T>`:
+//! a zeroed `Vec<MaybeUninit<T>>` whose bytes receive the file's bytes,
+//! are swapped to native order and checked (bools 0/1, enum members) in
+//! place, and only then become `T`s. Nothing is allocated before the data
+//! is known to exist: a file's length is checked first; a plain reader's
+//! data is read in bounded chunks, the vector growing as bytes arrive.
+
+use std::fs::File;
+use std::io::{BufReader, ErrorKind, Read};
+use std::mem::MaybeUninit;
+use std::path::Path;
+
+use super::compare::{check_datatype, RecordShape};
+use super::layout::{field_at, BadValue, Layout};
+use super::{ByteOrder, Error, Header, HeaderLimits, Result};
+use crate::{Datatype, NdlType};
+
+/// Records converted and checked at a time, small enough to stay in cache.
+const PASS_CHUNK_BYTES: usize = 256 << 10;
+/// The first chunk read from a reader of unknown length; later chunks double.
+const FIRST_CHUNK_BYTES: usize = 1 << 20;
+/// The largest chunk read at once from a reader of unknown length.
+const MAX_CHUNK_BYTES: usize = 64 << 20;
+
+/// An array read from a `.npy` file: records of `T` and the array's shape.
+///
+/// `shape` counts records of `T`: when `T` is itself an array type such as
+/// `[f32; 3]`, the file's trailing `3` is part of `T`, not of `shape`.
+///
+/// ```
+/// use ndl_runtime::npy::{ReadOptions, WriteOptions};
+///
+/// let mut file = Vec::new();
+/// WriteOptions::new().shape(&[2, 3]).write(&mut file, &[0u8, 1, 2, 3, 4, 5])?;
+/// let rows = ReadOptions::new().read::<[u8; 3], _>(&file[..])?;
+/// assert_eq!(rows.shape, [2]);
+/// assert_eq!(rows.data, [[0, 1, 2], [3, 4, 5]]);
+/// # Ok::<(), ndl_runtime::npy::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyArray<T> {
+    /// The shape, in records of `T`; empty for a 0-d array.
+    pub shape: Vec<u64>,
+    /// Whether `data` is in Fortran (column-major) order.
+    pub fortran_order: bool,
+    /// The byte order the file used (the data is converted to native).
+    pub byte_order: ByteOrder,
+    /// The records, in the file's order.
+    pub data: Vec<T>,
+}
+
+/// How to read: header limits, and (through [`ReadOptions::read`]) any shape.
+///
+/// ```
+/// use ndl_runtime::npy::{self, ReadOptions, WriteOptions};
+///
+/// let mut file = Vec::new();
+/// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write(&mut file, &[1i32, 2, 3, 4])?;
+/// let array = ReadOptions::new().max_header_size(1000).read::<i32, _>(&file[..])?;
+/// assert_eq!((array.shape, array.fortran_order), (vec![2, 2], true));
+/// assert_eq!(array.data, [1, 2, 3, 4]);
+/// # Ok::<(), npy::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub(crate) limits: HeaderLimits,
+    /// The number of dimensions required (in records), checked before
+    /// any data is read; `None` accepts any.
+    pub(crate) rank: Option<usize>,
+}
+
+impl ReadOptions {
+    /// NumPy's defaults: headers up to 10000 characters.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// The largest header to accept, in characters (NumPy's `max_header_size`).
+    pub fn max_header_size(mut self, max_header_size: usize) -> ReadOptions {
+        self.limits.max_header_size = max_header_size;
+        self
+    }
+
+    /// Reads an array of any shape from `reader`. Bytes after the data are
+    /// not read.
+    pub fn read<T: NdlType, R: Read>(&self, reader: R) -> Result<NpyArray<T>> {
+        read_array(reader, self, None)
+    }
+
+    /// Reads an array of any shape from the file at `path`.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{ByteOrder, ReadOptions, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("grid.npy");
+    /// WriteOptions::new().shape(&[2, 2]).byte_order(ByteOrder::Big).write_file(&path, &[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let grid = ReadOptions::new().read_file::<f32>(&path)?;
+    /// assert_eq!((grid.shape, grid.byte_order), (vec![2, 2], ByteOrder::Big));
+    /// assert_eq!(grid.data, [1.0, 2.0, 3.0, 4.0]); // converted to native order
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_file<T: NdlType>(&self, path: impl AsRef<Path>) -> Result<NpyArray<T>> {
+        let path = path.as_ref();
+        let run = || {
+            let file = File::open(path)?;
+            let meta = file.metadata()?;
+            // Only a regular file's length says how many bytes there are.
+            let len = meta.is_file().then_some(meta.len());
+            read_array(BufReader::new(file), self, len)
+        };
+        run().map_err(|e| e.in_file(path))
+    }
+}
+
+/// Reads a 1-D array of `T` from `reader`; see [`read_file`](super::read_file).
+pub(crate) fn read_1d<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
+    Ok(ReadOptions::one_dimensional().read(reader)?.data)
+}
+
+/// Reads a 1-D array of `T` from the file at `path`.
+pub(crate) fn read_file_1d<T: NdlType>(path: &Path) -> Result<Vec<T>> {
+    Ok(ReadOptions::one_dimensional().read_file(path)?.data)
+}
+
+impl ReadOptions {
+    /// NumPy's limits, and only 1-D arrays.
+    pub(crate) fn one_dimensional() -> ReadOptions {
+        ReadOptions {
+            rank: Some(1),
+            ..ReadOptions::default()
+        }
+    }
+}
+
+/// Reads a header and the array after it. `total_len` is the length of the
+/// whole input when known (a regular file).
+pub(crate) fn read_array<T: NdlType, R: Read>(
+    reader: R,
+    options: &ReadOptions,
+    total_len: Option<u64>,
+) -> Result<NpyArray<T>> {
+    let mut r = Counting {
+        inner: reader,
+        count: 0,
+    };
+    let header = Header::read(&mut r, &options.limits)?;
+    let data_offset = r.count;
+    let expected = T::datatype();
+    let RecordShape { shape, records } = check_datatype(&header, &expected)?;
+    if options.rank.is_some_and(|rank| rank != shape.len()) {
+        return Err(Error::RankMismatch {
+            expected: options.rank.unwrap_or(0),
+            shape: header.shape,
+        });
+    }
+    let layout = layout_for::<T>(&expected, header.byte_order)?;
+    let data_len =
+        records
+            .checked_mul(layout.itemsize as u64)
+            .ok_or_else(|| Error::ShapeOverflow {
+                shape: header.shape.clone(),
+                itemsize: layout.itemsize as u64,
+            })?;
+    let eof = |got: u64| Error::UnexpectedEof {
+        what: "array data",
+        offset: data_offset,
+        expected: data_len,
+        got,
+    };
+    let records = usize::try_from(records).map_err(|_| eof(0))?;
+    if let Some(total) = total_len {
+        // Refuse before allocating: a header can claim any size.
+        let left = total.saturating_sub(data_offset);
+        if left < data_len {
+            return Err(eof(left));
+        }
+    }
+    let data = read_records(&mut r.inner, records, &layout, total_len.is_some()).map_err(
+        |stop| match stop {
+            Stop::Io(e) => Error::from(e),
+            Stop::Eof(got) => eof(got),
+            Stop::Bad(bad) => bad_value(&expected, &layout, data_offset, &bad),
+        },
+    )?;
+    Ok(NpyArray {
+        shape,
+        fortran_order: header.fortran_order,
+        byte_order: header.byte_order,
+        data,
+    })
+}
+
+/// The plan for `T` in `order`, checked against `T`'s real size.
+pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
+    let layout = Layout::new(dt, order).ok_or_else(|| Error::TypeMismatch {
+        field: String::new(),
+        message: "the type's datatype has no fixed size".into(),
+    })?;
+    if layout.itemsize != std::mem::size_of::<T>() {
+        return Err(Error::TypeMismatch {
+            field: String::new(),
+            message: format!(
+                "the type's datatype is {} bytes but the type is {} (a wrong NdlType impl)",
+                layout.itemsize,
+                std::mem::size_of::<T>()
+            ),
+        });
+    }
+    Ok(layout)
+}
+
+/// The error for a bool or enum value that is not valid.
+pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
+    let (field, leaf) = field_at(dt, bad.offset);
+    let message = if bad.is_bool {
+        format!("bool byte is {}, expected 0 or 1", bad.value)
+    } else {
+        let members = match leaf {
+            Datatype::Enum(e) => e
+                .members
+                .iter()
+                .map(|m| format!("{} = {}", m.name, m.value))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => String::new(),
+        };
+        format!("{} is not a value of the enum ({members})", bad.value)
+    };
+    Error::InvalidValue {
+        record: bad.record as u64,
+        offset: data_offset + (bad.record as u64) * layout.itemsize as u64 + bad.offset as u64,
+        field,
+        message,
+    }
+}
+
+/// Why reading records stopped early.
+enum Stop {
+    Io(std::io::Error),
+    /// End of input after this many data bytes.
+    Eof(u64),
+    /// A value that is not valid for its type.
+    Bad(BadValue),
+}
+
+/// Reads `records` records of the plan `layout` (in the file's byte order)
+/// into a vector, converting and checking them chunk by chunk while the
+/// bytes are still in cache.
+///
+/// With `known_len` the input is known to hold the data (a file whose
+/// length was checked): the vector is allocated at once. Otherwise it only
+/// grows as data arrives, so a lying header cannot make it allocate.
+fn read_records<T: NdlType, R: Read>(
+    r: &mut R,
+    records: usize,
+    layout: &Layout,
+    known_len: bool,
+) -> std::result::Result<Vec<T>, Stop> {
+    let itemsize = layout.itemsize;
+    if itemsize == 0 {
+        let mut recs = RecordVec::zeroed(records).map_err(Stop::Io)?;
+        recs.check(layout, records).map_err(Stop::Bad)?;
+        return Ok(recs.into_vec());
+    }
+    let needs_pass = !layout.swaps.is_empty() || layout.has_checks();
+    let (recs, step) = match (known_len, needs_pass) {
+        // One read straight into the vector.
+        (true, false) => (RecordVec::zeroed(records), records),
+        (true, true) => (RecordVec::zeroed(records), PASS_CHUNK_BYTES / itemsize),
+        (false, _) => (RecordVec::zeroed(0), FIRST_CHUNK_BYTES / itemsize),
+    };
+    let mut recs = recs.map_err(Stop::Io)?;
+    let mut step = step.max(1);
+    let mut done = 0;
+    while done < records {
+        let n = step.min(records - done);
+        if !known_len {
+            recs.grow_zeroed(n);
+        }
+        let got = read_full(r, &mut recs.bytes_mut(done)[..n * itemsize]).map_err(Stop::Io)?;
+        if got < n * itemsize {
+            return Err(Stop::Eof((done * itemsize + got) as u64));
+        }
+        // Convert in cache-sized pieces right after they arrive.
+        let mut at = done;
+        while at < done + n {
+            let m = (PASS_CHUNK_BYTES / itemsize).max(1).min(done + n - at);
+            recs.check(layout, m).map_err(Stop::Bad)?;
+            at += m;
+        }
+        done += n;
+        if !known_len {
+            step = (step * 2).min((MAX_CHUNK_BYTES / itemsize).max(1));
+        }
+    }
+    Ok(recs.into_vec())
+}
+
+/// Fills `buf` from `r` unless the input ends first; the bytes read.
+pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match r.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// A reader that counts the bytes read through it.
+pub(crate) struct Counting<R> {
+    pub inner: R,
+    pub count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all
+/// initialised (invariant), so they can be handed out as `&mut [u8]`.
+/// The first `checked` records have been converted to native order and
+/// checked: they are valid `T`s.
+pub(crate) struct RecordVec<T> {
+    v: Vec<MaybeUninit<T>>,
+    checked: usize,
+}
+
+impl<T: NdlType> RecordVec<T> {
+    /// `n` records of zero bytes (padding included: the allocation is
+    /// zeroed, lazily by the OS for large ones). An error, not an abort,
+    /// when the memory is not available.
+    pub fn zeroed(n: usize) -> std::io::Result<RecordVec<T>> {
+        let v = bytemuck::allocation::try_zeroed_vec(n).map_err(|()| {
+            std::io::Error::new(
+                ErrorKind::OutOfMemory,
+                format!(
+                    "cannot allocate {n} records of {} bytes",
+                    std::mem::size_of::<T>()
+                ),
+            )
+        })?;
+        Ok(RecordVec { v, checked: 0 })
+    }
+
+    /// Appends `n` records of zero bytes.
+    pub fn grow_zeroed(&mut self, n: usize) {
+        self.v.reserve(n);
+        let len = self.v.len();
+        // SAFETY: `reserve` made room for `n` more elements after `len`;
+        // `write_bytes` zeroes all their bytes (a `MaybeUninit<T>` may hold
+        // any bytes), so the new elements exist and keep the invariant.
+        // Bytes are written directly, not by copying a zeroed value, since
+        // a typed copy need not preserve padding bytes.
+        unsafe {
+            self.v.as_mut_ptr().add(len).write_bytes(0, n);
+            self.v.set_len(len + n);
+        }
+    }
+
+    /// The bytes of the records from index `start` on, which must not
+    /// have been checked yet (checked records stay valid `T`s).
+    pub fn bytes_mut(&mut self, start: usize) -> &mut [u8] {
+        assert!(start >= self.checked, "checked records are not writable");
+        let tail = &mut self.v[start..];
+        // SAFETY: the pointer and length cover exactly `tail`'s memory,
+        // borrowed mutably for the result's lifetime; `u8` has alignment 1.
+        // By the invariant every byte is initialised, and whatever `u8`s are
+        // written through the result are fine for `MaybeUninit<T>`.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                tail.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(tail),
+            )
+        }
+    }
+
+    /// Converts the next `n` unchecked records to native order (for a
+    /// `layout` of `T` in the file's order) and checks their values; on
+    /// success they count as valid. The record index of a bad value is
+    /// counted from the start of the vector.
+    pub fn check(&mut self, layout: &Layout, n: usize) -> std::result::Result<(), BadValue> {
+        let start = self.checked;
+        let size = layout.itemsize;
+        let bytes = &mut self.bytes_mut(start)[..n * size];
+        layout.swap(bytes);
+        layout.validate(bytes).map_err(|bad| BadValue {
+            record: bad.record + start,
+            ..bad
+        })?;
+        self.checked += n;
+        Ok(())
+    }
+
+    /// The records, all of which must have been checked.
+    pub fn into_vec(self) -> Vec<T> {
+        // Not reachable from input: every reader checks all it reads.
+        assert_eq!(self.checked, self.v.len(), "records read but not checked");
+        let mut v = std::mem::ManuallyDrop::new(self.v);
+        // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the
+        // allocation is a valid `Vec<T>` allocation of the same capacity.
+        // Each element is a valid `T`: all were checked (asserted above)
+        // with a plan of `T::datatype()` (callers build it with
+        // `layout_for::<T>`): its numbers are in native order, its bools
+        // and enums hold valid values, and by the `NdlType` contract every
+        // other byte pattern (numbers, strings, padding) is valid for `T`.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) }
+    }
+}
+
+/// Reads the header of a `.npy` stream, leaving `reader` at the first data byte.
+///
+/// ```
+/// use ndl_runtime::{npy, Datatype};
+///
+/// let mut file = Vec::new();
+/// npy::write(&mut file, &[1.5f64, 2.5])?;
+/// let header = npy::read_header(&mut &file[..])?;
+/// assert_eq!((header.datatype, header.shape), (Datatype::Float64, vec![2]));
+/// # Ok::<(), npy::Error>(())
+/// ```
+pub fn read_header<R: Read>(reader: &mut R) -> Result<Header> {
+    Header::read(reader, &HeaderLimits::default())
+}
+
+/// Reads the header of the `.npy` file at `path`.
+///
+/// ```
+/// use ndl_runtime::{npy, Datatype};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("h.npy");
+/// npy::WriteOptions::new().shape(&[2, 1]).write_file(&path, &[1u8, 2])?;
+/// let header = npy::read_header_file(&path)?;
+/// assert_eq!((header.datatype, header.shape), (Datatype::UInt8, vec![2, 1]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_header_file(path: impl AsRef<Path>) -> Result<Header> {
+    let path = path.as_ref();
+    let run = || {
+        let mut r = BufReader::new(File::open(path)?);
+        Header::read(&mut r, &HeaderLimits::default())
+    };
+    run().map_err(|e| e.in_file(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_vec_grows_zeroed_and_becomes_a_vec() {
+        let mut v = RecordVec::<u32>::zeroed(2).unwrap();
+        v.grow_zeroed(3);
+        assert_eq!(v.v.len(), 5);
+        assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
+        v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
+        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        v.check(&layout, 2).unwrap();
+        v.check(&layout, 3).unwrap();
+        assert_eq!(v.into_vec(), [0, 0, 0, 0, 7]);
+    }
+
+    #[test]
+    #[should_panic(expected = "records read but not checked")]
+    fn unchecked_records_never_become_values() {
+        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
+        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        v.check(&layout, 2).unwrap();
+        let _ = v.into_vec();
+    }
+
+    #[test]
+    fn bad_bools_are_found_with_their_index() {
+        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
+        v.bytes_mut(2)[0] = 2;
+        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        v.check(&layout, 1).unwrap();
+        let bad = v.check(&layout, 2).unwrap_err();
+        assert_eq!((bad.record, bad.offset), (2, 0));
+    }
+
+    #[test]
+    fn reads_stop_at_the_end_of_input() {
+        let bytes = [1u8; 10];
+        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        match read_records::<u32, _>(&mut &bytes[..], 1_000_000_000, &layout, false) {
+            Err(Stop::Eof(got)) => assert_eq!(got, 10),
+            _ => panic!("expected a short read"),
+        }
+    }
+
+    #[test]
+    fn conversion_happens_chunk_by_chunk() {
+        // More records than one pass chunk, in the other byte order.
+        let other = match ByteOrder::NATIVE {
+            ByteOrder::Little => ByteOrder::Big,
+            ByteOrder::Big => ByteOrder::Little,
+        };
+        let n = PASS_CHUNK_BYTES / 4 * 3 + 1;
+        let bytes: Vec<u8> = (0..n as u32)
+            .flat_map(|i| i.swap_bytes().to_ne_bytes())
+            .collect();
+        let layout = Layout::new(&Datatype::UInt32, other).unwrap();
+        for known in [true, false] {
+            let got = match read_records::<u32, _>(&mut &bytes[..], n, &layout, known) {
+                Ok(v) => v,
+                Err(Stop::Eof(got)) => panic!("eof after {got}"),
+                Err(Stop::Bad(bad)) => panic!("bad {bad:?}"),
+                Err(Stop::Io(e)) => panic!("{e}"),
+            };
+            assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32));
+        }
+    }
+}

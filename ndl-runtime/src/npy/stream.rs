@@ -1,0 +1,248 @@
+//! Writing a `.npy` file in batches whose total is known only at the end.
+//!
+//! The header is written first with a growing dimension of 0, the data is
+//! appended batch by batch, and [`StreamWriter::finish`] rewrites the
+//! header with the final count. NumPy's headers keep room for 21 digits in
+//! the growing dimension, so the rewritten header has the same length and
+//! the data never moves.
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+use super::write::{persist, temp_file_beside, RecordWriter};
+use super::{Error, Header, Result, WriteOptions};
+use crate::NdlType;
+
+/// Size of the write buffer between batches and the file.
+const BUFFER_BYTES: usize = 1 << 20;
+
+/// Appends batches of records to a `.npy` file; the destination appears
+/// only when [`finish`](StreamWriter::finish) succeeds.
+///
+/// Dropped without `finish` (or after an error), it leaves nothing at the
+/// destination: the data lives in a temporary file beside it until then.
+///
+/// ```
+/// use ndl_runtime::npy::{self, StreamWriter};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("log.npy");
+/// let mut w = StreamWriter::<u32>::create(&path)?;
+/// w.write_batch(&[1, 2])?;
+/// w.write_batch(&[3])?;
+/// assert_eq!(w.finish()?, 3);
+/// assert_eq!(npy::read_file::<u32>(&path)?, [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamWriter<T> {
+    out: BufWriter<NamedTempFile>,
+    dest: PathBuf,
+    header: Header,
+    header_len: usize,
+    /// Elements per step of the growing dimension (product of the others).
+    row: u64,
+    records: u64,
+    data: RecordWriter<T>,
+}
+
+impl<T: NdlType> StreamWriter<T> {
+    /// A 1-D array in native byte order, to be written to `path`.
+    pub fn create(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
+        StreamWriter::with_options(path, &WriteOptions::new())
+    }
+
+    /// An array with `options`' byte order and memory order. With a shape,
+    /// the first dimension (the last one in Fortran order) grows with the
+    /// data and its value in `options` is ignored; the others stay fixed,
+    /// and the total must be a whole number of rows at `finish`.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{ReadOptions, StreamWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("rows.npy");
+    /// let mut w = StreamWriter::<f32>::with_options(&path, &WriteOptions::new().shape(&[0, 2]))?;
+    /// w.write_batch(&[1.0, 2.0, 3.0, 4.0])?;
+    /// w.finish()?;
+    /// assert_eq!(ReadOptions::new().read_file::<f32>(&path)?.shape, [2, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_options(path: impl AsRef<Path>, options: &WriteOptions) -> Result<StreamWriter<T>> {
+        let dest = path.as_ref().to_path_buf();
+        StreamWriter::start(dest.clone(), options).map_err(|e| e.in_file(dest))
+    }
+
+    fn start(dest: PathBuf, options: &WriteOptions) -> Result<StreamWriter<T>> {
+        let mut shape = options.shape.clone().unwrap_or_else(|| vec![0]);
+        if shape.is_empty() {
+            return Err(Error::NotWritable {
+                field: String::new(),
+                reason: "a streamed array needs at least one dimension to grow".into(),
+            });
+        }
+        *grow_dim(&mut shape, options.fortran_order) = 1;
+        let row = shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d))
+            .ok_or(Error::ShapeOverflow {
+                shape: shape.clone(),
+                itemsize: std::mem::size_of::<T>() as u64,
+            })?;
+        let header = Header {
+            datatype: T::datatype(),
+            byte_order: options.byte_order,
+            // Decided again at `finish`, from the final shape.
+            fortran_order: options.fortran_order,
+            shape,
+        };
+        let data = RecordWriter::new(options.byte_order)?;
+        let first = StreamWriter::<T>::header_bytes(&header, 0)?;
+        let mut out = BufWriter::with_capacity(BUFFER_BYTES, temp_file_beside(&dest)?);
+        out.write_all(&first)?;
+        Ok(StreamWriter {
+            out,
+            dest,
+            header_len: first.len(),
+            header,
+            row,
+            records: 0,
+            data,
+        })
+    }
+
+    /// The header for `records` records in all.
+    fn header_bytes(template: &Header, rows: u64) -> Result<Vec<u8>> {
+        let mut h = template.clone();
+        *grow_dim(&mut h.shape, h.fortran_order) = rows;
+        h.fortran_order = h.fortran_order && !super::write::is_also_c_order(&h.shape);
+        h.to_bytes()
+    }
+
+    /// Appends records.
+    pub fn write_batch(&mut self, records: &[T]) -> Result<()> {
+        self.data
+            .write(&mut self.out, records)
+            .map_err(|e| Error::from(e).in_file(&self.dest))?;
+        self.records += records.len() as u64;
+        Ok(())
+    }
+
+    /// The number of records written so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Writes the final header and moves the file to its destination;
+    /// returns the number of records.
+    pub fn finish(self) -> Result<u64> {
+        let dest = self.dest.clone();
+        self.complete().map_err(|e| e.in_file(dest))
+    }
+
+    fn complete(self) -> Result<u64> {
+        // With an empty row (another dimension is 0) no record fits.
+        let rows = self.records.checked_div(self.row).unwrap_or(0);
+        if rows * self.row != self.records || (self.row == 0 && self.records != 0) {
+            let mut shape = self.header.shape.clone();
+            *grow_dim(&mut shape, self.header.fortran_order) = rows + 1;
+            return Err(Error::ShapeMismatch {
+                expected: (rows + 1) * self.row,
+                shape,
+                got: self.records,
+            });
+        }
+        let header = StreamWriter::<T>::header_bytes(&self.header, rows)?;
+        if header.len() != self.header_len {
+            // NumPy's growth padding makes this impossible below 10^20 rows.
+            return Err(Error::NotWritable {
+                field: String::new(),
+                reason: format!(
+                    "the final header is {} bytes, not {}",
+                    header.len(),
+                    self.header_len
+                ),
+            });
+        }
+        let mut tmp = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::from(e.into_error()))?;
+        rewrite_start(tmp.as_file_mut(), &header)?;
+        persist(tmp, &self.dest)?;
+        Ok(self.records)
+    }
+}
+
+/// Overwrites the start of `file` with `bytes`.
+fn rewrite_start(file: &mut File, bytes: &[u8]) -> Result<()> {
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(bytes)?;
+    file.flush()?;
+    Ok(())
+}
+
+/// The dimension that grows: the first in C order, the last in Fortran order.
+fn grow_dim(shape: &mut [u64], fortran_order: bool) -> &mut u64 {
+    let i = if fortran_order { shape.len() - 1 } else { 0 };
+    &mut shape[i]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npy::{self, ReadOptions};
+
+    #[test]
+    fn dropping_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.npy");
+        let mut w = StreamWriter::<u8>::create(&path).unwrap();
+        w.write_batch(&[1, 2, 3]).unwrap();
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn partial_rows_fail_and_leave_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.npy");
+        let opts = WriteOptions::new().shape(&[7, 3]);
+        let mut w = StreamWriter::<u8>::with_options(&path, &opts).unwrap();
+        w.write_batch(&[1, 2, 3, 4]).unwrap();
+        let e = w.finish().unwrap_err();
+        assert!(e.to_string().contains("holds 6 elements, but 4"), "{e}");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn fortran_order_grows_the_last_dimension() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.npy");
+        let opts = WriteOptions::new().shape(&[2, 0]).fortran_order(true);
+        let mut w = StreamWriter::<i16>::with_options(&path, &opts).unwrap();
+        for i in 0..5 {
+            w.write_batch(&[i, -i]).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), 10);
+        let a = ReadOptions::new().read_file::<i16>(&path).unwrap();
+        assert_eq!((a.shape, a.fortran_order), (vec![2, 5], true));
+        assert_eq!(a.data[..4], [0, 0, 1, -1]);
+    }
+
+    #[test]
+    fn same_bytes_as_a_single_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+        let data: Vec<u64> = (0..1000).collect();
+        let mut w = StreamWriter::<u64>::create(&a).unwrap();
+        for c in data.chunks(77) {
+            w.write_batch(c).unwrap();
+        }
+        w.finish().unwrap();
+        npy::write_file(&b, &data).unwrap();
+        assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+    }
+}

@@ -1,0 +1,359 @@
+//! NumPy `.npz` archives: several named `.npy` arrays in one zip file.
+//!
+//! As `np.savez` and `np.savez_compressed` write them: the array `x` is the
+//! zip member `x.npy`, stored or deflated, every member with zip64 extras
+//! (NumPy forces zip64 on every member too). As `np.load` reads them: every
+//! member is listed, with one `.npy` suffix stripped, and an array is found
+//! by that name or by its full member name.
+//!
+//! Array names may contain `/`; [`group_path`] maps them onto NDL groups.
+//!
+//! ```
+//! use ndl_runtime::npz::{NpzReader, NpzWriter};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("data.npz");
+//! let mut w = NpzWriter::create(&path)?;
+//! w.add("t", &[0.5f64, 1.5])?;
+//! w.add("sensors/id", &[7u32, 9])?;
+//! w.finish()?;
+//!
+//! let mut r = NpzReader::open(&path)?;
+//! assert_eq!(r.names(), ["t", "sensors/id"]);
+//! assert_eq!(r.read::<u32>("sensors/id")?, [7, 9]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use crate::npy::{Error, Header, HeaderLimits, NpyArray, ReadOptions, Result, WriteOptions};
+use crate::NdlType;
+
+/// The suffix of array members.
+const NPY_SUFFIX: &str = ".npy";
+
+/// Writes a `.npz` archive; the file appears at its path only when
+/// [`finish`](NpzWriter::finish) succeeds.
+pub struct NpzWriter {
+    zip: ZipWriter<BufWriter<NamedTempFile>>,
+    dest: PathBuf,
+    options: SimpleFileOptions,
+}
+
+impl NpzWriter {
+    /// An archive of uncompressed members, as `np.savez` writes.
+    pub fn create(path: impl AsRef<Path>) -> Result<NpzWriter> {
+        NpzWriter::with_method(path.as_ref(), CompressionMethod::Stored)
+    }
+
+    /// An archive of deflated members, as `np.savez_compressed` writes.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("z.npz");
+    /// let mut w = NpzWriter::create_compressed(&path)?;
+    /// w.add("zeros", &[0u64; 1000])?;
+    /// w.finish()?;
+    /// assert!(std::fs::metadata(&path)?.len() < 1000);
+    /// assert_eq!(NpzReader::open(&path)?.read::<u64>("zeros")?.len(), 1000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_compressed(path: impl AsRef<Path>) -> Result<NpzWriter> {
+        NpzWriter::with_method(path.as_ref(), CompressionMethod::Deflated)
+    }
+
+    fn with_method(dest: &Path, method: CompressionMethod) -> Result<NpzWriter> {
+        let tmp = crate::npy::write::temp_file_beside(dest).map_err(|e| e.in_file(dest))?;
+        let options = SimpleFileOptions::default()
+            .compression_method(method)
+            .large_file(true)
+            .unix_permissions(0o600);
+        Ok(NpzWriter {
+            zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, tmp)),
+            dest: dest.to_path_buf(),
+            options,
+        })
+    }
+
+    /// Adds `data` as the 1-D array `name` (member `name.npy`).
+    pub fn add<T: NdlType>(&mut self, name: &str, data: &[T]) -> Result<()> {
+        self.add_with(name, &WriteOptions::new(), data)
+    }
+
+    /// Adds `data` as the array `name`, with a shape, memory order and byte
+    /// order from `options`.
+    pub fn add_with<T: NdlType>(
+        &mut self,
+        name: &str,
+        options: &WriteOptions,
+        data: &[T],
+    ) -> Result<()> {
+        let member = format!("{name}{NPY_SUFFIX}");
+        let zip_err = |source| Error::Zip {
+            member: Some(member.clone()),
+            source,
+        };
+        self.zip
+            .start_file(member.as_str(), self.options)
+            .map_err(zip_err)
+            .map_err(|e| e.in_file(&self.dest))?;
+        options
+            .write(&mut self.zip, data)
+            .map_err(|e| e.in_file(self.dest.join(&member)))
+    }
+
+    /// Writes the zip directory and moves the archive to its path.
+    pub fn finish(self) -> Result<()> {
+        let dest = self.dest;
+        let run = || -> Result<()> {
+            let out = self.zip.finish().map_err(|source| Error::Zip {
+                member: None,
+                source,
+            })?;
+            let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
+            crate::npy::write::persist(tmp, &dest).map(drop)
+        };
+        run().map_err(|e| e.in_file(&dest))
+    }
+}
+
+/// Reads arrays from a `.npz` archive, one at a time, by name.
+pub struct NpzReader<R> {
+    zip: ZipArchive<R>,
+    /// Shown in errors: the archive's path, when known.
+    source: PathBuf,
+    options: ReadOptions,
+}
+
+impl NpzReader<BufReader<File>> {
+    /// Opens the archive at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<NpzReader<BufReader<File>>> {
+        let path = path.as_ref();
+        let run = || -> Result<_> {
+            let file = BufReader::new(File::open(path)?);
+            ZipArchive::new(file).map_err(|source| Error::Zip {
+                member: None,
+                source,
+            })
+        };
+        let zip = run().map_err(|e| e.in_file(path))?;
+        Ok(NpzReader {
+            zip,
+            source: path.to_path_buf(),
+            options: ReadOptions::new(),
+        })
+    }
+}
+
+impl<R: Read + Seek> NpzReader<R> {
+    /// Reads the archive from `reader` (e.g. a `Cursor` over bytes).
+    ///
+    /// ```
+    /// use ndl_runtime::npz::NpzReader;
+    ///
+    /// // An empty `np.savez` archive: just the end-of-directory record.
+    /// let mut empty = b"PK\x05\x06".to_vec();
+    /// empty.extend([0; 18]);
+    /// let r = NpzReader::new(std::io::Cursor::new(empty))?;
+    /// assert!(r.names().is_empty());
+    /// # Ok::<(), ndl_runtime::npy::Error>(())
+    /// ```
+    pub fn new(reader: R) -> Result<NpzReader<R>> {
+        let zip = ZipArchive::new(reader).map_err(|source| Error::Zip {
+            member: None,
+            source,
+        })?;
+        Ok(NpzReader {
+            zip,
+            source: PathBuf::new(),
+            options: ReadOptions::new(),
+        })
+    }
+
+    /// Accepts array headers up to `max_header_size` characters
+    /// (NumPy's `max_header_size`, default 10000).
+    pub fn max_header_size(mut self, max_header_size: usize) -> NpzReader<R> {
+        self.options = self.options.max_header_size(max_header_size);
+        self
+    }
+
+    /// The names of all members, with one `.npy` suffix stripped, in
+    /// archive order (as NumPy's `NpzFile.files`).
+    pub fn names(&self) -> Vec<String> {
+        self.zip
+            .file_names()
+            .map(|n| n.strip_suffix(NPY_SUFFIX).unwrap_or(n).to_string())
+            .collect()
+    }
+
+    /// Reads the 1-D array `name` as records of `T`.
+    pub fn read<T: NdlType>(&mut self, name: &str) -> Result<Vec<T>> {
+        let options = ReadOptions {
+            rank: Some(1),
+            ..self.options.clone()
+        };
+        Ok(self.with_member(name, |r| options.read(r))?.data)
+    }
+
+    /// Reads the array `name`, of any shape, as records of `T`.
+    pub fn read_array<T: NdlType>(&mut self, name: &str) -> Result<NpyArray<T>> {
+        let options = self.options.clone();
+        self.with_member(name, |r| options.read(r))
+    }
+
+    /// Reads the header of the array `name`: its datatype, shape and order.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    /// use ndl_runtime::{npy::WriteOptions, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("h.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add_with("img", &WriteOptions::new().shape(&[2, 3]), &[0u16; 6])?;
+    /// w.finish()?;
+    /// let h = NpzReader::open(&path)?.header("img")?;
+    /// assert_eq!((h.datatype, h.shape), (Datatype::UInt16, vec![2, 3]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn header(&mut self, name: &str) -> Result<Header> {
+        let limits = HeaderLimits {
+            max_header_size: self.options.limits.max_header_size,
+        };
+        self.with_member(name, |mut r| Header::read(&mut r, &limits))
+    }
+
+    /// The raw bytes of the member for `name` (with or without `.npy`), as
+    /// `np.load` returns a member that is not a `.npy` file.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("b.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("x", &[1u8])?;
+    /// w.finish()?;
+    /// let bytes = NpzReader::open(&path)?.member_bytes("x")?;
+    /// assert_eq!(&bytes[..6], b"\x93NUMPY");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn member_bytes(&mut self, name: &str) -> Result<Vec<u8>> {
+        self.with_member(name, |r| {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes)?;
+            Ok(bytes)
+        })
+    }
+
+    /// Runs `f` on the member for `name`; errors carry the member's path.
+    fn with_member<V>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&mut dyn Read) -> Result<V>,
+    ) -> Result<V> {
+        let member = self.member_name(name)?;
+        let path = self.member_path(&member);
+        let mut file = self
+            .zip
+            .by_name(&member)
+            .map_err(|source| Error::Zip {
+                member: Some(member.clone()),
+                source,
+            })
+            .map_err(|e| e.in_file(&self.source))?;
+        f(&mut file).map_err(|e| e.in_file(path))
+    }
+
+    /// The member holding `name`: the name itself, or with `.npy` added.
+    fn member_name(&self, name: &str) -> Result<String> {
+        let with_suffix = format!("{name}{NPY_SUFFIX}");
+        let mut names = self.zip.file_names();
+        if names.any(|n| n == name) {
+            return Ok(name.to_string());
+        }
+        if self.zip.file_names().any(|n| n == with_suffix) {
+            return Ok(with_suffix);
+        }
+        Err(Error::NoSuchArray {
+            name: name.to_string(),
+            available: self.names(),
+        }
+        .in_file(&self.source))
+    }
+
+    fn member_path(&self, member: &str) -> PathBuf {
+        self.source.join(member)
+    }
+}
+
+/// The NDL group path and array name of an `.npz` array name: the part
+/// after the last `/` is the array, the rest the group.
+///
+/// ```
+/// use ndl_runtime::npz::group_path;
+///
+/// assert_eq!(group_path("a/b/x"), ("/a/b".to_string(), "x".to_string()));
+/// assert_eq!(group_path("x"), ("/".to_string(), "x".to_string()));
+/// ```
+pub fn group_path(name: &str) -> (String, String) {
+    match name.rsplit_once('/') {
+        Some((group, array)) => {
+            let group = group.trim_matches('/');
+            (format!("/{group}"), array.to_string())
+        }
+        None => ("/".to_string(), name.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_lookups() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.npz");
+        let mut w = NpzWriter::create(&path).unwrap();
+        w.add("x", &[1i8]).unwrap();
+        w.add("y.npy", &[2i8]).unwrap();
+        let e = w.add("x", &[9i8]).unwrap_err();
+        assert!(e.to_string().contains("x.npy"), "{e}");
+        w.add_with("m", &WriteOptions::new().shape(&[1, 2]), &[3i8, 4])
+            .unwrap();
+        w.finish().unwrap();
+        let mut r = NpzReader::open(&path).unwrap();
+        assert_eq!(r.names(), ["x", "y.npy", "m"]);
+        assert_eq!(r.read::<i8>("x").unwrap(), [1]);
+        assert_eq!(r.read::<i8>("x.npy").unwrap(), [1]);
+        assert_eq!(r.read::<i8>("y.npy").unwrap(), [2]);
+        let e = r.read::<i8>("y").unwrap_err();
+        assert!(e.to_string().contains("no array named 'y'"), "{e}");
+        let e = r.read::<i8>("m").unwrap_err();
+        assert!(e.to_string().contains("a.npz/m.npy"), "{e}");
+        assert_eq!(r.header("m").unwrap().shape, [1, 2]);
+    }
+
+    #[test]
+    fn unfinished_writers_leave_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = NpzWriter::create(dir.path().join("a.npz")).unwrap();
+        w.add("x", &[1u8]).unwrap();
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn group_paths() {
+        assert_eq!(group_path("/a/x"), ("/a".into(), "x".into()));
+        assert_eq!(group_path("a/"), ("/a".into(), "".into()));
+    }
+}
