@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use ndl_runtime::ndl::{
-    self, Attribute, AttributeForm, DimCoord, Endian, Extent, File, FileForm, Ndarray, NdlError,
+    self, Attribute, AttributeForm, DimCoord, Extent, File, FileForm, Ndarray, NdlError,
     NdlErrorKind, Shape, Storage,
 };
-use ndl_runtime::{Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member};
+use ndl_runtime::{ByteOrder, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member};
 use serde_yaml::{Mapping, Value};
 
 // ---------------------------------------------------------------------------
@@ -351,7 +351,7 @@ fn composites_mean_what_they_say() {
     let root = file.group("/").unwrap();
     let time = root.dimcoords.get("time").unwrap();
     assert_eq!(time.storage.size, Some(1000));
-    assert_eq!(time.storage.endian, Some(Endian::Little));
+    assert_eq!(time.storage.endian, Some(ByteOrder::Little));
     assert!(time
         .storage
         .fillvalue
@@ -761,9 +761,9 @@ fn awkward_file() -> File {
                 ),
             ]),
             endian: Some(if i % 2 == 0 {
-                Endian::Big
+                ByteOrder::Big
             } else {
-                Endian::Little
+                ByteOrder::Little
             }),
             charset: Some((*name).into()),
             ..Storage::default()
@@ -843,7 +843,7 @@ fn pyyaml_reads_everything_we_emit_as_serde_yaml_does() {
             .with_attribute("1:20", 1.0e3)
             .with_attribute("2026-01-01", f64::NAN)
             .with_storage(Storage {
-                endian: Some(Endian::native()),
+                endian: Some(ByteOrder::NATIVE),
                 ..Storage::default()
             }),
     );

@@ -485,7 +485,10 @@ impl Datatype {
     fn storage_form(&self) -> Datatype {
         match self {
             Datatype::Enum(e) => Datatype::from(e.base),
-            Datatype::Opaque(o) => Datatype::Opaque(Opaque { size: o.size, tag: None }),
+            Datatype::Opaque(o) => Datatype::Opaque(Opaque {
+                size: o.size,
+                tag: None,
+            }),
             Datatype::Compound(c) => Datatype::Compound(Compound {
                 size: c.size,
                 members: c

@@ -25,6 +25,7 @@
 
 extern crate self as ndl_runtime;
 
+mod byte_order;
 mod datatype;
 pub mod lang;
 pub mod ndl;
@@ -32,6 +33,7 @@ mod ndl_type;
 pub mod npy;
 pub mod npz;
 
+pub use byte_order::ByteOrder;
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
     Member, Opaque, Selection,

@@ -76,12 +76,13 @@ pub struct Group {
 /// and storage directives.
 ///
 /// ```
-/// use ndl_runtime::ndl::{Endian, Ndarray, Storage};
+/// use ndl_runtime::ndl::{Ndarray, Storage};
+/// use ndl_runtime::ByteOrder;
 /// use ndl_runtime::Datatype;
 ///
 /// let nd = Ndarray::new([3], Datatype::UInt16)
 ///     .with_attribute("units", "m")
-///     .with_storage(Storage { endian: Some(Endian::Big), ..Storage::default() });
+///     .with_storage(Storage { endian: Some(ByteOrder::Big), ..Storage::default() });
 /// assert_eq!(nd.attributes.get("units").and_then(|a| a.as_str()), Some("m"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

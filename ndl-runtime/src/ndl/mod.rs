@@ -22,12 +22,13 @@
 //! short or long attributes), quoted for YAML 1.1 and 1.2 alike.
 //!
 //! ```
-//! use ndl_runtime::ndl::{Endian, File, Ndarray, Storage};
+//! use ndl_runtime::ndl::{File, Ndarray, Storage};
+//! use ndl_runtime::ByteOrder;
 //! use ndl_runtime::Datatype;
 //!
 //! let nd = Ndarray::new([3], Datatype::Int16)
 //!     .with_attribute("ON", "yes")
-//!     .with_storage(Storage { endian: Some(Endian::Big), ..Storage::default() });
+//!     .with_storage(Storage { endian: Some(ByteOrder::Big), ..Storage::default() });
 //! let file = File::single_ndarray("data", nd);
 //! let yaml = file.to_yaml();
 //! assert_eq!(
@@ -61,7 +62,7 @@ pub use emit::to_yaml_string;
 pub use error::{NdlError, NdlErrorKind};
 pub use names::NameMap;
 pub use shape::{Extent, Shape};
-pub use storage::{Endian, Storage};
+pub use storage::Storage;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -47,6 +47,11 @@ impl<T> NameMap<T> {
             .map(|(_, v)| v)
     }
 
+    /// Every entity and its name, in order, mutably.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut T)> {
+        self.entries.iter_mut().map(|(n, v)| (n.as_str(), v))
+    }
+
     /// Adds `value` under `name` at the end, or replaces the entity of that
     /// name where it stands and returns it.
     pub fn insert(&mut self, name: impl Into<String>, value: T) -> Option<T> {

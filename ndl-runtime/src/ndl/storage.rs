@@ -3,15 +3,18 @@
 
 use serde_yaml::{Mapping, Value};
 
+use crate::ByteOrder;
+
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::read::{size_of, sizes_of, str_of, Keys};
 
 /// The `storage:` directives; all optional, none has a default.
 ///
 /// ```
-/// use ndl_runtime::ndl::{Endian, Storage};
+/// use ndl_runtime::ndl::Storage;
+/// use ndl_runtime::ByteOrder;
 ///
-/// let s = Storage { endian: Some(Endian::Little), chunk: Some(vec![100]), ..Storage::default() };
+/// let s = Storage { endian: Some(ByteOrder::Little), chunk: Some(vec![100]), ..Storage::default() };
 /// assert!(!s.is_empty());
 /// assert!(Storage::default().is_empty());
 /// ```
@@ -27,44 +30,11 @@ pub struct Storage {
     /// `filter`: the processing pipeline, applied in order when writing.
     pub filter: Option<Vec<Value>>,
     /// `endian`: byte order of numbers.
-    pub endian: Option<Endian>,
+    pub endian: Option<ByteOrder>,
     /// `charset`: the character set strings are stored in.
     pub charset: Option<String>,
     /// `fillvalue`: the value of elements without data.
     pub fillvalue: Option<Value>,
-}
-
-/// Byte order of stored numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Endian {
-    /// `little`
-    Little,
-    /// `big`
-    Big,
-}
-
-impl Endian {
-    /// The NDL word: `little` or `big`.
-    ///
-    /// ```
-    /// use ndl_runtime::ndl::Endian;
-    /// assert_eq!(Endian::Big.name(), "big");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Endian::Little => "little",
-            Endian::Big => "big",
-        }
-    }
-
-    /// The byte order of the machine running this code.
-    pub fn native() -> Endian {
-        if cfg!(target_endian = "big") {
-            Endian::Big
-        } else {
-            Endian::Little
-        }
-    }
 }
 
 const KEYS: &[&str] = &[
@@ -141,11 +111,10 @@ impl Storage {
     }
 }
 
-fn endian_of(value: &Value, ctx: &Ctx) -> Result<Endian, NdlError> {
+fn endian_of(value: &Value, ctx: &Ctx) -> Result<ByteOrder, NdlError> {
     match str_of(value, ctx)? {
-        "little" => Ok(Endian::Little),
-        "big" => Ok(Endian::Big),
-        other => Err(ctx.err(NdlErrorKind::UnknownEndian(other.into()))),
+        other => ByteOrder::from_name(other)
+            .ok_or_else(|| ctx.err(NdlErrorKind::UnknownEndian(other.into()))),
     }
 }
 
@@ -162,7 +131,7 @@ mod tests {
     fn all_directives_round_trip() {
         let yaml = "shape: [5, 0]\nsize: 3\nchunk: [2, 2]\nfilter: [gzip, {shuffle: 4}]\nendian: big\ncharset: ascii\nfillvalue: -1\n";
         let s = read(yaml).unwrap();
-        assert_eq!(s.endian, Some(Endian::Big));
+        assert_eq!(s.endian, Some(ByteOrder::Big));
         assert_eq!(s.to_value(), serde_yaml::from_str::<Value>(yaml).unwrap());
     }
 

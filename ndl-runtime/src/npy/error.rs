@@ -298,6 +298,21 @@ impl Error {
         }
     }
 
+    /// The error itself, without the file it happened in.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, Error};
+    ///
+    /// let err = npy::read_file::<u8>("/no/such/file.npy").unwrap_err();
+    /// assert!(matches!(err.kind(), Error::Io { .. }));
+    /// ```
+    pub fn kind(&self) -> &Error {
+        match self {
+            Error::InFile { source, .. } => source.kind(),
+            other => other,
+        }
+    }
+
     /// The byte offset in the file the error is about, when it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {

@@ -70,12 +70,13 @@ mod stream;
 mod typestr;
 pub(crate) mod write;
 
+pub use crate::ByteOrder;
 pub use error::{Error, Result};
 pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
 pub use mmap::MmapArray;
 pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
 pub use stream::StreamWriter;
-pub use typestr::{parse_scalar_typestr, scalar_typestr, ByteOrder};
+pub use typestr::{parse_scalar_typestr, scalar_typestr};
 pub use write::WriteOptions;
 
 use std::io::{Read, Write};

@@ -1,40 +1,6 @@
 //! NumPy type strings (`'<u4'`, `'|b1'`, `'<U10'`) of the scalar datatypes.
 
-use crate::{Charset, Datatype, FixedString, IntType, Opaque};
-
-/// The byte order of multi-byte numbers in a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ByteOrder {
-    /// Least significant byte first (`<`).
-    Little,
-    /// Most significant byte first (`>`).
-    Big,
-}
-
-impl ByteOrder {
-    /// The byte order of the machine running this code.
-    pub const NATIVE: ByteOrder = if cfg!(target_endian = "big") {
-        ByteOrder::Big
-    } else {
-        ByteOrder::Little
-    };
-
-    /// NumPy's character for it: `<` or `>`.
-    pub fn numpy_char(self) -> char {
-        match self {
-            ByteOrder::Little => '<',
-            ByteOrder::Big => '>',
-        }
-    }
-
-    /// The NDL `endian` storage directive value: `little` or `big`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ByteOrder::Little => "little",
-            ByteOrder::Big => "big",
-        }
-    }
-}
+use crate::{ByteOrder, Charset, Datatype, FixedString, IntType, Opaque};
 
 /// NumPy's type string of a scalar (non-compound, non-array) datatype, as
 /// `dtype.str` prints it: `|` for types without byte order. `None` for

@@ -1,0 +1,51 @@
+//! The byte order of stored numbers, shared by `.npy` headers and NDL's
+//! `endian` storage directive.
+
+/// The byte order of multi-byte numbers in a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ByteOrder {
+    /// Least significant byte first (`<`).
+    Little,
+    /// Most significant byte first (`>`).
+    Big,
+}
+
+impl ByteOrder {
+    /// The byte order of the machine running this code.
+    pub const NATIVE: ByteOrder = if cfg!(target_endian = "big") {
+        ByteOrder::Big
+    } else {
+        ByteOrder::Little
+    };
+
+    /// NumPy's character for it: `<` or `>`.
+    pub fn numpy_char(self) -> char {
+        match self {
+            ByteOrder::Little => '<',
+            ByteOrder::Big => '>',
+        }
+    }
+
+    /// The NDL `endian` storage directive value: `little` or `big`.
+    ///
+    /// ```
+    /// use ndl_runtime::ByteOrder;
+    /// assert_eq!(ByteOrder::Big.name(), "big");
+    /// assert_eq!(ByteOrder::from_name("little"), Some(ByteOrder::Little));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            ByteOrder::Little => "little",
+            ByteOrder::Big => "big",
+        }
+    }
+
+    /// The byte order an NDL `endian` value names.
+    pub fn from_name(name: &str) -> Option<ByteOrder> {
+        match name {
+            "little" => Some(ByteOrder::Little),
+            "big" => Some(ByteOrder::Big),
+            _ => None,
+        }
+    }
+}
