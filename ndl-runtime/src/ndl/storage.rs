@@ -112,10 +112,8 @@ impl Storage {
 }
 
 fn endian_of(value: &Value, ctx: &Ctx) -> Result<ByteOrder, NdlError> {
-    match str_of(value, ctx)? {
-        other => ByteOrder::from_name(other)
-            .ok_or_else(|| ctx.err(NdlErrorKind::UnknownEndian(other.into()))),
-    }
+    let name = str_of(value, ctx)?;
+    ByteOrder::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownEndian(name.into())))
 }
 
 #[cfg(test)]
