@@ -271,6 +271,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// The NDL sidecar beside a `.npy` file contradicts the Rust type.
+    #[error("NDL sidecar {}: {message}", path.display())]
+    Sidecar {
+        /// The sidecar file.
+        path: PathBuf,
+        /// What it contradicts.
+        message: String,
+    },
+
     /// A `.npz` archive has no member of that name.
     #[error("no array named '{name}' in the npz archive (it has: {})", available.join(", "))]
     NoSuchArray {
@@ -341,7 +350,8 @@ impl Error {
             | Error::RankMismatch { .. }
             | Error::ShapeMismatch { .. }
             | Error::NotMappable { .. }
-            | Error::NoSuchArray { .. } => None,
+            | Error::NoSuchArray { .. }
+            | Error::Sidecar { .. } => None,
         }
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::compare::{check_datatype, RecordShape};
 use super::layout::{field_at, BadValue, Layout};
-use super::{ByteOrder, Error, Header, HeaderLimits, Result};
+use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::{Datatype, NdlType};
 
 /// Records converted and checked at a time, small enough to stay in cache.
@@ -69,6 +69,8 @@ pub struct ReadOptions {
     /// The number of dimensions required (in records), checked before
     /// any data is read; `None` accepts any.
     pub(crate) rank: Option<usize>,
+    /// Whether to leave an NDL sidecar beside the file unchecked.
+    pub(crate) ignore_sidecar: bool,
 }
 
 impl ReadOptions {
@@ -80,6 +82,27 @@ impl ReadOptions {
     /// The largest header to accept, in characters (NumPy's `max_header_size`).
     pub fn max_header_size(mut self, max_header_size: usize) -> ReadOptions {
         self.limits.max_header_size = max_header_size;
+        self
+    }
+
+    /// Whether [`read_file`](ReadOptions::read_file) checks the NDL sidecar
+    /// beside the file (see [`sidecar_path`](super::sidecar_path)) when there
+    /// is one: it must describe `T`'s layout, and its enums must have exactly
+    /// the members of the Rust enums. Default: `true`.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, sidecar_path, ReadOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("n.npy");
+    /// npy::write_file(&path, &[1u32, 2])?;
+    /// std::fs::write(sidecar_path(&path), "ndarrays: {n: {shape: [2], type: float32}}\n")?;
+    /// assert!(npy::read_file::<u32>(&path).is_err());
+    /// assert_eq!(ReadOptions::new().sidecar(false).read_file::<u32>(&path)?.data, [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sidecar(mut self, check: bool) -> ReadOptions {
+        self.ignore_sidecar = !check;
         self
     }
 
@@ -111,7 +134,11 @@ impl ReadOptions {
             let len = meta.is_file().then_some(meta.len());
             read_array(BufReader::new(file), self, len)
         };
-        run().map_err(|e| e.in_file(path))
+        let array = run().map_err(|e| e.in_file(path))?;
+        if !self.ignore_sidecar {
+            sidecar::check::<T>(path)?;
+        }
+        Ok(array)
     }
 }
 

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
 use super::write::{persist, temp_file_beside, RecordWriter};
-use super::{Error, Header, Result, WriteOptions};
+use super::{sidecar, Error, Header, Result, WriteOptions};
+use crate::ndl::{Attribute, NameMap};
 use crate::NdlType;
 
 /// Size of the write buffer between batches and the file.
@@ -46,6 +47,8 @@ pub struct StreamWriter<T> {
     row: u64,
     records: u64,
     data: RecordWriter<T>,
+    /// The sidecar's attributes, when one is to be written on `finish`.
+    sidecar: Option<NameMap<Attribute>>,
 }
 
 impl<T: NdlType> StreamWriter<T> {
@@ -110,6 +113,7 @@ impl<T: NdlType> StreamWriter<T> {
             row,
             records: 0,
             data,
+            sidecar: options.sidecar.then(|| options.attributes.clone()),
         })
     }
 
@@ -172,6 +176,11 @@ impl<T: NdlType> StreamWriter<T> {
             .map_err(|e| Error::from(e.into_error()))?;
         rewrite_start(tmp.as_file_mut(), &header)?;
         persist(tmp, &self.dest)?;
+        if let Some(attributes) = &self.sidecar {
+            let mut final_header = self.header.clone();
+            *grow_dim(&mut final_header.shape, final_header.fortran_order) = rows;
+            sidecar::write::<T>(&self.dest, &final_header, attributes)?;
+        }
         Ok(self.records)
     }
 }

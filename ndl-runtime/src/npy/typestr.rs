@@ -52,7 +52,7 @@ pub fn parse_scalar_typestr(s: &str) -> Option<(Datatype, Option<ByteOrder>)> {
         _ => (None, s),
     };
     let kind = rest.chars().next()?;
-    let digits = &rest[1..];
+    let digits = &rest[kind.len_utf8()..];
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -101,7 +101,7 @@ mod tests {
             assert_eq!(scalar_typestr(&dt, order).unwrap(), s);
         }
         for bad in [
-            "<f3", "x", "i0", "<i16", "f8[ns]", "", "<", "O", "|O8", "<M8[ns]",
+            "<f3", "x", "i0", "<i16", "f8[ns]", "", "<", "O", "|O8", "<M8[ns]", "ñf4", "<ñ4", "é",
         ] {
             assert_eq!(parse_scalar_typestr(bad), None, "{bad}");
         }

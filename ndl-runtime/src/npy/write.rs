@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
 use super::layout::{CopyOp, Layout};
-use super::{ByteOrder, Error, Header, Result};
+use super::{sidecar, ByteOrder, Error, Header, Result};
+use crate::ndl::{Attribute, NameMap};
 use crate::NdlType;
 
 /// Bytes of records staged at a time when they cannot be written directly
@@ -48,6 +49,8 @@ pub struct WriteOptions {
     pub(crate) shape: Option<Vec<u64>>,
     pub(crate) fortran_order: bool,
     pub(crate) byte_order: ByteOrder,
+    pub(crate) sidecar: bool,
+    pub(crate) attributes: NameMap<Attribute>,
 }
 
 impl Default for WriteOptions {
@@ -63,6 +66,8 @@ impl WriteOptions {
             shape: None,
             fortran_order: false,
             byte_order: ByteOrder::NATIVE,
+            sidecar: false,
+            attributes: NameMap::new(),
         }
     }
 
@@ -84,6 +89,33 @@ impl WriteOptions {
     /// The byte order of numbers in the file. Default: the machine's.
     pub fn byte_order(mut self, byte_order: ByteOrder) -> WriteOptions {
         self.byte_order = byte_order;
+        self
+    }
+
+    /// Whether [`write_file`](WriteOptions::write_file) also writes the
+    /// file's NDL document beside it (`readings.npy` gives `readings.yaml`):
+    /// the datatype with enum member names and field descriptions, the
+    /// type's description, and the [attributes](WriteOptions::attribute).
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{sidecar_path, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.npy");
+    /// WriteOptions::new().sidecar(true).attribute("units", "K").write_file(&path, &[280.5f64, 281.0])?;
+    /// let yaml = std::fs::read_to_string(sidecar_path(&path))?;
+    /// assert!(yaml.contains("units: K"), "{yaml}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sidecar(mut self, sidecar: bool) -> WriteOptions {
+        self.sidecar = sidecar;
+        self
+    }
+
+    /// Adds an attribute to the array's NDL sidecar (and turns the sidecar on).
+    pub fn attribute(mut self, name: &str, value: impl Into<Attribute>) -> WriteOptions {
+        self.attributes.insert(name, value.into());
+        self.sidecar = true;
         self
     }
 
@@ -123,7 +155,12 @@ impl WriteOptions {
             let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
             persist(tmp, path).map(drop)
         };
-        run().map_err(|e| e.in_file(path))
+        run().map_err(|e| e.in_file(path))?;
+        if self.sidecar {
+            let header = self.header::<T>(data.len() as u64)?;
+            sidecar::write::<T>(path, &header, &self.attributes)?;
+        }
+        Ok(())
     }
 
     /// The header for `records` records of `T` under these options.

@@ -1,0 +1,149 @@
+//! The NDL sidecar: `readings.yaml` beside `readings.npy`, the NDL spec's
+//! naming rule. It carries what a `.npy` header cannot: enum member names,
+//! descriptions and attributes.
+
+use std::path::{Path, PathBuf};
+
+use super::write::{persist, temp_file_beside};
+use super::{Error, Header, Result};
+use crate::ndl::{self, Attribute, NameMap, Ndarray, Storage};
+use crate::{Datatype, NdlType};
+
+/// The path of the NDL sidecar of the `.npy` file at `npy`: the same name
+/// with the extension `.yaml`.
+///
+/// ```
+/// use std::path::Path;
+/// use ndl_runtime::npy::sidecar_path;
+///
+/// assert_eq!(sidecar_path(Path::new("data/readings.npy")), Path::new("data/readings.yaml"));
+/// ```
+pub fn sidecar_path(npy: &Path) -> PathBuf {
+    npy.with_extension("yaml")
+}
+
+/// The name the array has in its sidecar: the file's stem.
+fn array_name(npy: &Path) -> String {
+    npy.file_stem()
+        .map_or_else(|| "array".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The NDL document of the `.npy` file at `npy` holding `header`'s array
+/// of `T`, with `attributes` on the ndarray.
+pub(crate) fn document<T: NdlType>(
+    npy: &Path,
+    header: &Header,
+    attributes: &NameMap<Attribute>,
+) -> ndl::File {
+    let shape: Vec<usize> = header.shape.iter().map(|&d| d as usize).collect();
+    let datatype = T::datatype();
+    let storage = Storage {
+        endian: datatype
+            .has_multibyte_numbers()
+            .then_some(header.byte_order),
+        ..Storage::default()
+    };
+    let mut ndarray = Ndarray::new(shape, datatype).with_storage(storage);
+    if let Some(text) = T::description() {
+        ndarray = ndarray.with_description(text);
+    }
+    for (name, attribute) in attributes.iter() {
+        ndarray.attributes.insert(name, attribute.clone());
+    }
+    ndl::File::single_ndarray(array_name(npy), ndarray)
+}
+
+/// Writes the sidecar of the `.npy` file at `npy`, through a temporary file
+/// so the sidecar is never partial.
+pub(crate) fn write<T: NdlType>(
+    npy: &Path,
+    header: &Header,
+    attributes: &NameMap<Attribute>,
+) -> Result<()> {
+    use std::io::Write as _;
+    let path = sidecar_path(npy);
+    let run = || -> Result<()> {
+        let mut tmp = temp_file_beside(&path)?;
+        tmp.write_all(document::<T>(npy, header, attributes).to_yaml().as_bytes())?;
+        persist(tmp, &path).map(drop)
+    };
+    run().map_err(|e| e.in_file(&path))
+}
+
+/// Checks the sidecar beside `npy`, if there is one, against `T`: it must
+/// describe `T`'s layout, and every enum in it must have exactly the
+/// members of the Rust enum at the same place.
+pub(crate) fn check<T: NdlType>(npy: &Path) -> Result<()> {
+    let path = sidecar_path(npy);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::from(e).in_file(&path)),
+    };
+    let bad = |message: String| Error::Sidecar {
+        path: path.clone(),
+        message,
+    };
+    let doc = ndl::File::from_yaml(&text).map_err(|e| bad(e.to_string()))?;
+    let name = array_name(npy);
+    let ndarray = doc
+        .ndarray(&format!("/{name}"))
+        .ok_or_else(|| bad(format!("it describes no ndarray `{name}`")))?;
+    let Some(described) = &ndarray.datatype else {
+        return Ok(());
+    };
+    let expected = T::datatype();
+    if !expected.same_layout(described) {
+        return Err(bad(format!(
+            "ndarray `{name}` has a datatype of another layout than the Rust type's"
+        )));
+    }
+    check_enums(&expected, described, "").map_err(bad)
+}
+
+/// Walks two datatypes of the same layout and compares their enums. A
+/// sidecar with a plain integer where the type has an enum says less, not
+/// something else, and passes.
+fn check_enums(
+    expected: &Datatype,
+    described: &Datatype,
+    at: &str,
+) -> std::result::Result<(), String> {
+    let place = || {
+        if at.is_empty() {
+            "the array's enum".to_owned()
+        } else {
+            format!("field `{at}`")
+        }
+    };
+    match (expected, described) {
+        (Datatype::Enum(e), Datatype::Enum(d)) if e.members != d.members => Err(format!(
+            "{}: the sidecar's enum members {} differ from the Rust enum's {}",
+            place(),
+            members(&d.members),
+            members(&e.members)
+        )),
+        (Datatype::Compound(e), Datatype::Compound(d)) => {
+            e.members.iter().zip(&d.members).try_for_each(|(em, dm)| {
+                let path = if at.is_empty() {
+                    em.name.clone()
+                } else {
+                    format!("{at}.{}", em.name)
+                };
+                check_enums(&em.datatype, &dm.datatype, &path)
+            })
+        }
+        (Datatype::Array(e), Datatype::Array(d)) => {
+            check_enums(&e.base, &d.base, &format!("{at}[]"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn members(members: &[crate::EnumMember]) -> String {
+    let list: Vec<String> = members
+        .iter()
+        .map(|m| format!("{} = {}", m.name, m.value))
+        .collect();
+    format!("{{{}}}", list.join(", "))
+}
