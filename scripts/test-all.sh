@@ -31,3 +31,5 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 cargo test --workspace
+# The fuzz targets live in their own workspace; CI checks that they build.
+cargo build --manifest-path fuzz/Cargo.toml
