@@ -122,8 +122,13 @@ fn load(
     if start.is_empty() {
         return Err(format!("{shown}: the file is empty"));
     }
+    // `np.load` takes anything else for a pickle; say so when it is one.
+    let pickle = match start.as_slice() {
+        [0x80, 2..=5, ..] => " (a Python pickle, which is not described)",
+        _ => "",
+    };
     Err(format!(
-        "{shown}: not a .npy file (which starts with \\x93NUMPY) nor a .npz archive (a zip file); it starts with {}",
+        "{shown}: not a .npy file (which starts with \\x93NUMPY) nor a .npz archive (a zip file); it starts with {}{pickle}",
         escape_bytes(&start)
     ))
 }
@@ -375,14 +380,15 @@ fn zarr_metadata(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
 fn cdl_document(path: &Path, arrays: &[Array]) -> Result<String, String> {
     let cdl_err = |e: ndl_runtime::lang::LangError| e.to_string();
     // Group paths in first-seen order, each after its parent.
-    let mut groups: Vec<(String, cdl::Document)> =
-        vec![("/".into(), cdl::Document::new(&stem(path)).map_err(cdl_err)?)];
+    let mut groups: Vec<(String, cdl::Document)> = vec![(
+        "/".into(),
+        cdl::Document::new(&stem(path)).map_err(cdl_err)?,
+    )];
     for a in arrays {
         for g in ancestors_and_self(&a.group) {
             if !groups.iter().any(|(p, _)| *p == g) {
                 let name = g.rsplit('/').next().unwrap_or_default();
-                let doc = cdl::Document::new(name)
-                    .map_err(|e| format!("group `{g}`: {e}"))?;
+                let doc = cdl::Document::new(name).map_err(|e| format!("group `{g}`: {e}"))?;
                 groups.push((g, doc));
             }
         }
@@ -437,9 +443,7 @@ fn render_cdl_group(groups: &[(String, cdl::Document)], path: &str) -> String {
         .strip_suffix("}\n")
         .expect("a CDL document ends with its closing brace")
         .to_string();
-    let children = groups
-        .iter()
-        .filter(|(p, _)| p != "/" && parent(p) == path);
+    let children = groups.iter().filter(|(p, _)| p != "/" && parent(p) == path);
     for (child, _) in children {
         let inner = render_cdl_group(groups, child);
         // `netcdf name {` ... `}` becomes `group: name {` ... `} // group name`.
