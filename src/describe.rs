@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::lang::{cdl, zarr};
@@ -59,18 +59,19 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
     };
     let (kind, arrays) = load(path, &limits, &mut warnings)?;
     let text = match format {
-        Format::Ndl => {
-            let mut doc = document(path, &kind, &arrays)?;
+        Format::Ndl => document(&kind, &arrays).map(|mut doc| {
             if options.sidecar {
                 merge_sidecar(path, &mut doc, &mut warnings);
             }
             doc.to_yaml()
-        }
-        Format::Numpy => listing(&kind, &arrays, numpy_dict)?,
-        Format::Datashape => listing(&kind, &arrays, |a| Ok(datashape(&a.header)))?,
-        Format::Zarr => zarr_metadata(&kind, &arrays)?,
-        Format::Cdl => cdl_document(path, &arrays)?,
-    };
+        }),
+        Format::Numpy => numpy_dicts(&kind, &arrays),
+        Format::Datashape => listing(&kind, &arrays, |a| Ok(datashape(&a.header))),
+        Format::Zarr => zarr_metadata(&kind, &arrays),
+        Format::Cdl => cdl_document(path, &arrays),
+    }
+    // Every error names the file, as the reading errors do.
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Described { text, warnings })
 }
 
@@ -87,8 +88,27 @@ fn load(
         .read_to_end(&mut start)
         .map_err(|e| format!("{shown}: {e}"))?;
     if start.as_slice() == npy::MAGIC {
-        let mut reader = BufReader::new(File::open(path).map_err(|e| format!("{shown}: {e}"))?);
+        let file_len = file.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+        file.rewind().map_err(|e| format!("{shown}: {e}"))?;
+        let mut reader = BufReader::new(file);
         let header = Header::read(&mut reader, limits).map_err(|e| e.in_file(path).to_string())?;
+        // Only the header is read, but a file cut short is still broken:
+        // NumPy could not load it, so neither is it described.
+        let data_start = reader
+            .stream_position()
+            .map_err(|e| format!("{shown}: {e}"))?;
+        let data_len = header.data_len().map_err(|e| e.in_file(path).to_string())?;
+        let available = file_len.saturating_sub(data_start);
+        if available < data_len {
+            return Err(npy::Error::UnexpectedEof {
+                what: "array data",
+                offset: data_start,
+                expected: data_len,
+                got: available,
+            }
+            .in_file(path)
+            .to_string());
+        }
         let array = Array {
             group: "/".into(),
             name: stem(path),
@@ -102,8 +122,13 @@ fn load(
     if start.is_empty() {
         return Err(format!("{shown}: the file is empty"));
     }
+    // `np.load` takes anything else for a pickle; say so when it is one.
+    let pickle = match start.as_slice() {
+        [0x80, 2..=5, ..] => " (a Python pickle, which is not described)",
+        _ => "",
+    };
     Err(format!(
-        "{shown}: not a .npy file (which starts with \\x93NUMPY) nor a .npz archive (a zip file); it starts with {}",
+        "{shown}: not a .npy file (which starts with \\x93NUMPY) nor a .npz archive (a zip file); it starts with {}{pickle}",
         escape_bytes(&start)
     ))
 }
@@ -120,14 +145,28 @@ fn load_npz(
     for name in archive.names() {
         let header = match archive.header(&name) {
             Ok(h) => h,
-            Err(e) if matches!(e.kind(), npy::Error::BadMagic { .. }) => {
+            // As `np.load` does, a member without the whole magic string
+            // is not an array (NumPy returns its bytes); one that has the
+            // magic but is broken after it is a broken array.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    npy::Error::BadMagic { .. }
+                        | npy::Error::UnexpectedEof {
+                            what: "magic string",
+                            got: 0..=5,
+                            ..
+                        }
+                ) =>
+            {
                 warnings.push(format!(
                     "{}: member `{name}` is not a .npy array; left out",
                     path.display()
                 ));
                 continue;
             }
-            Err(e) => return Err(format!("{}: array `{name}`: {e}", path.display())),
+            // The error names the member as `archive.npz/member.npy`.
+            Err(e) => return Err(e.to_string()),
         };
         let (group, name) = npz::group_path(&name);
         arrays.push(Array {
@@ -155,7 +194,7 @@ fn escape_bytes(bytes: &[u8]) -> String {
 
 /// The NDL document of the file: one ndarray per array, in groups for npz
 /// member names with `/`.
-fn document(path: &Path, kind: &Kind, arrays: &[Array]) -> Result<ndl::File, String> {
+fn document(kind: &Kind, arrays: &[Array]) -> Result<ndl::File, String> {
     if let (Kind::Npy, [a]) = (kind, arrays) {
         return Ok(ndl::File::single_ndarray(
             a.name.clone(),
@@ -165,7 +204,7 @@ fn document(path: &Path, kind: &Kind, arrays: &[Array]) -> Result<ndl::File, Str
     let mut doc = ndl::File::new();
     for a in arrays {
         doc.insert_ndarray(&a.group, a.name.clone(), ndarray(&a.header))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| format!("array `{}`: {e}", a.label()))?;
     }
     Ok(doc)
 }
@@ -182,11 +221,21 @@ fn ndarray(h: &Header) -> Ndarray {
 /// Takes enum names, descriptions and attributes from the sidecar for every
 /// ndarray whose sidecar datatype has the file's layout.
 fn merge_sidecar(path: &Path, doc: &mut ndl::File, warnings: &mut Vec<String>) {
-    let Some((side_path, text)) = ["yaml", "yml"].iter().find_map(|ext| {
-        let p: PathBuf = path.with_extension(ext);
-        std::fs::read_to_string(&p).ok().map(|t| (p, t))
-    }) else {
+    let Some(side_path) = ["yaml", "yml"]
+        .iter()
+        .map(|ext| path.with_extension(ext))
+        .find(|p: &PathBuf| p.exists())
+    else {
         return;
+    };
+    // A sidecar that is there but cannot be read is worth a word: the user
+    // expects its names in the output.
+    let text = match std::fs::read_to_string(&side_path) {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!("sidecar {} ignored: {e}", side_path.display()));
+            return;
+        }
     };
     let sidecar = match ndl::File::from_yaml(&text) {
         Ok(s) => s,
@@ -195,6 +244,17 @@ fn merge_sidecar(path: &Path, doc: &mut ndl::File, warnings: &mut Vec<String>) {
             return;
         }
     };
+    for (group_path, side_group) in sidecar.groups.iter() {
+        for name in side_group.ndarrays.names() {
+            let full = join(group_path, name);
+            if doc.ndarray(&full).is_none() {
+                warnings.push(format!(
+                    "sidecar {}: the file has no array `{full}`; its description is not used",
+                    side_path.display()
+                ));
+            }
+        }
+    }
     for (group_path, group) in doc.groups.iter_mut() {
         if let Some(side_group) = sidecar.group(group_path) {
             for (name, attr) in side_group.attributes.iter() {
@@ -249,9 +309,29 @@ fn listing(
     Ok(out)
 }
 
+/// The header dict of a `.npy` file; for an archive, one Python dict
+/// literal of them keyed by array name, so `ast.literal_eval` reads either.
+fn numpy_dicts(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
+    if let (Kind::Npy, [a]) = (kind, arrays) {
+        return Ok(numpy_dict(a)? + "\n");
+    }
+    let mut out = String::from("{\n");
+    for a in arrays {
+        // A JSON string is a Python str literal: its escapes (\", \\, \n,
+        // \uXXXX) mean the same in Python, and it writes no `\/`.
+        let key = serde_json::to_string(&a.label()).expect("strings serialise");
+        writeln!(out, "  {key}: {},", numpy_dict(a)?).expect("writing to a String");
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
 /// The header dict as NumPy writes it, without the padding.
 fn numpy_dict(a: &Array) -> Result<String, String> {
-    let bytes = a.header.to_bytes().map_err(|e| e.to_string())?;
+    let bytes = a
+        .header
+        .to_bytes()
+        .map_err(|e| format!("`{}`: {e}", a.label()))?;
     let length_field = if bytes[6] == 1 { 2 } else { 4 };
     let text = &bytes[8 + length_field..];
     let text = match std::str::from_utf8(text) {
@@ -295,16 +375,29 @@ fn zarr_metadata(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
     Ok(text)
 }
 
-/// A CDL document with a dimension per axis and a variable per array.
+/// A CDL document with a dimension per axis and a variable per array; an
+/// archive's groups become netCDF-4 groups (`group: name { ... }`).
 fn cdl_document(path: &Path, arrays: &[Array]) -> Result<String, String> {
-    let mut doc = cdl::Document::new(&stem(path)).map_err(|e| e.to_string())?;
+    let cdl_err = |e: ndl_runtime::lang::LangError| e.to_string();
+    // Group paths in first-seen order, each after its parent.
+    let mut groups: Vec<(String, cdl::Document)> = vec![(
+        "/".into(),
+        cdl::Document::new(&stem(path)).map_err(cdl_err)?,
+    )];
     for a in arrays {
-        if a.group != "/" {
-            return Err(format!(
-                "`{}`: CDL output holds top-level arrays only; this archive has groups (use --format ndl)",
-                a.label()
-            ));
+        for g in ancestors_and_self(&a.group) {
+            if !groups.iter().any(|(p, _)| *p == g) {
+                let name = g.rsplit('/').next().unwrap_or_default();
+                let doc = cdl::Document::new(name).map_err(|e| format!("group `{g}`: {e}"))?;
+                groups.push((g, doc));
+            }
         }
+        let doc = &mut groups
+            .iter_mut()
+            .find(|(p, _)| *p == a.group)
+            .expect("the group was just added")
+            .1;
+        let at = |e: ndl_runtime::lang::LangError| format!("`{}`: {e}", a.label());
         let dims: Vec<String> = (0..a.header.shape.len())
             .map(|i| format!("{}_dim{i}", a.name))
             .collect();
@@ -312,7 +405,7 @@ fn cdl_document(path: &Path, arrays: &[Array]) -> Result<String, String> {
             // netCDF has no fixed dimension of length 0; an unlimited one
             // holding 0 records says the same.
             let size = (size > 0).then_some(size as usize);
-            doc.add_dimension(dim, size).map_err(|e| e.to_string())?;
+            doc.add_dimension(dim, size).map_err(at)?;
         }
         let dim_refs: Vec<&str> = dims.iter().map(String::as_str).collect();
         doc.add_variable(
@@ -321,7 +414,63 @@ fn cdl_document(path: &Path, arrays: &[Array]) -> Result<String, String> {
             &format!("{}_t", a.name),
             &dim_refs,
         )
-        .map_err(|e| format!("`{}`: {e}", a.label()))?;
+        .map_err(at)?;
     }
-    Ok(doc.to_string())
+    Ok(render_cdl_group(&groups, "/"))
+}
+
+/// `/a/b` -> `/`, `/a`, `/a/b`.
+fn ancestors_and_self(group: &str) -> Vec<String> {
+    let mut out = vec!["/".to_string()];
+    let mut path = String::new();
+    for part in group.split('/').filter(|p| !p.is_empty()) {
+        path.push('/');
+        path.push_str(part);
+        out.push(path.clone());
+    }
+    out
+}
+
+/// The group's document text with its subgroups nested before the closing
+/// brace, where CDL puts them (after the variables).
+fn render_cdl_group(groups: &[(String, cdl::Document)], path: &str) -> String {
+    let (_, doc) = groups
+        .iter()
+        .find(|(p, _)| p == path)
+        .expect("rendered groups exist");
+    let text = doc.to_string();
+    let mut out = text
+        .strip_suffix("}\n")
+        .expect("a CDL document ends with its closing brace")
+        .to_string();
+    let children = groups.iter().filter(|(p, _)| p != "/" && parent(p) == path);
+    for (child, _) in children {
+        let inner = render_cdl_group(groups, child);
+        // `netcdf name {` ... `}` becomes `group: name {` ... `} // group name`.
+        let inner = inner
+            .strip_prefix("netcdf ")
+            .expect("a CDL document starts with `netcdf`");
+        let header_end = inner.find(" {\n").expect("the document's opening line");
+        let name = &inner[..header_end];
+        let body = inner.strip_suffix("}\n").expect("the closing brace");
+        // Indented as `ncdump` indents nested groups.
+        let mut lines = body.lines();
+        let first = lines.next().unwrap_or_default();
+        write!(out, "\ngroup: {first}\n").expect("writing to a String");
+        for line in lines {
+            let indent = if line.is_empty() { "" } else { "  " };
+            writeln!(out, "{indent}{line}").expect("writing to a String");
+        }
+        writeln!(out, "  }} // group {name}").expect("writing to a String");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// `/a/b` -> `/a`; `/a` -> `/`.
+fn parent(path: &str) -> &str {
+    match path.rsplit_once('/') {
+        Some(("", _)) | None => "/",
+        Some((p, _)) => p,
+    }
 }

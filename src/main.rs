@@ -37,9 +37,10 @@ struct DescribeArgs {
     #[arg(short, long, value_enum, default_value_t = Format::Ndl)]
     format: Format,
 
-    /// The largest .npy header to read, in bytes, as NumPy's
-    /// `max_header_size`; larger headers are refused.
-    #[arg(long, value_name = "BYTES", default_value_t = ndl_runtime::npy::DEFAULT_MAX_HEADER_SIZE)]
+    /// The largest .npy header to read, as NumPy's `max_header_size`: its
+    /// length in characters (bytes in a 1.0 or 2.0 header), padding
+    /// included; larger headers are refused.
+    #[arg(long, value_name = "CHARS", default_value_t = ndl_runtime::npy::DEFAULT_MAX_HEADER_SIZE)]
     max_header_size: usize,
 
     /// Ignore an NDL sidecar beside the file.
