@@ -57,11 +57,19 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
     let limits = HeaderLimits {
         max_header_size: options.max_header_size,
     };
-    let (kind, arrays) = load(path, &limits, &mut warnings)?;
+    let (kind, mut arrays) = load(path, &limits, &mut warnings)?;
+    let sidecar = if options.sidecar {
+        read_sidecar(path, &mut warnings)
+    } else {
+        None
+    };
+    if let Some(sidecar) = &sidecar {
+        adopt_datatypes(sidecar, &mut arrays, &mut warnings);
+    }
     let text = match format {
         Format::Ndl => document(&kind, &arrays).map(|mut doc| {
-            if options.sidecar {
-                merge_sidecar(path, &mut doc, &mut warnings);
+            if let Some(sidecar) = &sidecar {
+                merge_attributes(sidecar, &mut doc, &mut warnings);
             }
             doc.to_yaml()
         }),
@@ -220,30 +228,56 @@ fn ndarray(h: &Header) -> Ndarray {
 
 /// Takes enum names, descriptions and attributes from the sidecar for every
 /// ndarray whose sidecar datatype has the file's layout.
-fn merge_sidecar(path: &Path, doc: &mut ndl::File, warnings: &mut Vec<String>) {
-    let Some(side_path) = ["yaml", "yml"]
+/// The NDL sidecar beside `path` (`.yaml`, else `.yml`), if there is one
+/// that reads; one that is there but does not read is worth a warning: the
+/// user expects its names in the output.
+fn read_sidecar(path: &Path, warnings: &mut Vec<String>) -> Option<(PathBuf, ndl::File)> {
+    let side_path = ["yaml", "yml"]
         .iter()
         .map(|ext| path.with_extension(ext))
-        .find(|p: &PathBuf| p.exists())
-    else {
-        return;
-    };
-    // A sidecar that is there but cannot be read is worth a word: the user
-    // expects its names in the output.
-    let text = match std::fs::read_to_string(&side_path) {
-        Ok(t) => t,
+        .find(|p: &PathBuf| p.exists())?;
+    let parsed = std::fs::read_to_string(&side_path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| ndl::File::from_yaml(&text).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(sidecar) => Some((side_path, sidecar)),
         Err(e) => {
             warnings.push(format!("sidecar {} ignored: {e}", side_path.display()));
-            return;
+            None
         }
-    };
-    let sidecar = match ndl::File::from_yaml(&text) {
-        Ok(s) => s,
-        Err(e) => {
-            warnings.push(format!("sidecar {} ignored: {e}", side_path.display()));
-            return;
+    }
+}
+
+/// Takes each array's datatype from the sidecar where it has the file's
+/// layout: it adds enum member names and descriptions in every language.
+fn adopt_datatypes(
+    (side_path, sidecar): &(PathBuf, ndl::File),
+    arrays: &mut [Array],
+    warnings: &mut Vec<String>,
+) {
+    for a in arrays {
+        let full = join(&a.group, &a.name);
+        let Some(side_dt) = sidecar.ndarray(&full).and_then(|nd| nd.datatype.as_ref()) else {
+            continue;
+        };
+        if side_dt.same_layout(&a.header.datatype) {
+            a.header.datatype = side_dt.clone();
+        } else {
+            warnings.push(format!(
+                "sidecar {}: `{full}` has a datatype of another layout than the file's; its datatype is not used",
+                side_path.display()
+            ));
         }
-    };
+    }
+}
+
+/// Adds the sidecar's attributes to the document, and says which of its
+/// arrays the file does not have.
+fn merge_attributes(
+    (side_path, sidecar): &(PathBuf, ndl::File),
+    doc: &mut ndl::File,
+    warnings: &mut Vec<String>,
+) {
     for (group_path, side_group) in sidecar.groups.iter() {
         for name in side_group.ndarrays.names() {
             let full = join(group_path, name);
@@ -256,26 +290,16 @@ fn merge_sidecar(path: &Path, doc: &mut ndl::File, warnings: &mut Vec<String>) {
         }
     }
     for (group_path, group) in doc.groups.iter_mut() {
-        if let Some(side_group) = sidecar.group(group_path) {
-            for (name, attr) in side_group.attributes.iter() {
-                group.attributes.insert(name, attr.clone());
-            }
+        let Some(side_group) = sidecar.group(group_path) else {
+            continue;
+        };
+        for (name, attr) in side_group.attributes.iter() {
+            group.attributes.insert(name, attr.clone());
         }
         for (name, nd) in group.ndarrays.iter_mut() {
-            let full = join(group_path, name);
-            let Some(side) = sidecar.ndarray(&full) else {
+            let Some(side) = side_group.ndarrays.get(name) else {
                 continue;
             };
-            if let (Some(side_dt), Some(file_dt)) = (&side.datatype, &nd.datatype) {
-                if side_dt.same_layout(file_dt) {
-                    nd.datatype = Some(side_dt.clone());
-                } else {
-                    warnings.push(format!(
-                        "sidecar {}: `{full}` has a datatype of another layout than the file's; its datatype is not used",
-                        side_path.display()
-                    ));
-                }
-            }
             for (attr_name, attr) in side.attributes.iter() {
                 nd.attributes.insert(attr_name, attr.clone());
             }

@@ -706,9 +706,25 @@ fn a_sidecar_adds_enum_names_and_attributes() {
     );
 
     // The other languages describe the file; the sidecar does not break them.
-    for format in ["numpy", "datashape", "zarr", "cdl"] {
+    for format in ["numpy", "datashape", "zarr"] {
         ok(describe(&npy, format, &[]), format);
     }
+    // CDL has enums, so the sidecar's names reach it, and ncgen reads them.
+    let cdl = ok(describe(&npy, "cdl", &[]), "cdl with sidecar");
+    assert!(
+        cdl.contains("ubyte enum state_t {idle = 0, running = 1, failed = 2} ;"),
+        "{cdl}"
+    );
+    let compiled = dir.path().join("x.nc");
+    let cdl_path = dir.path().join("x.cdl");
+    std::fs::write(&cdl_path, &cdl).unwrap();
+    let status = std::process::Command::new("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&compiled)
+        .arg(&cdl_path)
+        .status()
+        .expect("ncgen (Debian netcdf-bin) runs");
+    assert!(status.success(), "ncgen refused:\n{cdl}");
 
     // --no-sidecar: the file alone, silently.
     let plain = ok(describe(&npy, "ndl", &["--no-sidecar"]), "--no-sidecar");
