@@ -23,19 +23,12 @@ pub fn python() -> PathBuf {
 
 /// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
 pub fn run_python(script: &str, args: &[&str]) -> String {
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("the test venv's python runs");
+    let (ok, stdout, stderr) = try_python(script, args);
     assert!(
-        out.status.success(),
-        "python failed ({}):\n--- script\n{script}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        ok,
+        "python failed:\n--- script\n{script}\n--- stderr\n{stderr}"
     );
-    String::from_utf8(out.stdout).expect("python prints UTF-8")
+    stdout
 }
 
 /// Runs a Python script and returns (success, stdout, stderr) without asserting.
