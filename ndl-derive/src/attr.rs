@@ -14,6 +14,8 @@ pub struct Repr {
     pub int: Option<Ident>,
     /// The span of a `#[repr(packed)]` on its own (without `C`).
     pub packed: Option<Span>,
+    /// The span of a `#[repr(align(N))]`.
+    pub align: Option<Span>,
 }
 
 /// Attributes on the struct or enum.
@@ -278,7 +280,10 @@ fn repr(cx: &Ctxt, attrs: &[Attribute]) -> Repr {
                     repr.packed = Some(ident.span());
                     skip_args(&meta)?;
                 }
-                "align" => skip_args(&meta)?,
+                "align" => {
+                    repr.align = Some(ident.span());
+                    skip_args(&meta)?;
+                }
                 "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64" | "usize" | "isize"
                 | "u128" | "i128" => repr.int = Some(ident.clone()),
                 _ => {}

@@ -46,7 +46,15 @@ fn derive_struct(s: &Struct) -> TokenStream {
     let description = option_str(&krate, &s.attrs.doc);
     let body = if s.attrs.repr.transparent {
         let ty = s.fields[0].ty;
-        quote!(<#ty as #krate::NdlType>::datatype())
+        quote! {
+            const {
+                ::core::assert!(
+                    #krate::__private::size_of::<Self>() == #krate::__private::size_of::<#ty>(),
+                    "a transparent struct has the size of its field",
+                )
+            };
+            <#ty as #krate::NdlType>::datatype()
+        }
     } else {
         let members = s.fields.iter().map(|f| member(f, &krate));
         quote! {
@@ -112,9 +120,12 @@ fn field_check(f: &Field, krate: &TokenStream) -> TokenStream {
 fn derive_enum(e: &Enum) -> TokenStream {
     let krate = krate(&e.attrs.krate);
     let ident = e.ident;
-    let Some(base) = &e.attrs.repr.int else {
-        return TokenStream::new();
-    };
+    let base = e
+        .attrs
+        .repr
+        .int
+        .as_ref()
+        .expect("valid.rs rejects enums without an integer repr");
     let (impl_generics, ty_generics, where_clause) = e.generics.split_for_impl();
     let description = option_str(&krate, &e.attrs.doc);
     let members = e.variants.iter().map(|v| {
@@ -122,7 +133,7 @@ fn derive_enum(e: &Enum) -> TokenStream {
         let variant = v.ident;
         // The compiler computes each value; the discriminant expression
         // itself is never copied.
-        quote!((#name, Self::#variant as #base))
+        quote!((#name, Self::#variant as ::core::primitive::#base))
     });
     quote! {
         // SAFETY: a fieldless enum with `#[repr(#base)]` has the size of its
@@ -130,7 +141,15 @@ fn derive_enum(e: &Enum) -> TokenStream {
         #[automatically_derived]
         unsafe impl #impl_generics #krate::NdlType for #ident #ty_generics #where_clause {
             fn datatype() -> #krate::Datatype {
-                #krate::__private::enumeration::<#base>(&[#(#members),*])
+                // What the datatype's size rests on, checked by the compiler.
+                const {
+                    ::core::assert!(
+                        #krate::__private::size_of::<Self>()
+                            == #krate::__private::size_of::<::core::primitive::#base>(),
+                        "an enum has the size of its integer repr",
+                    )
+                };
+                #krate::__private::enumeration::<::core::primitive::#base>(&[#(#members),*])
             }
 
             fn description() -> #krate::__private::Option<&'static str> {

@@ -111,6 +111,12 @@ fn check_enum(cx: &Ctxt, e: &Enum) {
         ),
         Some(_) => {}
     }
+    if let Some(span) = e.attrs.repr.align {
+        cx.error_at(
+            span,
+            "`align` makes an enum larger than its integer base, so its bytes are no longer one enum value\n\nhelp: remove `align`, or wrap the enum in a `#[repr(C, align(N))]` struct",
+        );
+    }
     if e.variants.is_empty() {
         cx.error(
             e.ident,

@@ -14,7 +14,7 @@ pub use std::vec::Vec;
     label = "not `[u8; N]` or `[u32; N]`",
     note = "`#[ndl(string)]` takes `[u8; N]` (NumPy `S<N>`) or `[u32; N]` (UTF-32, NumPy `U<N>`)"
 )]
-pub trait StringStorage {
+pub trait StringStorage: sealed::Sealed {
     /// The datatype of the field as a fixed-length string.
     const DATATYPE: FixedString;
 }
@@ -39,7 +39,7 @@ impl<const N: usize> StringStorage for [u32; N] {
     label = "not `[u8; N]`",
     note = "`#[ndl(opaque)]` takes `[u8; N]`"
 )]
-pub trait OpaqueStorage {
+pub trait OpaqueStorage: sealed::Sealed {
     /// The size in bytes.
     const SIZE: usize;
 }
@@ -83,3 +83,11 @@ pub fn enumeration<B: EnumBase>(members: &[(&str, B)]) -> Datatype {
 
 /// Fails to compile unless `T` implements `NdlType`; names the field in errors.
 pub const fn assert_ndl_type<T: crate::NdlType>() {}
+
+/// Only this crate implements the storage traits: a field described by one
+/// of them is read back as its own type, so any bytes must be valid for it.
+mod sealed {
+    pub trait Sealed {}
+    impl<const N: usize> Sealed for [u8; N] {}
+    impl<const N: usize> Sealed for [u32; N] {}
+}

@@ -73,7 +73,7 @@ unsafe impl<T: NdlType, const N: usize> NdlType for [T; N] {
 ///
 /// Implemented for `i8`…`i64` and `u8`…`u64`; the derive converts each
 /// variant with `Self::Variant as Base` and then through this trait.
-pub trait EnumBase: Copy + 'static {
+pub trait EnumBase: Copy + 'static + sealed::Sealed {
     /// The matching integer datatype.
     const INT_TYPE: IntType;
 
@@ -81,8 +81,14 @@ pub trait EnumBase: Copy + 'static {
     fn widen(self) -> i128;
 }
 
+mod sealed {
+    /// Only the eight integer types are enum bases.
+    pub trait Sealed {}
+}
+
 macro_rules! enum_base {
     ($($t:ty => $it:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
         impl EnumBase for $t {
             const INT_TYPE: IntType = IntType::$it;
             fn widen(self) -> i128 {
