@@ -232,10 +232,7 @@ fn ndarray(h: &Header) -> Ndarray {
 /// that reads; one that is there but does not read is worth a warning: the
 /// user expects its names in the output.
 fn read_sidecar(path: &Path, warnings: &mut Vec<String>) -> Option<(PathBuf, ndl::File)> {
-    let side_path = ["yaml", "yml"]
-        .iter()
-        .map(|ext| path.with_extension(ext))
-        .find(|p: &PathBuf| p.exists())?;
+    let side_path = npy::find_sidecar(path)?;
     let parsed = std::fs::read_to_string(&side_path)
         .map_err(|e| e.to_string())
         .and_then(|text| ndl::File::from_yaml(&text).map_err(|e| e.to_string()));

@@ -99,12 +99,29 @@ fn a_sidecar_of_another_layout_or_unreadable_is_an_error() {
     .unwrap();
     let err = npy::read_file::<Reading>(&path).unwrap_err().to_string();
     assert!(err.contains("another layout"), "{err}");
-    std::fs::write(&side, "ndarrays: [").unwrap();
+    // The .yml spelling is a sidecar too.
+    std::fs::rename(&side, side.with_extension("yml")).unwrap();
     let err = npy::read_file::<Reading>(&path).unwrap_err();
     assert!(matches!(err, npy::Error::Sidecar { .. }), "{err}");
-    std::fs::write(&side, "ndarrays: {other: {shape: [3], type: uint8}}\n").unwrap();
-    let err = npy::read_file::<Reading>(&path).unwrap_err().to_string();
-    assert!(err.contains("no ndarray `readings`"), "{err}");
+}
+
+#[test]
+fn yaml_that_does_not_describe_the_array_is_not_its_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = export(dir.path(), &readings(3)).unwrap();
+    let side = sidecar_path(&path);
+    for unrelated in [
+        "ndarrays: [",
+        "name: a config file\nthreads: 4\n",
+        "ndarrays: {other: {shape: [3], type: uint8}}\n",
+    ] {
+        std::fs::write(&side, unrelated).unwrap();
+        assert_eq!(
+            npy::read_file::<Reading>(&path).unwrap().len(),
+            3,
+            "{unrelated}"
+        );
+    }
 }
 
 #[test]

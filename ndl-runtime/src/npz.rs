@@ -101,16 +101,41 @@ impl NpzWriter {
             member: Some(member.clone()),
             source,
         };
+        // A member starts only for data its header can describe, and a
+        // member that fails is taken out again: `finish` never writes a
+        // partial array.
+        options
+            .header::<T>(data.len() as u64)
+            .and_then(|h| h.to_bytes())
+            .map_err(|e| e.in_file(self.dest.join(&member)))?;
         self.zip
             .start_file(member.as_str(), self.options)
             .map_err(zip_err)
             .map_err(|e| e.in_file(&self.dest))?;
-        options
-            .write(&mut self.zip, data)
-            .map_err(|e| e.in_file(self.dest.join(&member)))
+        if let Err(e) = options.write(&mut self.zip, data) {
+            // The archive is abandoned anyway if this fails too.
+            let _ = self.zip.abort_file();
+            return Err(e.in_file(self.dest.join(&member)));
+        }
+        Ok(())
     }
 
     /// Writes the zip directory and moves the archive to its path.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::WriteOptions;
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("a.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// // A shape that does not hold the data adds nothing to the archive.
+    /// assert!(w.add_with("bad", &WriteOptions::new().shape(&[3]), &[1u8]).is_err());
+    /// w.add("good", &[1u8])?;
+    /// w.finish()?;
+    /// assert_eq!(NpzReader::open(&path)?.names(), ["good"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finish(self) -> Result<()> {
         let dest = self.dest;
         let run = || -> Result<()> {

@@ -134,11 +134,10 @@ impl ReadOptions {
             let len = meta.is_file().then_some(meta.len());
             read_array(BufReader::new(file), self, len)
         };
-        let array = run().map_err(|e| e.in_file(path))?;
         if !self.ignore_sidecar {
             sidecar::check::<T>(path)?;
         }
-        Ok(array)
+        run().map_err(|e| e.in_file(path))
     }
 }
 

@@ -22,6 +22,15 @@ pub fn sidecar_path(npy: &Path) -> PathBuf {
     npy.with_extension("yaml")
 }
 
+/// The sidecar beside the `.npy` file at `npy`, if there is one: the same
+/// name with `.yaml`, else `.yml` (the NDL spec allows both).
+pub fn find_sidecar(npy: &Path) -> Option<PathBuf> {
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| npy.with_extension(ext))
+        .find(|p| p.is_file())
+}
+
 /// The name the array has in its sidecar: the file's stem.
 fn array_name(npy: &Path) -> String {
     npy.file_stem()
@@ -70,32 +79,39 @@ pub(crate) fn write<T: NdlType>(
     run().map_err(|e| e.in_file(&path))
 }
 
-/// Checks the sidecar beside `npy`, if there is one, against `T`: it must
-/// describe `T`'s layout, and every enum in it must have exactly the
-/// members of the Rust enum at the same place.
+/// Checks the sidecar beside `npy`, if there is one, against `T`: where it
+/// describes this array, it must describe `T`'s layout, and every enum in
+/// it must have exactly the members of the Rust enum at the same place.
+///
+/// A YAML file that is not an NDL document, or does not describe this
+/// array (a `config.yaml` beside `config.npy`), is not this file's sidecar
+/// and is left alone.
 pub(crate) fn check<T: NdlType>(npy: &Path) -> Result<()> {
-    let path = sidecar_path(npy);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::from(e).in_file(&path)),
+    let Some(path) = find_sidecar(npy) else {
+        return Ok(());
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let Ok(doc) = ndl::File::from_yaml(&text) else {
+        return Ok(());
+    };
+    let name = array_name(npy);
+    let Some(described) = doc
+        .ndarray(&format!("/{name}"))
+        .and_then(|nd| nd.datatype.as_ref())
+    else {
+        return Ok(());
     };
     let bad = |message: String| Error::Sidecar {
         path: path.clone(),
         message,
     };
-    let doc = ndl::File::from_yaml(&text).map_err(|e| bad(e.to_string()))?;
-    let name = array_name(npy);
-    let ndarray = doc
-        .ndarray(&format!("/{name}"))
-        .ok_or_else(|| bad(format!("it describes no ndarray `{name}`")))?;
-    let Some(described) = &ndarray.datatype else {
-        return Ok(());
-    };
     let expected = T::datatype();
     if !expected.same_layout(described) {
         return Err(bad(format!(
-            "ndarray `{name}` has a datatype of another layout than the Rust type's"
+            "ndarray `{name}` has a datatype of another layout than the Rust type's; \
+             if the sidecar is stale, remove it, or read with `ReadOptions::sidecar(false)`"
         )));
     }
     check_enums(&expected, described, "").map_err(bad)

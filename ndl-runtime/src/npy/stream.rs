@@ -117,11 +117,14 @@ impl<T: NdlType> StreamWriter<T> {
         })
     }
 
-    /// The header for `records` records in all.
+    /// The header for `rows` rows in all. The Fortran flag stays as asked
+    /// whatever the count: `np.save` would write `False` for 0 or 1 rows,
+    /// where both orders lay the data out alike, but `True` is one letter
+    /// shorter and could shrink the padded header by 64 bytes after the
+    /// data is already written. NumPy reads either spelling the same.
     fn header_bytes(template: &Header, rows: u64) -> Result<Vec<u8>> {
         let mut h = template.clone();
         *grow_dim(&mut h.shape, h.fortran_order) = rows;
-        h.fortran_order = h.fortran_order && !super::write::is_also_c_order(&h.shape);
         h.to_bytes()
     }
 
@@ -160,7 +163,7 @@ impl<T: NdlType> StreamWriter<T> {
         }
         let header = StreamWriter::<T>::header_bytes(&self.header, rows)?;
         if header.len() != self.header_len {
-            // NumPy's growth padding makes this impossible below 10^20 rows.
+            // NumPy's growth padding keeps the length for any u64 count.
             return Err(Error::NotWritable {
                 field: String::new(),
                 reason: format!(
@@ -203,6 +206,24 @@ fn grow_dim(shape: &mut [u64], fortran_order: bool) -> &mut u64 {
 mod tests {
     use super::*;
     use crate::npy::{self, ReadOptions};
+
+    #[test]
+    fn fortran_streams_keep_their_header_length() {
+        // 11 + the header text is a multiple of 64 here, so the shorter
+        // spelling `True` would take 64 bytes of padding away.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.npy");
+        let mut shape = vec![2u64; 12];
+        shape.extend([222, 0]);
+        let opts = WriteOptions::new().shape(&shape).fortran_order(true);
+        let mut w = StreamWriter::<u8>::with_options(&path, &opts).unwrap();
+        w.write_batch(&vec![7u8; 909_312]).unwrap();
+        assert_eq!(w.finish().unwrap(), 909_312);
+        let back = ReadOptions::new().read_file::<u8>(&path).unwrap();
+        assert_eq!(back.shape.last(), Some(&1));
+        assert!(back.fortran_order);
+        assert!(back.data.iter().all(|&b| b == 7));
+    }
 
     #[test]
     fn dropping_leaves_nothing() {
