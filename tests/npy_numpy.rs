@@ -333,10 +333,7 @@ print(len(CASES), 'cases')
 "#;
 
 fn other_order() -> ByteOrder {
-    match ByteOrder::NATIVE {
-        ByteOrder::Little => ByteOrder::Big,
-        ByteOrder::Big => ByteOrder::Little,
-    }
+    ByteOrder::NATIVE.opposite()
 }
 
 /// Every case, our files written into `dir`.

@@ -18,6 +18,19 @@ impl ByteOrder {
         ByteOrder::Little
     };
 
+    /// The other byte order.
+    ///
+    /// ```
+    /// use ndl_runtime::ByteOrder;
+    /// assert_eq!(ByteOrder::Little.opposite(), ByteOrder::Big);
+    /// ```
+    pub fn opposite(self) -> ByteOrder {
+        match self {
+            ByteOrder::Little => ByteOrder::Big,
+            ByteOrder::Big => ByteOrder::Little,
+        }
+    }
+
     /// NumPy's character for it: `<` or `>`.
     pub fn numpy_char(self) -> char {
         match self {

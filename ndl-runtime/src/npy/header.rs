@@ -314,21 +314,10 @@ fn read_magic<R: Read>(r: &mut R) -> Result<u8> {
 
 /// Fills `buf` as far as the input goes; returns how many bytes it got.
 fn read_full<R: Read>(r: &mut R, buf: &mut [u8], offset: u64) -> Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => {
-                return Err(Error::Io {
-                    offset: Some(offset + got as u64),
-                    source,
-                })
-            }
-        }
-    }
-    Ok(got)
+    super::read::read_full(r, buf).map_err(|source| Error::Io {
+        offset: Some(offset),
+        source,
+    })
 }
 
 fn read_exact_at<R: Read>(

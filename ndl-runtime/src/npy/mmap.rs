@@ -147,7 +147,8 @@ impl<T: NdlType> std::ops::Deref for MmapArray<T> {
 
 /// Native byte order and an aligned data address, or why not.
 fn check_mappable<T>(header: &Header, data_addr: usize) -> Result<()> {
-    let needs_order = header.datatype.size().unwrap_or(0) > 0 && has_multibyte(&header.datatype);
+    let needs_order =
+        header.datatype.size().unwrap_or(0) > 0 && header.datatype.has_multibyte_numbers();
     if needs_order && header.byte_order != ByteOrder::NATIVE {
         return Err(Error::NotMappable {
             reason: format!(
@@ -166,19 +167,6 @@ fn check_mappable<T>(header: &Header, data_addr: usize) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// Whether any number in `dt` has more than one byte (byte order matters).
-fn has_multibyte(dt: &crate::Datatype) -> bool {
-    use crate::Datatype as D;
-    match dt {
-        D::Compound(c) => c.members.iter().any(|m| has_multibyte(&m.datatype)),
-        D::Array(a) => has_multibyte(&a.base),
-        D::Bool | D::Int8 | D::UInt8 | D::Opaque(_) => false,
-        D::FixedString(s) => s.charset == crate::Charset::Utf32,
-        D::Enum(e) => e.base.size() > 1,
-        _ => true,
-    }
 }
 
 #[cfg(test)]
