@@ -19,8 +19,10 @@ use crate::{Datatype, NdlType};
 
 /// Records converted and checked at a time, small enough to stay in cache.
 const PASS_CHUNK_BYTES: usize = 256 << 10;
-/// The first chunk read from a reader of unknown length; later chunks double.
-const FIRST_CHUNK_BYTES: usize = 1 << 20;
+/// The first chunk read from a reader of unknown length; later chunks
+/// double, so memory grows with the data that actually arrives, whatever
+/// the header claims.
+const FIRST_CHUNK_BYTES: usize = 64 << 10;
 /// The largest chunk read at once from a reader of unknown length.
 const MAX_CHUNK_BYTES: usize = 64 << 20;
 
