@@ -158,6 +158,23 @@ pub struct NpzReader<R> {
     options: ReadOptions,
 }
 
+impl<R: Read + Seek> std::fmt::Debug for NpzReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpzReader")
+            .field("source", &self.source)
+            .field("members", &self.zip.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NpzWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpzWriter")
+            .field("dest", &self.dest)
+            .finish_non_exhaustive()
+    }
+}
+
 impl NpzReader<BufReader<File>> {
     /// Opens the archive at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<NpzReader<BufReader<File>>> {

@@ -42,6 +42,16 @@ pub struct MmapArray<T> {
     _records: PhantomData<T>,
 }
 
+impl<T> std::fmt::Debug for MmapArray<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MmapArray")
+            .field("shape", &self.shape)
+            .field("fortran_order", &self.fortran_order)
+            .field("records", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T: NdlType> MmapArray<T> {
     /// Maps the file at `path` with NumPy's header limits.
     ///
