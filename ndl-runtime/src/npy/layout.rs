@@ -669,7 +669,7 @@ mod tests {
     fn padding_is_the_gaps_between_fields() {
         assert_eq!(gaps(&[0..4, 8..20], 24), [4..8, 20..24]);
         assert_eq!(gaps(&[2..4, 5..6], 6), vec![0..2, 4..5]);
-        assert_eq!(gaps(&[0..4], 4), Vec::<Range<usize>>::new());
+        assert!(gaps(&[0..2, 2..4], 4).is_empty());
         assert_eq!(gaps(&[], 3).len(), 1);
     }
 
