@@ -809,6 +809,39 @@ mod tests {
     }
 
     #[test]
+    fn padding_is_zeroed_on_every_path() {
+        // Records of `size` bytes with u8 fields at `fields`: the rest is
+        // padding. Two short gaps take the one-pass path, others passes.
+        let cases: [(usize, &[usize]); 6] = [
+            (
+                24,
+                &[0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+            ),
+            (16, &[0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15]),
+            (12, &[0, 1, 2, 3, 8, 9]),
+            (16, &[0]),
+            (40, &[0, 39]),
+            (8, &[1, 2, 3, 4, 5, 6]),
+        ];
+        for (size, fields) in cases {
+            let members = fields
+                .iter()
+                .map(|&o| crate::Member::new(format!("f{o}"), o, Datatype::UInt8))
+                .collect();
+            let dt = Datatype::Compound(Compound { size, members });
+            let layout = Layout::new(&dt, ByteOrder::NATIVE).unwrap();
+            let mut buf = vec![MaybeUninit::new(0xffu8); size * 5];
+            zero_padding(&layout, &mut buf);
+            for (i, b) in buf.iter().enumerate() {
+                // SAFETY: every byte was initialised above.
+                let b = unsafe { b.assume_init() };
+                let field = fields.contains(&(i % size));
+                assert_eq!(b, if field { 0xff } else { 0 }, "size {size}, byte {i}");
+            }
+        }
+    }
+
+    #[test]
     fn array_records_need_c_order() {
         let mut out = Vec::new();
         let data = [[1u8, 2, 3]; 4];
