@@ -1,9 +1,11 @@
 //! Writing records: the header, then the data, byte for byte as NumPy would.
 //!
-//! Records without padding in native byte order go out in one `write_all`
-//! of the slice's memory. Otherwise records pass through a reused buffer:
-//! only the bytes of fields are copied into it (padding is never read from
-//! memory and stays zero), then numbers are byte-swapped there if needed.
+//! Records without padding in native byte order go out with the header in
+//! one vectored write of the slice's memory. Otherwise records pass through
+//! reused buffers: whole records are copied in as `MaybeUninit` bytes, their
+//! padding is overwritten with zeros (so padding in memory never reaches the
+//! file), then numbers are byte-swapped there if needed; writes end on
+//! aligned file offsets, and large data is staged on a helper thread.
 
 use std::fs::File;
 use std::io::Write;
