@@ -25,9 +25,10 @@ pub(crate) struct Layout {
     pub itemsize: usize,
     /// Byte ranges covered by fields, merged and sorted.
     pub field_spans: Vec<Range<usize>>,
-    /// The same spans as copy operations: short spans split into
-    /// power-of-two pieces, so copying a record is a few plain moves.
-    pub copies: Vec<CopyOp>,
+    /// The padding (the bytes between and after field spans) as store
+    /// operations: short spans split into power-of-two pieces, so zeroing
+    /// a record's padding is a few plain stores.
+    pub padding: Vec<CopyOp>,
     /// Runs of numbers to byte-swap, empty when the order is native.
     pub swaps: Vec<SwapRun>,
     /// Runs of bytes that must be 0 or 1.
@@ -44,19 +45,35 @@ pub(crate) struct SwapRun {
     pub count: usize,
 }
 
-/// Copies the bytes of one field span (or a piece of one).
+/// One span of bytes in every record (a piece of padding, for writers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CopyOp {
     /// `N` bytes at an offset, `N` in 1, 2, 4, 8, 16.
     Fixed { offset: usize, len: usize },
-    /// A longer span, copied with `memcpy`.
+    /// A longer span, handled with `memset`/`memcpy`.
     Span(Range<usize>),
 }
 
-/// Spans up to this length become fixed-size copies.
+/// Spans up to this length become fixed-size operations.
 const MAX_FIXED: usize = 32;
 
-/// The copy operations for merged `spans`.
+/// The bytes of `0..itemsize` outside the merged, sorted `spans`.
+fn gaps(spans: &[Range<usize>], itemsize: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for span in spans {
+        if span.start > at {
+            out.push(at..span.start);
+        }
+        at = at.max(span.end);
+    }
+    if itemsize > at {
+        out.push(at..itemsize);
+    }
+    out
+}
+
+/// The operations for merged `spans`.
 fn copy_ops(spans: &[Range<usize>]) -> Vec<CopyOp> {
     let mut ops = Vec::new();
     for span in spans {
@@ -137,9 +154,10 @@ impl Layout {
         };
         b.visit(dt, 0)?;
         let field_spans = merge_spans(b.spans);
+        let itemsize = dt.size()?;
         Some(Layout {
-            itemsize: dt.size()?,
-            copies: copy_ops(&field_spans),
+            itemsize,
+            padding: copy_ops(&gaps(&field_spans, itemsize)),
             field_spans,
             swaps: merge_swaps(b.swaps),
             bools: merge_spans(b.bools),
@@ -645,6 +663,14 @@ mod tests {
         });
         assert_eq!(field_path(&dt, 2 * 7 + 1), "m[1][3]");
         assert_eq!(field_path(&Datatype::Bool, 0), "");
+    }
+
+    #[test]
+    fn padding_is_the_gaps_between_fields() {
+        assert_eq!(gaps(&[0..4, 8..20], 24), [4..8, 20..24]);
+        assert_eq!(gaps(&[2..4, 5..6], 6), vec![0..2, 4..5]);
+        assert!(gaps(&[0..2, 2..4], 4).is_empty());
+        assert_eq!(gaps(&[], 3).len(), 1);
     }
 
     #[test]

@@ -22,8 +22,9 @@
 //! - [`npz`](crate::npz) reads and writes `.npz` archives of named arrays.
 //!
 //! Guarantees: files are written as NumPy writes them, except that padding
-//! bytes are zeros (NumPy copies whatever memory holds); padding is never
-//! read from memory. Files are written to a temporary file that replaces
+//! bytes are zeros (NumPy copies whatever memory holds); padding bytes in
+//! memory never reach the file (they are only copied as uninitialised
+//! bytes and overwritten with zeros before any write). Files are written to a temporary file that replaces
 //! the destination only when complete. Reading never trusts the header's
 //! size: a file's length is checked before allocating, and a stream is read
 //! in bounded chunks. Bools must be 0 or 1 and enums must hold a member's
@@ -34,12 +35,15 @@
 //! Each datatype is analysed once into a record plan (field spans, byte
 //! swaps, bool and enum checks); the per-record work then runs as tight
 //! loops over cache-sized chunks.
-//! - Writing records without padding in native order is one `write_all` of
-//!   the slice's memory. Records with padding, or in the other byte order,
-//!   are staged 256 KiB at a time: only field bytes are copied (padding
-//!   stays zero), then numbers are swapped. From 4 MiB on, staging runs on
-//!   a helper thread while the calling thread writes (the writer itself
-//!   never leaves the calling thread).
+//! - Writing records without padding in native order is one vectored write
+//!   of the header and the slice's memory. Records with padding, or in the
+//!   other byte order, are staged ~256 KiB at a time: whole records are
+//!   copied, their padding zeroed, then numbers are swapped; the writes end
+//!   on 64 KiB-aligned file offsets (the kernel then caches the file in
+//!   large pages). From 4 MiB on, staging runs on a helper thread while the
+//!   calling thread writes (the writer itself never leaves the calling
+//!   thread). [`write_file`] reserves the file's space first
+//!   (`fallocate`), as NumPy does.
 //! - Reading a file allocates the whole `Vec<T>` at once (after checking
 //!   the file is long enough) and reads straight into it; swaps and value
 //!   checks run chunk by chunk right after the bytes arrive. A reader of
@@ -53,7 +57,7 @@
 //! describes the type's layout exactly and every byte pattern it admits is
 //! a valid value. Writers view records as possibly uninitialised bytes and
 //! treat as initialised only field bytes (or whole records without
-//! padding); readers turn bytes into `T` only after converting and
+//! padding), and staged bytes once their padding is zeroed; readers turn bytes into `T` only after converting and
 //! checking every record against `T`'s own datatype.
 //!
 //! [`NdlType`]: crate::NdlType

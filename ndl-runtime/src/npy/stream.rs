@@ -101,8 +101,8 @@ impl<T: NdlType> StreamWriter<T> {
             fortran_order: options.fortran_order,
             shape,
         };
-        let data = RecordWriter::new(options.byte_order)?;
         let first = StreamWriter::<T>::header_bytes(&header, 0)?;
+        let data = RecordWriter::new(options.byte_order)?.starting_at(first.len());
         let mut out = BufWriter::with_capacity(BUFFER_BYTES, temp_file_beside(&dest)?);
         out.write_all(&first)?;
         Ok(StreamWriter {
