@@ -1,4 +1,4 @@
-//! Padding bytes are never read from memory: this test runs its own binary
+//! Padding bytes in memory never reach a file: this test runs its own binary
 //! under valgrind (memcheck), writing records whose padding is
 //! uninitialised, through every writer. Any write of an uninitialised byte
 //! to a file (or a compressor branching on one) makes valgrind fail.

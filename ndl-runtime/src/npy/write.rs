@@ -251,20 +251,7 @@ pub(crate) struct RecordWriter<T> {
 impl<T: NdlType> RecordWriter<T> {
     /// A writer of `T` records in `order`.
     pub fn new(order: ByteOrder) -> Result<RecordWriter<T>> {
-        let layout = Layout::new(&T::datatype(), order).ok_or_else(|| Error::NotWritable {
-            field: String::new(),
-            reason: "the datatype has no fixed size".into(),
-        })?;
-        if layout.itemsize != std::mem::size_of::<T>() {
-            return Err(Error::NotWritable {
-                field: String::new(),
-                reason: format!(
-                    "the datatype's size {} differs from the type's size {} (a wrong NdlType impl)",
-                    layout.itemsize,
-                    std::mem::size_of::<T>()
-                ),
-            });
-        }
+        let layout = super::read::layout_for::<T>(&T::datatype(), order)?;
         Ok(RecordWriter {
             layout,
             offset: 0,
@@ -649,10 +636,10 @@ pub(crate) fn record_bytes<T: NdlType>(records: &[T]) -> &[MaybeUninit<u8>] {
     // which stays borrowed for the result's lifetime. `MaybeUninit<u8>`
     // has alignment 1 and admits any byte, initialised or not (padding),
     // so every byte of the slice is a valid element. Records are only
-    // read while the shared borrow lasts; `T: Copy` may hold a `Cell`, but
-    // nothing can mutate it during that time: the borrow's owner is the
-    // thread blocked in the writer, and a `Cell` is on no other thread.
-    // That is also why the bytes may be read by the writer's helper thread.
+    // read while the shared borrow lasts, and a `Copy` type holds no
+    // `UnsafeCell` (`Cell` and its kin are not `Copy`), so nothing can
+    // change them meanwhile; that is also why the writer's helper thread
+    // may read them.
     unsafe {
         std::slice::from_raw_parts(
             records.as_ptr().cast::<MaybeUninit<u8>>(),
