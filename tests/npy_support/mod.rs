@@ -1,77 +1,48 @@
-//! Record types for the `.npy`/`.npz` tests, with hand-written `NdlType`
-//! impls (offsets from `offset_of!`), until `#[derive(NdlType)]` lands.
+//! Record types for the `.npy`/`.npz` tests: derived, except the few
+//! that show what a hand-written `NdlType` may do (a top-level fixed
+//! string, complex and half floats, a record whose gaps are Rust fields).
 #![allow(dead_code)]
 
 use std::mem::{offset_of, size_of};
 
-use ndl_runtime::{
-    Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, NdlType,
-};
-
-/// Implements `NdlType` for a struct from its fields' types.
-macro_rules! record {
-    ($t:ident { $($f:ident : $ft:ty),* $(,)? }) => {
-        // SAFETY: size from `size_of`, each member at its field's
-        // `offset_of!` with the field type's own (sound) datatype.
-        unsafe impl NdlType for $t {
-            fn datatype() -> Datatype {
-                Datatype::Compound(Compound {
-                    size: size_of::<$t>(),
-                    members: vec![$(Member::new(stringify!($f), offset_of!($t, $f), <$ft as NdlType>::datatype())),*],
-                })
-            }
-        }
-    };
-}
+use ndl_runtime::{Charset, Compound, Datatype, FixedString, Member, NdlType};
 
 /// `u1`, 7 bytes of padding, `f8`, `u2`, 6 bytes of padding: 24 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Padded {
     pub a: u8,
     pub b: f64,
     pub c: u16,
 }
-record!(Padded {
-    a: u8,
-    b: f64,
-    c: u16
-});
 
 /// The same fields without padding: 11 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C, packed)]
 pub struct Packed {
     pub a: u8,
     pub b: f64,
     pub c: u16,
 }
-record!(Packed {
-    a: u8,
-    b: f64,
-    c: u16
-});
 
 /// Two floats in a 32-byte, 32-aligned record.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C, align(32))]
 pub struct Aligned {
     pub x: f32,
     pub y: f32,
 }
-record!(Aligned { x: f32, y: f32 });
 
 /// Nested in [`Outer`]: `f8` then `f4`, 16 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Inner {
     pub x: f64,
     pub y: f32,
 }
-record!(Inner { x: f64, y: f32 });
 
 /// A nested struct, a bool array and a 2-d array: 40 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Outer {
     pub id: u32,
@@ -79,82 +50,48 @@ pub struct Outer {
     pub flags: [bool; 3],
     pub m: [[i16; 3]; 2],
 }
-record!(Outer {
-    id: u32,
-    pos: Inner,
-    flags: [bool; 3],
-    m: [[i16; 3]; 2]
-});
 
 /// An array of structs inside a struct.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Track {
     pub n: u8,
     pub pts: [Inner; 2],
 }
-record!(Track {
-    n: u8,
-    pts: [Inner; 2]
-});
-
-/// Implements `NdlType` for a fieldless enum with an integer repr.
-macro_rules! enumeration {
-    ($t:ident : $base:ident / $it:ident { $($v:ident),* $(,)? }) => {
-        // SAFETY: `#[repr($base)]`, and the datatype admits exactly the
-        // variants' discriminants.
-        unsafe impl NdlType for $t {
-            fn datatype() -> Datatype {
-                Datatype::Enum(Enum {
-                    base: IntType::$it,
-                    members: vec![$(EnumMember::new(stringify!($v), $t::$v as $base as i128)),*],
-                })
-            }
-        }
-    };
-}
 
 /// An enum stored as `u1`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(u8)]
 pub enum Color {
     Red = 0,
     Green = 1,
     Blue = 5,
 }
-enumeration!(Color: u8 / UInt8 { Red, Green, Blue });
 
 /// An enum stored as `<i2`, negative values included.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(i16)]
 pub enum Level {
     Low = -5,
     High = 300,
 }
-enumeration!(Level: i16 / Int16 { Low, High });
 
 /// An enum stored as `<u8` with a value past 32 bits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(u64)]
 pub enum Wide {
     A = 1,
     B = 1 << 40,
 }
-enumeration!(Wide: u64 / UInt64 { A, B });
 
 /// Enums of three bases in one record.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Tagged {
     pub c: Color,
     pub l: Level,
     pub w: Wide,
 }
-record!(Tagged {
-    c: Color,
-    l: Level,
-    w: Wide
-});
 
 /// NumPy `S5`: five bytes, NUL-padded.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -195,13 +132,12 @@ impl U3 {
 }
 
 /// A record of fixed strings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Names {
     pub s: S5,
     pub u: U3,
 }
-record!(Names { s: S5, u: U3 });
 
 /// NumPy `c8`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -229,32 +165,22 @@ unsafe impl NdlType for F16 {
 }
 
 /// A record of the extension scalars.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct Extras {
     pub z: C64,
     pub h: F16,
     pub ok: bool,
 }
-record!(Extras {
-    z: C64,
-    h: F16,
-    ok: bool
-});
 
 /// NumPy's `np.dtype('i1, i4, i1', align=True)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 pub struct AlignedTriple {
     pub f0: i8,
     pub f1: i32,
     pub f2: i8,
 }
-record!(AlignedTriple {
-    f0: i8,
-    f1: i32,
-    f2: i8
-});
 
 /// NumPy's `{'names': ['a', 'b'], 'formats': ['i4', 'i4'], 'offsets': [1, 6]}`
 /// (itemsize 10): the gaps are Rust fields the datatype leaves out, which
@@ -282,13 +208,12 @@ unsafe impl NdlType for Gapped {
 }
 
 /// NumPy's `{'names': ['c', 'd'], 'formats': ['i4', gapped]}` (itemsize 14).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C, packed)]
 pub struct HoldsGapped {
     pub c: i32,
     pub d: Gapped,
 }
-record!(HoldsGapped { c: i32, d: Gapped });
 
 /// NumPy's `{'names': [], 'formats': [], 'itemsize': 8}`: no fields.
 #[derive(Clone, Copy, Debug, PartialEq)]
