@@ -196,6 +196,14 @@ pub enum DatatypeError {
         /// The enum's base.
         base: IntType,
     },
+    /// No integer type holds every value of an enum without `base`.
+    #[error("no integer type holds all enum values from {lowest} to {highest}")]
+    NoEnumBase {
+        /// The smallest value.
+        lowest: i128,
+        /// The largest value.
+        highest: i128,
+    },
     /// A compound member has no fixed size.
     #[error(
         "compound member `{0}` has a variable-length datatype; it has no place in a fixed record"
@@ -533,18 +541,13 @@ impl Enum {
     /// An enum whose base is the smallest integer type holding every value
     /// (unsigned when none is negative), as NDL assumes when `base` is missing.
     pub fn with_inferred_base(members: Vec<EnumMember>) -> Result<Enum, DatatypeError> {
-        let base = IntType::smallest_for(members.iter().map(|m| m.value).collect::<Vec<_>>())
-            .ok_or_else(|| {
-                let widest = members
-                    .iter()
-                    .max_by_key(|m| m.value.unsigned_abs())
-                    .expect("no type fits only when some value does not");
-                DatatypeError::EnumValueOutOfRange {
-                    name: widest.name.clone(),
-                    value: widest.value,
-                    base: IntType::UInt64,
-                }
-            })?;
+        let values: Vec<i128> = members.iter().map(|m| m.value).collect();
+        let base = IntType::smallest_for(values.clone()).ok_or_else(|| {
+            let (lowest, highest) = values.iter().fold((i128::MAX, i128::MIN), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
+            DatatypeError::NoEnumBase { lowest, highest }
+        })?;
         let e = Enum { base, members };
         e.validate()?;
         Ok(e)
@@ -713,6 +716,15 @@ mod tests {
             Some(IntType::UInt64)
         );
         assert_eq!(IntType::smallest_for([-1, i128::from(u64::MAX)]), None);
+        let members = vec![
+            EnumMember::new("a", i128::from(u64::MAX)),
+            EnumMember::new("b", -1),
+        ];
+        let err = Enum::with_inferred_base(members).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no integer type holds all enum values from -1 to 18446744073709551615"
+        );
     }
 
     #[test]

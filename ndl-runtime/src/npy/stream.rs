@@ -51,6 +51,15 @@ pub struct StreamWriter<T> {
     sidecar: Option<NameMap<Attribute>>,
 }
 
+impl<T> std::fmt::Debug for StreamWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamWriter")
+            .field("dest", &self.dest)
+            .field("records", &self.records)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T: NdlType> StreamWriter<T> {
     /// A 1-D array in native byte order, to be written to `path`.
     pub fn create(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
