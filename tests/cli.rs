@@ -834,22 +834,9 @@ fn a_sidecar_describes_npz_groups() {
 
 // ---- malformed files -------------------------------------------------------
 
-/// magic, version, the length field for `text`, `text`.
-fn npy(version: u8, text: &[u8]) -> Vec<u8> {
-    let mut f = b"\x93NUMPY".to_vec();
-    f.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        f.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    } else {
-        f.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    }
-    f.extend_from_slice(text);
-    f
-}
-
 /// A 1.0 file with header `text` (Latin-1) and 16 bytes of data.
 fn v1(text: &str) -> Vec<u8> {
-    let mut f = npy(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>());
+    let mut f = common::npy_file(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>());
     f.extend_from_slice(&[0; 16]);
     f
 }
@@ -890,14 +877,14 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, Vec<&'static str>)> {
         f[7] = minor;
         f
     };
-    let mut bad_utf8 = npy(
+    let mut bad_utf8 = common::npy_file(
         3,
         b"{'descr': [('\xff', '<f8')], 'fortran_order': False, 'shape': (2,), }\n",
     );
     bad_utf8.extend_from_slice(&[0; 16]);
     let mut header_cut = good.clone();
     header_cut[8] = 30; // HEADER_LEN ends inside the dict
-    let mut short_header = npy(1, b"{'descr': '<f8',");
+    let mut short_header = common::npy_file(1, b"{'descr': '<f8',");
     short_header[8] = 0;
     short_header[9] = 1; // HEADER_LEN 256, 16 bytes follow
     vec![
@@ -958,7 +945,11 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, Vec<&'static str>)> {
         ),
         ("no_keys", v1("{}\n"), vec!["keys"]),
         // The header itself
-        ("header_len_0", npy(1, b""), vec!["cannot parse"]),
+        (
+            "header_len_0",
+            common::npy_file(1, b""),
+            vec!["cannot parse"],
+        ),
         ("header_cut", header_cut, vec!["cannot parse"]),
         ("garbage", v1("hello world\n"), vec!["cannot parse"]),
         ("list", v1("['descr', '<f8']\n"), vec!["not a dictionary"]),
@@ -1108,7 +1099,7 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, Vec<&'static str>)> {
         ),
         (
             "data_missing",
-            npy(1, GOOD.as_bytes()),
+            common::npy_file(1, GOOD.as_bytes()),
             vec!["array data", "expected 16", "got 0"],
         ),
         (

@@ -350,21 +350,8 @@ fn growth_axis_keeps_the_length() {
 
 // ---- malformed input ------------------------------------------------------
 
-/// A file: magic, version, the length field for `text`, `text`.
-fn npy(version: u8, text: &[u8]) -> Vec<u8> {
-    let mut f = b"\x93NUMPY".to_vec();
-    f.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        f.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    } else {
-        f.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    }
-    f.extend_from_slice(text);
-    f
-}
-
 fn v1(text: &str) -> Vec<u8> {
-    npy(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>())
+    common::npy_file(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>())
 }
 
 fn parse(bytes: &[u8]) -> Result<Header, Error> {
@@ -405,7 +392,7 @@ fn bad_magic_m1_to_m7() {
 #[test]
 fn bad_versions_v1_to_v6() {
     for (major, minor) in [(1, 1), (0, 0), (0, 1), (2, 2), (255, 255), (4, 0)] {
-        let mut f = npy(1, GOOD.as_bytes());
+        let mut f = common::npy_file(1, GOOD.as_bytes());
         f[6] = major;
         f[7] = minor;
         let (e, msg) = fails(&f);
@@ -576,9 +563,9 @@ fn literal_forms_numpy_accepts() {
     }
     // The Python 2 `L` suffix is for 1.0 and 2.0 only.
     let text = "{'descr': '<f8', 'fortran_order': False, 'shape': (2L,)}";
-    assert!(parse(&npy(2, text.as_bytes())).is_ok());
+    assert!(parse(&common::npy_file(2, text.as_bytes())).is_ok());
     assert!(matches!(
-        fails(&npy(3, text.as_bytes())).0,
+        fails(&common::npy_file(3, text.as_bytes())).0,
         Error::HeaderSyntax { .. }
     ));
     // No padding, no newline, odd alignment: all fine for a reader.
@@ -764,32 +751,32 @@ fn descr_forms_numpy_accepts() {
 #[test]
 fn encodings() {
     // Latin-1 in 1.0: the byte 0xE9 is 'é'.
-    let h = parse(&npy(
+    let h = parse(&common::npy_file(
         1,
         b"{'descr': [('\xe9', '<f8')], 'fortran_order': False, 'shape': (2,)}",
     ))
     .unwrap();
     assert_eq!(h.datatype, c(&[("é", Datatype::Float64)]));
     // UTF-8 in 3.0; invalid UTF-8 is an error at its byte.
-    let h = parse(&npy(
+    let h = parse(&common::npy_file(
         3,
         "{'descr': [('é', '<f8')], 'fortran_order': False, 'shape': (2,)}".as_bytes(),
     ))
     .unwrap();
     assert_eq!(h.datatype, c(&[("é", Datatype::Float64)]));
-    let (e, msg) = fails(&npy(
+    let (e, msg) = fails(&common::npy_file(
         3,
         b"{'descr': [('\xff', '<f8')], 'fortran_order': False, 'shape': (2,)}",
     ));
     assert!(matches!(e, Error::HeaderEncoding { offset: 25 }), "{msg}");
     assert!(msg.contains("UTF-8") && msg.contains("byte 25"), "{msg}");
     // Error offsets count file bytes, in either encoding.
-    let (e, _) = fails(&npy(
+    let (e, _) = fails(&common::npy_file(
         1,
         b"{'descr': [('\xe9\xe9', 'zz')], 'fortran_order': False, 'shape': (2,)}",
     ));
     assert_eq!(e.offset(), Some(10 + 18));
-    let (e, _) = fails(&npy(
+    let (e, _) = fails(&common::npy_file(
         3,
         "{'descr': [('éé', 'zz')], 'fortran_order': False, 'shape': (2,)}".as_bytes(),
     ));
@@ -850,7 +837,7 @@ fn header_size_limit() {
     text.push_str(&" ".repeat(10000 - text.chars().count() - 1));
     text.push('\n');
     assert!(text.len() > 10000);
-    assert!(parse(&npy(3, text.as_bytes())).is_ok());
+    assert!(parse(&common::npy_file(3, text.as_bytes())).is_ok());
 }
 
 #[test]
@@ -926,7 +913,7 @@ fn numpy_refuses_what_we_refuse_and_accepts_what_we_accept() {
             false,
         ),
         (
-            npy(
+            common::npy_file(
                 3,
                 b"{'descr': [('\xff', '<f8')], 'fortran_order': False, 'shape': (2,)}",
             ),

@@ -45,3 +45,17 @@ pub fn try_python(script: &str, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The start of a `.npy` file: magic, `version`.0, the length field for
+/// `text` (2 bytes in version 1, 4 in the others), then `text`.
+pub fn npy_file(version: u8, text: &[u8]) -> Vec<u8> {
+    let mut f = b"\x93NUMPY".to_vec();
+    f.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        f.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    } else {
+        f.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    }
+    f.extend_from_slice(text);
+    f
+}
