@@ -94,10 +94,13 @@ fn copy_ops(spans: &[Range<usize>]) -> Vec<CopyOp> {
     ops
 }
 
-/// One enum value to check: its offset in the record, base and members.
+/// Enum values to check: `count` values back to back from `offset` in the
+/// record (an array of enums is one check, not one per element), their
+/// base and members.
 #[derive(Clone, Debug)]
 pub(crate) struct EnumCheck {
     pub offset: usize,
+    pub count: usize,
     pub base: IntType,
     pub values: EnumValues,
 }
@@ -252,10 +255,10 @@ impl Layout {
             }
         }
         for e in &self.enums {
-            if let Some((record, value)) = first_bad_enum(bytes, self.itemsize, e) {
+            if let Some((record, offset, value)) = first_bad_enum(bytes, self.itemsize, e) {
                 keep(BadValue {
                     record,
-                    offset: e.offset,
+                    offset,
                     value,
                     is_bool: false,
                 });
@@ -295,16 +298,23 @@ fn swap_run(bytes: &mut [u8], width: usize) {
     }
 }
 
-/// The first record (index, value) whose enum `e` is not a member.
-fn first_bad_enum(bytes: &[u8], itemsize: usize, e: &EnumCheck) -> Option<(usize, i128)> {
+/// The first record (index, offset in the record, value) holding a value
+/// of `e` that is not a member.
+fn first_bad_enum(bytes: &[u8], itemsize: usize, e: &EnumCheck) -> Option<(usize, usize, i128)> {
     // One loop per base type, so the loop body has no dispatch.
     macro_rules! scan {
         ($t:ty) => {{
             const W: usize = std::mem::size_of::<$t>();
+            let run = e.offset..e.offset + e.count * W;
             bytes.chunks_exact(itemsize).enumerate().find_map(|(i, r)| {
-                let b: [u8; W] = r[e.offset..e.offset + W].try_into().expect("W bytes");
-                let v = i128::from(<$t>::from_ne_bytes(b));
-                (!e.values.contains(v)).then_some((i, v))
+                r[run.clone()]
+                    .chunks_exact(W)
+                    .enumerate()
+                    .find_map(|(j, c)| {
+                        let b: [u8; W] = c.try_into().expect("W bytes");
+                        let v = i128::from(<$t>::from_ne_bytes(b));
+                        (!e.values.contains(v)).then_some((i, e.offset + j * W, v))
+                    })
             })
         }};
     }
@@ -394,14 +404,12 @@ impl Builder {
         match leaf {
             Leaf::Bool => self.bools.push(at..at + size),
             Leaf::Enum { base, values, swap } => {
-                let w = base.size();
-                for i in 0..n {
-                    self.enums.push(EnumCheck {
-                        offset: at + i * w,
-                        base,
-                        values: values.clone(),
-                    });
-                }
+                self.enums.push(EnumCheck {
+                    offset: at,
+                    count: n,
+                    base,
+                    values,
+                });
                 self.push_swap(at, swap, size);
             }
             Leaf::Plain { swap } => self.push_swap(at, swap, size),
@@ -596,6 +604,26 @@ mod tests {
         let mut b: Vec<u8> = (0..24).collect();
         l.swap(&mut b);
         assert_eq!(&b[..8], &[3, 2, 1, 0, 7, 6, 5, 4]);
+    }
+
+    #[test]
+    fn an_array_of_enums_is_one_check() {
+        let dt = color().array_of(&[1000, 3]);
+        let l = Layout::new(&dt, ByteOrder::NATIVE).unwrap();
+        assert_eq!(l.enums.len(), 1);
+        assert_eq!(l.enums[0].count, 3000);
+        let mut records = Vec::new();
+        for _ in 0..2 {
+            for _ in 0..3000 {
+                records.extend_from_slice(&7i16.to_ne_bytes());
+            }
+        }
+        assert_eq!(l.validate(&records), Ok(()));
+        // Record 1, element [2][1]: 6000 bytes in, the 7th value.
+        let at = 6000 + 2 * (2 * 3 + 1);
+        records[at..at + 2].copy_from_slice(&3i16.to_ne_bytes());
+        let bad = l.validate(&records).unwrap_err();
+        assert_eq!((bad.record, bad.offset, bad.value), (1, 14, 3));
     }
 
     #[test]
