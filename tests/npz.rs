@@ -107,3 +107,29 @@ print(i.filename, i.compress_type, np.load(sys.argv[1])['a'].tolist())
     );
     assert_eq!(out.trim(), "a.npy 0 [1, 2, 3]");
 }
+
+#[test]
+fn a_member_cut_short_is_refused_by_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.npz");
+    for method in ["ZIP_STORED", "ZIP_DEFLATED"] {
+        common::run_python(
+            "import sys, io, zipfile, numpy as np\n\
+             b = io.BytesIO(); np.save(b, np.arange(10, dtype='<i4'))\n\
+             with zipfile.ZipFile(sys.argv[1], 'w', getattr(zipfile, sys.argv[2])) as z:\n\
+             \x20   z.writestr('x.npy', b.getvalue()[:-4])\n\
+             \x20   z.writestr('ok.npy', b.getvalue())",
+            &[path.to_str().unwrap(), method],
+        );
+        let mut r = NpzReader::open(&path).unwrap();
+        assert_eq!(r.header("ok").unwrap().shape, [10]);
+        let err = r.header("x").unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("array data") && msg.contains("x.npy"),
+            "{method}: {msg}"
+        );
+        assert!(r.read::<i32>("x").is_err(), "{method}");
+        assert_eq!(r.read::<i32>("ok").unwrap(), (0..10).collect::<Vec<_>>());
+    }
+}

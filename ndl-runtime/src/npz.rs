@@ -35,6 +35,15 @@ use zip::{CompressionMethod, ZipArchive, ZipWriter};
 use crate::npy::{Error, Header, HeaderLimits, NpyArray, ReadOptions, Result, WriteOptions};
 use crate::NdlType;
 
+/// What the zip directory says of a member.
+#[derive(Clone, Copy)]
+struct MemberInfo {
+    /// Its uncompressed size.
+    size: u64,
+    /// Whether it is stored, not compressed.
+    stored: bool,
+}
+
 /// The suffix of array members.
 const NPY_SUFFIX: &str = ".npy";
 
@@ -242,13 +251,24 @@ impl<R: Read + Seek> NpzReader<R> {
             rank: Some(1),
             ..self.options.clone()
         };
-        Ok(self.with_member(name, |r| options.read(r))?.data)
+        Ok(self.read_with(name, &options)?.data)
     }
 
     /// Reads the array `name`, of any shape, as records of `T`.
     pub fn read_array<T: NdlType>(&mut self, name: &str) -> Result<NpyArray<T>> {
         let options = self.options.clone();
-        self.with_member(name, |r| options.read(r))
+        self.read_with(name, &options)
+    }
+
+    /// A stored member's size is bytes the archive holds, so the data can
+    /// be allocated at once; a deflated one's is only a claim (a small
+    /// member may say it inflates to gigabytes), so it is read as data
+    /// arrives.
+    fn read_with<T: NdlType>(&mut self, name: &str, options: &ReadOptions) -> Result<NpyArray<T>> {
+        self.with_member(name, |r, member| {
+            let known = (member.stored).then_some(member.size);
+            crate::npy::read::read_array(r, options, known)
+        })
     }
 
     /// Reads the header of the array `name`: its datatype, shape and order.
@@ -270,7 +290,23 @@ impl<R: Read + Seek> NpzReader<R> {
         let limits = HeaderLimits {
             max_header_size: self.options.limits.max_header_size,
         };
-        self.with_member(name, |mut r| Header::read(&mut r, &limits))
+        self.with_member(name, |r, member| {
+            let mut r = crate::npy::read::Counting { inner: r, count: 0 };
+            let header = Header::read(&mut r, &limits)?;
+            // The directory says how much data follows: a member cut short
+            // is refused here, before anyone reads it.
+            let available = member.size.saturating_sub(r.count);
+            let needed = header.data_len()?;
+            if needed > available {
+                return Err(Error::UnexpectedEof {
+                    what: "array data",
+                    offset: r.count,
+                    expected: needed,
+                    got: available,
+                });
+            }
+            Ok(header)
+        })
     }
 
     /// The raw bytes of the member for `name` (with or without `.npy`), as
@@ -289,7 +325,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn member_bytes(&mut self, name: &str) -> Result<Vec<u8>> {
-        self.with_member(name, |r| {
+        self.with_member(name, |r, _| {
             let mut bytes = Vec::new();
             r.read_to_end(&mut bytes)?;
             Ok(bytes)
@@ -300,7 +336,7 @@ impl<R: Read + Seek> NpzReader<R> {
     fn with_member<V>(
         &mut self,
         name: &str,
-        f: impl FnOnce(&mut dyn Read) -> Result<V>,
+        f: impl FnOnce(&mut dyn Read, MemberInfo) -> Result<V>,
     ) -> Result<V> {
         let member = self.member_name(name)?;
         let path = self.member_path(&member);
@@ -312,7 +348,11 @@ impl<R: Read + Seek> NpzReader<R> {
                 source,
             })
             .map_err(|e| e.in_file(&self.source))?;
-        f(&mut file).map_err(|e| e.in_file(path))
+        let info = MemberInfo {
+            size: file.size(),
+            stored: file.compression() == CompressionMethod::Stored,
+        };
+        f(&mut file, info).map_err(|e| e.in_file(path))
     }
 
     /// The member holding `name`: the name itself, or with `.npy` added.

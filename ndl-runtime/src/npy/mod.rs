@@ -69,7 +69,7 @@ mod header;
 mod layout;
 mod literal;
 mod mmap;
-mod read;
+pub(crate) mod read;
 mod sidecar;
 mod stream;
 mod typestr;
