@@ -1335,3 +1335,28 @@ fn odd_paths_and_names() {
     let yaml = ok(describe(&renamed, "ndl", &[]), "no extension");
     assert!(yaml.contains("no_extension"), "{yaml}");
 }
+
+#[test]
+fn an_npz_member_cut_short_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.npz");
+    common::run_python(
+        "import sys, io, zipfile, numpy as np\n\
+         b = io.BytesIO(); np.save(b, np.arange(10, dtype='<i4'))\n\
+         with zipfile.ZipFile(sys.argv[1], 'w') as z:\n\
+         \x20   z.writestr('x.npy', b.getvalue()[:-1])",
+        &[path.to_str().unwrap()],
+    );
+    for format in ["ndl", "numpy", "datashape", "zarr", "cdl"] {
+        let run = describe(&path, format, &[]);
+        assert_eq!(run.code, Some(1), "{format}: {run:#?}");
+        assert!(run.stdout.is_empty(), "{format}: {run:#?}");
+        assert!(
+            run.stderr.starts_with("ndl: error: ")
+                && run.stderr.contains("cut.npz")
+                && run.stderr.contains("array data"),
+            "{format}: {run:#?}"
+        );
+        assert!(!run.stderr.contains("panicked"), "{run:#?}");
+    }
+}
