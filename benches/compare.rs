@@ -93,7 +93,7 @@ fn main() {
         ));
         cells.push(run_cell::<Padded24>(
             mb,
-            other_order(),
+            ByteOrder::NATIVE.opposite(),
             0.5,
             0.5,
             &dir,
@@ -107,13 +107,6 @@ fn main() {
     println!();
     print_targets(&cells);
     println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());
-}
-
-fn other_order() -> ByteOrder {
-    match ByteOrder::NATIVE {
-        ByteOrder::Little => ByteOrder::Big,
-        ByteOrder::Big => ByteOrder::Little,
-    }
 }
 
 fn sizes_from_args() -> Vec<usize> {

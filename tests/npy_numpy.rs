@@ -332,10 +332,6 @@ if errors:
 print(len(CASES), 'cases')
 "#;
 
-fn other_order() -> ByteOrder {
-    ByteOrder::NATIVE.opposite()
-}
-
 /// Every case, our files written into `dir`.
 fn cases(dir: &Path) -> Vec<Case> {
     let padded: Vec<Padded> = (0..4)
@@ -478,7 +474,7 @@ fn numpy_and_we_read_each_others_files() {
         (c.check)(dir.path());
     }
     assert_eq!(
-        other_order(),
+        ByteOrder::NATIVE.opposite(),
         ByteOrder::Big,
         "the big-endian cases assume a little-endian machine"
     );

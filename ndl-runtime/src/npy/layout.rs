@@ -528,13 +528,6 @@ mod tests {
     use super::*;
     use crate::{Compound, Enum, EnumMember, Member};
 
-    fn other_order() -> ByteOrder {
-        match ByteOrder::NATIVE {
-            ByteOrder::Little => ByteOrder::Big,
-            ByteOrder::Big => ByteOrder::Little,
-        }
-    }
-
     fn color() -> Datatype {
         Datatype::Enum(Enum {
             base: IntType::Int16,
@@ -575,7 +568,7 @@ mod tests {
 
     #[test]
     fn swaps_in_the_other_order() {
-        let l = Layout::new(&sample(), other_order()).unwrap();
+        let l = Layout::new(&sample(), ByteOrder::NATIVE.opposite()).unwrap();
         assert_eq!(
             l.swaps,
             vec![
@@ -592,7 +585,7 @@ mod tests {
             ]
         );
         let c = Datatype::Complex64.array_of(&[3]);
-        let l = Layout::new(&c, other_order()).unwrap();
+        let l = Layout::new(&c, ByteOrder::NATIVE.opposite()).unwrap();
         assert_eq!(
             l.swaps,
             vec![SwapRun {

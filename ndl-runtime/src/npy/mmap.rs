@@ -206,10 +206,7 @@ mod tests {
     fn refuses_the_other_byte_order_and_short_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("o.npy");
-        let other = match ByteOrder::NATIVE {
-            ByteOrder::Little => ByteOrder::Big,
-            ByteOrder::Big => ByteOrder::Little,
-        };
+        let other = ByteOrder::NATIVE.opposite();
         WriteOptions::new()
             .byte_order(other)
             .write_file(&path, &[1u32])

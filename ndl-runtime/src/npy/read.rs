@@ -562,10 +562,7 @@ mod tests {
     #[test]
     fn conversion_happens_chunk_by_chunk() {
         // More records than one pass chunk, in the other byte order.
-        let other = match ByteOrder::NATIVE {
-            ByteOrder::Little => ByteOrder::Big,
-            ByteOrder::Big => ByteOrder::Little,
-        };
+        let other = ByteOrder::NATIVE.opposite();
         let n = PASS_CHUNK_BYTES / 4 * 3 + 1;
         let bytes: Vec<u8> = (0..n as u32)
             .flat_map(|i| i.swap_bytes().to_ne_bytes())

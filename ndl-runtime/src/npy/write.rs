@@ -718,10 +718,7 @@ mod tests {
 
     #[test]
     fn other_order_swaps() {
-        let other = match ByteOrder::NATIVE {
-            ByteOrder::Little => ByteOrder::Big,
-            ByteOrder::Big => ByteOrder::Little,
-        };
+        let other = ByteOrder::NATIVE.opposite();
         let out = data_bytes(other, &[Padded { a: 9, b: 1.0 }]);
         let mut b = 1.0f64.to_ne_bytes();
         b.reverse();
