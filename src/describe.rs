@@ -6,7 +6,7 @@ use std::io::{BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::lang::{cdl, zarr};
-use ndl_runtime::ndl::{self, Ndarray, Storage};
+use ndl_runtime::ndl::{self, Ndarray};
 use ndl_runtime::npy::{self, Header, HeaderLimits};
 use ndl_runtime::npz::{self, NpzReader};
 
@@ -219,11 +219,7 @@ fn document(kind: &Kind, arrays: &[Array]) -> Result<ndl::File, String> {
 
 fn ndarray(h: &Header) -> Ndarray {
     let shape: Vec<usize> = h.shape.iter().map(|&d| d as usize).collect();
-    let storage = Storage {
-        endian: h.datatype.has_multibyte_numbers().then_some(h.byte_order),
-        ..Storage::default()
-    };
-    Ndarray::new(shape, h.datatype.clone()).with_storage(storage)
+    Ndarray::new(shape, h.datatype.clone()).with_storage(npy::storage_of(h, &h.datatype))
 }
 
 /// Takes enum names, descriptions and attributes from the sidecar for every

@@ -1360,3 +1360,29 @@ fn an_npz_member_cut_short_is_an_error() {
         assert!(!run.stderr.contains("panicked"), "{run:#?}");
     }
 }
+
+#[test]
+fn the_element_order_is_an_ndl_storage_directive() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1] + '/f.npy', np.asfortranarray(np.arange(6, dtype='>i4').reshape(2, 3)))\n\
+         np.save(sys.argv[1] + '/c.npy', np.arange(6, dtype='<i4').reshape(2, 3))\n\
+         np.save(sys.argv[1] + '/v.npy', np.arange(6, dtype='<i4'))",
+        &[dir.path().to_str().unwrap()],
+    );
+    for (file, order) in [("f", Some("F")), ("c", Some("C")), ("v", None)] {
+        let yaml = ok(
+            describe(&dir.path().join(format!("{file}.npy")), "ndl", &[]),
+            file,
+        );
+        let doc = NdlFile::from_yaml(&yaml).unwrap();
+        let storage = &doc.ndarray(&format!("/{file}")).unwrap().storage;
+        assert_eq!(storage.order.map(|o| o.name()), order, "{yaml}");
+        let pyyaml = common::run_python(
+            "import sys, yaml; print(yaml.safe_load(sys.argv[1])['ndarrays'][sys.argv[2]]['storage'].get('order'))",
+            &[&yaml, file],
+        );
+        assert_eq!(pyyaml.trim(), order.unwrap_or("None"), "{yaml}");
+    }
+}

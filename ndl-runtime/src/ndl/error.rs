@@ -104,6 +104,9 @@ pub enum NdlErrorKind {
     /// `endian` other than `little` or `big`.
     #[error("unknown endian `{0}`; expected little or big")]
     UnknownEndian(String),
+    /// `order` other than `C` or `F` (extension).
+    #[error("unknown order `{0}`; expected C (row-major) or F (column-major)")]
+    UnknownOrder(String),
     /// A storage directive where the spec does not allow it.
     #[error("the `{directive}` storage directive is only allowed for {allowed_for}")]
     DirectiveNotAllowed {

@@ -62,7 +62,7 @@ pub use emit::to_yaml_string;
 pub use error::{NdlError, NdlErrorKind};
 pub use names::NameMap;
 pub use shape::{Extent, Shape};
-pub use storage::Storage;
+pub use storage::{ArrayOrder, Storage};
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

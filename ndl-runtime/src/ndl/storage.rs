@@ -35,6 +35,44 @@ pub struct Storage {
     pub charset: Option<String>,
     /// `fillvalue`: the value of elements without data.
     pub fillvalue: Option<Value>,
+    /// `order` (extension): how the elements of a multi-dimensional array
+    /// follow each other in storage, `C` or `F` as NumPy and Zarr say.
+    pub order: Option<ArrayOrder>,
+}
+
+/// The order of an array's elements in storage (the extension directive
+/// `order`).
+///
+/// ```
+/// use ndl_runtime::ndl::ArrayOrder;
+/// assert_eq!(ArrayOrder::ColumnMajor.name(), "F");
+/// assert_eq!(ArrayOrder::from_name("C"), Some(ArrayOrder::RowMajor));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArrayOrder {
+    /// `C`: the last index varies fastest.
+    RowMajor,
+    /// `F` (Fortran): the first index varies fastest.
+    ColumnMajor,
+}
+
+impl ArrayOrder {
+    /// The word written: `C` or `F`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArrayOrder::RowMajor => "C",
+            ArrayOrder::ColumnMajor => "F",
+        }
+    }
+
+    /// The order a word names.
+    pub fn from_name(name: &str) -> Option<ArrayOrder> {
+        match name {
+            "C" => Some(ArrayOrder::RowMajor),
+            "F" => Some(ArrayOrder::ColumnMajor),
+            _ => None,
+        }
+    }
 }
 
 const KEYS: &[&str] = &[
@@ -45,6 +83,7 @@ const KEYS: &[&str] = &[
     "endian",
     "charset",
     "fillvalue",
+    "order",
 ];
 
 impl Storage {
@@ -78,6 +117,9 @@ impl Storage {
         if let Some(fill) = &self.fillvalue {
             m.insert("fillvalue".into(), fill.clone());
         }
+        if let Some(order) = self.order {
+            m.insert("order".into(), order.name().into());
+        }
         Value::Mapping(m)
     }
 
@@ -107,6 +149,7 @@ impl Storage {
                 .map(|(v, c)| str_of(v, &c).map(String::from))
                 .transpose()?,
             fillvalue: keys.get("fillvalue").cloned(),
+            order: opt("order").map(|(v, c)| order_of(v, &c)).transpose()?,
         })
     }
 }
@@ -114,6 +157,11 @@ impl Storage {
 fn endian_of(value: &Value, ctx: &Ctx) -> Result<ByteOrder, NdlError> {
     let name = str_of(value, ctx)?;
     ByteOrder::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownEndian(name.into())))
+}
+
+fn order_of(value: &Value, ctx: &Ctx) -> Result<ArrayOrder, NdlError> {
+    let name = str_of(value, ctx)?;
+    ArrayOrder::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownOrder(name.into())))
 }
 
 #[cfg(test)]
@@ -127,10 +175,20 @@ mod tests {
 
     #[test]
     fn all_directives_round_trip() {
-        let yaml = "shape: [5, 0]\nsize: 3\nchunk: [2, 2]\nfilter: [gzip, {shuffle: 4}]\nendian: big\ncharset: ascii\nfillvalue: -1\n";
+        let yaml = "shape: [5, 0]\nsize: 3\nchunk: [2, 2]\nfilter: [gzip, {shuffle: 4}]\nendian: big\ncharset: ascii\nfillvalue: -1\norder: F\n";
         let s = read(yaml).unwrap();
         assert_eq!(s.endian, Some(ByteOrder::Big));
         assert_eq!(s.to_value(), serde_yaml::from_str::<Value>(yaml).unwrap());
+    }
+
+    #[test]
+    fn order_is_c_or_f() {
+        assert_eq!(read("order: C").unwrap().order, Some(ArrayOrder::RowMajor));
+        let e = read("order: K").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ndarray `n`: storage.order: unknown order `K`; expected C (row-major) or F (column-major)"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::write::{persist, temp_file_beside};
 use super::{Error, Header, Result};
-use crate::ndl::{self, Attribute, NameMap, Ndarray, Storage};
+use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
 use crate::{Datatype, NdlType};
 
 /// The path of the NDL sidecar of the `.npy` file at `npy`: the same name
@@ -46,12 +46,7 @@ pub(crate) fn document<T: NdlType>(
 ) -> ndl::File {
     let shape: Vec<usize> = header.shape.iter().map(|&d| d as usize).collect();
     let datatype = T::datatype();
-    let storage = Storage {
-        endian: datatype
-            .has_multibyte_numbers()
-            .then_some(header.byte_order),
-        ..Storage::default()
-    };
+    let storage = storage_of(header, &datatype);
     let mut ndarray = Ndarray::new(shape, datatype).with_storage(storage);
     if let Some(text) = T::description() {
         ndarray = ndarray.with_description(text);
@@ -60,6 +55,37 @@ pub(crate) fn document<T: NdlType>(
         ndarray.attributes.insert(name, attribute.clone());
     }
     ndl::File::single_ndarray(array_name(npy), ndarray)
+}
+
+/// The storage directives a `.npy` header gives for an array of
+/// `datatype`: the byte order where numbers have one, and the element
+/// order where there are two dimensions or more.
+///
+/// ```
+/// use ndl_runtime::ndl::ArrayOrder;
+/// use ndl_runtime::npy::{storage_of, Header};
+/// use ndl_runtime::{ByteOrder, Datatype};
+///
+/// let mut h = Header::new(Datatype::Int16, vec![2, 3]);
+/// h.byte_order = ByteOrder::Big;
+/// h.fortran_order = true;
+/// let s = storage_of(&h, &h.datatype);
+/// assert_eq!((s.endian, s.order), (Some(ByteOrder::Big), Some(ArrayOrder::ColumnMajor)));
+/// assert_eq!(storage_of(&Header::new(Datatype::UInt8, vec![4]), &Datatype::UInt8).order, None);
+/// ```
+pub fn storage_of(header: &Header, datatype: &Datatype) -> Storage {
+    let order = if header.fortran_order {
+        ArrayOrder::ColumnMajor
+    } else {
+        ArrayOrder::RowMajor
+    };
+    Storage {
+        endian: datatype
+            .has_multibyte_numbers()
+            .then_some(header.byte_order),
+        order: (header.shape.len() > 1).then_some(order),
+        ..Storage::default()
+    }
 }
 
 /// Writes the sidecar of the `.npy` file at `npy`, through a temporary file
