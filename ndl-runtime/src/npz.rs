@@ -53,6 +53,7 @@ pub struct NpzWriter {
     zip: ZipWriter<BufWriter<NamedTempFile>>,
     dest: PathBuf,
     options: SimpleFileOptions,
+    sync: bool,
 }
 
 impl NpzWriter {
@@ -89,7 +90,29 @@ impl NpzWriter {
             zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, tmp)),
             dest: dest.to_path_buf(),
             options,
+            sync: false,
         })
+    }
+
+    /// Whether [`finish`](NpzWriter::finish) waits until the archive and its
+    /// name are on the disk (`fsync`), as
+    /// [`WriteOptions::sync`](crate::npy::WriteOptions::sync) does for
+    /// `.npy` files. Default: `false`.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.npz");
+    /// let mut w = NpzWriter::create(&path)?.sync(true);
+    /// w.add("x", &[1u8])?;
+    /// w.finish()?;
+    /// assert_eq!(NpzReader::open(&path)?.read::<u8>("x")?, [1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sync(mut self, sync: bool) -> NpzWriter {
+        self.sync = sync;
+        self
     }
 
     /// Adds `data` as the 1-D array `name` (member `name.npy`).
@@ -153,7 +176,7 @@ impl NpzWriter {
                 source,
             })?;
             let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-            crate::npy::write::persist(tmp, &dest).map(drop)
+            crate::npy::write::persist(tmp, &dest, self.sync).map(drop)
         };
         run().map_err(|e| e.in_file(&dest))
     }

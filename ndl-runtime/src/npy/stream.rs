@@ -49,6 +49,8 @@ pub struct StreamWriter<T> {
     data: RecordWriter<T>,
     /// The sidecar's attributes, when one is to be written on `finish`.
     sidecar: Option<NameMap<Attribute>>,
+    /// Whether `finish` waits for the disk.
+    sync: bool,
 }
 
 impl<T> std::fmt::Debug for StreamWriter<T> {
@@ -123,6 +125,7 @@ impl<T: NdlType> StreamWriter<T> {
             records: 0,
             data,
             sidecar: options.sidecar.then(|| options.attributes.clone()),
+            sync: options.sync,
         })
     }
 
@@ -187,11 +190,11 @@ impl<T: NdlType> StreamWriter<T> {
             .into_inner()
             .map_err(|e| Error::from(e.into_error()))?;
         rewrite_start(tmp.as_file_mut(), &header)?;
-        persist(tmp, &self.dest)?;
+        persist(tmp, &self.dest, self.sync)?;
         if let Some(attributes) = &self.sidecar {
             let mut final_header = self.header.clone();
             *grow_dim(&mut final_header.shape, final_header.fortran_order) = rows;
-            sidecar::write::<T>(&self.dest, &final_header, attributes)?;
+            sidecar::write::<T>(&self.dest, &final_header, attributes, self.sync)?;
         }
         Ok(self.records)
     }

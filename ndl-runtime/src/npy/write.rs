@@ -45,6 +45,7 @@ pub struct WriteOptions {
     pub(crate) byte_order: ByteOrder,
     pub(crate) sidecar: bool,
     pub(crate) attributes: NameMap<Attribute>,
+    pub(crate) sync: bool,
 }
 
 impl Default for WriteOptions {
@@ -62,6 +63,7 @@ impl WriteOptions {
             byte_order: ByteOrder::NATIVE,
             sidecar: false,
             attributes: NameMap::new(),
+            sync: false,
         }
     }
 
@@ -106,6 +108,27 @@ impl WriteOptions {
         self
     }
 
+    /// Whether [`write_file`](WriteOptions::write_file) (and a
+    /// [`StreamWriter`](super::StreamWriter)'s `finish`) waits until the
+    /// file, its sidecar and their names are on the disk (`fsync`). Without
+    /// it a file is never partial after its process dies, but a power loss
+    /// may leave the old or an empty one, as the filesystem decides.
+    /// Default: `false`, as `np.save`.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("d.npy");
+    /// WriteOptions::new().sync(true).write_file(&path, &[1u8, 2])?;
+    /// assert_eq!(npy::read_file::<u8>(&path)?, [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sync(mut self, sync: bool) -> WriteOptions {
+        self.sync = sync;
+        self
+    }
+
     /// Adds an attribute to the array's NDL sidecar (and turns the sidecar on).
     pub fn attribute(mut self, name: &str, value: impl Into<Attribute>) -> WriteOptions {
         self.attributes.insert(name, value.into());
@@ -144,12 +167,12 @@ impl WriteOptions {
         let run = || -> Result<()> {
             let mut tmp = temp_file_beside(path)?;
             write_new_file(self, tmp.as_file_mut(), data)?;
-            persist(tmp, path).map(drop)
+            persist(tmp, path, self.sync).map(drop)
         };
         run().map_err(|e| e.in_file(path))?;
         if self.sidecar {
             let header = self.header::<T>(data.len() as u64)?;
-            sidecar::write::<T>(path, &header, &self.attributes)?;
+            sidecar::write::<T>(path, &header, &self.attributes, self.sync)?;
         }
         Ok(())
     }
@@ -231,8 +254,33 @@ fn preallocate(file: &File, len: usize) {
 }
 
 /// Moves a finished temporary file to `path`, replacing what was there.
-pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<File> {
-    tmp.persist(path).map_err(|e| Error::from(e.error))
+/// With `sync`, the data reaches the disk before the rename, and the
+/// rename before this returns: the file is then complete even after a
+/// power loss, not only after the process dies.
+pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path, sync: bool) -> Result<File> {
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
+    let file = tmp.persist(path).map_err(|e| Error::from(e.error))?;
+    if sync {
+        sync_parent(path)?;
+    }
+    Ok(file)
+}
+
+/// Makes a rename in `path`'s directory durable.
+fn sync_parent(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        File::open(dir)?.sync_all()?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// Writes the data of records of `T` (no header), keeping its staging
