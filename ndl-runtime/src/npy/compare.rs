@@ -5,6 +5,7 @@
 //! the file's integer of that base (values are checked later, per record).
 //! The byte order is not compared: readers convert it.
 
+use super::descr::join_path;
 use super::write::is_also_c_order;
 use super::{Error, Header, Result};
 use crate::{Charset, Datatype};
@@ -52,13 +53,10 @@ pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<Rec
         return Err(Error::TypeMismatch { field, message });
     }
     let shape = header.shape[..rank - inner_dims.len()].to_vec();
-    let records = shape
-        .iter()
-        .try_fold(1u64, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| Error::ShapeOverflow {
-            shape: header.shape.clone(),
-            itemsize: expected.size().unwrap_or(0) as u64,
-        })?;
+    let records = super::header::checked_product(&shape).ok_or_else(|| Error::ShapeOverflow {
+        shape: header.shape.clone(),
+        itemsize: expected.size().unwrap_or(0) as u64,
+    })?;
     Ok(RecordShape { shape, records })
 }
 
@@ -73,7 +71,7 @@ fn compare(
     match (file, expected) {
         (Datatype::Compound(f), Datatype::Compound(e)) => {
             for em in &e.members {
-                let sub = join(path, &em.name);
+                let sub = join_path(path, &em.name);
                 let Some(fm) = f.member(&em.name) else {
                     return Some((
                         sub,
@@ -98,7 +96,7 @@ fn compare(
             }
             if let Some(extra) = f.members.iter().find(|m| e.member(&m.name).is_none()) {
                 return Some((
-                    join(path, &extra.name),
+                    join_path(path, &extra.name),
                     format!(
                         "the file has this field ({} at offset {}), the type does not",
                         describe(&extra.datatype),
@@ -151,14 +149,6 @@ fn same_scalar(file: &Datatype, expected: &Datatype) -> bool {
         (Datatype::Opaque(f), Datatype::Opaque(e)) => f.size == e.size,
         (Datatype::Compound(_) | Datatype::Array(_), _) => false,
         (f, e) => f == e,
-    }
-}
-
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
     }
 }
 

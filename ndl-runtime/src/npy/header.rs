@@ -8,6 +8,11 @@ use super::literal::{self, Lit, Value};
 use super::{ByteOrder, Error, Result};
 use crate::Datatype;
 
+/// The product of `dims` (1 for none), or `None` if it overflows.
+pub(crate) fn checked_product(dims: &[u64]) -> Option<u64> {
+    dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
+}
+
 /// The magic string every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
@@ -68,10 +73,7 @@ impl Header {
 
     /// The number of elements: the product of `shape` (1 for `()`).
     pub fn element_count(&self) -> Result<u64> {
-        self.shape
-            .iter()
-            .try_fold(1u64, |n, &d| n.checked_mul(d))
-            .ok_or_else(|| self.overflow())
+        checked_product(&self.shape).ok_or_else(|| self.overflow())
     }
 
     /// The size of the data in bytes: elements times item size.

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::descr::join_path;
 use super::write::{persist, temp_file_beside};
 use super::{Error, Header, Result};
 use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
@@ -168,12 +169,7 @@ fn check_enums(
         )),
         (Datatype::Compound(e), Datatype::Compound(d)) => {
             e.members.iter().zip(&d.members).try_for_each(|(em, dm)| {
-                let path = if at.is_empty() {
-                    em.name.clone()
-                } else {
-                    format!("{at}.{}", em.name)
-                };
-                check_enums(&em.datatype, &dm.datatype, &path)
+                check_enums(&em.datatype, &dm.datatype, &join_path(at, &em.name))
             })
         }
         (Datatype::Array(e), Datatype::Array(d)) => {

@@ -98,13 +98,10 @@ impl<T: NdlType> StreamWriter<T> {
             });
         }
         *grow_dim(&mut shape, options.fortran_order) = 1;
-        let row = shape
-            .iter()
-            .try_fold(1u64, |n, &d| n.checked_mul(d))
-            .ok_or(Error::ShapeOverflow {
-                shape: shape.clone(),
-                itemsize: std::mem::size_of::<T>() as u64,
-            })?;
+        let row = super::header::checked_product(&shape).ok_or(Error::ShapeOverflow {
+            shape: shape.clone(),
+            itemsize: std::mem::size_of::<T>() as u64,
+        })?;
         let header = Header {
             datatype: T::datatype(),
             byte_order: options.byte_order,

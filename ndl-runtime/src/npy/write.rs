@@ -180,7 +180,7 @@ impl WriteOptions {
     /// The header for `records` records of `T` under these options.
     pub(crate) fn header<T: NdlType>(&self, records: u64) -> Result<Header> {
         let shape = self.shape.clone().unwrap_or_else(|| vec![records]);
-        let expected = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+        let expected = super::header::checked_product(&shape);
         if expected != Some(records) {
             return Err(Error::ShapeMismatch {
                 expected: expected.unwrap_or(u64::MAX),
