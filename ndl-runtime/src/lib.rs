@@ -28,10 +28,12 @@ extern crate self as ndl_runtime;
 mod byte_order;
 mod datatype;
 pub mod lang;
+mod layout;
 pub mod ndl;
 mod ndl_type;
 pub mod npy;
 pub mod npz;
+pub mod records;
 
 pub use byte_order::ByteOrder;
 pub use datatype::{

@@ -66,7 +66,6 @@ mod compare;
 mod descr;
 mod error;
 mod header;
-mod layout;
 mod literal;
 mod mmap;
 pub(crate) mod read;

@@ -13,8 +13,8 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 
 use super::compare::{check_datatype, RecordShape};
-use super::layout::{field_at, BadValue, Layout};
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
+use crate::layout::{BadValue, Layout};
 use crate::{Datatype, NdlType};
 
 /// Records converted and checked at a time, small enough to stay in cache.
@@ -242,21 +242,7 @@ pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<
 
 /// The error for a bool or enum value that is not valid.
 pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
-    let (field, leaf) = field_at(dt, bad.offset);
-    let message = if bad.is_bool {
-        format!("bool byte is {}, expected 0 or 1", bad.value)
-    } else {
-        let members = match leaf {
-            Datatype::Enum(e) => e
-                .members
-                .iter()
-                .map(|m| format!("{} = {}", m.name, m.value))
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => String::new(),
-        };
-        format!("{} is not a value of the enum ({members})", bad.value)
-    };
+    let (field, message) = bad.explain(dt);
     Error::InvalidValue {
         record: bad.record as u64,
         offset: data_offset + (bad.record as u64) * layout.itemsize as u64 + bad.offset as u64,

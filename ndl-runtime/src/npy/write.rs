@@ -13,9 +13,10 @@ use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
-use super::layout::{CopyOp, Layout};
 use super::{sidecar, ByteOrder, Error, Header, Result};
+use crate::layout::{CopyOp, Layout};
 use crate::ndl::{Attribute, NameMap};
+use crate::records::{assume_init, record_bytes};
 use crate::NdlType;
 
 /// How to write an array: its shape, memory order and byte order.
@@ -673,34 +674,6 @@ fn zero_padding_passes(layout: &Layout, buf: &mut [MaybeUninit<u8>]) {
 fn zero_n<const N: usize>(r: &mut [MaybeUninit<u8>], offset: usize) {
     let to: &mut [MaybeUninit<u8>; N] = (&mut r[offset..offset + N]).try_into().expect("N bytes");
     *to = [MaybeUninit::new(0); N];
-}
-
-/// The memory of `records`, padding included, as possibly uninitialised bytes.
-///
-/// This is the one place records are viewed as bytes; readers of the
-/// result may assume initialised only the bytes of fields.
-pub(crate) fn record_bytes<T: NdlType>(records: &[T]) -> &[MaybeUninit<u8>] {
-    // SAFETY: the pointer and length cover exactly the slice's memory,
-    // which stays borrowed for the result's lifetime. `MaybeUninit<u8>`
-    // has alignment 1 and admits any byte, initialised or not (padding),
-    // so every byte of the slice is a valid element. Records are only
-    // read while the shared borrow lasts, and a `Copy` type holds no
-    // `UnsafeCell` (`Cell` and its kin are not `Copy`), so nothing can
-    // change them meanwhile; that is also why the writer's helper thread
-    // may read them.
-    unsafe {
-        std::slice::from_raw_parts(
-            records.as_ptr().cast::<MaybeUninit<u8>>(),
-            std::mem::size_of_val(records),
-        )
-    }
-}
-
-/// # Safety
-/// Every byte of `bytes` must be initialised.
-unsafe fn assume_init(bytes: &[MaybeUninit<u8>]) -> &[u8] {
-    // SAFETY: same layout; the caller guarantees initialisation.
-    unsafe { &*(bytes as *const [MaybeUninit<u8>] as *const [u8]) }
 }
 
 /// # Safety

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use super::ByteOrder;
+use crate::ByteOrder;
 use crate::{Charset, Datatype, IntType};
 
 /// What to do to every record of one datatype.
@@ -125,6 +125,31 @@ pub(crate) struct BadValue {
     pub value: i128,
     /// Whether the field is a bool (else an enum).
     pub is_bool: bool,
+}
+
+impl BadValue {
+    /// The dotted path of the field holding the value in a record of `dt`
+    /// (the datatype the plan was built from), and what is wrong with it.
+    pub fn explain(&self, dt: &Datatype) -> (String, String) {
+        let (field, leaf) = field_at(dt, self.offset);
+        if self.is_bool {
+            return (
+                field,
+                format!("bool byte is {}, expected 0 or 1", self.value),
+            );
+        }
+        let members = match leaf {
+            Datatype::Enum(e) => e
+                .members
+                .iter()
+                .map(|m| format!("{} = {}", m.name, m.value))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => String::new(),
+        };
+        let message = format!("{} is not a value of the enum ({members})", self.value);
+        (field, message)
+    }
 }
 
 impl EnumValues {

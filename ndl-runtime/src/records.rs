@@ -1,0 +1,702 @@
+//! Records packed without padding, for formats that store fields back to
+//! back (the Zarr `struct` data type, Zarr v2 structured dtypes).
+//!
+//! A [`Packer`] copies the field bytes of `T` records into packed records
+//! and back. Padding in memory is never read: packing copies fields only.
+//! Unpacking writes into a [`RecordBuf`], which hands out disjoint
+//! [`RecordsMut`] parts (one per chunk, so chunks can be unpacked on many
+//! threads) and becomes a `Vec<T>` only once every record has been checked
+//! against `T`'s datatype.
+//!
+//! ```
+//! use ndl_runtime::records::{Packer, RecordBuf};
+//! use ndl_runtime::NdlType;
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+//! #[repr(C)]
+//! struct Reading {
+//!     ok: bool, // 7 bytes of padding follow in memory
+//!     t: f64,
+//! }
+//!
+//! let packer = Packer::<Reading>::new()?;
+//! assert_eq!(packer.layout().size(), 9);
+//! let data = [Reading { ok: true, t: 1.5 }, Reading { ok: false, t: -2.0 }];
+//! let mut packed = vec![0; 2 * 9];
+//! packer.pack(&data, &mut packed);
+//! assert_eq!(packed[0], 1);
+//! assert_eq!(&packed[1..9], &1.5f64.to_ne_bytes());
+//!
+//! let mut buf = RecordBuf::<Reading>::zeroed(2)?;
+//! for mut part in buf.parts_mut(2) {
+//!     packer.unpack(&packed, &mut part)?;
+//! }
+//! assert_eq!(buf.into_vec().unwrap(), data);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::layout::{BadValue, Layout};
+use crate::{Array, ByteOrder, Compound, Datatype, Member, NdlType};
+
+/// The packed form of a fixed-size datatype: every compound's members back
+/// to back with no gaps, nested compounds and arrays of compounds too.
+///
+/// It knows how to byte-swap every number of a packed record and how to
+/// check its bools and enums.
+#[derive(Clone, Debug)]
+pub struct PackedLayout {
+    datatype: Datatype,
+    /// The plan of `datatype` in the opposite byte order: its swaps turn
+    /// every number around; its checks do not depend on the order.
+    plan: Layout,
+}
+
+/// Why a datatype cannot be packed or a type cannot be packed with it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PackError {
+    /// Variable-length data or references have no fixed-size record.
+    #[error("the datatype has no fixed size (variable-length data or references)")]
+    NotFixedSize,
+    /// The type's datatype does not describe its size (a wrong `NdlType` impl).
+    #[error(
+        "the type's datatype is {datatype} bytes but the type is {size} (a wrong NdlType impl)"
+    )]
+    WrongSize {
+        /// The datatype's size.
+        datatype: usize,
+        /// `size_of::<T>()`.
+        size: usize,
+    },
+}
+
+/// A bool or enum value in packed bytes that its datatype does not admit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("record {record}, field `{field}` (byte {offset} of the packed record): {message}")]
+pub struct InvalidValue {
+    /// The record's index within the bytes checked.
+    pub record: usize,
+    /// The dotted path of the field (`pos.flags[3]`).
+    pub field: String,
+    /// The byte offset of the value within the packed record.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl PackedLayout {
+    /// The packed form of `dt`.
+    ///
+    /// ```
+    /// use ndl_runtime::records::PackedLayout;
+    /// use ndl_runtime::{Compound, Datatype};
+    ///
+    /// let padded = Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::Float64)])?;
+    /// let packed = PackedLayout::new(&Datatype::Compound(padded))?;
+    /// assert_eq!(packed.size(), 9);
+    /// let Datatype::Compound(c) = packed.datatype() else { unreachable!() };
+    /// assert_eq!(c.members[1].offset, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(dt: &Datatype) -> Result<PackedLayout, PackError> {
+        let datatype = packed(dt).ok_or(PackError::NotFixedSize)?;
+        let plan =
+            Layout::new(&datatype, ByteOrder::NATIVE.opposite()).ok_or(PackError::NotFixedSize)?;
+        Ok(PackedLayout { datatype, plan })
+    }
+
+    /// The packed datatype.
+    pub fn datatype(&self) -> &Datatype {
+        &self.datatype
+    }
+
+    /// The packed record size in bytes.
+    pub fn size(&self) -> usize {
+        self.plan.itemsize
+    }
+
+    /// Whether any number is wider than a byte, so that the byte order matters.
+    pub fn has_multibyte_numbers(&self) -> bool {
+        !self.plan.swaps.is_empty()
+    }
+
+    /// Reverses the bytes of every number of every whole record in `bytes`:
+    /// from one byte order to the other.
+    pub fn swap(&self, bytes: &mut [u8]) {
+        self.plan.swap(bytes);
+    }
+
+    /// Checks the bools (0 or 1) and enums (a member's value) of every whole
+    /// record in `bytes`, in native byte order; the first bad value.
+    pub fn check(&self, bytes: &[u8]) -> Result<(), InvalidValue> {
+        self.plan.validate(bytes).map_err(|bad| self.invalid(&bad))
+    }
+
+    fn invalid(&self, bad: &BadValue) -> InvalidValue {
+        let (field, message) = bad.explain(&self.datatype);
+        InvalidValue {
+            record: bad.record,
+            field,
+            offset: bad.offset,
+            message,
+        }
+    }
+}
+
+/// The packed form of `dt`, `None` without a fixed size.
+fn packed(dt: &Datatype) -> Option<Datatype> {
+    Some(match dt {
+        Datatype::Compound(c) => {
+            let mut offset = 0;
+            let mut members = Vec::with_capacity(c.members.len());
+            for m in &c.members {
+                let datatype = packed(&m.datatype)?;
+                let size = datatype.size()?;
+                members.push(Member {
+                    offset,
+                    datatype,
+                    ..m.clone()
+                });
+                offset += size;
+            }
+            Datatype::Compound(Compound {
+                size: offset,
+                members,
+            })
+        }
+        Datatype::Array(a) => Datatype::Array(Array {
+            base: Box::new(packed(&a.base)?),
+            shape: a.shape.clone(),
+        }),
+        other => {
+            other.size()?;
+            other.clone()
+        }
+    })
+}
+
+/// One copy between a record in memory and its packed form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Copy {
+    memory: usize,
+    packed: usize,
+    len: usize,
+}
+
+/// Packs and unpacks records of `T` (see the [module docs](self)).
+pub struct Packer<T> {
+    layout: PackedLayout,
+    /// The field copies of one record, merged where both sides are contiguous.
+    copies: Vec<Copy>,
+    _records: std::marker::PhantomData<fn(T) -> T>,
+}
+
+impl<T> std::fmt::Debug for Packer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Packer")
+            .field("layout", &self.layout)
+            .field("copies", &self.copies.len())
+            .finish()
+    }
+}
+
+impl<T: NdlType> Packer<T> {
+    /// The packer of `T`'s records.
+    pub fn new() -> Result<Packer<T>, PackError> {
+        let dt = T::datatype();
+        let size = dt.size().ok_or(PackError::NotFixedSize)?;
+        if size != std::mem::size_of::<T>() {
+            return Err(PackError::WrongSize {
+                datatype: size,
+                size: std::mem::size_of::<T>(),
+            });
+        }
+        let layout = PackedLayout::new(&dt)?;
+        let mut copies = Vec::new();
+        plan_copies(&dt, layout.datatype(), 0, 0, &mut copies);
+        Ok(Packer {
+            layout,
+            copies,
+            _records: std::marker::PhantomData,
+        })
+    }
+
+    /// The packed layout of `T`.
+    pub fn layout(&self) -> &PackedLayout {
+        &self.layout
+    }
+
+    /// Whether `T` has no padding: packed records are its memory.
+    pub fn is_dense(&self) -> bool {
+        matches!(self.copies.as_slice(), [c] if c.len == std::mem::size_of::<T>())
+            || std::mem::size_of::<T>() == 0
+    }
+
+    /// Writes `records` packed, in native byte order, into `out`, which
+    /// must be exactly `records.len()` packed records long.
+    ///
+    /// # Panics
+    /// If `out` has another length.
+    pub fn pack(&self, records: &[T], out: &mut [u8]) {
+        let size = self.layout.size();
+        assert_eq!(out.len(), records.len() * size, "packed buffer length");
+        if size == 0 {
+            return;
+        }
+        let memory = record_bytes(records);
+        if self.is_dense() {
+            // SAFETY: dense: the fields cover every byte of `T`, so no byte
+            // is padding and all are initialised.
+            out.copy_from_slice(unsafe { assume_init(memory) });
+            return;
+        }
+        let record = std::mem::size_of::<T>();
+        for (from, to) in memory.chunks_exact(record).zip(out.chunks_exact_mut(size)) {
+            for c in &self.copies {
+                // SAFETY: the copy covers field bytes of the record (the
+                // plan comes from `T::datatype()`, which by the `NdlType`
+                // contract places fields where `T` has them), and field
+                // bytes of a live value are initialised.
+                let field = unsafe { assume_init(&from[c.memory..c.memory + c.len]) };
+                to[c.packed..c.packed + c.len].copy_from_slice(field);
+            }
+        }
+    }
+
+    /// Checks packed records in native byte order and writes them into
+    /// `part`, which then holds valid records; `bytes` must be exactly
+    /// `part.len()` packed records long.
+    ///
+    /// # Errors
+    /// A bool that is not 0 or 1, or an enum value that is no member's; the
+    /// record index counts from the start of `bytes`. `part` then stays
+    /// unfilled.
+    ///
+    /// # Panics
+    /// If `bytes` has another length, or `part` was filled before.
+    pub fn unpack(&self, bytes: &[u8], part: &mut RecordsMut<'_, T>) -> Result<(), InvalidValue> {
+        let size = self.layout.size();
+        assert_eq!(bytes.len(), part.len() * size, "packed bytes length");
+        assert!(!part.filled, "records filled twice");
+        self.layout.check(bytes)?;
+        let memory = part.bytes_mut();
+        if self.is_dense() {
+            memory.copy_from_slice(bytes);
+        } else {
+            let record = std::mem::size_of::<T>();
+            for (to, from) in memory
+                .chunks_exact_mut(record)
+                .zip(bytes.chunks_exact(size))
+            {
+                for c in &self.copies {
+                    to[c.memory..c.memory + c.len]
+                        .copy_from_slice(&from[c.packed..c.packed + c.len]);
+                }
+            }
+        }
+        part.mark_filled();
+        Ok(())
+    }
+}
+
+/// The copies between a record of `memory` (at `at_memory`) and its packed
+/// form `packed` (at `at_packed`), leaf by leaf, merged when contiguous.
+fn plan_copies(
+    memory: &Datatype,
+    packed: &Datatype,
+    at_memory: usize,
+    at_packed: usize,
+    out: &mut Vec<Copy>,
+) {
+    match (memory, packed) {
+        (Datatype::Compound(m), Datatype::Compound(p)) => {
+            for (mm, pm) in m.members.iter().zip(&p.members) {
+                plan_copies(
+                    &mm.datatype,
+                    &pm.datatype,
+                    at_memory + mm.offset,
+                    at_packed + pm.offset,
+                    out,
+                );
+            }
+        }
+        (Datatype::Array(m), Datatype::Array(p)) if m.base.size() != p.base.size() => {
+            let (step_m, step_p) = (m.base.size().unwrap_or(0), p.base.size().unwrap_or(0));
+            for i in 0..m.element_count().unwrap_or(0) {
+                plan_copies(
+                    &m.base,
+                    &p.base,
+                    at_memory + i * step_m,
+                    at_packed + i * step_p,
+                    out,
+                );
+            }
+        }
+        _ => {
+            let len = memory.size().unwrap_or(0);
+            match out.last_mut() {
+                Some(last)
+                    if last.memory + last.len == at_memory
+                        && last.packed + last.len == at_packed =>
+                {
+                    last.len += len;
+                }
+                _ if len == 0 => {}
+                _ => out.push(Copy {
+                    memory: at_memory,
+                    packed: at_packed,
+                    len,
+                }),
+            }
+        }
+    }
+}
+
+/// Records being unpacked: a `Vec<MaybeUninit<T>>` whose bytes are all
+/// initialised (zeroed at first), handed out in disjoint parts.
+pub struct RecordBuf<T> {
+    v: Vec<MaybeUninit<T>>,
+    /// How many records have been filled with checked values.
+    filled: AtomicUsize,
+}
+
+impl<T> std::fmt::Debug for RecordBuf<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordBuf")
+            .field("len", &self.v.len())
+            .field("filled", &self.filled.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+/// A part of a [`RecordBuf`]: records `start..start + len()`, to be filled
+/// by [`Packer::unpack`].
+pub struct RecordsMut<'a, T> {
+    start: usize,
+    records: &'a mut [MaybeUninit<T>],
+    filled_in_buf: &'a AtomicUsize,
+    filled: bool,
+}
+
+impl<T> std::fmt::Debug for RecordsMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordsMut")
+            .field("start", &self.start)
+            .field("len", &self.records.len())
+            .field("filled", &self.filled)
+            .finish()
+    }
+}
+
+impl<T: NdlType> RecordBuf<T> {
+    /// Room for `n` records, all bytes zero. An error, not an abort, when
+    /// the memory is not available.
+    pub fn zeroed(n: usize) -> std::io::Result<RecordBuf<T>> {
+        let v = bytemuck::allocation::try_zeroed_vec(n).map_err(|()| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!(
+                    "cannot allocate {n} records of {} bytes",
+                    std::mem::size_of::<T>()
+                ),
+            )
+        })?;
+        Ok(RecordBuf {
+            v,
+            filled: AtomicUsize::new(0),
+        })
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.v.is_empty()
+    }
+
+    /// The records in parts of `per_part` records (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `per_part` is 0.
+    pub fn parts_mut(&mut self, per_part: usize) -> Vec<RecordsMut<'_, T>> {
+        assert!(per_part > 0, "parts of no records");
+        let filled = &self.filled;
+        self.v
+            .chunks_mut(per_part)
+            .enumerate()
+            .map(|(i, records)| RecordsMut {
+                start: i * per_part,
+                records,
+                filled_in_buf: filled,
+                filled: false,
+            })
+            .collect()
+    }
+
+    /// The records, once every one has been filled; `None` otherwise.
+    pub fn into_vec(self) -> Option<Vec<T>> {
+        if self.filled.load(Ordering::Acquire) != self.v.len() {
+            return None;
+        }
+        let mut v = std::mem::ManuallyDrop::new(self.v);
+        // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the
+        // allocation is a valid `Vec<T>` allocation of the same capacity.
+        // Every element is a valid `T`: parts are disjoint and each was
+        // filled at most once (`RecordsMut::filled`), so a count equal to the
+        // length means every record was written by `Packer::<T>::unpack`,
+        // which writes only bytes that passed the checks of `T`'s datatype;
+        // by the `NdlType` contract those, with any bytes in the padding
+        // (here zeros), make a valid `T`.
+        Some(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) })
+    }
+}
+
+impl<T> RecordsMut<'_, T> {
+    /// The index of the first record in the whole buffer.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the part holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the pointer and length cover exactly the part's memory,
+        // borrowed mutably for the result's lifetime; `u8` has alignment 1.
+        // Every byte is initialised (the buffer is zeroed and only ever
+        // written with initialised bytes), and any bytes are fine for
+        // `MaybeUninit<T>`.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.records.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(self.records),
+            )
+        }
+    }
+
+    fn mark_filled(&mut self) {
+        self.filled = true;
+        self.filled_in_buf
+            .fetch_add(self.records.len(), Ordering::AcqRel);
+    }
+}
+
+/// The memory of `records`, padding included, as possibly uninitialised bytes.
+///
+/// This is the one place records are viewed as bytes; readers of the
+/// result may assume initialised only the bytes of fields.
+pub(crate) fn record_bytes<T: NdlType>(records: &[T]) -> &[MaybeUninit<u8>] {
+    // SAFETY: the pointer and length cover exactly the slice's memory,
+    // which stays borrowed for the result's lifetime. `MaybeUninit<u8>`
+    // has alignment 1 and admits any byte, initialised or not (padding),
+    // so every byte of the slice is a valid element. Records are only
+    // read while the shared borrow lasts, and a `Copy` type holds no
+    // `UnsafeCell` (`Cell` and its kin are not `Copy`), so nothing can
+    // change them meanwhile; that is also why the writer's helper thread
+    // may read them.
+    unsafe {
+        std::slice::from_raw_parts(
+            records.as_ptr().cast::<MaybeUninit<u8>>(),
+            std::mem::size_of_val(records),
+        )
+    }
+}
+
+/// # Safety
+/// Every byte of `bytes` must be initialised.
+pub(crate) unsafe fn assume_init(bytes: &[MaybeUninit<u8>]) -> &[u8] {
+    // SAFETY: same layout; the caller guarantees initialisation.
+    unsafe { &*(bytes as *const [MaybeUninit<u8>] as *const [u8]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Compound, Enum, EnumMember, IntType};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    struct Inner {
+        a: u8,
+        b: u32,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    struct Outer {
+        flag: bool,
+        inner: [Inner; 2],
+        kind: u16,
+    }
+
+    fn inner() -> Datatype {
+        Datatype::Compound(
+            Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt32)]).unwrap(),
+        )
+    }
+
+    // SAFETY: the C layout of the fields, as `repr(C)` places them.
+    unsafe impl NdlType for Inner {
+        fn datatype() -> Datatype {
+            inner()
+        }
+    }
+
+    // SAFETY: the C layout of the fields; `kind` is an enum of u16 whose
+    // members are 0..=2, but any u16 is a valid `u16`, so the datatype is
+    // stricter than the type, which is allowed.
+    unsafe impl NdlType for Outer {
+        fn datatype() -> Datatype {
+            let kind = Datatype::Enum(Enum {
+                base: IntType::UInt16,
+                members: vec![
+                    EnumMember::new("a", 0),
+                    EnumMember::new("b", 1),
+                    EnumMember::new("c", 2),
+                ],
+            });
+            Datatype::Compound(
+                Compound::c_layout([
+                    ("flag", Datatype::Bool),
+                    ("inner", inner().array_of(&[2])),
+                    ("kind", kind),
+                ])
+                .unwrap(),
+            )
+        }
+    }
+
+    fn sample() -> Vec<Outer> {
+        (0..5)
+            .map(|i| Outer {
+                flag: i % 2 == 0,
+                inner: [
+                    Inner {
+                        a: i as u8,
+                        b: 1000 + i,
+                    },
+                    Inner {
+                        a: 2 * i as u8,
+                        b: u32::MAX - i,
+                    },
+                ],
+                kind: (i % 3) as u16,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nested_arrays_of_compounds_pack_without_gaps() {
+        let packer = Packer::<Outer>::new().unwrap();
+        assert_eq!(std::mem::size_of::<Outer>(), 24);
+        assert_eq!(packer.layout().size(), 1 + 2 * 5 + 2);
+        assert!(!packer.is_dense());
+        let data = sample();
+        let mut packed = vec![0xAA; data.len() * 13];
+        packer.pack(&data, &mut packed);
+        let r = &packed[13..26];
+        assert_eq!(r[0], 0);
+        assert_eq!(r[1], 1);
+        assert_eq!(&r[2..6], &1001u32.to_ne_bytes());
+        assert_eq!(r[6], 2);
+        assert_eq!(&r[7..11], &(u32::MAX - 1).to_ne_bytes());
+        assert_eq!(&r[11..13], &1u16.to_ne_bytes());
+
+        let mut buf = RecordBuf::<Outer>::zeroed(5).unwrap();
+        for mut part in buf.parts_mut(2) {
+            let at = part.start() * 13;
+            let len = part.len() * 13;
+            packer.unpack(&packed[at..at + len], &mut part).unwrap();
+        }
+        assert_eq!(buf.into_vec().unwrap(), data);
+    }
+
+    #[test]
+    fn bad_values_are_named_and_leave_the_buffer_unfinished() {
+        let packer = Packer::<Outer>::new().unwrap();
+        let mut packed = vec![0; 5 * 13];
+        packer.pack(&sample(), &mut packed);
+        packed[3 * 13 + 11] = 9; // kind of record 3, native order low byte or high byte
+        packed[3 * 13 + 12] = 0;
+        if cfg!(target_endian = "big") {
+            packed.swap(3 * 13 + 11, 3 * 13 + 12);
+        }
+        let mut buf = RecordBuf::<Outer>::zeroed(5).unwrap();
+        let mut parts = buf.parts_mut(5);
+        let err = packer.unpack(&packed, &mut parts[0]).unwrap_err();
+        assert_eq!(
+            (err.record, err.field.as_str(), err.offset),
+            (3, "kind", 11)
+        );
+        assert!(err.message.contains("9 is not a value"), "{err}");
+        drop(parts);
+        assert!(buf.into_vec().is_none());
+
+        packed[3 * 13 + 11] = 0;
+        packed[4 * 13] = 2;
+        let mut buf = RecordBuf::<Outer>::zeroed(5).unwrap();
+        let err = packer
+            .unpack(&packed, &mut buf.parts_mut(5)[0])
+            .unwrap_err();
+        assert_eq!((err.record, err.field.as_str()), (4, "flag"));
+    }
+
+    #[test]
+    fn swap_turns_every_number_around() {
+        let packer = Packer::<Outer>::new().unwrap();
+        let mut packed = vec![0; 5 * 13];
+        packer.pack(&sample(), &mut packed);
+        let before = packed.clone();
+        packer.layout().swap(&mut packed);
+        assert_eq!(&packed[13 + 2..13 + 6], &1001u32.swap_bytes().to_ne_bytes());
+        assert_eq!(packed[13 + 1], before[13 + 1]);
+        packer.layout().swap(&mut packed);
+        assert_eq!(packed, before);
+    }
+
+    #[test]
+    fn dense_records_are_copied_whole() {
+        let packer = Packer::<[u32; 3]>::new().unwrap();
+        assert!(packer.is_dense());
+        let data = [[1, 2, 3], [4, 5, 6]];
+        let mut packed = vec![0; 24];
+        packer.pack(&data, &mut packed);
+        assert_eq!(
+            &packed[..],
+            bytemuck::cast_slice::<u32, u8>(&[1, 2, 3, 4, 5, 6])
+        );
+    }
+
+    #[test]
+    fn a_wrong_impl_is_refused() {
+        #[derive(Clone, Copy)]
+        #[repr(C)]
+        struct Wrong(u64);
+        // SAFETY: deliberately wrong size, to test that it is refused before use.
+        unsafe impl NdlType for Wrong {
+            fn datatype() -> Datatype {
+                Datatype::UInt32
+            }
+        }
+        assert_eq!(
+            Packer::<Wrong>::new().unwrap_err(),
+            PackError::WrongSize {
+                datatype: 4,
+                size: 8
+            }
+        );
+    }
+}
