@@ -34,6 +34,7 @@ mod ndl_type;
 pub mod npy;
 pub mod npz;
 pub mod records;
+pub mod schema;
 
 pub use byte_order::ByteOrder;
 pub use datatype::{

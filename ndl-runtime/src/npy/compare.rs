@@ -5,10 +5,10 @@
 //! the file's integer of that base (values are checked later, per record).
 //! The byte order is not compared: readers convert it.
 
-use super::descr::join_path;
 use super::write::is_also_c_order;
 use super::{Error, Header, Result};
-use crate::{Charset, Datatype};
+use crate::schema::first_difference;
+use crate::Datatype;
 
 /// The shape of the array in records of the expected type.
 #[derive(Debug, PartialEq, Eq)]
@@ -49,8 +49,11 @@ pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<Rec
             message: "the type is an array, whose elements must be contiguous, but the file is in Fortran order".into(),
         });
     }
-    if let Some((field, message)) = compare(&header.datatype, element, "", 0) {
-        return Err(Error::TypeMismatch { field, message });
+    if let Some(d) = first_difference(&header.datatype, element) {
+        return Err(Error::TypeMismatch {
+            field: d.field,
+            message: d.message,
+        });
     }
     let shape = header.shape[..rank - inner_dims.len()].to_vec();
     let records = super::header::checked_product(&shape).ok_or_else(|| Error::ShapeOverflow {
@@ -58,125 +61,6 @@ pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<Rec
         itemsize: expected.size().unwrap_or(0) as u64,
     })?;
     Ok(RecordShape { shape, records })
-}
-
-/// The first difference between the file's datatype and the expected one,
-/// as (field path, message). `at` is the offset of both within the record.
-fn compare(
-    file: &Datatype,
-    expected: &Datatype,
-    path: &str,
-    at: usize,
-) -> Option<(String, String)> {
-    match (file, expected) {
-        (Datatype::Compound(f), Datatype::Compound(e)) => {
-            for em in &e.members {
-                let sub = join_path(path, &em.name);
-                let Some(fm) = f.member(&em.name) else {
-                    return Some((
-                        sub,
-                        format!("missing in the file, which has fields {}", names(f)),
-                    ));
-                };
-                if fm.offset != em.offset || !same_kind(&fm.datatype, &em.datatype) {
-                    return Some((
-                        sub,
-                        format!(
-                            "file has {} at offset {}, type expects {} at offset {}",
-                            describe(&fm.datatype),
-                            at + fm.offset,
-                            describe(&em.datatype),
-                            at + em.offset
-                        ),
-                    ));
-                }
-                if let Some(d) = compare(&fm.datatype, &em.datatype, &sub, at + em.offset) {
-                    return Some(d);
-                }
-            }
-            if let Some(extra) = f.members.iter().find(|m| e.member(&m.name).is_none()) {
-                return Some((
-                    join_path(path, &extra.name),
-                    format!(
-                        "the file has this field ({} at offset {}), the type does not",
-                        describe(&extra.datatype),
-                        at + extra.offset
-                    ),
-                ));
-            }
-            (f.size != e.size).then(|| {
-                (
-                    path.to_string(),
-                    format!(
-                        "file records are {} bytes, the type's are {}",
-                        f.size, e.size
-                    ),
-                )
-            })
-        }
-        (Datatype::Array(f), Datatype::Array(e)) if f.shape == e.shape => {
-            compare(&f.base, &e.base, &format!("{path}[..]"), at)
-        }
-        _ if same_scalar(file, expected) => None,
-        _ => Some((
-            path.to_string(),
-            format!(
-                "file has {}, type expects {}",
-                describe(file),
-                describe(expected)
-            ),
-        )),
-    }
-}
-
-/// Whether two datatypes may match after a deeper look (both compounds,
-/// arrays of one shape) or match as scalars.
-fn same_kind(file: &Datatype, expected: &Datatype) -> bool {
-    match (file, expected) {
-        (Datatype::Compound(_), Datatype::Compound(_)) => true,
-        (Datatype::Array(f), Datatype::Array(e)) => {
-            f.shape == e.shape && same_kind(&f.base, &e.base)
-        }
-        _ => same_scalar(file, expected),
-    }
-}
-
-/// Scalar equality as a file can express it: enums are their base, an
-/// opaque type's tag is not stored.
-fn same_scalar(file: &Datatype, expected: &Datatype) -> bool {
-    match (file, expected) {
-        (f, Datatype::Enum(e)) => *f == Datatype::from(e.base),
-        (Datatype::Opaque(f), Datatype::Opaque(e)) => f.size == e.size,
-        (Datatype::Compound(_) | Datatype::Array(_), _) => false,
-        (f, e) => f == e,
-    }
-}
-
-fn names(c: &crate::Compound) -> String {
-    let list: Vec<String> = c.members.iter().map(|m| format!("`{}`", m.name)).collect();
-    if list.is_empty() {
-        "none".into()
-    } else {
-        list.join(", ")
-    }
-}
-
-/// A short human description: `float32`, `enum of int16`, `S5`, `int32[2][3]`.
-pub(crate) fn describe(dt: &Datatype) -> String {
-    match dt {
-        Datatype::Enum(e) => format!("enum of {}", e.base),
-        Datatype::FixedString(s) => match s.charset {
-            Charset::Ascii => format!("bytes S{}", s.length),
-            Charset::Utf32 => format!("unicode U{}", s.length),
-        },
-        Datatype::Opaque(o) => format!("opaque V{}", o.size),
-        Datatype::Compound(c) => format!("a {}-byte compound", c.size),
-        Datatype::Array(a) => {
-            let dims: String = a.shape.iter().map(|d| format!("[{d}]")).collect();
-            format!("{}{dims}", describe(&a.base))
-        }
-        other => other.keyword().unwrap_or("an unsupported type").to_string(),
-    }
 }
 
 #[cfg(test)]

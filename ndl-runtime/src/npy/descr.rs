@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::literal::{Lit, Value};
 use super::{parse_scalar_typestr, scalar_typestr, ByteOrder, Error, Result};
+use crate::schema::join_field;
 use crate::{Charset, Compound, Datatype, Member};
 
 impl Datatype {
@@ -108,7 +109,7 @@ fn write_compound(c: &Compound, order: ByteOrder, field: &str, out: &mut String)
     let mut pos = 0usize;
     let mut names = HashSet::new();
     for m in &c.members {
-        let path = join_path(field, &m.name);
+        let path = join_field(field, &m.name);
         if !names.insert(m.name.as_str()) {
             return Err(Error::NotWritable {
                 field: path,
@@ -176,14 +177,6 @@ fn member_entry(name: &str, dt: &Datatype, order: ByteOrder, path: &str) -> Resu
     }
     s.push(')');
     Ok(s)
-}
-
-pub(crate) fn join_path(parent: &str, name: &str) -> String {
-    if parent.is_empty() {
-        name.to_string()
-    } else {
-        format!("{parent}.{name}")
-    }
 }
 
 /// Python's tuple repr of a shape: `()`, `(5,)`, `(3, 4)`.
@@ -476,7 +469,7 @@ impl<'a> DescrReader<'a> {
             ));
         }
         let (title, name) = self.field_name(&items[0], parent)?;
-        let path = join_path(parent, &name);
+        let path = join_field(parent, &name);
         let mut datatype = self.datatype(&items[1], &path)?;
         if let Some(shape) = items.get(2) {
             datatype = datatype.array_of(&self.subarray_shape(shape, &path)?);

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::descr::join_path;
 use super::write::{persist, temp_file_beside};
 use super::{Error, Header, Result};
 use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
+use crate::schema::join_field;
 use crate::{Datatype, NdlType};
 
 /// The path of the NDL sidecar of the `.npy` file at `npy`: the same name
@@ -169,7 +169,7 @@ fn check_enums(
         )),
         (Datatype::Compound(e), Datatype::Compound(d)) => {
             e.members.iter().zip(&d.members).try_for_each(|(em, dm)| {
-                check_enums(&em.datatype, &dm.datatype, &join_path(at, &em.name))
+                check_enums(&em.datatype, &dm.datatype, &join_field(at, &em.name))
             })
         }
         (Datatype::Array(e), Datatype::Array(d)) => {
