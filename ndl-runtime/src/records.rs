@@ -425,18 +425,36 @@ impl<T: NdlType> RecordBuf<T> {
     /// # Panics
     /// If `per_part` is 0.
     pub fn parts_mut(&mut self, per_part: usize) -> Vec<RecordsMut<'_, T>> {
-        assert!(per_part > 0, "parts of no records");
+        self.parts_mut_aligned(0, per_part)
+    }
+
+    /// The records in parts that end where `skip` plus the record index is
+    /// a multiple of `per_part`: the first part holds `per_part - skip`
+    /// records (fewer if there are fewer), each later one `per_part` (the
+    /// last may be shorter). For records `a..b` of chunks of `per_part`
+    /// records, `skip` is `a % per_part` and part `i` lies in one chunk.
+    ///
+    /// # Panics
+    /// If `per_part` is 0 or `skip` is not less than `per_part`.
+    pub fn parts_mut_aligned(&mut self, skip: usize, per_part: usize) -> Vec<RecordsMut<'_, T>> {
+        assert!(per_part > 0 && skip < per_part, "parts of no records");
         let filled = &self.filled;
-        self.v
-            .chunks_mut(per_part)
-            .enumerate()
-            .map(|(i, records)| RecordsMut {
-                start: i * per_part,
-                records,
-                filled_in_buf: filled,
-                filled: false,
-            })
-            .collect()
+        let first_len = (per_part - skip).min(self.v.len());
+        let (first, rest) = self.v.split_at_mut(first_len);
+        let part = |start: usize, records| RecordsMut {
+            start,
+            records,
+            filled_in_buf: filled,
+            filled: false,
+        };
+        let mut parts = Vec::with_capacity(1 + rest.len().div_ceil(per_part));
+        if !first.is_empty() {
+            parts.push(part(0, first));
+        }
+        for (i, records) in rest.chunks_mut(per_part).enumerate() {
+            parts.push(part(first_len + i * per_part, records));
+        }
+        parts
     }
 
     /// The records, once every one has been filled; `None` otherwise.
@@ -652,6 +670,26 @@ mod tests {
             .unpack(&packed, &mut buf.parts_mut(5)[0])
             .unwrap_err();
         assert_eq!((err.record, err.field.as_str()), (4, "flag"));
+    }
+
+    #[test]
+    fn aligned_parts_end_on_chunk_boundaries() {
+        let mut buf = RecordBuf::<u16>::zeroed(10).unwrap();
+        let parts: Vec<(usize, usize)> = buf
+            .parts_mut_aligned(3, 4)
+            .iter()
+            .map(|p| (p.start(), p.len()))
+            .collect();
+        assert_eq!(parts, [(0, 1), (1, 4), (5, 4), (9, 1)]);
+        let mut small = RecordBuf::<u16>::zeroed(1).unwrap();
+        let parts: Vec<(usize, usize)> = small
+            .parts_mut_aligned(1, 4)
+            .iter()
+            .map(|p| (p.start(), p.len()))
+            .collect();
+        assert_eq!(parts, [(0, 1)]);
+        let mut empty = RecordBuf::<u16>::zeroed(0).unwrap();
+        assert!(empty.parts_mut(4).is_empty());
     }
 
     #[test]

@@ -1,0 +1,345 @@
+//! Zarr data types read back into [`Datatype`]s: the v2 `.zarray` `dtype`
+//! (NumPy's type strings and field lists) and the v3 `data_type` (core
+//! names, `struct` and its legacy spelling `structured`).
+//!
+//! The writing direction is `ndl_runtime::lang::zarr`. Records read here
+//! are packed: each field follows the one before it without a gap, as both
+//! versions store them.
+
+use ndl_runtime::npy::parse_scalar_typestr;
+use ndl_runtime::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque};
+use serde_json::Value;
+
+/// A stored datatype: packed, with the byte order its numbers are in
+/// (`None` when no number is wider than a byte, or the order is not said).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Stored {
+    pub datatype: Datatype,
+    pub order: Option<ByteOrder>,
+}
+
+/// Why a data type could not be read; `field` is the dotted path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BadDataType {
+    pub field: String,
+    pub why: String,
+}
+
+type Parsed<T> = Result<T, BadDataType>;
+
+fn bad<T>(field: &str, why: impl Into<String>) -> Parsed<T> {
+    Err(BadDataType {
+        field: field.to_string(),
+        why: why.into(),
+    })
+}
+
+fn join(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}.{name}")
+    }
+}
+
+/// Reads a Zarr v2 `dtype`: a type string or a list of `[name, dtype]` /
+/// `[name, dtype, shape]` fields, nested lists for nested records.
+pub(crate) fn parse_v2(dtype: &Value) -> Parsed<Stored> {
+    let mut order = None;
+    let datatype = v2(dtype, "", &mut order)?;
+    Ok(Stored { datatype, order })
+}
+
+fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Datatype> {
+    match dtype {
+        Value::String(s) => {
+            let Some((dt, o)) = parse_scalar_typestr(s) else {
+                return bad(
+                    path,
+                    format!("`{s}` is not a NumPy type string of a fixed-size type"),
+                );
+            };
+            if dt.has_multibyte_numbers() {
+                merge_order(order, o, path)?;
+            }
+            Ok(dt)
+        }
+        Value::Array(fields) => {
+            let mut members = Vec::with_capacity(fields.len());
+            let mut offset = 0usize;
+            for field in fields {
+                let Some(parts) = field.as_array().filter(|p| (2..=3).contains(&p.len())) else {
+                    return bad(
+                        path,
+                        format!("field {field} is not [name, dtype] or [name, dtype, shape]"),
+                    );
+                };
+                let Some(name) = parts[0].as_str() else {
+                    return bad(path, format!("field name {} is not a string", parts[0]));
+                };
+                let sub = join(path, name);
+                if name.is_empty() {
+                    return bad(
+                        &sub,
+                        "an unnamed field (NumPy's padding gap) has no place in packed records",
+                    );
+                }
+                if members.iter().any(|m: &Member| m.name == name) {
+                    return bad(&sub, "the field name occurs twice");
+                }
+                let mut dt = v2(&parts[1], &sub, order)?;
+                if let Some(shape) = parts.get(2) {
+                    dt = with_shape(dt, shape, &sub)?;
+                }
+                let size = dt.size().ok_or_else(|| BadDataType {
+                    field: sub.clone(),
+                    why: "no fixed size".into(),
+                })?;
+                members.push(Member::new(name, offset, dt));
+                offset = offset.checked_add(size).ok_or_else(|| BadDataType {
+                    field: sub,
+                    why: "the record size overflows".into(),
+                })?;
+            }
+            if members.is_empty() {
+                return bad(path, "a structured dtype with no fields");
+            }
+            Ok(Datatype::Compound(Compound {
+                size: offset,
+                members,
+            }))
+        }
+        other => bad(path, format!("{other} is not a dtype")),
+    }
+}
+
+/// `dt` as an array field of `shape` (a list of extents; `[]` is a scalar).
+fn with_shape(dt: Datatype, shape: &Value, path: &str) -> Parsed<Datatype> {
+    let dims = match shape {
+        Value::Array(d) => d,
+        Value::Number(_) => std::slice::from_ref(shape),
+        other => {
+            return bad(
+                path,
+                format!("field shape {other} is not a list of extents"),
+            )
+        }
+    };
+    let mut extents = Vec::with_capacity(dims.len());
+    for d in dims {
+        match d.as_u64().and_then(|d| usize::try_from(d).ok()) {
+            Some(d) => extents.push(d),
+            None => {
+                return bad(
+                    path,
+                    format!("field extent {d} is not a non-negative integer"),
+                )
+            }
+        }
+    }
+    if extents.is_empty() {
+        return Ok(dt);
+    }
+    let array = dt.array_of(&extents);
+    if array.size().is_none() {
+        return bad(path, format!("the field of shape {extents:?} is too large"));
+    }
+    Ok(array)
+}
+
+fn merge_order(order: &mut Option<ByteOrder>, new: Option<ByteOrder>, path: &str) -> Parsed<()> {
+    let new = new.unwrap_or(ByteOrder::NATIVE);
+    match order {
+        Some(o) if *o != new => bad(
+            path,
+            "fields in both byte orders; records of one byte order only are supported",
+        ),
+        _ => {
+            *order = Some(new);
+            Ok(())
+        }
+    }
+}
+
+/// Reads a Zarr v3 `data_type`: a core name, `r<bits>`, a named type with a
+/// `length_bytes` configuration, or `struct` / `structured`.
+pub(crate) fn parse_v3(data_type: &Value) -> Parsed<Datatype> {
+    v3(data_type, "")
+}
+
+fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {
+    let (name, configuration) = match data_type {
+        Value::String(name) => (name.as_str(), None),
+        Value::Object(o) => match o.get("name").and_then(Value::as_str) {
+            Some(name) => (name, o.get("configuration")),
+            None => return bad(path, format!("data type {data_type} has no name")),
+        },
+        other => return bad(path, format!("{other} is not a data type")),
+    };
+    if let Some(dt) = Datatype::from_keyword(name).filter(|dt| dt.size().is_some()) {
+        return Ok(dt);
+    }
+    let length_bytes = || {
+        configuration
+            .and_then(|c| c.get("length_bytes"))
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| BadDataType {
+                field: path.to_string(),
+                why: format!("`{name}` needs a configuration with length_bytes"),
+            })
+    };
+    match name {
+        "struct" | "structured" => {
+            let fields = configuration
+                .and_then(|c| c.get("fields"))
+                .and_then(Value::as_array);
+            match fields {
+                Some(fields) => v3_fields(fields, path),
+                None => bad(
+                    path,
+                    format!("`{name}` needs a configuration with a list of fields"),
+                ),
+            }
+        }
+        "raw_bytes" => Ok(Datatype::Opaque(Opaque {
+            size: length_bytes()?,
+            tag: None,
+        })),
+        "null_terminated_bytes" | "fixed_length_bytes" => Ok(Datatype::FixedString(FixedString {
+            length: length_bytes()?,
+            charset: Charset::Ascii,
+        })),
+        "fixed_length_utf32" => {
+            let n = length_bytes()?;
+            if n % 4 != 0 {
+                return bad(
+                    path,
+                    format!("fixed_length_utf32 of {n} bytes is not whole characters"),
+                );
+            }
+            Ok(Datatype::FixedString(FixedString {
+                length: n / 4,
+                charset: Charset::Utf32,
+            }))
+        }
+        raw if raw.starts_with('r') => {
+            let bits = raw[1..]
+                .parse::<usize>()
+                .ok()
+                .filter(|b| b % 8 == 0 && *b > 0);
+            match bits {
+                Some(bits) => Ok(Datatype::Opaque(Opaque {
+                    size: bits / 8,
+                    tag: None,
+                })),
+                None => bad(path, format!("`{raw}` is not a whole number of bytes")),
+            }
+        }
+        other => bad(path, format!("unsupported data type `{other}`")),
+    }
+}
+
+fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
+    let mut members = Vec::with_capacity(fields.len());
+    let mut offset = 0usize;
+    for field in fields {
+        // The extension's objects, or the legacy `structured` pairs.
+        let (name, dt) = match field {
+            Value::Object(o) => (o.get("name").and_then(Value::as_str), o.get("data_type")),
+            Value::Array(pair) if pair.len() == 2 => (pair[0].as_str(), pair.get(1)),
+            _ => (None, None),
+        };
+        let (Some(name), Some(dt)) = (name, dt) else {
+            return bad(
+                path,
+                format!(
+                    "field {field} is neither {{\"name\", \"data_type\"}} nor [name, data_type]"
+                ),
+            );
+        };
+        let sub = join(path, name);
+        if name.is_empty() {
+            return bad(&sub, "field names must not be empty");
+        }
+        if members.iter().any(|m: &Member| m.name == name) {
+            return bad(&sub, "the field name occurs twice");
+        }
+        let dt = v3(dt, &sub)?;
+        let size = dt.size().ok_or_else(|| BadDataType {
+            field: sub.clone(),
+            why: "no fixed size".into(),
+        })?;
+        members.push(Member::new(name, offset, dt));
+        offset = offset.checked_add(size).ok_or_else(|| BadDataType {
+            field: sub,
+            why: "the record size overflows".into(),
+        })?;
+    }
+    if members.is_empty() {
+        return bad(path, "a struct with no fields");
+    }
+    Ok(Datatype::Compound(Compound {
+        size: offset,
+        members,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn v2_fields_nest_and_take_shapes() {
+        let s = parse_v2(&json!([
+            ["id", "<u4"],
+            ["p", [["x", "<f8"], ["ok", "|b1"]]],
+            ["flags", "|u1", [3]]
+        ]))
+        .unwrap();
+        assert_eq!(s.order, Some(ByteOrder::Little));
+        let Datatype::Compound(c) = &s.datatype else {
+            panic!()
+        };
+        assert_eq!(c.size, 4 + 9 + 3);
+        assert_eq!(c.members[2].offset, 13);
+        assert_eq!(c.members[2].datatype, Datatype::UInt8.array_of(&[3]));
+    }
+
+    #[test]
+    fn v2_refuses_gaps_mixed_orders_and_junk() {
+        assert_eq!(
+            parse_v2(&json!([["a", "<u4"], ["", "|V4"]]))
+                .unwrap_err()
+                .why
+                .contains("unnamed"),
+            true
+        );
+        let e = parse_v2(&json!([["a", "<u4"], ["b", ">u4"]])).unwrap_err();
+        assert_eq!(e.field, "b");
+        assert!(parse_v2(&json!([["a", "<O"]])).is_err());
+        assert!(parse_v2(&json!([["a"]])).is_err());
+        assert!(parse_v2(&json!([["a", "<u4", [-1]]])).is_err());
+        assert!(parse_v2(&json!([["a", "<u4", [u64::MAX, u64::MAX]]])).is_err());
+        assert!(parse_v2(&json!([["a", "<u4"], ["a", "<u4"]])).is_err());
+    }
+
+    #[test]
+    fn v3_struct_both_spellings() {
+        let objects = json!({"name": "struct", "configuration": {"fields": [
+            {"name": "a", "data_type": "uint32"},
+            {"name": "s", "data_type": {"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}}}
+        ]}});
+        let pairs = json!({"name": "structured", "configuration": {"fields": [["a", "uint32"], ["s", {"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}}]]}});
+        assert_eq!(parse_v3(&objects).unwrap(), parse_v3(&pairs).unwrap());
+        assert_eq!(parse_v3(&objects).unwrap().size(), Some(9));
+        assert_eq!(parse_v3(&json!("r24")).unwrap().size(), Some(3));
+        assert!(parse_v3(&json!("string")).is_err());
+        assert!(parse_v3(&json!({"name": "struct"})).is_err());
+        assert!(parse_v3(
+            &json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}})
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,126 @@
+//! Typed records in chunked, compressed Zarr stores (v2 and v3), built on
+//! [zarrs](https://docs.rs/zarrs).
+//!
+//! A slice of any [`NdlType`] is stored as one Zarr array of records and
+//! read back with its datatype checked, as `ndl_runtime::npy` does for
+//! `.npy` files:
+//!
+//! ```
+//! use ndl_runtime::NdlType;
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+//! #[repr(C)]
+//! struct Reading {
+//!     id: u32,
+//!     ok: bool,
+//!     t: f64,
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("readings.zarr");
+//! let data: Vec<Reading> = (0..1000).map(|i| Reading { id: i, ok: i % 2 == 0, t: f64::from(i) / 8.0 }).collect();
+//! ndl_zarr::write(&path, &data)?;
+//! assert_eq!(ndl_zarr::read::<Reading>(&path)?, data);
+//! assert_eq!(ndl_zarr::read_range::<Reading>(&path, 10..12)?, data[10..12]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What is stored
+//!
+//! - **Zarr v3** (the default): the `struct` data type of zarr-extensions,
+//!   fields packed without gaps, a fill value with an entry per field, and
+//!   the `bytes` codec with an explicit `endian`. zarr-python 3.2 and later
+//!   read it; [`WriteOptions::legacy_structured`] writes the legacy
+//!   `structured` name that zarr-python 3.1 reads. The struct data type has
+//!   no array fields: a record with one is refused, naming the field.
+//! - **Zarr v2**: `.zarray` with NumPy's field list as `dtype` (array fields
+//!   as `[name, dtype, shape]`), `fill_value` null, C order.
+//! - **Padding never reaches the store**: records are packed on write and
+//!   unpacked into `T` on read, chunk by chunk, inside the parallel encode
+//!   and decode.
+//! - The attribute `ndl_datatype` holds `T`'s NDL datatype (enum member
+//!   names, descriptions, the in-memory layout), which no Zarr data type
+//!   can say; enums are stored as their base integer. `dimension_names`
+//!   (v3) or `_ARRAY_DIMENSIONS` (v2) name the record dimension, as xarray
+//!   needs.
+//! - Metadata documents are written by this crate, with standard keys only;
+//!   chunks are encoded by zarrs (zstd by default; none, blosc, gzip;
+//!   sharding in v3).
+//!
+//! # Safety against crashes
+//!
+//! Every object (chunk or metadata) is written to a temporary file and
+//! renamed into place. [`write`] builds a new store in a hidden directory
+//! and renames it into place once complete. An [`ArrayWriter`] stores new
+//! chunks first, rewrites a partial last chunk, and writes the metadata
+//! that sets the new length last: a crash leaves the array readable with
+//! its old length.
+//!
+//! # Reading
+//!
+//! [`read`] accepts arrays of records this crate writes and those
+//! zarr-python writes (v2 structured dtypes, v3 `struct` and `structured`),
+//! with any codec zarrs decodes. The stored datatype must match `T` field
+//! by field (names, types, sizes; enums match their base integer), and
+//! every bool and enum value is checked. Errors name the store, the chunk,
+//! the record and the field.
+
+#![deny(missing_docs)]
+
+mod data_type;
+mod error;
+mod metadata;
+mod options;
+mod records;
+mod store;
+mod struct_type;
+
+use std::ops::Range;
+use std::path::Path;
+
+use ndl_runtime::NdlType;
+
+pub use error::{Error, Result};
+pub use ndl_runtime::ByteOrder;
+pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
+pub use records::ArrayWriter;
+
+/// Writes `data` as a new store at `dir` holding one array of records:
+/// Zarr v3, `struct`, zstd. `dir` must not exist.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// ndl_zarr::write(dir.path().join("x.zarr"), &[1.5f64, 2.5])?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+    WriteOptions::new().write(dir, data)
+}
+
+/// Reads the array of records at `dir` into a vector, checked against `T`.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("x.zarr");
+/// ndl_zarr::write(&path, &[1u16, 2, 3])?;
+/// assert_eq!(ndl_zarr::read::<u16>(&path)?, [1, 2, 3]);
+/// assert!(ndl_zarr::read::<i16>(&path).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
+    records::read_records(&store::Store::local(dir.as_ref())?, None)
+}
+
+/// Reads records `range` of the array of records at `dir`, decoding only
+/// the chunks that hold them.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("x.zarr");
+/// ndl_zarr::WriteOptions::new().chunk_len(4).write(&path, &(0..100u32).collect::<Vec<_>>())?;
+/// assert_eq!(ndl_zarr::read_range::<u32>(&path, 50..53)?, [50, 51, 52]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_range<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<T>> {
+    records::read_records(&store::Store::local(dir.as_ref())?, Some(range))
+}

@@ -1,0 +1,305 @@
+//! How a store is written: Zarr format, layout, chunking, codec, byte order.
+
+use std::path::Path;
+
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::{ByteOrder, NdlType};
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::records::ArrayWriter;
+
+/// The Zarr format version of a store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ZarrFormat {
+    /// Zarr v2: `.zarray`, the records' dtype as NumPy's field list.
+    V2,
+    /// Zarr v3: `zarr.json`, the records' data type as `struct`.
+    #[default]
+    V3,
+}
+
+/// How records are laid out in a store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// One array of records.
+    #[default]
+    Records,
+    /// One array per leaf field, in a group (xarray's and netCDF's view).
+    Columns,
+}
+
+/// The compression of each chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Codec {
+    /// No compression.
+    None,
+    /// Zstandard at a level (1 to 22; negative levels are faster).
+    Zstd(i32),
+    /// Blosc with LZ4 at a level (0 to 9), with a byte shuffle whose element
+    /// is the whole packed record, so byte `k` of every record is stored
+    /// together.
+    Blosc(u8),
+    /// gzip at a level (0 to 9).
+    Gzip(u32),
+}
+
+impl Default for Codec {
+    /// zstd at level 3, zstd's own default.
+    fn default() -> Codec {
+        Codec::Zstd(3)
+    }
+}
+
+impl std::str::FromStr for Codec {
+    type Err = String;
+
+    /// `none`, `zstd`, `zstd:LEVEL`, `blosc`, `blosc:LEVEL`, `gzip`, `gzip:LEVEL`.
+    ///
+    /// ```
+    /// use ndl_zarr::Codec;
+    /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
+    /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
+    /// assert!("lzma".parse::<Codec>().is_err());
+    /// ```
+    fn from_str(s: &str) -> std::result::Result<Codec, String> {
+        let (name, level) = match s.split_once(':') {
+            Some((n, l)) => (n, Some(l)),
+            None => (s, None),
+        };
+        let parse_level = |default: i64,
+                     range: std::ops::RangeInclusive<i64>|
+         -> std::result::Result<i64, String> {
+            let Some(l) = level else { return Ok(default) };
+            l.parse::<i64>()
+                .ok()
+                .filter(|l| range.contains(l))
+                .ok_or_else(|| {
+                    format!(
+                        "{name} level `{l}` is not in {}..={}",
+                        range.start(),
+                        range.end()
+                    )
+                })
+        };
+        match name {
+            "none" if level.is_none() => Ok(Codec::None),
+            "zstd" => Ok(Codec::Zstd(parse_level(3, -131_072..=22)? as i32)),
+            "blosc" => Ok(Codec::Blosc(parse_level(5, 0..=9)? as u8)),
+            "gzip" => Ok(Codec::Gzip(parse_level(6, 0..=9)? as u32)),
+            _ => Err(format!(
+                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL]"
+            )),
+        }
+    }
+}
+
+impl Codec {
+    /// The Zarr v3 bytes-to-bytes codecs (empty for none). `record` is the
+    /// packed record size, blosc's shuffle element.
+    pub(crate) fn v3(self, record: usize) -> Vec<Value> {
+        match self {
+            Codec::None => vec![],
+            Codec::Zstd(level) => {
+                vec![json!({"name": "zstd", "configuration": {"level": level, "checksum": false}})]
+            }
+            Codec::Blosc(level) => vec![json!({"name": "blosc", "configuration": {
+                "cname": "lz4", "clevel": level, "shuffle": "shuffle", "typesize": record, "blocksize": 0
+            }})],
+            Codec::Gzip(level) => vec![json!({"name": "gzip", "configuration": {"level": level}})],
+        }
+    }
+
+    /// The Zarr v2 `compressor` (numcodecs' form); blosc's shuffle takes
+    /// the dtype's item size, the packed record.
+    pub(crate) fn v2(self) -> Value {
+        match self {
+            Codec::None => Value::Null,
+            Codec::Zstd(level) => json!({"id": "zstd", "level": level}),
+            Codec::Blosc(level) => {
+                json!({"id": "blosc", "cname": "lz4", "clevel": level, "shuffle": 1, "blocksize": 0})
+            }
+            Codec::Gzip(level) => json!({"id": "gzip", "level": level}),
+        }
+    }
+
+    /// The codec that a v3 bytes-to-bytes codec list describes, if it is one
+    /// this crate writes.
+    pub(crate) fn from_v3(codecs: &[Value]) -> Option<Codec> {
+        let level = |c: &Value| c.pointer("/configuration/level").and_then(Value::as_i64);
+        match codecs {
+            [] => Some(Codec::None),
+            [c] => match c.get("name")?.as_str()? {
+                "zstd" => Some(Codec::Zstd(i32::try_from(level(c)?).ok()?)),
+                "gzip" => Some(Codec::Gzip(u32::try_from(level(c)?).ok()?)),
+                "blosc" => {
+                    let clevel = c.pointer("/configuration/clevel").and_then(Value::as_u64)?;
+                    let lz4 =
+                        c.pointer("/configuration/cname").and_then(Value::as_str) == Some("lz4");
+                    lz4.then(|| u8::try_from(clevel).ok().map(Codec::Blosc))?
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// How to write a store (see the [crate docs](crate)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    pub(crate) format: ZarrFormat,
+    pub(crate) layout: Layout,
+    pub(crate) chunk_len: Option<u64>,
+    pub(crate) shard_len: Option<u64>,
+    pub(crate) codec: Codec,
+    pub(crate) byte_order: Option<ByteOrder>,
+    pub(crate) legacy_structured: bool,
+    pub(crate) dimension: Option<String>,
+}
+
+/// About 2 MiB of packed records per chunk when no length is given.
+const DEFAULT_CHUNK_BYTES: u64 = 2 << 20;
+
+impl WriteOptions {
+    /// Zarr v3, one array of records, zstd level 3, little-endian, chunks
+    /// of about 2 MiB.
+    pub fn new() -> WriteOptions {
+        WriteOptions::default()
+    }
+
+    /// The Zarr format (default v3).
+    pub fn zarr_format(mut self, format: ZarrFormat) -> WriteOptions {
+        self.format = format;
+        self
+    }
+
+    /// One array of records (default) or one array per field.
+    pub fn layout(mut self, layout: Layout) -> WriteOptions {
+        self.layout = layout;
+        self
+    }
+
+    /// Records per chunk (default: about 2 MiB of packed records).
+    pub fn chunk_len(mut self, records: u64) -> WriteOptions {
+        self.chunk_len = Some(records);
+        self
+    }
+
+    /// Zarr v3 sharding: `records` per shard (one stored object), a
+    /// multiple of the chunk length; chunks stay the unit of compression.
+    pub fn shard_len(mut self, records: u64) -> WriteOptions {
+        self.shard_len = Some(records);
+        self
+    }
+
+    /// The compression of each chunk (default zstd level 3).
+    pub fn codec(mut self, codec: Codec) -> WriteOptions {
+        self.codec = codec;
+        self
+    }
+
+    /// The byte order of numbers in the store (default little).
+    pub fn byte_order(mut self, order: ByteOrder) -> WriteOptions {
+        self.byte_order = Some(order);
+        self
+    }
+
+    /// The name of the record dimension (`dimension_names` in v3,
+    /// `_ARRAY_DIMENSIONS` in v2), which xarray needs. Default: the store's
+    /// directory name without its extension (`readings` for `readings.zarr`).
+    pub fn dimension(mut self, name: impl Into<String>) -> WriteOptions {
+        self.dimension = Some(name.into());
+        self
+    }
+
+    /// Zarr v3 only: name the data type `structured`, with fields as
+    /// `[name, data_type]` pairs and a base64 fill value, the legacy form
+    /// zarr-python 3.1 reads (it cannot read `struct`). The zarr-extensions
+    /// spec says `structured` may be read but not written: use it only for
+    /// readers that need it.
+    pub fn legacy_structured(mut self, legacy: bool) -> WriteOptions {
+        self.legacy_structured = legacy;
+        self
+    }
+
+    /// The options that write a store with the layout of an NDL ndarray's
+    /// `storage` directives: `chunk` (its first extent is the chunk length),
+    /// `filter` (the codec, as `ndl describe` prints it) and `endian`.
+    ///
+    /// ```
+    /// use ndl_runtime::ndl::Storage;
+    /// use ndl_runtime::ByteOrder;
+    /// use ndl_zarr::{Codec, WriteOptions};
+    ///
+    /// let storage = Storage {
+    ///     chunk: Some(vec![1000]),
+    ///     endian: Some(ByteOrder::Big),
+    ///     ..Storage::default()
+    /// };
+    /// let options = WriteOptions::from_storage(&storage)?;
+    /// assert_eq!(options, WriteOptions::new().chunk_len(1000).byte_order(ByteOrder::Big).codec(Codec::None));
+    /// # Ok::<(), ndl_zarr::Error>(())
+    /// ```
+    pub fn from_storage(storage: &Storage) -> Result<WriteOptions> {
+        let mut options = WriteOptions::new();
+        if let Some(chunk) = &storage.chunk {
+            match chunk.as_slice() {
+                [n] => options.chunk_len = Some(*n as u64),
+                other => {
+                    return Err(Error::Unsupported {
+                        message: format!(
+                            "chunk {other:?}: a records array is chunked along one dimension"
+                        ),
+                    })
+                }
+            }
+        }
+        let filter = storage.filter.clone().unwrap_or_default();
+        let codecs: Vec<Value> = filter
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::Unsupported {
+                message: format!("filter: {e}"),
+            })?;
+        options.codec = Codec::from_v3(&codecs).ok_or_else(|| Error::Unsupported {
+            message: format!(
+                "filter {}: only none, or one zstd, gzip or lz4 blosc codec, can be written",
+                Value::Array(codecs.clone())
+            ),
+        })?;
+        options.byte_order = storage.endian;
+        Ok(options)
+    }
+
+    /// Writes `data` as a new store at `dir` (which must not exist): the
+    /// store appears there only once complete.
+    pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+        crate::records::write_new(self, dir.as_ref(), data)
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) holding no records yet, and a writer that appends to it.
+    pub fn create<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+        ArrayWriter::create(self, dir.as_ref())
+    }
+
+    pub(crate) fn order(&self) -> ByteOrder {
+        self.byte_order.unwrap_or(ByteOrder::Little)
+    }
+
+    /// The chunk length for records of `record` packed bytes.
+    pub(crate) fn chunk_len_for(&self, record: usize) -> Result<u64> {
+        let len = self
+            .chunk_len
+            .unwrap_or_else(|| (DEFAULT_CHUNK_BYTES / record.max(1) as u64).max(1));
+        if len == 0 {
+            return Err(Error::Unsupported {
+                message: "a chunk must hold at least one record".into(),
+            });
+        }
+        Ok(len)
+    }
+}

@@ -1,0 +1,61 @@
+//! The records layout: one Zarr array whose elements are whole records,
+//! packed (v3 `struct`, v2 structured dtype).
+//!
+//! Records are packed on write and unpacked into `T` on read, chunk by
+//! chunk inside the parallel encode and decode: padding never reaches the
+//! store.
+
+mod read;
+mod write;
+
+pub(crate) use read::read_records;
+pub(crate) use write::write_new;
+pub use write::ArrayWriter;
+
+use ndl_runtime::records::Packer;
+use ndl_runtime::schema::first_difference;
+use ndl_runtime::NdlType;
+
+use crate::error::{Error, Result};
+use crate::metadata::{ArrayMeta, Engine};
+use crate::store::Store;
+
+/// The packer of `T`, or why `T` has no packed form.
+pub(crate) fn packer<T: NdlType>(store: &Store) -> Result<Packer<T>> {
+    Packer::new().map_err(|e| Error::TypeMismatch {
+        store: store.name.clone(),
+        field: String::new(),
+        message: e.to_string(),
+    })
+}
+
+/// Checks that the array holds records of `T`.
+pub(crate) fn check_type<T: NdlType>(
+    store: &Store,
+    meta: &ArrayMeta,
+    packer: &Packer<T>,
+) -> Result<()> {
+    match first_difference(&meta.stored, packer.layout().datatype()) {
+        None => Ok(()),
+        Some(d) => Err(Error::TypeMismatch {
+            store: store.name.clone(),
+            field: d.field,
+            message: d.message,
+        }),
+    }
+}
+
+/// The error for chunk `chunk`.
+pub(crate) fn chunk_error(
+    store: &Store,
+    engine: &Engine,
+    chunk: u64,
+    e: impl std::fmt::Display,
+) -> Error {
+    Error::Chunk {
+        store: store.name.clone(),
+        chunk,
+        key: engine.chunk_key(&[chunk]).to_string(),
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,318 @@
+//! Writing one array of records: new stores, and appends to existing ones.
+
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::records::Packer;
+use ndl_runtime::NdlType;
+use rayon::prelude::*;
+use serde_json::{json, Map};
+use zarrs::array::{ArrayBytes, CodecOptions};
+
+use super::{check_type, chunk_error, packer};
+use crate::error::{Error, Result};
+use crate::metadata::{ArrayMeta, Engine, NDL_DATATYPE};
+use crate::options::{Layout, WriteOptions};
+use crate::store::Store;
+
+/// Appends records to one array of records, chunk by chunk.
+///
+/// Full chunks are packed and encoded in parallel as soon as they are
+/// complete; the records of a last, partial chunk wait in memory until
+/// more arrive or [`finish`](ArrayWriter::finish). The array's length in
+/// its metadata changes only in `finish`, after every chunk is stored: a
+/// writer that stops before (an error, a crash, a drop without `finish`)
+/// leaves the array as it was, with its old length.
+///
+/// ```
+/// use ndl_zarr::{ArrayWriter, WriteOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.zarr");
+/// let mut w = WriteOptions::new().chunk_len(2).create::<u32>(&path)?;
+/// w.append(&[1, 2, 3])?;
+/// w.finish()?;
+///
+/// let mut w = ArrayWriter::<u32>::open(&path)?;
+/// w.append(&[4])?;
+/// assert_eq!(w.finish()?, 4);
+/// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ArrayWriter<T> {
+    store: Store,
+    meta: ArrayMeta,
+    engine: Engine,
+    packer: Packer<T>,
+    /// Records per chunk of the grid (per shard, with sharding).
+    chunk_len: u64,
+    /// Records in the array once finished.
+    len: u64,
+    /// The packed records of the last chunk when it is partial (those from
+    /// the last multiple of `chunk_len` up to `len`).
+    tail: Vec<u8>,
+}
+
+impl<T> std::fmt::Debug for ArrayWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrayWriter")
+            .field("store", &self.store.name)
+            .field("len", &self.len)
+            .field("chunk_len", &self.chunk_len)
+            .finish()
+    }
+}
+
+impl<T: NdlType + Send + Sync> ArrayWriter<T> {
+    pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
+        ArrayWriter::create_named(options, dir, dir)
+    }
+
+    /// Creates the store in `dir`, its record dimension named after
+    /// `named_for` unless the options name it.
+    fn create_named(
+        options: &WriteOptions,
+        dir: &Path,
+        named_for: &Path,
+    ) -> Result<ArrayWriter<T>> {
+        if options.layout == Layout::Columns {
+            return Err(Error::Unsupported {
+                message: "the columns layout is not implemented yet; write Layout::Records".into(),
+            });
+        }
+        prepare_dir(dir)?;
+        let store = Store::local(dir)?;
+        let packer = packer::<T>(&store)?;
+        let stored = packer.layout().datatype().clone();
+        check_storable(options, &stored)?;
+        let mut attributes = Map::new();
+        attributes.insert(NDL_DATATYPE.into(), json!(T::datatype()));
+        let dimension = options
+            .dimension
+            .clone()
+            .unwrap_or_else(|| dimension_name(named_for));
+        let meta = ArrayMeta::new(options, &stored, vec![0], attributes, &dimension)?;
+        meta.write(&store, true)?;
+        ArrayWriter::start(store, meta, packer)
+    }
+
+    /// The writer that appends to the array of records at `dir`, which must
+    /// hold records of `T` (checked as [`read`](crate::read) checks them).
+    pub fn open(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+        let store = Store::local(dir.as_ref())?;
+        let meta = ArrayMeta::read(&store)?;
+        let packer = packer::<T>(&store)?;
+        check_type(&store, &meta, &packer)?;
+        ArrayWriter::start(store, meta, packer)
+    }
+
+    fn start(store: Store, meta: ArrayMeta, packer: Packer<T>) -> Result<ArrayWriter<T>> {
+        if meta.shape.len() != 1 {
+            return Err(Error::Shape {
+                store: store.name.clone(),
+                message: format!(
+                    "the array has shape {:?}; records arrays are one-dimensional",
+                    meta.shape
+                ),
+            });
+        }
+        let engine = meta.engine(&store)?;
+        let chunk_len = meta.chunks[0];
+        let len = meta.len();
+        let mut writer = ArrayWriter {
+            store,
+            meta,
+            engine,
+            packer,
+            chunk_len,
+            len,
+            tail: Vec::new(),
+        };
+        writer.load_tail()?;
+        Ok(writer)
+    }
+
+    /// Reads the records of a partial last chunk, which an append rewrites.
+    fn load_tail(&mut self) -> Result<()> {
+        let in_tail = (self.len % self.chunk_len) as usize;
+        if in_tail == 0 {
+            return Ok(());
+        }
+        let chunk = self.len / self.chunk_len;
+        let bytes: ArrayBytes = self
+            .engine
+            .retrieve_chunk(&[chunk])
+            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))?;
+        let bytes = bytes
+            .into_fixed()
+            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))?;
+        let size = self.packer.layout().size();
+        self.tail = bytes[..in_tail * size].to_vec();
+        Ok(())
+    }
+
+    /// The number of records the array holds once finished.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether no records have been written or appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `records`: every chunk they complete is stored now.
+    pub fn append(&mut self, records: &[T]) -> Result<()> {
+        let size = self.packer.layout().size();
+        let mut rest = records;
+        if !self.tail.is_empty() {
+            let room = self.chunk_len as usize - self.tail.len() / size;
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.pack_into_tail(now);
+            rest = later;
+            if self.tail.len() / size == self.chunk_len as usize {
+                let chunk = self.len / self.chunk_len;
+                let tail = std::mem::take(&mut self.tail);
+                self.store_chunk(chunk, tail)?;
+                self.len += now.len() as u64;
+            } else {
+                self.len += now.len() as u64;
+                return Ok(());
+            }
+        }
+        let full = rest.len() / self.chunk_len as usize * self.chunk_len as usize;
+        let (whole, partial) = rest.split_at(full);
+        let first = self.len / self.chunk_len;
+        whole
+            .par_chunks(self.chunk_len as usize)
+            .enumerate()
+            .try_for_each(|(i, records)| {
+                let mut packed = vec![0; records.len() * size];
+                self.packer.pack(records, &mut packed);
+                self.store_chunk(first + i as u64, packed)
+            })?;
+        self.len += whole.len() as u64;
+        self.pack_into_tail(partial);
+        self.len += partial.len() as u64;
+        Ok(())
+    }
+
+    fn pack_into_tail(&mut self, records: &[T]) {
+        let size = self.packer.layout().size();
+        let at = self.tail.len();
+        self.tail.resize(at + records.len() * size, 0);
+        self.packer.pack(records, &mut self.tail[at..]);
+    }
+
+    /// Encodes and stores chunk `chunk` from packed records: a full chunk,
+    /// or the first records of one, the rest being the fill value.
+    fn store_chunk(&self, chunk: u64, mut packed: Vec<u8>) -> Result<()> {
+        let size = self.packer.layout().size();
+        let full = self.chunk_len as usize * size;
+        if packed.len() < full {
+            let fill = self.engine.fill_value().as_ne_bytes().to_vec();
+            while packed.len() < full {
+                packed.extend_from_slice(&fill);
+            }
+        }
+        // Chunks are already encoded in parallel, one per thread.
+        let options = CodecOptions::default().with_concurrent_target(1);
+        self.engine
+            .store_chunk_opt(&[chunk], ArrayBytes::new_flen(packed), &options)
+            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))
+    }
+
+    /// Stores the last, partial chunk, then the metadata with the new
+    /// length; returns the length.
+    pub fn finish(mut self) -> Result<u64> {
+        if !self.tail.is_empty() {
+            let chunk = self.len / self.chunk_len;
+            let tail = std::mem::take(&mut self.tail);
+            self.store_chunk(chunk, tail)?;
+        }
+        if self.len != self.meta.len() {
+            self.meta = self.meta.with_len(self.len);
+            self.meta.write(&self.store, false)?;
+        }
+        Ok(self.len)
+    }
+}
+
+/// Refuses what the chosen format cannot hold, saying what to do instead.
+fn check_storable(options: &WriteOptions, stored: &ndl_runtime::Datatype) -> Result<()> {
+    let result = match options.format {
+        crate::ZarrFormat::V3 => stored.to_zarr_v3_data_type().map(drop),
+        crate::ZarrFormat::V2 => stored.to_zarr_v2_dtype(options.order()).map(drop),
+    };
+    result.map_err(|e| Error::Unsupported {
+        message: match options.format {
+            crate::ZarrFormat::V3 => format!(
+                "{e}; store array fields with the columns layout (Layout::Columns), \
+                 or as Zarr v2 (ZarrFormat::V2), whose dtype has subarray fields"
+            ),
+            crate::ZarrFormat::V2 => e.to_string(),
+        },
+    })
+}
+
+/// The record dimension's name: the store's directory name without its
+/// extension (`readings` for `readings.zarr`).
+fn dimension_name(dir: &Path) -> String {
+    dir.file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("record")
+        .to_string()
+}
+
+/// Makes `dir` an empty directory, refusing one that holds anything.
+fn prepare_dir(dir: &Path) -> Result<()> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(Error::Exists {
+                    store: dir.display().to_string(),
+                });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(io)
+        }
+        Err(e) => Err(io(e)),
+    }
+}
+
+/// Writes a new store at `dir`: built in a hidden directory beside it and
+/// renamed into place once complete.
+pub(crate) fn write_new<T: NdlType + Send + Sync>(options: &WriteOptions, dir: &Path, data: &[T]) -> Result<()> {
+    if dir.exists() {
+        return Err(Error::Exists {
+            store: dir.display().to_string(),
+        });
+    }
+    let building = building_dir(dir);
+    let result = (|| {
+        let mut writer = ArrayWriter::<T>::create_named(options, &building, dir)?;
+        writer.append(data)?;
+        writer.finish()?;
+        std::fs::rename(&building, dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&building);
+    }
+    result
+}
+
+/// `.NAME.PID.partial` beside `dir`: hidden, and named for its process so
+/// that concurrent writers never share it.
+fn building_dir(dir: &Path) -> PathBuf {
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("store");
+    dir.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+}

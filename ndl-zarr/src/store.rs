@@ -1,0 +1,179 @@
+//! Where a store's objects live, and how they are written so that no
+//! reader ever sees one half-written.
+//!
+//! A local directory is zarrs' filesystem store behind [`ReplacingFs`],
+//! which writes each object to a temporary file beside it and renames it
+//! into place: an object is either the old one or the new one, whatever
+//! happens to the writing process.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::byte_range::ByteRangeIterator;
+use zarrs::storage::{
+    Bytes, ListableStorageTraits, MaybeBytes, MaybeBytesIterator, OffsetBytesIterator,
+    ReadableStorageTraits, ReadableWritableListableStorageTraits, StorageError, StoreKey,
+    StoreKeys, StoreKeysPrefixes, StorePrefix, WritableStorageTraits,
+};
+
+use crate::error::{Error, Result};
+
+/// A store: its objects, and a name for messages (its path or URL).
+#[derive(Clone)]
+pub(crate) struct Store {
+    pub storage: Arc<dyn ReadableWritableListableStorageTraits>,
+    pub name: String,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("name", &self.name).finish()
+    }
+}
+
+impl Store {
+    /// The store in the local directory `dir` (not created here).
+    pub fn local(dir: &Path) -> Result<Store> {
+        let name = dir.display().to_string();
+        let fs = FilesystemStore::new(dir).map_err(|e| Error::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        Ok(Store {
+            storage: Arc::new(ReplacingFs {
+                fs,
+                root: dir.to_path_buf(),
+            }),
+            name,
+        })
+    }
+
+    fn key(&self, key: &str) -> Result<StoreKey> {
+        StoreKey::new(key).map_err(|e| self.error(key, e.to_string()))
+    }
+
+    pub fn error(&self, key: &str, message: impl Into<String>) -> Error {
+        Error::Store {
+            store: self.name.clone(),
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The object at `key`, `None` when there is none.
+    pub fn get(&self, key: &str) -> Result<Option<Bytes>> {
+        self.storage
+            .get(&self.key(key)?)
+            .map_err(|e| self.error(key, e.to_string()))
+    }
+
+    /// Writes the object at `key` whole.
+    pub fn set(&self, key: &str, value: impl Into<Bytes>) -> Result<()> {
+        self.storage
+            .set(&self.key(key)?, value.into())
+            .map_err(|e| self.error(key, e.to_string()))
+    }
+}
+
+/// zarrs' filesystem store, but `set` replaces an object in one step.
+struct ReplacingFs {
+    fs: FilesystemStore,
+    root: PathBuf,
+}
+
+/// Numbers the temporary files of this process.
+static TEMP: AtomicU64 = AtomicU64::new(0);
+
+impl ReplacingFs {
+    fn replace(&self, key: &StoreKey, value: &[u8]) -> std::io::Result<()> {
+        let path = self.root.join(key.as_str());
+        let dir = path.parent().unwrap_or(&self.root);
+        std::fs::create_dir_all(dir)?;
+        // Hidden and never a chunk key: readers that list the store skip it,
+        // and a crash leaves at most this file behind.
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("object");
+        let temp = dir.join(format!(
+            ".{name}.{}.{}.partial",
+            std::process::id(),
+            TEMP.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = std::fs::write(&temp, value).and_then(|()| std::fs::rename(&temp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written
+    }
+}
+
+impl ReadableStorageTraits for ReplacingFs {
+    fn get_partial_many<'a>(
+        &'a self,
+        key: &StoreKey,
+        byte_ranges: ByteRangeIterator<'a>,
+    ) -> Result<MaybeBytesIterator<'a>, StorageError> {
+        self.fs.get_partial_many(key, byte_ranges)
+    }
+
+    fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
+        self.fs.get(key)
+    }
+
+    fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        self.fs.size_key(key)
+    }
+
+    fn supports_get_partial(&self) -> bool {
+        self.fs.supports_get_partial()
+    }
+}
+
+impl WritableStorageTraits for ReplacingFs {
+    fn set(&self, key: &StoreKey, value: Bytes) -> Result<(), StorageError> {
+        self.replace(key, &value).map_err(StorageError::from)
+    }
+
+    fn set_partial_many(
+        &self,
+        key: &StoreKey,
+        offset_values: OffsetBytesIterator,
+    ) -> Result<(), StorageError> {
+        // Partial writes change an object in place, which a crash could
+        // leave half done: read, change and replace the whole object.
+        zarrs::storage::store_set_partial_many(self, key, offset_values)
+    }
+
+    fn erase(&self, key: &StoreKey) -> Result<(), StorageError> {
+        self.fs.erase(key)
+    }
+
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<(), StorageError> {
+        self.fs.erase_prefix(prefix)
+    }
+
+    fn supports_set_partial(&self) -> bool {
+        false
+    }
+}
+
+impl ListableStorageTraits for ReplacingFs {
+    fn list(&self) -> Result<StoreKeys, StorageError> {
+        self.fs.list()
+    }
+
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<StoreKeys, StorageError> {
+        self.fs.list_prefix(prefix)
+    }
+
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<StoreKeysPrefixes, StorageError> {
+        self.fs.list_dir(prefix)
+    }
+
+    fn size_prefix(&self, prefix: &StorePrefix) -> Result<u64, StorageError> {
+        self.fs.size_prefix(prefix)
+    }
+}
