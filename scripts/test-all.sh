@@ -18,14 +18,36 @@ if ((${#need_apt[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-venv=.venv
-if [ ! -x "$venv/bin/python" ] || ! cmp -s tests/python/requirements.txt "$venv/requirements.txt"; then
-  rm -rf "$venv"
-  "${PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r tests/python/requirements.txt
-  cp tests/python/requirements.txt "$venv/requirements.txt"
+# provision VENV PYTHON REQUIREMENTS: a venv of PYTHON with exactly the
+# pinned REQUIREMENTS, rebuilt whenever the pins change.
+provision() {
+  local venv=$1 python=$2 requirements=$3
+  if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$venv/requirements.txt"
+  fi
+}
+
+# Python 3.11: numpy, PyYAML, datashape, zarr-python 3.1 (the last for 3.11).
+provision .venv "${PYTHON:-python3}" tests/python/requirements.txt
+export NDL_PYTHON="$PWD/.venv/bin/python"
+
+# Python 3.12: zarr-python 3.4, xarray, Dask, netCDF4, moto, s3fs. pyenv
+# provides 3.12 on these machines; PYTHON312 names another.
+python312=${PYTHON312:-}
+if [ -z "$python312" ]; then
+  for candidate in "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12 "$(command -v python3.12)"; do
+    if [ -x "$candidate" ]; then python312=$candidate; break; fi
+  done
 fi
-export NDL_PYTHON="$PWD/$venv/bin/python"
+if [ -z "$python312" ]; then
+  echo "error: the tests need Python 3.12 (zarr-python 3.4): install it with pyenv or set PYTHON312" >&2
+  exit 1
+fi
+provision .venv312 "$python312" tests/python/requirements-py312.txt
+export NDL_PYTHON312="$PWD/.venv312/bin/python"
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings

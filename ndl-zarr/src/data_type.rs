@@ -8,7 +8,7 @@
 
 use ndl_runtime::npy::parse_scalar_typestr;
 use ndl_runtime::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// A stored datatype: packed, with the byte order its numbers are in
 /// (`None` when no number is wider than a byte, or the order is not said).
@@ -240,6 +240,26 @@ fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {
     }
 }
 
+/// The `struct` data type zarrs is handed for a v2 array, which is never
+/// stored: the v3 form, but array fields (which v2 has and the v3 struct
+/// has not) carry their shape as `ndl_shape`.
+pub(crate) fn engine_v3(dt: &Datatype) -> Result<Value, String> {
+    let Datatype::Compound(c) = dt else {
+        return dt.to_zarr_v3_data_type().map_err(|e| e.to_string());
+    };
+    let mut fields = Vec::with_capacity(c.members.len());
+    for m in &c.members {
+        let field = match &m.datatype {
+            Datatype::Array(a) => {
+                json!({"name": m.name, "data_type": engine_v3(&a.base)?, "ndl_shape": a.shape})
+            }
+            other => json!({"name": m.name, "data_type": engine_v3(other)?}),
+        };
+        fields.push(field);
+    }
+    Ok(json!({"name": "struct", "configuration": {"fields": fields}}))
+}
+
 fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
     let mut members = Vec::with_capacity(fields.len());
     let mut offset = 0usize;
@@ -265,7 +285,10 @@ fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
         if members.iter().any(|m: &Member| m.name == name) {
             return bad(&sub, "the field name occurs twice");
         }
-        let dt = v3(dt, &sub)?;
+        let mut dt = v3(dt, &sub)?;
+        if let Some(shape) = field.get("ndl_shape") {
+            dt = with_shape(dt, shape, &sub)?;
+        }
         let size = dt.size().ok_or_else(|| BadDataType {
             field: sub.clone(),
             why: "no fixed size".into(),
@@ -288,7 +311,6 @@ fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn v2_fields_nest_and_take_shapes() {

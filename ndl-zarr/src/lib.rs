@@ -69,6 +69,7 @@
 
 mod data_type;
 mod error;
+mod info;
 mod metadata;
 mod options;
 mod records;
@@ -81,6 +82,7 @@ use std::path::Path;
 use ndl_runtime::NdlType;
 
 pub use error::{Error, Result};
+pub use info::ArrayInfo;
 pub use ndl_runtime::ByteOrder;
 pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
 pub use records::ArrayWriter;
@@ -121,6 +123,27 @@ pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
 /// assert_eq!(ndl_zarr::read_range::<u32>(&path, 50..53)?, [50, 51, 52]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read_range<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<T>> {
+pub fn read_range<T: NdlType + Send + Sync>(
+    dir: impl AsRef<Path>,
+    range: Range<u64>,
+) -> Result<Vec<T>> {
     records::read_records(&store::Store::local(dir.as_ref())?, Some(range))
+}
+
+#[doc(hidden)]
+pub mod __fuzz {
+    //! Entry points for the fuzz targets in `fuzz/`.
+
+    use crate::store::Store;
+
+    /// Reads an array's metadata from documents held in memory, as
+    /// [`ArrayInfo::open`](crate::ArrayInfo::open) reads them from a
+    /// directory: each `(key, bytes)` becomes an object of the store.
+    pub fn metadata(objects: &[(&str, &[u8])]) -> crate::Result<crate::ArrayInfo> {
+        let store = Store::memory("memory");
+        for (key, bytes) in objects {
+            store.set(key, bytes.to_vec())?;
+        }
+        crate::ArrayInfo::read(&store)
+    }
 }

@@ -19,7 +19,7 @@ use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Endianness;
 use zarrs::storage::ReadableWritableListableStorageTraits;
 
-use crate::data_type::{parse_v2, parse_v3, BadDataType};
+use crate::data_type::{engine_v3, parse_v2, parse_v3, BadDataType};
 use crate::error::{Error, Result};
 use crate::options::{Codec, WriteOptions, ZarrFormat};
 use crate::store::Store;
@@ -204,7 +204,7 @@ impl ArrayMeta {
             }
             Some(other) => return Err(bad(store, key, format!("order `{other}` is not C or F"))),
         };
-        let data_type = engine_data_type(&stored).map_err(|m| bad(store, key, m))?;
+        let data_type = engine_v3(&stored).map_err(|m| bad(store, key, m))?;
         let data_type_meta: MetadataV3 = serde_json::from_value(data_type.clone())
             .map_err(|e| bad(store, key, e.to_string()))?;
         let codecs = zarrs::convert::codec_metadata_v2_to_v3(
@@ -294,11 +294,18 @@ impl ArrayMeta {
             Some(_) => Some(vec![chunk_len]),
         };
         let chunks = vec![options.shard_len.unwrap_or(chunk_len)];
-        let data_type =
-            engine_data_type(stored).map_err(|message| Error::Unsupported { message })?;
-        let fill = v3_fill_value(stored).map_err(|e| Error::Unsupported {
-            message: e.to_string(),
-        })?;
+        let data_type = match options.format {
+            ZarrFormat::V3 => stored.to_zarr_v3_data_type().map_err(|e| e.to_string()),
+            ZarrFormat::V2 => engine_v3(stored),
+        }
+        .map_err(|message| Error::Unsupported { message })?;
+        let fill = match options.format {
+            ZarrFormat::V3 => v3_fill_value(stored).map_err(|e| Error::Unsupported {
+                message: e.to_string(),
+            })?,
+            // Never stored: v2 writes `fill_value: null`.
+            ZarrFormat::V2 => fill_json(stored, &vec![0; record]),
+        };
         let bytes = json!({"name": "bytes", "configuration": {"endian": order.name()}});
         let mut codecs = vec![bytes.clone()];
         codecs.extend(compressors.iter().cloned());
@@ -431,12 +438,6 @@ fn pretty(doc: &Value) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(doc).unwrap_or_default();
     out.push(b'\n');
     out
-}
-
-/// The data type zarrs is given: `struct` for records, else the scalar's
-/// own Zarr name.
-fn engine_data_type(stored: &Datatype) -> std::result::Result<Value, String> {
-    stored.to_zarr_v3_data_type().map_err(|e| e.to_string())
 }
 
 fn is_struct(doc: &Value) -> bool {
@@ -577,7 +578,7 @@ fn endianness(order: ByteOrder) -> Endianness {
 /// record for records, the value itself for scalars.
 fn v2_fill(stored: &Datatype, fill: &Value) -> std::result::Result<Value, String> {
     match (stored, fill) {
-        (_, Value::Null) => v3_fill_value(stored).map_err(|e| e.to_string()),
+        (_, Value::Null) => Ok(fill_json(stored, &vec![0; stored.size().unwrap_or(0)])),
         (Datatype::Compound(_), Value::String(_)) => {
             let bytes = struct_type::fill_bytes(stored, fill)
                 .ok_or_else(|| format!("fill_value {fill} does not fit the dtype"))?;

@@ -69,7 +69,7 @@ impl std::str::FromStr for Codec {
             None => (s, None),
         };
         let parse_level = |default: i64,
-                     range: std::ops::RangeInclusive<i64>|
+                           range: std::ops::RangeInclusive<i64>|
          -> std::result::Result<i64, String> {
             let Some(l) = level else { return Ok(default) };
             l.parse::<i64>()
@@ -282,7 +282,10 @@ impl WriteOptions {
 
     /// Creates a store at `dir` (which must not exist, or be an empty
     /// directory) holding no records yet, and a writer that appends to it.
-    pub fn create<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+    pub fn create<T: NdlType + Send + Sync>(
+        &self,
+        dir: impl AsRef<Path>,
+    ) -> Result<ArrayWriter<T>> {
         ArrayWriter::create(self, dir.as_ref())
     }
 

@@ -50,6 +50,14 @@ impl Store {
         })
     }
 
+    /// A new, empty store in memory, named `name` in messages.
+    pub fn memory(name: &str) -> Store {
+        Store {
+            storage: Arc::new(zarrs::storage::store::MemoryStore::new()),
+            name: name.to_string(),
+        }
+    }
+
     fn key(&self, key: &str) -> Result<StoreKey> {
         StoreKey::new(key).map_err(|e| self.error(key, e.to_string()))
     }

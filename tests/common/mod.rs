@@ -21,6 +21,38 @@ pub fn python() -> PathBuf {
     venv
 }
 
+/// The Python 3.12 interpreter of the second test venv (zarr-python 3.4,
+/// xarray, Dask, netCDF4, moto, s3fs), from `NDL_PYTHON312` or `.venv312`.
+pub fn python312() -> PathBuf {
+    if let Some(p) = std::env::var_os("NDL_PYTHON312") {
+        return PathBuf::from(p);
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv312/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python 3.12 with zarr 3.4: run the tests with scripts/test-all.sh, which provisions .venv312 and sets NDL_PYTHON312"
+    );
+    venv
+}
+
+/// Runs a Python script with `python` and arguments, asserts it
+/// succeeded, returns its stdout.
+pub fn run_with(python: &std::path::Path, script: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    assert!(
+        out.status.success(),
+        "{} failed:\n--- script\n{script}\n--- stderr\n{}",
+        python.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
 pub fn run_python(script: &str, args: &[&str]) -> String {
     let (ok, stdout, stderr) = try_python(script, args);

@@ -14,7 +14,10 @@ use crate::store::Store;
 
 /// Reads records `range` (all when `None`) of the array of records in
 /// `store`, decoding only the chunks that hold them, in parallel.
-pub(crate) fn read_records<T: NdlType + Send + Sync>(store: &Store, range: Option<Range<u64>>) -> Result<Vec<T>> {
+pub(crate) fn read_records<T: NdlType + Send + Sync>(
+    store: &Store,
+    range: Option<Range<u64>>,
+) -> Result<Vec<T>> {
     let meta = ArrayMeta::read(store)?;
     let packer = packer::<T>(store)?;
     check_type(store, &meta, &packer)?;

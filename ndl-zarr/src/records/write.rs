@@ -288,7 +288,11 @@ fn prepare_dir(dir: &Path) -> Result<()> {
 
 /// Writes a new store at `dir`: built in a hidden directory beside it and
 /// renamed into place once complete.
-pub(crate) fn write_new<T: NdlType + Send + Sync>(options: &WriteOptions, dir: &Path, data: &[T]) -> Result<()> {
+pub(crate) fn write_new<T: NdlType + Send + Sync>(
+    options: &WriteOptions,
+    dir: &Path,
+    data: &[T],
+) -> Result<()> {
     if dir.exists() {
         return Err(Error::Exists {
             store: dir.display().to_string(),

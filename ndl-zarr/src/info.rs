@@ -1,0 +1,134 @@
+//! What an array in a store holds, without a Rust type: for descriptions
+//! (`ndl describe`) and for choosing how to read it.
+
+use std::path::Path;
+
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::records::PackedLayout;
+use ndl_runtime::{ByteOrder, Datatype};
+use serde_json::{Map, Value};
+
+use crate::error::Result;
+use crate::metadata::{ArrayMeta, NDL_DATATYPE};
+use crate::options::ZarrFormat;
+use crate::store::Store;
+
+/// The metadata of one Zarr array, v2 or v3.
+///
+/// ```
+/// use ndl_zarr::{ArrayInfo, ZarrFormat};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("x.zarr");
+/// ndl_zarr::WriteOptions::new().chunk_len(10).write(&path, &[1u8, 2, 3])?;
+/// let info = ArrayInfo::open(&path)?;
+/// assert_eq!(info.format(), ZarrFormat::V3);
+/// assert_eq!(info.shape(), [3]);
+/// assert_eq!(info.storage().chunk, Some(vec![10]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ArrayInfo {
+    meta: ArrayMeta,
+}
+
+impl ArrayInfo {
+    /// Reads the metadata of the array at the root of the store `dir`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<ArrayInfo> {
+        let store = Store::local(dir.as_ref())?;
+        ArrayInfo::read(&store)
+    }
+
+    pub(crate) fn read(store: &Store) -> Result<ArrayInfo> {
+        let meta = ArrayMeta::read(store)?;
+        // Checks that zarrs can decode the chunks (codecs, grid) too.
+        meta.engine(store)?;
+        Ok(ArrayInfo { meta })
+    }
+
+    /// The Zarr format.
+    pub fn format(&self) -> ZarrFormat {
+        self.meta.format
+    }
+
+    /// The array's shape.
+    pub fn shape(&self) -> &[u64] {
+        &self.meta.shape
+    }
+
+    /// The stored datatype, packed as Zarr stores it.
+    pub fn stored_datatype(&self) -> &Datatype {
+        &self.meta.stored
+    }
+
+    /// The records' datatype as written: the `ndl_datatype` attribute when
+    /// it packs to the stored datatype (it adds enum names, descriptions and
+    /// the in-memory layout), else the stored datatype.
+    pub fn datatype(&self) -> Datatype {
+        self.meta
+            .attributes
+            .get(NDL_DATATYPE)
+            .and_then(|v| serde_json::from_value::<Datatype>(v.clone()).ok())
+            .filter(|dt| {
+                PackedLayout::new(dt).is_ok_and(|p| same_packed(p.datatype(), &self.meta.stored))
+            })
+            .unwrap_or_else(|| self.meta.stored.clone())
+    }
+
+    /// The byte order of numbers in the chunks.
+    pub fn byte_order(&self) -> ByteOrder {
+        self.meta.order
+    }
+
+    /// The shape of the chunk grid's chunks (with sharding, of the shards).
+    pub fn chunks(&self) -> &[u64] {
+        &self.meta.chunks
+    }
+
+    /// With sharding, the shape of the chunks inside a shard.
+    pub fn inner_chunks(&self) -> Option<&[u64]> {
+        self.meta.inner_chunks.as_deref()
+    }
+
+    /// The compression codecs after `bytes`, in Zarr v3 form.
+    pub fn compressors(&self) -> &[Value] {
+        &self.meta.compressors
+    }
+
+    /// The array's attributes (v3 `attributes`, v2 `.zattrs`).
+    pub fn attributes(&self) -> &Map<String, Value> {
+        &self.meta.attributes
+    }
+
+    /// The dimension names, if the array has them.
+    pub fn dimension_names(&self) -> Option<&[Option<String>]> {
+        self.meta.dimension_names.as_deref()
+    }
+
+    /// The NDL `storage` directives of the array: `chunk` (the chunks that
+    /// are compressed, inside shards), `filter` (the compression codecs in
+    /// Zarr v3 form) and `endian`.
+    pub fn storage(&self) -> Storage {
+        let chunk = self.inner_chunks().unwrap_or(self.chunks());
+        let filter = self
+            .compressors()
+            .iter()
+            .filter_map(|c| serde_yaml::to_value(c).ok())
+            .collect();
+        Storage {
+            chunk: Some(chunk.iter().map(|&c| c as usize).collect()),
+            filter: Some(filter),
+            endian: self
+                .stored_datatype()
+                .has_multibyte_numbers()
+                .then_some(self.byte_order()),
+            ..Storage::default()
+        }
+    }
+}
+
+/// Whether two packed datatypes have the same layout, enums counting as
+/// their base.
+fn same_packed(a: &Datatype, b: &Datatype) -> bool {
+    ndl_runtime::schema::first_difference(b, a).is_none()
+}
