@@ -355,6 +355,35 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
+    /// Runs `f` on a reader of the member for `name` (with or without
+    /// `.npy`): the whole `.npy` stream, header first, read as it is
+    /// inflated, so a large member never has to fit in memory.
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.npz");
+    /// let mut w = NpzWriter::create_compressed(&path)?;
+    /// w.add("x", &[1u8, 2])?;
+    /// w.finish()?;
+    /// let magic = NpzReader::open(&path)?.read_member("x", |r| {
+    ///     let mut magic = [0; 6];
+    ///     r.read_exact(&mut magic)?;
+    ///     Ok(magic)
+    /// })?;
+    /// assert_eq!(&magic, b"\x93NUMPY");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_member<V>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&mut dyn Read) -> Result<V>,
+    ) -> Result<V> {
+        self.with_member(name, |r, _| f(r))
+    }
+
     /// Runs `f` on the member for `name`; errors carry the member's path.
     fn with_member<V>(
         &mut self,

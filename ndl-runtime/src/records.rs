@@ -180,25 +180,145 @@ fn packed(dt: &Datatype) -> Option<Datatype> {
 
 /// One copy between a record in memory and its packed form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Copy {
+struct FieldCopy {
     memory: usize,
     packed: usize,
     len: usize,
 }
 
+/// Repacks records of a datatype between its own layout (its offsets and
+/// record size, gaps included) and its packed layout, as bytes: for
+/// records read from a file rather than held as Rust values.
+///
+/// ```
+/// use ndl_runtime::records::Repacker;
+/// use ndl_runtime::{Compound, Datatype};
+///
+/// let padded = Datatype::Compound(Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt16)])?);
+/// let r = Repacker::new(&padded)?;
+/// assert_eq!((r.record_size(), r.layout().size()), (4, 3));
+/// let mut packed = [0; 3];
+/// r.pack(&[7, 0xEE, 1, 2], &mut packed);
+/// assert_eq!(packed, [7, 1, 2]);
+/// let mut back = [0xFF; 4];
+/// r.unpack(&packed, &mut back);
+/// assert_eq!(back, [7, 0, 1, 2]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repacker {
+    layout: PackedLayout,
+    record: usize,
+    /// The field copies of one record, merged where both sides are contiguous.
+    copies: Vec<FieldCopy>,
+}
+
+impl Repacker {
+    /// The repacker of records of `dt`.
+    pub fn new(dt: &Datatype) -> Result<Repacker, PackError> {
+        let record = dt.size().ok_or(PackError::NotFixedSize)?;
+        let layout = PackedLayout::new(dt)?;
+        let mut copies = Vec::new();
+        plan_copies(dt, layout.datatype(), 0, 0, &mut copies);
+        Ok(Repacker {
+            layout,
+            record,
+            copies,
+        })
+    }
+
+    /// The packed layout.
+    pub fn layout(&self) -> &PackedLayout {
+        &self.layout
+    }
+
+    /// The size of a record in the datatype's own layout.
+    pub fn record_size(&self) -> usize {
+        self.record
+    }
+
+    /// Whether the datatype has no gaps: packed records are the records.
+    pub fn is_dense(&self) -> bool {
+        self.record == 0 || matches!(self.copies.as_slice(), [c] if c.len == self.record)
+    }
+
+    /// Packs whole records: `out` holds as many packed records as
+    /// `records` holds records.
+    ///
+    /// # Panics
+    /// If the lengths are not whole records, or the counts differ.
+    pub fn pack(&self, records: &[u8], out: &mut [u8]) {
+        self.check_lengths(records.len(), out.len());
+        if self.is_dense() {
+            out.copy_from_slice(records);
+            return;
+        }
+        let size = self.layout.size();
+        for (from, to) in records
+            .chunks_exact(self.record)
+            .zip(out.chunks_exact_mut(size))
+        {
+            for c in &self.copies {
+                to[c.packed..c.packed + c.len].copy_from_slice(&from[c.memory..c.memory + c.len]);
+            }
+        }
+    }
+
+    /// Unpacks whole packed records into records of the datatype's layout,
+    /// with zeros in the gaps.
+    ///
+    /// # Panics
+    /// If the lengths are not whole records, or the counts differ.
+    pub fn unpack(&self, packed: &[u8], out: &mut [u8]) {
+        self.check_lengths(out.len(), packed.len());
+        if !self.is_dense() {
+            out.fill(0);
+        }
+        self.scatter(packed, out);
+    }
+
+    /// Copies the fields of packed records into records, leaving the gaps.
+    fn scatter(&self, packed: &[u8], out: &mut [u8]) {
+        if self.is_dense() {
+            out.copy_from_slice(packed);
+            return;
+        }
+        let size = self.layout.size();
+        for (to, from) in out
+            .chunks_exact_mut(self.record)
+            .zip(packed.chunks_exact(size))
+        {
+            for c in &self.copies {
+                to[c.memory..c.memory + c.len].copy_from_slice(&from[c.packed..c.packed + c.len]);
+            }
+        }
+    }
+
+    fn check_lengths(&self, records: usize, packed: usize) {
+        let size = self.layout.size();
+        let n = if self.record == 0 {
+            0
+        } else {
+            records / self.record
+        };
+        assert!(
+            (self.record == 0 || records % self.record == 0) && packed == n * size,
+            "{records} bytes of {}-byte records against {packed} bytes of {size}-byte packed records",
+            self.record
+        );
+    }
+}
+
 /// Packs and unpacks records of `T` (see the [module docs](self)).
 pub struct Packer<T> {
-    layout: PackedLayout,
-    /// The field copies of one record, merged where both sides are contiguous.
-    copies: Vec<Copy>,
+    repacker: Repacker,
     _records: std::marker::PhantomData<fn(T) -> T>,
 }
 
 impl<T> std::fmt::Debug for Packer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Packer")
-            .field("layout", &self.layout)
-            .field("copies", &self.copies.len())
+            .field("repacker", &self.repacker)
             .finish()
     }
 }
@@ -206,33 +326,27 @@ impl<T> std::fmt::Debug for Packer<T> {
 impl<T: NdlType> Packer<T> {
     /// The packer of `T`'s records.
     pub fn new() -> Result<Packer<T>, PackError> {
-        let dt = T::datatype();
-        let size = dt.size().ok_or(PackError::NotFixedSize)?;
-        if size != std::mem::size_of::<T>() {
+        let repacker = Repacker::new(&T::datatype())?;
+        if repacker.record_size() != std::mem::size_of::<T>() {
             return Err(PackError::WrongSize {
-                datatype: size,
+                datatype: repacker.record_size(),
                 size: std::mem::size_of::<T>(),
             });
         }
-        let layout = PackedLayout::new(&dt)?;
-        let mut copies = Vec::new();
-        plan_copies(&dt, layout.datatype(), 0, 0, &mut copies);
         Ok(Packer {
-            layout,
-            copies,
+            repacker,
             _records: std::marker::PhantomData,
         })
     }
 
     /// The packed layout of `T`.
     pub fn layout(&self) -> &PackedLayout {
-        &self.layout
+        self.repacker.layout()
     }
 
     /// Whether `T` has no padding: packed records are its memory.
     pub fn is_dense(&self) -> bool {
-        matches!(self.copies.as_slice(), [c] if c.len == std::mem::size_of::<T>())
-            || std::mem::size_of::<T>() == 0
+        self.repacker.is_dense()
     }
 
     /// Writes `records` packed, in native byte order, into `out`, which
@@ -241,7 +355,7 @@ impl<T: NdlType> Packer<T> {
     /// # Panics
     /// If `out` has another length.
     pub fn pack(&self, records: &[T], out: &mut [u8]) {
-        let size = self.layout.size();
+        let size = self.layout().size();
         assert_eq!(out.len(), records.len() * size, "packed buffer length");
         if size == 0 {
             return;
@@ -255,7 +369,7 @@ impl<T: NdlType> Packer<T> {
         }
         let record = std::mem::size_of::<T>();
         for (from, to) in memory.chunks_exact(record).zip(out.chunks_exact_mut(size)) {
-            for c in &self.copies {
+            for c in &self.repacker.copies {
                 // SAFETY: the copy covers field bytes of the record (the
                 // plan comes from `T::datatype()`, which by the `NdlType`
                 // contract places fields where `T` has them), and field
@@ -278,25 +392,12 @@ impl<T: NdlType> Packer<T> {
     /// # Panics
     /// If `bytes` has another length, or `part` was filled before.
     pub fn unpack(&self, bytes: &[u8], part: &mut RecordsMut<'_, T>) -> Result<(), InvalidValue> {
-        let size = self.layout.size();
+        let size = self.layout().size();
         assert_eq!(bytes.len(), part.len() * size, "packed bytes length");
         assert!(!part.filled, "records filled twice");
-        self.layout.check(bytes)?;
-        let memory = part.bytes_mut();
-        if self.is_dense() {
-            memory.copy_from_slice(bytes);
-        } else {
-            let record = std::mem::size_of::<T>();
-            for (to, from) in memory
-                .chunks_exact_mut(record)
-                .zip(bytes.chunks_exact(size))
-            {
-                for c in &self.copies {
-                    to[c.memory..c.memory + c.len]
-                        .copy_from_slice(&from[c.packed..c.packed + c.len]);
-                }
-            }
-        }
+        self.layout().check(bytes)?;
+        // The padding keeps the zeros the buffer was made with.
+        self.repacker.scatter(bytes, part.bytes_mut());
         part.mark_filled();
         Ok(())
     }
@@ -309,7 +410,7 @@ fn plan_copies(
     packed: &Datatype,
     at_memory: usize,
     at_packed: usize,
-    out: &mut Vec<Copy>,
+    out: &mut Vec<FieldCopy>,
 ) {
     match (memory, packed) {
         (Datatype::Compound(m), Datatype::Compound(p)) => {
@@ -345,7 +446,7 @@ fn plan_copies(
                     last.len += len;
                 }
                 _ if len == 0 => {}
-                _ => out.push(Copy {
+                _ => out.push(FieldCopy {
                     memory: at_memory,
                     packed: at_packed,
                     len,

@@ -85,7 +85,7 @@ pub use error::{Error, Result};
 pub use info::ArrayInfo;
 pub use ndl_runtime::ByteOrder;
 pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
-pub use records::ArrayWriter;
+pub use records::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:
 /// Zarr v3, `struct`, zstd. `dir` must not exist.
@@ -128,6 +128,14 @@ pub fn read_range<T: NdlType + Send + Sync>(
     range: Range<u64>,
 ) -> Result<Vec<T>> {
     records::read_records(&store::Store::local(dir.as_ref())?, Some(range))
+}
+
+/// Reads records `range` of the array of records at `dir` as packed
+/// records of the stored datatype ([`ArrayInfo::stored_datatype`]) in
+/// native byte order, with bools and enums checked: for readers with no
+/// Rust type, such as `ndl convert`.
+pub fn read_packed(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<u8>> {
+    records::read_packed(&store::Store::local(dir.as_ref())?, Some(range))
 }
 
 #[doc(hidden)]

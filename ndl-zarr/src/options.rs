@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use ndl_runtime::ndl::Storage;
-use ndl_runtime::{ByteOrder, NdlType};
+use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::records::ArrayWriter;
+use crate::records::{ArrayWriter, PackedWriter};
 
 /// The Zarr format version of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -287,6 +287,17 @@ impl WriteOptions {
         dir: impl AsRef<Path>,
     ) -> Result<ArrayWriter<T>> {
         ArrayWriter::create(self, dir.as_ref())
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) for records of `datatype`, known only at run time, and a
+    /// writer that appends packed records to it.
+    pub fn create_packed(
+        &self,
+        dir: impl AsRef<Path>,
+        datatype: &Datatype,
+    ) -> Result<PackedWriter> {
+        PackedWriter::create(self, dir.as_ref(), datatype)
     }
 
     pub(crate) fn order(&self) -> ByteOrder {

@@ -8,9 +8,9 @@
 mod read;
 mod write;
 
-pub(crate) use read::read_records;
+pub(crate) use read::{read_packed, read_records};
 pub(crate) use write::write_new;
-pub use write::ArrayWriter;
+pub use write::{ArrayWriter, PackedWriter};
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;
@@ -21,9 +21,9 @@ use crate::metadata::{ArrayMeta, Engine};
 use crate::store::Store;
 
 /// The packer of `T`, or why `T` has no packed form.
-pub(crate) fn packer<T: NdlType>(store: &Store) -> Result<Packer<T>> {
+pub(crate) fn packer<T: NdlType>(store: &str) -> Result<Packer<T>> {
     Packer::new().map_err(|e| Error::TypeMismatch {
-        store: store.name.clone(),
+        store: store.to_string(),
         field: String::new(),
         message: e.to_string(),
     })

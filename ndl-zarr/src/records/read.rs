@@ -1,8 +1,9 @@
-//! Reading one array of records into `Vec<T>`.
+//! Reading one array of records: into `Vec<T>`, checked against `T`, or as
+//! packed bytes of the stored datatype.
 
 use std::ops::Range;
 
-use ndl_runtime::records::RecordBuf;
+use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
 use ndl_runtime::NdlType;
 use rayon::prelude::*;
 use zarrs::array::{ArrayBytes, CodecOptions};
@@ -13,77 +14,168 @@ use crate::metadata::ArrayMeta;
 use crate::store::Store;
 
 /// Reads records `range` (all when `None`) of the array of records in
-/// `store`, decoding only the chunks that hold them, in parallel.
+/// `store` into `T`s.
 pub(crate) fn read_records<T: NdlType + Send + Sync>(
     store: &Store,
     range: Option<Range<u64>>,
 ) -> Result<Vec<T>> {
-    let meta = ArrayMeta::read(store)?;
-    let packer = packer::<T>(store)?;
+    let (meta, range, n) = open(store, range)?;
+    let packer = packer::<T>(&store.name)?;
     check_type(store, &meta, &packer)?;
-    let shape_error = |message: String| Error::Shape {
+    // Zeroed memory is mapped lazily: only what the chunks fill is touched,
+    // and a length no memory can hold is an error here, not an abort.
+    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
+    let (skip, chunk_len) = alignment(&meta, &range);
+    decode(
+        store,
+        &meta,
+        &range,
+        records.parts_mut_aligned(skip, chunk_len),
+        |part| part.len(),
+        |chunk, first, part, bytes| {
+            packer
+                .unpack(bytes, part)
+                .map_err(|bad| invalid(store, chunk, first, bad))
+        },
+    )?;
+    records
+        .into_vec()
+        .ok_or_else(|| shape_error(store, "not every record was read".into()))
+}
+
+/// Reads records `range` (all when `None`) as packed records of the stored
+/// datatype in native byte order, bools and enums checked.
+pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Vec<u8>> {
+    let (meta, range, n) = open(store, range)?;
+    let layout = PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
+    let size = layout.size();
+    let total = n.checked_mul(size).ok_or_else(|| {
+        shape_error(
+            store,
+            format!("{n} records of {size} bytes do not fit in memory"),
+        )
+    })?;
+    let mut out = bytemuck::allocation::try_zeroed_vec::<u8>(total).map_err(|()| {
+        shape_error(
+            store,
+            format!("cannot allocate {n} records of {size} bytes"),
+        )
+    })?;
+    let (skip, chunk_len) = alignment(&meta, &range);
+    let first_len = (chunk_len - skip).min(n) * size;
+    let (head, rest) = out.split_at_mut(first_len);
+    let parts: Vec<&mut [u8]> = std::iter::once(head)
+        .filter(|h| !h.is_empty())
+        .chain(rest.chunks_mut(chunk_len * size))
+        .collect();
+    decode(
+        store,
+        &meta,
+        &range,
+        parts,
+        |part| part.len() / size.max(1),
+        |chunk, first, part, bytes| {
+            part.copy_from_slice(bytes);
+            layout
+                .check(part)
+                .map_err(|bad| invalid(store, chunk, first, bad))
+        },
+    )?;
+    Ok(out)
+}
+
+fn shape_error(store: &Store, message: String) -> Error {
+    Error::Shape {
         store: store.name.clone(),
         message,
-    };
+    }
+}
+
+fn invalid(store: &Store, chunk: u64, first: u64, bad: InvalidValue) -> Error {
+    Error::InvalidValue {
+        store: store.name.clone(),
+        chunk,
+        record: first + bad.record as u64,
+        field: bad.field,
+        offset: bad.offset,
+        message: bad.message,
+    }
+}
+
+/// The array's metadata, the records to read, and how many they are.
+fn open(store: &Store, range: Option<Range<u64>>) -> Result<(ArrayMeta, Range<u64>, usize)> {
+    let meta = ArrayMeta::read(store)?;
     if meta.shape.len() != 1 {
-        return Err(shape_error(format!(
-            "the array has shape {:?}; records are read from one-dimensional arrays",
-            meta.shape
-        )));
+        return Err(shape_error(
+            store,
+            format!(
+                "the array has shape {:?}; records are read from one-dimensional arrays",
+                meta.shape
+            ),
+        ));
     }
     let len = meta.len();
     let range = range.unwrap_or(0..len);
     if range.start > range.end || range.end > len {
-        return Err(shape_error(format!(
-            "records {range:?} are not within the array's {len}"
-        )));
+        return Err(shape_error(
+            store,
+            format!("records {range:?} are not within the array's {len}"),
+        ));
     }
     let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(format!(
-            "{} records do not fit in memory",
-            range.end - range.start
-        ))
+        shape_error(
+            store,
+            format!("{} records do not fit in memory", range.end - range.start),
+        )
     })?;
-    // Zeroed memory is mapped lazily: only what the chunks fill is touched,
-    // and a length no memory can hold is an error here, not an abort.
-    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(e.to_string()))?;
-    if n > 0 {
-        let engine = meta.engine(store)?;
-        let chunk_len = meta.chunks[0];
-        let first_chunk = range.start / chunk_len;
-        let skip = (range.start % chunk_len) as usize;
-        let size = packer.layout().size();
-        // Chunks are decoded in parallel, one per thread.
-        let options = CodecOptions::default().with_concurrent_target(1);
-        records
-            .parts_mut_aligned(skip, chunk_len as usize)
-            .into_par_iter()
-            .enumerate()
-            .try_for_each(|(i, mut part)| {
-                let chunk = first_chunk + i as u64;
-                let decoded: ArrayBytes = engine
-                    .retrieve_chunk_opt(&[chunk], &options)
-                    .map_err(|e| chunk_error(store, &engine, chunk, e))?;
-                let decoded = decoded
-                    .into_fixed()
-                    .map_err(|e| chunk_error(store, &engine, chunk, e))?;
-                let from = if i == 0 { skip } else { 0 } * size;
-                let bytes = decoded
-                    .get(from..from + part.len() * size)
-                    .ok_or_else(|| chunk_error(store, &engine, chunk, "decoded chunk is short"))?;
-                packer
-                    .unpack(bytes, &mut part)
-                    .map_err(|bad| Error::InvalidValue {
-                        store: store.name.clone(),
-                        chunk,
-                        record: range.start + (part.start() + bad.record) as u64,
-                        field: bad.field,
-                        offset: bad.offset,
-                        message: bad.message,
-                    })
-            })?;
+    Ok((meta, range, n))
+}
+
+/// Where `range` starts within its first chunk, and the chunk length.
+fn alignment(meta: &ArrayMeta, range: &Range<u64>) -> (usize, usize) {
+    let chunk_len = meta.chunks[0];
+    ((range.start % chunk_len) as usize, chunk_len as usize)
+}
+
+/// Decodes the chunks holding `range`, in parallel, one per part (the
+/// parts are chunk-aligned: the first starts at `range.start`), and hands
+/// each part's packed records in native order to `fill`, with the chunk's
+/// index and the index of the part's first record.
+fn decode<P: Send>(
+    store: &Store,
+    meta: &ArrayMeta,
+    range: &Range<u64>,
+    parts: Vec<P>,
+    len: impl Fn(&P) -> usize + Sync,
+    fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
+) -> Result<()> {
+    if parts.is_empty() {
+        return Ok(());
     }
-    records
-        .into_vec()
-        .ok_or_else(|| shape_error("not every record was read".into()))
+    let engine = meta.engine(store)?;
+    let (skip, chunk_len) = alignment(meta, range);
+    let size = meta.stored.size().unwrap_or(0);
+    let first_chunk = range.start / chunk_len as u64;
+    // Chunks are decoded in parallel, one per thread.
+    let options = CodecOptions::default().with_concurrent_target(1);
+    parts
+        .into_par_iter()
+        .enumerate()
+        .try_for_each(|(i, mut part)| {
+            let chunk = first_chunk + i as u64;
+            let decoded: ArrayBytes = engine
+                .retrieve_chunk_opt(&[chunk], &options)
+                .map_err(|e| chunk_error(store, &engine, chunk, e))?;
+            let decoded = decoded
+                .into_fixed()
+                .map_err(|e| chunk_error(store, &engine, chunk, e))?;
+            let (from, first) = match i {
+                0 => (skip, range.start),
+                _ => (0, chunk * chunk_len as u64),
+            };
+            let bytes = decoded
+                .get(from * size..(from + len(&part)) * size)
+                .ok_or_else(|| chunk_error(store, &engine, chunk, "decoded chunk is short"))?;
+            fill(chunk, first, &mut part, bytes)
+        })
 }

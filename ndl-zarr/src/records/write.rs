@@ -1,9 +1,10 @@
 //! Writing one array of records: new stores, and appends to existing ones.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::records::Packer;
-use ndl_runtime::NdlType;
+use ndl_runtime::records::{PackedLayout, Packer};
+use ndl_runtime::{Datatype, NdlType};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use zarrs::array::{ArrayBytes, CodecOptions};
@@ -39,25 +40,14 @@ use crate::store::Store;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ArrayWriter<T> {
-    store: Store,
-    meta: ArrayMeta,
-    engine: Engine,
+    core: Appender,
     packer: Packer<T>,
-    /// Records per chunk of the grid (per shard, with sharding).
-    chunk_len: u64,
-    /// Records in the array once finished.
-    len: u64,
-    /// The packed records of the last chunk when it is partial (those from
-    /// the last multiple of `chunk_len` up to `len`).
-    tail: Vec<u8>,
 }
 
 impl<T> std::fmt::Debug for ArrayWriter<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ArrayWriter")
-            .field("store", &self.store.name)
-            .field("len", &self.len)
-            .field("chunk_len", &self.chunk_len)
+            .field("core", &self.core)
             .finish()
     }
 }
@@ -74,25 +64,9 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         dir: &Path,
         named_for: &Path,
     ) -> Result<ArrayWriter<T>> {
-        if options.layout == Layout::Columns {
-            return Err(Error::Unsupported {
-                message: "the columns layout is not implemented yet; write Layout::Records".into(),
-            });
-        }
-        prepare_dir(dir)?;
-        let store = Store::local(dir)?;
-        let packer = packer::<T>(&store)?;
-        let stored = packer.layout().datatype().clone();
-        check_storable(options, &stored)?;
-        let mut attributes = Map::new();
-        attributes.insert(NDL_DATATYPE.into(), json!(T::datatype()));
-        let dimension = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(named_for));
-        let meta = ArrayMeta::new(options, &stored, vec![0], attributes, &dimension)?;
-        meta.write(&store, true)?;
-        ArrayWriter::start(store, meta, packer)
+        let packer = packer::<T>(&dir.display().to_string())?;
+        let core = Appender::create(options, dir, named_for, &T::datatype())?;
+        Ok(ArrayWriter { core, packer })
     }
 
     /// The writer that appends to the array of records at `dir`, which must
@@ -100,12 +74,177 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub fn open(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
         let store = Store::local(dir.as_ref())?;
         let meta = ArrayMeta::read(&store)?;
-        let packer = packer::<T>(&store)?;
+        let packer = packer::<T>(&store.name)?;
         check_type(&store, &meta, &packer)?;
-        ArrayWriter::start(store, meta, packer)
+        let core = Appender::start(store, meta)?;
+        Ok(ArrayWriter { core, packer })
     }
 
-    fn start(store: Store, meta: ArrayMeta, packer: Packer<T>) -> Result<ArrayWriter<T>> {
+    /// The number of records the array holds once finished.
+    pub fn len(&self) -> u64 {
+        self.core.len
+    }
+
+    /// Whether the array holds no records, written or appended.
+    pub fn is_empty(&self) -> bool {
+        self.core.len == 0
+    }
+
+    /// Appends `records`: every chunk they complete is stored now.
+    pub fn append(&mut self, records: &[T]) -> Result<()> {
+        let packer = &self.packer;
+        self.core.append_with(records.len(), &|range, out| {
+            packer.pack(&records[range], out)
+        })
+    }
+
+    /// Stores the last, partial chunk, then the metadata with the new
+    /// length; returns the length.
+    pub fn finish(self) -> Result<u64> {
+        self.core.finish()
+    }
+}
+
+/// Appends packed records (native byte order) of a datatype known only at
+/// run time: what `ndl convert` writes. [`ArrayWriter`] is the typed form.
+///
+/// ```
+/// use ndl_runtime::{Compound, Datatype};
+/// use ndl_zarr::WriteOptions;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("p.zarr");
+/// let rec = Datatype::Compound(Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt8)])?);
+/// let mut w = WriteOptions::new().create_packed(&path, &rec)?;
+/// w.append(&[1, 2, 3, 4])?;
+/// assert_eq!(w.finish()?, 2);
+/// assert_eq!(ndl_zarr::read_packed(&path, 1..2)?, [3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct PackedWriter {
+    core: Appender,
+}
+
+impl PackedWriter {
+    pub(crate) fn create(
+        options: &WriteOptions,
+        dir: &Path,
+        datatype: &Datatype,
+    ) -> Result<PackedWriter> {
+        Ok(PackedWriter {
+            core: Appender::create(options, dir, dir, datatype)?,
+        })
+    }
+
+    /// The packed size of a record.
+    pub fn record_size(&self) -> usize {
+        self.core.record
+    }
+
+    /// The number of records the array holds once finished.
+    pub fn len(&self) -> u64 {
+        self.core.len
+    }
+
+    /// Whether the array holds no records, written or appended.
+    pub fn is_empty(&self) -> bool {
+        self.core.len == 0
+    }
+
+    /// Appends whole packed records in native byte order.
+    ///
+    /// # Errors
+    /// If `packed` is not a whole number of records, or a chunk cannot be
+    /// stored.
+    pub fn append(&mut self, packed: &[u8]) -> Result<()> {
+        let size = self.core.record;
+        if size == 0 || packed.len() % size != 0 {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{} bytes are not whole records of {size} bytes",
+                    packed.len()
+                ),
+            });
+        }
+        self.core.append_with(packed.len() / size, &|range, out| {
+            out.copy_from_slice(&packed[range.start * size..range.end * size]);
+        })
+    }
+
+    /// Stores the last, partial chunk, then the metadata with the new
+    /// length; returns the length.
+    pub fn finish(self) -> Result<u64> {
+        self.core.finish()
+    }
+}
+
+/// Packs records `range` of the batch being appended into `out`.
+type PackFn<'a> = dyn Fn(Range<usize>, &mut [u8]) + Sync + 'a;
+
+/// The untyped writer both writers share: full chunks are packed and
+/// stored in parallel, a partial last chunk waits in `tail`.
+struct Appender {
+    store: Store,
+    meta: ArrayMeta,
+    engine: Engine,
+    /// The packed record size.
+    record: usize,
+    /// Records per chunk of the grid (per shard, with sharding).
+    chunk_len: u64,
+    /// Records in the array once finished.
+    len: u64,
+    /// The packed records of the last chunk when it is partial (those from
+    /// the last multiple of `chunk_len` up to `len`).
+    tail: Vec<u8>,
+}
+
+impl std::fmt::Debug for Appender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Appender")
+            .field("store", &self.store.name)
+            .field("len", &self.len)
+            .field("chunk_len", &self.chunk_len)
+            .finish()
+    }
+}
+
+impl Appender {
+    /// Creates the store in `dir` for records of `datatype` (any layout:
+    /// it is stored packed), its record dimension named after `named_for`
+    /// unless the options name it.
+    fn create(
+        options: &WriteOptions,
+        dir: &Path,
+        named_for: &Path,
+        datatype: &Datatype,
+    ) -> Result<Appender> {
+        if options.layout == Layout::Columns {
+            return Err(Error::Unsupported {
+                message: "the columns layout is not implemented yet; write Layout::Records".into(),
+            });
+        }
+        let stored = PackedLayout::new(datatype)
+            .map_err(|e| Error::Unsupported {
+                message: e.to_string(),
+            })?
+            .datatype()
+            .clone();
+        check_storable(options, &stored)?;
+        prepare_dir(dir)?;
+        let store = Store::local(dir)?;
+        let mut attributes = Map::new();
+        attributes.insert(NDL_DATATYPE.into(), json!(datatype));
+        let dimension = options
+            .dimension
+            .clone()
+            .unwrap_or_else(|| dimension_name(named_for));
+        let meta = ArrayMeta::new(options, &stored, vec![0], attributes, &dimension)?;
+        meta.write(&store, true)?;
+        Appender::start(store, meta)
+    }
+
+    fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
         if meta.shape.len() != 1 {
             return Err(Error::Shape {
                 store: store.name.clone(),
@@ -116,19 +255,17 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             });
         }
         let engine = meta.engine(&store)?;
-        let chunk_len = meta.chunks[0];
-        let len = meta.len();
-        let mut writer = ArrayWriter {
+        let mut appender = Appender {
+            record: meta.stored.size().unwrap_or(0),
+            chunk_len: meta.chunks[0],
+            len: meta.len(),
             store,
             meta,
             engine,
-            packer,
-            chunk_len,
-            len,
             tail: Vec::new(),
         };
-        writer.load_tail()?;
-        Ok(writer)
+        appender.load_tail()?;
+        Ok(appender)
     }
 
     /// Reads the records of a partial last chunk, which an append rewrites.
@@ -145,69 +282,54 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let bytes = bytes
             .into_fixed()
             .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))?;
-        let size = self.packer.layout().size();
-        self.tail = bytes[..in_tail * size].to_vec();
+        self.tail = bytes
+            .get(..in_tail * self.record)
+            .ok_or_else(|| chunk_error(&self.store, &self.engine, chunk, "decoded chunk is short"))?
+            .to_vec();
         Ok(())
     }
 
-    /// The number of records the array holds once finished.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether no records have been written or appended.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Appends `records`: every chunk they complete is stored now.
-    pub fn append(&mut self, records: &[T]) -> Result<()> {
-        let size = self.packer.layout().size();
-        let mut rest = records;
+    /// Appends `n` records that `pack` packs.
+    fn append_with(&mut self, n: usize, pack: &PackFn<'_>) -> Result<()> {
+        let chunk_len = self.chunk_len as usize;
+        let mut done = 0;
         if !self.tail.is_empty() {
-            let room = self.chunk_len as usize - self.tail.len() / size;
-            let (now, later) = rest.split_at(room.min(rest.len()));
-            self.pack_into_tail(now);
-            rest = later;
-            if self.tail.len() / size == self.chunk_len as usize {
-                let chunk = self.len / self.chunk_len;
-                let tail = std::mem::take(&mut self.tail);
-                self.store_chunk(chunk, tail)?;
-                self.len += now.len() as u64;
-            } else {
-                self.len += now.len() as u64;
+            let room = chunk_len - self.tail.len() / self.record;
+            done = room.min(n);
+            self.pack_into_tail(0..done, pack);
+            if self.tail.len() / self.record < chunk_len {
+                self.len += done as u64;
                 return Ok(());
             }
+            let tail = std::mem::take(&mut self.tail);
+            self.store_chunk(self.len / self.chunk_len, tail)?;
+            self.len += done as u64;
         }
-        let full = rest.len() / self.chunk_len as usize * self.chunk_len as usize;
-        let (whole, partial) = rest.split_at(full);
+        let whole = (n - done) / chunk_len;
         let first = self.len / self.chunk_len;
-        whole
-            .par_chunks(self.chunk_len as usize)
-            .enumerate()
-            .try_for_each(|(i, records)| {
-                let mut packed = vec![0; records.len() * size];
-                self.packer.pack(records, &mut packed);
-                self.store_chunk(first + i as u64, packed)
-            })?;
-        self.len += whole.len() as u64;
-        self.pack_into_tail(partial);
-        self.len += partial.len() as u64;
+        (0..whole).into_par_iter().try_for_each(|i| {
+            let at = done + i * chunk_len;
+            let mut packed = vec![0; chunk_len * self.record];
+            pack(at..at + chunk_len, &mut packed);
+            self.store_chunk(first + i as u64, packed)
+        })?;
+        done += whole * chunk_len;
+        self.len += (whole * chunk_len) as u64;
+        self.pack_into_tail(done..n, pack);
+        self.len += (n - done) as u64;
         Ok(())
     }
 
-    fn pack_into_tail(&mut self, records: &[T]) {
-        let size = self.packer.layout().size();
+    fn pack_into_tail(&mut self, range: Range<usize>, pack: &PackFn<'_>) {
         let at = self.tail.len();
-        self.tail.resize(at + records.len() * size, 0);
-        self.packer.pack(records, &mut self.tail[at..]);
+        self.tail.resize(at + range.len() * self.record, 0);
+        pack(range, &mut self.tail[at..]);
     }
 
     /// Encodes and stores chunk `chunk` from packed records: a full chunk,
     /// or the first records of one, the rest being the fill value.
     fn store_chunk(&self, chunk: u64, mut packed: Vec<u8>) -> Result<()> {
-        let size = self.packer.layout().size();
-        let full = self.chunk_len as usize * size;
+        let full = self.chunk_len as usize * self.record;
         if packed.len() < full {
             let fill = self.engine.fill_value().as_ne_bytes().to_vec();
             while packed.len() < full {
@@ -221,9 +343,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))
     }
 
-    /// Stores the last, partial chunk, then the metadata with the new
-    /// length; returns the length.
-    pub fn finish(mut self) -> Result<u64> {
+    fn finish(mut self) -> Result<u64> {
         if !self.tail.is_empty() {
             let chunk = self.len / self.chunk_len;
             let tail = std::mem::take(&mut self.tail);
@@ -238,7 +358,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 }
 
 /// Refuses what the chosen format cannot hold, saying what to do instead.
-fn check_storable(options: &WriteOptions, stored: &ndl_runtime::Datatype) -> Result<()> {
+fn check_storable(options: &WriteOptions, stored: &Datatype) -> Result<()> {
     let result = match options.format {
         crate::ZarrFormat::V3 => stored.to_zarr_v3_data_type().map(drop),
         crate::ZarrFormat::V2 => stored.to_zarr_v2_dtype(options.order()).map(drop),
