@@ -1,4 +1,5 @@
-//! `ndl describe`: the arrays of a `.npy` or `.npz` file, in each language.
+//! `ndl describe`: the arrays of a `.npy` or `.npz` file, or of a Zarr
+//! store, in each language.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -9,6 +10,8 @@ use ndl_runtime::lang::{cdl, zarr};
 use ndl_runtime::ndl::{self, Ndarray};
 use ndl_runtime::npy::{self, Header, HeaderLimits};
 use ndl_runtime::npz::{self, NpzReader};
+use ndl_runtime::records::PackedLayout;
+use ndl_zarr::ArrayInfo;
 
 use crate::Format;
 
@@ -33,6 +36,8 @@ struct Array {
     /// The array's name within its group.
     name: String,
     header: Header,
+    /// The store's own view, for an array read from a Zarr store.
+    store: Option<ArrayInfo>,
 }
 
 impl Array {
@@ -45,10 +50,12 @@ impl Array {
     }
 }
 
-/// What a file is, by its first bytes.
+/// What a path is: a file, by its first bytes, or a store directory.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Npy,
     Npz,
+    Store,
 }
 
 /// Describes the file at `path` in `format`.
@@ -57,8 +64,12 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
     let limits = HeaderLimits {
         max_header_size: options.max_header_size,
     };
-    let (kind, mut arrays) = load(path, &limits, &mut warnings)?;
-    let sidecar = if options.sidecar {
+    let (kind, mut arrays) = if path.is_dir() {
+        (Kind::Store, vec![load_store(path)?])
+    } else {
+        load(path, &limits, &mut warnings)?
+    };
+    let sidecar = if options.sidecar && kind != Kind::Store {
         read_sidecar(path, &mut warnings)
     } else {
         None
@@ -121,6 +132,7 @@ fn load(
             group: "/".into(),
             name: stem(path),
             header,
+            store: None,
         };
         return Ok((Kind::Npy, vec![array]));
     }
@@ -181,9 +193,28 @@ fn load_npz(
             group,
             name,
             header,
+            store: None,
         });
     }
     Ok(arrays)
+}
+
+/// The array of a Zarr store: its records packed as the store holds them,
+/// with the enum names and descriptions of its `ndl_datatype` attribute.
+fn load_store(path: &Path) -> Result<Array, String> {
+    let info = ArrayInfo::open(path).map_err(|e| e.to_string())?;
+    let datatype = PackedLayout::new(&info.datatype())
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .datatype()
+        .clone();
+    let mut header = Header::new(datatype, info.shape().to_vec());
+    header.byte_order = info.byte_order();
+    Ok(Array {
+        group: "/".into(),
+        name: stem(path),
+        header,
+        store: Some(info),
+    })
 }
 
 fn stem(path: &Path) -> String {
@@ -203,23 +234,25 @@ fn escape_bytes(bytes: &[u8]) -> String {
 /// The NDL document of the file: one ndarray per array, in groups for npz
 /// member names with `/`.
 fn document(kind: &Kind, arrays: &[Array]) -> Result<ndl::File, String> {
-    if let (Kind::Npy, [a]) = (kind, arrays) {
-        return Ok(ndl::File::single_ndarray(
-            a.name.clone(),
-            ndarray(&a.header),
-        ));
+    if let (Kind::Npy | Kind::Store, [a]) = (kind, arrays) {
+        return Ok(ndl::File::single_ndarray(a.name.clone(), ndarray(a)));
     }
     let mut doc = ndl::File::new();
     for a in arrays {
-        doc.insert_ndarray(&a.group, a.name.clone(), ndarray(&a.header))
+        doc.insert_ndarray(&a.group, a.name.clone(), ndarray(a))
             .map_err(|e| format!("array `{}`: {e}", a.label()))?;
     }
     Ok(doc)
 }
 
-fn ndarray(h: &Header) -> Ndarray {
+fn ndarray(a: &Array) -> Ndarray {
+    let h = &a.header;
     let shape: Vec<usize> = h.shape.iter().map(|&d| d as usize).collect();
-    Ndarray::new(shape, h.datatype.clone()).with_storage(npy::storage_of(h, &h.datatype))
+    let storage = match &a.store {
+        Some(info) => info.storage(),
+        None => npy::storage_of(h, &h.datatype),
+    };
+    Ndarray::new(shape, h.datatype.clone()).with_storage(storage)
 }
 
 /// Takes enum names, descriptions and attributes from the sidecar for every
@@ -318,7 +351,7 @@ fn listing(
     for a in arrays {
         let text = render(a)?;
         match kind {
-            Kind::Npy => writeln!(out, "{text}"),
+            Kind::Npy | Kind::Store => writeln!(out, "{text}"),
             Kind::Npz => writeln!(out, "{}: {text}", a.label()),
         }
         .expect("writing to a String");
@@ -329,7 +362,7 @@ fn listing(
 /// The header dict of a `.npy` file; for an archive, one Python dict
 /// literal of them keyed by array name, so `ast.literal_eval` reads either.
 fn numpy_dicts(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
-    if let (Kind::Npy, [a]) = (kind, arrays) {
+    if let (Kind::Npy | Kind::Store, [a]) = (kind, arrays) {
         return Ok(numpy_dict(a)? + "\n");
     }
     let mut out = String::from("{\n");
@@ -369,8 +402,13 @@ fn datashape(h: &Header) -> String {
 
 fn zarr_metadata(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
     let one = |a: &Array| -> Result<serde_json::Value, String> {
+        if let Some(info) = &a.store {
+            return Ok(info.metadata().clone());
+        }
         let h = &a.header;
-        let mut meta = zarr::v2_array_metadata(&h.datatype, h.byte_order, &h.shape, None)
+        // Zarr stores records packed: padding never reaches a store.
+        let packed = PackedLayout::new(&h.datatype).map_err(|e| format!("`{}`: {e}", a.label()))?;
+        let mut meta = zarr::v2_array_metadata(packed.datatype(), h.byte_order, &h.shape, None)
             .map_err(|e| format!("`{}`: {e}", a.label()))?;
         if h.fortran_order {
             meta["order"] = "F".into();
@@ -378,7 +416,7 @@ fn zarr_metadata(kind: &Kind, arrays: &[Array]) -> Result<String, String> {
         Ok(meta)
     };
     let value = match (kind, arrays) {
-        (Kind::Npy, [a]) => one(a)?,
+        (Kind::Npy | Kind::Store, [a]) => one(a)?,
         _ => {
             let mut map = serde_json::Map::new();
             for a in arrays {

@@ -1,6 +1,8 @@
-//! The `ndl` command: describe NumPy files in the Ndarray Data Language and
-//! the other array-description languages.
+//! The `ndl` command: describe NumPy files and Zarr stores in the Ndarray
+//! Data Language and the other array-description languages, and convert
+//! between them.
 
+mod convert;
 mod describe;
 
 use std::path::PathBuf;
@@ -8,8 +10,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Describe the content of NumPy .npy and .npz files in the Ndarray Data
-/// Language (NDL) and in other array-description languages.
+/// Describe the content of NumPy .npy and .npz files and Zarr stores in the
+/// Ndarray Data Language (NDL) and in other array-description languages, and
+/// convert between .npy/.npz files and Zarr stores.
 #[derive(Parser)]
 #[command(name = "ndl", version, about, long_about = None)]
 struct Cli {
@@ -19,18 +22,63 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print a description of a .npy or .npz file.
+    /// Print a description of a .npy or .npz file, or of a Zarr store.
     ///
     /// An NDL sidecar beside the file (FILE with the extension .yaml or
     /// .yml, as `ndl_runtime::npy` writes it) adds what the file cannot
     /// hold: enum member names, descriptions and attributes. It is used only
     /// where its datatypes have the same layout as the file's.
     Describe(DescribeArgs),
+    /// Convert a .npy or .npz file to a Zarr store, or a Zarr store to a
+    /// .npy or .npz file.
+    ///
+    /// A DST ending in .zarr is a store, one ending in .npy or .npz a file.
+    /// The array streams through in bounded memory; a progress bar shows on
+    /// a terminal. The destination appears only once complete.
+    Convert(ConvertArgs),
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// The .npy or .npz file, or the Zarr store, to convert.
+    src: PathBuf,
+
+    /// Where to write: a .zarr store, or a .npy or .npz file.
+    dst: PathBuf,
+
+    /// The Zarr format of a store written.
+    #[arg(long, value_name = "2|3", default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
+    zarr_format: u8,
+
+    /// One array of records, or one array per field.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Records)]
+    layout: LayoutArg,
+
+    /// Records per chunk (default: about 2 MiB of records).
+    #[arg(long, value_name = "N")]
+    chunk_len: Option<u64>,
+
+    /// The compression of each chunk: none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL].
+    #[arg(long, default_value = "zstd")]
+    codec: ndl_zarr::Codec,
+
+    /// The member of a .npz archive to convert, when it has more than one.
+    #[arg(long)]
+    member: Option<String>,
+}
+
+/// The layouts of a store.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LayoutArg {
+    /// One Zarr array of records.
+    Records,
+    /// One Zarr array per field, in a group.
+    Columns,
 }
 
 #[derive(Args)]
 struct DescribeArgs {
-    /// The .npy or .npz file to describe.
+    /// The .npy or .npz file, or the Zarr store (a directory), to describe.
     file: PathBuf,
 
     /// The language of the description.
@@ -57,7 +105,9 @@ pub enum Format {
     Numpy,
     /// A Datashape for each array: `3 * {id: uint32, t: float64}`.
     Datashape,
-    /// Zarr v2 `.zarray` metadata for each array (JSON).
+    /// Zarr metadata for each array (JSON): a store's own zarr.json or
+    /// .zarray, else the `.zarray` of a store holding the array (records
+    /// packed, as Zarr stores them).
     Zarr,
     /// A netCDF-4 CDL document with a variable for each array.
     Cdl,
@@ -67,6 +117,34 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Describe(args) => run_describe(&args),
+        Command::Convert(args) => run_convert(&args),
+    }
+}
+
+fn run_convert(args: &ConvertArgs) -> ExitCode {
+    let mut zarr = ndl_zarr::WriteOptions::new()
+        .zarr_format(match args.zarr_format {
+            2 => ndl_zarr::ZarrFormat::V2,
+            _ => ndl_zarr::ZarrFormat::V3,
+        })
+        .layout(match args.layout {
+            LayoutArg::Records => ndl_zarr::Layout::Records,
+            LayoutArg::Columns => ndl_zarr::Layout::Columns,
+        })
+        .codec(args.codec);
+    if let Some(n) = args.chunk_len {
+        zarr = zarr.chunk_len(n);
+    }
+    let options = convert::Options {
+        zarr,
+        member: args.member.clone(),
+    };
+    match convert::convert(&args.src, &args.dst, &options) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ndl: error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

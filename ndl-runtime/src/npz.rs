@@ -25,7 +25,7 @@
 //! ```
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek};
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
@@ -146,6 +146,49 @@ impl NpzWriter {
             .map_err(|e| e.in_file(&self.dest))?;
         if let Err(e) = options.write(&mut self.zip, data) {
             // The archive is abandoned anyway if this fails too.
+            let _ = self.zip.abort_file();
+            return Err(e.in_file(self.dest.join(&member)));
+        }
+        Ok(())
+    }
+
+    /// Adds the array `name` from a header and the data `data` writes, in
+    /// the header's datatype and byte order, which must be exactly the
+    /// bytes the header announces (else the member is taken out again).
+    ///
+    /// ```
+    /// use ndl_runtime::npy::Header;
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add_stream("x", &Header::new(Datatype::UInt8, vec![3]), |w| Ok(w.write_all(&[7, 8, 9])?))?;
+    /// assert!(w.add_stream("y", &Header::new(Datatype::UInt8, vec![3]), |w| Ok(w.write_all(&[7])?)).is_err());
+    /// w.finish()?;
+    /// let mut r = NpzReader::open(&path)?;
+    /// assert_eq!((r.names(), r.read::<u8>("x")?), (vec!["x".to_string()], vec![7, 8, 9]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_stream(
+        &mut self,
+        name: &str,
+        header: &Header,
+        data: impl FnOnce(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        let member = format!("{name}{NPY_SUFFIX}");
+        header
+            .to_bytes()
+            .map_err(|e| e.in_file(self.dest.join(&member)))?;
+        self.zip
+            .start_file(member.as_str(), self.options)
+            .map_err(|source| Error::Zip {
+                member: Some(member.clone()),
+                source,
+            })
+            .map_err(|e| e.in_file(&self.dest))?;
+        if let Err(e) = crate::npy::write::write_announced(&mut self.zip, header, data) {
             let _ = self.zip.abort_file();
             return Err(e.in_file(self.dest.join(&member)));
         }

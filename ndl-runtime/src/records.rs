@@ -296,13 +296,9 @@ impl Repacker {
 
     fn check_lengths(&self, records: usize, packed: usize) {
         let size = self.layout.size();
-        let n = if self.record == 0 {
-            0
-        } else {
-            records / self.record
-        };
+        let n = records.checked_div(self.record).unwrap_or(0);
         assert!(
-            (self.record == 0 || records % self.record == 0) && packed == n * size,
+            records.checked_rem(self.record).unwrap_or(0) == 0 && packed == n * size,
             "{records} bytes of {}-byte records against {packed} bytes of {size}-byte packed records",
             self.record
         );

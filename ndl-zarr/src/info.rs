@@ -95,6 +95,12 @@ impl ArrayInfo {
         &self.meta.compressors
     }
 
+    /// The array's metadata document as stored: `zarr.json` (v3) or
+    /// `.zarray` (v2).
+    pub fn metadata(&self) -> &Value {
+        &self.meta.document
+    }
+
     /// The array's attributes (v3 `attributes`, v2 `.zattrs`).
     pub fn attributes(&self) -> &Map<String, Value> {
         &self.meta.attributes

@@ -52,7 +52,7 @@ pub(crate) fn register() {
     ONCE.call_once(|| {
         zarrs_data_type::register_data_type_v3(DataTypeRuntimePluginV3::new(
             |name| name == "struct" || name == "structured",
-            |metadata| <StructDataType as zarrs_data_type::DataTypeTraitsV3>::create(metadata),
+            <StructDataType as zarrs_data_type::DataTypeTraitsV3>::create,
         ));
     });
 }

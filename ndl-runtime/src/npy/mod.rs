@@ -82,7 +82,7 @@ pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
 pub use sidecar::{find_sidecar, sidecar_path, storage_of};
 pub use stream::StreamWriter;
 pub use typestr::{parse_scalar_typestr, scalar_typestr};
-pub use write::WriteOptions;
+pub use write::{write_file_with, WriteOptions};
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -198,6 +198,83 @@ impl WriteOptions {
     }
 }
 
+/// Writes a `.npy` file at `path` from a header and the data `data`
+/// writes, in the header's datatype and byte order: for data that is not a
+/// slice of a Rust type (converted, streamed). The file replaces `path`
+/// only once complete, and only if `data` wrote exactly the bytes the
+/// header announces.
+///
+/// ```
+/// use ndl_runtime::npy::{self, Header};
+/// use ndl_runtime::Datatype;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("s.npy");
+/// let header = Header::new(Datatype::UInt16, vec![2]);
+/// npy::write_file_with(&path, &header, |w| Ok(w.write_all(&[1, 0, 2, 0])?))?;
+/// assert_eq!(npy::read_file::<u16>(&path)?, [1, 2]);
+/// // One byte short: refused, and `path` keeps the old file.
+/// assert!(npy::write_file_with(&path, &header, |w| Ok(w.write_all(&[1, 0, 2])?)).is_err());
+/// assert_eq!(npy::read_file::<u16>(&path)?, [1, 2]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_file_with(
+    path: impl AsRef<Path>,
+    header: &Header,
+    data: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let path = path.as_ref();
+    let run = || -> Result<()> {
+        let mut tmp = temp_file_beside(path)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        write_announced(&mut out, header, data)?;
+        out.flush()?;
+        drop(out);
+        persist(tmp, path, false).map(drop)
+    };
+    run().map_err(|e| e.in_file(path))
+}
+
+/// Writes `header`, then what `data` writes, which must be exactly the
+/// data length the header announces.
+pub(crate) fn write_announced(
+    w: &mut dyn Write,
+    header: &Header,
+    data: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    w.write_all(&header.to_bytes()?)?;
+    let mut counted = Counted { inner: w, count: 0 };
+    data(&mut counted)?;
+    let expected = header.data_len()?;
+    if counted.count != expected {
+        let itemsize = header.datatype.size().unwrap_or(1).max(1) as u64;
+        return Err(Error::ShapeMismatch {
+            shape: header.shape.clone(),
+            expected: expected / itemsize,
+            got: counted.count / itemsize,
+        });
+    }
+    Ok(())
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    count: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Whether C and Fortran order lay out an array of `shape` the same way:
 /// NumPy then calls it C-contiguous and writes `fortran_order: False`.
 pub(crate) fn is_also_c_order(shape: &[u64]) -> bool {

@@ -159,7 +159,7 @@ impl PackedWriter {
     /// stored.
     pub fn append(&mut self, packed: &[u8]) -> Result<()> {
         let size = self.core.record;
-        if size == 0 || packed.len() % size != 0 {
+        if size == 0 || !packed.len().is_multiple_of(size) {
             return Err(Error::Unsupported {
                 message: format!(
                     "{} bytes are not whole records of {size} bytes",
