@@ -1,0 +1,311 @@
+//! Records through Zarr stores and back: every format, codec, byte order
+//! and chunking; range reads that touch only their chunks; appends, also to
+//! stores zarr-python wrote.
+
+mod common;
+
+use std::path::Path;
+
+use ndl_runtime::{ByteOrder, NdlType};
+use ndl_zarr::{ArrayInfo, ArrayWriter, Codec, Error, WriteOptions, ZarrFormat};
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Inner {
+    flag: bool,
+    x: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(u16)]
+enum Kind {
+    A = 3,
+    B = 500,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Rec {
+    id: u64,
+    inner: Inner,
+    kind: Kind,
+    #[ndl(string)]
+    tag: [u8; 3],
+    t: f64,
+}
+
+fn rec(i: u64) -> Rec {
+    Rec {
+        id: i * 3 + 1,
+        inner: Inner {
+            flag: i % 2 == 1,
+            x: i as f32 / 4.0,
+        },
+        kind: if i % 5 == 0 { Kind::B } else { Kind::A },
+        tag: [b'a' + (i % 26) as u8, b'z', 0],
+        t: -(i as f64) * 1.5,
+    }
+}
+
+fn recs(range: std::ops::Range<u64>) -> Vec<Rec> {
+    range.map(rec).collect()
+}
+
+#[test]
+fn every_format_codec_order_and_chunking_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = recs(0..1000);
+    let codecs = [
+        Codec::None,
+        Codec::Zstd(1),
+        Codec::Zstd(19),
+        Codec::Blosc(9),
+        Codec::Gzip(1),
+    ];
+    let mut n = 0;
+    for format in [ZarrFormat::V2, ZarrFormat::V3] {
+        for codec in codecs {
+            for order in [ByteOrder::Little, ByteOrder::Big] {
+                for chunk_len in [1, 7, 1000, 5000] {
+                    n += 1;
+                    let path = dir.path().join(format!("{n}.zarr"));
+                    WriteOptions::new()
+                        .zarr_format(format)
+                        .codec(codec)
+                        .byte_order(order)
+                        .chunk_len(chunk_len)
+                        .write(&path, &data)
+                        .unwrap();
+                    let what = format!("{format:?} {codec:?} {order:?} {chunk_len}");
+                    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), data, "{what}");
+                    assert_eq!(
+                        ndl_zarr::read_range::<Rec>(&path, 333..777).unwrap(),
+                        data[333..777],
+                        "{what}"
+                    );
+                    let info = ArrayInfo::open(&path).unwrap();
+                    assert_eq!(
+                        (info.format(), info.byte_order(), info.chunks()),
+                        (format, order, &[chunk_len][..])
+                    );
+                }
+            }
+        }
+    }
+    // Sharded (v3): shards of 4 chunks.
+    let path = dir.path().join("sharded.zarr");
+    WriteOptions::new()
+        .chunk_len(16)
+        .shard_len(64)
+        .write(&path, &data)
+        .unwrap();
+    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), data);
+    assert_eq!(
+        ArrayInfo::open(&path).unwrap().inner_chunks(),
+        Some(&[16][..])
+    );
+    let shards = std::fs::read_dir(path.join("c")).unwrap().count();
+    assert_eq!(shards, 1000usize.div_ceil(64));
+    // A shard that is not whole chunks, and sharding in v2, are refused.
+    let e = WriteOptions::new()
+        .chunk_len(16)
+        .shard_len(40)
+        .write(dir.path().join("s2.zarr"), &data);
+    assert!(matches!(e, Err(Error::Unsupported { .. })), "{e:?}");
+    let e = WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .shard_len(64)
+        .write(dir.path().join("s3.zarr"), &data);
+    assert!(matches!(e, Err(Error::Unsupported { .. })), "{e:?}");
+}
+
+#[test]
+fn empty_arrays_and_existing_destinations() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.zarr");
+    ndl_zarr::write::<Rec>(&path, &[]).unwrap();
+    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), []);
+    assert_eq!(ArrayInfo::open(&path).unwrap().shape(), [0]);
+    let e = ndl_zarr::write(&path, &recs(0..3)).unwrap_err();
+    assert!(matches!(e, Error::Exists { .. }), "{e}");
+    assert_eq!(
+        ndl_zarr::read::<Rec>(&path).unwrap(),
+        [],
+        "the store is left alone"
+    );
+    let e = ndl_zarr::read::<Rec>(dir.path().join("nothing.zarr")).unwrap_err();
+    assert!(matches!(e, Error::NotAnArray { .. }), "{e}");
+}
+
+/// Corrupts every chunk file of a v2 store except those named.
+fn corrupt_all_but(path: &Path, keep: &[&str]) {
+    for entry in std::fs::read_dir(path).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if !name.starts_with('.') && !keep.contains(&name.as_str()) {
+            std::fs::write(entry.path(), b"not zstd at all").unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_range_read_decodes_only_its_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.zarr");
+    let data = recs(0..100);
+    WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .chunk_len(10)
+        .write(&path, &data)
+        .unwrap();
+    corrupt_all_but(&path, &["3", "4"]);
+    assert_eq!(
+        ndl_zarr::read_range::<Rec>(&path, 35..47).unwrap(),
+        data[35..47]
+    );
+    assert_eq!(ndl_zarr::read_range::<Rec>(&path, 40..40).unwrap(), []);
+    let e = ndl_zarr::read_range::<Rec>(&path, 35..51).unwrap_err();
+    assert!(matches!(e, Error::Chunk { chunk: 5, .. }), "{e}");
+    assert!(e.to_string().contains("chunk 5"), "{e}");
+}
+
+#[test]
+fn appends_grow_the_array_and_rewrite_only_the_last_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [ZarrFormat::V2, ZarrFormat::V3] {
+        let path = dir.path().join(format!("{format:?}.zarr"));
+        let mut w = WriteOptions::new()
+            .zarr_format(format)
+            .chunk_len(10)
+            .create::<Rec>(&path)
+            .unwrap();
+        w.append(&recs(0..15)).unwrap();
+        w.append(&recs(15..16)).unwrap();
+        assert_eq!(w.finish().unwrap(), 16);
+        let chunk0 = chunk_file(&path, format, 0);
+        let before = std::fs::metadata(&chunk0).unwrap().modified().unwrap();
+
+        let mut w = ArrayWriter::<Rec>::open(&path).unwrap();
+        assert_eq!(w.len(), 16);
+        w.append(&recs(16..20)).unwrap();
+        w.append(&recs(20..47)).unwrap();
+        assert_eq!(w.finish().unwrap(), 47);
+        assert_eq!(
+            ndl_zarr::read::<Rec>(&path).unwrap(),
+            recs(0..47),
+            "{format:?}"
+        );
+        assert_eq!(
+            std::fs::metadata(&chunk0).unwrap().modified().unwrap(),
+            before,
+            "a full chunk is not written again"
+        );
+
+        // Nothing appended: nothing changes. Dropped without finish: the
+        // chunks written stay invisible, the length is the old one.
+        ArrayWriter::<Rec>::open(&path).unwrap().finish().unwrap();
+        let mut w = ArrayWriter::<Rec>::open(&path).unwrap();
+        w.append(&recs(47..80)).unwrap();
+        drop(w);
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), recs(0..47));
+        let mut w = ArrayWriter::<Rec>::open(&path).unwrap();
+        w.append(&recs(47..50)).unwrap();
+        w.finish().unwrap();
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), recs(0..50));
+
+        // Another type cannot append.
+        let e = ArrayWriter::<u64>::open(&path).unwrap_err();
+        assert!(matches!(e, Error::TypeMismatch { .. }), "{e}");
+    }
+}
+
+fn chunk_file(path: &Path, format: ZarrFormat, chunk: u64) -> std::path::PathBuf {
+    match format {
+        ZarrFormat::V2 => path.join(chunk.to_string()),
+        ZarrFormat::V3 => path.join("c").join(chunk.to_string()),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Flat {
+    a: u8,
+    b: f64,
+}
+
+/// zarr-python writes a store, we append, zarr-python reads all of it.
+#[test]
+fn appends_to_stores_zarr_python_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let flat = |i: u32| Flat {
+        a: (i % 256) as u8,
+        b: f64::from(i) / 2.0,
+    };
+    for (i, (python, format)) in [
+        (common::python312(), "2"),
+        (common::python312(), "3"),
+        (common::python(), "2"),
+        (common::python(), "3"),
+    ] {
+        let path = dir.path().join(format!(
+            "{}-{format}.zarr",
+            python.display().to_string().len()
+        ));
+        common::run_with(
+            &python,
+            "import sys, numpy as np, zarr\n\
+             dt = np.dtype([('a', 'u1'), ('b', '<f8')])\n\
+             a = zarr.create_array(store=sys.argv[1], shape=(25,), chunks=(10,), dtype=dt, zarr_format=int(sys.argv[2]))\n\
+             x = np.zeros(25, dt); x['a'] = np.arange(25) % 256; x['b'] = np.arange(25) / 2\n\
+             a[:] = x",
+            &[path.to_str().unwrap(), format],
+        );
+        let mut w = ArrayWriter::<Flat>::open(&path).unwrap();
+        let more: Vec<Flat> = (25..61).map(flat).collect();
+        w.append(&more).unwrap();
+        assert_eq!(w.finish().unwrap(), 61);
+        let out = common::run_with(
+            &python,
+            "import sys, numpy as np, zarr\n\
+             x = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+             assert x.shape == (61,), x.shape\n\
+             assert (x['a'] == np.arange(61) % 256).all() and (x['b'] == np.arange(61) / 2).all(), x\n\
+             print('ok')",
+            &[path.to_str().unwrap()],
+        );
+        assert_eq!(out.trim(), "ok");
+        assert_eq!(
+            ndl_zarr::read::<Flat>(&path).unwrap(),
+            (0..61).map(flat).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// The NDL storage directives of a store make a store of the same layout.
+#[test]
+fn storage_directives_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = recs(0..50);
+    for (i, options) in [
+        WriteOptions::new().codec(Codec::Zstd(9)).chunk_len(7),
+        WriteOptions::new()
+            .codec(Codec::Gzip(2))
+            .byte_order(ByteOrder::Big),
+        WriteOptions::new().codec(Codec::Blosc(1)).chunk_len(50),
+        WriteOptions::new().codec(Codec::None).chunk_len(1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let first = dir.path().join(format!("a{i}.zarr"));
+        options.write(&first, &data).unwrap();
+        let storage = ArrayInfo::open(&first).unwrap().storage();
+        let again = dir.path().join(format!("b{i}.zarr"));
+        WriteOptions::from_storage(&storage)
+            .unwrap()
+            .write(&again, &data)
+            .unwrap();
+        assert_eq!(ArrayInfo::open(&again).unwrap().storage(), storage, "{i}");
+        assert_eq!(ndl_zarr::read::<Rec>(&again).unwrap(), data);
+    }
+}
