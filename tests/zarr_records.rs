@@ -246,11 +246,11 @@ fn appends_to_stores_zarr_python_wrote() {
         (common::python312(), "3"),
         (common::python(), "2"),
         (common::python(), "3"),
-    ] {
-        let path = dir.path().join(format!(
-            "{}-{format}.zarr",
-            python.display().to_string().len()
-        ));
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.path().join(format!("{i}-{format}.zarr"));
         common::run_with(
             &python,
             "import sys, numpy as np, zarr\n\

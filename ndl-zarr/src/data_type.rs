@@ -65,8 +65,7 @@ fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Dataty
             Ok(dt)
         }
         Value::Array(fields) => {
-            let mut members = Vec::with_capacity(fields.len());
-            let mut offset = 0usize;
+            let mut record = Fields::default();
             for field in fields {
                 let Some(parts) = field.as_array().filter(|p| (2..=3).contains(&p.len())) else {
                     return bad(
@@ -77,37 +76,11 @@ fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Dataty
                 let Some(name) = parts[0].as_str() else {
                     return bad(path, format!("field name {} is not a string", parts[0]));
                 };
-                let sub = join(path, name);
-                if name.is_empty() {
-                    return bad(
-                        &sub,
-                        "an unnamed field (NumPy's padding gap) has no place in packed records",
-                    );
-                }
-                if members.iter().any(|m: &Member| m.name == name) {
-                    return bad(&sub, "the field name occurs twice");
-                }
-                let mut dt = v2(&parts[1], &sub, order)?;
-                if let Some(shape) = parts.get(2) {
-                    dt = with_shape(dt, shape, &sub)?;
-                }
-                let size = dt.size().ok_or_else(|| BadDataType {
-                    field: sub.clone(),
-                    why: "no fixed size".into(),
-                })?;
-                members.push(Member::new(name, offset, dt));
-                offset = offset.checked_add(size).ok_or_else(|| BadDataType {
-                    field: sub,
-                    why: "the record size overflows".into(),
-                })?;
+                let sub = record.field_path(path, name)?;
+                let dt = v2(&parts[1], &sub, order)?;
+                record.push(name, dt, parts.get(2), &sub)?;
             }
-            if members.is_empty() {
-                return bad(path, "a structured dtype with no fields");
-            }
-            Ok(Datatype::Compound(Compound {
-                size: offset,
-                members,
-            }))
+            record.finish(path, "a structured dtype with no fields")
         }
         other => bad(path, format!("{other} is not a dtype")),
     }
@@ -261,8 +234,7 @@ pub(crate) fn engine_v3(dt: &Datatype) -> Result<Value, String> {
 }
 
 fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
-    let mut members = Vec::with_capacity(fields.len());
-    let mut offset = 0usize;
+    let mut record = Fields::default();
     for field in fields {
         // The extension's objects, or the legacy `structured` pairs.
         let (name, dt) = match field {
@@ -278,34 +250,68 @@ fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
                 ),
             );
         };
+        let sub = record.field_path(path, name)?;
+        let dt = v3(dt, &sub)?;
+        record.push(name, dt, field.get("ndl_shape"), &sub)?;
+    }
+    record.finish(path, "a struct with no fields")
+}
+
+/// The fields of a record being read, each right after the one before.
+#[derive(Default)]
+struct Fields {
+    members: Vec<Member>,
+    size: usize,
+}
+
+impl Fields {
+    /// The path of the field `name`, which must be new and not empty.
+    fn field_path(&self, path: &str, name: &str) -> Parsed<String> {
         let sub = join(path, name);
         if name.is_empty() {
-            return bad(&sub, "field names must not be empty");
+            return bad(
+                &sub,
+                "an unnamed field (NumPy's padding gap) has no place in packed records",
+            );
         }
-        if members.iter().any(|m: &Member| m.name == name) {
+        if self.members.iter().any(|m| m.name == name) {
             return bad(&sub, "the field name occurs twice");
         }
-        let mut dt = v3(dt, &sub)?;
-        if let Some(shape) = field.get("ndl_shape") {
-            dt = with_shape(dt, shape, &sub)?;
+        Ok(sub)
+    }
+
+    /// Adds the field `name` of `dt`, an array of `shape` when given.
+    fn push(
+        &mut self,
+        name: &str,
+        mut dt: Datatype,
+        shape: Option<&Value>,
+        sub: &str,
+    ) -> Parsed<()> {
+        if let Some(shape) = shape {
+            dt = with_shape(dt, shape, sub)?;
         }
         let size = dt.size().ok_or_else(|| BadDataType {
-            field: sub.clone(),
+            field: sub.to_string(),
             why: "no fixed size".into(),
         })?;
-        members.push(Member::new(name, offset, dt));
-        offset = offset.checked_add(size).ok_or_else(|| BadDataType {
-            field: sub,
+        self.members.push(Member::new(name, self.size, dt));
+        self.size = self.size.checked_add(size).ok_or_else(|| BadDataType {
+            field: sub.to_string(),
             why: "the record size overflows".into(),
         })?;
+        Ok(())
     }
-    if members.is_empty() {
-        return bad(path, "a struct with no fields");
+
+    fn finish(self, path: &str, empty: &str) -> Parsed<Datatype> {
+        if self.members.is_empty() {
+            return bad(path, empty);
+        }
+        Ok(Datatype::Compound(Compound {
+            size: self.size,
+            members: self.members,
+        }))
     }
-    Ok(Datatype::Compound(Compound {
-        size: offset,
-        members,
-    }))
 }
 
 #[cfg(test)]

@@ -226,16 +226,15 @@ impl ArrayMeta {
             .get("dimension_separator")
             .and_then(Value::as_str)
             .unwrap_or(".");
-        let engine_doc = json!({
-            "zarr_format": 3,
-            "node_type": "array",
-            "shape": shape,
-            "data_type": data_type,
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
-            "chunk_key_encoding": {"name": "v2", "configuration": {"separator": separator}},
-            "fill_value": fill,
-            "codecs": codecs,
-        });
+        let chunk_key_encoding = json!({"name": "v2", "configuration": {"separator": separator}});
+        let engine_doc = v3_document(
+            &shape,
+            data_type,
+            &chunks,
+            chunk_key_encoding,
+            fill,
+            &codecs,
+        );
         let engine: ArrayMetadataV3 = serde_json::from_value(engine_doc)
             .map_err(|e| bad(store, key, format!("not Zarr v2 array metadata: {e}")))?;
         let (_, compressors, _) = pipeline(&codecs, &stored).map_err(|m| bad(store, key, m))?;
@@ -321,18 +320,16 @@ impl ArrayMeta {
             ZarrFormat::V3 => json!({"name": "default", "configuration": {"separator": "/"}}),
             ZarrFormat::V2 => json!({"name": "v2", "configuration": {"separator": "."}}),
         };
-        let engine_doc = json!({
-            "zarr_format": 3,
-            "node_type": "array",
-            "shape": shape,
-            "data_type": data_type,
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
-            "chunk_key_encoding": chunk_key_encoding,
-            "fill_value": fill,
-            "codecs": codecs,
-            "attributes": attributes,
-            "dimension_names": [dimension],
-        });
+        let mut engine_doc = v3_document(
+            &shape,
+            data_type,
+            &chunks,
+            chunk_key_encoding,
+            fill,
+            &codecs,
+        );
+        engine_doc["attributes"] = Value::Object(attributes.clone());
+        engine_doc["dimension_names"] = json!([dimension]);
         let engine: ArrayMetadataV3 =
             serde_json::from_value(engine_doc).map_err(|e| Error::Unsupported {
                 message: e.to_string(),
@@ -432,6 +429,27 @@ impl ArrayMeta {
             "dimension_separator": ".",
         }))
     }
+}
+
+/// A Zarr v3 array document with a regular chunk grid.
+fn v3_document(
+    shape: &[u64],
+    data_type: Value,
+    chunks: &[u64],
+    chunk_key_encoding: Value,
+    fill: Value,
+    codecs: &[Value],
+) -> Value {
+    json!({
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": shape,
+        "data_type": data_type,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+        "chunk_key_encoding": chunk_key_encoding,
+        "fill_value": fill,
+        "codecs": codecs,
+    })
 }
 
 fn pretty(doc: &Value) -> Vec<u8> {
