@@ -416,3 +416,29 @@ fn ui() {
     t.pass("tests/ui/pass/*.rs");
     t.compile_fail("tests/ui/fail/*.rs");
 }
+
+/// A grid cell with units and named axes.
+#[derive(Clone, Copy, NdlType)]
+#[repr(C)]
+struct Cell {
+    /// Air temperature.
+    #[ndl(units = "K")]
+    t: f32,
+    #[ndl(dims = ["row", "col"], units = "m s-1")]
+    wind: [[f32; 3]; 2],
+}
+
+#[test]
+fn units_and_dims_reach_the_datatype_and_ndl() {
+    let c = compound::<Cell>();
+    assert_eq!(c.members[0].units.as_deref(), Some("K"));
+    assert_eq!(c.members[0].description.as_deref(), Some("Air temperature."));
+    assert!(c.members[0].dims.is_empty());
+    assert_eq!(c.members[1].dims, ["row", "col"]);
+    assert_eq!(c.members[1].units.as_deref(), Some("m s-1"));
+    let yaml = ndl_runtime::ndl::datatype_to_yaml(&Cell::datatype());
+    assert!(yaml.contains("units: K") && yaml.contains("dims: [row, col]"), "{yaml}");
+    let back: Datatype = serde_yaml::from_str(&yaml).unwrap();
+    assert_eq!(back, Cell::datatype());
+    Cell::datatype().validate().unwrap();
+}

@@ -31,6 +31,10 @@ pub struct FieldAttrs {
     pub rename: Option<LitStr>,
     pub storage: Storage,
     pub doc: Option<String>,
+    /// `#[ndl(units = "K")]`.
+    pub units: Option<LitStr>,
+    /// `#[ndl(dims = ["row", "col"])]`: the span of `dims`, and the names.
+    pub dims: Option<(Span, Vec<LitStr>)>,
 }
 
 /// Attributes on an enum variant.
@@ -177,6 +181,8 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         rename: None,
         storage: Storage::Native,
         doc: doc(attrs),
+        units: None,
+        dims: None,
     };
     for_each_ndl(cx, attrs, |meta| {
         let span = meta
@@ -195,11 +201,30 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 None
             };
             set_storage(cx, &mut out.storage, Storage::Opaque(span, tag));
+        } else if meta.path.is_ident("units") {
+            let s: LitStr = meta.value()?.parse()?;
+            set_once(cx, &meta, &mut out.units, s);
+        } else if meta.path.is_ident("dims") {
+            let list: syn::ExprArray = meta.value()?.parse()?;
+            let names = list
+                .elems
+                .iter()
+                .map(|e| match e {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => Ok(s.clone()),
+                    other => Err(syn::Error::new_spanned(
+                        other,
+                        "a dimension name is a string literal\n\nhelp: write `dims = [\"row\", \"col\"]`",
+                    )),
+                })
+                .collect::<syn::Result<Vec<_>>>()?;
+            set_once(cx, &meta, &mut out.dims, (span, names));
         } else {
             return Err(unknown_key(
                 &meta,
                 "on a field",
-                "rename = \"...\", string, opaque, opaque = \"tag\"",
+                "rename = \"...\", string, opaque, opaque = \"tag\", units = \"...\", dims = [\"...\", ...]",
             ));
         }
         Ok(())

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{parse_quote, Generics, Path};
+use syn::{parse_quote, Generics, LitStr, Path};
 
 use crate::ast::{Enum, Field, Input, Struct};
 use crate::attr::Storage;
@@ -87,6 +87,8 @@ fn member(f: &Field, krate: &TokenStream) -> TokenStream {
     let name = &f.name;
     let m = &f.member;
     let description = option_str(krate, &f.attrs.doc);
+    let units = option_str(krate, &f.attrs.units.as_ref().map(LitStr::value));
+    let dims = f.attrs.dims.iter().flat_map(|(_, names)| names);
     let datatype = field_datatype(f, krate);
     quote! {
         #krate::__private::member(
@@ -94,6 +96,8 @@ fn member(f: &Field, krate: &TokenStream) -> TokenStream {
             #krate::__private::offset_of!(Self, #m),
             #datatype,
             #description,
+            #units,
+            &[#(#dims),*],
         )
     }
 }

@@ -58,6 +58,59 @@ fn check_struct(cx: &Ctxt, s: &Struct) {
                 "`string` and `opaque` describe a member of a compound; a `#[repr(transparent)]` struct has none",
             );
         }
+        if repr.transparent && (f.attrs.units.is_some() || f.attrs.dims.is_some()) {
+            cx.error(
+                &f.original.ty,
+                "`units` and `dims` describe a member of a compound; a `#[repr(transparent)]` struct has none",
+            );
+        }
+        check_dims(cx, f);
+    }
+}
+
+/// `dims` names each axis of an array field once: as many distinct,
+/// non-empty names as the field's type has array levels.
+fn check_dims(cx: &Ctxt, f: &crate::ast::Field) {
+    let Some((span, names)) = &f.attrs.dims else {
+        return;
+    };
+    if !matches!(f.attrs.storage, Storage::Native) {
+        cx.error_at(
+            *span,
+            "`dims` names the axes of an array field; a `string` or `opaque` field is one value\n\nhelp: remove `dims`",
+        );
+        return;
+    }
+    let rank = array_rank(f.ty);
+    if rank == 0 {
+        cx.error_at(
+            *span,
+            "`dims` names the axes of an array field, and this field is not an array\n\nhelp: remove `dims`, or use it on a field such as `[[f32; 3]; 2]`",
+        );
+    } else if names.len() != rank {
+        cx.error_at(
+            *span,
+            format!(
+                "`dims` has {} names, but the field's type has {rank} array axes\n\nhelp: give one name per axis, outermost first",
+                names.len()
+            ),
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
+        if name.value().is_empty() || !seen.insert(name.value()) {
+            cx.error(name, "dimension names must be distinct and not empty");
+        }
+    }
+}
+
+/// How many array levels a type has, as written (`[[f32; 3]; 2]` has 2).
+fn array_rank(ty: &syn::Type) -> usize {
+    match ty {
+        syn::Type::Array(a) => 1 + array_rank(&a.elem),
+        syn::Type::Paren(p) => array_rank(&p.elem),
+        syn::Type::Group(g) => array_rank(&g.elem),
+        _ => 0,
     }
 }
 

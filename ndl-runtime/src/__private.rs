@@ -62,12 +62,21 @@ pub fn opaque<T: OpaqueStorage>(tag: Option<&str>) -> Datatype {
 }
 
 /// A compound member.
-pub fn member(name: &str, offset: usize, datatype: Datatype, description: Option<&str>) -> Member {
+pub fn member(
+    name: &str,
+    offset: usize,
+    datatype: Datatype,
+    description: Option<&str>,
+    units: Option<&str>,
+    dims: &[&str],
+) -> Member {
     Member {
         name: name.into(),
         offset,
         datatype,
         description: description.map(String::from),
+        units: units.map(String::from),
+        dims: dims.iter().map(|d| String::from(*d)).collect(),
     }
 }
 

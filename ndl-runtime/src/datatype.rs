@@ -165,6 +165,12 @@ pub struct Member {
     pub datatype: Datatype,
     /// A description (from the Rust field's doc comment).
     pub description: Option<String>,
+    /// The units of the member's values (`#[ndl(units = "K")]`), as CF's
+    /// `units` attribute says them.
+    pub units: Option<String>,
+    /// The names of an array member's dimensions, one per axis
+    /// (`#[ndl(dims = ["row", "col"])]`); empty when unnamed.
+    pub dims: Vec<String>,
 }
 
 /// An array datatype: `shape` elements of `base`, in C order.
@@ -235,6 +241,16 @@ pub enum DatatypeError {
     /// An array must have at least one dimension.
     #[error("an array datatype needs at least one dimension")]
     EmptyArrayShape,
+    /// A member's dimension names do not fit its datatype.
+    #[error("compound member `{name}` names {names} dimensions, but {why}")]
+    Dims {
+        /// The member.
+        name: String,
+        /// How many dimension names it has.
+        names: usize,
+        /// What they should be.
+        why: String,
+    },
 }
 
 impl IntType {
@@ -641,6 +657,7 @@ impl Compound {
                 return Err(DatatypeError::DuplicateMember(m.name.clone()));
             }
             m.datatype.validate()?;
+            m.validate_dims()?;
             let size = m
                 .datatype
                 .size()
@@ -666,6 +683,30 @@ impl Compound {
 }
 
 impl Member {
+    /// Checks that dimension names, if any, name each axis of an array
+    /// member once.
+    fn validate_dims(&self) -> Result<(), DatatypeError> {
+        if self.dims.is_empty() {
+            return Ok(());
+        }
+        let error = |why: String| DatatypeError::Dims {
+            name: self.name.clone(),
+            names: self.dims.len(),
+            why,
+        };
+        let Datatype::Array(a) = &self.datatype else {
+            return Err(error("the member is not an array".into()));
+        };
+        if a.shape.len() != self.dims.len() {
+            return Err(error(format!("the array has {} axes", a.shape.len())));
+        }
+        let unique: HashSet<&String> = self.dims.iter().collect();
+        if unique.len() != self.dims.len() || self.dims.iter().any(String::is_empty) {
+            return Err(error("names must be distinct and not empty".into()));
+        }
+        Ok(())
+    }
+
     /// A member without description.
     pub fn new(name: impl Into<String>, offset: usize, datatype: Datatype) -> Member {
         Member {
@@ -673,6 +714,8 @@ impl Member {
             offset,
             datatype,
             description: None,
+            units: None,
+            dims: Vec::new(),
         }
     }
 }

@@ -96,6 +96,13 @@ fn member_value(m: &Member) -> Value {
     if let Some(d) = &m.description {
         long.insert("description".into(), d.as_str().into());
     }
+    if let Some(u) = &m.units {
+        long.insert("units".into(), u.as_str().into());
+    }
+    if !m.dims.is_empty() {
+        let dims = m.dims.iter().map(|d| Value::from(d.as_str())).collect();
+        long.insert("dims".into(), Value::Sequence(dims));
+    }
     single(&m.name, long)
 }
 
@@ -270,17 +277,23 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
         };
         let name = scalar_key(name)?;
         let ctx = |e: String| format!("compound member `{name}`: {e}");
-        let (datatype, offset, description) = match body.as_mapping() {
+        let (datatype, offset, description, units, dims) = match body.as_mapping() {
             Some(long) if long.contains_key("type") => {
-                let f = Fields::new(long, &name, &["type", "offset", "description"])?;
+                let f = Fields::new(
+                    long,
+                    &name,
+                    &["type", "offset", "description", "units", "dims"],
+                )?;
                 let dt = from_value(f.req("type")?).map_err(ctx)?;
                 (
                     dt,
                     f.opt_usize("offset")?,
                     f.opt_str("description")?.map(String::from),
+                    f.opt_str("units")?.map(String::from),
+                    f.opt_strs("dims")?,
                 )
             }
-            _ => (from_value(body).map_err(ctx)?, None, None),
+            _ => (from_value(body).map_err(ctx)?, None, None, None, Vec::new()),
         };
         let a = datatype.alignment();
         align = align.max(a);
@@ -304,6 +317,8 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
             offset,
             datatype,
             description,
+            units,
+            dims,
         });
     }
     let size = match size {
@@ -362,6 +377,25 @@ impl<'a> Fields<'a> {
                 })
             })
             .transpose()
+    }
+
+    /// A list of strings, empty when the key is absent.
+    fn opt_strs(&self, key: &str) -> Result<Vec<String>, String> {
+        let Some(v) = self.map.get(key) else {
+            return Ok(Vec::new());
+        };
+        let not_strings = || {
+            format!(
+                "{}: `{key}` must be a list of strings, not {}",
+                self.what,
+                describe(v)
+            )
+        };
+        v.as_sequence()
+            .ok_or_else(not_strings)?
+            .iter()
+            .map(|d| d.as_str().map(String::from).ok_or_else(not_strings))
+            .collect()
     }
 
     fn req_usize(&self, key: &str) -> Result<usize, String> {
