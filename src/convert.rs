@@ -118,8 +118,8 @@ fn progress(records: u64) -> ProgressBar {
 /// in a hidden directory beside `dst` and renamed into place when done.
 fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Result<u64, String> {
     let shown = src.display();
-    let header =
-        Header::read(&mut &mut *r, &HeaderLimits::default()).map_err(|e| e.in_file(src).to_string())?;
+    let header = Header::read(&mut &mut *r, &HeaderLimits::default())
+        .map_err(|e| e.in_file(src).to_string())?;
     let [n] = header.shape[..] else {
         return Err(format!(
             "{shown}: the array has shape {:?}; only one-dimensional arrays of records convert",
@@ -137,10 +137,14 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
     let swap = header.byte_order != ByteOrder::NATIVE;
     let building = building_dir(dst);
     let mut run = || -> Result<u64, String> {
-        let zarr = options.zarr.clone().byte_order(header.byte_order);
+        let zarr = options
+            .zarr
+            .clone()
+            .byte_order(header.byte_order)
+            .dimension(stem(dst));
         let mut writer = zarr
             .create_packed(&building, &header.datatype)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| in_dst(dst, &e))?;
         let (record, packed_size) = (repacker.record_size().max(1), layout.size());
         let per_batch = (BATCH_BYTES / record).max(1);
         let mut raw = vec![0; per_batch * record];
@@ -157,15 +161,19 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
             if swap {
                 layout.swap(packed);
             }
-            layout
-                .check(packed)
-                .map_err(|bad| format!("{shown}: record {}: {bad}", done + bad.record as u64))?;
-            writer.append(packed).map_err(|e| e.to_string())?;
+            layout.check(packed).map_err(|bad| {
+                let record = done + bad.record as u64;
+                format!(
+                    "{shown}: record {record}, field `{}`: {}",
+                    bad.field, bad.message
+                )
+            })?;
+            writer.append(packed).map_err(|e| in_dst(dst, &e))?;
             done += k as u64;
             bar.set_position(done);
         }
         bar.finish_and_clear();
-        writer.finish().map_err(|e| e.to_string())?;
+        writer.finish().map_err(|e| in_dst(dst, &e))?;
         std::fs::rename(&building, dst).map_err(|e| format!("{}: {e}", dst.display()))?;
         Ok(n)
     };
@@ -174,6 +182,32 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
         let _ = std::fs::remove_dir_all(&building);
     }
     result
+}
+
+/// A store's error for the command line: named by its destination (not the
+/// hidden directory it is built in), advice in the command's words.
+fn in_dst(dst: &Path, e: &ndl_zarr::Error) -> String {
+    let message = e
+        .to_string()
+        .replace("Layout::Columns", "--layout columns")
+        .replace("ZarrFormat::V2", "--zarr-format 2")
+        .replace("Layout::Records", "--layout records");
+    match e {
+        ndl_zarr::Error::Unsupported { .. } => format!("{}: {message}", dst.display()),
+        _ => message.replace(
+            &building_dir(dst).display().to_string(),
+            &dst.display().to_string(),
+        ),
+    }
+}
+
+/// The name of a store's record dimension: its name without `.zarr`.
+fn stem(dst: &Path) -> String {
+    dst.file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("record")
+        .to_string()
 }
 
 /// `.NAME.PID.partial` beside `dst`.
@@ -186,6 +220,12 @@ fn building_dir(dst: &Path) -> PathBuf {
 /// the only member of a `.npz` archive, at `dst`: packed records in the
 /// store's byte order.
 fn from_store(src: &Path, dst: &Path, npz: bool) -> Result<u64, String> {
+    if dst.exists() {
+        return Err(format!(
+            "{}: already exists; remove it or write elsewhere",
+            dst.display()
+        ));
+    }
     let info = ArrayInfo::open(src).map_err(|e| e.to_string())?;
     let [n] = info.shape()[..] else {
         return Err(format!(

@@ -55,7 +55,7 @@ struct ConvertArgs {
     layout: LayoutArg,
 
     /// Records per chunk (default: about 2 MiB of records).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunk_len: Option<u64>,
 
     /// The compression of each chunk: none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL].

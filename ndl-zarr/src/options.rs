@@ -124,25 +124,28 @@ impl Codec {
         }
     }
 
-    /// The codec that a v3 bytes-to-bytes codec list describes, if it is one
-    /// this crate writes.
+    /// The codec that a v3 bytes-to-bytes codec list describes, if it is
+    /// one this crate writes exactly so (every setting as [`Codec::v3`]
+    /// writes it, blosc's `typesize` aside, which is the record's).
     pub(crate) fn from_v3(codecs: &[Value]) -> Option<Codec> {
-        let level = |c: &Value| c.pointer("/configuration/level").and_then(Value::as_i64);
-        match codecs {
-            [] => Some(Codec::None),
-            [c] => match c.get("name")?.as_str()? {
-                "zstd" => Some(Codec::Zstd(i32::try_from(level(c)?).ok()?)),
-                "gzip" => Some(Codec::Gzip(u32::try_from(level(c)?).ok()?)),
-                "blosc" => {
-                    let clevel = c.pointer("/configuration/clevel").and_then(Value::as_u64)?;
-                    let lz4 =
-                        c.pointer("/configuration/cname").and_then(Value::as_str) == Some("lz4");
-                    lz4.then(|| u8::try_from(clevel).ok().map(Codec::Blosc))?
-                }
-                _ => None,
-            },
-            _ => None,
+        let [c] = codecs else {
+            return codecs.is_empty().then_some(Codec::None);
+        };
+        let config = c.get("configuration")?.as_object()?;
+        let level = config.get("level").and_then(Value::as_i64);
+        let codec = match c.get("name")?.as_str()? {
+            "zstd" => Codec::Zstd(i32::try_from(level?).ok()?),
+            "gzip" => Codec::Gzip(u32::try_from(level?).ok()?),
+            "blosc" => Codec::Blosc(u8::try_from(config.get("clevel")?.as_u64()?).ok()?),
+            _ => return None,
+        };
+        let record = config.get("typesize").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let mut written = codec.v3(record).pop()?;
+        let written = written.get_mut("configuration")?.as_object_mut()?;
+        if !config.contains_key("typesize") {
+            written.remove("typesize");
         }
+        (written == config).then_some(codec)
     }
 }
 
