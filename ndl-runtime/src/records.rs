@@ -36,6 +36,7 @@
 //! ```
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::layout::{BadValue, Layout};
@@ -308,6 +309,8 @@ impl Repacker {
 /// Packs and unpacks records of `T` (see the [module docs](self)).
 pub struct Packer<T> {
     repacker: Repacker,
+    /// The plan of `T` in memory: its field spans, and its checks.
+    memory: Layout,
     _records: std::marker::PhantomData<fn(T) -> T>,
 }
 
@@ -329,8 +332,11 @@ impl<T: NdlType> Packer<T> {
                 size: std::mem::size_of::<T>(),
             });
         }
+        let memory =
+            Layout::new(&T::datatype(), ByteOrder::NATIVE).ok_or(PackError::NotFixedSize)?;
         Ok(Packer {
             repacker,
+            memory,
             _records: std::marker::PhantomData,
         })
     }
@@ -374,6 +380,89 @@ impl<T: NdlType> Packer<T> {
                 to[c.packed..c.packed + c.len].copy_from_slice(field);
             }
         }
+    }
+
+    /// Copies bytes `field` of every record (a range of the record in memory
+    /// that lies within field bytes, such as one member) into `out`, back to
+    /// back: one column of the records.
+    ///
+    /// # Panics
+    /// If `field` reaches into padding or past the record, or `out` is not
+    /// `records.len() * field.len()` bytes long.
+    ///
+    /// ```
+    /// use ndl_runtime::records::Packer;
+    /// use ndl_runtime::NdlType;
+    ///
+    /// #[derive(Clone, Copy, NdlType)]
+    /// #[repr(C)]
+    /// struct P { a: u8, b: u16 }
+    ///
+    /// let mut b = [0; 4];
+    /// Packer::<P>::new()?.gather(&[P { a: 1, b: 2 }, P { a: 3, b: 4 }], 2..4, &mut b);
+    /// assert_eq!(b, [2u16.to_ne_bytes(), 4u16.to_ne_bytes()].concat()[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gather(&self, records: &[T], field: Range<usize>, out: &mut [u8]) {
+        assert!(
+            self.memory
+                .field_spans
+                .iter()
+                .any(|s| s.start <= field.start && field.end <= s.end),
+            "bytes {field:?} are not field bytes of the record"
+        );
+        assert_eq!(
+            out.len(),
+            records.len() * field.len(),
+            "column buffer length"
+        );
+        if field.is_empty() {
+            return;
+        }
+        let memory = record_bytes(records);
+        let record = std::mem::size_of::<T>();
+        for (from, to) in memory
+            .chunks_exact(record)
+            .zip(out.chunks_exact_mut(field.len()))
+        {
+            // SAFETY: `field` lies within one span of field bytes of `T`
+            // (checked above, from `T::datatype()`, which by the `NdlType`
+            // contract places fields where `T` has them), and field bytes of
+            // a live value are initialised.
+            to.copy_from_slice(unsafe { assume_init(&from[field.clone()]) });
+        }
+    }
+
+    /// Fills `part` by `write`, which is given its records' bytes in memory
+    /// layout (zeros at first) and writes fields anywhere in them (one
+    /// column after another, say), then checks the records' bools and enums
+    /// against `T`: only checked records become values.
+    ///
+    /// # Errors
+    /// A bool or enum value that `T` does not admit; the record index counts
+    /// from the start of the part, which then stays unfilled.
+    ///
+    /// # Panics
+    /// If `part` was filled before.
+    pub fn fill(
+        &self,
+        part: &mut RecordsMut<'_, T>,
+        write: impl FnOnce(&mut [u8]),
+    ) -> Result<(), InvalidValue> {
+        assert!(!part.filled, "records filled twice");
+        let bytes = part.bytes_mut();
+        write(bytes);
+        self.memory.validate(bytes).map_err(|bad| {
+            let (field, message) = bad.explain(&T::datatype());
+            InvalidValue {
+                record: bad.record,
+                field,
+                offset: bad.offset,
+                message,
+            }
+        })?;
+        part.mark_filled();
+        Ok(())
     }
 
     /// Checks packed records in native byte order and writes them into
@@ -564,10 +653,11 @@ impl<T: NdlType> RecordBuf<T> {
         // allocation is a valid `Vec<T>` allocation of the same capacity.
         // Every element is a valid `T`: parts are disjoint and each was
         // filled at most once (`RecordsMut::filled`), so a count equal to the
-        // length means every record was written by `Packer::<T>::unpack`,
-        // which writes only bytes that passed the checks of `T`'s datatype;
-        // by the `NdlType` contract those, with any bytes in the padding
-        // (here zeros), make a valid `T`.
+        // length means every record was filled by `Packer::<T>::unpack` or
+        // `Packer::<T>::fill`, which mark a part filled only once its bytes
+        // passed the checks of `T`'s datatype (bools, enums); by the
+        // `NdlType` contract those bytes, whatever the padding holds, make a
+        // valid `T`.
         Some(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) })
     }
 }

@@ -67,6 +67,8 @@
 
 #![deny(missing_docs)]
 
+mod append;
+mod chunks;
 mod data_type;
 mod error;
 mod info;

@@ -262,17 +262,23 @@ impl ArrayMeta {
         })
     }
 
-    /// The metadata of a new array of `shape` records of `stored` (packed),
-    /// written with `options`, with `attributes`.
+    /// The metadata of a new array of `shape` elements of `stored`
+    /// (packed), written with `options`: chunks of `chunk_len` along the
+    /// first dimension, whole along the others; `dims` names the dimensions.
     pub fn new(
         options: &WriteOptions,
         stored: &Datatype,
         shape: Vec<u64>,
+        chunk_len: u64,
         attributes: Map<String, Value>,
-        dimension: &str,
+        dims: Vec<String>,
     ) -> Result<ArrayMeta> {
         let record = stored.size().unwrap_or(0);
-        let chunk_len = options.chunk_len_for(record)?;
+        let whole = |first: u64| -> Vec<u64> {
+            std::iter::once(first)
+                .chain(shape[1..].iter().copied())
+                .collect()
+        };
         let order = options.order();
         let compressors = options.codec.v3(record);
         let inner_chunks = match options.shard_len {
@@ -290,9 +296,9 @@ impl ArrayMeta {
                     ),
                 })
             }
-            Some(_) => Some(vec![chunk_len]),
+            Some(_) => Some(whole(chunk_len)),
         };
-        let chunks = vec![options.shard_len.unwrap_or(chunk_len)];
+        let chunks = whole(options.shard_len.unwrap_or(chunk_len));
         let data_type = match options.format {
             ZarrFormat::V3 => stored.to_zarr_v3_data_type().map_err(|e| e.to_string()),
             ZarrFormat::V2 => engine_v3(stored),
@@ -329,7 +335,7 @@ impl ArrayMeta {
             &codecs,
         );
         engine_doc["attributes"] = Value::Object(attributes.clone());
-        engine_doc["dimension_names"] = json!([dimension]);
+        engine_doc["dimension_names"] = json!(dims);
         let engine: ArrayMetadataV3 =
             serde_json::from_value(engine_doc).map_err(|e| Error::Unsupported {
                 message: e.to_string(),
@@ -343,7 +349,7 @@ impl ArrayMeta {
             order,
             compressors,
             attributes,
-            dimension_names: Some(vec![Some(dimension.to_string())]),
+            dimension_names: Some(dims.into_iter().map(Some).collect()),
             engine,
             document: Value::Null,
         };

@@ -17,7 +17,7 @@ use ndl_runtime::schema::first_difference;
 use ndl_runtime::NdlType;
 
 use crate::error::{Error, Result};
-use crate::metadata::{ArrayMeta, Engine};
+use crate::metadata::ArrayMeta;
 use crate::store::Store;
 
 /// The packer of `T`, or why `T` has no packed form.
@@ -42,20 +42,5 @@ pub(crate) fn check_type<T: NdlType>(
             field: d.field,
             message: d.message,
         }),
-    }
-}
-
-/// The error for chunk `chunk`.
-pub(crate) fn chunk_error(
-    store: &Store,
-    engine: &Engine,
-    chunk: u64,
-    e: impl std::fmt::Display,
-) -> Error {
-    Error::Chunk {
-        store: store.name.clone(),
-        chunk,
-        key: engine.chunk_key(&[chunk]).to_string(),
-        message: e.to_string(),
     }
 }

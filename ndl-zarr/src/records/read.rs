@@ -5,10 +5,9 @@ use std::ops::Range;
 
 use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
 use ndl_runtime::NdlType;
-use rayon::prelude::*;
-use zarrs::array::{ArrayBytes, CodecOptions};
 
-use super::{check_type, chunk_error, packer};
+use super::{check_type, packer};
+use crate::chunks::Chunks;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::store::Store;
@@ -26,9 +25,7 @@ pub(crate) fn read_records<T: NdlType + Send + Sync>(
     // and a length no memory can hold is an error here, not an abort.
     let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
     let (skip, chunk_len) = alignment(&meta, &range);
-    decode(
-        store,
-        &meta,
+    Chunks::new(store, &meta)?.decode(
         &range,
         records.parts_mut_aligned(skip, chunk_len),
         |part| part.len(),
@@ -68,9 +65,7 @@ pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Ve
         .filter(|h| !h.is_empty())
         .chain(rest.chunks_mut(chunk_len * size))
         .collect();
-    decode(
-        store,
-        &meta,
+    Chunks::new(store, &meta)?.decode(
         &range,
         parts,
         |part| part.len() / size.max(1),
@@ -135,47 +130,4 @@ fn open(store: &Store, range: Option<Range<u64>>) -> Result<(ArrayMeta, Range<u6
 fn alignment(meta: &ArrayMeta, range: &Range<u64>) -> (usize, usize) {
     let chunk_len = meta.chunks[0];
     ((range.start % chunk_len) as usize, chunk_len as usize)
-}
-
-/// Decodes the chunks holding `range`, in parallel, one per part (the
-/// parts are chunk-aligned: the first starts at `range.start`), and hands
-/// each part's packed records in native order to `fill`, with the chunk's
-/// index and the index of the part's first record.
-fn decode<P: Send>(
-    store: &Store,
-    meta: &ArrayMeta,
-    range: &Range<u64>,
-    parts: Vec<P>,
-    len: impl Fn(&P) -> usize + Sync,
-    fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
-) -> Result<()> {
-    if parts.is_empty() {
-        return Ok(());
-    }
-    let engine = meta.engine(store)?;
-    let (skip, chunk_len) = alignment(meta, range);
-    let size = meta.stored.size().unwrap_or(0);
-    let first_chunk = range.start / chunk_len as u64;
-    // Chunks are decoded in parallel, one per thread.
-    let options = CodecOptions::default().with_concurrent_target(1);
-    parts
-        .into_par_iter()
-        .enumerate()
-        .try_for_each(|(i, mut part)| {
-            let chunk = first_chunk + i as u64;
-            let decoded: ArrayBytes = engine
-                .retrieve_chunk_opt(&[chunk], &options)
-                .map_err(|e| chunk_error(store, &engine, chunk, e))?;
-            let decoded = decoded
-                .into_fixed()
-                .map_err(|e| chunk_error(store, &engine, chunk, e))?;
-            let (from, first) = match i {
-                0 => (skip, range.start),
-                _ => (0, chunk * chunk_len as u64),
-            };
-            let bytes = decoded
-                .get(from * size..(from + len(&part)) * size)
-                .ok_or_else(|| chunk_error(store, &engine, chunk, "decoded chunk is short"))?;
-            fill(chunk, first, &mut part, bytes)
-        })
 }

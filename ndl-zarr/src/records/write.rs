@@ -1,17 +1,16 @@
 //! Writing one array of records: new stores, and appends to existing ones.
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::records::{PackedLayout, Packer};
 use ndl_runtime::{Datatype, NdlType};
-use rayon::prelude::*;
 use serde_json::{json, Map};
-use zarrs::array::{ArrayBytes, CodecOptions};
 
-use super::{check_type, chunk_error, packer};
+use super::{check_type, packer};
+use crate::append::Appender;
+use crate::chunks::Chunks;
 use crate::error::{Error, Result};
-use crate::metadata::{ArrayMeta, Engine, NDL_DATATYPE};
+use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::options::{Layout, WriteOptions};
 use crate::store::Store;
 
@@ -65,7 +64,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         named_for: &Path,
     ) -> Result<ArrayWriter<T>> {
         let packer = packer::<T>(&dir.display().to_string())?;
-        let core = Appender::create(options, dir, named_for, &T::datatype())?;
+        let core = create(options, dir, named_for, &T::datatype())?;
         Ok(ArrayWriter { core, packer })
     }
 
@@ -76,7 +75,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let meta = ArrayMeta::read(&store)?;
         let packer = packer::<T>(&store.name)?;
         check_type(&store, &meta, &packer)?;
-        let core = Appender::start(store, meta)?;
+        let core = start(store, meta)?;
         Ok(ArrayWriter { core, packer })
     }
 
@@ -101,7 +100,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     /// Stores the last, partial chunk, then the metadata with the new
     /// length; returns the length.
     pub fn finish(self) -> Result<u64> {
-        self.core.finish()
+        self.core.commit()
     }
 }
 
@@ -133,13 +132,13 @@ impl PackedWriter {
         datatype: &Datatype,
     ) -> Result<PackedWriter> {
         Ok(PackedWriter {
-            core: Appender::create(options, dir, dir, datatype)?,
+            core: create(options, dir, dir, datatype)?,
         })
     }
 
     /// The packed size of a record.
     pub fn record_size(&self) -> usize {
-        self.core.record
+        self.core.record()
     }
 
     /// The number of records the array holds once finished.
@@ -158,7 +157,7 @@ impl PackedWriter {
     /// If `packed` is not a whole number of records, or a chunk cannot be
     /// stored.
     pub fn append(&mut self, packed: &[u8]) -> Result<()> {
-        let size = self.core.record;
+        let size = self.core.record();
         if size == 0 || !packed.len().is_multiple_of(size) {
             return Err(Error::Unsupported {
                 message: format!(
@@ -175,186 +174,64 @@ impl PackedWriter {
     /// Stores the last, partial chunk, then the metadata with the new
     /// length; returns the length.
     pub fn finish(self) -> Result<u64> {
-        self.core.finish()
+        self.core.commit()
     }
 }
 
-/// Packs records `range` of the batch being appended into `out`.
-type PackFn<'a> = dyn Fn(Range<usize>, &mut [u8]) + Sync + 'a;
-
-/// The untyped writer both writers share: full chunks are packed and
-/// stored in parallel, a partial last chunk waits in `tail`.
-struct Appender {
-    store: Store,
-    meta: ArrayMeta,
-    engine: Engine,
-    /// The packed record size.
-    record: usize,
-    /// Records per chunk of the grid (per shard, with sharding).
-    chunk_len: u64,
-    /// Records in the array once finished.
-    len: u64,
-    /// The packed records of the last chunk when it is partial (those from
-    /// the last multiple of `chunk_len` up to `len`).
-    tail: Vec<u8>,
+/// Creates the store in `dir` for records of `datatype` (any layout: it is
+/// stored packed), its record dimension named after `named_for` unless the
+/// options name it, and the appender of its array.
+fn create(
+    options: &WriteOptions,
+    dir: &Path,
+    named_for: &Path,
+    datatype: &Datatype,
+) -> Result<Appender> {
+    if options.layout == Layout::Columns {
+        return Err(Error::Unsupported {
+            message: "the columns layout is not implemented yet; write Layout::Records".into(),
+        });
+    }
+    let stored = PackedLayout::new(datatype)
+        .map_err(|e| Error::Unsupported {
+            message: e.to_string(),
+        })?
+        .datatype()
+        .clone();
+    check_storable(options, &stored)?;
+    prepare_dir(dir)?;
+    let store = Store::local(dir)?;
+    let mut attributes = Map::new();
+    attributes.insert(NDL_DATATYPE.into(), json!(datatype));
+    let dimension = options
+        .dimension
+        .clone()
+        .unwrap_or_else(|| dimension_name(named_for));
+    let chunk_len = options.chunk_len_for(stored.size().unwrap_or(0))?;
+    let meta = ArrayMeta::new(
+        options,
+        &stored,
+        vec![0],
+        chunk_len,
+        attributes,
+        vec![dimension],
+    )?;
+    meta.write(&store, true)?;
+    start(store, meta)
 }
 
-impl std::fmt::Debug for Appender {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Appender")
-            .field("store", &self.store.name)
-            .field("len", &self.len)
-            .field("chunk_len", &self.chunk_len)
-            .finish()
+/// The appender of the records array `meta` describes.
+fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
+    if meta.shape.len() != 1 {
+        return Err(Error::Shape {
+            store: store.name.clone(),
+            message: format!(
+                "the array has shape {:?}; records arrays are one-dimensional",
+                meta.shape
+            ),
+        });
     }
-}
-
-impl Appender {
-    /// Creates the store in `dir` for records of `datatype` (any layout:
-    /// it is stored packed), its record dimension named after `named_for`
-    /// unless the options name it.
-    fn create(
-        options: &WriteOptions,
-        dir: &Path,
-        named_for: &Path,
-        datatype: &Datatype,
-    ) -> Result<Appender> {
-        if options.layout == Layout::Columns {
-            return Err(Error::Unsupported {
-                message: "the columns layout is not implemented yet; write Layout::Records".into(),
-            });
-        }
-        let stored = PackedLayout::new(datatype)
-            .map_err(|e| Error::Unsupported {
-                message: e.to_string(),
-            })?
-            .datatype()
-            .clone();
-        check_storable(options, &stored)?;
-        prepare_dir(dir)?;
-        let store = Store::local(dir)?;
-        let mut attributes = Map::new();
-        attributes.insert(NDL_DATATYPE.into(), json!(datatype));
-        let dimension = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(named_for));
-        let meta = ArrayMeta::new(options, &stored, vec![0], attributes, &dimension)?;
-        meta.write(&store, true)?;
-        Appender::start(store, meta)
-    }
-
-    fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
-        if meta.shape.len() != 1 {
-            return Err(Error::Shape {
-                store: store.name.clone(),
-                message: format!(
-                    "the array has shape {:?}; records arrays are one-dimensional",
-                    meta.shape
-                ),
-            });
-        }
-        let engine = meta.engine(&store)?;
-        let mut appender = Appender {
-            record: meta.stored.size().unwrap_or(0),
-            chunk_len: meta.chunks[0],
-            len: meta.len(),
-            store,
-            meta,
-            engine,
-            tail: Vec::new(),
-        };
-        appender.load_tail()?;
-        Ok(appender)
-    }
-
-    /// Reads the records of a partial last chunk, which an append rewrites.
-    fn load_tail(&mut self) -> Result<()> {
-        let in_tail = (self.len % self.chunk_len) as usize;
-        if in_tail == 0 {
-            return Ok(());
-        }
-        let chunk = self.len / self.chunk_len;
-        let bytes: ArrayBytes = self
-            .engine
-            .retrieve_chunk(&[chunk])
-            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))?;
-        let bytes = bytes
-            .into_fixed()
-            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))?;
-        self.tail = bytes
-            .get(..in_tail * self.record)
-            .ok_or_else(|| chunk_error(&self.store, &self.engine, chunk, "decoded chunk is short"))?
-            .to_vec();
-        Ok(())
-    }
-
-    /// Appends `n` records that `pack` packs.
-    fn append_with(&mut self, n: usize, pack: &PackFn<'_>) -> Result<()> {
-        let chunk_len = self.chunk_len as usize;
-        let mut done = 0;
-        if !self.tail.is_empty() {
-            let room = chunk_len - self.tail.len() / self.record;
-            done = room.min(n);
-            self.pack_into_tail(0..done, pack);
-            if self.tail.len() / self.record < chunk_len {
-                self.len += done as u64;
-                return Ok(());
-            }
-            let tail = std::mem::take(&mut self.tail);
-            self.store_chunk(self.len / self.chunk_len, tail)?;
-            self.len += done as u64;
-        }
-        let whole = (n - done) / chunk_len;
-        let first = self.len / self.chunk_len;
-        (0..whole).into_par_iter().try_for_each(|i| {
-            let at = done + i * chunk_len;
-            let mut packed = vec![0; chunk_len * self.record];
-            pack(at..at + chunk_len, &mut packed);
-            self.store_chunk(first + i as u64, packed)
-        })?;
-        done += whole * chunk_len;
-        self.len += (whole * chunk_len) as u64;
-        self.pack_into_tail(done..n, pack);
-        self.len += (n - done) as u64;
-        Ok(())
-    }
-
-    fn pack_into_tail(&mut self, range: Range<usize>, pack: &PackFn<'_>) {
-        let at = self.tail.len();
-        self.tail.resize(at + range.len() * self.record, 0);
-        pack(range, &mut self.tail[at..]);
-    }
-
-    /// Encodes and stores chunk `chunk` from packed records: a full chunk,
-    /// or the first records of one, the rest being the fill value.
-    fn store_chunk(&self, chunk: u64, mut packed: Vec<u8>) -> Result<()> {
-        let full = self.chunk_len as usize * self.record;
-        if packed.len() < full {
-            let fill = self.engine.fill_value().as_ne_bytes().to_vec();
-            while packed.len() < full {
-                packed.extend_from_slice(&fill);
-            }
-        }
-        // Chunks are already encoded in parallel, one per thread.
-        let options = CodecOptions::default().with_concurrent_target(1);
-        self.engine
-            .store_chunk_opt(&[chunk], ArrayBytes::new_flen(packed), &options)
-            .map_err(|e| chunk_error(&self.store, &self.engine, chunk, e))
-    }
-
-    fn finish(mut self) -> Result<u64> {
-        if !self.tail.is_empty() {
-            let chunk = self.len / self.chunk_len;
-            let tail = std::mem::take(&mut self.tail);
-            self.store_chunk(chunk, tail)?;
-        }
-        if self.len != self.meta.len() {
-            self.meta = self.meta.with_len(self.len);
-            self.meta.write(&self.store, false)?;
-        }
-        Ok(self.len)
-    }
+    Appender::start(Chunks::new(&store, &meta)?, meta)
 }
 
 /// Refuses what the chosen format cannot hold, saying what to do instead.

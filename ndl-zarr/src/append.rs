@@ -1,0 +1,122 @@
+//! Appending records to one array: full chunks are packed and stored in
+//! parallel as soon as they are complete, a partial last chunk waits in
+//! memory, and the metadata that sets the new length is written last.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::chunks::Chunks;
+use crate::error::Result;
+use crate::metadata::ArrayMeta;
+
+/// Packs records `range` of the batch being appended into `out`.
+pub(crate) type PackFn<'a> = dyn Fn(Range<usize>, &mut [u8]) + Sync + 'a;
+
+/// Appends to one array, whatever its records are.
+pub(crate) struct Appender {
+    chunks: Chunks,
+    meta: ArrayMeta,
+    /// Records in the array once finished.
+    pub len: u64,
+    /// The records of the last chunk when it is partial (those from the
+    /// last multiple of `chunk_len` up to `len`).
+    tail: Vec<u8>,
+}
+
+impl std::fmt::Debug for Appender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Appender")
+            .field("chunks", &self.chunks)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl Appender {
+    /// The appender of the array `meta` describes in the store of `chunks`.
+    pub fn start(chunks: Chunks, meta: ArrayMeta) -> Result<Appender> {
+        let mut appender = Appender {
+            len: meta.len(),
+            chunks,
+            meta,
+            tail: Vec::new(),
+        };
+        appender.load_tail()?;
+        Ok(appender)
+    }
+
+    /// The bytes of one record.
+    pub fn record(&self) -> usize {
+        self.chunks.record
+    }
+
+    /// Reads the records of a partial last chunk, which an append rewrites.
+    fn load_tail(&mut self) -> Result<()> {
+        let in_tail = (self.len % self.chunks.chunk_len) as usize;
+        if in_tail == 0 {
+            return Ok(());
+        }
+        let mut records = self.chunks.read(self.len / self.chunks.chunk_len)?;
+        records.truncate(in_tail * self.chunks.record);
+        self.tail = records;
+        Ok(())
+    }
+
+    /// Appends `n` records that `pack` packs.
+    pub fn append_with(&mut self, n: usize, pack: &PackFn<'_>) -> Result<()> {
+        let (chunk_len, record) = (self.chunks.chunk_len as usize, self.chunks.record);
+        let mut done = 0;
+        if !self.tail.is_empty() {
+            let room = chunk_len - self.tail.len() / record;
+            done = room.min(n);
+            self.pack_into_tail(0..done, pack);
+            if self.tail.len() / record < chunk_len {
+                self.len += done as u64;
+                return Ok(());
+            }
+            let tail = std::mem::take(&mut self.tail);
+            self.chunks.write(self.len / self.chunks.chunk_len, tail)?;
+            self.len += done as u64;
+        }
+        let whole = (n - done) / chunk_len;
+        let first = self.len / self.chunks.chunk_len;
+        (0..whole).into_par_iter().try_for_each(|i| {
+            let at = done + i * chunk_len;
+            let mut packed = vec![0; chunk_len * record];
+            pack(at..at + chunk_len, &mut packed);
+            self.chunks.write(first + i as u64, packed)
+        })?;
+        done += whole * chunk_len;
+        self.len += (whole * chunk_len) as u64;
+        self.pack_into_tail(done..n, pack);
+        self.len += (n - done) as u64;
+        Ok(())
+    }
+
+    fn pack_into_tail(&mut self, range: Range<usize>, pack: &PackFn<'_>) {
+        let at = self.tail.len();
+        self.tail.resize(at + range.len() * self.chunks.record, 0);
+        pack(range, &mut self.tail[at..]);
+    }
+
+    /// Stores the last, partial chunk. The array's length is not changed
+    /// yet: [`commit`](Appender::commit) does that.
+    pub fn flush(&mut self) -> Result<()> {
+        if !self.tail.is_empty() {
+            let tail = std::mem::take(&mut self.tail);
+            self.chunks.write(self.len / self.chunks.chunk_len, tail)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the metadata with the new length, once every chunk is stored.
+    pub fn commit(mut self) -> Result<u64> {
+        self.flush()?;
+        if self.len != self.meta.len() {
+            self.meta = self.meta.with_len(self.len);
+            self.meta.write(&self.chunks.store, false)?;
+        }
+        Ok(self.len)
+    }
+}

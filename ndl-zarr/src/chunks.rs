@@ -1,0 +1,150 @@
+//! One array's chunks along its first dimension, the unit both layouts
+//! read and write: a chunk holds `chunk_len` records (a records array's
+//! records, or a column's values), whole along the other dimensions.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use zarrs::array::{ArrayBytes, CodecOptions};
+
+use crate::error::{Error, Result};
+use crate::metadata::{ArrayMeta, Engine};
+use crate::store::Store;
+
+/// The chunks of one array, encoded and decoded by zarrs.
+pub(crate) struct Chunks {
+    pub store: Store,
+    engine: Engine,
+    /// Records per chunk (per shard, with sharding).
+    pub chunk_len: u64,
+    /// The bytes of one record, whole along the other dimensions.
+    pub record: usize,
+    /// The number of dimensions after the first.
+    inner: usize,
+}
+
+impl std::fmt::Debug for Chunks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chunks")
+            .field("store", &self.store.name)
+            .field("chunk_len", &self.chunk_len)
+            .field("record", &self.record)
+            .finish()
+    }
+}
+
+impl Chunks {
+    /// The chunks of the array `meta` describes in `store`, which must be
+    /// chunked along its first dimension only.
+    pub fn new(store: &Store, meta: &ArrayMeta) -> Result<Chunks> {
+        let unchunked = meta.shape.get(1..) == meta.chunks.get(1..);
+        if meta.shape.is_empty() || !unchunked {
+            return Err(Error::Shape {
+                store: store.name.clone(),
+                message: format!(
+                    "the array of shape {:?} is chunked {:?}; records are read from arrays chunked along their first dimension only",
+                    meta.shape, meta.chunks
+                ),
+            });
+        }
+        let elements: u64 = meta.shape[1..].iter().product();
+        let size = meta.stored.size().unwrap_or(0) as u64;
+        let record = usize::try_from(elements.saturating_mul(size)).map_err(|_| Error::Shape {
+            store: store.name.clone(),
+            message: format!(
+                "a record of shape {:?} does not fit in memory",
+                &meta.shape[1..]
+            ),
+        })?;
+        Ok(Chunks {
+            store: store.clone(),
+            engine: meta.engine(store)?,
+            chunk_len: meta.chunks[0],
+            record,
+            inner: meta.shape.len() - 1,
+        })
+    }
+
+    fn indices(&self, chunk: u64) -> Vec<u64> {
+        let mut at = vec![0; 1 + self.inner];
+        at[0] = chunk;
+        at
+    }
+
+    /// The error for chunk `chunk`.
+    pub fn error(&self, chunk: u64, e: impl std::fmt::Display) -> Error {
+        Error::Chunk {
+            store: self.store.name.clone(),
+            chunk,
+            key: self.engine.chunk_key(&self.indices(chunk)).to_string(),
+            message: e.to_string(),
+        }
+    }
+
+    /// The records of chunk `chunk`, decoded, in native byte order: the
+    /// fill value where the chunk is missing.
+    pub fn read(&self, chunk: u64) -> Result<Vec<u8>> {
+        // Chunks are decoded in parallel, one per thread.
+        let options = CodecOptions::default().with_concurrent_target(1);
+        let decoded: ArrayBytes = self
+            .engine
+            .retrieve_chunk_opt(&self.indices(chunk), &options)
+            .map_err(|e| self.error(chunk, e))?;
+        let decoded = decoded.into_fixed().map_err(|e| self.error(chunk, e))?;
+        if decoded.len() != self.chunk_len as usize * self.record {
+            return Err(self.error(chunk, "decoded chunk has the wrong length"));
+        }
+        Ok(decoded.into_owned())
+    }
+
+    /// Encodes and stores chunk `chunk` from records in native byte order:
+    /// a full chunk, or its first records, the rest being the fill value.
+    pub fn write(&self, chunk: u64, mut records: Vec<u8>) -> Result<()> {
+        let full = self.chunk_len as usize * self.record;
+        if records.len() < full {
+            let fill = self.engine.fill_value().as_ne_bytes().to_vec();
+            while records.len() < full {
+                records.extend_from_slice(&fill);
+            }
+        }
+        // Chunks are encoded in parallel, one per thread.
+        let options = CodecOptions::default().with_concurrent_target(1);
+        self.engine
+            .store_chunk_opt(
+                &self.indices(chunk),
+                ArrayBytes::new_flen(records),
+                &options,
+            )
+            .map_err(|e| self.error(chunk, e))
+    }
+
+    /// Decodes the chunks holding records `range`, in parallel, one per
+    /// part (the parts are chunk-aligned: the first starts at
+    /// `range.start`), and hands each part the bytes of its records with
+    /// the chunk's index and the index of the part's first record.
+    pub fn decode<P: Send>(
+        &self,
+        range: &Range<u64>,
+        parts: Vec<P>,
+        len: impl Fn(&P) -> usize + Sync,
+        fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let first_chunk = range.start / self.chunk_len;
+        let skip = (range.start % self.chunk_len) as usize;
+        parts
+            .into_par_iter()
+            .enumerate()
+            .try_for_each(|(i, mut part)| {
+                let chunk = first_chunk + i as u64;
+                let decoded = self.read(chunk)?;
+                let (from, first) = match i {
+                    0 => (skip, range.start),
+                    _ => (0, chunk * self.chunk_len),
+                };
+                let bytes = decoded
+                    .get(from * self.record..(from + len(&part)) * self.record)
+                    .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
+                fill(chunk, first, &mut part, bytes)
+            })
+    }
+}
