@@ -46,11 +46,6 @@ impl Appender {
         Ok(appender)
     }
 
-    /// The bytes of one record.
-    pub fn record(&self) -> usize {
-        self.chunks.record
-    }
-
     /// Reads the records of a partial last chunk, which an append rewrites.
     fn load_tail(&mut self) -> Result<()> {
         let in_tail = (self.len % self.chunks.chunk_len) as usize;

@@ -69,6 +69,7 @@
 
 mod append;
 mod chunks;
+mod columns;
 mod data_type;
 mod error;
 mod info;
@@ -77,6 +78,7 @@ mod options;
 mod records;
 mod store;
 mod struct_type;
+mod writer;
 
 use std::ops::Range;
 use std::path::Path;
@@ -87,7 +89,7 @@ pub use error::{Error, Result};
 pub use info::ArrayInfo;
 pub use ndl_runtime::ByteOrder;
 pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
-pub use records::{ArrayWriter, PackedWriter};
+pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:
 /// Zarr v3, `struct`, zstd. `dir` must not exist.
@@ -112,7 +114,18 @@ pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Res
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
-    records::read_records(&store::Store::local(dir.as_ref())?, None)
+    read_from(&store::Store::local(dir.as_ref())?, None)
+}
+
+/// Reads records of either layout.
+fn read_from<T: NdlType + Send + Sync>(
+    store: &store::Store,
+    range: Option<Range<u64>>,
+) -> Result<Vec<T>> {
+    if metadata::read_group(store)?.is_some() {
+        return columns::read_columns(store, range);
+    }
+    records::read_records(store, range)
 }
 
 /// Reads records `range` of the array of records at `dir`, decoding only
@@ -129,7 +142,7 @@ pub fn read_range<T: NdlType + Send + Sync>(
     dir: impl AsRef<Path>,
     range: Range<u64>,
 ) -> Result<Vec<T>> {
-    records::read_records(&store::Store::local(dir.as_ref())?, Some(range))
+    read_from(&store::Store::local(dir.as_ref())?, Some(range))
 }
 
 /// Reads records `range` of the array of records at `dir` as packed

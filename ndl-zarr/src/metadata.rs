@@ -31,6 +31,8 @@ pub(crate) const ZARR_JSON: &str = "zarr.json";
 pub(crate) const ZARRAY: &str = ".zarray";
 /// The v2 attributes key.
 pub(crate) const ZATTRS: &str = ".zattrs";
+/// The v2 group metadata key.
+pub(crate) const ZGROUP: &str = ".zgroup";
 /// The attribute holding the records' NDL datatype (enum names,
 /// descriptions), which the Zarr data type cannot say.
 pub(crate) const NDL_DATATYPE: &str = "ndl_datatype";
@@ -128,6 +130,11 @@ impl ArrayMeta {
             // `structured` and means little-endian: the tool wins.
             default_endian(&mut doc);
         }
+        if is_raw(&stored) {
+            let (data_type, fill) = engine_data_type(&stored).map_err(|m| bad(store, key, m))?;
+            doc["data_type"] = data_type;
+            doc["fill_value"] = fill;
+        }
         let engine: ArrayMetadataV3 = serde_json::from_value(doc.clone())
             .map_err(|e| bad(store, key, format!("not Zarr v3 array metadata: {e}")))?;
         let chunks =
@@ -204,7 +211,7 @@ impl ArrayMeta {
             }
             Some(other) => return Err(bad(store, key, format!("order `{other}` is not C or F"))),
         };
-        let data_type = engine_v3(&stored).map_err(|m| bad(store, key, m))?;
+        let (data_type, zeros) = engine_data_type(&stored).map_err(|m| bad(store, key, m))?;
         let data_type_meta: MetadataV3 = serde_json::from_value(data_type.clone())
             .map_err(|e| bad(store, key, e.to_string()))?;
         let codecs = zarrs::convert::codec_metadata_v2_to_v3(
@@ -220,8 +227,12 @@ impl ArrayMeta {
             .iter()
             .map(|c| serde_json::to_value(c).unwrap_or_default())
             .collect();
-        let fill = v2_fill(&stored, doc.get("fill_value").unwrap_or(&Value::Null))
-            .map_err(|m| bad(store, key, m))?;
+        let fill = v2_fill(
+            &stored,
+            doc.get("fill_value").unwrap_or(&Value::Null),
+            zeros,
+        )
+        .map_err(|m| bad(store, key, m))?;
         let separator = doc
             .get("dimension_separator")
             .and_then(Value::as_str)
@@ -299,18 +310,8 @@ impl ArrayMeta {
             Some(_) => Some(whole(chunk_len)),
         };
         let chunks = whole(options.shard_len.unwrap_or(chunk_len));
-        let data_type = match options.format {
-            ZarrFormat::V3 => stored.to_zarr_v3_data_type().map_err(|e| e.to_string()),
-            ZarrFormat::V2 => engine_v3(stored),
-        }
-        .map_err(|message| Error::Unsupported { message })?;
-        let fill = match options.format {
-            ZarrFormat::V3 => v3_fill_value(stored).map_err(|e| Error::Unsupported {
-                message: e.to_string(),
-            })?,
-            // Never stored: v2 writes `fill_value: null`.
-            ZarrFormat::V2 => fill_json(stored, &vec![0; record]),
-        };
+        let (data_type, fill) =
+            engine_data_type(stored).map_err(|message| Error::Unsupported { message })?;
         let bytes = json!({"name": "bytes", "configuration": {"endian": order.name()}});
         let mut codecs = vec![bytes.clone()];
         codecs.extend(compressors.iter().cloned());
@@ -355,10 +356,16 @@ impl ArrayMeta {
         };
         meta.document = match options.format {
             ZarrFormat::V3 => {
+                let unsupported = |e: ndl_runtime::lang::LangError| Error::Unsupported {
+                    message: e.to_string(),
+                };
                 let mut doc =
                     serde_json::to_value(&meta.engine).map_err(|e| Error::Unsupported {
                         message: e.to_string(),
                     })?;
+                // The names zarr-python reads, where zarrs has others.
+                doc["data_type"] = stored.to_zarr_v3_data_type().map_err(unsupported)?;
+                doc["fill_value"] = v3_fill_value(stored).map_err(unsupported)?;
                 if options.legacy_structured {
                     legacy(&mut doc, stored);
                 }
@@ -374,7 +381,7 @@ impl ArrayMeta {
         struct_type::register();
         Array::new_with_metadata(
             store.storage.clone(),
-            "/",
+            &store.node_path(),
             ArrayMetadata::V3(self.engine.clone()),
         )
         .map_err(|e| bad(store, self.key(), format!("cannot be decoded: {e}")))
@@ -458,10 +465,80 @@ fn v3_document(
     })
 }
 
+/// A group's format and attributes, if the store's root is a group.
+pub(crate) fn read_group(store: &Store) -> Result<Option<(ZarrFormat, Map<String, Value>)>> {
+    if let Some(doc) = json_at(store, ZARR_JSON)? {
+        if doc.get("node_type").and_then(Value::as_str) != Some("group") {
+            return Ok(None);
+        }
+        let attributes = match doc.get("attributes") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
+            Some(_) => return Err(bad(store, ZARR_JSON, "attributes is not a JSON object")),
+        };
+        return Ok(Some((ZarrFormat::V3, attributes)));
+    }
+    let Some(doc) = json_at(store, ZGROUP)? else {
+        return Ok(None);
+    };
+    if doc.get("zarr_format").and_then(Value::as_u64) != Some(2) {
+        return Err(bad(store, ZGROUP, "zarr_format is not 2"));
+    }
+    let attributes = match json_at(store, ZATTRS)? {
+        None => Map::new(),
+        Some(Value::Object(a)) => a,
+        Some(_) => return Err(bad(store, ZATTRS, "not a JSON object")),
+    };
+    Ok(Some((ZarrFormat::V2, attributes)))
+}
+
+/// Writes the metadata of a group with `attributes` at the store's root.
+pub(crate) fn write_group(
+    store: &Store,
+    format: ZarrFormat,
+    attributes: Map<String, Value>,
+) -> Result<()> {
+    match format {
+        ZarrFormat::V3 => store.set(
+            ZARR_JSON,
+            pretty(&json!({"zarr_format": 3, "node_type": "group", "attributes": attributes})),
+        ),
+        ZarrFormat::V2 => {
+            store.set(ZATTRS, pretty(&Value::Object(attributes)))?;
+            store.set(ZGROUP, pretty(&json!({"zarr_format": 2})))
+        }
+    }
+}
+
 fn pretty(doc: &Value) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(doc).unwrap_or_default();
     out.push(b'\n');
     out
+}
+
+/// Whether zarrs knows `stored`, a top-level fixed string of bytes or
+/// opaque bytes, only as raw bits (zarr-python's names for them are
+/// `null_terminated_bytes` and `raw_bytes`).
+fn is_raw(stored: &Datatype) -> bool {
+    matches!(
+        stored,
+        Datatype::Opaque(_)
+            | Datatype::FixedString(ndl_runtime::FixedString {
+                charset: ndl_runtime::Charset::Ascii,
+                ..
+            })
+    )
+}
+
+/// The data type and fill value zarrs is given for `stored`, which zarrs
+/// only encodes and decodes: raw bits of the same size where zarrs lacks
+/// the type, records as `struct`, zeros for the fill.
+fn engine_data_type(stored: &Datatype) -> std::result::Result<(Value, Value), String> {
+    let size = stored.size().unwrap_or(0);
+    if is_raw(stored) {
+        return Ok((json!(format!("r{}", 8 * size)), json!(vec![0u8; size])));
+    }
+    Ok((engine_v3(stored)?, fill_json(stored, &vec![0; size])))
 }
 
 fn is_struct(doc: &Value) -> bool {
@@ -597,12 +674,14 @@ fn endianness(order: ByteOrder) -> Endianness {
     }
 }
 
-/// The engine's v3 fill value for a v2 `fill_value`: zeros for `null` (no
+/// The engine's v3 fill value for a v2 `fill_value`: `zeros` for `null` (no
 /// fill value: zarr-python reads missing chunks as zeros too), base64 of a
 /// record for records, the value itself for scalars.
-fn v2_fill(stored: &Datatype, fill: &Value) -> std::result::Result<Value, String> {
+fn v2_fill(stored: &Datatype, fill: &Value, zeros: Value) -> std::result::Result<Value, String> {
     match (stored, fill) {
-        (_, Value::Null) => Ok(fill_json(stored, &vec![0; stored.size().unwrap_or(0)])),
+        // Raw bits: zeros whatever the string says (zarr-python writes `""`).
+        (_, Value::Null) => Ok(zeros),
+        _ if is_raw(stored) => Ok(zeros),
         (Datatype::Compound(_), Value::String(_)) => {
             let bytes = struct_type::fill_bytes(stored, fill)
                 .ok_or_else(|| format!("fill_value {fill} does not fit the dtype"))?;

@@ -7,7 +7,7 @@ use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::records::{ArrayWriter, PackedWriter};
+use crate::writer::{ArrayWriter, PackedWriter};
 
 /// The Zarr format version of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -160,6 +160,7 @@ pub struct WriteOptions {
     pub(crate) byte_order: Option<ByteOrder>,
     pub(crate) legacy_structured: bool,
     pub(crate) dimension: Option<String>,
+    pub(crate) chars_as_u1: bool,
 }
 
 /// About 2 MiB of packed records per chunk when no length is given.
@@ -214,6 +215,15 @@ impl WriteOptions {
     /// directory name without its extension (`readings` for `readings.zarr`).
     pub fn dimension(mut self, name: impl Into<String>) -> WriteOptions {
         self.dimension = Some(name.into());
+        self
+    }
+
+    /// The columns layout: store fixed strings as `|u1` arrays of shape
+    /// `(n, length)` rather than `|S1` (the netCDF character convention).
+    /// Debian's ncdump 4.9 crashes on any `S` dtype; xarray then reads
+    /// numbers, not strings.
+    pub fn chars_as_u1(mut self, u1: bool) -> WriteOptions {
+        self.chars_as_u1 = u1;
         self
     }
 
@@ -280,7 +290,7 @@ impl WriteOptions {
     /// Writes `data` as a new store at `dir` (which must not exist): the
     /// store appears there only once complete.
     pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        crate::records::write_new(self, dir.as_ref(), data)
+        crate::writer::write_new(self, dir.as_ref(), data)
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty

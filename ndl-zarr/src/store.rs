@@ -20,11 +20,14 @@ use zarrs::storage::{
 
 use crate::error::{Error, Result};
 
-/// A store: its objects, and a name for messages (its path or URL).
+/// A store, or a node (array or group) within one: its objects, a name for
+/// messages (its path or URL), and the node's key prefix.
 #[derive(Clone)]
 pub(crate) struct Store {
     pub storage: Arc<dyn ReadableWritableListableStorageTraits>,
     pub name: String,
+    /// `""` at the root, `"a/b/"` for the node `a/b`.
+    prefix: String,
 }
 
 impl std::fmt::Debug for Store {
@@ -47,6 +50,7 @@ impl Store {
                 root: dir.to_path_buf(),
             }),
             name,
+            prefix: String::new(),
         })
     }
 
@@ -55,11 +59,27 @@ impl Store {
         Store {
             storage: Arc::new(zarrs::storage::store::MemoryStore::new()),
             name: name.to_string(),
+            prefix: String::new(),
         }
     }
 
+    /// The node `name` below this one.
+    pub fn child(&self, name: &str) -> Store {
+        Store {
+            storage: self.storage.clone(),
+            name: format!("{}/{name}", self.name),
+            prefix: format!("{}{name}/", self.prefix),
+        }
+    }
+
+    /// The node's path, as zarrs names nodes: `/` at the root, `/a/b`.
+    pub fn node_path(&self) -> String {
+        format!("/{}", self.prefix.trim_end_matches('/'))
+    }
+
     fn key(&self, key: &str) -> Result<StoreKey> {
-        StoreKey::new(key).map_err(|e| self.error(key, e.to_string()))
+        let full = format!("{}{key}", self.prefix);
+        StoreKey::new(&full).map_err(|e| self.error(key, e.to_string()))
     }
 
     pub fn error(&self, key: &str, message: impl Into<String>) -> Error {

@@ -9,8 +9,7 @@ mod read;
 mod write;
 
 pub(crate) use read::{read_packed, read_records};
-pub(crate) use write::write_new;
-pub use write::{ArrayWriter, PackedWriter};
+pub(crate) use write::{create, start};
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;

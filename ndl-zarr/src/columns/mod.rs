@@ -1,0 +1,221 @@
+//! The columns layout: a Zarr group with one array per leaf field, all
+//! sharing the record dimension, as xarray, netCDF-C (NCZarr) and Dask
+//! read them.
+//!
+//! - Each leaf field is the array named by its dotted path (`p.x`).
+//! - Dimensions: the record dimension first, then one per axis of an array
+//!   field (`<field>_dim<k>`, or the names of `#[ndl(dims = [...])]`), and
+//!   for a fixed string the netCDF character dimension `<field>_strlen`.
+//! - A bool is `uint8` with the CF attributes `flag_values [0, 1]` and
+//!   `flag_meanings "false true"`; an enum is its base integer with its
+//!   members' values and names. In v2 the attribute `_NCZARR_ATTR` types
+//!   `flag_values`, which netCDF-C 4.9 would otherwise type from the first
+//!   value and then fail on `[8, 9, 1000]`.
+//! - A fixed string of `L` bytes is `|S1` of shape `(n, L)`, the netCDF
+//!   character convention that xarray joins back into strings;
+//!   [`WriteOptions::chars_as_u1`](crate::WriteOptions::chars_as_u1) writes
+//!   `|u1` instead, for Debian's ncdump 4.9, which crashes on any `S` dtype.
+//!   A UTF-32 string is one `<U{n}` value. Opaque bytes are `|u1` of shape
+//!   `(n, size)`.
+//! - Doc comments become `long_name`, `#[ndl(units = "K")]` becomes `units`;
+//!   the record type's doc comment is the group's `title`, and the group's
+//!   `ndl_datatype` attribute is the record's NDL datatype.
+//! - Fill values are `null` in v2: xarray masks a non-null fill, and
+//!   zarr-python's default of 0 would turn every 0 into NaN.
+
+mod read;
+mod write;
+
+pub(crate) use read::read_columns;
+pub(crate) use write::ColumnsWriter;
+
+use std::collections::BTreeMap;
+
+use ndl_runtime::npy::scalar_typestr;
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+
+/// One leaf field of the record and the Zarr array that holds it.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    /// The array's name: the field's dotted path.
+    pub name: String,
+    /// Where the field's bytes are in a record.
+    pub offset: usize,
+    /// The bytes of one value.
+    pub size: usize,
+    /// The field's datatype, as the record has it.
+    pub leaf: Datatype,
+    /// The array's element datatype.
+    pub element: Datatype,
+    /// The array's dimensions after the record dimension.
+    pub inner: Vec<u64>,
+    /// Their names.
+    pub dims: Vec<String>,
+    /// The array's attributes.
+    pub attributes: Map<String, Value>,
+}
+
+/// How columns are written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Style {
+    /// Characters as `|u1` rather than `|S1`.
+    pub chars_as_u1: bool,
+    /// The byte order numbers are stored in (for attribute types).
+    pub order: ByteOrder,
+}
+
+/// The columns of records of `dt` (a compound in its own layout).
+pub(crate) fn plan(dt: &Datatype, style: Style) -> Result<Vec<Column>> {
+    let Datatype::Compound(c) = dt else {
+        return Err(Error::Unsupported {
+            message: "the columns layout stores the fields of a record; this type has none (use the records layout)".into(),
+        });
+    };
+    let mut columns = Vec::new();
+    for m in &c.members {
+        let leaf = Leaf {
+            path: m.name.clone(),
+            offset: m.offset,
+            dims: &m.dims,
+            description: m.description.as_deref(),
+            units: m.units.as_deref(),
+        };
+        add(&leaf, &m.datatype, style, &mut columns)?;
+    }
+    check_dims(&columns)?;
+    Ok(columns)
+}
+
+/// A field on the way down to its leaves.
+struct Leaf<'a> {
+    path: String,
+    offset: usize,
+    dims: &'a [String],
+    description: Option<&'a str>,
+    units: Option<&'a str>,
+}
+
+fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Result<()> {
+    if let Datatype::Compound(c) = dt {
+        for m in &c.members {
+            let sub = Leaf {
+                path: format!("{}.{}", leaf.path, m.name),
+                offset: leaf.offset + m.offset,
+                dims: &m.dims,
+                description: m.description.as_deref(),
+                units: m.units.as_deref(),
+            };
+            add(&sub, &m.datatype, style, out)?;
+        }
+        return Ok(());
+    }
+    if dt.size() == Some(0) {
+        // Nothing to store: an empty array field has no column.
+        return Ok(());
+    }
+    let (base, shape): (&Datatype, &[usize]) = match dt {
+        Datatype::Array(a) => (&a.base, &a.shape),
+        other => (other, &[]),
+    };
+    let mut inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let mut dims: Vec<String> = match leaf.dims {
+        [] => (0..shape.len())
+            .map(|k| format!("{}_dim{k}", leaf.path))
+            .collect(),
+        named => named.to_vec(),
+    };
+    let mut attributes = Map::new();
+    if let Some(d) = leaf.description {
+        attributes.insert("long_name".into(), json!(d));
+    }
+    if let Some(u) = leaf.units {
+        attributes.insert("units".into(), json!(u));
+    }
+    let element = match base {
+        Datatype::Compound(_) => {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "field `{}` is an array of records, which the columns layout does not split into columns; use the records layout",
+                    leaf.path
+                ),
+            })
+        }
+        Datatype::Bool => {
+            flags(&mut attributes, "|u1", json!([0, 1]), "false true");
+            Datatype::UInt8
+        }
+        Datatype::Enum(e) => {
+            let base = Datatype::from(e.base);
+            let values: Vec<Value> = e.members.iter().map(|m| json!(m.value)).collect();
+            let names: Vec<String> = e.members.iter().map(|m| m.name.replace(char::is_whitespace, "_")).collect();
+            let typestr = scalar_typestr(&base, style.order).unwrap_or_default();
+            flags(&mut attributes, &typestr, Value::Array(values), &names.join(" "));
+            base
+        }
+        Datatype::FixedString(s) if s.charset == Charset::Ascii => {
+            inner.push(s.length as u64);
+            dims.push(format!("{}_strlen", leaf.path));
+            if style.chars_as_u1 {
+                Datatype::UInt8
+            } else {
+                Datatype::FixedString(FixedString {
+                    length: 1,
+                    charset: Charset::Ascii,
+                })
+            }
+        }
+        Datatype::Opaque(o) => {
+            inner.push(o.size as u64);
+            dims.push(format!("{}_bytes", leaf.path));
+            Datatype::UInt8
+        }
+        other => other.clone(),
+    };
+    out.push(Column {
+        name: leaf.path.clone(),
+        offset: leaf.offset,
+        size: dt.size().unwrap_or(0),
+        leaf: dt.clone(),
+        element,
+        inner,
+        dims,
+        attributes,
+    });
+    Ok(())
+}
+
+/// The CF flag attributes, and their type for netCDF-C.
+fn flags(attributes: &mut Map<String, Value>, typestr: &str, values: Value, meanings: &str) {
+    attributes.insert("flag_values".into(), values);
+    attributes.insert("flag_meanings".into(), json!(meanings));
+    attributes.insert(NCZARR_ATTR.into(), json!({"types": {"flag_values": typestr}}));
+}
+
+/// The attribute type map netCDF-C 4.9 reads.
+pub(crate) const NCZARR_ATTR: &str = "_NCZARR_ATTR";
+
+/// A dimension named twice must have one length.
+fn check_dims(columns: &[Column]) -> Result<()> {
+    let mut seen: BTreeMap<&str, (u64, &str)> = BTreeMap::new();
+    for c in columns {
+        for (name, &len) in c.dims.iter().zip(&c.inner) {
+            match seen.get(name.as_str()) {
+                Some(&(other_len, other)) if other_len != len => {
+                    return Err(Error::Unsupported {
+                        message: format!(
+                            "dimension `{name}` is {other_len} long for field `{other}` but {len} for field `{}`",
+                            c.name
+                        ),
+                    })
+                }
+                _ => {
+                    seen.insert(name, (len, &c.name));
+                }
+            }
+        }
+    }
+    Ok(())
+}

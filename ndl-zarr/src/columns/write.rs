@@ -1,0 +1,143 @@
+//! Writing the columns layout: a group, and an appender per column.
+
+use std::ops::Range;
+
+use ndl_runtime::Datatype;
+use rayon::prelude::*;
+use serde_json::{json, Map};
+
+use super::{plan, Column, Style, NCZARR_ATTR};
+use crate::append::Appender;
+use crate::chunks::Chunks;
+use crate::error::{Error, Result};
+use crate::metadata::{write_group, ArrayMeta, NDL_DATATYPE};
+use crate::options::{WriteOptions, ZarrFormat};
+use crate::store::Store;
+
+/// Copies records `range` of the batch being appended, of one column,
+/// into `out`.
+pub(crate) type GatherFn<'a> = dyn Fn(&Column, Range<usize>, &mut [u8]) + Sync + 'a;
+
+/// Appends records to a columns store, every column in parallel.
+pub(crate) struct ColumnsWriter {
+    columns: Vec<(Column, Appender)>,
+}
+
+impl std::fmt::Debug for ColumnsWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColumnsWriter")
+            .field("columns", &self.columns.len())
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+impl ColumnsWriter {
+    /// Creates a group at the root of the empty `store` for records of `dt`
+    /// (in its own layout, which the gather functions read), described by
+    /// `title`, and an array per column, all of length 0.
+    pub fn create(
+        options: &WriteOptions,
+        store: &Store,
+        dt: &Datatype,
+        title: Option<&str>,
+        dimension: &str,
+    ) -> Result<ColumnsWriter> {
+        let style = Style {
+            chars_as_u1: options.chars_as_u1,
+            order: options.order(),
+        };
+        let columns = plan(dt, style)?;
+        let record: usize = columns.iter().map(|c| c.size).sum();
+        let chunk_len = options.chunk_len_for(record)?;
+        let mut attributes = Map::new();
+        if let Some(title) = title {
+            attributes.insert("title".into(), json!(title));
+        }
+        attributes.insert(NDL_DATATYPE.into(), json!(dt));
+        write_group(store, options.format, attributes)?;
+        let mut appenders = Vec::with_capacity(columns.len());
+        for c in columns {
+            let column = store.child(&c.name);
+            let mut attributes = c.attributes.clone();
+            if options.format == ZarrFormat::V3 {
+                // netCDF-C reads no v3 store: its type map would only clutter.
+                attributes.remove(NCZARR_ATTR);
+            }
+            let shape = std::iter::once(0).chain(c.inner.iter().copied()).collect();
+            let dims = std::iter::once(dimension.to_string())
+                .chain(c.dims.iter().cloned())
+                .collect();
+            let meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
+                .map_err(|e| in_column(&c, e))?;
+            meta.write(&column, true)?;
+            let appender = Appender::start(Chunks::new(&column, &meta)?, meta)?;
+            appenders.push((c, appender));
+        }
+        Ok(ColumnsWriter { columns: appenders })
+    }
+
+    /// The writer that appends to the columns store `store` of records of
+    /// `dt`: each column must be there, holding the values of its field
+    /// (characters as `|S1` or `|u1`: both hold the same bytes).
+    pub fn open(store: &Store, dt: &Datatype) -> Result<ColumnsWriter> {
+        let style = Style {
+            chars_as_u1: false,
+            order: ndl_runtime::ByteOrder::Little,
+        };
+        let mut appenders = Vec::new();
+        for c in plan(dt, style)? {
+            let column = store.child(&c.name);
+            let meta = ArrayMeta::read(&column)?;
+            super::read::check_column(&column, &meta, &c)?;
+            let appender = Appender::start(Chunks::new(&column, &meta)?, meta)?;
+            appenders.push((c, appender));
+        }
+        let writer = ColumnsWriter { columns: appenders };
+        let lens: Vec<u64> = writer.columns.iter().map(|(_, a)| a.len).collect();
+        if lens.iter().any(|&l| l != lens[0]) {
+            return Err(Error::Shape {
+                store: store.name.clone(),
+                message: format!(
+                    "the columns have different lengths {lens:?}; an append would make them worse"
+                ),
+            });
+        }
+        Ok(writer)
+    }
+
+    /// The number of records once finished.
+    pub fn len(&self) -> u64 {
+        self.columns.iter().map(|(_, a)| a.len).min().unwrap_or(0)
+    }
+
+    /// Appends `n` records whose columns `gather` copies out.
+    pub fn append_with(&mut self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
+        self.columns
+            .par_iter_mut()
+            .try_for_each(|(c, a)| a.append_with(n, &|range, out| gather(c, range, out)))
+    }
+
+    /// Stores every column's last chunk, then sets every column's length:
+    /// a crash between two columns' metadata leaves columns of different
+    /// lengths, which readers take up to the shortest.
+    pub fn finish(mut self) -> Result<u64> {
+        self.columns
+            .par_iter_mut()
+            .try_for_each(|(_, a)| a.flush())?;
+        let len = self.len();
+        for (_, a) in self.columns {
+            a.commit()?;
+        }
+        Ok(len)
+    }
+}
+
+fn in_column(c: &Column, e: Error) -> Error {
+    match e {
+        Error::Unsupported { message } => Error::Unsupported {
+            message: format!("field `{}`: {message}", c.name),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,340 @@
+//! Writers of either layout: [`ArrayWriter`] for a Rust type,
+//! [`PackedWriter`] for records whose datatype is known only at run time.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::records::{PackedLayout, Packer};
+use ndl_runtime::{Datatype, NdlType};
+
+use crate::append::Appender;
+use crate::columns::ColumnsWriter;
+use crate::error::{Error, Result};
+use crate::metadata::{read_group, ArrayMeta};
+use crate::options::{Layout, WriteOptions};
+use crate::records::{self, check_type, packer};
+use crate::store::Store;
+
+/// Appends records to a store, chunk by chunk: one array of records, or
+/// one array per field.
+///
+/// Full chunks are packed and encoded in parallel as soon as they are
+/// complete; the records of a last, partial chunk wait in memory until
+/// more arrive or [`finish`](ArrayWriter::finish). The array's length in
+/// its metadata changes only in `finish`, after every chunk is stored: a
+/// writer that stops before (an error, a crash, a drop without `finish`)
+/// leaves the array as it was, with its old length.
+///
+/// ```
+/// use ndl_zarr::{ArrayWriter, WriteOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.zarr");
+/// let mut w = WriteOptions::new().chunk_len(2).create::<u32>(&path)?;
+/// w.append(&[1, 2, 3])?;
+/// w.finish()?;
+///
+/// let mut w = ArrayWriter::<u32>::open(&path)?;
+/// w.append(&[4])?;
+/// assert_eq!(w.finish()?, 4);
+/// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ArrayWriter<T> {
+    core: Core,
+    packer: Packer<T>,
+}
+
+/// The writer of one layout.
+enum Core {
+    Records(Appender),
+    Columns(ColumnsWriter),
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Core::Records(a) => a.fmt(f),
+            Core::Columns(c) => c.fmt(f),
+        }
+    }
+}
+
+impl Core {
+    fn len(&self) -> u64 {
+        match self {
+            Core::Records(a) => a.len,
+            Core::Columns(c) => c.len(),
+        }
+    }
+
+    fn finish(self) -> Result<u64> {
+        match self {
+            Core::Records(a) => a.commit(),
+            Core::Columns(c) => c.finish(),
+        }
+    }
+
+    /// Creates a store of either layout at `dir` for records of `datatype`
+    /// (in its own layout), described by `title`; its record dimension is
+    /// named after `named_for` unless the options name it.
+    fn create(
+        options: &WriteOptions,
+        dir: &Path,
+        named_for: &Path,
+        datatype: &Datatype,
+        title: Option<&str>,
+    ) -> Result<Core> {
+        let dimension = options
+            .dimension
+            .clone()
+            .unwrap_or_else(|| dimension_name(named_for));
+        prepare_dir(dir)?;
+        let store = Store::local(dir)?;
+        Ok(match options.layout {
+            Layout::Records => {
+                Core::Records(records::create(options, &store, datatype, &dimension)?)
+            }
+            Layout::Columns => Core::Columns(ColumnsWriter::create(
+                options, &store, datatype, title, &dimension,
+            )?),
+        })
+    }
+}
+
+impl<T> std::fmt::Debug for ArrayWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrayWriter")
+            .field("core", &self.core)
+            .finish()
+    }
+}
+
+impl<T: NdlType + Send + Sync> ArrayWriter<T> {
+    pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
+        ArrayWriter::create_named(options, dir, dir)
+    }
+
+    fn create_named(
+        options: &WriteOptions,
+        dir: &Path,
+        named_for: &Path,
+    ) -> Result<ArrayWriter<T>> {
+        let packer = packer::<T>(&dir.display().to_string())?;
+        let core = Core::create(options, dir, named_for, &T::datatype(), T::description())?;
+        Ok(ArrayWriter { core, packer })
+    }
+
+    /// The writer that appends to the store at `dir`, of either layout,
+    /// which must hold records of `T` (checked as [`read`](crate::read)
+    /// checks them).
+    pub fn open(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+        let store = Store::local(dir.as_ref())?;
+        let packer = packer::<T>(&store.name)?;
+        if read_group(&store)?.is_some() {
+            let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
+            return Ok(ArrayWriter { core, packer });
+        }
+        let meta = ArrayMeta::read(&store)?;
+        check_type(&store, &meta, &packer)?;
+        let core = Core::Records(records::start(store, meta)?);
+        Ok(ArrayWriter { core, packer })
+    }
+
+    /// The number of records the store holds once finished.
+    pub fn len(&self) -> u64 {
+        self.core.len()
+    }
+
+    /// Whether the store holds no records, written or appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `records`: every chunk they complete is stored now.
+    pub fn append(&mut self, records: &[T]) -> Result<()> {
+        let packer = &self.packer;
+        match &mut self.core {
+            Core::Records(a) => a.append_with(records.len(), &|range, out| {
+                packer.pack(&records[range], out)
+            }),
+            Core::Columns(c) => c.append_with(records.len(), &|column, range, out| {
+                packer.gather(
+                    &records[range],
+                    column.offset..column.offset + column.size,
+                    out,
+                )
+            }),
+        }
+    }
+
+    /// Stores the last, partial chunks, then the metadata with the new
+    /// length; returns the length.
+    pub fn finish(self) -> Result<u64> {
+        self.core.finish()
+    }
+}
+
+/// Appends packed records (native byte order) of a datatype known only at
+/// run time: what `ndl convert` writes. [`ArrayWriter`] is the typed form.
+///
+/// ```
+/// use ndl_runtime::{Compound, Datatype};
+/// use ndl_zarr::WriteOptions;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("p.zarr");
+/// let rec = Datatype::Compound(Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt8)])?);
+/// let mut w = WriteOptions::new().create_packed(&path, &rec)?;
+/// w.append(&[1, 2, 3, 4])?;
+/// assert_eq!(w.finish()?, 2);
+/// assert_eq!(ndl_zarr::read_packed(&path, 1..2)?, [3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct PackedWriter {
+    core: Core,
+    record: usize,
+}
+
+impl PackedWriter {
+    pub(crate) fn create(
+        options: &WriteOptions,
+        dir: &Path,
+        datatype: &Datatype,
+    ) -> Result<PackedWriter> {
+        let packed = PackedLayout::new(datatype).map_err(|e| Error::Unsupported {
+            message: e.to_string(),
+        })?;
+        // Columns gather from the packed records, so they are planned on
+        // the packed datatype (which keeps every name and attribute).
+        let planned = match options.layout {
+            Layout::Records => datatype,
+            Layout::Columns => packed.datatype(),
+        };
+        Ok(PackedWriter {
+            core: Core::create(options, dir, dir, planned, None)?,
+            record: packed.size(),
+        })
+    }
+
+    /// The packed size of a record.
+    pub fn record_size(&self) -> usize {
+        self.record
+    }
+
+    /// The number of records the store holds once finished.
+    pub fn len(&self) -> u64 {
+        self.core.len()
+    }
+
+    /// Whether the store holds no records, written or appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends whole packed records in native byte order.
+    ///
+    /// # Errors
+    /// If `packed` is not a whole number of records, or a chunk cannot be
+    /// stored.
+    pub fn append(&mut self, packed: &[u8]) -> Result<()> {
+        let size = self.record;
+        if size == 0 || !packed.len().is_multiple_of(size) {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{} bytes are not whole records of {size} bytes",
+                    packed.len()
+                ),
+            });
+        }
+        let bytes = |range: Range<usize>| &packed[range.start * size..range.end * size];
+        match &mut self.core {
+            Core::Records(a) => a.append_with(packed.len() / size, &|range, out| {
+                out.copy_from_slice(bytes(range))
+            }),
+            Core::Columns(c) => c.append_with(packed.len() / size, &|column, range, out| {
+                let (at, len) = (column.offset, column.size);
+                for (to, from) in out
+                    .chunks_exact_mut(len)
+                    .zip(bytes(range).chunks_exact(size))
+                {
+                    to.copy_from_slice(&from[at..at + len]);
+                }
+            }),
+        }
+    }
+
+    /// Stores the last, partial chunks, then the metadata with the new
+    /// length; returns the length.
+    pub fn finish(self) -> Result<u64> {
+        self.core.finish()
+    }
+}
+
+/// The record dimension's name: the store's directory name without its
+/// extension (`readings` for `readings.zarr`).
+fn dimension_name(dir: &Path) -> String {
+    dir.file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("record")
+        .to_string()
+}
+
+/// Makes `dir` an empty directory, refusing one that holds anything.
+fn prepare_dir(dir: &Path) -> Result<()> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(Error::Exists {
+                    store: dir.display().to_string(),
+                });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(io)
+        }
+        Err(e) => Err(io(e)),
+    }
+}
+
+/// Writes a new store at `dir`: built in a hidden directory beside it and
+/// renamed into place once complete.
+pub(crate) fn write_new<T: NdlType + Send + Sync>(
+    options: &WriteOptions,
+    dir: &Path,
+    data: &[T],
+) -> Result<()> {
+    if dir.exists() {
+        return Err(Error::Exists {
+            store: dir.display().to_string(),
+        });
+    }
+    let building = building_dir(dir);
+    let result = (|| {
+        let mut writer = ArrayWriter::<T>::create_named(options, &building, dir)?;
+        writer.append(data)?;
+        writer.finish()?;
+        std::fs::rename(&building, dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&building);
+    }
+    result
+}
+
+/// `.NAME.PID.partial` beside `dir`: hidden, and named for its process so
+/// that concurrent writers never share it.
+fn building_dir(dir: &Path) -> PathBuf {
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("store");
+    dir.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+}
