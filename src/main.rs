@@ -58,7 +58,7 @@ struct ConvertArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunk_len: Option<u64>,
 
-    /// The compression of each chunk: none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL].
+    /// The compression of each chunk: none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL].
     #[arg(long, default_value = "zstd")]
     codec: ndl_zarr::Codec,
 

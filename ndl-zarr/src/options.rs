@@ -43,6 +43,9 @@ pub enum Codec {
     Blosc(u8),
     /// gzip at a level (0 to 9).
     Gzip(u32),
+    /// zlib at a level (0 to 9): numcodecs' `zlib` (v3 `numcodecs.zlib`),
+    /// the deflate that netCDF-C reads from Zarr v2 (it fails on gzip).
+    Zlib(u32),
 }
 
 impl Default for Codec {
@@ -55,7 +58,8 @@ impl Default for Codec {
 impl std::str::FromStr for Codec {
     type Err = String;
 
-    /// `none`, `zstd`, `zstd:LEVEL`, `blosc`, `blosc:LEVEL`, `gzip`, `gzip:LEVEL`.
+    /// `none`, `zstd`, `zstd:LEVEL`, `blosc`, `blosc:LEVEL`, `gzip`,
+    /// `gzip:LEVEL`, `zlib`, `zlib:LEVEL`.
     ///
     /// ```
     /// use ndl_zarr::Codec;
@@ -108,6 +112,9 @@ impl Codec {
                 "cname": "lz4", "clevel": level, "shuffle": "shuffle", "typesize": record, "blocksize": 0
             }})],
             Codec::Gzip(level) => vec![json!({"name": "gzip", "configuration": {"level": level}})],
+            Codec::Zlib(level) => {
+                vec![json!({"name": "numcodecs.zlib", "configuration": {"level": level}})]
+            }
         }
     }
 
@@ -121,6 +128,7 @@ impl Codec {
                 json!({"id": "blosc", "cname": "lz4", "clevel": level, "shuffle": 1, "blocksize": 0})
             }
             Codec::Gzip(level) => json!({"id": "gzip", "level": level}),
+            Codec::Zlib(level) => json!({"id": "zlib", "level": level}),
         }
     }
 
@@ -136,6 +144,7 @@ impl Codec {
         let codec = match c.get("name")?.as_str()? {
             "zstd" => Codec::Zstd(i32::try_from(level?).ok()?),
             "gzip" => Codec::Gzip(u32::try_from(level?).ok()?),
+            "numcodecs.zlib" => Codec::Zlib(u32::try_from(level?).ok()?),
             "blosc" => Codec::Blosc(u8::try_from(config.get("clevel")?.as_u64()?).ok()?),
             _ => return None,
         };

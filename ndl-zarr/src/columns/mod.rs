@@ -9,8 +9,10 @@
 //! - A bool is `uint8` with the CF attributes `flag_values [0, 1]` and
 //!   `flag_meanings "false true"`; an enum is its base integer with its
 //!   members' values and names. In v2 the attribute `_NCZARR_ATTR` types
-//!   `flag_values`, which netCDF-C 4.9 would otherwise type from the first
-//!   value and then fail on `[8, 9, 1000]`.
+//!   `flag_values` for netCDF-C 4.9, and `_nczarr_attr` for 4.10: both
+//!   would otherwise type the list from its first value and then fail to
+//!   open the store on `[0, 1, 300]`. Each version shows the other's key as
+//!   a plain text attribute; xarray hides both.
 //! - A fixed string of `L` bytes is `|S1` of shape `(n, L)`, the netCDF
 //!   character convention that xarray joins back into strings;
 //!   [`WriteOptions::chars_as_u1`](crate::WriteOptions::chars_as_u1) writes
@@ -191,11 +193,15 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
 fn flags(attributes: &mut Map<String, Value>, typestr: &str, values: Value, meanings: &str) {
     attributes.insert("flag_values".into(), values);
     attributes.insert("flag_meanings".into(), json!(meanings));
-    attributes.insert(NCZARR_ATTR.into(), json!({"types": {"flag_values": typestr}}));
+    let types = json!({"types": {"flag_values": typestr}});
+    attributes.insert(NCZARR_ATTR.into(), types.clone());
+    attributes.insert(NCZARR_ATTR_LOWER.into(), types);
 }
 
 /// The attribute type map netCDF-C 4.9 reads.
 pub(crate) const NCZARR_ATTR: &str = "_NCZARR_ATTR";
+/// The same, as netCDF-C 4.10 reads it.
+pub(crate) const NCZARR_ATTR_LOWER: &str = "_nczarr_attr";
 
 /// A dimension named twice must have one length.
 fn check_dims(columns: &[Column]) -> Result<()> {

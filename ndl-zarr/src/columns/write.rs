@@ -6,7 +6,7 @@ use ndl_runtime::Datatype;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
-use super::{plan, Column, Style, NCZARR_ATTR};
+use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::Chunks;
 use crate::error::{Error, Result};
@@ -63,6 +63,7 @@ impl ColumnsWriter {
             if options.format == ZarrFormat::V3 {
                 // netCDF-C reads no v3 store: its type map would only clutter.
                 attributes.remove(NCZARR_ATTR);
+                attributes.remove(NCZARR_ATTR_LOWER);
             }
             let shape = std::iter::once(0).chain(c.inner.iter().copied()).collect();
             let dims = std::iter::once(dimension.to_string())
