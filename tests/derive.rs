@@ -432,12 +432,18 @@ struct Cell {
 fn units_and_dims_reach_the_datatype_and_ndl() {
     let c = compound::<Cell>();
     assert_eq!(c.members[0].units.as_deref(), Some("K"));
-    assert_eq!(c.members[0].description.as_deref(), Some("Air temperature."));
+    assert_eq!(
+        c.members[0].description.as_deref(),
+        Some("Air temperature.")
+    );
     assert!(c.members[0].dims.is_empty());
     assert_eq!(c.members[1].dims, ["row", "col"]);
     assert_eq!(c.members[1].units.as_deref(), Some("m s-1"));
     let yaml = ndl_runtime::ndl::datatype_to_yaml(&Cell::datatype());
-    assert!(yaml.contains("units: K") && yaml.contains("dims: [row, col]"), "{yaml}");
+    assert!(
+        yaml.contains("units: K") && yaml.contains("dims: [row, col]"),
+        "{yaml}"
+    );
     let back: Datatype = serde_yaml::from_str(&yaml).unwrap();
     assert_eq!(back, Cell::datatype());
     Cell::datatype().validate().unwrap();
