@@ -12,7 +12,7 @@ use ndl_runtime::npy::{self, Header, HeaderLimits};
 use ndl_runtime::npz::{NpzReader, NpzWriter};
 use ndl_runtime::records::Repacker;
 use ndl_runtime::ByteOrder;
-use ndl_zarr::{ArrayInfo, WriteOptions};
+use ndl_zarr::{StoreInfo, WriteOptions};
 
 /// About this many bytes of records are converted at a time.
 const BATCH_BYTES: usize = 32 << 20;
@@ -226,21 +226,41 @@ fn from_store(src: &Path, dst: &Path, npz: bool) -> Result<u64, String> {
             dst.display()
         ));
     }
-    let info = ArrayInfo::open(src).map_err(|e| e.to_string())?;
-    let [n] = info.shape()[..] else {
-        return Err(format!(
-            "{}: the array has shape {:?}; only one-dimensional arrays of records convert",
-            src.display(),
-            info.shape()
-        ));
+    let (n, stored, byte_order, chunk) = match StoreInfo::open(src).map_err(|e| e.to_string())? {
+        StoreInfo::Array(info) => {
+            let [n] = info.shape()[..] else {
+                return Err(format!(
+                    "{}: the array has shape {:?}; only one-dimensional arrays of records convert",
+                    src.display(),
+                    info.shape()
+                ));
+            };
+            let chunk = info.inner_chunks().unwrap_or(info.chunks())[0];
+            (n, info.stored_datatype().clone(), info.byte_order(), chunk)
+        }
+        // Columns: the records of the group's `ndl_datatype`, packed.
+        StoreInfo::Group(group) => {
+            let datatype = group.datatype().ok_or_else(|| {
+                format!(
+                    "{}: a group without an ndl_datatype attribute (not written by ndl) has no record type to convert",
+                    src.display()
+                )
+            })?;
+            let packed = Repacker::new(&datatype).map_err(|e| format!("{}: {e}", src.display()))?;
+            let chunk = group.arrays().first().map_or(1, |(_, a)| a.chunks()[0]);
+            (
+                group.len(),
+                packed.layout().datatype().clone(),
+                ByteOrder::Little,
+                chunk,
+            )
+        }
     };
-    let stored = info.stored_datatype().clone();
     let repacker = Repacker::new(&stored).map_err(|e| format!("{}: {e}", src.display()))?;
     let mut header = Header::new(stored, vec![n]);
-    header.byte_order = info.byte_order();
+    header.byte_order = byte_order;
     let swap = header.byte_order != ByteOrder::NATIVE;
     let size = repacker.layout().size().max(1) as u64;
-    let chunk = info.inner_chunks().unwrap_or(info.chunks())[0];
     // Whole chunks per batch: each is decoded once.
     let batch = ((BATCH_BYTES as u64 / size) / chunk).max(1) * chunk;
     let failure = RefCell::new(None);

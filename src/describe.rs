@@ -11,7 +11,8 @@ use ndl_runtime::ndl::{self, Ndarray};
 use ndl_runtime::npy::{self, Header, HeaderLimits};
 use ndl_runtime::npz::{self, NpzReader};
 use ndl_runtime::records::PackedLayout;
-use ndl_zarr::ArrayInfo;
+use ndl_runtime::Datatype;
+use ndl_zarr::{ArrayInfo, StoreInfo};
 
 use crate::Format;
 
@@ -55,7 +56,10 @@ impl Array {
 enum Kind {
     Npy,
     Npz,
+    /// A Zarr store holding one array.
     Store,
+    /// A Zarr store holding a group of arrays (the columns layout).
+    Group,
 }
 
 /// Describes the file at `path` in `format`.
@@ -64,12 +68,13 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
     let limits = HeaderLimits {
         max_header_size: options.max_header_size,
     };
+    let mut group_attributes = serde_json::Map::new();
     let (kind, mut arrays) = if path.is_dir() {
-        (Kind::Store, vec![load_store(path)?])
+        load_store(path, &mut group_attributes)?
     } else {
         load(path, &limits, &mut warnings)?
     };
-    let sidecar = if options.sidecar && kind != Kind::Store {
+    let sidecar = if options.sidecar && !matches!(kind, Kind::Store | Kind::Group) {
         read_sidecar(path, &mut warnings)
     } else {
         None
@@ -78,7 +83,7 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
         adopt_datatypes(sidecar, &mut arrays, &mut warnings);
     }
     let text = match format {
-        Format::Ndl => document(&kind, &arrays).map(|mut doc| {
+        Format::Ndl => document(&kind, &arrays, &group_attributes).map(|mut doc| {
             if let Some(sidecar) = &sidecar {
                 merge_attributes(sidecar, &mut doc, &mut warnings);
             }
@@ -87,6 +92,7 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
         Format::Numpy => numpy_dicts(&kind, &arrays),
         Format::Datashape => listing(&kind, &arrays, |a| Ok(datashape(&a.header))),
         Format::Zarr => zarr_metadata(&kind, &arrays),
+        Format::Cdl if kind == Kind::Group => group_cdl(path, &arrays, &group_attributes),
         Format::Cdl => cdl_document(path, &arrays),
     }
     // Every error names the file, as the reading errors do.
@@ -199,22 +205,68 @@ fn load_npz(
     Ok(arrays)
 }
 
-/// The array of a Zarr store: its records packed as the store holds them,
-/// with the enum names and descriptions of its `ndl_datatype` attribute.
-fn load_store(path: &Path) -> Result<Array, String> {
-    let info = ArrayInfo::open(path).map_err(|e| e.to_string())?;
-    let datatype = PackedLayout::new(&info.datatype())
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .datatype()
-        .clone();
-    let mut header = Header::new(datatype, info.shape().to_vec());
-    header.byte_order = info.byte_order();
-    Ok(Array {
-        group: "/".into(),
-        name: stem(path),
-        header,
-        store: Some(info),
-    })
+/// The arrays of a Zarr store: one array of records, packed as the store
+/// holds them with the enum names and descriptions of its `ndl_datatype`
+/// attribute; or the arrays of a group, with the group's attributes.
+fn load_store(
+    path: &Path,
+    group_attributes: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<(Kind, Vec<Array>), String> {
+    let array = |name: String, info: ArrayInfo| -> Result<Array, String> {
+        let datatype = PackedLayout::new(&info.datatype())
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .datatype()
+            .clone();
+        let mut header = Header::new(datatype, info.shape().to_vec());
+        header.byte_order = info.byte_order();
+        Ok(Array {
+            group: "/".into(),
+            name,
+            header,
+            store: Some(info),
+        })
+    };
+    match StoreInfo::open(path).map_err(|e| e.to_string())? {
+        StoreInfo::Array(info) => Ok((Kind::Store, vec![array(stem(path), info)?])),
+        StoreInfo::Group(group) => {
+            *group_attributes = group.attributes().clone();
+            let arrays = group
+                .arrays()
+                .iter()
+                .map(|(name, info)| array(name.clone(), info.clone()))
+                .collect::<Result<_, _>>()?;
+            Ok((Kind::Group, arrays))
+        }
+    }
+}
+
+/// Attributes that keep a store's bookkeeping, not the data's meaning.
+fn is_bookkeeping(name: &str) -> bool {
+    matches!(
+        name,
+        "_ARRAY_DIMENSIONS" | "_NCZARR_ATTR" | "_nczarr_attr" | "ndl_datatype"
+    )
+}
+
+/// An NDL attribute for a Zarr attribute: text, a number, or a list of
+/// numbers of `element`'s type (the CF flags of a column).
+fn ndl_attribute(value: &serde_json::Value, element: &Datatype) -> Option<ndl::Attribute> {
+    use serde_json::Value as J;
+    match value {
+        J::String(s) => Some(ndl::Attribute::from(s.as_str())),
+        J::Array(items) if element.as_int().is_some() && items.iter().all(J::is_number) => {
+            let values: Vec<serde_yaml::Value> = items
+                .iter()
+                .filter_map(|v| serde_yaml::to_value(v).ok())
+                .collect();
+            Some(ndl::Attribute::long(
+                [values.len()],
+                element.clone(),
+                values,
+            ))
+        }
+        other => ndl::Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
+    }
 }
 
 fn stem(path: &Path) -> String {
@@ -233,11 +285,22 @@ fn escape_bytes(bytes: &[u8]) -> String {
 
 /// The NDL document of the file: one ndarray per array, in groups for npz
 /// member names with `/`.
-fn document(kind: &Kind, arrays: &[Array]) -> Result<ndl::File, String> {
+fn document(
+    kind: &Kind,
+    arrays: &[Array],
+    group_attributes: &serde_json::Map<String, serde_json::Value>,
+) -> Result<ndl::File, String> {
     if let (Kind::Npy | Kind::Store, [a]) = (kind, arrays) {
         return Ok(ndl::File::single_ndarray(a.name.clone(), ndarray(a)));
     }
     let mut doc = ndl::File::new();
+    if let Some(root) = doc.groups.get_mut("/") {
+        for (name, value) in group_attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+            if let Some(attr) = ndl_attribute(value, &Datatype::String) {
+                root.attributes.insert(name, attr);
+            }
+        }
+    }
     for a in arrays {
         doc.insert_ndarray(&a.group, a.name.clone(), ndarray(a))
             .map_err(|e| format!("array `{}`: {e}", a.label()))?;
@@ -252,7 +315,14 @@ fn ndarray(a: &Array) -> Ndarray {
         Some(info) => info.storage(),
         None => npy::storage_of(h, &h.datatype),
     };
-    Ndarray::new(shape, h.datatype.clone()).with_storage(storage)
+    let mut nd = Ndarray::new(shape, h.datatype.clone()).with_storage(storage);
+    let attributes = a.store.iter().flat_map(|info| info.attributes());
+    for (name, value) in attributes.filter(|(n, _)| !is_bookkeeping(n)) {
+        if let Some(attr) = ndl_attribute(value, &h.datatype) {
+            nd.attributes.insert(name, attr);
+        }
+    }
+    nd
 }
 
 /// Takes enum names, descriptions and attributes from the sidecar for every
@@ -352,7 +422,7 @@ fn listing(
         let text = render(a)?;
         match kind {
             Kind::Npy | Kind::Store => writeln!(out, "{text}"),
-            Kind::Npz => writeln!(out, "{}: {text}", a.label()),
+            Kind::Npz | Kind::Group => writeln!(out, "{}: {text}", a.label()),
         }
         .expect("writing to a String");
     }
@@ -472,6 +542,133 @@ fn cdl_document(path: &Path, arrays: &[Array]) -> Result<String, String> {
         .map_err(at)?;
     }
     Ok(render_cdl_group(&groups, "/"))
+}
+
+/// The CDL of a group of arrays as netCDF-C reads a Zarr group: a
+/// dimension per dimension name, a variable per array, the attributes as
+/// `ncdump -h` shows them (bookkeeping ones too, as text).
+fn group_cdl(
+    path: &Path,
+    arrays: &[Array],
+    group_attributes: &serde_json::Map<String, serde_json::Value>,
+) -> Result<String, String> {
+    let err = |e: ndl_runtime::lang::LangError| e.to_string();
+    let mut doc = cdl::Document::new(&stem(path)).map_err(err)?;
+    let mut dims: Vec<(String, u64)> = Vec::new();
+    let mut var_dims = Vec::new();
+    for a in arrays {
+        let names: Vec<String> = match a.store.as_ref().and_then(|i| i.dimension_names()) {
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .map(|(k, n)| n.clone().unwrap_or_else(|| format!("_zdim_{k}")))
+                .collect(),
+            None => (0..a.header.shape.len())
+                .map(|k| format!("_zdim_{k}"))
+                .collect(),
+        };
+        for (name, &size) in names.iter().zip(&a.header.shape) {
+            match dims.iter().find(|(n, _)| n == name) {
+                Some((_, s)) if *s != size => {
+                    return Err(format!(
+                        "`{}`: dimension `{name}` is {size} long here and {s} elsewhere",
+                        a.name
+                    ))
+                }
+                Some(_) => {}
+                None => dims.push((name.clone(), size)),
+            }
+        }
+        var_dims.push(names);
+    }
+    for (name, size) in &dims {
+        doc.add_dimension(name, (*size > 0).then_some(*size as usize))
+            .map_err(err)?;
+    }
+    for (a, names) in arrays.iter().zip(&var_dims) {
+        let at = |e: ndl_runtime::lang::LangError| format!("`{}`: {e}", a.name);
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        doc.add_variable(&a.name, &a.header.datatype, &format!("{}_t", a.name), &refs)
+            .map_err(at)?;
+        let attributes = a.store.iter().flat_map(|info| info.attributes());
+        for (name, value) in attributes
+            .filter(|(n, _)| n.as_str() != "_ARRAY_DIMENSIONS" && n.as_str() != "_NCZARR_ATTR")
+        {
+            doc.add_attribute(
+                Some(&a.name),
+                name,
+                cdl_attribute(value, &a.header.datatype),
+            )
+            .map_err(at)?;
+        }
+    }
+    for (name, value) in group_attributes
+        .iter()
+        .filter(|(n, _)| n.as_str() != "_NCZARR_ATTR")
+    {
+        doc.add_attribute(None, name, cdl_attribute(value, &Datatype::String))
+            .map_err(err)?;
+    }
+    Ok(doc.to_string())
+}
+
+/// A Zarr attribute as netCDF-C 4.9 types it: text as text, numbers of the
+/// variable's integer type (what `_NCZARR_ATTR` says of CF flags), other
+/// integers as `int` or `int64`, floats as `double`, anything else as its
+/// JSON text.
+fn cdl_attribute(value: &serde_json::Value, element: &Datatype) -> cdl::AttrValue {
+    use serde_json::Value as J;
+    let items: Vec<&J> = match value {
+        J::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    if let J::String(s) = value {
+        return cdl::AttrValue::Text(s.clone());
+    }
+    if items.iter().all(|v| v.is_i64() || v.is_u64()) && !items.is_empty() {
+        let ints: Vec<i128> = items
+            .iter()
+            .map(|v| {
+                v.as_i64()
+                    .map(i128::from)
+                    .or(v.as_u64().map(i128::from))
+                    .unwrap_or(0)
+            })
+            .collect();
+        let t = element
+            .as_int()
+            .filter(|t| ints.iter().all(|&v| t.contains(v)))
+            .unwrap_or(if ints.iter().all(|&v| i32::try_from(v).is_ok()) {
+                ndl_runtime::IntType::Int32
+            } else {
+                ndl_runtime::IntType::Int64
+            });
+        return cdl::AttrValue::Ints(t, ints);
+    }
+    if items.iter().all(|v| v.is_number()) && !items.is_empty() {
+        return cdl::AttrValue::Doubles(items.iter().filter_map(|v| v.as_f64()).collect());
+    }
+    cdl::AttrValue::Text(netcdf_json(value))
+}
+
+/// JSON as netCDF-C writes it back as text: `", "` between an object's
+/// members, `","` between a list's items, `": "` after keys.
+fn netcdf_json(value: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match value {
+        J::Object(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", J::String(k.clone()), netcdf_json(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        J::Array(items) => {
+            let items: Vec<String> = items.iter().map(netcdf_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// `/a/b` -> `/`, `/a`, `/a/b`.

@@ -62,6 +62,12 @@ struct ConvertArgs {
     #[arg(long, default_value = "zstd")]
     codec: ndl_zarr::Codec,
 
+    /// With --layout columns: store fixed strings as ubyte arrays rather
+    /// than char (|S1), for readers that fail on char, such as Debian's
+    /// ncdump 4.9.
+    #[arg(long)]
+    chars_as_u1: bool,
+
     /// The member of a .npz archive to convert, when it has more than one.
     #[arg(long)]
     member: Option<String>,
@@ -131,7 +137,8 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
             LayoutArg::Records => ndl_zarr::Layout::Records,
             LayoutArg::Columns => ndl_zarr::Layout::Columns,
         })
-        .codec(args.codec);
+        .codec(args.codec)
+        .chars_as_u1(args.chars_as_u1);
     if let Some(n) = args.chunk_len {
         zarr = zarr.chunk_len(n);
     }

@@ -8,8 +8,8 @@ use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
-use crate::error::Result;
-use crate::metadata::{ArrayMeta, NDL_DATATYPE};
+use crate::error::{Error, Result};
+use crate::metadata::{read_group, ArrayMeta, NDL_DATATYPE};
 use crate::options::ZarrFormat;
 use crate::store::Store;
 
@@ -137,4 +137,120 @@ impl ArrayInfo {
 /// their base.
 fn same_packed(a: &Datatype, b: &Datatype) -> bool {
     ndl_runtime::schema::first_difference(b, a).is_none()
+}
+
+/// What a store holds at its root: one array (the records layout, or any
+/// array), or a group of arrays (the columns layout, or a group xarray or
+/// netCDF wrote).
+#[derive(Clone, Debug)]
+pub enum StoreInfo {
+    /// An array at the root.
+    Array(ArrayInfo),
+    /// A group at the root.
+    Group(GroupInfo),
+}
+
+/// A group and the arrays directly in it, in name order. Consolidated
+/// metadata is not needed: each array's own metadata is read.
+#[derive(Clone, Debug)]
+pub struct GroupInfo {
+    format: ZarrFormat,
+    attributes: Map<String, Value>,
+    arrays: Vec<(String, ArrayInfo)>,
+}
+
+impl StoreInfo {
+    /// Reads what the store `dir` holds.
+    ///
+    /// ```
+    /// use ndl_zarr::{Layout, StoreInfo, WriteOptions};
+    ///
+    /// #[derive(Clone, Copy, ndl_runtime::NdlType)]
+    /// #[repr(C)]
+    /// struct P { x: f32, y: f32 }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("p.zarr");
+    /// WriteOptions::new().layout(Layout::Columns).write(&path, &[P { x: 1.0, y: 2.0 }])?;
+    /// let StoreInfo::Group(g) = StoreInfo::open(&path)? else { panic!() };
+    /// let names: Vec<&str> = g.arrays().iter().map(|(n, _)| n.as_str()).collect();
+    /// assert_eq!(names, ["x", "y"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(dir: impl AsRef<Path>) -> Result<StoreInfo> {
+        let store = Store::local(dir.as_ref())?;
+        let Some((format, attributes)) = read_group(&store)? else {
+            return ArrayInfo::read(&store).map(StoreInfo::Array);
+        };
+        let children = store
+            .storage
+            .list_dir(&zarrs::storage::StorePrefix::root())
+            .map_err(|e| store.error("", e.to_string()))?;
+        let mut arrays = Vec::new();
+        for prefix in children.prefixes() {
+            let name = prefix.as_str().trim_end_matches('/');
+            match ArrayInfo::read(&store.child(name)) {
+                Ok(info) => arrays.push((name.to_string(), info)),
+                // A subgroup, or a directory of something else.
+                Err(Error::NotAnArray { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        arrays.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(StoreInfo::Group(GroupInfo {
+            format,
+            attributes,
+            arrays,
+        }))
+    }
+}
+
+impl GroupInfo {
+    /// The Zarr format.
+    pub fn format(&self) -> ZarrFormat {
+        self.format
+    }
+
+    /// The group's attributes.
+    pub fn attributes(&self) -> &Map<String, Value> {
+        &self.attributes
+    }
+
+    /// The arrays in the group, by name.
+    pub fn arrays(&self) -> &[(String, ArrayInfo)] {
+        &self.arrays
+    }
+
+    /// The records of a columns store: its `ndl_datatype` attribute, `None`
+    /// for a group this crate did not write.
+    pub fn datatype(&self) -> Option<Datatype> {
+        serde_json::from_value(self.attributes.get(NDL_DATATYPE)?.clone()).ok()
+    }
+
+    /// The number of records: the shortest array's first dimension.
+    pub fn len(&self) -> u64 {
+        self.arrays
+            .iter()
+            .map(|(_, a)| a.shape().first().copied().unwrap_or(1))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Whether the group holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The records of the columns store `store`, from its group attributes.
+pub(crate) fn group_datatype(store: &Store, attributes: &Map<String, Value>) -> Result<Datatype> {
+    let missing = || {
+        Error::Metadata {
+        store: store.name.clone(),
+        key: "attributes".into(),
+        message: format!("no readable `{NDL_DATATYPE}` attribute: a group this crate did not write has no record type; read it with a Rust type"),
+    }
+    };
+    let value = attributes.get(NDL_DATATYPE).ok_or_else(missing)?;
+    serde_json::from_value(value.clone()).map_err(|_| missing())
 }

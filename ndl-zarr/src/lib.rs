@@ -86,7 +86,7 @@ use std::path::Path;
 use ndl_runtime::NdlType;
 
 pub use error::{Error, Result};
-pub use info::ArrayInfo;
+pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
 pub use writer::{ArrayWriter, PackedWriter};
@@ -149,8 +149,16 @@ pub fn read_range<T: NdlType + Send + Sync>(
 /// records of the stored datatype ([`ArrayInfo::stored_datatype`]) in
 /// native byte order, with bools and enums checked: for readers with no
 /// Rust type, such as `ndl convert`.
+///
+/// For a columns store the records are those of its `ndl_datatype`
+/// attribute, packed ([`GroupInfo::datatype`]).
 pub fn read_packed(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<u8>> {
-    records::read_packed(&store::Store::local(dir.as_ref())?, Some(range))
+    let store = store::Store::local(dir.as_ref())?;
+    if let Some((_, attributes)) = metadata::read_group(&store)? {
+        let datatype = info::group_datatype(&store, &attributes)?;
+        return columns::read_columns_packed(&store, &datatype, Some(range));
+    }
+    records::read_packed(&store, Some(range))
 }
 
 #[doc(hidden)]

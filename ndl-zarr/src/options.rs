@@ -170,6 +170,7 @@ pub struct WriteOptions {
     pub(crate) legacy_structured: bool,
     pub(crate) dimension: Option<String>,
     pub(crate) chars_as_u1: bool,
+    pub(crate) expected_len: Option<u64>,
 }
 
 /// About 2 MiB of packed records per chunk when no length is given.
@@ -224,6 +225,15 @@ impl WriteOptions {
     /// directory name without its extension (`readings` for `readings.zarr`).
     pub fn dimension(mut self, name: impl Into<String>) -> WriteOptions {
         self.dimension = Some(name.into());
+        self
+    }
+
+    /// The number of records the store will hold, when known before
+    /// writing: default chunks are then no longer than the array (netCDF-C
+    /// 4.9 fails to open a store whose chunks are longer than their
+    /// dimension). [`write`](WriteOptions::write) sets it itself.
+    pub fn expected_len(mut self, records: u64) -> WriteOptions {
+        self.expected_len = Some(records);
         self
     }
 
@@ -328,9 +338,11 @@ impl WriteOptions {
 
     /// The chunk length for records of `record` packed bytes.
     pub(crate) fn chunk_len_for(&self, record: usize) -> Result<u64> {
-        let len = self
-            .chunk_len
-            .unwrap_or_else(|| (DEFAULT_CHUNK_BYTES / record.max(1) as u64).max(1));
+        let default = || {
+            let len = (DEFAULT_CHUNK_BYTES / record.max(1) as u64).max(1);
+            self.expected_len.map_or(len, |n| len.min(n.max(1)))
+        };
+        let len = self.chunk_len.unwrap_or_else(default);
         if len == 0 {
             return Err(Error::Unsupported {
                 message: "a chunk must hold at least one record".into(),

@@ -317,8 +317,9 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
         });
     }
     let building = building_dir(dir);
+    let options = options.clone().expected_len(data.len() as u64);
     let result = (|| {
-        let mut writer = ArrayWriter::<T>::create_named(options, &building, dir)?;
+        let mut writer = ArrayWriter::<T>::create_named(&options, &building, dir)?;
         writer.append(data)?;
         writer.finish()?;
         std::fs::rename(&building, dir).map_err(|source| Error::Io {

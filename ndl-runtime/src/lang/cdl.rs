@@ -243,6 +243,16 @@ impl TypeSet {
         if let Some(p) = prim(dt) {
             return Ok(TypeRef::Prim(p));
         }
+        // One byte of text: a `char` variable, its characters along its
+        // last dimension (the netCDF character convention).
+        if *dt
+            == Datatype::FixedString(crate::FixedString {
+                length: 1,
+                charset: Charset::Ascii,
+            })
+        {
+            return Ok(TypeRef::Prim("char"));
+        }
         check_name(name, "type")?;
         self.reserved.insert(name.to_string());
         self.type_ref(dt, Naming::Exact(name.to_string()), &[])
@@ -614,6 +624,57 @@ pub struct Document {
     types: TypeSet,
     dimensions: Vec<(String, Option<usize>)>,
     variables: Vec<(TypeRef, String, Vec<String>)>,
+    /// `(variable, name, value)`; the variable is `None` for a global one.
+    attributes: Vec<(Option<String>, String, AttrValue)>,
+}
+
+/// The value of a netCDF attribute, as CDL writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A `char` attribute: `"text"`.
+    Text(String),
+    /// Integers of one integer type (`0UB, 1UB`).
+    Ints(crate::IntType, Vec<i128>),
+    /// Doubles (`273.15, 1.5`).
+    Doubles(Vec<f64>),
+}
+
+impl AttrValue {
+    fn render(&self) -> String {
+        match self {
+            AttrValue::Text(t) => {
+                let mut out = String::from("\"");
+                for c in t.chars() {
+                    match c {
+                        '"' => out.push_str("\\\""),
+                        '\\' => out.push_str("\\\\"),
+                        '\n' => out.push_str("\\n"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('"');
+                out
+            }
+            AttrValue::Ints(t, values) => {
+                let suffix = match t {
+                    crate::IntType::Int8 => "b",
+                    crate::IntType::UInt8 => "UB",
+                    crate::IntType::Int16 => "s",
+                    crate::IntType::UInt16 => "US",
+                    crate::IntType::Int32 => "",
+                    crate::IntType::UInt32 => "U",
+                    crate::IntType::Int64 => "LL",
+                    crate::IntType::UInt64 => "ULL",
+                };
+                let items: Vec<String> = values.iter().map(|v| format!("{v}{suffix}")).collect();
+                items.join(", ")
+            }
+            AttrValue::Doubles(values) => {
+                let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                items.join(", ")
+            }
+        }
+    }
 }
 
 impl Document {
@@ -625,7 +686,52 @@ impl Document {
             types: TypeSet::default(),
             dimensions: Vec::new(),
             variables: Vec::new(),
+            attributes: Vec::new(),
         })
+    }
+
+    /// Adds the attribute `name` to the declared `variable`, or a global
+    /// attribute for `None`.
+    ///
+    /// ```
+    /// use ndl_runtime::lang::cdl::{AttrValue, Document};
+    /// use ndl_runtime::{Datatype, IntType};
+    ///
+    /// let mut doc = Document::new("d").unwrap();
+    /// doc.add_dimension("n", Some(2)).unwrap();
+    /// doc.add_variable("ok", &Datatype::UInt8, "ok_t", &["n"]).unwrap();
+    /// doc.add_attribute(Some("ok"), "flag_values", AttrValue::Ints(IntType::UInt8, vec![0, 1])).unwrap();
+    /// doc.add_attribute(None, "title", AttrValue::Text("a \"test\"".into())).unwrap();
+    /// assert!(doc.to_string().contains("\tubyte ok(n) ;\n\t\tok:flag_values = 0UB, 1UB ;\n"));
+    /// assert!(doc.to_string().contains("\n// global attributes:\n\t\t:title = \"a \\\"test\\\"\" ;\n}"));
+    /// ```
+    pub fn add_attribute(
+        &mut self,
+        variable: Option<&str>,
+        name: &str,
+        value: AttrValue,
+    ) -> Result<(), LangError> {
+        check_name(name, "attribute")?;
+        if let Some(v) = variable {
+            if !self.variables.iter().any(|(_, n, _)| n == v) {
+                return Err(LangError::Unresolved {
+                    language: Language::Cdl,
+                    what: "variable",
+                    reference: v.to_string(),
+                    why: format!("is not declared in netcdf {}", self.name),
+                });
+            }
+        }
+        let variable = variable.map(str::to_string);
+        if self
+            .attributes
+            .iter()
+            .any(|(v, n, _)| *v == variable && n == name)
+        {
+            return Err(self.duplicate("attribute", name));
+        }
+        self.attributes.push((variable, name.to_string(), value));
+        Ok(())
     }
 
     /// Declares a dimension of `size`, or `UNLIMITED` for `None`.
@@ -723,6 +829,29 @@ impl fmt::Display for Document {
                     format!("({})", dims.join(", "))
                 };
                 out.push_str(&format!("\t{} {}{dims} ;\n", type_text(ty), escape(name)));
+                for (_, attr, value) in self
+                    .attributes
+                    .iter()
+                    .filter(|(v, _, _)| v.as_deref() == Some(name))
+                {
+                    out.push_str(&format!(
+                        "\t\t{}:{} = {} ;\n",
+                        escape(name),
+                        escape(attr),
+                        value.render()
+                    ));
+                }
+            }
+        }
+        let globals: Vec<_> = self
+            .attributes
+            .iter()
+            .filter(|(v, _, _)| v.is_none())
+            .collect();
+        if !globals.is_empty() {
+            out.push_str("\n// global attributes:\n");
+            for (_, attr, value) in globals {
+                out.push_str(&format!("\t\t:{} = {} ;\n", escape(attr), value.render()));
             }
         }
         out.push_str("}\n");

@@ -94,19 +94,12 @@ impl Opened {
     }
 }
 
-/// Reads records `range` (all when `None`) of the columns store `store`
-/// into `T`s: only the columns of `T`'s fields are read.
-pub(crate) fn read_columns<T: NdlType + Send + Sync>(
-    store: &Store,
-    range: Option<Range<u64>>,
-) -> Result<Vec<T>> {
-    let packer = packer::<T>(&store.name)?;
-    let style = Style {
-        chars_as_u1: false,
-        order: ndl_runtime::ByteOrder::Little,
-    };
+/// The columns of `plan` in `store`, opened and checked, and the number of
+/// records they all hold.
+fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> {
     let mut opened = Vec::new();
-    for column in plan(&T::datatype(), style)? {
+    let mut len = u64::MAX;
+    for column in plan {
         let child = store.child(&column.name);
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
@@ -115,42 +108,82 @@ pub(crate) fn read_columns<T: NdlType + Send + Sync>(
             field: column.name.clone(),
             message: e.to_string(),
         })?;
+        // Columns of different lengths are what a crash between two
+        // columns' appends leaves: the records are those all columns hold.
+        len = len.min(meta.len());
         let chunks = Chunks::new(&child, &meta)?;
-        opened.push((
-            meta.len(),
-            Opened {
-                column,
-                chunks,
-                layout,
-            },
+        opened.push(Opened {
+            column,
+            chunks,
+            layout,
+        });
+    }
+    let len = if opened.is_empty() { 0 } else { len };
+    Ok((opened, len))
+}
+
+/// The records to read of a store of `len` records, and how many they are.
+fn records_range(
+    store: &Store,
+    range: Option<Range<u64>>,
+    len: u64,
+) -> Result<(Range<u64>, usize)> {
+    let range = range.unwrap_or(0..len);
+    if range.start > range.end || range.end > len {
+        return Err(shape_error(
+            store,
+            format!("records {range:?} are not within the store's {len}"),
         ));
     }
-    // Columns of different lengths are what a crash between two columns'
-    // appends leaves: the records are those all columns hold.
-    let len = opened.iter().map(|(l, _)| *l).min().unwrap_or(0);
-    let opened: Vec<Opened> = opened.into_iter().map(|(_, o)| o).collect();
-    let range = range.unwrap_or(0..len);
-    let shape_error = |message: String| Error::Shape {
+    let n = usize::try_from(range.end - range.start).map_err(|_| {
+        shape_error(
+            store,
+            format!("{} records do not fit in memory", range.end - range.start),
+        )
+    })?;
+    Ok((range, n))
+}
+
+fn shape_error(store: &Store, message: String) -> Error {
+    Error::Shape {
         store: store.name.clone(),
         message,
-    };
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(format!(
-            "records {range:?} are not within the store's {len}"
-        )));
     }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(format!(
-            "{} records do not fit in memory",
-            range.end - range.start
-        ))
-    })?;
-    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(e.to_string()))?;
-    let part_len = opened.first().map_or(1, |o| o.chunks.chunk_len);
-    let skip = (range.start % part_len) as usize;
+}
+
+/// The parts of records `range`: chunk-aligned to the first column.
+fn part_len(opened: &[Opened]) -> u64 {
+    opened.first().map_or(1, |o| o.chunks.chunk_len)
+}
+
+/// Copies each column's values into `records` (of `record` bytes each,
+/// the columns at their offsets).
+fn interleave(opened: &[Opened], values: &[Vec<u8>], records: &mut [u8], record: usize) {
+    for (o, values) in opened.iter().zip(values) {
+        let (at, size) = (o.column.offset, o.column.size);
+        for (r, v) in records
+            .chunks_exact_mut(record)
+            .zip(values.chunks_exact(size))
+        {
+            r[at..at + size].copy_from_slice(v);
+        }
+    }
+}
+
+/// Reads records `range` (all when `None`) of the columns store `store`
+/// into `T`s: only the columns of `T`'s fields are read.
+pub(crate) fn read_columns<T: NdlType + Send + Sync>(
+    store: &Store,
+    range: Option<Range<u64>>,
+) -> Result<Vec<T>> {
+    let packer = packer::<T>(&store.name)?;
+    let (opened, len) = open_columns(store, plan(&T::datatype(), READING)?)?;
+    let (range, n) = records_range(store, range, len)?;
+    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
+    let part_len = part_len(&opened);
     let record = std::mem::size_of::<T>();
     records
-        .parts_mut_aligned(skip, part_len as usize)
+        .parts_mut_aligned((range.start % part_len) as usize, part_len as usize)
         .into_par_iter()
         .try_for_each(|mut part| {
             let first = range.start + part.start() as u64;
@@ -160,15 +193,7 @@ pub(crate) fn read_columns<T: NdlType + Send + Sync>(
                 .collect::<Result<Vec<_>>>()?;
             packer
                 .fill(&mut part, |bytes| {
-                    for (o, values) in opened.iter().zip(&values) {
-                        let (at, size) = (o.column.offset, o.column.size);
-                        for (r, v) in bytes
-                            .chunks_exact_mut(record)
-                            .zip(values.chunks_exact(size))
-                        {
-                            r[at..at + size].copy_from_slice(v);
-                        }
-                    }
+                    interleave(&opened, &values, bytes, record)
                 })
                 .map_err(|bad| Error::InvalidValue {
                     store: store.name.clone(),
@@ -181,5 +206,51 @@ pub(crate) fn read_columns<T: NdlType + Send + Sync>(
         })?;
     records
         .into_vec()
-        .ok_or_else(|| shape_error("not every record was read".into()))
+        .ok_or_else(|| shape_error(store, "not every record was read".into()))
 }
+
+/// Reads records `range` (all when `None`) of the columns store `store` as
+/// packed records of `datatype`'s packed form, in native byte order.
+pub(crate) fn read_columns_packed(
+    store: &Store,
+    datatype: &Datatype,
+    range: Option<Range<u64>>,
+) -> Result<Vec<u8>> {
+    let packed = PackedLayout::new(datatype).map_err(|e| shape_error(store, e.to_string()))?;
+    let (opened, len) = open_columns(store, plan(packed.datatype(), READING)?)?;
+    let (range, n) = records_range(store, range, len)?;
+    let size = packed.size();
+    let mut out =
+        bytemuck::allocation::try_zeroed_vec::<u8>(n.saturating_mul(size)).map_err(|()| {
+            shape_error(
+                store,
+                format!("cannot allocate {n} records of {size} bytes"),
+            )
+        })?;
+    let part_len = part_len(&opened);
+    let first_len = ((part_len - range.start % part_len) as usize).min(n) * size;
+    let (head, rest) = out.split_at_mut(first_len);
+    let mut parts = vec![(range.start, head)];
+    let mut at = range.start + (first_len / size.max(1)) as u64;
+    for chunk in rest.chunks_mut(part_len as usize * size) {
+        let count = (chunk.len() / size.max(1)) as u64;
+        parts.push((at, chunk));
+        at += count;
+    }
+    parts.into_par_iter().try_for_each(|(first, bytes)| {
+        let count = (bytes.len() / size.max(1)) as u64;
+        let values = opened
+            .iter()
+            .map(|o| o.read(first..first + count))
+            .collect::<Result<Vec<_>>>()?;
+        interleave(&opened, &values, bytes, size);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Columns are read whatever their characters' element type.
+const READING: Style = Style {
+    chars_as_u1: false,
+    order: ndl_runtime::ByteOrder::Little,
+};
