@@ -433,3 +433,123 @@ fn appends_and_bad_values() {
     );
     assert!(text.contains("7 is not a value"), "{text}");
 }
+
+const NDL: &str = env!("CARGO_BIN_EXE_ndl");
+
+fn ndl(args: &[&str]) -> String {
+    let out = std::process::Command::new(NDL).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.is_empty(),
+        "ndl {args:?}: {stderr}"
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `ndl convert --layout columns` both ways, from a file NumPy wrote; the
+/// store's CDL compiles with ncgen and is the header ncdump shows of it;
+/// every format describes it.
+#[test]
+fn the_command_converts_and_describes_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("obs.npy");
+    common::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('a', 'u1'), ('b', '>f8'), ('ok', '?'), ('code', 'S4'), ('p', [('x', '>f4'), ('y', '>i2')]), ('w', '>f4', (2,))], align=True)\n\
+         a = np.zeros(30, dt); a['a'] = np.arange(30); a['b'] = np.arange(30) / 4; a['ok'] = np.arange(30) % 2 == 0\n\
+         a['code'] = [b'C%d' % i for i in range(30)]; a['p']['x'] = 1.5; a['p']['y'] = -np.arange(30); a['w'] = [[1, 2]]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let store = dir.path().join("obs.zarr");
+    let s = store.to_str().unwrap();
+    ndl(&[
+        "convert",
+        npy.to_str().unwrap(),
+        s,
+        "--layout",
+        "columns",
+        "--zarr-format",
+        "2",
+        "--codec",
+        "none",
+        "--chars-as-u1",
+        "--chunk-len",
+        "8",
+    ]);
+    // ncdump of the store, and of what ncgen makes of our CDL: one header.
+    let cdl = ndl(&["describe", s, "--format", "cdl"]);
+    let url = format!("file://{s}#mode=zarr,file");
+    let header = std::process::Command::new("ncdump")
+        .args(["-h", &url])
+        .output()
+        .unwrap();
+    assert!(header.status.success());
+    let nc = dir.path().join("obs.nc");
+    let cdl_path = dir.path().join("obs.cdl");
+    std::fs::write(&cdl_path, &cdl).unwrap();
+    let gen = std::process::Command::new("ncgen")
+        .args([
+            "-k",
+            "nc4",
+            "-o",
+            nc.to_str().unwrap(),
+            cdl_path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        gen.status.success(),
+        "ncgen: {}\n{cdl}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let ours = std::process::Command::new("ncdump")
+        .arg("-h")
+        .arg(&nc)
+        .output()
+        .unwrap();
+    let strip = |h: &[u8]| {
+        String::from_utf8_lossy(h)
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&ours.stdout), strip(&header.stdout), "ours:\n{cdl}");
+    assert!(
+        cdl.contains("\tushort") || cdl.contains("\tubyte ok(obs) ;"),
+        "{cdl}"
+    );
+    assert!(
+        cdl.contains("\tshort p.y(obs) ;") && cdl.contains("\tubyte code(obs, code_strlen) ;"),
+        "{cdl}"
+    );
+
+    // Every format describes the group; NDL with the columns' attributes.
+    let yaml = ndl(&["describe", s]);
+    let doc = ndl_runtime::ndl::File::from_yaml(&yaml).unwrap();
+    let ok = doc.ndarray("/ok").unwrap();
+    assert!(ok.attributes.get("flag_meanings").is_some(), "{yaml}");
+    assert_eq!(doc.ndarray("/w").unwrap().shape.0.len(), 2);
+    common::run_python(
+        "import sys, yaml; d = yaml.safe_load(sys.argv[1]); assert set(d['ndarrays']) == {'a', 'b', 'ok', 'code', 'p.x', 'p.y', 'w'}, d",
+        &[&yaml],
+    );
+    for format in ["numpy", "datashape", "zarr"] {
+        let text = ndl(&["describe", s, "--format", format]);
+        assert!(text.contains("p.x"), "{format}: {text}");
+    }
+
+    // And back: NumPy reads the records of the columns, packed.
+    let back = dir.path().join("back.npy");
+    ndl(&["convert", s, back.to_str().unwrap()]);
+    let out = common::run_python(
+        "import sys, numpy as np\n\
+         a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+         assert b.dtype.names == a.dtype.names and b.dtype.itemsize == 28, b.dtype\n\
+         for n in a.dtype.names: assert (a[n] == b[n]).all(), n\n\
+         print('ok')",
+        &[npy.to_str().unwrap(), back.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "ok");
+}
