@@ -1003,9 +1003,16 @@ fn option_errors_name_the_path_and_speak_the_command_line() {
         }
     };
     check("chunk0", &npy, &["--chunk-len", "0"], &[]);
+    // An array of records has no columns: the columns layout says so.
+    let array_of_records = root.join("aor.npy");
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1], np.zeros(5, [('i', '<i4'), ('p', [('x', '<f4')], (2,))]))",
+        &[array_of_records.to_str().unwrap()],
+    );
     check(
         "columns",
-        &npy,
+        &array_of_records,
         &["--layout", "columns"],
         &["Layout::", "ZarrFormat::"],
     );
