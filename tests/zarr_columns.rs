@@ -553,3 +553,48 @@ fn the_command_converts_and_describes_columns() {
     );
     assert_eq!(out.trim(), "ok");
 }
+
+/// Groups xarray writes, consolidated or not, v2 and v3: described in
+/// every format, and read by field name into a record type.
+#[test]
+fn groups_xarray_wrote() {
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Row {
+        t: f64,
+        n: i32,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (format, consolidated)) in [(2, true), (3, true), (2, false), (3, false)]
+        .into_iter()
+        .enumerate()
+    {
+        let path = dir.path().join(format!("x{i}.zarr"));
+        let p = path.to_str().unwrap();
+        common::run_with(
+            &common::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ds = xr.Dataset({'t': ('row', np.arange(12) / 2), 'n': ('row', np.arange(12, dtype='i4') * 3)}, attrs={'title': 'from xarray'})\n\
+             ds['t'].attrs['units'] = 'K'\n\
+             ds.to_zarr(sys.argv[1], zarr_format=int(sys.argv[2]), consolidated=sys.argv[3] == 'True', encoding={'t': {'chunks': (5,)}, 'n': {'chunks': (5,)}})",
+            &[p, &format.to_string(), &consolidated.to_string()],
+        );
+        let rows = ndl_zarr::read::<Row>(&path).unwrap();
+        let want: Vec<Row> = (0..12)
+            .map(|k| Row {
+                t: f64::from(k) / 2.0,
+                n: k * 3,
+            })
+            .collect();
+        assert_eq!(rows, want, "v{format} consolidated={consolidated}");
+        let yaml = ndl(&["describe", p]);
+        assert!(
+            yaml.contains("title: from xarray") && yaml.contains("units: K"),
+            "{yaml}"
+        );
+        for format in ["numpy", "datashape", "zarr", "cdl"] {
+            let text = ndl(&["describe", p, "--format", format]);
+            assert!(text.contains('t') && text.contains('n'), "{format}: {text}");
+        }
+    }
+}
