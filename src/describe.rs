@@ -227,7 +227,7 @@ fn load_store(
         })
     };
     match StoreInfo::open(path).map_err(|e| e.to_string())? {
-        StoreInfo::Array(info) => Ok((Kind::Store, vec![array(stem(path), info)?])),
+        StoreInfo::Array(info) => Ok((Kind::Store, vec![array(stem(path), *info)?])),
         StoreInfo::Group(group) => {
             *group_attributes = group.attributes().clone();
             let arrays = group

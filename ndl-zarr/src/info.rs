@@ -145,7 +145,7 @@ fn same_packed(a: &Datatype, b: &Datatype) -> bool {
 #[derive(Clone, Debug)]
 pub enum StoreInfo {
     /// An array at the root.
-    Array(ArrayInfo),
+    Array(Box<ArrayInfo>),
     /// A group at the root.
     Group(GroupInfo),
 }
@@ -180,7 +180,7 @@ impl StoreInfo {
     pub fn open(dir: impl AsRef<Path>) -> Result<StoreInfo> {
         let store = Store::local(dir.as_ref())?;
         let Some((format, attributes)) = read_group(&store)? else {
-            return ArrayInfo::read(&store).map(StoreInfo::Array);
+            return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };
         let children = store
             .storage

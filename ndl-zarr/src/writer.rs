@@ -47,7 +47,7 @@ pub struct ArrayWriter<T> {
 
 /// The writer of one layout.
 enum Core {
-    Records(Appender),
+    Records(Box<Appender>),
     Columns(ColumnsWriter),
 }
 
@@ -92,9 +92,9 @@ impl Core {
         prepare_dir(dir)?;
         let store = Store::local(dir)?;
         Ok(match options.layout {
-            Layout::Records => {
-                Core::Records(records::create(options, &store, datatype, &dimension)?)
-            }
+            Layout::Records => Core::Records(Box::new(records::create(
+                options, &store, datatype, &dimension,
+            )?)),
             Layout::Columns => Core::Columns(ColumnsWriter::create(
                 options, &store, datatype, title, &dimension,
             )?),
@@ -137,7 +137,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         }
         let meta = ArrayMeta::read(&store)?;
         check_type(&store, &meta, &packer)?;
-        let core = Core::Records(records::start(store, meta)?);
+        let core = Core::Records(Box::new(records::start(store, meta)?));
         Ok(ArrayWriter { core, packer })
     }
 
