@@ -58,7 +58,8 @@ struct ConvertArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunk_len: Option<u64>,
 
-    /// The compression of each chunk: none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL].
+    /// The compression of each chunk: none, zstd, blosc, gzip or zlib, each
+    /// but none with an optional level after a colon (zstd:9).
     #[arg(long, default_value = "zstd")]
     codec: ndl_zarr::Codec,
 

@@ -50,7 +50,7 @@
 //! # Safety against crashes
 //!
 //! Every object (chunk or metadata) is written to a temporary file and
-//! renamed into place. [`write`] builds a new store in a hidden directory
+//! renamed into place. [`write()`] builds a new store in a hidden directory
 //! and renames it into place once complete. An [`ArrayWriter`] stores new
 //! chunks first, rewrites a partial last chunk, and writes the metadata
 //! that sets the new length last: a crash leaves the array readable with
