@@ -22,6 +22,9 @@ pub(crate) struct Appender {
     /// The records of the last chunk when it is partial (those from the
     /// last multiple of `chunk_len` up to `len`).
     tail: Vec<u8>,
+    /// For a region writer, where its region ends: it writes chunks only,
+    /// never the metadata.
+    region_end: Option<u64>,
 }
 
 impl std::fmt::Debug for Appender {
@@ -41,9 +44,45 @@ impl Appender {
             chunks,
             meta,
             tail: Vec::new(),
+            region_end: None,
         };
         appender.load_tail()?;
         Ok(appender)
+    }
+
+    /// The writer of records `range` of the array, which must start and
+    /// end on chunk boundaries (or end where the array ends): writers of
+    /// disjoint regions then never write the same chunk.
+    pub fn region(
+        chunks: Chunks,
+        meta: ArrayMeta,
+        range: std::ops::Range<u64>,
+    ) -> Result<Appender> {
+        let len = meta.len();
+        let c = chunks.chunk_len;
+        let aligned = range.start % c == 0 && (range.end % c == 0 || range.end == len);
+        if range.start > range.end || range.end > len || !aligned {
+            return Err(crate::error::Error::Shape {
+                store: chunks.store.name.clone(),
+                message: format!(
+                    "region {range:?} of an array of {len} records in chunks of {c}: a region starts on a chunk boundary and ends on one or at the array's end, so that no two writers share a chunk"
+                ),
+            });
+        }
+        Ok(Appender {
+            len: range.start,
+            chunks,
+            meta,
+            tail: Vec::new(),
+            region_end: Some(range.end),
+        })
+    }
+
+    /// Sets the array's length without writing records: its chunks are the
+    /// fill value until region writers store them.
+    pub fn resize(mut self, len: u64) -> Result<()> {
+        self.meta = self.meta.with_len(len);
+        self.meta.write(&self.chunks.store, false)
     }
 
     /// Reads the records of a partial last chunk, which an append rewrites.
@@ -60,6 +99,17 @@ impl Appender {
 
     /// Appends `n` records that `pack` packs.
     pub fn append_with(&mut self, n: usize, pack: &PackFn<'_>) -> Result<()> {
+        if let Some(end) = self.region_end {
+            if self.len + n as u64 > end {
+                return Err(crate::error::Error::Shape {
+                    store: self.chunks.store.name.clone(),
+                    message: format!(
+                        "{n} more records run past the region's end at record {end} (at {})",
+                        self.len
+                    ),
+                });
+            }
+        }
         let (chunk_len, record) = (self.chunks.chunk_len as usize, self.chunks.record);
         let mut done = 0;
         if !self.tail.is_empty() {
@@ -108,6 +158,18 @@ impl Appender {
     /// Writes the metadata with the new length, once every chunk is stored.
     pub fn commit(mut self) -> Result<u64> {
         self.flush()?;
+        if let Some(end) = self.region_end {
+            if self.len != end {
+                return Err(crate::error::Error::Shape {
+                    store: self.chunks.store.name.clone(),
+                    message: format!(
+                        "the region ends at record {end}, but only {} were written",
+                        self.len
+                    ),
+                });
+            }
+            return Ok(self.len);
+        }
         if self.len != self.meta.len() {
             self.meta = self.meta.with_len(self.len);
             self.meta.write(&self.chunks.store, false)?;

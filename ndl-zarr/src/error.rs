@@ -109,6 +109,15 @@ pub enum Error {
         /// What does not fit.
         message: String,
     },
+    /// Another writer is appending to the store (or one that crashed left
+    /// its lock behind).
+    #[error("{store}: another writer is appending (lock `{lock}`); appends are one at a time. If no writer is running, one crashed: remove `{lock}`")]
+    Locked {
+        /// The store.
+        store: String,
+        /// The lock object's key.
+        lock: String,
+    },
     /// A store is already at the destination.
     #[error("{store}: a store already exists here; remove it or write elsewhere")]
     Exists {

@@ -35,7 +35,7 @@ pub struct ArrayInfo {
 impl ArrayInfo {
     /// Reads the metadata of the array at the root of the store `dir`.
     pub fn open(dir: impl AsRef<Path>) -> Result<ArrayInfo> {
-        let store = Store::local(dir.as_ref())?;
+        let store = Store::open(dir.as_ref())?;
         ArrayInfo::read(&store)
     }
 
@@ -178,7 +178,7 @@ impl StoreInfo {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<StoreInfo> {
-        let store = Store::local(dir.as_ref())?;
+        let store = Store::open(dir.as_ref())?;
         let Some((format, attributes)) = read_group(&store)? else {
             return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };

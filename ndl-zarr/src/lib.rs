@@ -76,6 +76,8 @@ mod info;
 mod metadata;
 mod options;
 mod records;
+#[cfg(feature = "s3")]
+mod s3;
 mod store;
 mod struct_type;
 mod writer;
@@ -114,7 +116,7 @@ pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Res
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
-    read_from(&store::Store::local(dir.as_ref())?, None)
+    read_from(&store::Store::open(dir.as_ref())?, None)
 }
 
 /// Reads records of either layout.
@@ -142,7 +144,7 @@ pub fn read_range<T: NdlType + Send + Sync>(
     dir: impl AsRef<Path>,
     range: Range<u64>,
 ) -> Result<Vec<T>> {
-    read_from(&store::Store::local(dir.as_ref())?, Some(range))
+    read_from(&store::Store::open(dir.as_ref())?, Some(range))
 }
 
 /// Reads records `range` of the array of records at `dir` as packed
@@ -153,7 +155,7 @@ pub fn read_range<T: NdlType + Send + Sync>(
 /// For a columns store the records are those of its `ndl_datatype`
 /// attribute, packed ([`GroupInfo::datatype`]).
 pub fn read_packed(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<u8>> {
-    let store = store::Store::local(dir.as_ref())?;
+    let store = store::Store::open(dir.as_ref())?;
     if let Some((_, attributes)) = metadata::read_group(&store)? {
         let datatype = info::group_datatype(&store, &attributes)?;
         return columns::read_columns_packed(&store, &datatype, Some(range));

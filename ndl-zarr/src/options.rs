@@ -322,6 +322,17 @@ impl WriteOptions {
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) of `len` records of `T`, not yet written: writers of
+    /// regions ([`ArrayWriter::region`]) then store them, at once.
+    pub fn create_sized<T: NdlType + Send + Sync>(
+        &self,
+        dir: impl AsRef<Path>,
+        len: u64,
+    ) -> Result<()> {
+        ArrayWriter::<T>::create_sized(self, dir.as_ref(), len)
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
     /// directory) for records of `datatype`, known only at run time, and a
     /// writer that appends packed records to it.
     pub fn create_packed(

@@ -28,6 +28,20 @@ pub(crate) struct Store {
     pub name: String,
     /// `""` at the root, `"a/b/"` for the node `a/b`.
     prefix: String,
+    /// Where the store is.
+    place: Place,
+}
+
+/// Where a store's objects are.
+#[derive(Clone)]
+pub(crate) enum Place {
+    /// A local directory.
+    Local(PathBuf),
+    /// Object storage.
+    #[cfg(feature = "s3")]
+    Remote(crate::s3::Remote),
+    /// Memory (tests, fuzzing).
+    Memory,
 }
 
 impl std::fmt::Debug for Store {
@@ -37,6 +51,44 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
+    /// The store `location` names: `s3://bucket/prefix`, `file:///path`,
+    /// or a local path.
+    pub fn open(location: &Path) -> Result<Store> {
+        let text = location.to_string_lossy();
+        if let Some(rest) = text.strip_prefix("s3://") {
+            #[cfg(feature = "s3")]
+            return crate::s3::open(&text, rest);
+            #[cfg(not(feature = "s3"))]
+            return Err(Error::Unsupported {
+                message: format!("{text}: S3 stores need ndl-zarr's `s3` feature ({rest})"),
+            });
+        }
+        if let Some(path) = text.strip_prefix("file://") {
+            return Store::local(Path::new(path));
+        }
+        Store::local(location)
+    }
+
+    /// A store on object storage.
+    #[cfg(feature = "s3")]
+    pub fn remote(
+        storage: Arc<dyn ReadableWritableListableStorageTraits>,
+        name: &str,
+        remote: crate::s3::Remote,
+    ) -> Store {
+        Store {
+            storage,
+            name: name.to_string(),
+            prefix: String::new(),
+            place: Place::Remote(remote),
+        }
+    }
+
+    /// Whether the store is a local directory.
+    pub fn is_local(&self) -> bool {
+        matches!(self.place, Place::Local(_))
+    }
+
     /// The store in the local directory `dir` (not created here).
     pub fn local(dir: &Path) -> Result<Store> {
         let name = dir.display().to_string();
@@ -51,6 +103,7 @@ impl Store {
             }),
             name,
             prefix: String::new(),
+            place: Place::Local(dir.to_path_buf()),
         })
     }
 
@@ -60,6 +113,7 @@ impl Store {
             storage: Arc::new(zarrs::storage::store::MemoryStore::new()),
             name: name.to_string(),
             prefix: String::new(),
+            place: Place::Memory,
         }
     }
 
@@ -69,6 +123,49 @@ impl Store {
             storage: self.storage.clone(),
             name: format!("{}/{name}", self.name),
             prefix: format!("{}{name}/", self.prefix),
+            place: self.place.clone(),
+        }
+    }
+
+    /// Removes the object at `key`, if there is one.
+    pub fn erase(&self, key: &str) -> Result<()> {
+        self.storage
+            .erase(&self.key(key)?)
+            .map_err(|e| self.error(key, e.to_string()))
+    }
+
+    /// Writes `key` only if there is no object at it: `false` when there
+    /// is one. A local file is created exclusively; object storage writes
+    /// conditionally (`If-None-Match: *`).
+    pub fn create_new(&self, key: &str, value: &[u8]) -> Result<bool> {
+        let full = format!("{}{key}", self.prefix);
+        match &self.place {
+            Place::Local(root) => {
+                let path = root.join(&full);
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&path);
+                match file {
+                    Ok(mut f) => {
+                        std::io::Write::write_all(&mut f, value)
+                            .map_err(|e| self.error(key, e.to_string()))?;
+                        Ok(true)
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                    Err(e) => Err(self.error(key, e.to_string())),
+                }
+            }
+            #[cfg(feature = "s3")]
+            Place::Remote(remote) => remote
+                .create_new(&full, value.to_vec())
+                .map_err(|e| self.error(key, e)),
+            Place::Memory => {
+                if self.get(key)?.is_some() {
+                    return Ok(false);
+                }
+                self.set(key, value.to_vec()).map(|()| true)
+            }
         }
     }
 

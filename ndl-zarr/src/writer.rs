@@ -43,6 +43,52 @@ use crate::store::Store;
 pub struct ArrayWriter<T> {
     core: Core,
     packer: Packer<T>,
+    /// The append lock this writer holds, released when it is done.
+    lock: Option<AppendLock>,
+}
+
+/// The lock of an appender: an object only one writer can create. Appends
+/// by two writers at once would each write the same last chunk and length,
+/// and one's records would be lost; the second is refused instead.
+struct AppendLock {
+    store: Store,
+}
+
+/// The lock's key, at the store's root.
+const APPEND_LOCK: &str = ".ndl-append.lock";
+
+impl AppendLock {
+    fn take(store: &Store) -> Result<AppendLock> {
+        let owner = format!("{}\n", std::process::id());
+        if store.create_new(APPEND_LOCK, owner.as_bytes())? {
+            return Ok(AppendLock {
+                store: store.clone(),
+            });
+        }
+        // A lock of a process of this machine that is gone is stale.
+        if store.is_local() {
+            let holder = store
+                .get(APPEND_LOCK)?
+                .and_then(|b| String::from_utf8_lossy(&b).trim().parse::<u32>().ok());
+            let alive = holder.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+            if !alive {
+                store.set(APPEND_LOCK, owner.into_bytes())?;
+                return Ok(AppendLock {
+                    store: store.clone(),
+                });
+            }
+        }
+        Err(Error::Locked {
+            store: store.name.clone(),
+            lock: APPEND_LOCK.into(),
+        })
+    }
+}
+
+impl Drop for AppendLock {
+    fn drop(&mut self) {
+        let _ = self.store.erase(APPEND_LOCK);
+    }
 }
 
 /// The writer of one layout.
@@ -75,6 +121,14 @@ impl Core {
         }
     }
 
+    /// Sets the length of a new store, whose records region writers store.
+    fn resize(self, len: u64) -> Result<()> {
+        match self {
+            Core::Records(a) => a.resize(len),
+            Core::Columns(c) => c.resize(len),
+        }
+    }
+
     /// Creates a store of either layout at `dir` for records of `datatype`
     /// (in its own layout), described by `title`; its record dimension is
     /// named after `named_for` unless the options name it.
@@ -89,8 +143,8 @@ impl Core {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
-        prepare_dir(dir)?;
-        let store = Store::local(dir)?;
+        let store = Store::open(dir)?;
+        prepare(&store, dir)?;
         Ok(match options.layout {
             Layout::Records => Core::Records(Box::new(records::create(
                 options, &store, datatype, &dimension,
@@ -122,23 +176,94 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     ) -> Result<ArrayWriter<T>> {
         let packer = packer::<T>(&dir.display().to_string())?;
         let core = Core::create(options, dir, named_for, &T::datatype(), T::description())?;
-        Ok(ArrayWriter { core, packer })
+        Ok(ArrayWriter {
+            core,
+            packer,
+            lock: None,
+        })
+    }
+
+    pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
+        let options = options.clone().expected_len(len);
+        ArrayWriter::<T>::create_named(&options, dir, dir)?
+            .core
+            .resize(len)
+    }
+
+    /// The writer of records `range` of the store at `dir`, made by
+    /// [`WriteOptions::create_sized`]: many processes (or threads) write
+    /// disjoint regions at once, with no coordination beyond the creation.
+    /// A region starts on a chunk boundary and ends on one or at the end of
+    /// the store, so no two regions share a chunk; any other is refused.
+    /// [`finish`](ArrayWriter::finish) stores the last chunk and checks that
+    /// the whole region was written; the metadata is not touched.
+    ///
+    /// ```
+    /// use ndl_zarr::{ArrayWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("r.zarr");
+    /// WriteOptions::new().chunk_len(4).create_sized::<u16>(&path, 10)?;
+    /// let mut second = ArrayWriter::<u16>::region(&path, 4..10)?;
+    /// second.append(&[4, 5, 6, 7, 8, 9])?;
+    /// second.finish()?;
+    /// let mut first = ArrayWriter::<u16>::region(&path, 0..4)?;
+    /// first.append(&[0, 1, 2, 3])?;
+    /// first.finish()?;
+    /// assert_eq!(ndl_zarr::read::<u16>(&path)?, (0..10).collect::<Vec<_>>());
+    /// assert!(ArrayWriter::<u16>::region(&path, 2..6).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn region(dir: impl AsRef<Path>, range: Range<u64>) -> Result<ArrayWriter<T>> {
+        let store = Store::open(dir.as_ref())?;
+        let packer = packer::<T>(&store.name)?;
+        if read_group(&store)?.is_some() {
+            let core = Core::Columns(ColumnsWriter::region(&store, &T::datatype(), range)?);
+            return Ok(ArrayWriter {
+                core,
+                packer,
+                lock: None,
+            });
+        }
+        let meta = ArrayMeta::read(&store)?;
+        check_type(&store, &meta, &packer)?;
+        records::check_records(&store, &meta)?;
+        let chunks = crate::chunks::Chunks::new(&store, &meta)?;
+        let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
+        Ok(ArrayWriter {
+            core,
+            packer,
+            lock: None,
+        })
     }
 
     /// The writer that appends to the store at `dir`, of either layout,
     /// which must hold records of `T` (checked as [`read`](crate::read)
     /// checks them).
+    ///
+    /// One appender at a time: the writer takes a lock object
+    /// (`.ndl-append.lock`, created only if absent: exclusively on a local
+    /// disk, with a conditional PUT on object storage) and a second
+    /// appender is refused with [`Error::Locked`] until the first is done.
+    /// A lock left by a crashed process of this machine is taken over.
     pub fn open(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
-        let store = Store::local(dir.as_ref())?;
+        let store = Store::open(dir.as_ref())?;
         let packer = packer::<T>(&store.name)?;
-        if read_group(&store)?.is_some() {
-            let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
-            return Ok(ArrayWriter { core, packer });
+        let group = read_group(&store)?.is_some();
+        if !group {
+            // Refuse what is no array before taking the lock.
+            let meta = ArrayMeta::read(&store)?;
+            check_type(&store, &meta, &packer)?;
         }
+        let lock = Some(AppendLock::take(&store)?);
+        if group {
+            let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
+            return Ok(ArrayWriter { core, packer, lock });
+        }
+        // Read again under the lock: the length may have grown meanwhile.
         let meta = ArrayMeta::read(&store)?;
-        check_type(&store, &meta, &packer)?;
         let core = Core::Records(Box::new(records::start(store, meta)?));
-        Ok(ArrayWriter { core, packer })
+        Ok(ArrayWriter { core, packer, lock })
     }
 
     /// The number of records the store holds once finished.
@@ -171,7 +296,9 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     /// Stores the last, partial chunks, then the metadata with the new
     /// length; returns the length.
     pub fn finish(self) -> Result<u64> {
-        self.core.finish()
+        let len = self.core.finish()?;
+        drop(self.lock);
+        Ok(len)
     }
 }
 
@@ -282,6 +409,26 @@ fn dimension_name(dir: &Path) -> String {
         .to_string()
 }
 
+/// Readies the place of a new store: an empty directory, or a prefix of
+/// object storage without a store.
+fn prepare(store: &Store, dir: &Path) -> Result<()> {
+    if store.is_local() {
+        return prepare_dir(dir);
+    }
+    for key in [
+        crate::metadata::ZARR_JSON,
+        crate::metadata::ZARRAY,
+        crate::metadata::ZGROUP,
+    ] {
+        if store.get(key)?.is_some() {
+            return Err(Error::Exists {
+                store: store.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Makes `dir` an empty directory, refusing one that holds anything.
 fn prepare_dir(dir: &Path) -> Result<()> {
     let io = |source| Error::Io {
@@ -317,7 +464,6 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
         });
     }
     let building = building_dir(dir);
-    let options = options.clone().expected_len(data.len() as u64);
     let result = (|| {
         let mut writer = ArrayWriter::<T>::create_named(&options, &building, dir)?;
         writer.append(data)?;

@@ -82,6 +82,29 @@ impl ColumnsWriter {
     /// `dt`: each column must be there, holding the values of its field
     /// (characters as `|S1` or `|u1`: both hold the same bytes).
     pub fn open(store: &Store, dt: &Datatype) -> Result<ColumnsWriter> {
+        ColumnsWriter::open_with(store, dt, Appender::start)
+    }
+
+    /// The writer of records `range` of every column (see
+    /// [`Appender::region`]).
+    pub fn region(store: &Store, dt: &Datatype, range: Range<u64>) -> Result<ColumnsWriter> {
+        ColumnsWriter::open_with(store, dt, |chunks, meta| {
+            Appender::region(chunks, meta, range.clone())
+        })
+    }
+
+    /// Sets every column's length (see [`Appender::resize`]).
+    pub fn resize(self, len: u64) -> Result<()> {
+        self.columns
+            .into_iter()
+            .try_for_each(|(_, a)| a.resize(len))
+    }
+
+    fn open_with(
+        store: &Store,
+        dt: &Datatype,
+        start: impl Fn(Chunks, ArrayMeta) -> Result<Appender>,
+    ) -> Result<ColumnsWriter> {
         let style = Style {
             chars_as_u1: false,
             order: ndl_runtime::ByteOrder::Little,
@@ -91,7 +114,7 @@ impl ColumnsWriter {
             let column = store.child(&c.name);
             let meta = ArrayMeta::read(&column)?;
             super::read::check_column(&column, &meta, &c)?;
-            let appender = Appender::start(Chunks::new(&column, &meta)?, meta)?;
+            let appender = start(Chunks::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
         let writer = ColumnsWriter { columns: appenders };

@@ -9,7 +9,7 @@ mod read;
 mod write;
 
 pub(crate) use read::{read_packed, read_records};
-pub(crate) use write::{create, start};
+pub(crate) use write::{check_records, create, start};
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;

@@ -45,6 +45,12 @@ pub(crate) fn create(
 
 /// The appender of the records array `meta` describes.
 pub(crate) fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
+    check_records(&store, &meta)?;
+    Appender::start(Chunks::new(&store, &meta)?, meta)
+}
+
+/// Records arrays are one-dimensional.
+pub(crate) fn check_records(store: &Store, meta: &ArrayMeta) -> Result<()> {
     if meta.shape.len() != 1 {
         return Err(Error::Shape {
             store: store.name.clone(),
@@ -54,7 +60,7 @@ pub(crate) fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
             ),
         });
     }
-    Appender::start(Chunks::new(&store, &meta)?, meta)
+    Ok(())
 }
 
 /// Refuses what the chosen format cannot hold, saying what to do instead.
