@@ -38,7 +38,7 @@ fn kind(path: &Path) -> Result<Kind, String> {
         Some("npy") => Ok(Kind::Npy),
         Some("npz") => Ok(Kind::Npz),
         Some("zarr") => Ok(Kind::Store),
-        _ if path.is_dir() => Ok(Kind::Store),
+        _ if path.is_dir() || crate::is_remote(path) => Ok(Kind::Store),
         _ => Err(format!(
             "{}: not a .npy or .npz file nor a .zarr store (say which by the name's ending)",
             path.display()
@@ -126,7 +126,8 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
             header.shape
         ));
     };
-    if dst.exists() {
+    let remote = crate::is_remote(dst);
+    if !remote && dst.exists() {
         return Err(format!(
             "{}: already exists; remove it or write elsewhere",
             dst.display()
@@ -135,13 +136,20 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
     let repacker = Repacker::new(&header.datatype).map_err(|e| format!("{shown}: {e}"))?;
     let layout = repacker.layout();
     let swap = header.byte_order != ByteOrder::NATIVE;
-    let building = building_dir(dst);
+    // Object storage has no rename: a store there is written in place, its
+    // metadata last.
+    let building = if remote {
+        dst.to_path_buf()
+    } else {
+        building_dir(dst)
+    };
     let mut run = || -> Result<u64, String> {
         let zarr = options
             .zarr
             .clone()
             .byte_order(header.byte_order)
-            .dimension(stem(dst));
+            .dimension(stem(dst))
+            .expected_len(n);
         let mut writer = zarr
             .create_packed(&building, &header.datatype)
             .map_err(|e| in_dst(dst, &e))?;
@@ -174,11 +182,13 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
         }
         bar.finish_and_clear();
         writer.finish().map_err(|e| in_dst(dst, &e))?;
-        std::fs::rename(&building, dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        if !remote {
+            std::fs::rename(&building, dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        }
         Ok(n)
     };
     let result = run();
-    if result.is_err() {
+    if result.is_err() && !remote {
         let _ = std::fs::remove_dir_all(&building);
     }
     result

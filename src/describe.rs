@@ -69,7 +69,7 @@ pub fn describe(path: &Path, format: Format, options: &Options) -> Result<Descri
         max_header_size: options.max_header_size,
     };
     let mut group_attributes = serde_json::Map::new();
-    let (kind, mut arrays) = if path.is_dir() {
+    let (kind, mut arrays) = if path.is_dir() || crate::is_remote(path) {
         load_store(path, &mut group_attributes)?
     } else {
         load(path, &limits, &mut warnings)?

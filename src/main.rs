@@ -128,6 +128,11 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether `path` names a store in object storage (`s3://bucket/prefix`).
+pub(crate) fn is_remote(path: &std::path::Path) -> bool {
+    path.to_str().is_some_and(|p| p.starts_with("s3://"))
+}
+
 fn run_convert(args: &ConvertArgs) -> ExitCode {
     let mut zarr = ndl_zarr::WriteOptions::new()
         .zarr_format(match args.zarr_format {

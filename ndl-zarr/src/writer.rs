@@ -458,6 +458,14 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
     dir: &Path,
     data: &[T],
 ) -> Result<()> {
+    let options = options.clone().expected_len(data.len() as u64);
+    if !Store::open(dir)?.is_local() {
+        // Object storage has no rename: the metadata, written last, is
+        // what makes the store's records visible.
+        let mut writer = ArrayWriter::<T>::create_named(&options, dir, dir)?;
+        writer.append(data)?;
+        return writer.finish().map(drop);
+    }
     if dir.exists() {
         return Err(Error::Exists {
             store: dir.display().to_string(),
