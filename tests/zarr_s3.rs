@@ -347,7 +347,10 @@ fn concurrent_appends_are_refused() {
     .unwrap();
     assert!(!second.status.success());
     let text = String::from_utf8_lossy(&second.stderr);
-    assert!(text.contains("Locked") && text.contains(".ndl-append.lock"), "{text}");
+    assert!(
+        text.contains("Locked") && text.contains(".ndl-append.lock"),
+        "{text}"
+    );
     assert!(first.wait().unwrap().success());
     let out = common::run_with(
         &common::python312(),
@@ -434,4 +437,59 @@ fn faults_and_credentials() {
     bad_endpoint.push(("AWS_ENDPOINT_URL", "127.0.0.1:1".into()));
     let text = String::from_utf8_lossy(&describe(&bad_endpoint).stderr).into_owned();
     assert!(text.contains("AWS_ENDPOINT_URL"), "{text}");
+}
+
+/// A store of units, for the docs page.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Temp {
+    /// Air temperature.
+    #[ndl(units = "K")]
+    t: f64,
+}
+
+/// The Python of docs/object-storage.md runs against our stores on S3.
+#[test]
+fn the_docs_page_runs() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        let data: Vec<Temp> = (0..100).map(|i| Temp { t: f64::from(i) }).collect();
+        let (records, columns) = spec.split_once(' ').unwrap();
+        WriteOptions::new()
+            .chunk_len(30)
+            .write(records, &data)
+            .unwrap();
+        WriteOptions::new()
+            .chunk_len(30)
+            .layout(Layout::Columns)
+            .dimension("obs")
+            .write(columns, &data)
+            .unwrap();
+        return;
+    }
+    let moto = Moto::start();
+    moto.bucket("docs");
+    run_all(vec![child(
+        "the_docs_page_runs",
+        "s3://docs/records.zarr s3://docs/columns.zarr",
+        &moto.env(),
+    )]);
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/object-storage.md"
+    ))
+    .unwrap();
+    let code: Vec<&str> = page
+        .split("```python\n")
+        .skip(1)
+        .map(|block| block.split("```").next().unwrap())
+        .collect();
+    assert_eq!(code.len(), 2, "two Python examples");
+    let script = format!(
+        "ENDPOINT = {:?}\nBUCKET = 'docs'\n{}",
+        moto.endpoint(),
+        code.join("\n")
+    );
+    let out = common::run_with(&common::python312(), &script, &[]);
+    assert!(out.contains("records 100 4950.0"), "{out}");
+    assert!(out.contains("columns 100 4950.0 K"), "{out}");
 }

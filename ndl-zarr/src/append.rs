@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::chunks::Chunks;
+use crate::chunks::{io_pool, Chunks};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 
@@ -126,12 +126,18 @@ impl Appender {
         }
         let whole = (n - done) / chunk_len;
         let first = self.len / self.chunks.chunk_len;
-        (0..whole).into_par_iter().try_for_each(|i| {
-            let at = done + i * chunk_len;
-            let mut packed = vec![0; chunk_len * record];
-            pack(at..at + chunk_len, &mut packed);
-            self.chunks.write(first + i as u64, packed)
-        })?;
+        let store_all = || {
+            (0..whole).into_par_iter().try_for_each(|i| {
+                let at = done + i * chunk_len;
+                let mut packed = vec![0; chunk_len * record];
+                pack(at..at + chunk_len, &mut packed);
+                self.chunks.write(first + i as u64, packed)
+            })
+        };
+        match io_pool(&self.chunks) {
+            Some(pool) => pool.install(store_all)?,
+            None => store_all()?,
+        }
         done += whole * chunk_len;
         self.len += (whole * chunk_len) as u64;
         self.pack_into_tail(done..n, pack);

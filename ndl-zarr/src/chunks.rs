@@ -11,6 +11,24 @@ use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, Engine};
 use crate::store::Store;
 
+/// The threads that move chunks to and from object storage: a request
+/// mostly waits on the network, so many run at once, more than there are cores. `None`
+/// for a local disk, where the cores are the limit.
+pub(crate) fn io_pool(chunks: &Chunks) -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    if chunks.store.is_local() {
+        return None;
+    }
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(16)
+            .thread_name(|i| format!("ndl-zarr-put-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// The chunks of one array, encoded and decoded by zarrs.
 pub(crate) struct Chunks {
     pub store: Store,
