@@ -2,7 +2,8 @@
 //! moto's, started by each test on 127.0.0.1 and a free port, stopped at
 //! its end. Many processes write regions of one store; Dask reads it
 //! through s3fs and zarr-python; a server that goes away mid-write gives a
-//! clear error, not a hang; wrong credentials are refused clearly.
+//! clear error, not a hang; wrong credentials are refused clearly (moto
+//! checks signatures once told to: `INITIAL_NO_AUTH_ACTION_COUNT`).
 //!
 //! The library reads its configuration from the AWS variables, so every
 //! S3 operation of ours runs in a child process (this test binary again,
@@ -62,8 +63,17 @@ impl Moto {
     }
 
     fn on(port: u16) -> Moto {
+        Moto::spawn(port, None)
+    }
+
+    /// A server that checks credentials after its first `free` requests.
+    fn spawn(port: u16, free: Option<u32>) -> Moto {
         let server = common::python312().with_file_name("moto_server");
-        let child = Command::new(&server)
+        let mut command = Command::new(&server);
+        if let Some(free) = free {
+            command.env("INITIAL_NO_AUTH_ACTION_COUNT", free.to_string());
+        }
+        let child = command
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -492,4 +502,63 @@ fn the_docs_page_runs() {
     let out = common::run_with(&common::python312(), &script, &[]);
     assert!(out.contains("records 100 4950.0"), "{out}");
     assert!(out.contains("columns 100 4950.0 K"), "{out}");
+}
+
+/// A server that checks signatures: the right keys work, a wrong secret is
+/// refused with the server's answer, naming the store.
+#[test]
+fn wrong_credentials_are_refused() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // Four requests without authentication make a user, its keys, its
+    // policy and the bucket; every later one is checked.
+    let moto = Moto::spawn(port, Some(4));
+    let keys = common::run_with(
+        &common::python312(),
+        "import sys, json, boto3\n\
+         kw = dict(endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='x', aws_secret_access_key='x')\n\
+         iam = boto3.client('iam', **kw)\n\
+         iam.create_user(UserName='u')\n\
+         k = iam.create_access_key(UserName='u')['AccessKey']\n\
+         iam.put_user_policy(UserName='u', PolicyName='all', PolicyDocument=json.dumps({'Version': '2012-10-17', 'Statement': [{'Effect': 'Allow', 'Action': '*', 'Resource': '*'}]}))\n\
+         boto3.client('s3', **kw).create_bucket(Bucket='data')\n\
+         print(k['AccessKeyId'], k['SecretAccessKey'])",
+        &[&moto.endpoint()],
+    );
+    let (key, secret) = keys.trim().split_once(' ').unwrap();
+    let mut env = moto.env();
+    env.retain(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"));
+    let with = |secret: &str| {
+        let mut env = env.clone();
+        env.push(("AWS_ACCESS_KEY_ID", key.to_string()));
+        env.push(("AWS_SECRET_ACCESS_KEY", secret.to_string()));
+        env
+    };
+    let npy = tempfile::tempdir().unwrap();
+    let file = npy.path().join("x.npy");
+    ndl_runtime::npy::write_file(&file, &records(0..100)).unwrap();
+    let convert = |env: &[(&str, String)]| {
+        Command::new(NDL)
+            .args(["convert", file.to_str().unwrap(), "s3://data/x.zarr"])
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap()
+    };
+    let denied = convert(&with("wrong"));
+    let text = String::from_utf8_lossy(&denied.stderr);
+    assert!(!denied.status.success(), "{text}");
+    assert!(
+        text.contains("s3://data/x.zarr") && text.contains("403"),
+        "{text}"
+    );
+    assert!(text.contains("AWS_SECRET_ACCESS_KEY"), "{text}");
+    let done = convert(&with(secret));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
 }

@@ -180,10 +180,22 @@ impl Store {
     }
 
     pub fn error(&self, key: &str, message: impl Into<String>) -> Error {
+        let mut message = message.into();
+        // A refusal of the credentials says which variables give them.
+        let denied = [
+            "403 Forbidden",
+            "SignatureDoesNotMatch",
+            "InvalidAccessKeyId",
+        ]
+        .iter()
+        .any(|m| message.contains(m));
+        if denied && !self.is_local() {
+            message.push_str(" (the server refused the credentials: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+        }
         Error::Store {
             store: self.name.clone(),
             key: key.to_string(),
-            message: message.into(),
+            message,
         }
     }
 
