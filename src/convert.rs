@@ -143,6 +143,10 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
     } else {
         building_dir(dst)
     };
+    // Named for this process: one left there is a crashed run's.
+    if !remote && building.exists() {
+        let _ = std::fs::remove_dir_all(&building);
+    }
     let mut run = || -> Result<u64, String> {
         let zarr = options
             .zarr

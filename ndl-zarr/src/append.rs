@@ -60,7 +60,8 @@ impl Appender {
     ) -> Result<Appender> {
         let len = meta.len();
         let c = chunks.chunk_len;
-        let aligned = range.start % c == 0 && (range.end % c == 0 || range.end == len);
+        let aligned =
+            range.start.is_multiple_of(c) && (range.end.is_multiple_of(c) || range.end == len);
         if range.start > range.end || range.end > len || !aligned {
             return Err(crate::error::Error::Shape {
                 store: chunks.store.name.clone(),

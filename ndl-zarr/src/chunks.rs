@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
+use zarrs::array::ArrayToBytesCodecTraits;
 use zarrs::array::{ArrayBytes, CodecOptions};
 
 use crate::error::{Error, Result};
@@ -29,6 +30,10 @@ pub(crate) fn io_pool(chunks: &Chunks) -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
+/// The largest chunk read or written, decoded: 2 GiB, as NumPy's largest
+/// item. A store whose chunks claim more is refused before any is read.
+const MAX_CHUNK_BYTES: usize = 1 << 31;
+
 /// The chunks of one array, encoded and decoded by zarrs.
 pub(crate) struct Chunks {
     pub store: Store,
@@ -39,6 +44,8 @@ pub(crate) struct Chunks {
     pub record: usize,
     /// The number of dimensions after the first.
     inner: usize,
+    /// Whether the chunks are zstd frames (bytes, then zstd only).
+    zstd: bool,
 }
 
 impl std::fmt::Debug for Chunks {
@@ -74,12 +81,27 @@ impl Chunks {
                 &meta.shape[1..]
             ),
         })?;
+        let chunk_bytes = record
+            .checked_mul(meta.chunks[0] as usize)
+            .filter(|&b| b <= MAX_CHUNK_BYTES);
+        if chunk_bytes.is_none() {
+            return Err(Error::Shape {
+                store: store.name.clone(),
+                message: format!(
+                    "chunks of {} records of {record} bytes are more than the {MAX_CHUNK_BYTES} bytes a chunk may hold here",
+                    meta.chunks[0]
+                ),
+            });
+        }
+        let zstd = meta.inner_chunks.is_none()
+            && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
         Ok(Chunks {
             store: store.clone(),
             engine: meta.engine(store)?,
             chunk_len: meta.chunks[0],
             record,
             inner: meta.shape.len() - 1,
+            zstd,
         })
     }
 
@@ -99,17 +121,59 @@ impl Chunks {
         }
     }
 
+    /// The bytes of a whole chunk.
+    fn chunk_bytes(&self) -> usize {
+        self.chunk_len as usize * self.record
+    }
+
     /// The records of chunk `chunk`, decoded, in native byte order: the
     /// fill value where the chunk is missing.
+    ///
+    /// The encoded chunk is read first and checked before zarrs decodes
+    /// it: a zstd frame that claims more bytes than a chunk holds is an
+    /// error here, where the decoder would try to allocate them.
     pub fn read(&self, chunk: u64) -> Result<Vec<u8>> {
+        let indices = self.indices(chunk);
+        let encoded = self
+            .engine
+            .retrieve_encoded_chunk(&indices)
+            .map_err(|e| self.error(chunk, e))?;
+        let Some(encoded) = encoded else {
+            let fill = self.engine.fill_value().as_ne_bytes();
+            return Ok(fill.repeat(self.chunk_len as usize * (self.record / fill.len().max(1))));
+        };
+        if self.zstd {
+            let claimed = zstd::bulk::Decompressor::upper_bound(&encoded);
+            if claimed.is_some_and(|n| n > self.chunk_bytes()) {
+                return Err(self.error(
+                    chunk,
+                    format!(
+                        "corrupt: its zstd frame claims {} decoded bytes, a chunk holds {}",
+                        claimed.unwrap_or(0),
+                        self.chunk_bytes()
+                    ),
+                ));
+            }
+        }
         // Chunks are decoded in parallel, one per thread.
         let options = CodecOptions::default().with_concurrent_target(1);
-        let decoded: ArrayBytes = self
+        let shape = self
             .engine
-            .retrieve_chunk_opt(&self.indices(chunk), &options)
+            .chunk_shape(&indices)
+            .map_err(|e| self.error(chunk, e))?;
+        let decoded = self
+            .engine
+            .codecs()
+            .decode(
+                std::borrow::Cow::Owned(encoded),
+                &shape,
+                self.engine.data_type(),
+                self.engine.fill_value(),
+                &options,
+            )
             .map_err(|e| self.error(chunk, e))?;
         let decoded = decoded.into_fixed().map_err(|e| self.error(chunk, e))?;
-        if decoded.len() != self.chunk_len as usize * self.record {
+        if decoded.len() != self.chunk_bytes() {
             return Err(self.error(chunk, "decoded chunk has the wrong length"));
         }
         Ok(decoded.into_owned())

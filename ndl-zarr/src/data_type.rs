@@ -46,8 +46,26 @@ fn join(parent: &str, name: &str) -> String {
 /// `[name, dtype, shape]` fields, nested lists for nested records.
 pub(crate) fn parse_v2(dtype: &Value) -> Parsed<Stored> {
     let mut order = None;
-    let datatype = v2(dtype, "", &mut order)?;
+    let datatype = within_limit(v2(dtype, "", &mut order)?)?;
     Ok(Stored { datatype, order })
+}
+
+/// The largest record read: `i32::MAX` bytes, NumPy's own limit of an
+/// item. Metadata claiming more is refused before anything is allocated
+/// for it.
+const MAX_RECORD: usize = i32::MAX as usize;
+
+fn within_limit(dt: Datatype) -> Parsed<Datatype> {
+    match dt.size() {
+        Some(n) if n <= MAX_RECORD => Ok(dt),
+        n => bad(
+            "",
+            format!(
+                "records of {} bytes: more than the {MAX_RECORD} a record may have",
+                n.map_or_else(|| "more than usize".into(), |n| n.to_string())
+            ),
+        ),
+    }
 }
 
 fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Datatype> {
@@ -137,7 +155,7 @@ fn merge_order(order: &mut Option<ByteOrder>, new: Option<ByteOrder>, path: &str
 /// Reads a Zarr v3 `data_type`: a core name, `r<bits>`, a named type with a
 /// `length_bytes` configuration, or `struct` / `structured`.
 pub(crate) fn parse_v3(data_type: &Value) -> Parsed<Datatype> {
-    v3(data_type, "")
+    within_limit(v3(data_type, "")?)
 }
 
 fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {

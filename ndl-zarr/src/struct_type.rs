@@ -324,12 +324,18 @@ pub(crate) fn fill_json(dt: &Datatype, bytes: &[u8]) -> Value {
         }
         Datatype::Array(a) => {
             let step = a.base.size().unwrap_or(1).max(1);
-            Value::Array(
-                bytes
-                    .chunks_exact(step)
-                    .map(|b| fill_json(&a.base, b))
-                    .collect(),
-            )
+            let mut elements = bytes.chunks_exact(step);
+            // One value for an array of equal elements (a fill of zeros):
+            // a field of millions of elements stays one JSON value.
+            match elements.next() {
+                Some(first) if elements.all(|e| e == first) => fill_json(&a.base, first),
+                _ => Value::Array(
+                    bytes
+                        .chunks_exact(step)
+                        .map(|b| fill_json(&a.base, b))
+                        .collect(),
+                ),
+            }
         }
         Datatype::Bool => json!(bytes[0] != 0),
         Datatype::Int8 => json!(i8::from_ne_bytes(take(bytes))),

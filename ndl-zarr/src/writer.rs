@@ -57,21 +57,39 @@ struct AppendLock {
 /// The lock's key, at the store's root.
 const APPEND_LOCK: &str = ".ndl-append.lock";
 
+/// The stores whose append lock a writer of this process holds.
+fn held() -> &'static std::sync::Mutex<std::collections::HashSet<String>> {
+    static HELD: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> =
+        std::sync::OnceLock::new();
+    HELD.get_or_init(Default::default)
+}
+
 impl AppendLock {
     fn take(store: &Store) -> Result<AppendLock> {
+        let lock = AppendLock::take_object(store)?;
+        if let Ok(mut h) = held().lock() {
+            h.insert(store.name.clone());
+        }
+        Ok(lock)
+    }
+
+    fn take_object(store: &Store) -> Result<AppendLock> {
         let owner = format!("{}\n", std::process::id());
         if store.create_new(APPEND_LOCK, owner.as_bytes())? {
             return Ok(AppendLock {
                 store: store.clone(),
             });
         }
-        // A lock of a process of this machine that is gone is stale.
+        // A lock of a process of this machine that is gone is stale, and so
+        // is one naming this process that none of its writers holds (a
+        // process id reused after a crash).
         if store.is_local() {
             let holder = store
                 .get(APPEND_LOCK)?
                 .and_then(|b| String::from_utf8_lossy(&b).trim().parse::<u32>().ok());
+            let ours = holder == Some(std::process::id());
             let alive = holder.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
-            if !alive {
+            if !alive || (ours && !held().lock().is_ok_and(|h| h.contains(&store.name))) {
                 store.set(APPEND_LOCK, owner.into_bytes())?;
                 return Ok(AppendLock {
                     store: store.clone(),
@@ -88,6 +106,9 @@ impl AppendLock {
 impl Drop for AppendLock {
     fn drop(&mut self) {
         let _ = self.store.erase(APPEND_LOCK);
+        if let Ok(mut h) = held().lock() {
+            h.remove(&self.store.name);
+        }
     }
 }
 
@@ -471,7 +492,7 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
             store: dir.display().to_string(),
         });
     }
-    let building = building_dir(dir);
+    let building = building_dir(dir)?;
     let result = (|| {
         let mut writer = ArrayWriter::<T>::create_named(&options, &building, dir)?;
         writer.append(data)?;
@@ -487,9 +508,24 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
     result
 }
 
-/// `.NAME.PID.partial` beside `dir`: hidden, and named for its process so
-/// that concurrent writers never share it.
-fn building_dir(dir: &Path) -> PathBuf {
+/// A new, empty `.NAME.PID.N.partial` beside `dir`: hidden, and made
+/// exclusively (`N` counts this process's writers), so that no two writers
+/// share it and a leftover of a crashed process never stands in the way.
+fn building_dir(dir: &Path) -> Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("store");
-    dir.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let building = dir.with_file_name(format!(".{name}.{}.{n}.partial", std::process::id()));
+        match std::fs::create_dir(&building) {
+            Ok(()) => return Ok(building),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(source) => {
+                return Err(Error::Io {
+                    path: building,
+                    source,
+                })
+            }
+        }
+    }
 }

@@ -1,0 +1,556 @@
+//! kill -9 in the middle of writing a Zarr store: the store must read as
+//! before, and take appends afterwards.
+//!
+//! Each test re-runs this test binary on itself with `NDL_ZARR_CRASH_CHILD`
+//! set; the child writes or appends many chunks, saying on stdout where it
+//! is, and the parent kills it (SIGKILL) at varying moments, then checks
+//! the store: a new `write` leaves no store or a complete one; `create`
+//! and appends leave the array with the length of the last `finish` that
+//! completed, and exactly those records.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use ndl_runtime::NdlType;
+use ndl_zarr::{ArrayWriter, Codec, WriteOptions, ZarrFormat};
+
+/// 24 bytes, no padding.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Rec {
+    id: u64,
+    t: f64,
+    ok: bool,
+    level: u8,
+    n: i16,
+    x: f32,
+}
+
+fn rec(i: u64) -> Rec {
+    Rec {
+        id: i,
+        t: i as f64 * 0.5,
+        ok: i % 3 == 0,
+        level: (i % 251) as u8,
+        n: (i as i16).wrapping_mul(-7),
+        x: (i as f32).sqrt(),
+    }
+}
+
+fn records(range: std::ops::Range<u64>) -> Vec<Rec> {
+    range.map(rec).collect()
+}
+
+/// The environment variable that makes the test binary a writer child.
+const CHILD: &str = "NDL_ZARR_CRASH_CHILD";
+
+/// Records per chunk: small, so a write is many objects.
+const CHUNK: u64 = 50;
+/// Records in the store before an append: a partial last chunk, which the
+/// append rewrites.
+const BEFORE: u64 = 1234;
+/// Records per append batch: not a multiple of the chunk length either.
+const BATCH: u64 = 2017;
+/// Records of a new `write`.
+const WRITE: u64 = 200_000;
+
+/// A store layout under test.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    V2,
+    V3,
+    V3Sharded,
+}
+
+impl Kind {
+    fn options(self) -> WriteOptions {
+        let base = WriteOptions::new().chunk_len(CHUNK);
+        match self {
+            Kind::V2 => base.zarr_format(ZarrFormat::V2).codec(Codec::None),
+            Kind::V3 => base.zarr_format(ZarrFormat::V3).codec(Codec::Zstd(1)),
+            Kind::V3Sharded => base.zarr_format(ZarrFormat::V3).shard_len(4 * CHUNK),
+        }
+    }
+
+    /// Records per object of the chunk grid (a shard when sharded).
+    fn grid_len(self) -> u64 {
+        match self {
+            Kind::V3Sharded => 4 * CHUNK,
+            _ => CHUNK,
+        }
+    }
+
+    /// The key of grid chunk `i`.
+    fn chunk_key(self, i: u64) -> String {
+        match self {
+            Kind::V2 => i.to_string(),
+            _ => format!("c/{i}"),
+        }
+    }
+
+    fn parse(s: &str) -> Kind {
+        match s {
+            "V2" => Kind::V2,
+            "V3" => Kind::V3,
+            "V3Sharded" => Kind::V3Sharded,
+            other => panic!("unknown kind {other}"),
+        }
+    }
+}
+
+/// What the child does, from `NDL_ZARR_CRASH_CHILD=MODE:KIND:PATH`.
+///
+/// - `write`: `WriteOptions::write` of [`WRITE`] records at `PATH`.
+/// - `create`: `WriteOptions::create`, then batches of [`BATCH`] records,
+///   each appended and finished, reopening with `ArrayWriter::open`.
+/// - `append`: batches appended to the existing store at `PATH`, as above.
+///
+/// It prints `started` once under way and `finished N` after every
+/// `finish`, then waits to be killed.
+fn child(spec: &str) {
+    let mut parts = spec.splitn(3, ':');
+    let (mode, kind, path) = (
+        parts.next().unwrap(),
+        Kind::parse(parts.next().unwrap()),
+        PathBuf::from(parts.next().unwrap()),
+    );
+    // The harness prints `test NAME ... ` first, without a newline: every
+    // line of ours starts on a new line and with `@`.
+    let say = |s: &str| println!("\n@{s}");
+    match mode {
+        "write" => {
+            say("started");
+            kind.options().write(&path, &records(0..WRITE)).unwrap();
+            say(&format!("finished {WRITE}"));
+        }
+        "create" | "append" => {
+            let mut len = if mode == "create" {
+                let w = kind.options().create::<Rec>(&path).unwrap();
+                w.finish().unwrap()
+            } else {
+                ndl_zarr::read::<Rec>(&path).unwrap().len() as u64
+            };
+            say("started");
+            // Enough batches to outlast any kill; each appends in pieces so
+            // that chunks are stored by several `append` calls.
+            for _ in 0..1000 {
+                let mut w = ArrayWriter::<Rec>::open(&path).unwrap();
+                assert_eq!(w.len(), len);
+                let batch = records(len..len + BATCH);
+                for piece in batch.chunks(700) {
+                    w.append(piece).unwrap();
+                }
+                len = w.finish().unwrap();
+                say(&format!("finished {len}"));
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+    // Wait to be killed (the parent asserts the kill found us running),
+    // but not forever if the parent is gone.
+    std::thread::sleep(Duration::from_secs(30));
+    std::process::exit(0);
+}
+
+/// A running child and its stdout lines; dropping it kills the child.
+struct Writer {
+    child: Child,
+    lines: Receiver<String>,
+    /// Every line read so far.
+    seen: Vec<String>,
+}
+
+impl Writer {
+    /// Starts the test `test` of this binary as a child doing `spec`.
+    fn spawn(test: &str, spec: &str) -> Writer {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, spec)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Writer {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits for a line equal to `wanted`.
+    fn wait_for(&mut self, wanted: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line == format!("@{wanted}");
+                    self.seen.push(line);
+                    if done {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no `{wanted}` from the child; it said {:?}", self.seen)
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "the child ended before `{wanted}` ({:?}); it said {:?}",
+                    self.child.try_wait(),
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    /// SIGKILLs the child, waits for it, and returns every line it said.
+    fn kill(mut self) -> Vec<String> {
+        let running = self.child.try_wait().unwrap().is_none();
+        assert!(running, "the child ended before the kill: {:?}", self.seen);
+        self.child.kill().unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(!status.success(), "{status}");
+        // The pipe is closed now: the reader thread drains it and ends.
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        std::mem::take(&mut self.seen)
+    }
+}
+
+impl Drop for Writer {
+    /// A failed assertion must not leave the child running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The lengths the child said it finished at.
+fn finished(lines: &[String]) -> Vec<u64> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("@finished "))
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// The store's files: none may be a half-written object. Leftovers of the
+/// kill may only be hidden `*.partial` temporary files and the append lock.
+fn check_leftovers(store: &Path) {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(store, &mut files);
+    for file in files {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        if name.starts_with('.') && name.ends_with(".partial") {
+            continue;
+        }
+        // Every other object is a chunk key or a metadata document.
+        let relative = file.strip_prefix(store).unwrap().to_str().unwrap();
+        let index = relative.strip_prefix("c/").unwrap_or(relative);
+        // The append lock of a killed appender stays until the next one
+        // takes it over.
+        let ok = matches!(
+            name,
+            "zarr.json" | ".zarray" | ".zattrs" | ".ndl-append.lock"
+        ) || (!index.is_empty() && index.chars().all(|ch| ch.is_ascii_digit()));
+        assert!(ok, "unexpected file in the store: {}", file.display());
+    }
+}
+
+/// Appends records `len..len + n` through `ArrayWriter::open` and checks
+/// the whole store reads back.
+fn append_and_check(path: &Path, len: u64, n: u64) {
+    let mut w = ArrayWriter::<Rec>::open(path).unwrap();
+    assert_eq!(w.len(), len);
+    w.append(&records(len..len + n)).unwrap();
+    assert_eq!(w.finish().unwrap(), len + n);
+    assert_eq!(ndl_zarr::read::<Rec>(path).unwrap(), records(0..len + n));
+}
+
+/// Delays between the child saying it started and the kill.
+const DELAYS_MS: [u64; 3] = [0, 30, 100];
+
+#[test]
+fn kill_during_write_leaves_no_store_or_a_complete_one() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return child(&spec);
+    }
+    let mut killed_midway = 0;
+    for kind in [Kind::V2, Kind::V3, Kind::V3Sharded] {
+        for delay in DELAYS_MS {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("w.zarr");
+            let mut writer = Writer::spawn(
+                "kill_during_write_leaves_no_store_or_a_complete_one",
+                &format!("write:{kind:?}:{}", path.display()),
+            );
+            writer.wait_for("started");
+            // Wait until chunks are being written in the hidden directory.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .any(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+            {
+                assert!(Instant::now() < deadline, "no building directory appeared");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(delay));
+            let lines = writer.kill();
+            let label = format!("{kind:?}, kill after {delay} ms");
+            eprintln!("{label}: store complete: {}", path.exists());
+            if path.exists() {
+                // The rename happened: the store is complete.
+                assert_eq!(
+                    ndl_zarr::read::<Rec>(&path).unwrap(),
+                    records(0..WRITE),
+                    "{label}"
+                );
+                check_leftovers(&path);
+                append_and_check(&path, WRITE, 77);
+            } else {
+                killed_midway += 1;
+                assert!(finished(&lines).is_empty(), "{label}: {lines:?}");
+                let e = ndl_zarr::read::<Rec>(&path).unwrap_err();
+                assert!(
+                    matches!(e, ndl_zarr::Error::NotAnArray { .. }),
+                    "{label}: {e:?}"
+                );
+                // The leftover building directory is hidden and in nobody's
+                // way: the write can be done again.
+                kind.options().write(&path, &records(0..300)).unwrap();
+                assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..300));
+                append_and_check(&path, 300, 77);
+            }
+            // Only the store and hidden leftovers are beside it.
+            for entry in std::fs::read_dir(dir.path()).unwrap() {
+                let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+                assert!(
+                    name == "w.zarr"
+                        || (name.starts_with(".w.zarr.") && name.ends_with(".partial")),
+                    "{label}: unexpected {name}"
+                );
+            }
+        }
+    }
+    assert!(
+        killed_midway >= 3,
+        "only {killed_midway} kills landed during the write: make the write longer"
+    );
+    // A kill after the write returned: the store is complete.
+    for kind in [Kind::V2, Kind::V3Sharded] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.zarr");
+        let mut writer = Writer::spawn(
+            "kill_during_write_leaves_no_store_or_a_complete_one",
+            &format!("write:{kind:?}:{}", path.display()),
+        );
+        writer.wait_for(&format!("finished {WRITE}"));
+        writer.kill();
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..WRITE));
+        check_leftovers(&path);
+        append_and_check(&path, WRITE, 77);
+    }
+}
+
+/// A building directory left by a killed writer whose process id this
+/// process has now (ids are reused; in a container every run may be the
+/// same id) must not stop a new `write` of the same store.
+#[test]
+fn a_building_directory_left_under_our_process_id_is_no_obstacle() {
+    for kind in [Kind::V2, Kind::V3] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.zarr");
+        let stale = dir
+            .path()
+            .join(format!(".w.zarr.{}.partial", std::process::id()));
+        // What a writer killed mid-way leaves: metadata and some chunks.
+        kind.options().write(&stale, &records(0..BEFORE)).unwrap();
+        let result = kind.options().write(&path, &records(0..300));
+        assert!(
+            result.is_ok(),
+            "{kind:?}: a stale {} stops the write: {result:?}",
+            stale.display()
+        );
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..300));
+        append_and_check(&path, 300, 77);
+    }
+}
+
+/// An append lock naming this process, which holds no lock: left by a
+/// killed appender that had this process id (in a container every run may
+/// be the same id), it must be taken over like any stale lock.
+#[test]
+fn an_append_lock_left_under_our_process_id_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.zarr");
+    Kind::V3
+        .options()
+        .write(&path, &records(0..BEFORE))
+        .unwrap();
+    // A lock of a process that is gone is taken over.
+    std::fs::write(path.join(".ndl-append.lock"), "4194304999\n").unwrap();
+    append_and_check(&path, BEFORE, 10);
+    assert!(!path.join(".ndl-append.lock").exists());
+    // So must a lock naming us.
+    std::fs::write(
+        path.join(".ndl-append.lock"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
+    let opened = ArrayWriter::<Rec>::open(&path);
+    assert!(
+        opened.is_ok(),
+        "a stale lock naming this process stops appends: {opened:?}"
+    );
+    drop(opened);
+    // While a writer of this process holds the lock, a second is refused.
+    let first = ArrayWriter::<Rec>::open(&path).unwrap();
+    let second = ArrayWriter::<Rec>::open(&path);
+    assert!(
+        matches!(second, Err(ndl_zarr::Error::Locked { .. })),
+        "{second:?}"
+    );
+    drop(first);
+    append_and_check(&path, BEFORE + 10, 10);
+}
+
+/// Two threads of one process writing the same new store: one wins, the
+/// other gets an error, and the store holds exactly the winner's records,
+/// never a mix of both.
+#[test]
+fn concurrent_writes_of_one_store_never_mix() {
+    let a = records(0..5000);
+    let b: Vec<Rec> = (0..5000u64).map(|i| rec(i + 1_000_000)).collect();
+    for round in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.zarr");
+        let options = Kind::V2.options().chunk_len(10);
+        let (ra, rb) = std::thread::scope(|s| {
+            let ta = s.spawn(|| options.write(&path, &a));
+            let tb = s.spawn(|| options.write(&path, &b));
+            (ta.join().unwrap(), tb.join().unwrap())
+        });
+        let label = format!("round {round}: a {ra:?}, b {rb:?}");
+        assert!(ra.is_err() || rb.is_err(), "{label}: both succeeded");
+        let stored = ndl_zarr::read::<Rec>(&path);
+        match (&ra, &rb) {
+            (Ok(()), Err(_)) => assert!(stored.unwrap() == a, "{label}: not a's records"),
+            (Err(_), Ok(())) => assert!(stored.unwrap() == b, "{label}: not b's records"),
+            _ => assert!(
+                stored.is_err(),
+                "{label}: both failed, yet a store is there"
+            ),
+        }
+        // The loser's error is not about a half-built directory.
+        for e in [&ra, &rb].into_iter().filter_map(|r| r.as_ref().err()) {
+            assert!(
+                !matches!(e, ndl_zarr::Error::Chunk { .. }),
+                "{label}: the writers shared a building directory"
+            );
+        }
+    }
+}
+
+/// Kills a child doing `mode` (`create` or `append`) on `path`, checks
+/// that the array holds exactly the records of its last finished length,
+/// and appends to it. Returns whether the kill caught an append with
+/// chunks stored past the array's end (not between two appends).
+fn kill_during_appends(test: &str, mode: &str, kind: Kind, path: &Path, delay: u64) -> bool {
+    let mut writer = Writer::spawn(test, &format!("{mode}:{kind:?}:{}", path.display()));
+    writer.wait_for("started");
+    std::thread::sleep(Duration::from_millis(delay));
+    let lines = writer.kill();
+    let label = format!("{mode} {kind:?}, kill after {delay} ms");
+    let done = finished(&lines);
+    let start = if mode == "create" { 0 } else { BEFORE };
+    let last = done.last().copied().unwrap_or(start);
+    let data = ndl_zarr::read::<Rec>(path).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let len = data.len() as u64;
+    // The kill may land after a `finish` but before the child said so.
+    assert!(
+        len == last || len == last + BATCH,
+        "{label}: {len} records; the child finished at {done:?}"
+    );
+    assert!(
+        data == records(0..len),
+        "{label}: the {len} records are not the ones appended"
+    );
+    check_leftovers(path);
+    let grid = kind.grid_len();
+    let next = len.div_ceil(grid);
+    let in_flight = path.join(kind.chunk_key(next)).exists();
+    eprintln!("{label}: {len} records (finished {done:?}), an append in flight: {in_flight}");
+    append_and_check(path, len, 333);
+    in_flight
+}
+
+#[test]
+fn kill_during_appends_leaves_the_last_finished_length() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return child(&spec);
+    }
+    for kind in [Kind::V2, Kind::V3, Kind::V3Sharded] {
+        let mut in_flight = 0;
+        for delay in [5, 40, 120] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("a.zarr");
+            kind.options().write(&path, &records(0..BEFORE)).unwrap();
+            in_flight += usize::from(kill_during_appends(
+                "kill_during_appends_leaves_the_last_finished_length",
+                "append",
+                kind,
+                &path,
+                delay,
+            ));
+        }
+        assert!(in_flight > 0, "{kind:?}: no kill landed during an append");
+    }
+}
+
+#[test]
+fn kill_during_create_and_appends_leaves_the_last_finished_length() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return child(&spec);
+    }
+    let mut in_flight = 0;
+    for kind in [Kind::V2, Kind::V3, Kind::V3Sharded] {
+        for delay in [0, 70] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c.zarr");
+            in_flight += usize::from(kill_during_appends(
+                "kill_during_create_and_appends_leaves_the_last_finished_length",
+                "create",
+                kind,
+                &path,
+                delay,
+            ));
+        }
+    }
+    assert!(in_flight > 0, "no kill landed during an append");
+}
