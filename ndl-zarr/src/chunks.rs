@@ -230,3 +230,32 @@ impl Chunks {
             })
     }
 }
+
+/// The records to read of a store (an array, or columns) of `len` records, and how many they are.
+pub(crate) fn records_range(
+    store: &Store,
+    range: Option<Range<u64>>,
+    len: u64,
+) -> Result<(Range<u64>, usize)> {
+    let range = range.unwrap_or(0..len);
+    if range.start > range.end || range.end > len {
+        return Err(shape_error(
+            store,
+            format!("records {range:?} are not within the store's {len}"),
+        ));
+    }
+    let n = usize::try_from(range.end - range.start).map_err(|_| {
+        shape_error(
+            store,
+            format!("{} records do not fit in memory", range.end - range.start),
+        )
+    })?;
+    Ok((range, n))
+}
+
+pub(crate) fn shape_error(store: &Store, message: String) -> Error {
+    Error::Shape {
+        store: store.name.clone(),
+        message,
+    }
+}

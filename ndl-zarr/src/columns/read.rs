@@ -10,7 +10,7 @@ use ndl_runtime::{Charset, Datatype, NdlType};
 use rayon::prelude::*;
 
 use super::{plan, Column, Style};
-use crate::chunks::Chunks;
+use crate::chunks::{records_range, shape_error, Chunks};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::records::packer;
@@ -120,35 +120,6 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
     }
     let len = if opened.is_empty() { 0 } else { len };
     Ok((opened, len))
-}
-
-/// The records to read of a store of `len` records, and how many they are.
-fn records_range(
-    store: &Store,
-    range: Option<Range<u64>>,
-    len: u64,
-) -> Result<(Range<u64>, usize)> {
-    let range = range.unwrap_or(0..len);
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(
-            store,
-            format!("records {range:?} are not within the store's {len}"),
-        ));
-    }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(
-            store,
-            format!("{} records do not fit in memory", range.end - range.start),
-        )
-    })?;
-    Ok((range, n))
-}
-
-fn shape_error(store: &Store, message: String) -> Error {
-    Error::Shape {
-        store: store.name.clone(),
-        message,
-    }
 }
 
 /// The parts of records `range`: chunk-aligned to the first column.

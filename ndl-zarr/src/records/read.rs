@@ -7,7 +7,7 @@ use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
 use ndl_runtime::NdlType;
 
 use super::{check_type, packer};
-use crate::chunks::Chunks;
+use crate::chunks::{records_range, shape_error, Chunks};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::store::Store;
@@ -79,13 +79,6 @@ pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Ve
     Ok(out)
 }
 
-fn shape_error(store: &Store, message: String) -> Error {
-    Error::Shape {
-        store: store.name.clone(),
-        message,
-    }
-}
-
 fn invalid(store: &Store, chunk: u64, first: u64, bad: InvalidValue) -> Error {
     Error::InvalidValue {
         store: store.name.clone(),
@@ -109,20 +102,7 @@ fn open(store: &Store, range: Option<Range<u64>>) -> Result<(ArrayMeta, Range<u6
             ),
         ));
     }
-    let len = meta.len();
-    let range = range.unwrap_or(0..len);
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(
-            store,
-            format!("records {range:?} are not within the array's {len}"),
-        ));
-    }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(
-            store,
-            format!("{} records do not fit in memory", range.end - range.start),
-        )
-    })?;
+    let (range, n) = records_range(store, range, meta.len())?;
     Ok((meta, range, n))
 }
 
