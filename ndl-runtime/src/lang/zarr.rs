@@ -87,8 +87,11 @@ impl Datatype {
     ///     ],
     /// });
     /// assert_eq!(
-    ///     rec.to_zarr_v3_data_type().unwrap().to_string(),
-    ///     r#"{"configuration":{"fields":[{"data_type":"float32","name":"x"},{"data_type":"float64","name":"y"}]},"name":"struct"}"#
+    ///     rec.to_zarr_v3_data_type().unwrap(),
+    ///     serde_json::json!({"name": "struct", "configuration": {"fields": [
+    ///         {"name": "x", "data_type": "float32"},
+    ///         {"name": "y", "data_type": "float64"}
+    ///     ]}})
     /// );
     /// ```
     pub fn to_zarr_v3_data_type(&self) -> Result<Value, LangError> {
