@@ -21,9 +21,18 @@
 //! NumPy advises its arrays and our reader its `Vec`. Then it prints a Markdown
 //! table of ratios and which targets are met.
 //!
-//! Options (after `--`): `--sizes 1,64` (MB; default 1,64,512).
+//! Then the Zarr comparison (`compare/zarr.rs`): ndl-zarr against zarrs,
+//! zarr-python (found through `NDL_PYTHON312`, else the repo's `.venv312`)
+//! and the raw limit, on one size of padded records; its own table.
+//!
+//! Options (after `--`): `--sizes 1,64` (MB of the .npy cells; default
+//! 1,64,512), `--zarr-mb 64` (MB of the Zarr cell; default
+//! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--only npy` or
+//! `--only zarr`.
 
 mod common;
+#[path = "compare/zarr.rs"]
+mod zarr;
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -61,24 +70,59 @@ struct Cell {
 
 fn main() {
     let started = Instant::now();
-    let sizes = sizes_from_args();
-    let python = find_python();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|i| args.get(i + 1).map_or("", String::as_str));
+    assert!(
+        matches!(only, None | Some("npy" | "zarr")),
+        "--only npy or --only zarr"
+    );
+    let sizes = if only == Some("zarr") {
+        vec![]
+    } else {
+        sizes_from_args(&args)
+    };
+    let zarr_mb = if only == Some("npy") {
+        0
+    } else {
+        zarr::size_from(&args)
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("target").join("bench-data");
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create target/bench-data");
-    let script = root.join("benches").join("numpy_times.py");
+    let zarr_python = (zarr_mb > 0).then(zarr::find_python);
+    if !sizes.is_empty() {
+        run_npy(&sizes, &dir, root);
+    }
+    if let Some(python) = zarr_python {
+        let script = root.join("benches").join("zarr_times.py");
+        let cell = zarr::run(zarr_mb, &dir, &python, &script);
+        if !sizes.is_empty() {
+            println!();
+        }
+        zarr::print(&cell, &machine(None, &dir), &python);
+    }
+    let _ = fs::remove_dir_all(&dir);
+    println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());
+}
 
+/// The .npy comparison: a cell per record type, byte order and size.
+fn run_npy(sizes: &[usize], dir: &Path, root: &Path) {
+    let python = find_python();
+    let script = root.join("benches").join("numpy_times.py");
     println!("# ndl .npy comparison\n");
-    println!("{}", machine(&python, &dir));
+    println!("{}", machine(Some(&python), dir));
     let mut cells = Vec::new();
-    for &mb in &sizes {
+    for &mb in sizes {
         cells.push(run_cell::<Dense32>(
             mb,
             ByteOrder::NATIVE,
             0.95,
             0.9,
-            &dir,
+            dir,
             &python,
             &script,
         ));
@@ -87,7 +131,7 @@ fn main() {
             ByteOrder::NATIVE,
             0.8,
             0.9,
-            &dir,
+            dir,
             &python,
             &script,
         ));
@@ -96,21 +140,18 @@ fn main() {
             ByteOrder::NATIVE.opposite(),
             0.5,
             0.5,
-            &dir,
+            dir,
             &python,
             &script,
         ));
     }
-    let _ = fs::remove_dir_all(&dir);
     println!();
     print_table(&cells);
     println!();
     print_targets(&cells);
-    println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());
 }
 
-fn sizes_from_args() -> Vec<usize> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+fn sizes_from_args(args: &[String]) -> Vec<usize> {
     match args.iter().position(|a| a == "--sizes") {
         Some(i) => args
             .get(i + 1)
@@ -149,8 +190,8 @@ fn fail_python(why: &str) -> ! {
     std::process::exit(2);
 }
 
-/// What the table ran on.
-fn machine(python: &Path, dir: &Path) -> String {
+/// What the table ran on; with `python`, its NumPy too.
+fn machine(python: Option<&Path>, dir: &Path) -> String {
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu = cpuinfo
         .lines()
@@ -171,21 +212,26 @@ fn machine(python: &Path, dir: &Path) -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    let numpy = Command::new(python)
-        .args([
-            "-c",
-            "import numpy, sys; print(numpy.__version__, sys.version.split()[0])",
-        ])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let numpy = python.map(|python| {
+        Command::new(python)
+            .args([
+                "-c",
+                "import numpy, sys; print(numpy.__version__, sys.version.split()[0])",
+            ])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    });
     let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
         .arg("--version")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
+    let peers = numpy.map_or(String::new(), |numpy| {
+        format!("; numpy and Python {numpy}; npyz 0.9")
+    });
     format!(
-        "- machine: {cpu}, {cores} cores, {mem}, Linux {}\n- target directory: {} ({fs_type})\n- {rustc}; numpy and Python {numpy}; npyz 0.9",
+        "- machine: {cpu}, {cores} cores, {mem}, Linux {}\n- target directory: {} ({fs_type})\n- {rustc}{peers}",
         kernel.trim(),
         dir.display()
     )

@@ -16,7 +16,8 @@ pub struct Dense32 {
     pub t: i64,
 }
 
-/// 24 bytes, 4 of them padding (after `a`): NumPy's `align=True` layout.
+/// 24 bytes, 8 of them padding (4 after `a`, 4 at the end): NumPy's
+/// `align=True` layout.
 #[derive(
     Clone, Copy, Debug, PartialEq, NdlType, npyz::Serialize, npyz::Deserialize, npyz::AutoSerialize,
 )]
@@ -28,8 +29,25 @@ pub struct Padded24 {
     pub d: i8,
 }
 
+/// [`Padded24`] with its byte array split into scalars, for Zarr v3,
+/// whose `struct` data type has no array fields: the same layout (24
+/// bytes, 8 of them padding: after `a` and at the end), the same values,
+/// the same 16 packed bytes.
+#[derive(
+    Clone, Copy, Debug, PartialEq, NdlType, npyz::Serialize, npyz::Deserialize, npyz::AutoSerialize,
+)]
+#[repr(C)]
+pub struct Padded24Flat {
+    pub a: u32,
+    pub b: f64,
+    pub c: u16,
+    pub d: u8,
+    pub e: i8,
+}
+
 const _: () = assert!(std::mem::size_of::<Dense32>() == 32);
 const _: () = assert!(std::mem::size_of::<Padded24>() == 24);
+const _: () = assert!(std::mem::size_of::<Padded24Flat>() == 24);
 
 /// A record the benchmarks can make `n` of, deterministically.
 pub trait Record: NdlType + Copy + npyz::Serialize + npyz::Deserialize + PartialEq {
@@ -79,6 +97,29 @@ impl Record for Padded24 {
             ("b", plain(&format!("{e}f8"))),
             ("c", npyz::DType::Array(3, Box::new(plain("|u1")))),
             ("d", plain("|i1")),
+        ])
+    }
+}
+
+impl Record for Padded24Flat {
+    const NAME: &'static str = "padded24-flat";
+    fn make(i: u64, r: u64) -> Padded24Flat {
+        Padded24Flat {
+            a: i as u32,
+            b: (r >> 11) as f64 * 1e-6,
+            c: r as u16,
+            d: (r >> 16) as u8,
+            e: (r >> 24) as i8,
+        }
+    }
+    fn npyz_dtype(big_endian: bool) -> npyz::DType {
+        let e = if big_endian { '>' } else { '<' };
+        record(&[
+            ("a", plain(&format!("{e}u4"))),
+            ("b", plain(&format!("{e}f8"))),
+            ("c", plain(&format!("{e}u2"))),
+            ("d", plain("|u1")),
+            ("e", plain("|i1")),
         ])
     }
 }

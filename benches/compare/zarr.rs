@@ -1,0 +1,753 @@
+//! The Zarr part of `cargo bench --bench compare`: ndl-zarr against zarrs,
+//! zarr-python and the raw limit, on the same records in the same run.
+//!
+//! One cell: `mb` MiB of [`Padded24Flat`] records (24 bytes in memory, 8 of
+//! them padding; 16 bytes packed), Zarr v3, chunks of [`CHUNK`] records,
+//! zstd at [`LEVEL`] (no checksum) for every writer, in
+//! `target/bench-data/`. It times
+//! - ours: `WriteOptions::new().codec(Codec::Zstd(LEVEL)).chunk_len(CHUNK)
+//!   .write(dir, &records)` and `ndl_zarr::read::<T>(dir)` into `Vec<T>`;
+//! - zarrs 0.23.14 itself (ndl-zarr's engine) on the same packed bytes,
+//!   packed once outside the timing, as the plain fixed-size data type
+//!   `r128` (`data_type::raw_bits(16)`): `ArrayBuilder` with the same
+//!   chunks and codec, `store_metadata` + `store_array_subset` of the whole
+//!   array with zarrs' own parallelism; `Array::open` +
+//!   `retrieve_array_subset` of the whole array into bytes. Its chunk files
+//!   are checked byte for byte against ours: the same encode work. The
+//!   store is zarrs' `FilesystemStore` with `set` as one `std::fs::write`
+//!   ([`NoSyncFs`]): the stock store `fsync`s every chunk, which no other
+//!   writer here does (it is timed too, for reference);
+//! - ours from and to packed bytes (`create_packed` + `append`,
+//!   `read_packed`): the same pipeline without packing and unpacking `T`,
+//!   so the difference is what packing costs (no target);
+//! - zarr-python (`benches/zarr_times.py`, in a Python found through
+//!   `NDL_PYTHON312`, else the repo's `.venv312`): `create_array` +
+//!   `a[:] = records` of the same records (read from our store, the same
+//!   packed dtype), same chunks and codec; `open_array(...)[:]`;
+//! - without compression: ours with `Codec::None` against the raw limit of
+//!   the npy comparison (`File::create` + `fallocate` + one `write_all`) of
+//!   the same packed bytes to one file, and without the `fallocate`; reads:
+//!   ours into `Vec<T>` against `read_exact` of that file (no target).
+//!
+//! Every time is the best of a few rounds; each round runs every job once,
+//! starting one job further on than the last. Each store or file is deleted
+//! before it is written and right after (outside the timing), but for the
+//! last round's, which the reads read; no `fsync`; reads read what was just
+//! written, from the page cache, into new memory, and what they return is
+//! dropped and checked outside the timing. With each best time goes the
+//! CPU time (user and system, all threads) the process spent in it.
+//! `NDL_BENCH_VERBOSE=1` prints every repetition.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use ndl_runtime::records::Packer;
+use ndl_runtime::NdlType;
+use ndl_zarr::{Codec, WriteOptions};
+use zarrs::array::codec::ZstdCodec;
+use zarrs::array::{data_type, Array, ArrayBuilder, ArrayBytes};
+use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::byte_range::ByteRangeIterator;
+use zarrs::storage::{
+    Bytes, MaybeBytesIterator, OffsetBytesIterator, ReadableStorageTraits,
+    ReadableWritableStorageTraits, StorageError, StoreKey, StorePrefix, WritableStorageTraits,
+};
+
+use crate::common::{advise_huge, huge_vec, records, Padded24Flat, Record};
+use crate::{mark, preallocate, time, MB};
+
+/// zstd's level for every writer: the fastest standard level, so that the
+/// work around the codec weighs most.
+pub const LEVEL: i32 = 1;
+/// Records per chunk: 2 MiB of packed records (ndl-zarr's default chunk).
+pub const CHUNK: u64 = 1 << 17;
+
+type T = Padded24Flat;
+
+/// The size of the Zarr cell: `--zarr-mb N`, else `NDL_BENCH_ZARR_MB`,
+/// else 512; 0 leaves the Zarr comparison out.
+pub fn size_from(args: &[String]) -> usize {
+    if let Some(i) = args.iter().position(|a| a == "--zarr-mb") {
+        return args
+            .get(i + 1)
+            .and_then(|s| s.trim().parse().ok())
+            .expect("--zarr-mb: a size in MB, e.g. --zarr-mb 64");
+    }
+    match std::env::var("NDL_BENCH_ZARR_MB") {
+        Ok(s) => s
+            .trim()
+            .parse()
+            .expect("NDL_BENCH_ZARR_MB: a size in MB, e.g. 64"),
+        Err(_) => 512,
+    }
+}
+
+/// `NDL_PYTHON312`, else the repo's `.venv312/bin/python`; it must import
+/// zarr 3.2 or later (the first to read and write the v3 `struct` type).
+pub fn find_python() -> std::path::PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv312/bin/python");
+    let python = match std::env::var_os("NDL_PYTHON312") {
+        Some(p) => std::path::PathBuf::from(p),
+        None if venv.exists() => venv,
+        None => fail_python("neither NDL_PYTHON312 is set nor does .venv312/bin/python exist"),
+    };
+    let ok = Command::new(&python)
+        .args([
+            "-c",
+            "import sys, zarr; sys.exit(tuple(map(int, zarr.__version__.split('.')[:2])) < (3, 2))",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        fail_python(&format!(
+            "{} cannot import zarr 3.2 or later",
+            python.display()
+        ));
+    }
+    python
+}
+
+fn fail_python(why: &str) -> ! {
+    eprintln!(
+        "error: the Zarr comparison needs zarr-python 3.2 or later: {why}.\n\
+         Run scripts/test-all.sh once (it provisions .venv312 with zarr 3.4), or set\n\
+         NDL_PYTHON312=/path/to/python for a Python that has it; --zarr-mb 0 leaves\n\
+         the Zarr comparison out."
+    );
+    std::process::exit(2);
+}
+
+/// One job's best repetition: its wall time and the CPU time (user and
+/// system, all threads) the process spent in it, in seconds.
+#[derive(Clone, Copy)]
+struct Timed {
+    wall: f64,
+    cpu: f64,
+}
+
+impl Timed {
+    const NONE: Timed = Timed {
+        wall: f64::INFINITY,
+        cpu: f64::NAN,
+    };
+
+    fn keep_best(&mut self, other: Timed) {
+        if other.wall < self.wall {
+            *self = other;
+        }
+    }
+}
+
+/// The CPU time of this process so far (all threads, user and system).
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the struct it is given, nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    assert_eq!(r, 0, "getrusage");
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+fn timed(f: impl FnOnce()) -> Timed {
+    let cpu = cpu_seconds();
+    let wall = time(f).as_secs_f64();
+    Timed {
+        wall,
+        cpu: cpu_seconds() - cpu,
+    }
+}
+
+/// What a job's run returns, dropped after its timing.
+type Output = Box<dyn std::any::Any>;
+
+/// One job of a round: `before` (untimed: delete the target), `run`
+/// (timed), then, after the first run only, `check` of what it returned
+/// (untimed), and `before` again unless it was the last round.
+struct Job<'a> {
+    before: Box<dyn Fn() + 'a>,
+    run: Box<dyn Fn() -> Output + 'a>,
+    check: Box<dyn Fn(&Output) + 'a>,
+}
+
+impl<'a> Job<'a> {
+    /// A write of `target` (a name in `dir`, deleted before each run).
+    fn write(dir: &'a Path, target: &'a str, run: impl Fn() + 'a) -> Job<'a> {
+        Job {
+            before: Box::new(move || remove(&dir.join(target))),
+            run: Box::new(move || {
+                run();
+                Box::new(())
+            }),
+            check: Box::new(|_| ()),
+        }
+    }
+
+    /// A read whose result `ok` checks, once.
+    fn read<R: 'static>(
+        what: &'static str,
+        run: impl Fn() -> R + 'a,
+        ok: impl Fn(&R) -> bool + 'a,
+    ) -> Job<'a> {
+        Job {
+            before: Box::new(|| ()),
+            run: Box::new(move || Box::new(run())),
+            check: Box::new(move |out| {
+                assert!(
+                    ok(out.downcast_ref::<R>().expect("the job's output")),
+                    "{what} read other records"
+                )
+            }),
+        }
+    }
+}
+
+/// Whether every repetition's time is printed (`NDL_BENCH_VERBOSE=1`).
+fn verbose() -> bool {
+    std::env::var_os("NDL_BENCH_VERBOSE").is_some_and(|v| v == "1")
+}
+
+/// The best of `reps` rounds of `jobs`; each round starts one job further
+/// on, so that no job always follows the same one.
+fn rounds(reps: usize, jobs: &[Job<'_>]) -> Vec<Timed> {
+    let mut best = vec![Timed::NONE; jobs.len()];
+    for rep in 0..reps {
+        for k in 0..jobs.len() {
+            let i = (k + rep) % jobs.len();
+            (jobs[i].before)();
+            let mut out = None;
+            let t = timed(|| out = Some((jobs[i].run)()));
+            if verbose() {
+                eprintln!(
+                    "  round {rep}, job {i}: {:.1} ms, CPU {:.1} ms",
+                    t.wall * 1e3,
+                    t.cpu * 1e3
+                );
+            }
+            best[i].keep_best(t);
+            let out = out.expect("the job ran");
+            if rep == 0 {
+                (jobs[i].check)(&out);
+            }
+            drop(out);
+            if rep + 1 < reps {
+                // Delete what was written at once: dirty pages of deleted
+                // files are never written back, so no writeback of earlier
+                // jobs' data runs under later jobs.
+                (jobs[i].before)();
+            }
+        }
+    }
+    best
+}
+
+/// The best times of the cell and what was stored.
+pub struct Cell {
+    mb: usize,
+    records: usize,
+    packed_bytes: u64,
+    ours_write: Timed,
+    zarrs_write: Timed,
+    /// zarrs on its stock `FilesystemStore`, which syncs every chunk.
+    zarrs_sync_write: Timed,
+    ours_read: Timed,
+    zarrs_read: Timed,
+    /// Ours from and to packed records (`PackedWriter`, `read_packed`).
+    packed_write: Timed,
+    packed_none_write: Timed,
+    packed_read: Timed,
+    python_write: Timed,
+    python_read: Timed,
+    python_read_ours: f64,
+    none_write: Timed,
+    raw_write: Timed,
+    raw_write_plain: Timed,
+    none_read: Timed,
+    raw_read: Timed,
+    ours_stored: u64,
+    zarrs_stored: u64,
+    python_stored: u64,
+    python_versions: String,
+}
+
+/// Repetitions for ours, zarrs and raw, and for zarr-python.
+/// Five even for the big cell: on this benchmark's virtual machine the
+/// first touch of freed memory (page cache, fresh buffers) varies several
+/// times over between repetitions (see BENCHMARKS.md).
+fn reps(mb: usize) -> (usize, usize) {
+    match mb {
+        0..=4 => (10, 5),
+        _ => (5, 3),
+    }
+}
+
+/// zarrs' `FilesystemStore`, except that `set` writes the object with one
+/// `std::fs::write`, without the `fsync` (`File::sync_all`) the stock store
+/// does after every object: no writer in this benchmark syncs, ndl-zarr
+/// included.
+struct NoSyncFs(FilesystemStore);
+
+impl ReadableStorageTraits for NoSyncFs {
+    fn get_partial_many<'a>(
+        &'a self,
+        key: &StoreKey,
+        byte_ranges: ByteRangeIterator<'a>,
+    ) -> Result<MaybeBytesIterator<'a>, StorageError> {
+        self.0.get_partial_many(key, byte_ranges)
+    }
+
+    fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        self.0.size_key(key)
+    }
+
+    fn supports_get_partial(&self) -> bool {
+        self.0.supports_get_partial()
+    }
+}
+
+impl WritableStorageTraits for NoSyncFs {
+    fn set(&self, key: &StoreKey, value: Bytes) -> Result<(), StorageError> {
+        let path = self.0.key_to_fspath(key);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        Ok(fs::write(path, value)?)
+    }
+
+    fn set_partial_many(
+        &self,
+        key: &StoreKey,
+        offset_values: OffsetBytesIterator,
+    ) -> Result<(), StorageError> {
+        self.0.set_partial_many(key, offset_values)
+    }
+
+    fn erase(&self, key: &StoreKey) -> Result<(), StorageError> {
+        self.0.erase(key)
+    }
+
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<(), StorageError> {
+        self.0.erase_prefix(prefix)
+    }
+
+    fn supports_set_partial(&self) -> bool {
+        false
+    }
+}
+
+/// Writes `packed` (`n` records of `size` bytes) as a new zarrs array at
+/// `path`: `r<8 × size>`, chunks of `CHUNK`, zstd at `LEVEL`; on zarrs'
+/// stock `FilesystemStore` when `sync`, else on [`NoSyncFs`].
+fn zarrs_write(path: &Path, packed: &[u8], n: u64, size: usize, sync: bool) {
+    let fs = FilesystemStore::new(path).expect("a zarrs filesystem store");
+    if sync {
+        zarrs_write_to(Arc::new(fs), packed, n, size)
+    } else {
+        zarrs_write_to(Arc::new(NoSyncFs(fs)), packed, n, size)
+    }
+}
+
+fn zarrs_write_to<S: ReadableWritableStorageTraits + 'static>(
+    store: Arc<S>,
+    packed: &[u8],
+    n: u64,
+    size: usize,
+) {
+    let array = ArrayBuilder::new(
+        vec![n],
+        vec![CHUNK],
+        data_type::raw_bits(size),
+        vec![0u8; size],
+    )
+    .bytes_to_bytes_codecs(vec![Arc::new(ZstdCodec::new(LEVEL, false))])
+    .build(store, "/")
+    .expect("a zarrs array");
+    array.store_metadata().expect("zarrs stores its metadata");
+    array
+        .store_array_subset(&array.subset_all(), ArrayBytes::new_flen(packed))
+        .expect("zarrs stores the records");
+}
+
+/// Reads the whole zarrs array at `path` into bytes.
+fn zarrs_read(path: &Path) -> Vec<u8> {
+    let store = Arc::new(FilesystemStore::new(path).expect("a zarrs filesystem store"));
+    let array = Array::open(store, "/").expect("zarrs opens the array");
+    let bytes: ArrayBytes = array
+        .retrieve_array_subset(&array.subset_all())
+        .expect("zarrs reads the records");
+    bytes
+        .into_fixed()
+        .expect("fixed-size elements")
+        .into_owned()
+}
+
+/// Writes packed records of `T` as a new store with ndl-zarr's untyped
+/// writer: the typed writer's work without the packing.
+fn write_packed(options: &WriteOptions, path: &Path, packed: &[u8]) {
+    let mut w = options.create_packed(path, &T::datatype()).unwrap();
+    w.append(packed).unwrap();
+    w.finish().unwrap();
+}
+
+fn remove(p: &Path) {
+    let _ = fs::remove_dir_all(p);
+    let _ = fs::remove_file(p);
+}
+
+/// The bytes of the chunk files (under `c/`) of a v3 store.
+fn chunk_bytes(store: &Path) -> u64 {
+    fn walk(p: &Path) -> u64 {
+        fs::read_dir(p).map_or(0, |entries| {
+            entries
+                .flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => walk(&e.path()),
+                    _ => e.metadata().map_or(0, |m| m.len()),
+                })
+                .sum()
+        })
+    }
+    walk(&store.join("c"))
+}
+
+pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
+    let n = mb * MB / std::mem::size_of::<T>();
+    eprintln!(
+        "zarr: {} {mb} MB: {n} records, zstd {LEVEL}, chunks of {CHUNK}",
+        T::NAME
+    );
+    let (reps, python_reps) = reps(mb);
+    let recs: Vec<T> = records(n);
+    let packer = Packer::<T>::new().expect("packable");
+    let size = packer.layout().size();
+    let mut packed = huge_vec::<u8>(n * size);
+    packed.resize(n * size, 0);
+    packer.pack(&recs, &mut packed);
+
+    const OURS: &str = "zarr-ours.zarr";
+    const ZARRS: &str = "zarr-zarrs.zarr";
+    const ZARRS_SYNC: &str = "zarr-zarrs-sync.zarr";
+    const NONE: &str = "zarr-none.zarr";
+    const RAW: &str = "zarr-raw.bin";
+    const PACKED: &str = "zarr-packed.zarr";
+    const PACKED_NONE: &str = "zarr-packed-none.zarr";
+    let [ours, zarrs, zarrs_sync, none, raw, packed_store, packed_none] =
+        [OURS, ZARRS, ZARRS_SYNC, NONE, RAW, PACKED, PACKED_NONE].map(|p| dir.join(p));
+    let py = dir.join("zarr-python.zarr");
+    let zstd = WriteOptions::new()
+        .codec(Codec::Zstd(LEVEL))
+        .chunk_len(CHUNK);
+    let plain = WriteOptions::new().codec(Codec::None).chunk_len(CHUNK);
+
+    // Writes, in rounds.
+    let write_jobs = [
+        Job::write(dir, RAW, || {
+            let mut f = File::create(&raw).unwrap();
+            preallocate(&f, packed.len());
+            f.write_all(&packed).unwrap();
+        }),
+        Job::write(dir, RAW, || {
+            File::create(&raw).unwrap().write_all(&packed).unwrap()
+        }),
+        Job::write(dir, NONE, || plain.write(&none, &recs).unwrap()),
+        Job::write(dir, ZARRS_SYNC, || {
+            zarrs_write(&zarrs_sync, &packed, n as u64, size, true)
+        }),
+        Job::write(dir, ZARRS, || {
+            zarrs_write(&zarrs, &packed, n as u64, size, false)
+        }),
+        Job::write(dir, OURS, || zstd.write(&ours, &recs).unwrap()),
+        Job::write(dir, PACKED, || write_packed(&zstd, &packed_store, &packed)),
+        Job::write(dir, PACKED_NONE, || {
+            write_packed(&plain, &packed_none, &packed)
+        }),
+    ];
+    let [raw_write, raw_write_plain, none_write, zarrs_sync_write, zarrs_write_t, ours_write, packed_write, packed_none_write] =
+        rounds(reps, &write_jobs)[..]
+    else {
+        unreachable!()
+    };
+    remove(&packed_none);
+    drop(write_jobs);
+    remove(&zarrs_sync);
+
+    // The same encode work: ours and zarrs' chunks are the same bytes.
+    let chunks = (n as u64).div_ceil(CHUNK);
+    for c in 0..chunks {
+        let key = format!("c/{c}");
+        assert!(
+            fs::read(ours.join(&key)).unwrap() == fs::read(zarrs.join(&key)).unwrap(),
+            "chunk {key}: ours and zarrs' differ"
+        );
+    }
+
+    // Reads of what was just written, in rounds, each checked once.
+    let read_jobs = [
+        Job::read(
+            "the raw read",
+            || {
+                let mut f = File::open(&raw).unwrap();
+                let len = f.metadata().unwrap().len() as usize;
+                let mut buf = vec![0u8; len]; // calloc: fresh pages, not yet touched
+                advise_huge(buf.as_mut_ptr(), len);
+                f.read_exact(&mut buf).unwrap();
+                buf
+            },
+            |got| *got == packed,
+        ),
+        Job::read(
+            "our reader (no compression)",
+            || ndl_zarr::read::<T>(&none).unwrap(),
+            |got| *got == recs,
+        ),
+        Job::read("zarrs", || zarrs_read(&zarrs), |got| *got == packed),
+        Job::read(
+            "our reader (zstd)",
+            || ndl_zarr::read::<T>(&ours).unwrap(),
+            |got| *got == recs,
+        ),
+        Job::read(
+            "our packed reader",
+            || ndl_zarr::read_packed(&packed_store, 0..n as u64).unwrap(),
+            |got| *got == packed,
+        ),
+    ];
+    let [raw_read, none_read, zarrs_read_t, ours_read, packed_read] = rounds(reps, &read_jobs)[..]
+    else {
+        unreachable!()
+    };
+    remove(&packed_store);
+    drop(read_jobs);
+    let ours_stored = chunk_bytes(&ours);
+    let zarrs_stored = chunk_bytes(&zarrs);
+    drop(packed);
+    for p in [&raw, &none, &zarrs] {
+        remove(p);
+    }
+
+    // zarr-python on the same records (it reads them from our store).
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&ours)
+        .arg(&py)
+        .arg(CHUNK.to_string())
+        .arg(LEVEL.to_string())
+        .arg(python_reps.to_string())
+        .output()
+        .expect("run the zarr-python timing script");
+    if !out.status.success() {
+        panic!(
+            "the zarr-python timing script failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let zp: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
+    assert_eq!(zp["records"].as_u64(), Some(n as u64));
+    assert_eq!(zp["itemsize"].as_u64(), Some(size as u64));
+    remove(&ours);
+    remove(&py);
+
+    Cell {
+        mb,
+        records: n,
+        packed_bytes: (n * size) as u64,
+        ours_write,
+        zarrs_write: zarrs_write_t,
+        zarrs_sync_write,
+        packed_write,
+        packed_none_write,
+        packed_read,
+        ours_read,
+        zarrs_read: zarrs_read_t,
+        python_write: Timed {
+            wall: zp["write"].as_f64().unwrap(),
+            cpu: zp["write_cpu"].as_f64().unwrap(),
+        },
+        python_read: Timed {
+            wall: zp["read"].as_f64().unwrap(),
+            cpu: zp["read_cpu"].as_f64().unwrap(),
+        },
+        python_read_ours: zp["read_ours"].as_f64().unwrap(),
+        none_write,
+        raw_write,
+        raw_write_plain,
+        none_read,
+        raw_read,
+        ours_stored,
+        zarrs_stored,
+        python_stored: zp["stored_bytes"].as_u64().unwrap(),
+        python_versions: format!(
+            "zarr-python {} with NumPy {} on Python {}",
+            zp["zarr"].as_str().unwrap_or("?"),
+            zp["numpy"].as_str().unwrap_or("?"),
+            zp["python"].as_str().unwrap_or("?")
+        ),
+    }
+}
+
+/// One comparison: ours against a peer on the same job, and its target
+/// (peer's time / ours, so above 1 means ours is faster).
+struct Row {
+    job: String,
+    peer: &'static str,
+    ours: Timed,
+    theirs: Timed,
+    target: Option<f64>,
+}
+
+fn rows(c: &Cell) -> Vec<Row> {
+    let zstd = format!("zstd {LEVEL}");
+    vec![
+        Row {
+            job: format!("write, {zstd}"),
+            peer: "zarrs, `r128`, no fsync",
+            ours: c.ours_write,
+            theirs: c.zarrs_write,
+            target: Some(0.9),
+        },
+        Row {
+            job: format!("write, {zstd}"),
+            peer: "zarrs, `r128`, stock `FilesystemStore` (fsync per chunk)",
+            ours: c.ours_write,
+            theirs: c.zarrs_sync_write,
+            target: None,
+        },
+        Row {
+            job: format!("read, {zstd}"),
+            peer: "zarrs, `r128`, into bytes",
+            ours: c.ours_read,
+            theirs: c.zarrs_read,
+            target: Some(0.9),
+        },
+        Row {
+            job: format!("write, {zstd}"),
+            peer: "ours from packed bytes (`create_packed` + `append`)",
+            ours: c.ours_write,
+            theirs: c.packed_write,
+            target: None,
+        },
+        Row {
+            job: format!("read, {zstd}"),
+            peer: "ours into packed bytes (`read_packed`)",
+            ours: c.ours_read,
+            theirs: c.packed_read,
+            target: None,
+        },
+        Row {
+            job: format!("write, {zstd}"),
+            peer: "zarr-python",
+            ours: c.ours_write,
+            theirs: c.python_write,
+            target: Some(3.0),
+        },
+        Row {
+            job: format!("read, {zstd}"),
+            peer: "zarr-python",
+            ours: c.ours_read,
+            theirs: c.python_read,
+            target: Some(3.0),
+        },
+        Row {
+            job: "write, no compression".into(),
+            peer: "raw `write_all`, one file (fallocate)",
+            ours: c.none_write,
+            theirs: c.raw_write,
+            target: Some(0.8),
+        },
+        Row {
+            job: "write, no compression".into(),
+            peer: "raw `write_all`, one file (no fallocate)",
+            ours: c.none_write,
+            theirs: c.raw_write_plain,
+            target: None,
+        },
+        Row {
+            job: "write, no compression".into(),
+            peer: "ours from packed bytes (`create_packed` + `append`)",
+            ours: c.none_write,
+            theirs: c.packed_none_write,
+            target: None,
+        },
+        Row {
+            job: "read, no compression".into(),
+            peer: "raw `read_exact`, one file",
+            ours: c.none_read,
+            theirs: c.raw_read,
+            target: None,
+        },
+    ]
+}
+
+/// Prints the cell's table and targets, under `machine` (what it ran on).
+pub fn print(c: &Cell, machine: &str, python: &Path) {
+    println!("# ndl-zarr comparison\n");
+    println!("{machine}");
+    println!(
+        "- {}: {} MB in memory = {} records, {:.0} MB packed ({} B each), Zarr v3, \
+         {} chunks of {CHUNK} records, zstd level {LEVEL} without checksum",
+        T::NAME,
+        c.mb,
+        c.records,
+        c.packed_bytes as f64 / 1e6,
+        c.packed_bytes / c.records.max(1) as u64,
+        (c.records as u64).div_ceil(CHUNK),
+    );
+    println!(
+        "- zarrs 0.23.14; {} ({})",
+        c.python_versions,
+        python.display()
+    );
+    println!(
+        "- rayon threads: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!();
+    println!("| job | peer | ours M rec/s | peer M rec/s | ours MB/s | peer MB/s | ours / peer | target | ours CPU s | peer CPU s |");
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let mrec = |t: f64| c.records as f64 / t / 1e6;
+    let mbps = |t: f64| c.packed_bytes as f64 / t / 1e6;
+    for r in rows(c) {
+        let ratio = r.theirs.wall / r.ours.wall;
+        let target = r
+            .target
+            .map_or("—".to_string(), |t| format!("≥ {t} {}", mark(ratio >= t)));
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} | {} | {:.2} | {:.2} |",
+            r.job,
+            r.peer,
+            mrec(r.ours.wall),
+            mrec(r.theirs.wall),
+            mbps(r.ours.wall),
+            mbps(r.theirs.wall),
+            ratio,
+            target,
+            r.ours.cpu,
+            r.theirs.cpu,
+        );
+    }
+    println!(
+        "\nMB/s are of packed records (what the codec sees), 1 MB = 10^6 bytes; \
+         `ours / peer` is the peer's time over ours (above 1: ours is faster); \
+         CPU s = user + system time of all threads of the process in the best repetition.\n\
+         Chunk bytes stored with zstd: ours {:.1} MB, zarrs {:.1} MB (the same chunks, checked), \
+         zarr-python {:.1} MB. zarr-python reading our store once: {:.1} M rec/s.",
+        c.ours_stored as f64 / 1e6,
+        c.zarrs_stored as f64 / 1e6,
+        c.python_stored as f64 / 1e6,
+        mrec(c.python_read_ours),
+    );
+    println!("\nTargets:\n");
+    for r in rows(c) {
+        if let Some(t) = r.target {
+            let ratio = r.theirs.wall / r.ours.wall;
+            println!(
+                "- {} against {} ≥ {t}: {} ({ratio:.2})",
+                r.job,
+                r.peer,
+                if ratio >= t { "met" } else { "MISSED" }
+            );
+        }
+    }
+}
