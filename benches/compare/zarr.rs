@@ -249,6 +249,8 @@ pub struct Cell {
     records: usize,
     packed_bytes: u64,
     ours_write: Timed,
+    /// Ours, the same records in the columns layout.
+    columns_write: Timed,
     zarrs_write: Timed,
     /// zarrs on its stock `FilesystemStore`, which syncs every chunk.
     zarrs_sync_write: Timed,
@@ -433,8 +435,18 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     const RAW: &str = "zarr-raw.bin";
     const PACKED: &str = "zarr-packed.zarr";
     const PACKED_NONE: &str = "zarr-packed-none.zarr";
-    let [ours, zarrs, zarrs_sync, none, raw, packed_store, packed_none] =
-        [OURS, ZARRS, ZARRS_SYNC, NONE, RAW, PACKED, PACKED_NONE].map(|p| dir.join(p));
+    const COLUMNS: &str = "zarr-columns.zarr";
+    let [ours, zarrs, zarrs_sync, none, raw, packed_store, packed_none, columns] = [
+        OURS,
+        ZARRS,
+        ZARRS_SYNC,
+        NONE,
+        RAW,
+        PACKED,
+        PACKED_NONE,
+        COLUMNS,
+    ]
+    .map(|p| dir.join(p));
     let py = dir.join("zarr-python.zarr");
     let zstd = WriteOptions::new()
         .codec(Codec::Zstd(LEVEL))
@@ -463,13 +475,20 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         Job::write(dir, PACKED_NONE, || {
             write_packed(&plain, &packed_none, &packed)
         }),
+        Job::write(dir, COLUMNS, || {
+            zstd.clone()
+                .layout(ndl_zarr::Layout::Columns)
+                .write(&columns, &recs)
+                .unwrap()
+        }),
     ];
-    let [raw_write, raw_write_plain, none_write, zarrs_sync_write, zarrs_write_t, ours_write, packed_write, packed_none_write] =
+    let [raw_write, raw_write_plain, none_write, zarrs_sync_write, zarrs_write_t, ours_write, packed_write, packed_none_write, columns_write] =
         rounds(reps, &write_jobs)[..]
     else {
         unreachable!()
     };
     remove(&packed_none);
+    remove(&columns);
     drop(write_jobs);
     remove(&zarrs_sync);
 
@@ -554,6 +573,7 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         records: n,
         packed_bytes: (n * size) as u64,
         ours_write,
+        columns_write,
         zarrs_write: zarrs_write_t,
         zarrs_sync_write,
         packed_write,
@@ -613,6 +633,13 @@ fn rows(c: &Cell) -> Vec<Row> {
             ours: c.ours_write,
             theirs: c.zarrs_sync_write,
             target: None,
+        },
+        Row {
+            job: format!("write, {zstd}, columns layout"),
+            peer: "ours, records layout (target: columns ≤ 1.2 × records)",
+            ours: c.columns_write,
+            theirs: c.ours_write,
+            target: Some(1.0 / 1.2),
         },
         Row {
             job: format!("read, {zstd}"),
@@ -712,7 +739,7 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         let ratio = r.theirs.wall / r.ours.wall;
         let target = r
             .target
-            .map_or("—".to_string(), |t| format!("≥ {t} {}", mark(ratio >= t)));
+            .map_or("—".to_string(), |t| format!("≥ {t:.2} {}", mark(ratio >= t)));
         println!(
             "| {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} | {} | {:.2} | {:.2} |",
             r.job,
@@ -743,7 +770,7 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         if let Some(t) = r.target {
             let ratio = r.theirs.wall / r.ours.wall;
             println!(
-                "- {} against {} ≥ {t}: {} ({ratio:.2})",
+                "- {} against {} ≥ {t:.2}: {} ({ratio:.2})",
                 r.job,
                 r.peer,
                 if ratio >= t { "met" } else { "MISSED" }
