@@ -737,9 +737,9 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
     let mbps = |t: f64| c.packed_bytes as f64 / t / 1e6;
     for r in rows(c) {
         let ratio = r.theirs.wall / r.ours.wall;
-        let target = r
-            .target
-            .map_or("—".to_string(), |t| format!("≥ {t:.2} {}", mark(ratio >= t)));
+        let target = r.target.map_or("—".to_string(), |t| {
+            format!("≥ {t:.2} {}", mark(ratio >= t))
+        });
         println!(
             "| {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} | {} | {:.2} | {:.2} |",
             r.job,
