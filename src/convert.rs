@@ -23,6 +23,9 @@ pub struct Options {
     pub zarr: WriteOptions,
     /// The `.npz` member to convert, when the archive has more than one.
     pub member: Option<String>,
+    /// Whether a store keeps the `.npy` file's byte order (the records
+    /// layout); columns are little-endian, as netCDF-C reads them.
+    pub keep_byte_order: bool,
 }
 
 /// What a path names.
@@ -148,12 +151,10 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
         let _ = std::fs::remove_dir_all(&building);
     }
     let mut run = || -> Result<u64, String> {
-        let zarr = options
-            .zarr
-            .clone()
-            .byte_order(header.byte_order)
-            .dimension(stem(dst))
-            .expected_len(n);
+        let mut zarr = options.zarr.clone().dimension(stem(dst)).expected_len(n);
+        if options.keep_byte_order {
+            zarr = zarr.byte_order(header.byte_order);
+        }
         let mut writer = zarr
             .create_packed(&building, &header.datatype)
             .map_err(|e| in_dst(dst, &e))?;

@@ -151,6 +151,7 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     let options = convert::Options {
         zarr,
         member: args.member.clone(),
+        keep_byte_order: args.layout == LayoutArg::Records,
     };
     match convert::convert(&args.src, &args.dst, &options) {
         Ok(_) => ExitCode::SUCCESS,

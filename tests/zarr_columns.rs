@@ -419,6 +419,14 @@ fn appends_and_bad_values() {
     w.append(&records()[13..]).unwrap();
     assert_eq!(w.finish().unwrap(), u64::from(N));
     assert_eq!(ndl_zarr::read::<Obs>(&path).unwrap(), records());
+    // v2 columns are little-endian, as netCDF-C reads them.
+    let e = WriteOptions::new()
+        .layout(Layout::Columns)
+        .zarr_format(ZarrFormat::V2)
+        .byte_order(ByteOrder::Big)
+        .write(dir.path().join("big.zarr"), &records())
+        .unwrap_err();
+    assert!(e.to_string().contains("little-endian"), "{e}");
 
     // sky of record 17 (chunk 2, second value) := 7, no member.
     let chunk = path.join("sky").join("2");

@@ -22,6 +22,7 @@
 //! - Doc comments become `long_name`, `#[ndl(units = "K")]` becomes `units`;
 //!   the record type's doc comment is the group's `title`, and the group's
 //!   `ndl_datatype` attribute is the record's NDL datatype.
+//! - v2 is little-endian (big-endian is refused: netCDF-C 4.9 misreads it).
 //! - Fill values are `null` in v2: xarray masks a non-null fill, and
 //!   zarr-python's default of 0 would turn every 0 into NaN.
 

@@ -43,6 +43,14 @@ impl ColumnsWriter {
         title: Option<&str>,
         dimension: &str,
     ) -> Result<ColumnsWriter> {
+        if options.format == ZarrFormat::V2 && options.order() == ndl_runtime::ByteOrder::Big {
+            return Err(Error::Unsupported {
+                message: "the columns layout writes Zarr v2 little-endian, as netCDF-C reads it \
+                          (Debian's ncdump 4.9 misreads big-endian values): leave the byte order, \
+                          or write Zarr v3"
+                    .into(),
+            });
+        }
         let style = Style {
             chars_as_u1: options.chars_as_u1,
             order: options.order(),
