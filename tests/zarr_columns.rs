@@ -2,6 +2,7 @@
 //! zarr-python 3.1 and 3.4, Debian's ncdump, netCDF4-python, Dask; and read
 //! back into records, whole or by a subset of the fields.
 
+#[macro_use]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -30,24 +31,7 @@ enum Sky {
     Storm = 1000,
 }
 
-macro_rules! enums {
-    ($($name:ident $t:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
-        #[repr($t)]
-        enum $name {
-            Low = $t::MIN as isize as _,
-            One = 1,
-            High = $t::MAX as _,
-        }
-        impl $name {
-            fn of(i: u32) -> $name {
-                [$name::Low, $name::One, $name::High][(i % 3) as usize]
-            }
-        }
-    )*};
-}
-
-enums!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
+every_enum_base!();
 
 /// One observation of a station.
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

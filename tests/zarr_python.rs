@@ -7,6 +7,7 @@
 //! formula here (`make`) and in Python (`FILL`); `DTYPE` is the packed
 //! numpy dtype written by hand, not derived from ndl.
 
+#[macro_use]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -136,24 +137,7 @@ impl Form for Nested {
     }
 }
 
-macro_rules! enums {
-    ($($name:ident $t:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
-        #[repr($t)]
-        enum $name {
-            Low = $t::MIN as isize as _,
-            One = 1,
-            High = $t::MAX as _,
-        }
-        impl $name {
-            fn of(i: u32) -> $name {
-                [$name::Low, $name::One, $name::High][(i % 3) as usize]
-            }
-        }
-    )*};
-}
-
-enums!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
+every_enum_base!();
 
 /// An enum of every integer base, with padding between them.
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

@@ -91,3 +91,27 @@ pub fn npy_file(version: u8, text: &[u8]) -> Vec<u8> {
     f.extend_from_slice(text);
     f
 }
+
+/// Defines `EU8`, `EI8`, ... `EI64`: an enum of each integer base with the
+/// members `Low` (the base's minimum), `One` and `High` (its maximum), and
+/// `of(i)`, the member `i % 3` (tests that need `#[macro_use] mod common;`).
+#[allow(unused_macros)]
+macro_rules! every_enum_base {
+    () => {
+        every_enum_base!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
+    };
+    ($($name:ident $t:ident),*) => {$(
+        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+        #[repr($t)]
+        enum $name {
+            Low = $t::MIN as isize as _,
+            One = 1,
+            High = $t::MAX as _,
+        }
+        impl $name {
+            fn of(i: u32) -> $name {
+                [$name::Low, $name::One, $name::High][(i % 3) as usize]
+            }
+        }
+    )*};
+}
