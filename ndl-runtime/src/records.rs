@@ -615,9 +615,9 @@ impl<T: NdlType> RecordBuf<T> {
             v,
             filled: AtomicUsize::new(0),
         };
-        if let Some(first) = buf.parts_mut(usize::MAX).pop() {
-            let mut first = first;
-            advise_huge_pages(first.bytes_mut());
+        // The whole buffer as one part: its bytes, for the advice.
+        if let Some(mut all) = buf.parts_mut(usize::MAX).pop() {
+            advise_huge_pages(all.bytes_mut());
         }
         Ok(buf)
     }

@@ -10,7 +10,6 @@
 //! stored.
 
 use ndl_runtime::lang::zarr::v3_fill_value;
-use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{json, Map, Value};
 use zarrs::array::{Array, ArrayMetadata, ArrayMetadataV3};
@@ -124,7 +123,7 @@ impl ArrayMeta {
             .cloned()
             .unwrap_or_default();
         let (order, compressors, inner_chunks) =
-            pipeline(&codecs, &stored).map_err(|m| bad(store, key, m))?;
+            pipeline(&codecs).map_err(|m| bad(store, key, m))?;
         if is_struct(&doc) {
             // zarr-python 3.1 writes `bytes` without `endian` for
             // `structured` and means little-endian: the tool wins.
@@ -248,7 +247,7 @@ impl ArrayMeta {
         );
         let engine: ArrayMetadataV3 = serde_json::from_value(engine_doc)
             .map_err(|e| bad(store, key, format!("not Zarr v2 array metadata: {e}")))?;
-        let (_, compressors, _) = pipeline(&codecs, &stored).map_err(|m| bad(store, key, m))?;
+        let (_, compressors, _) = pipeline(&codecs).map_err(|m| bad(store, key, m))?;
         let dimension_names = attributes
             .get("_ARRAY_DIMENSIONS")
             .and_then(Value::as_array)
@@ -627,7 +626,7 @@ fn check_grid(shape: &[u64], chunks: &[u64]) -> std::result::Result<(), String> 
 /// chunk shape within shards.
 type Pipeline = (ByteOrder, Vec<Value>, Option<Vec<u64>>);
 
-fn pipeline(codecs: &[Value], stored: &Datatype) -> std::result::Result<Pipeline, String> {
+fn pipeline(codecs: &[Value]) -> std::result::Result<Pipeline, String> {
     let name = |c: &Value| {
         c.get("name")
             .and_then(Value::as_str)
@@ -646,7 +645,7 @@ fn pipeline(codecs: &[Value], stored: &Datatype) -> std::result::Result<Pipeline
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let (order, compressors, _) = pipeline(&inner, stored)?;
+        let (order, compressors, _) = pipeline(&inner)?;
         let chunk_shape = codecs[at]
             .pointer("/configuration/chunk_shape")
             .cloned()
@@ -663,7 +662,6 @@ fn pipeline(codecs: &[Value], stored: &Datatype) -> std::result::Result<Pipeline
         // Single-byte data needs no order, and legacy `structured` means little.
         None => ByteOrder::Little,
     };
-    let _ = PackedLayout::new(stored).map_err(|e| e.to_string())?;
     Ok((order, codecs[at + 1..].to_vec(), None))
 }
 
