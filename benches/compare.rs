@@ -27,10 +27,13 @@
 //!
 //! Options (after `--`): `--sizes 1,64` (MB of the .npy cells; default
 //! 1,64,512), `--zarr-mb 64` (MB of the Zarr cell; default
-//! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--only npy` or
-//! `--only zarr`.
+//! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--s3-mb 64` (MB of
+//! the object-storage cell, `compare/s3.rs`; default 256; 0 leaves it
+//! out), `--only npy`, `--only zarr` or `--only s3`.
 
 mod common;
+#[path = "compare/s3.rs"]
+mod s3;
 #[path = "compare/zarr.rs"]
 mod zarr;
 
@@ -71,39 +74,49 @@ struct Cell {
 fn main() {
     let started = Instant::now();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--s3-child") {
+        return s3::child(&args[i + 1..]);
+    }
     let only = args
         .iter()
         .position(|a| a == "--only")
         .map(|i| args.get(i + 1).map_or("", String::as_str));
     assert!(
-        matches!(only, None | Some("npy" | "zarr")),
-        "--only npy or --only zarr"
+        matches!(only, None | Some("npy" | "zarr" | "s3")),
+        "--only npy, --only zarr or --only s3"
     );
-    let sizes = if only == Some("zarr") {
+    let sizes = if matches!(only, Some("zarr" | "s3")) {
         vec![]
     } else {
         sizes_from_args(&args)
     };
-    let zarr_mb = if only == Some("npy") {
-        0
-    } else {
-        zarr::size_from(&args)
+    let zarr_mb = match only {
+        None | Some("zarr") => zarr::size_from(&args),
+        _ => 0,
+    };
+    let s3_mb = match only {
+        None | Some("s3") => s3::size_from(&args),
+        _ => 0,
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("target").join("bench-data");
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create target/bench-data");
-    let zarr_python = (zarr_mb > 0).then(zarr::find_python);
+    let zarr_python = (zarr_mb > 0 || s3_mb > 0).then(zarr::find_python);
     if !sizes.is_empty() {
         run_npy(&sizes, &dir, root);
     }
-    if let Some(python) = zarr_python {
+    if let Some(python) = zarr_python.as_deref().filter(|_| zarr_mb > 0) {
         let script = root.join("benches").join("zarr_times.py");
-        let cell = zarr::run(zarr_mb, &dir, &python, &script);
+        let cell = zarr::run(zarr_mb, &dir, python, &script);
         if !sizes.is_empty() {
             println!();
         }
-        zarr::print(&cell, &machine(None, &dir), &python);
+        zarr::print(&cell, &machine(None, &dir), python);
+    }
+    if let Some(python) = zarr_python.as_deref().filter(|_| s3_mb > 0) {
+        let script = root.join("benches").join("zarr_s3_times.py");
+        s3::print(&s3::run(s3_mb, python, &script));
     }
     let _ = fs::remove_dir_all(&dir);
     println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());

@@ -562,3 +562,55 @@ fn wrong_credentials_are_refused() {
         String::from_utf8_lossy(&done.stderr)
     );
 }
+
+/// `NDL_ZARR_REQUESTS` sets how many requests run at once: 1 stores one
+/// chunk at a time and reads back the same records; a value that is no
+/// count is refused, naming the variable.
+#[test]
+fn the_request_count_is_configurable() {
+    let moto = Moto::start();
+    moto.bucket("data");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.npy");
+    let data = records(0..1000);
+    ndl_runtime::npy::write_file(&file, &data).unwrap();
+    let convert = |requests: &str, url: &str| {
+        Command::new(NDL)
+            .args(["convert", "--chunk-len", "64", file.to_str().unwrap(), url])
+            .envs(moto.env())
+            .env(ndl_zarr::REQUESTS_VAR, requests)
+            .output()
+            .unwrap()
+    };
+    let one = convert("1", "s3://data/one.zarr");
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let out = dir.path().join("back.npy");
+    let back = Command::new(NDL)
+        .args(["convert", "s3://data/one.zarr", out.to_str().unwrap()])
+        .envs(moto.env())
+        .env(ndl_zarr::REQUESTS_VAR, "1")
+        .output()
+        .unwrap();
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    // The store's records are packed; NumPy compares them field by field.
+    let same = common::run_with(
+        &common::python(),
+        "import sys, numpy as np\n\
+         a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+         print(all((a[f] == b[f]).all() for f in a.dtype.names) and a.dtype.names == b.dtype.names)",
+        &[file.to_str().unwrap(), out.to_str().unwrap()],
+    );
+    assert_eq!(same.trim(), "True");
+    let bad = convert("none", "s3://data/bad.zarr");
+    let text = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "{text}");
+    assert!(text.contains("NDL_ZARR_REQUESTS=\"none\""), "{text}");
+}

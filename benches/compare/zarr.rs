@@ -205,7 +205,7 @@ impl<'a> Job<'a> {
 }
 
 /// Whether every repetition's time is printed (`NDL_BENCH_VERBOSE=1`).
-fn verbose() -> bool {
+pub fn verbose() -> bool {
     std::env::var_os("NDL_BENCH_VERBOSE").is_some_and(|v| v == "1")
 }
 

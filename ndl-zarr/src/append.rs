@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::chunks::{io_pool, Chunks};
+use crate::chunks::{parallel, Chunks};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 
@@ -135,10 +135,7 @@ impl Appender {
                 self.chunks.write(first + i as u64, packed)
             })
         };
-        match io_pool(&self.chunks) {
-            Some(pool) => pool.install(store_all)?,
-            None => store_all()?,
-        }
+        parallel(&self.chunks.store, store_all)?;
         done += whole * chunk_len;
         self.len += (whole * chunk_len) as u64;
         self.pack_into_tail(done..n, pack);

@@ -13,22 +13,68 @@ use crate::metadata::{ArrayMeta, Engine};
 use crate::store::Store;
 
 /// The threads that move chunks to and from object storage: a request
-/// mostly waits on the network, so many run at once, more than there are cores. `None`
-/// for a local disk, where the cores are the limit.
-pub(crate) fn io_pool(chunks: &Chunks) -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    if chunks.store.is_local() {
-        return None;
+/// mostly waits on the network, so many run at once, more than there are
+/// cores: [`REQUESTS_VAR`] of them, else [`DEFAULT_REQUESTS`]. `None` for
+/// a local disk, where the cores are the limit.
+fn io_pool(store: &Store) -> Result<Option<&'static rayon::ThreadPool>> {
+    static POOL: std::sync::OnceLock<std::result::Result<rayon::ThreadPool, String>> =
+        std::sync::OnceLock::new();
+    if store.is_local() {
+        return Ok(None);
     }
-    POOL.get_or_init(|| {
+    let pool = POOL.get_or_init(|| {
+        let threads = match std::env::var(REQUESTS_VAR) {
+            Err(_) => DEFAULT_REQUESTS,
+            Ok(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    return Err(format!(
+                        "{REQUESTS_VAR}={v:?} is not a number of requests above 0"
+                    ))
+                }
+            },
+        };
         rayon::ThreadPoolBuilder::new()
-            .num_threads(16)
-            .thread_name(|i| format!("ndl-zarr-put-{i}"))
+            .num_threads(threads)
+            .thread_name(|i| format!("ndl-zarr-io-{i}"))
             .build()
-            .ok()
-    })
-    .as_ref()
+            .map_err(|e| e.to_string())
+    });
+    match pool {
+        Ok(pool) => Ok(Some(pool)),
+        Err(message) => Err(Error::Unsupported {
+            message: format!("{}: {message}", store.name),
+        }),
+    }
 }
+
+/// Runs `work`, whose parallel iterators store or fetch chunks of `store`,
+/// on the threads that fit the store.
+pub(crate) fn parallel<R: Send>(
+    store: &Store,
+    work: impl FnOnce() -> Result<R> + Send,
+) -> Result<R> {
+    match io_pool(store)? {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// The environment variable that sets how many requests to object storage
+/// run at once (chunks written or read in parallel); 1 writes one chunk at
+/// a time. It is read once per process, when the first chunk is moved to
+/// or from object storage; a value that is not a count above 0 fails that
+/// write or read with an error naming the variable.
+///
+/// ```
+/// // One chunk at a time, e.g. behind a slow link, before any S3 write.
+/// std::env::set_var(ndl_zarr::REQUESTS_VAR, "1");
+/// assert_eq!(ndl_zarr::REQUESTS_VAR, "NDL_ZARR_REQUESTS");
+/// ```
+pub const REQUESTS_VAR: &str = "NDL_ZARR_REQUESTS";
+
+/// Requests to object storage at once when [`REQUESTS_VAR`] is not set.
+pub const DEFAULT_REQUESTS: usize = 16;
 
 /// The largest chunk read or written, decoded: 2 GiB, as NumPy's largest
 /// item. A store whose chunks claim more is refused before any is read.
@@ -213,21 +259,23 @@ impl Chunks {
     ) -> Result<()> {
         let first_chunk = range.start / self.chunk_len;
         let skip = (range.start % self.chunk_len) as usize;
-        parts
-            .into_par_iter()
-            .enumerate()
-            .try_for_each(|(i, mut part)| {
-                let chunk = first_chunk + i as u64;
-                let decoded = self.read(chunk)?;
-                let (from, first) = match i {
-                    0 => (skip, range.start),
-                    _ => (0, chunk * self.chunk_len),
-                };
-                let bytes = decoded
-                    .get(from * self.record..(from + len(&part)) * self.record)
-                    .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
-                fill(chunk, first, &mut part, bytes)
-            })
+        parallel(&self.store, || {
+            parts
+                .into_par_iter()
+                .enumerate()
+                .try_for_each(|(i, mut part)| {
+                    let chunk = first_chunk + i as u64;
+                    let decoded = self.read(chunk)?;
+                    let (from, first) = match i {
+                        0 => (skip, range.start),
+                        _ => (0, chunk * self.chunk_len),
+                    };
+                    let bytes = decoded
+                        .get(from * self.record..(from + len(&part)) * self.record)
+                        .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
+                    fill(chunk, first, &mut part, bytes)
+                })
+        })
     }
 }
 

@@ -87,6 +87,7 @@ use std::path::Path;
 
 use ndl_runtime::NdlType;
 
+pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use ndl_runtime::ByteOrder;

@@ -10,7 +10,7 @@ use ndl_runtime::{Charset, Datatype, NdlType};
 use rayon::prelude::*;
 
 use super::{plan, Column, Style};
-use crate::chunks::{records_range, shape_error, Chunks};
+use crate::chunks::{parallel, records_range, shape_error, Chunks};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::records::packer;
@@ -153,10 +153,9 @@ pub(crate) fn read_columns<T: NdlType + Send + Sync>(
     let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
     let part_len = part_len(&opened);
     let record = std::mem::size_of::<T>();
-    records
-        .parts_mut_aligned((range.start % part_len) as usize, part_len as usize)
-        .into_par_iter()
-        .try_for_each(|mut part| {
+    let parts = records.parts_mut_aligned((range.start % part_len) as usize, part_len as usize);
+    parallel(store, || {
+        parts.into_par_iter().try_for_each(|mut part| {
             let first = range.start + part.start() as u64;
             let values = opened
                 .iter()
@@ -174,7 +173,8 @@ pub(crate) fn read_columns<T: NdlType + Send + Sync>(
                     offset: bad.offset,
                     message: bad.message,
                 })
-        })?;
+        })
+    })?;
     records
         .into_vec()
         .ok_or_else(|| shape_error(store, "not every record was read".into()))
@@ -208,14 +208,16 @@ pub(crate) fn read_columns_packed(
         parts.push((at, chunk));
         at += count;
     }
-    parts.into_par_iter().try_for_each(|(first, bytes)| {
-        let count = (bytes.len() / size.max(1)) as u64;
-        let values = opened
-            .iter()
-            .map(|o| o.read(first..first + count))
-            .collect::<Result<Vec<_>>>()?;
-        interleave(&opened, &values, bytes, size);
-        Ok(())
+    parallel(store, || {
+        parts.into_par_iter().try_for_each(|(first, bytes)| {
+            let count = (bytes.len() / size.max(1)) as u64;
+            let values = opened
+                .iter()
+                .map(|o| o.read(first..first + count))
+                .collect::<Result<Vec<_>>>()?;
+            interleave(&opened, &values, bytes, size);
+            Ok(())
+        })
     })?;
     Ok(out)
 }
