@@ -399,8 +399,12 @@ fn appends_and_bad_values() {
         .unwrap();
     w.append(&records()[..13]).unwrap();
     w.finish().unwrap();
+    // Batches that complete the partial chunk, then hold whole chunks, then
+    // leave a partial one.
     let mut w = ArrayWriter::<Obs>::open(&path).unwrap();
-    w.append(&records()[13..]).unwrap();
+    for batch in records()[13..].chunks(19) {
+        w.append(batch).unwrap();
+    }
     assert_eq!(w.finish().unwrap(), u64::from(N));
     assert_eq!(ndl_zarr::read::<Obs>(&path).unwrap(), records());
     // v2 columns are little-endian, as netCDF-C reads them.

@@ -378,13 +378,14 @@ impl<T: NdlType> Packer<T> {
         );
     }
 
-    /// Copies bytes `field` of every record (a range of the record in memory
-    /// that lies within field bytes, such as one member) into `out`, back to
-    /// back: one column of the records.
+    /// Copies byte ranges `fields` of every record (ranges of the record in
+    /// memory that lie within field bytes, such as members) into `outs`,
+    /// one column each, back to back: the records' columns, in one pass
+    /// over their memory.
     ///
     /// # Panics
-    /// If `field` reaches into padding or past the record, or `out` is not
-    /// `records.len() * field.len()` bytes long.
+    /// If a range reaches into padding or past the record, or the columns
+    /// are not `records.len() * field.len()` bytes long.
     ///
     /// ```
     /// use ndl_runtime::records::Packer;
@@ -394,39 +395,32 @@ impl<T: NdlType> Packer<T> {
     /// #[repr(C)]
     /// struct P { a: u8, b: u16 }
     ///
-    /// let mut b = [0; 4];
-    /// Packer::<P>::new()?.gather(&[P { a: 1, b: 2 }, P { a: 3, b: 4 }], 2..4, &mut b);
-    /// assert_eq!(b, [2u16.to_ne_bytes(), 4u16.to_ne_bytes()].concat()[..]);
+    /// let (mut a, mut b) = ([0; 2], [0; 4]);
+    /// let records = [P { a: 1, b: 2 }, P { a: 3, b: 4 }];
+    /// Packer::<P>::new()?.gather(&records, &[0..1, 2..4], &mut [&mut a, &mut b]);
+    /// assert_eq!((a, b), ([1, 3], [2u16.to_ne_bytes(), 4u16.to_ne_bytes()].concat()[..].try_into()?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn gather(&self, records: &[T], field: Range<usize>, out: &mut [u8]) {
-        assert!(
-            self.memory
-                .field_spans
-                .iter()
-                .any(|s| s.start <= field.start && field.end <= s.end),
-            "bytes {field:?} are not field bytes of the record"
-        );
-        assert_eq!(
-            out.len(),
-            records.len() * field.len(),
-            "column buffer length"
-        );
-        if field.is_empty() {
-            return;
+    pub fn gather(&self, records: &[T], fields: &[Range<usize>], outs: &mut [&mut [u8]]) {
+        for field in fields {
+            assert!(
+                self.memory
+                    .field_spans
+                    .iter()
+                    .any(|s| s.start <= field.start && field.end <= s.end),
+                "bytes {field:?} are not field bytes of the record"
+            );
         }
-        let memory = record_bytes(records);
-        let record = std::mem::size_of::<T>();
-        for (from, to) in memory
-            .chunks_exact(record)
-            .zip(out.chunks_exact_mut(field.len()))
-        {
-            // SAFETY: `field` lies within one span of field bytes of `T`
-            // (checked above, from `T::datatype()`, which by the `NdlType`
-            // contract places fields where `T` has them), and field bytes of
-            // a live value are initialised.
-            to.copy_from_slice(unsafe { assume_init(&from[field.clone()]) });
-        }
+        gather_columns(
+            (record_bytes(records), std::mem::size_of::<T>()),
+            fields,
+            outs,
+            // SAFETY: every range lies within one span of field bytes of
+            // `T` (checked above, from `T::datatype()`, which by the
+            // `NdlType` contract places fields where `T` has them), and
+            // field bytes of a live value are initialised.
+            |field| unsafe { assume_init(field) },
+        );
     }
 
     /// Fills `part` by `write`, which is given its records' bytes in memory
@@ -481,6 +475,69 @@ impl<T: NdlType> Packer<T> {
         self.repacker.scatter(bytes, part.bytes_mut());
         part.mark_filled();
         Ok(())
+    }
+}
+
+/// Copies byte ranges `fields` of every record of `records` (records of
+/// `record` bytes) into `outs`, one column each, back to back: the columns
+/// of records held as bytes, such as packed records.
+///
+/// # Panics
+/// If a range reaches past the record, or the lengths do not fit.
+///
+/// ```
+/// let packed = [1, 2, 0, 3, 4, 0];
+/// let (mut a, mut b) = ([0; 2], [0; 4]);
+/// ndl_runtime::records::gather(&packed, 3, &[0..1, 1..3], &mut [&mut a, &mut b]);
+/// assert_eq!((a, b), ([1, 4], [2, 0, 0, 0]));
+/// ```
+pub fn gather(records: &[u8], record: usize, fields: &[Range<usize>], outs: &mut [&mut [u8]]) {
+    for field in fields {
+        assert!(
+            field.end <= record,
+            "bytes {field:?} are not within a {record}-byte record"
+        );
+    }
+    gather_columns((records, record), fields, outs, |b| b);
+}
+
+/// [`gather`] over any record bytes that `bytes` turns into `u8`s: block
+/// by block, each column of the block in its own loop.
+fn gather_columns<S: Copy>(
+    (records, record): (&[S], usize),
+    fields: &[Range<usize>],
+    outs: &mut [&mut [u8]],
+    bytes: impl Fn(&[S]) -> &[u8] + Copy,
+) {
+    let n = records.len().checked_div(record).unwrap_or(0);
+    assert_eq!(fields.len(), outs.len(), "a column for each field");
+    for (field, out) in fields.iter().zip(outs.iter()) {
+        assert_eq!(out.len(), n * field.len(), "column buffer length");
+    }
+    if n == 0 {
+        return;
+    }
+    for (b, block) in records.chunks(BLOCK * record).enumerate() {
+        let in_block = block.len() / record;
+        for (field, out) in fields.iter().zip(outs.iter_mut()) {
+            let width = field.len();
+            if width == 0 {
+                continue;
+            }
+            let at = b * BLOCK * width;
+            let copy = FieldCopy {
+                memory: field.start,
+                packed: 0,
+                len: width,
+            };
+            copy_fields(
+                &[copy],
+                Direction::Pack,
+                (block, record),
+                (&mut out[at..at + in_block * width], width),
+                bytes,
+            );
+        }
     }
 }
 
@@ -1022,7 +1079,7 @@ mod tests {
 
     /// Every copy length the copy loop treats apart (1, 2, 4, 8, 12, 16)
     /// and others (3, 5), over more records than one block, against
-    /// packing by hand member by member.
+    /// packing (and gathering columns) by hand member by member.
     #[test]
     fn every_field_length_packs_across_blocks() {
         let dt = Datatype::Compound(
@@ -1054,6 +1111,21 @@ mod tests {
         let mut packed = vec![0xAA; n * size];
         r.pack(&records, &mut packed);
         assert_eq!(packed, expected);
+        let fields: Vec<Range<usize>> = c
+            .members
+            .iter()
+            .map(|m| m.offset..m.offset + m.datatype.size().unwrap())
+            .collect();
+        let mut columns: Vec<Vec<u8>> = fields.iter().map(|f| vec![0xAA; n * f.len()]).collect();
+        let mut outs: Vec<&mut [u8]> = columns.iter_mut().map(Vec::as_mut_slice).collect();
+        gather(&records, record, &fields, &mut outs);
+        for (field, column) in fields.iter().zip(&columns) {
+            let want: Vec<u8> = records
+                .chunks_exact(record)
+                .flat_map(|rec| rec[field.clone()].to_vec())
+                .collect();
+            assert_eq!(column, &want, "column {field:?}");
+        }
         let mut back = vec![0xAA; n * record];
         r.unpack(&packed, &mut back);
         for (i, (got, rec)) in back

@@ -98,19 +98,51 @@ impl Appender {
         Ok(())
     }
 
+    /// Checks that `n` more records fit in the region being written.
+    pub fn check_room(&self, n: usize) -> Result<()> {
+        match self.region_end {
+            Some(end) if self.len + n as u64 > end => Err(crate::error::Error::Shape {
+                store: self.chunks.store.name.clone(),
+                message: format!(
+                    "{n} more records run past the region's end at record {end} (at {})",
+                    self.len
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The records per chunk.
+    pub fn chunk_len(&self) -> u64 {
+        self.chunks.chunk_len
+    }
+
+    /// The records of the partial last chunk that are not stored yet.
+    pub fn tail_len(&self) -> usize {
+        self.tail.len() / self.chunks.record.max(1)
+    }
+
+    /// The store the chunks go to.
+    pub fn store(&self) -> &crate::store::Store {
+        &self.chunks.store
+    }
+
+    /// Stores whole chunk `index` from its records, for a caller that packs
+    /// chunks itself; [`advance`](Appender::advance) then counts them.
+    pub fn store_chunk(&self, index: u64, records: Vec<u8>) -> Result<()> {
+        self.chunks.write(index, records)
+    }
+
+    /// Counts `n` records stored by [`store_chunk`](Appender::store_chunk)
+    /// as appended: whole chunks, after a last chunk that was whole.
+    pub fn advance(&mut self, n: u64) {
+        debug_assert!(self.tail.is_empty() && n.is_multiple_of(self.chunks.chunk_len));
+        self.len += n;
+    }
+
     /// Appends `n` records that `pack` packs.
     pub fn append_with(&mut self, n: usize, pack: &PackFn<'_>) -> Result<()> {
-        if let Some(end) = self.region_end {
-            if self.len + n as u64 > end {
-                return Err(crate::error::Error::Shape {
-                    store: self.chunks.store.name.clone(),
-                    message: format!(
-                        "{n} more records run past the region's end at record {end} (at {})",
-                        self.len
-                    ),
-                });
-            }
-        }
+        self.check_room(n)?;
         let (chunk_len, record) = (self.chunks.chunk_len as usize, self.chunks.record);
         let mut done = 0;
         if !self.tail.is_empty() {

@@ -304,12 +304,8 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             Core::Records(a) => a.append_with(records.len(), &|range, out| {
                 packer.pack(&records[range], out)
             }),
-            Core::Columns(c) => c.append_with(records.len(), &|column, range, out| {
-                packer.gather(
-                    &records[range],
-                    column.offset..column.offset + column.size,
-                    out,
-                )
+            Core::Columns(c) => c.append_with(records.len(), &|range, fields, outs| {
+                packer.gather(&records[range], fields, outs)
             }),
         }
     }
@@ -401,14 +397,8 @@ impl PackedWriter {
             Core::Records(a) => a.append_with(packed.len() / size, &|range, out| {
                 out.copy_from_slice(bytes(range))
             }),
-            Core::Columns(c) => c.append_with(packed.len() / size, &|column, range, out| {
-                let (at, len) = (column.offset, column.size);
-                for (to, from) in out
-                    .chunks_exact_mut(len)
-                    .zip(bytes(range).chunks_exact(size))
-                {
-                    to.copy_from_slice(&from[at..at + len]);
-                }
+            Core::Columns(c) => c.append_with(packed.len() / size, &|range, fields, outs| {
+                ndl_runtime::records::gather(bytes(range), size, fields, outs)
             }),
         }
     }

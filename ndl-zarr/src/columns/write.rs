@@ -8,19 +8,22 @@ use serde_json::{json, Map};
 
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
-use crate::chunks::Chunks;
+use crate::chunks::{parallel, Chunks};
 use crate::error::{Error, Result};
 use crate::metadata::{write_group, ArrayMeta, NDL_DATATYPE};
 use crate::options::{WriteOptions, ZarrFormat};
 use crate::store::Store;
 
-/// Copies records `range` of the batch being appended, of one column,
-/// into `out`.
-pub(crate) type GatherFn<'a> = dyn Fn(&Column, Range<usize>, &mut [u8]) + Sync + 'a;
+/// Copies records `range` of the batch being appended, byte ranges
+/// `fields` of each record (columns' fields), into `outs`, one column each.
+pub(crate) type GatherFn<'a> = dyn Fn(Range<usize>, &[Range<usize>], &mut [&mut [u8]]) + Sync + 'a;
 
-/// Appends records to a columns store, every column in parallel.
+/// Appends records to a columns store: chunk by chunk in parallel, every
+/// column of a chunk gathered in one pass over the records.
 pub(crate) struct ColumnsWriter {
     columns: Vec<(Column, Appender)>,
+    /// Each column's bytes in a record.
+    fields: Vec<Range<usize>>,
 }
 
 impl std::fmt::Debug for ColumnsWriter {
@@ -83,7 +86,15 @@ impl ColumnsWriter {
             let appender = Appender::start(Chunks::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
-        Ok(ColumnsWriter { columns: appenders })
+        Ok(ColumnsWriter::new(appenders))
+    }
+
+    fn new(columns: Vec<(Column, Appender)>) -> ColumnsWriter {
+        let fields = columns
+            .iter()
+            .map(|(c, _)| c.offset..c.offset + c.size)
+            .collect();
+        ColumnsWriter { columns, fields }
     }
 
     /// The writer that appends to the columns store `store` of records of
@@ -125,7 +136,7 @@ impl ColumnsWriter {
             let appender = start(Chunks::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
-        let writer = ColumnsWriter { columns: appenders };
+        let writer = ColumnsWriter::new(appenders);
         let lens: Vec<u64> = writer.columns.iter().map(|(_, a)| a.len).collect();
         if lens.iter().any(|&l| l != lens[0]) {
             return Err(Error::Shape {
@@ -143,11 +154,79 @@ impl ColumnsWriter {
         self.columns.iter().map(|(_, a)| a.len).min().unwrap_or(0)
     }
 
-    /// Appends `n` records whose columns `gather` copies out.
+    /// Appends `n` records whose columns `gather` copies out: first those
+    /// that complete the columns' partial last chunks, then whole chunks,
+    /// then the rest into the columns' tails.
     pub fn append_with(&mut self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
+        let Some((_, first)) = self.columns.first() else {
+            return Ok(());
+        };
+        // Every column has the same length, chunks and region.
+        first.check_room(n)?;
+        let chunk_len = first.chunk_len() as usize;
+        let head = match first.tail_len() {
+            0 => 0,
+            in_tail => (chunk_len - in_tail).min(n),
+        };
+        self.append_per_column(0..head, gather)?;
+        let whole = (n - head) / chunk_len;
+        self.store_whole_chunks(head, whole, chunk_len, gather)?;
+        self.append_per_column(head + whole * chunk_len..n, gather)
+    }
+
+    /// Appends records `range` of the batch column by column, through each
+    /// column's appender (into its tail, mostly).
+    fn append_per_column(&mut self, range: Range<usize>, gather: &GatherFn<'_>) -> Result<()> {
+        if range.is_empty() {
+            return Ok(());
+        }
         self.columns
             .par_iter_mut()
-            .try_for_each(|(c, a)| a.append_with(n, &|range, out| gather(c, range, out)))
+            .zip(&self.fields)
+            .try_for_each(|((_, a), field)| {
+                a.append_with(range.len(), &|r, out| {
+                    let batch = range.start + r.start..range.start + r.end;
+                    gather(batch, std::slice::from_ref(field), &mut [out])
+                })
+            })
+    }
+
+    /// Stores `whole` chunks of every column from records `at..` of the
+    /// batch, in parallel: each gathers its columns in one pass.
+    fn store_whole_chunks(
+        &mut self,
+        at: usize,
+        whole: usize,
+        chunk_len: usize,
+        gather: &GatherFn<'_>,
+    ) -> Result<()> {
+        let Some((_, first)) = self.columns.first() else {
+            return Ok(());
+        };
+        if whole == 0 {
+            return Ok(());
+        }
+        let first_chunk = first.len / chunk_len as u64;
+        let (columns, fields) = (&self.columns, &self.fields);
+        parallel(first.store(), || {
+            (0..whole).into_par_iter().try_for_each(|i| {
+                let start = at + i * chunk_len;
+                let mut chunks: Vec<Vec<u8>> = fields
+                    .iter()
+                    .map(|f| vec![0; chunk_len * f.len()])
+                    .collect();
+                let mut outs: Vec<&mut [u8]> = chunks.iter_mut().map(Vec::as_mut_slice).collect();
+                gather(start..start + chunk_len, fields, &mut outs);
+                columns
+                    .iter()
+                    .zip(chunks)
+                    .try_for_each(|((_, a), chunk)| a.store_chunk(first_chunk + i as u64, chunk))
+            })
+        })?;
+        for (_, a) in &mut self.columns {
+            a.advance((whole * chunk_len) as u64);
+        }
+        Ok(())
     }
 
     /// Stores every column's last chunk, then sets every column's length:
