@@ -27,6 +27,7 @@ extern crate self as ndl_runtime;
 
 mod byte_order;
 mod datatype;
+pub mod field_map;
 pub mod lang;
 mod layout;
 pub mod ndl;

@@ -181,10 +181,12 @@ fn packed(dt: &Datatype) -> Option<Datatype> {
 
 /// One copy between a record in memory and its packed form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FieldCopy {
-    memory: usize,
-    packed: usize,
-    len: usize,
+pub(crate) struct FieldCopy {
+    /// Where the bytes are in a record in memory.
+    pub memory: usize,
+    /// Where they are in a packed record.
+    pub packed: usize,
+    pub len: usize,
 }
 
 /// Repacks records of a datatype between its own layout (its offsets and
@@ -489,7 +491,7 @@ impl<T: NdlType> Packer<T> {
 /// let packed = [1, 2, 0, 3, 4, 0];
 /// let (mut a, mut b) = ([0; 2], [0; 4]);
 /// ndl_runtime::records::gather(&packed, 3, &[0..1, 1..3], &mut [&mut a, &mut b]);
-/// assert_eq!((a, b), ([1, 4], [2, 0, 0, 0]));
+/// assert_eq!((a, b), ([1, 3], [2, 0, 4, 0]));
 /// ```
 pub fn gather(records: &[u8], record: usize, fields: &[Range<usize>], outs: &mut [&mut [u8]]) {
     for field in fields {
@@ -547,7 +549,7 @@ const BLOCK: usize = 256;
 
 /// Which end of a [`FieldCopy`] is read and which written.
 #[derive(Clone, Copy)]
-enum Direction {
+pub(crate) enum Direction {
     /// From records in memory to packed records.
     Pack,
     /// From packed records to records in memory.
@@ -563,7 +565,7 @@ enum Direction {
 /// each field's copy has a length known to the compiler (1, 2, 4, 8, 12 or
 /// 16 bytes: what most fields are) and runs as plain loads and stores.
 #[inline(always)]
-fn copy_fields<S: Copy>(
+pub(crate) fn copy_fields<S: Copy>(
     copies: &[FieldCopy],
     direction: Direction,
     (from, from_step): (&[S], usize),

@@ -125,7 +125,7 @@ fn same_kind(file: &Datatype, expected: &Datatype) -> bool {
 
 /// Scalar equality as a file can express it: enums are their base, an
 /// opaque type's tag is not stored.
-fn same_scalar(file: &Datatype, expected: &Datatype) -> bool {
+pub(crate) fn same_scalar(file: &Datatype, expected: &Datatype) -> bool {
     match (file, expected) {
         (f, Datatype::Enum(e)) => *f == Datatype::from(e.base),
         (Datatype::Opaque(f), Datatype::Opaque(e)) => f.size == e.size,

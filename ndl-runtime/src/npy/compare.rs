@@ -21,12 +21,31 @@ pub(crate) struct RecordShape {
 
 /// Checks that the file described by `header` holds records of `expected`.
 pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<RecordShape> {
-    // A top-level array type (`[f32; 3]`) is stored by NumPy as its base
-    // with the array's dimensions appended to the shape.
-    let (element, inner_dims): (&Datatype, &[usize]) = match expected {
+    let shape = record_shape(header, expected)?;
+    if let Some(d) = first_difference(&header.datatype, element(expected).0) {
+        return Err(Error::TypeMismatch {
+            field: d.field,
+            message: d.message,
+        });
+    }
+    Ok(shape)
+}
+
+/// A record type's element datatype and the dimensions it adds: a
+/// top-level array type (`[f32; 3]`) is stored by NumPy as its base with
+/// the array's dimensions appended to the shape.
+pub(crate) fn element(expected: &Datatype) -> (&Datatype, &[usize]) {
+    match expected {
         Datatype::Array(a) => (&a.base, &a.shape),
         other => (other, &[]),
-    };
+    }
+}
+
+/// The file's shape in records of `expected`, whose array dimensions (if
+/// it is an array type) must end the file's shape; the element datatypes
+/// are not compared.
+pub(crate) fn record_shape(header: &Header, expected: &Datatype) -> Result<RecordShape> {
+    let inner_dims = element(expected).1;
     let rank = header.shape.len();
     let file_inner = header
         .shape
@@ -47,12 +66,6 @@ pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<Rec
         return Err(Error::TypeMismatch {
             field: String::new(),
             message: "the type is an array, whose elements must be contiguous, but the file is in Fortran order".into(),
-        });
-    }
-    if let Some(d) = first_difference(&header.datatype, element) {
-        return Err(Error::TypeMismatch {
-            field: d.field,
-            message: d.message,
         });
     }
     let shape = header.shape[..rank - inner_dims.len()].to_vec();

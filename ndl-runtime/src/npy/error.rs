@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use super::ByteOrder;
+use crate::field_map::FieldMapError;
 
 /// The result type of the `npy` module.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -244,6 +245,29 @@ pub enum Error {
         message: String,
     },
 
+    /// A field of the type is not in the file (reading by field name).
+    #[error("the file has no field '{field}' (reading by name; the file's record has fields [{}])", available.join(", "))]
+    MissingField {
+        /// The dotted path of the field (`pos.x`).
+        field: String,
+        /// The names the file's compound has at that level.
+        available: Vec<String>,
+    },
+
+    /// The count of an appended file does not fit its header.
+    #[error("no room in the header for a first dimension of {count}: the file was written without NumPy's growth padding (NumPy < 1.22); AppendOptions::rewrite(true) rewrites it")]
+    NoGrowthRoom {
+        /// The first dimension the file would have after the append.
+        count: u64,
+    },
+
+    /// The file cannot take appended records.
+    #[error("cannot append: {reason}")]
+    NotAppendable {
+        /// Why (Fortran order, a 0-d array, ...).
+        reason: String,
+    },
+
     /// The array has another number of dimensions than the reader wants.
     #[error("expected a {expected}-dimensional array, the file's array has shape {shape:?}")]
     RankMismatch {
@@ -351,6 +375,9 @@ impl Error {
             | Error::ShapeMismatch { .. }
             | Error::NotMappable { .. }
             | Error::NoSuchArray { .. }
+            | Error::MissingField { .. }
+            | Error::NoGrowthRoom { .. }
+            | Error::NotAppendable { .. }
             | Error::Sidecar { .. } => None,
         }
     }
@@ -361,6 +388,28 @@ impl From<std::io::Error> for Error {
         Error::Io {
             offset: None,
             source,
+        }
+    }
+}
+
+impl From<FieldMapError> for Error {
+    fn from(e: FieldMapError) -> Error {
+        match e {
+            FieldMapError::MissingField { field, available } => {
+                Error::MissingField { field, available }
+            }
+            FieldMapError::FieldType {
+                field,
+                file,
+                target,
+            } => Error::TypeMismatch {
+                field,
+                message: format!("file has {file}, type expects {target} (reading by name)"),
+            },
+            other => Error::TypeMismatch {
+                field: String::new(),
+                message: other.to_string(),
+            },
         }
     }
 }

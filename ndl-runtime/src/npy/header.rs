@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Read;
+use std::ops::Range;
 
 use super::descr::{write_descr, write_shape, DescrReader};
 use super::literal::{self, Lit, Value};
@@ -286,6 +287,65 @@ impl Header {
         let (datatype, _) = self.folded()?;
         datatype.numpy_descr_with_order(self.byte_order)
     }
+}
+
+/// Where the count of the first dimension is written in the header bytes
+/// `prefix` (a C-order file's bytes up to its data): the digits of `12` in
+/// `'shape': (12, 3)`. `None` unless they are plain decimal digits that
+/// spell `count`, so that rewriting them cannot change anything else.
+pub(crate) fn count_digits(prefix: &[u8], count: u64) -> Option<Range<usize>> {
+    let version = *prefix.get(6)?;
+    let start = if version == 1 { 10 } else { 12 };
+    let text = decode(prefix.get(start..)?, version, start as u64).ok()?;
+    let lit = literal::parse(&text, version < 3).ok()?;
+    let Value::Dict(entries) = &lit.value else {
+        return None;
+    };
+    let (_, shape) = entries
+        .iter()
+        .find(|(k, _)| matches!(&k.value, Value::Str(s) if s == "shape"))?;
+    let Value::Tuple(items) = &shape.value else {
+        return None;
+    };
+    let pos = items.first()?.pos;
+    // Latin-1 text has one character per byte of the file.
+    let at = start
+        + if version == 3 {
+            pos
+        } else {
+            text[..pos].chars().count()
+        };
+    let len = prefix[at..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let digits = std::str::from_utf8(&prefix[at..at + len]).ok()?;
+    (digits.parse::<u64>().ok()? == count).then_some(at..at + len)
+}
+
+/// The header bytes `prefix` with the count at `digits` (see
+/// [`count_digits`]) replaced by `count`, and the same length: the
+/// spaces that end the header (before its `\n`) give or take the room.
+/// `None` when there are too few spaces (no growth padding).
+pub(crate) fn with_count(prefix: &[u8], digits: Range<usize>, count: u64) -> Option<Vec<u8>> {
+    let new = count.to_string();
+    let mut out = Vec::with_capacity(prefix.len() + new.len());
+    out.extend_from_slice(&prefix[..digits.start]);
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(&prefix[digits.end..]);
+    let end = out.len() - usize::from(out.last() == Some(&b'\n'));
+    let spaces = out[..end].iter().rev().take_while(|&&b| b == b' ').count();
+    if out.len() > prefix.len() {
+        let extra = out.len() - prefix.len();
+        if spaces < extra {
+            return None;
+        }
+        out.drain(end - extra..end);
+    } else {
+        let missing = prefix.len() - out.len();
+        out.splice(end..end, std::iter::repeat(b' ').take(missing));
+    }
+    Some(out)
 }
 
 /// Reads the magic string and version; returns the major version (1, 2 or 3).
@@ -583,6 +643,50 @@ mod tests {
             size: pos + out.len() % 3,
             members: out,
         })
+    }
+
+    #[test]
+    fn counts_grow_into_the_padding() {
+        let h = Header::new(Datatype::UInt8, vec![9, 1]);
+        let bytes = h.to_bytes().unwrap();
+        let digits = count_digits(&bytes, 9).unwrap();
+        assert_eq!(&bytes[digits.clone()], b"9");
+        assert!(count_digits(&bytes, 8).is_none());
+        let grown = with_count(&bytes, digits.clone(), u64::MAX).unwrap();
+        assert_eq!(grown.len(), bytes.len());
+        let (back, _) = Header::parse(&grown, &HeaderLimits::default()).unwrap();
+        assert_eq!(back.shape, [u64::MAX, 1]);
+        let mut same = h.clone();
+        same.shape[0] = u64::MAX;
+        assert_eq!(grown, same.to_bytes().unwrap());
+        // And back down: spaces fill in again.
+        let digits = count_digits(&grown, u64::MAX).unwrap();
+        assert_eq!(with_count(&grown, digits, 9).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_header_without_padding_has_no_room() {
+        let file = |text: &str| {
+            let mut f = MAGIC.to_vec();
+            f.extend_from_slice(&[1, 0]);
+            f.extend_from_slice(&(text.len() as u16).to_le_bytes());
+            f.extend_from_slice(text.as_bytes());
+            f
+        };
+        let f = file("{'descr': '<u2', 'fortran_order': False, 'shape': (9,), }\n");
+        let digits = count_digits(&f, 9).unwrap();
+        assert!(with_count(&f, digits.clone(), 10).is_none());
+        let same = with_count(&f, digits, 5).unwrap();
+        assert_eq!(
+            Header::parse(&same, &HeaderLimits::default())
+                .unwrap()
+                .0
+                .shape,
+            [5]
+        );
+        // A count in another spelling is left alone.
+        let hex = file("{'descr': '<u2', 'fortran_order': False, 'shape': (0x9,), }\n");
+        assert!(count_digits(&hex, 9).is_none());
     }
 
     proptest! {

@@ -17,7 +17,12 @@
 //!
 //! - [`WriteOptions`] writes n-d shapes, Fortran order and either byte order;
 //!   [`ReadOptions`] reads any shape into an [`NpyArray`].
-//! - [`StreamWriter`] appends batches and writes the final count at the end.
+//! - [`StreamWriter`] appends batches and writes the final count at the end,
+//!   to a new file or (with [`StreamWriter::append`]) an existing one.
+//! - [`append_file`] and [`AppendOptions`] add records to an existing file
+//!   in place, rewriting only the count in its header.
+//! - [`ReadOptions::by_name`] reads a type holding some of the file's
+//!   fields, matched by name (see [`FieldMap`](crate::field_map::FieldMap)).
 //! - [`MmapArray`] maps a file and views its records as `&[T]` without copying.
 //! - [`npz`](crate::npz) reads and writes `.npz` archives of named arrays.
 //!
@@ -62,6 +67,7 @@
 //!
 //! [`NdlType`]: crate::NdlType
 
+mod append;
 mod compare;
 mod descr;
 mod error;
@@ -75,6 +81,7 @@ mod typestr;
 pub(crate) mod write;
 
 pub use crate::ByteOrder;
+pub use append::AppendOptions;
 pub use error::{Error, Result};
 pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
 pub use mmap::MmapArray;
@@ -116,6 +123,26 @@ pub fn write<T: NdlType, W: Write>(writer: W, data: &[T]) -> Result<()> {
 /// ```
 pub fn write_file<T: NdlType>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
     WriteOptions::new().write_file(path, data)
+}
+
+/// Appends `data` to the `.npy` file at `path` in place, along its first
+/// dimension; returns the number of records of `T` in the file after.
+/// Fails, leaving the file as it was, if its datatype is not `T`'s or its
+/// header has no room for the new count (see [`AppendOptions`]).
+///
+/// ```
+/// use ndl_runtime::npy;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("log.npy");
+/// npy::write_file(&path, &[1.0f64, 2.0])?;
+/// assert_eq!(npy::append_file(&path, &[3.0f64])?, 3);
+/// assert_eq!(npy::read_file::<f64>(&path)?, [1.0, 2.0, 3.0]);
+/// assert!(npy::append_file(&path, &[4.0f32]).is_err()); // float32 is not float64
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn append_file<T: NdlType>(path: impl AsRef<Path>, data: &[T]) -> Result<u64> {
+    AppendOptions::new().append_file(path, data)
 }
 
 /// Reads a 1-D `.npy` array of `T` from `reader`, converting the byte order.

@@ -12,10 +12,12 @@ use std::io::{BufReader, ErrorKind, Read};
 use std::mem::MaybeUninit;
 use std::path::Path;
 
-use super::compare::{check_datatype, RecordShape};
+use super::compare::{element, record_shape, RecordShape};
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
+use crate::field_map::FieldMap;
 use crate::layout::{BadValue, Layout};
 use crate::records::advise_huge_pages;
+use crate::schema::first_difference;
 use crate::{Datatype, NdlType};
 
 /// Records converted and checked at a time, small enough to stay in cache.
@@ -74,6 +76,8 @@ pub struct ReadOptions {
     pub(crate) rank: Option<usize>,
     /// Whether to leave an NDL sidecar beside the file unchecked.
     pub(crate) ignore_sidecar: bool,
+    /// Whether fields are matched by name rather than by exact layout.
+    pub(crate) by_name: bool,
 }
 
 impl ReadOptions {
@@ -106,6 +110,49 @@ impl ReadOptions {
     /// ```
     pub fn sidecar(mut self, check: bool) -> ReadOptions {
         self.ignore_sidecar = !check;
+        self
+    }
+
+    /// Whether to match the type's fields to the file's by name: the type
+    /// may then hold any subset of the file's fields, in any order and at
+    /// any offsets, nested compounds included; the file's other fields are
+    /// skipped. Types still match field by field (an enum matches its base
+    /// integer), bools and enums are still checked, and the byte order is
+    /// converted. A missing field is [`Error::MissingField`], a field of
+    /// another type [`Error::TypeMismatch`], both naming its dotted path.
+    /// A file of exactly the type's layout is read as fast as without it.
+    /// Default: `false` (the layouts must be equal). [`MmapArray`] always
+    /// needs the exact layout.
+    ///
+    /// [`MmapArray`]: super::MmapArray
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, Error, ReadOptions};
+    /// use ndl_runtime::NdlType;
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    /// #[repr(C)]
+    /// struct Full { id: u32, x: f32, y: f32 }
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    /// #[repr(C)]
+    /// struct Ys { y: f32, id: u32 }
+    ///
+    /// let mut file = Vec::new();
+    /// npy::write(&mut file, &[Full { id: 7, x: 1.0, y: 2.0 }])?;
+    /// assert!(npy::read::<Ys, _>(&file[..]).is_err()); // not the same layout
+    /// let ys = ReadOptions::new().by_name(true).read::<Ys, _>(&file[..])?;
+    /// assert_eq!(ys.data, [Ys { y: 2.0, id: 7 }]);
+    ///
+    /// #[derive(Clone, Copy, Debug, NdlType)]
+    /// #[repr(C)]
+    /// struct Zs { z: f32 }
+    /// let err = ReadOptions::new().by_name(true).read::<Zs, _>(&file[..]).unwrap_err();
+    /// assert!(matches!(err, Error::MissingField { ref field, .. } if field == "z"));
+    /// # Ok::<(), npy::Error>(())
+    /// ```
+    pub fn by_name(mut self, by_name: bool) -> ReadOptions {
+        self.by_name = by_name;
         self
     }
 
@@ -178,21 +225,31 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     let header = Header::read(&mut r, &options.limits)?;
     let data_offset = r.count;
     let expected = T::datatype();
-    let RecordShape { shape, records } = check_datatype(&header, &expected)?;
+    let RecordShape { shape, records } = record_shape(&header, &expected)?;
+    let by_name = field_map_for(&header, &expected, options.by_name)?;
     if options.rank.is_some_and(|rank| rank != shape.len()) {
         return Err(Error::RankMismatch {
             expected: options.rank.unwrap_or(0),
             shape: header.shape,
         });
     }
-    let layout = layout_for::<T>(&expected, header.byte_order)?;
-    let data_len =
-        records
-            .checked_mul(layout.itemsize as u64)
-            .ok_or_else(|| Error::ShapeOverflow {
-                shape: header.shape.clone(),
-                itemsize: layout.itemsize as u64,
-            })?;
+    // By name, numbers are swapped while the fields are copied; the
+    // record plan is then only checks.
+    let order = match by_name {
+        Some(_) => ByteOrder::NATIVE,
+        None => header.byte_order,
+    };
+    let layout = layout_for::<T>(&expected, order)?;
+    let file_record = match &by_name {
+        Some(map) => map.file_record_size() * element(&expected).1.iter().product::<usize>(),
+        None => layout.itemsize,
+    };
+    let data_len = records
+        .checked_mul(file_record as u64)
+        .ok_or_else(|| Error::ShapeOverflow {
+            shape: header.shape.clone(),
+            itemsize: file_record as u64,
+        })?;
     let eof = |got: u64| Error::UnexpectedEof {
         what: "array data",
         offset: data_offset,
@@ -207,19 +264,64 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
             return Err(eof(left));
         }
     }
-    let data = read_records(&mut r.inner, records, &layout, total_len.is_some()).map_err(
-        |stop| match stop {
-            Stop::Io(e) => Error::from(e),
-            Stop::Eof(got) => eof(got),
-            Stop::Bad(bad) => bad_value(&expected, &layout, data_offset, &bad),
-        },
-    )?;
+    let known_len = total_len.is_some();
+    let data = match &by_name {
+        None => read_records(&mut r.inner, records, &layout, known_len),
+        Some(map) => read_records_by_name(&mut r.inner, records, map, &layout, known_len),
+    };
+    let data = data.map_err(|stop| match (stop, &by_name) {
+        (Stop::Io(e), _) => Error::from(e),
+        (Stop::Eof(got), _) => eof(got),
+        (Stop::Bad(bad), None) => bad_value(&expected, &layout, data_offset, &bad),
+        (Stop::Bad(bad), Some(map)) => bad_value_by_name(&expected, map, data_offset, &bad),
+    })?;
     Ok(NpyArray {
         shape,
         fortran_order: header.fortran_order,
         byte_order: header.byte_order,
         data,
     })
+}
+
+/// The field map for reading records of `expected` from the file of
+/// `header`: `None` when the layouts are equal (read as is); else an error,
+/// or with `by_name` the map by field name.
+fn field_map_for(header: &Header, expected: &Datatype, by_name: bool) -> Result<Option<FieldMap>> {
+    let element = element(expected).0;
+    let Some(d) = first_difference(&header.datatype, element) else {
+        return Ok(None);
+    };
+    if !by_name {
+        return Err(Error::TypeMismatch {
+            field: d.field,
+            message: d.message,
+        });
+    }
+    Ok(Some(FieldMap::new(
+        &header.datatype,
+        header.byte_order,
+        element,
+    )?))
+}
+
+/// The error for a bad value found in a record read by name: the field
+/// path in `T`, the byte offset where the file holds it.
+fn bad_value_by_name(dt: &Datatype, map: &FieldMap, data_offset: u64, bad: &BadValue) -> Error {
+    let (field, message) = bad.explain(dt);
+    // A top-level array type holds several elements of the mapped record.
+    let (to, from) = (map.target_record_size(), map.file_record_size());
+    let per_record = element(dt).1.iter().product::<usize>();
+    let (i, within) = match to {
+        0 => (0, 0),
+        _ => (bad.offset / to, bad.offset % to),
+    };
+    let in_file = (bad.record * per_record + i) * from + map.file_offset(within).unwrap_or(0);
+    Error::InvalidValue {
+        record: bad.record as u64,
+        offset: data_offset + in_file as u64,
+        field,
+        message,
+    }
 }
 
 /// The plan for `T` in `order`, checked against `T`'s real size.
@@ -310,6 +412,41 @@ fn read_records<T: NdlType, R: Read>(
         if !known_len {
             step = (step * 2).min((MAX_CHUNK_BYTES / itemsize).max(1));
         }
+    }
+    Ok(recs.into_vec())
+}
+
+/// [`read_records`] by field name: the file's records are read a chunk
+/// at a time into a buffer, and `map` copies their fields into the
+/// vector's records; `layout` (of `T`, native order) then checks them.
+fn read_records_by_name<T: NdlType, R: Read>(
+    r: &mut R,
+    records: usize,
+    map: &FieldMap,
+    layout: &Layout,
+    known_len: bool,
+) -> std::result::Result<Vec<T>, Stop> {
+    let to = layout.itemsize;
+    // Elements of the mapped record in one `T` (several for an array type).
+    let per_record = to.checked_div(map.target_record_size()).unwrap_or(1);
+    let from = map.file_record_size() * per_record;
+    let mut recs = RecordVec::zeroed(if known_len { records } else { 0 }).map_err(Stop::Io)?;
+    let step = (PASS_CHUNK_BYTES / from.max(to).max(1)).clamp(1, records.max(1));
+    let mut buf = vec![0u8; step * from];
+    let mut done = 0;
+    while done < records {
+        let n = step.min(records - done);
+        let src = &mut buf[..n * from];
+        let got = read_full(r, src).map_err(Stop::Io)?;
+        if got < src.len() {
+            return Err(Stop::Eof((done * from + got) as u64));
+        }
+        if !known_len {
+            recs.grow_zeroed(n);
+        }
+        map.apply(src, &mut recs.bytes_mut(done)[..n * to]);
+        recs.check(layout, n).map_err(Stop::Bad)?;
+        done += n;
     }
     Ok(recs.into_vec())
 }

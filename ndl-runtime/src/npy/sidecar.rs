@@ -115,22 +115,11 @@ pub(crate) fn write<T: NdlType>(
 /// array (a `config.yaml` beside `config.npy`), is not this file's sidecar
 /// and is left alone.
 pub(crate) fn check<T: NdlType>(npy: &Path) -> Result<()> {
-    let Some(path) = find_sidecar(npy) else {
-        return Ok(());
-    };
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(());
-    };
-    let Ok(doc) = ndl::File::from_yaml(&text) else {
+    let Some((path, described)) = described(npy) else {
         return Ok(());
     };
     let name = array_name(npy);
-    let Some(described) = doc
-        .ndarray(&format!("/{name}"))
-        .and_then(|nd| nd.datatype.as_ref())
-    else {
-        return Ok(());
-    };
+    let described = &described;
     let bad = |message: String| Error::Sidecar {
         path: path.clone(),
         message,
@@ -143,6 +132,19 @@ pub(crate) fn check<T: NdlType>(npy: &Path) -> Result<()> {
         )));
     }
     check_enums(&expected, described, "").map_err(bad)
+}
+
+/// The sidecar beside `npy` that describes its array, and the datatype it
+/// gives; `None` when there is none (see [`check`]).
+pub(crate) fn described(npy: &Path) -> Option<(PathBuf, Datatype)> {
+    let path = find_sidecar(npy)?;
+    let text = std::fs::read_to_string(&path).ok()?;
+    let doc = ndl::File::from_yaml(&text).ok()?;
+    let datatype = doc
+        .ndarray(&format!("/{}", array_name(npy)))?
+        .datatype
+        .clone()?;
+    Some((path, datatype))
 }
 
 /// Walks two datatypes of the same layout and compares their enums. A

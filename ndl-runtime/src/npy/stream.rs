@@ -4,16 +4,19 @@
 //! appended batch by batch, and [`StreamWriter::finish`] rewrites the
 //! header with the final count. NumPy's headers keep room for 21 digits in
 //! the growing dimension, so the rewritten header has the same length and
-//! the data never moves.
+//! the data never moves. [`StreamWriter::append`] continues an existing
+//! file the same way, in place: batches go past its data, and `finish`
+//! rewrites only the count in its header.
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::{NamedTempFile, TempPath};
 
+use super::append::Growing;
 use super::write::{persist, temp_file_beside, RecordWriter};
-use super::{sidecar, Error, Header, Result, WriteOptions};
+use super::{sidecar, AppendOptions, Error, Header, Result, WriteOptions};
 use crate::ndl::{Attribute, NameMap};
 use crate::NdlType;
 
@@ -39,8 +42,9 @@ const BUFFER_BYTES: usize = 1 << 20;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct StreamWriter<T> {
-    out: BufWriter<NamedTempFile>,
+    out: BufWriter<File>,
     dest: PathBuf,
+    target: Target,
     header: Header,
     header_len: usize,
     /// Elements per step of the growing dimension (product of the others).
@@ -51,6 +55,14 @@ pub struct StreamWriter<T> {
     sidecar: Option<NameMap<Attribute>>,
     /// Whether `finish` waits for the disk.
     sync: bool,
+}
+
+/// Where the records go.
+enum Target {
+    /// A new file beside the destination, renamed onto it by `finish`.
+    New(TempPath),
+    /// The existing file at the destination, whose count `finish` updates.
+    Existing(Growing, AppendOptions),
 }
 
 impl<T> std::fmt::Debug for StreamWriter<T> {
@@ -111,11 +123,13 @@ impl<T: NdlType> StreamWriter<T> {
         };
         let first = StreamWriter::<T>::header_bytes(&header, 0)?;
         let data = RecordWriter::new(options.byte_order)?.starting_at(first.len());
-        let mut out = BufWriter::with_capacity(BUFFER_BYTES, temp_file_beside(&dest)?);
+        let (file, tmp) = temp_file_beside(&dest)?.into_parts();
+        let mut out = BufWriter::with_capacity(BUFFER_BYTES, file);
         out.write_all(&first)?;
         Ok(StreamWriter {
             out,
             dest,
+            target: Target::New(tmp),
             header_len: first.len(),
             header,
             row,
@@ -123,6 +137,60 @@ impl<T: NdlType> StreamWriter<T> {
             data,
             sidecar: options.sidecar.then(|| options.attributes.clone()),
             sync: options.sync,
+        })
+    }
+
+    /// Continues the existing C-order `.npy` file at `path`: batches are
+    /// written past its data, in its byte order, and
+    /// [`finish`](StreamWriter::finish) updates the first dimension in its
+    /// header, as [`AppendOptions::append_file`] does. The file's datatype
+    /// must be `T`'s. Dropped without `finish`, the file reads as before
+    /// (the bytes written past its data are ignored, and overwritten by the
+    /// next append).
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{self, StreamWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("log.npy");
+    /// npy::write_file(&path, &[1u16, 2])?;
+    /// let mut w = StreamWriter::<u16>::append(&path)?;
+    /// w.write_batch(&[3, 4])?;
+    /// w.write_batch(&[5])?;
+    /// assert_eq!(w.finish()?, 5); // records in the file
+    /// assert_eq!(npy::read_file::<u16>(&path)?, [1, 2, 3, 4, 5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn append(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
+        StreamWriter::append_with(path, &AppendOptions::new())
+    }
+
+    /// [`append`](StreamWriter::append) with `options`: with
+    /// [`rewrite`](AppendOptions::rewrite), a header without room for the
+    /// final count is rewritten by `finish`.
+    pub fn append_with(path: impl AsRef<Path>, options: &AppendOptions) -> Result<StreamWriter<T>> {
+        let dest = path.as_ref().to_path_buf();
+        StreamWriter::continue_file(dest.clone(), options).map_err(|e| e.in_file(dest))
+    }
+
+    fn continue_file(dest: PathBuf, options: &AppendOptions) -> Result<StreamWriter<T>> {
+        let growing = Growing::open::<T>(&dest, &options.limits)?;
+        let end = growing.data_end();
+        let mut file = growing.file.try_clone()?;
+        file.seek(SeekFrom::Start(end))?;
+        let data = RecordWriter::new(growing.header.byte_order)?
+            .starting_at(usize::try_from(end).unwrap_or(0));
+        Ok(StreamWriter {
+            out: BufWriter::with_capacity(BUFFER_BYTES, file),
+            dest,
+            header: growing.header.clone(),
+            header_len: 0,
+            row: growing.row,
+            records: 0,
+            data,
+            sidecar: None,
+            sync: options.sync,
+            target: Target::Existing(growing, options.clone()),
         })
     }
 
@@ -152,13 +220,20 @@ impl<T: NdlType> StreamWriter<T> {
     }
 
     /// Writes the final header and moves the file to its destination;
-    /// returns the number of records.
+    /// returns the number of records (in the whole file, when appending).
     pub fn finish(self) -> Result<u64> {
         let dest = self.dest.clone();
         self.complete().map_err(|e| e.in_file(dest))
     }
 
-    fn complete(self) -> Result<u64> {
+    fn complete(mut self) -> Result<u64> {
+        let tmp = match self.target {
+            Target::New(tmp) => tmp,
+            Target::Existing(growing, options) => {
+                self.out.flush()?;
+                return finish_append(&growing, self.records, &options);
+            }
+        };
         // With an empty row (another dimension is 0) no record fits.
         let rows = self.records.checked_div(self.row).unwrap_or(0);
         if rows * self.row != self.records || (self.row == 0 && self.records != 0) {
@@ -182,10 +257,11 @@ impl<T: NdlType> StreamWriter<T> {
                 ),
             });
         }
-        let mut tmp = self
+        let file = self
             .out
             .into_inner()
             .map_err(|e| Error::from(e.into_error()))?;
+        let mut tmp = NamedTempFile::from_parts(file, tmp);
         rewrite_start(tmp.as_file_mut(), &header)?;
         persist(tmp, &self.dest, self.sync)?;
         if let Some(attributes) = &self.sidecar {
@@ -194,6 +270,16 @@ impl<T: NdlType> StreamWriter<T> {
             sidecar::write::<T>(&self.dest, &final_header, attributes, self.sync)?;
         }
         Ok(self.records)
+    }
+}
+
+/// Makes `added` records written past the data of the file part of it.
+fn finish_append(growing: &Growing, added: u64, options: &AppendOptions) -> Result<u64> {
+    let count = growing.count_after(added)?;
+    match growing.header_with(count) {
+        Some(prefix) => growing.set_header(&prefix, added, options.sync),
+        None if options.rewrite => growing.rewrite(count, added, |_| Ok(()), options.sync),
+        None => Err(Error::NoGrowthRoom { count }),
     }
 }
 

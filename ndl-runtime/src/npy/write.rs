@@ -304,31 +304,32 @@ pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
 fn write_new_file<T: NdlType>(options: &WriteOptions, file: &mut File, data: &[T]) -> Result<()> {
     let header = options.header::<T>(data.len() as u64)?.to_bytes()?;
     let mut records = RecordWriter::<T>::new(options.byte_order)?;
-    preallocate(file, header.len() + std::mem::size_of_val(data));
+    preallocate(file, 0, header.len() + std::mem::size_of_val(data));
     records.write_after(file, &header, data)?;
     Ok(())
 }
 
-/// Reserves `len` bytes of disk space for `file` before it is written, as
+/// Reserves `len` bytes of disk space at `offset` of `file` before they are written, as
 /// NumPy's `tofile` does: on Linux, writing into space already allocated
 /// skips the file system's per-page block reservation, which makes writes
 /// into the page cache ~1.4 times as fast (64 MiB: 13.6 to 9.6 ms; 1 MiB:
 /// 147 to 96 µs). `FALLOC_FL_KEEP_SIZE` leaves the file's size alone, so
 /// nothing changes if the write fails or is shorter. Only a hint: errors
 /// (a file system without `fallocate`) are ignored.
-fn preallocate(file: &File, len: usize) {
+pub(crate) fn preallocate(file: &File, offset: u64, len: usize) {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
-        let Ok(len) = libc::off_t::try_from(len) else {
+        let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len))
+        else {
             return;
         };
         // SAFETY: a plain system call on a file descriptor `file` owns and
         // keeps open for the call; it touches no memory of this process.
-        unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+        unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, offset, len) };
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (file, len);
+    let _ = (file, offset, len);
 }
 
 /// Moves a finished temporary file to `path`, replacing what was there.
