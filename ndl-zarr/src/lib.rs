@@ -91,7 +91,7 @@ pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use ndl_runtime::ByteOrder;
-pub use options::{Codec, Layout, WriteOptions, ZarrFormat};
+pub use options::{Codec, Layout, ReadOptions, WriteOptions, ZarrFormat};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:
@@ -117,18 +117,7 @@ pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Res
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
-    read_from(&store::Store::open(dir.as_ref())?, None)
-}
-
-/// Reads records of either layout.
-fn read_from<T: NdlType + Send + Sync>(
-    store: &store::Store,
-    range: Option<Range<u64>>,
-) -> Result<Vec<T>> {
-    if metadata::read_group(store)?.is_some() {
-        return columns::read_columns(store, range);
-    }
-    records::read_records(store, range)
+    ReadOptions::new().read(dir)
 }
 
 /// Reads records `range` of the array of records at `dir`, decoding only
@@ -145,7 +134,7 @@ pub fn read_range<T: NdlType + Send + Sync>(
     dir: impl AsRef<Path>,
     range: Range<u64>,
 ) -> Result<Vec<T>> {
-    read_from(&store::Store::open(dir.as_ref())?, Some(range))
+    ReadOptions::new().read_range(dir, range)
 }
 
 /// Reads records `range` of the array of records at `dir` as packed

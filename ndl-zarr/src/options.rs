@@ -1,5 +1,6 @@
 //! How a store is written: Zarr format, layout, chunking, codec, byte order.
 
+use std::ops::Range;
 use std::path::Path;
 
 use ndl_runtime::ndl::Storage;
@@ -7,6 +8,7 @@ use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+use crate::store::Store;
 use crate::writer::{ArrayWriter, PackedWriter};
 
 /// The Zarr format version of a store.
@@ -360,5 +362,86 @@ impl WriteOptions {
             });
         }
         Ok(len)
+    }
+}
+
+/// How to read records: exactly as `T` (the default), or by field name.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+/// use ndl_zarr::{ReadOptions, WriteOptions};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Full { id: u32, x: f32, y: f32 }
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Ys { y: f32, id: u32 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("full.zarr");
+/// WriteOptions::new().write(&path, &[Full { id: 7, x: 1.0, y: 2.0 }])?;
+/// assert!(ndl_zarr::read::<Ys>(&path).is_err()); // not the stored fields
+/// let ys = ReadOptions::new().by_name(true).read::<Ys>(&path)?;
+/// assert_eq!(ys, [Ys { y: 2.0, id: 7 }]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    by_name: bool,
+}
+
+impl ReadOptions {
+    /// Exact reads: the stored records must be `T`'s fields, in order.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// Whether `T`'s fields are matched to the stored fields by name
+    /// (nested too): `T` may hold some of them, in any order. Stored fields
+    /// `T` lacks are skipped; a field of `T` that is not stored, or is
+    /// stored with another type, is an error naming it. Bools and enums
+    /// are checked as in exact reads.
+    ///
+    /// A columns store is always read by name: only the columns of `T`'s
+    /// fields are read.
+    pub fn by_name(mut self, by_name: bool) -> ReadOptions {
+        self.by_name = by_name;
+        self
+    }
+
+    /// Reads the records of the store at `dir`, either layout.
+    ///
+    /// # Errors
+    /// As [`read`](crate::read), and for reads by name a field of `T` the
+    /// store lacks ([`Error::TypeMismatch`](crate::Error::TypeMismatch)
+    /// naming it).
+    pub fn read<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<Vec<T>> {
+        self.read_from(&Store::open(dir.as_ref())?, None)
+    }
+
+    /// Reads records `range` of the store at `dir`, decoding only the
+    /// chunks that hold them.
+    ///
+    /// # Errors
+    /// As [`read`](ReadOptions::read), and a range past the store's end.
+    pub fn read_range<T: NdlType + Send + Sync>(
+        &self,
+        dir: impl AsRef<Path>,
+        range: Range<u64>,
+    ) -> Result<Vec<T>> {
+        self.read_from(&Store::open(dir.as_ref())?, Some(range))
+    }
+
+    fn read_from<T: NdlType + Send + Sync>(
+        &self,
+        store: &Store,
+        range: Option<Range<u64>>,
+    ) -> Result<Vec<T>> {
+        if crate::metadata::read_group(store)?.is_some() {
+            return crate::columns::read_columns(store, range);
+        }
+        crate::records::read_records(store, range, self.by_name)
     }
 }

@@ -3,8 +3,9 @@
 
 use std::ops::Range;
 
-use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
-use ndl_runtime::NdlType;
+use ndl_runtime::field_map::{FieldMap, FieldMapError};
+use ndl_runtime::records::{InvalidValue, PackedLayout, Packer, RecordBuf};
+use ndl_runtime::{ByteOrder, NdlType};
 
 use super::{check_type, packer};
 use crate::chunks::{records_range, shape_error, Chunks};
@@ -13,13 +14,18 @@ use crate::metadata::ArrayMeta;
 use crate::store::Store;
 
 /// Reads records `range` (all when `None`) of the array of records in
-/// `store` into `T`s.
+/// `store` into `T`s: records of exactly `T`'s packed datatype, or, `by_name`,
+/// any records that hold `T`'s fields.
 pub(crate) fn read_records<T: NdlType + Send + Sync>(
     store: &Store,
     range: Option<Range<u64>>,
+    by_name: bool,
 ) -> Result<Vec<T>> {
     let (meta, range, n) = open(store, range)?;
     let packer = packer::<T>(&store.name)?;
+    if by_name {
+        return read_by_name(store, &meta, range, n, &packer);
+    }
     check_type(store, &meta, &packer)?;
     // Zeroed memory is mapped lazily: only what the chunks fill is touched,
     // and a length no memory can hold is an error here, not an abort.
@@ -32,6 +38,36 @@ pub(crate) fn read_records<T: NdlType + Send + Sync>(
         |chunk, first, part, bytes| {
             packer
                 .unpack(bytes, part)
+                .map_err(|bad| invalid(store, chunk, first, bad))
+        },
+    )?;
+    records
+        .into_vec()
+        .ok_or_else(|| shape_error(store, "not every record was read".into()))
+}
+
+/// Reads records `range` of the array `meta` describes into `T`s, matching
+/// `T`'s fields to the stored fields by name.
+fn read_by_name<T: NdlType + Send + Sync>(
+    store: &Store,
+    meta: &ArrayMeta,
+    range: Range<u64>,
+    n: usize,
+    packer: &Packer<T>,
+) -> Result<Vec<T>> {
+    let stored = PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
+    // Chunks decode to native byte order.
+    let map = FieldMap::new(stored.datatype(), ByteOrder::NATIVE, &T::datatype())
+        .map_err(|e| by_name_error(store, e))?;
+    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
+    let (skip, chunk_len) = alignment(meta, &range);
+    Chunks::new(store, meta)?.decode(
+        &range,
+        records.parts_mut_aligned(skip, chunk_len),
+        |part| part.len(),
+        |chunk, first, part, bytes| {
+            packer
+                .fill(part, |memory| map.apply(bytes, memory))
                 .map_err(|bad| invalid(store, chunk, first, bad))
         },
     )?;
@@ -77,6 +113,20 @@ pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Ve
         },
     )?;
     Ok(out)
+}
+
+fn by_name_error(store: &Store, e: FieldMapError) -> Error {
+    let message = e.to_string();
+    match e {
+        FieldMapError::MissingField { field, .. } | FieldMapError::FieldType { field, .. } => {
+            Error::TypeMismatch {
+                store: store.name.clone(),
+                field,
+                message,
+            }
+        }
+        _ => shape_error(store, message),
+    }
 }
 
 fn invalid(store: &Store, chunk: u64, first: u64, bad: InvalidValue) -> Error {
