@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::chunks::{parallel, Chunks};
+use std::borrow::Cow;
+
+use crate::chunks::{parallel, with_buffer, Chunks};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 
@@ -129,8 +131,8 @@ impl Appender {
 
     /// Stores whole chunk `index` from its records, for a caller that packs
     /// chunks itself; [`advance`](Appender::advance) then counts them.
-    pub fn store_chunk(&self, index: u64, records: Vec<u8>) -> Result<()> {
-        self.chunks.write(index, records)
+    pub fn store_chunk(&self, index: u64, records: &[u8]) -> Result<()> {
+        self.chunks.write(index, Cow::Borrowed(records))
     }
 
     /// Counts `n` records stored by [`store_chunk`](Appender::store_chunk)
@@ -154,7 +156,8 @@ impl Appender {
                 return Ok(());
             }
             let tail = std::mem::take(&mut self.tail);
-            self.chunks.write(self.len / self.chunks.chunk_len, tail)?;
+            self.chunks
+                .write(self.len / self.chunks.chunk_len, Cow::Owned(tail))?;
             self.len += done as u64;
         }
         let whole = (n - done) / chunk_len;
@@ -162,9 +165,10 @@ impl Appender {
         let store_all = || {
             (0..whole).into_par_iter().try_for_each(|i| {
                 let at = done + i * chunk_len;
-                let mut packed = vec![0; chunk_len * record];
-                pack(at..at + chunk_len, &mut packed);
-                self.chunks.write(first + i as u64, packed)
+                with_buffer(chunk_len * record, |packed| {
+                    pack(at..at + chunk_len, packed);
+                    self.chunks.write(first + i as u64, Cow::Borrowed(packed))
+                })
             })
         };
         parallel(&self.chunks.store, store_all)?;
@@ -186,7 +190,8 @@ impl Appender {
     pub fn flush(&mut self) -> Result<()> {
         if !self.tail.is_empty() {
             let tail = std::mem::take(&mut self.tail);
-            self.chunks.write(self.len / self.chunks.chunk_len, tail)?;
+            self.chunks
+                .write(self.len / self.chunks.chunk_len, Cow::Owned(tail))?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! read and write: a chunk holds `chunk_len` records (a records array's
 //! records, or a column's values), whole along the other dimensions.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -75,6 +76,23 @@ pub const REQUESTS_VAR: &str = "NDL_ZARR_REQUESTS";
 
 /// Requests to object storage at once when [`REQUESTS_VAR`] is not set.
 pub const DEFAULT_REQUESTS: usize = 16;
+
+/// Runs `work` with a buffer of `len` bytes, this thread's own, reused from
+/// chunk to chunk: no allocation, and no zeroing of memory every byte of
+/// which `work` writes. Its bytes are those of earlier chunks at first.
+pub(crate) fn with_buffer<R>(len: usize, work: impl FnOnce(&mut [u8]) -> R) -> R {
+    thread_local! {
+        static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    // Taken, not borrowed: should `work` reach this again on the same
+    // thread (rayon may run another task inside it), that use gets a new
+    // buffer rather than a panic.
+    let mut buffer = BUFFER.take();
+    buffer.resize(len, 0);
+    let result = work(&mut buffer);
+    BUFFER.set(buffer);
+    result
+}
 
 /// The largest chunk read or written, decoded: 2 GiB, as NumPy's largest
 /// item. A store whose chunks claim more is refused before any is read.
@@ -227,10 +245,11 @@ impl Chunks {
 
     /// Encodes and stores chunk `chunk` from records in native byte order:
     /// a full chunk, or its first records, the rest being the fill value.
-    pub fn write(&self, chunk: u64, mut records: Vec<u8>) -> Result<()> {
+    pub fn write(&self, chunk: u64, mut records: Cow<'_, [u8]>) -> Result<()> {
         let full = self.chunk_len as usize * self.record;
         if records.len() < full {
             let fill = self.engine.fill_value().as_ne_bytes().to_vec();
+            let records = records.to_mut();
             while records.len() < full {
                 records.extend_from_slice(&fill);
             }

@@ -8,7 +8,7 @@ use serde_json::{json, Map};
 
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
-use crate::chunks::{parallel, Chunks};
+use crate::chunks::{parallel, with_buffer, Chunks};
 use crate::error::{Error, Result};
 use crate::metadata::{write_group, ArrayMeta, NDL_DATATYPE};
 use crate::options::{WriteOptions, ZarrFormat};
@@ -211,16 +211,21 @@ impl ColumnsWriter {
         parallel(first.store(), || {
             (0..whole).into_par_iter().try_for_each(|i| {
                 let start = at + i * chunk_len;
-                let mut chunks: Vec<Vec<u8>> = fields
-                    .iter()
-                    .map(|f| vec![0; chunk_len * f.len()])
-                    .collect();
-                let mut outs: Vec<&mut [u8]> = chunks.iter_mut().map(Vec::as_mut_slice).collect();
-                gather(start..start + chunk_len, fields, &mut outs);
-                columns
-                    .iter()
-                    .zip(chunks)
-                    .try_for_each(|((_, a), chunk)| a.store_chunk(first_chunk + i as u64, chunk))
+                let widths: Vec<usize> = fields.iter().map(|f| chunk_len * f.len()).collect();
+                with_buffer(widths.iter().sum(), |buffer| {
+                    let mut outs = Vec::with_capacity(widths.len());
+                    let mut rest = buffer;
+                    for &w in &widths {
+                        let (out, after) = rest.split_at_mut(w);
+                        outs.push(out);
+                        rest = after;
+                    }
+                    gather(start..start + chunk_len, fields, &mut outs);
+                    columns
+                        .iter()
+                        .zip(outs)
+                        .try_for_each(|((_, a), out)| a.store_chunk(first_chunk + i as u64, out))
+                })
             })
         })?;
         for (_, a) in &mut self.columns {
