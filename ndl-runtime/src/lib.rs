@@ -29,6 +29,8 @@ mod byte_order;
 mod datatype;
 pub mod lang;
 mod layout;
+#[cfg(feature = "ndarray")]
+pub mod ndarray_ext;
 pub mod ndl;
 mod ndl_type;
 pub mod npy;
