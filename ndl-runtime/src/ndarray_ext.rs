@@ -265,7 +265,7 @@ fn in_memory_order<T, S: Data<Elem = T>, D: Dimension>(
 fn write_c_order<T: NdlType, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
     header: &Header,
-    w: &mut dyn Write,
+    mut w: &mut dyn Write,
 ) -> Result<()> {
     let mut records =
         RecordWriter::<T>::new(header.byte_order)?.starting_at(header.to_bytes()?.len());
@@ -278,7 +278,7 @@ fn write_c_order<T: NdlType, S: Data<Elem = T>, D: Dimension>(
         if buf.is_empty() {
             return Ok(());
         }
-        records.write(&mut &mut *w, &buf)?;
+        records.write(&mut w, &buf)?;
     }
 }
 

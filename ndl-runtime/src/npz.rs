@@ -8,6 +8,9 @@
 //!
 //! Array names may contain `/`; [`group_path`] maps them onto NDL groups.
 //!
+//! [`NpzWriter::create`] aligns every member's records to 64 bytes, so
+//! [`NpzReader::mmap`] can view them in place, without copying.
+//!
 //! ```
 //! use ndl_runtime::npz::{NpzReader, NpzWriter};
 //!
@@ -273,6 +276,8 @@ impl NpzReader<BufReader<File>> {
         let path = path.as_ref();
         let run = || -> Result<_> {
             let file = File::open(path)?;
+            // The clone shares the read position, which maps and `fstat`
+            // never use.
             let for_maps = file.try_clone()?;
             let zip = ZipArchive::new(BufReader::new(file)).map_err(|source| Error::Zip {
                 member: None,

@@ -18,7 +18,8 @@
 //! - [`WriteOptions`] writes n-d shapes, Fortran order and either byte order;
 //!   [`ReadOptions`] reads any shape into an [`NpyArray`].
 //! - [`StreamWriter`] appends batches and writes the final count at the end.
-//! - [`MmapArray`] maps a file and views its records as `&[T]` without copying.
+//! - [`MmapArray`] maps a file and views its records as `&[T]` without copying
+//!   ([`NpzReader::mmap`](crate::npz::NpzReader::mmap) maps an archive's member).
 //! - [`npz`](crate::npz) reads and writes `.npz` archives of named arrays.
 //!
 //! Guarantees: files are written as NumPy writes them, except that padding
