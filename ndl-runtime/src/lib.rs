@@ -30,6 +30,8 @@ mod datatype;
 pub mod field_map;
 pub mod lang;
 mod layout;
+#[cfg(feature = "ndarray")]
+pub mod ndarray_ext;
 pub mod ndl;
 mod ndl_type;
 pub mod npy;

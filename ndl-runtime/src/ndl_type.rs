@@ -19,6 +19,36 @@ use crate::{Datatype, Enum, IntType};
 ///   value for an enum, any bytes at all in the gaps between members.
 ///
 /// Readers rely on this to turn checked bytes into values of `Self`.
+///
+/// # Optional scalar types
+///
+/// With the `half` feature `half::f16` is the `float16` datatype (NumPy
+/// `f2`); with `num-complex`, `num_complex::Complex<f32>` and
+/// `Complex<f64>` are `complex64` and `complex128` (NumPy `c8`, `c16`).
+/// They work wherever primitives do: in arrays, in derived records, in
+/// `.npy` and `.npz` files of either byte order.
+///
+/// ```
+/// # #[cfg(all(feature = "half", feature = "num-complex"))] {
+/// use half::f16;
+/// use ndl_runtime::{npy, Datatype, NdlType};
+/// use num_complex::Complex;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Sample {
+///     gain: f16,
+///     iq: [Complex<f32>; 2],
+/// }
+///
+/// assert_eq!(f16::datatype(), Datatype::Float16);
+/// let s = Sample { gain: f16::from_f32(0.5), iq: [Complex::new(1.0, -1.0); 2] };
+/// let mut file = Vec::new();
+/// npy::write(&mut file, &[s])?;
+/// assert_eq!(npy::read::<Sample, _>(&file[..])?, [s]);
+/// # }
+/// # Ok::<(), ndl_runtime::npy::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no NDL datatype",
     label = "not an `NdlType`",
@@ -50,6 +80,34 @@ primitive! {
     i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
     u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64,
     f32 => Float32, f64 => Float64,
+}
+
+// SAFETY: `half::f16` is a `repr(transparent)` `u16` holding the bits of an
+// IEEE 754 binary16 number, which is what `Float16` describes; every bit
+// pattern is a valid value.
+#[cfg(feature = "half")]
+unsafe impl NdlType for half::f16 {
+    fn datatype() -> Datatype {
+        Datatype::Float16
+    }
+}
+
+// SAFETY: `Complex<T>` is `repr(C)` with fields `re` then `im`, both `T`,
+// without padding: the real-then-imaginary pair `Complex64` (two `f32`) and
+// `Complex128` (two `f64`) describe; every bit pattern is a valid value.
+#[cfg(feature = "num-complex")]
+unsafe impl NdlType for num_complex::Complex<f32> {
+    fn datatype() -> Datatype {
+        Datatype::Complex64
+    }
+}
+
+// SAFETY: as for `Complex<f32>`.
+#[cfg(feature = "num-complex")]
+unsafe impl NdlType for num_complex::Complex<f64> {
+    fn datatype() -> Datatype {
+        Datatype::Complex128
+    }
 }
 
 // SAFETY: `bool` is one byte, and the `Bool` datatype admits only 0 and 1,
@@ -144,5 +202,12 @@ mod tests {
         check::<f64>();
         check::<bool>();
         check::<[[u16; 5]; 7]>();
+        #[cfg(feature = "half")]
+        check::<[half::f16; 3]>();
+        #[cfg(feature = "num-complex")]
+        {
+            check::<num_complex::Complex<f32>>();
+            check::<num_complex::Complex<f64>>();
+        }
     }
 }

@@ -8,6 +8,9 @@
 //!
 //! Array names may contain `/`; [`group_path`] maps them onto NDL groups.
 //!
+//! [`NpzWriter::create`] aligns every member's records to 64 bytes, so
+//! [`NpzReader::mmap`] can view them in place, without copying.
+//!
 //! ```
 //! use ndl_runtime::npz::{NpzReader, NpzWriter};
 //!
@@ -28,11 +31,14 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use memmap2::MmapOptions;
 use tempfile::NamedTempFile;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use crate::npy::{Error, Header, HeaderLimits, NpyArray, ReadOptions, Result, WriteOptions};
+use crate::npy::{
+    Error, Header, HeaderLimits, MmapArray, NpyArray, ReadOptions, Result, WriteOptions,
+};
 use crate::NdlType;
 
 /// What the zip directory says of a member.
@@ -47,6 +53,11 @@ struct MemberInfo {
 /// The suffix of array members.
 const NPY_SUFFIX: &str = ".npy";
 
+/// Where [`NpzWriter::create`] puts every member's data. A `.npy` header
+/// is a multiple of 64 bytes long, so the records start at a multiple of
+/// 64 too: aligned for every type, and for SIMD loads.
+const MEMBER_ALIGNMENT: u16 = 64;
+
 /// Writes a `.npz` archive; the file appears at its path only when
 /// [`finish`](NpzWriter::finish) succeeds.
 pub struct NpzWriter {
@@ -57,7 +68,11 @@ pub struct NpzWriter {
 }
 
 impl NpzWriter {
-    /// An archive of uncompressed members, as `np.savez` writes.
+    /// An archive of uncompressed members, as `np.savez` writes, except
+    /// that every member's records start at a file offset that is a
+    /// multiple of 64 (the zip local header's extra field is padded), so
+    /// [`NpzReader::mmap`] can view them. NumPy reads these archives as any
+    /// other.
     pub fn create(path: impl AsRef<Path>) -> Result<NpzWriter> {
         NpzWriter::with_method(path.as_ref(), CompressionMethod::Stored)
     }
@@ -82,10 +97,13 @@ impl NpzWriter {
 
     fn with_method(dest: &Path, method: CompressionMethod) -> Result<NpzWriter> {
         let tmp = crate::npy::write::temp_file_beside(dest).map_err(|e| e.in_file(dest))?;
-        let options = SimpleFileOptions::default()
+        let mut options = SimpleFileOptions::default()
             .compression_method(method)
             .large_file(true)
             .unix_permissions(0o600);
+        if method == CompressionMethod::Stored {
+            options = options.with_alignment(MEMBER_ALIGNMENT);
+        }
         Ok(NpzWriter {
             zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, tmp)),
             dest: dest.to_path_buf(),
@@ -231,6 +249,8 @@ pub struct NpzReader<R> {
     /// Shown in errors: the archive's path, when known.
     source: PathBuf,
     options: ReadOptions,
+    /// The archive, for mapping members: only when opened by path.
+    file: Option<File>,
 }
 
 impl<R: Read + Seek> std::fmt::Debug for NpzReader<R> {
@@ -255,19 +275,128 @@ impl NpzReader<BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<NpzReader<BufReader<File>>> {
         let path = path.as_ref();
         let run = || -> Result<_> {
-            let file = BufReader::new(File::open(path)?);
-            ZipArchive::new(file).map_err(|source| Error::Zip {
+            let file = File::open(path)?;
+            // The clone shares the read position, which maps and `fstat`
+            // never use.
+            let for_maps = file.try_clone()?;
+            let zip = ZipArchive::new(BufReader::new(file)).map_err(|source| Error::Zip {
                 member: None,
                 source,
-            })
+            })?;
+            Ok((zip, for_maps))
         };
-        let zip = run().map_err(|e| e.in_file(path))?;
+        let (zip, file) = run().map_err(|e| e.in_file(path))?;
         Ok(NpzReader {
             zip,
             source: path.to_path_buf(),
             options: ReadOptions::new(),
+            file: Some(file),
         })
     }
+
+    /// Maps the array `name` into memory and views its records as `&[T]`
+    /// without copying, as [`MmapArray::open`] does for a `.npy` file.
+    ///
+    /// The member must be stored (not compressed) and its records must
+    /// start at a file offset aligned for `T`: [`NpzWriter::create`] writes
+    /// such archives; `np.savez` does not align its members and
+    /// `np.savez_compressed` deflates them. Other members are refused with
+    /// [`Error::NotMappable`], saying to [`read`](NpzReader::read) them
+    /// instead. The header is checked as `MmapArray::open` checks it: `T`'s
+    /// datatype, native byte order, and valid bools and enums. The
+    /// member's CRC is not checked (that would read all of it).
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapArray::open`]: the archive must not be modified or
+    /// truncated, by this process or any other, while the returned value
+    /// lives.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("m.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("t", &[0.5f64, 1.5])?;
+    /// w.finish()?;
+    /// let mut r = NpzReader::open(&path)?;
+    /// // SAFETY: nothing modifies the archive while it is mapped.
+    /// let t = unsafe { r.mmap::<f64>("t")? };
+    /// assert_eq!(t.as_slice(), [0.5, 1.5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub unsafe fn mmap<T: NdlType>(&mut self, name: &str) -> Result<MmapArray<T>> {
+        let member = self.member_name(name)?;
+        let limits = HeaderLimits {
+            max_header_size: self.options.limits.max_header_size,
+        };
+        let path = self.member_path(&member);
+        let mut run = || -> Result<MmapArray<T>> {
+            let Some(file) = &self.file else {
+                return Err(Error::NotMappable {
+                    reason: "the archive was opened from a reader; open it by path with NpzReader::open to map its members".into(),
+                });
+            };
+            let (start, len) = stored_span(&mut self.zip, &member, file.metadata()?.len())?;
+            // SAFETY: our caller promises the archive is not modified while
+            // mapped; `stored_span` checked the member lies within it.
+            let map = unsafe { MmapOptions::new().offset(start).len(len).map(file)? };
+            let (header, offset) = Header::parse(&map, &limits)?;
+            check_member_aligned::<T>(start + offset as u64)?;
+            MmapArray::from_map(map, header, offset, "NpzReader::read")
+        };
+        run().map_err(|e| e.in_file(path))
+    }
+}
+
+/// The file offset and length of a stored member's bytes, checked to lie
+/// within the archive's `file_len` bytes.
+fn stored_span<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    member: &str,
+    file_len: u64,
+) -> Result<(u64, usize)> {
+    let f = zip.by_name(member).map_err(|source| Error::Zip {
+        member: Some(member.to_string()),
+        source,
+    })?;
+    if f.compression() != CompressionMethod::Stored {
+        return Err(Error::NotMappable {
+            reason: format!(
+                "the member is compressed ({}); read it with NpzReader::read, which inflates it",
+                f.compression()
+            ),
+        });
+    }
+    let (start, len) = (f.data_start(), f.compressed_size());
+    let got = file_len.saturating_sub(start);
+    if f.size() != len || len > got {
+        return Err(Error::UnexpectedEof {
+            what: "stored member",
+            offset: 0,
+            expected: len.max(f.size()),
+            got: got.min(len),
+        });
+    }
+    let len = usize::try_from(len).map_err(|_| Error::NotMappable {
+        reason: format!("the member's {len} bytes do not fit in the address space"),
+    })?;
+    Ok((start, len))
+}
+
+/// Records at `records_start` in the archive, or why they cannot be viewed
+/// as `T` in place.
+fn check_member_aligned<T>(records_start: u64) -> Result<()> {
+    let align = std::mem::align_of::<T>() as u64;
+    if records_start % align == 0 {
+        return Ok(());
+    }
+    Err(Error::NotMappable {
+        reason: format!(
+            "the records start at byte {records_start} of the archive, not a multiple of {align} (the alignment of the type): np.savez does not align members, NpzWriter::create does; read it with NpzReader::read"
+        ),
+    })
 }
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -292,6 +421,7 @@ impl<R: Read + Seek> NpzReader<R> {
             zip,
             source: PathBuf::new(),
             options: ReadOptions::new(),
+            file: None,
         })
     }
 

@@ -38,7 +38,8 @@ pub enum Error {
     /// The file ends before something it announces.
     #[error("unexpected end of file while reading the {what} at byte {offset}: expected {expected} bytes, got {got}")]
     UnexpectedEof {
-        /// What was being read: `magic string`, `array header length`, `array header`, `array data`.
+        /// What was being read: `magic string`, `array header length`, `array header`, `array data`,
+        /// or a `.npz` archive's `stored member` (to map it).
         what: &'static str,
         /// Where it starts.
         offset: u64,

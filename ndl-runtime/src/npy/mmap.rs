@@ -81,17 +81,25 @@ impl<T: NdlType> MmapArray<T> {
             // SAFETY: the caller promises the file is not modified while
             // mapped (see `open`); memmap2 needs exactly that.
             let map = unsafe { Mmap::map(&file)? };
-            MmapArray::from_map(map, limits)
+            let (header, offset) = Header::parse(&map, limits)?;
+            MmapArray::from_map(map, header, offset, "read_file")
         };
         run().map_err(|e| e.in_file(path))
     }
 
-    fn from_map(map: Mmap, limits: &HeaderLimits) -> Result<MmapArray<T>> {
-        let (header, offset) = Header::parse(&map, limits)?;
+    /// Views the records after the header (`offset` bytes long) at the
+    /// start of `map`; `read_instead` names what reads the array when it
+    /// cannot be mapped.
+    pub(crate) fn from_map(
+        map: Mmap,
+        header: Header,
+        offset: usize,
+        read_instead: &str,
+    ) -> Result<MmapArray<T>> {
         let expected = T::datatype();
         let RecordShape { shape, records } = check_datatype(&header, &expected)?;
         let layout = layout_for::<T>(&expected, header.byte_order)?;
-        check_mappable::<T>(&header, map.as_ptr() as usize + offset)?;
+        check_mappable::<T>(&header, map.as_ptr() as usize + offset, read_instead)?;
         let data_len = records.checked_mul(layout.itemsize as u64);
         let left = (map.len() - offset) as u64;
         let len = match (data_len, usize::try_from(records)) {
@@ -156,13 +164,13 @@ impl<T: NdlType> std::ops::Deref for MmapArray<T> {
 }
 
 /// Native byte order and an aligned data address, or why not.
-fn check_mappable<T>(header: &Header, data_addr: usize) -> Result<()> {
+fn check_mappable<T>(header: &Header, data_addr: usize, read_instead: &str) -> Result<()> {
     let needs_order =
         header.datatype.size().unwrap_or(0) > 0 && header.datatype.has_multibyte_numbers();
     if needs_order && header.byte_order != ByteOrder::NATIVE {
         return Err(Error::NotMappable {
             reason: format!(
-                "the file is {}-endian and this machine is {}-endian; read it with read_file, which converts",
+                "the file is {}-endian and this machine is {}-endian; read it with {read_instead}, which converts",
                 header.byte_order.name(),
                 ByteOrder::NATIVE.name()
             ),
@@ -172,7 +180,7 @@ fn check_mappable<T>(header: &Header, data_addr: usize) -> Result<()> {
     if data_addr % align != 0 {
         return Err(Error::NotMappable {
             reason: format!(
-                "the data starts at an address that is not a multiple of {align}, the alignment of the type; read it with read_file"
+                "the data starts at an address that is not a multiple of {align}, the alignment of the type; read it with {read_instead}"
             ),
         });
     }
