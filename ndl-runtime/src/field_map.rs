@@ -38,7 +38,7 @@
 //! ```
 
 use crate::layout::Layout;
-use crate::records::{copy_field, InvalidValue};
+use crate::records::InvalidValue;
 use crate::schema::{describe, join_field, same_scalar};
 use crate::{ByteOrder, Datatype};
 
@@ -252,26 +252,26 @@ fn copy_column(
     dst: usize,
     len: usize,
 ) {
-    macro_rules! pass {
-        ($n:literal) => {
-            for (f, t) in file.chunks_exact(from).zip(target.chunks_exact_mut(to)) {
-                copy_field(t, dst, f, src, $n);
+    // A copy of a length known at compile time is a load and a store; one
+    // of a length known only at run time is a call to `memcpy`.
+    macro_rules! passes {
+        ($($n:literal)*) => {
+            match len {
+                $($n => {
+                    for (f, t) in file.chunks_exact(from).zip(target.chunks_exact_mut(to)) {
+                        let bytes: [u8; $n] = f[src..src + $n].try_into().expect("n bytes");
+                        t[dst..dst + $n].copy_from_slice(&bytes);
+                    }
+                })*
+                _ => {
+                    for (f, t) in file.chunks_exact(from).zip(target.chunks_exact_mut(to)) {
+                        t[dst..dst + len].copy_from_slice(&f[src..src + len]);
+                    }
+                }
             }
         };
     }
-    match len {
-        1 => pass!(1),
-        2 => pass!(2),
-        4 => pass!(4),
-        8 => pass!(8),
-        12 => pass!(12),
-        16 => pass!(16),
-        _ => {
-            for (f, t) in file.chunks_exact(from).zip(target.chunks_exact_mut(to)) {
-                t[dst..dst + len].copy_from_slice(&f[src..src + len]);
-            }
-        }
-    }
+    passes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 20 24 32)
 }
 
 /// Adds the copies from `file` at `at_file` to `target` at `at_target`.

@@ -492,7 +492,7 @@ impl<T: NdlType> Packer<T> {
 /// 4, 8, 12 and 16 as fixed-size loads and stores (what most fields are),
 /// others as `memcpy`. A field copy per record is the hot loop of packing.
 #[inline(always)]
-pub(crate) fn copy_field(to: &mut [u8], dst: usize, from: &[u8], src: usize, len: usize) {
+fn copy_field(to: &mut [u8], dst: usize, from: &[u8], src: usize, len: usize) {
     #[inline(always)]
     fn fixed<const N: usize>(to: &mut [u8], dst: usize, from: &[u8], src: usize) {
         let bytes: [u8; N] = from[src..src + N].try_into().expect("N bytes");
