@@ -4,7 +4,7 @@
 //! old headers without growth padding; and kill -9 in the middle of
 //! appends: the file must load as before or as after, in NumPy and here.
 //!
-//! Run with `NDL_PYTHON=/path/to/python` (numpy ≥ 1.22).
+//! Run with `NDL_PYTHON=/path/to/python` (numpy ≥ 1.24).
 
 mod common;
 
@@ -182,7 +182,7 @@ fn files_grown_as_npy_append_array_grows_them() {
     numpy_has(&path, 101, "<");
 }
 
-/// A `.npy` file as NumPy < 1.22 wrote it: no growth padding, here none
+/// A `.npy` file as NumPy < 1.24 wrote it: no growth padding, here none
 /// at all (the header ends right after the dict).
 fn old_numpy_file(path: &Path, n: u64) -> Vec<u8> {
     let text = format!(

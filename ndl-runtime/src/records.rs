@@ -562,8 +562,8 @@ pub(crate) enum Direction {
 /// `u8`s.
 ///
 /// The hot loop of packing: field by field over a block of records, so that
-/// each field's copy has a length known to the compiler (1, 2, 4, 8, 12 or
-/// 16 bytes: what most fields are) and runs as plain loads and stores.
+/// each field's copy has a length known to the compiler (up to 16 bytes, 20,
+/// 24 or 32: what most fields are) and runs as plain loads and stores.
 #[inline(always)]
 pub(crate) fn copy_fields<S: Copy>(
     copies: &[FieldCopy],
@@ -583,15 +583,18 @@ pub(crate) fn copy_fields<S: Copy>(
             };
             let from = (from, from_step, src);
             let to = (&mut *to, to_step, dst);
-            match c.len {
-                1 => copy_strided::<1, S>(from, to, bytes),
-                2 => copy_strided::<2, S>(from, to, bytes),
-                4 => copy_strided::<4, S>(from, to, bytes),
-                8 => copy_strided::<8, S>(from, to, bytes),
-                12 => copy_strided::<12, S>(from, to, bytes),
-                16 => copy_strided::<16, S>(from, to, bytes),
-                len => copy_strided_any(from, to, len, bytes),
+            // A copy of a length known at compile time is a load and a
+            // store; one of a length known only at run time is a call to
+            // `memcpy`. Fields, and runs of neighbouring fields, are short.
+            macro_rules! by_length {
+                ($($n:literal)*) => {
+                    match c.len {
+                        $($n => copy_strided::<$n, S>(from, to, bytes),)*
+                        len => copy_strided_any(from, to, len, bytes),
+                    }
+                };
             }
+            by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 20 24 32)
         }
     }
 }

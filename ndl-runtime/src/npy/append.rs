@@ -1,7 +1,7 @@
 //! Appending records to an existing `.npy` file in place.
 //!
 //! The records go after the data, then the first dimension in the header
-//! is rewritten in the room NumPy (≥ 1.22) and this crate leave for it:
+//! is rewritten in the room NumPy (≥ 1.24) and this crate leave for it:
 //! headers are padded so that the count can grow to 21 digits without
 //! moving the data. Until the header changes, the new bytes lie past the
 //! data the header announces, which readers ignore (NumPy's `np.load`
@@ -56,7 +56,7 @@ impl AppendOptions {
     }
 
     /// Whether a file whose header has no room for the new count (written
-    /// by NumPy < 1.22, without growth padding) is rewritten: to a
+    /// by NumPy < 1.24, without growth padding) is rewritten: to a
     /// temporary file in the same directory, with a header that has the
     /// room, renamed over the file once complete. It costs a copy of the
     /// whole file. Default: `false`, such a file is [`Error::NoGrowthRoom`].

@@ -256,7 +256,7 @@ pub enum Error {
     },
 
     /// The count of an appended file does not fit its header.
-    #[error("no room in the header for a first dimension of {count}: the file was written without NumPy's growth padding (NumPy < 1.22); AppendOptions::rewrite(true) rewrites it")]
+    #[error("no room in the header for a first dimension of {count}: the file was written without NumPy's growth padding (NumPy < 1.24); AppendOptions::rewrite(true) rewrites it")]
     NoGrowthRoom {
         /// The first dimension the file would have after the append.
         count: u64,

@@ -31,7 +31,9 @@
 //! bytes are zeros (NumPy copies whatever memory holds); padding bytes in
 //! memory never reach the file (they are only copied as uninitialised
 //! bytes and overwritten with zeros before any write). Files are written to a temporary file that replaces
-//! the destination only when complete. Reading never trusts the header's
+//! the destination only when complete; appends write in place, past the
+//! data, and change the header's count last, so the file reads as before
+//! until it reads as after. Reading never trusts the header's
 //! size: a file's length is checked before allocating, and a stream is read
 //! in bounded chunks. Bools must be 0 or 1 and enums must hold a member's
 //! value, else the read fails naming the record, field and byte offset.

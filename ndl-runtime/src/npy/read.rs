@@ -22,6 +22,10 @@ use crate::{Datatype, NdlType};
 
 /// Records converted and checked at a time, small enough to stay in cache.
 const PASS_CHUNK_BYTES: usize = 256 << 10;
+/// File records read at a time when reading by name: the buffer they go
+/// through stays in cache, and is small enough to come from the heap, not
+/// from fresh pages of the OS.
+const BY_NAME_CHUNK_BYTES: usize = 64 << 10;
 /// The first chunk read from a reader of unknown length; later chunks
 /// double, so memory grows with the data that actually arrives, whatever
 /// the header claims.
@@ -431,7 +435,7 @@ fn read_records_by_name<T: NdlType, R: Read>(
     let per_record = to.checked_div(map.target_record_size()).unwrap_or(1);
     let from = map.file_record_size() * per_record;
     let mut recs = RecordVec::zeroed(if known_len { records } else { 0 }).map_err(Stop::Io)?;
-    let step = (PASS_CHUNK_BYTES / from.max(to).max(1)).clamp(1, records.max(1));
+    let step = (BY_NAME_CHUNK_BYTES / from.max(to).max(1)).clamp(1, records.max(1));
     let mut buf = vec![0u8; step * from];
     let mut done = 0;
     while done < records {
