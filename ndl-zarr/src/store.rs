@@ -91,6 +91,16 @@ impl Store {
 
     /// The store in the local directory `dir` (not created here).
     pub fn local(dir: &Path) -> Result<Store> {
+        Store::local_with(dir, true)
+    }
+
+    /// A store in the local directory `dir` that no reader sees until it is
+    /// renamed into place: objects are written in place, not replaced.
+    pub fn staging(dir: &Path) -> Result<Store> {
+        Store::local_with(dir, false)
+    }
+
+    fn local_with(dir: &Path, replace: bool) -> Result<Store> {
         let name = dir.display().to_string();
         let fs = FilesystemStore::new(dir).map_err(|e| Error::Io {
             path: dir.to_path_buf(),
@@ -100,6 +110,7 @@ impl Store {
             storage: Arc::new(ReplacingFs {
                 fs,
                 root: dir.to_path_buf(),
+                replace,
             }),
             name,
             prefix: String::new(),
@@ -218,6 +229,9 @@ impl Store {
 struct ReplacingFs {
     fs: FilesystemStore,
     root: PathBuf,
+    /// Whether objects are replaced (written beside and renamed), or, in a
+    /// directory no reader sees yet, written in place.
+    replace: bool,
 }
 
 /// Numbers the temporary files of this process.
@@ -230,6 +244,9 @@ impl ReplacingFs {
         std::fs::create_dir_all(dir)?;
         // Hidden and never a chunk key: readers that list the store skip it,
         // and a crash leaves at most this file behind.
+        if !self.replace {
+            return std::fs::write(&path, value);
+        }
         let name = path
             .file_name()
             .and_then(|n| n.to_str())

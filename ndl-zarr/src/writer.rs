@@ -155,7 +155,7 @@ impl Core {
     /// named after `named_for` unless the options name it.
     fn create(
         options: &WriteOptions,
-        dir: &Path,
+        (store, dir): (Store, &Path),
         named_for: &Path,
         datatype: &Datatype,
         title: Option<&str>,
@@ -164,7 +164,6 @@ impl Core {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
-        let store = Store::open(dir)?;
         prepare(&store, dir)?;
         Ok(match options.layout {
             Layout::Records => Core::Records(Box::new(records::create(
@@ -187,16 +186,22 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create_named(options, dir, dir)
+        ArrayWriter::create_named(options, (Store::open(dir)?, dir), dir)
     }
 
     fn create_named(
         options: &WriteOptions,
-        dir: &Path,
+        (store, dir): (Store, &Path),
         named_for: &Path,
     ) -> Result<ArrayWriter<T>> {
         let packer = packer::<T>(&dir.display().to_string())?;
-        let core = Core::create(options, dir, named_for, &T::datatype(), T::description())?;
+        let core = Core::create(
+            options,
+            (store, dir),
+            named_for,
+            &T::datatype(),
+            T::description(),
+        )?;
         Ok(ArrayWriter {
             core,
             packer,
@@ -206,7 +211,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 
     pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
         let options = options.clone().expected_len(len);
-        ArrayWriter::<T>::create_named(&options, dir, dir)?
+        ArrayWriter::<T>::create_named(&options, (Store::open(dir)?, dir), dir)?
             .core
             .resize(len)
     }
@@ -357,7 +362,7 @@ impl PackedWriter {
             Layout::Columns => packed.datatype(),
         };
         Ok(PackedWriter {
-            core: Core::create(options, dir, dir, planned, None)?,
+            core: Core::create(options, (Store::open(dir)?, dir), dir, planned, None)?,
             record: packed.size(),
         })
     }
@@ -473,7 +478,7 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
     if !Store::open(dir)?.is_local() {
         // Object storage has no rename: the metadata, written last, is
         // what makes the store's records visible.
-        let mut writer = ArrayWriter::<T>::create_named(&options, dir, dir)?;
+        let mut writer = ArrayWriter::<T>::create_named(&options, (Store::open(dir)?, dir), dir)?;
         writer.append(data)?;
         return writer.finish().map(drop);
     }
@@ -484,7 +489,10 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
     }
     let building = building_dir(dir)?;
     let result = (|| {
-        let mut writer = ArrayWriter::<T>::create_named(&options, &building, dir)?;
+        // Nobody reads the building directory: its objects are written in
+        // place, and renaming it makes the whole store visible at once.
+        let staged = Store::staging(&building)?;
+        let mut writer = ArrayWriter::<T>::create_named(&options, (staged, &building), dir)?;
         writer.append(data)?;
         writer.finish()?;
         std::fs::rename(&building, dir).map_err(|source| Error::Io {
