@@ -25,6 +25,9 @@
 //! zarr-python (found through `NDL_PYTHON312`, else the repo's `.venv312`)
 //! and the raw limit, on one size of padded records; its own table.
 //!
+//! `NDL_BENCH_DIR` names another directory for the files and stores
+//! (removed at the end), such as one on tmpfs.
+//!
 //! Options (after `--`): `--sizes 1,64` (MB of the .npy cells; default
 //! 1,64,512), `--zarr-mb 64` (MB of the Zarr cell; default
 //! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--s3-mb 64` (MB of
@@ -99,7 +102,11 @@ fn main() {
         _ => 0,
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target").join("bench-data");
+    // Another filesystem (`NDL_BENCH_DIR=/dev/shm/ndl-bench`) separates
+    // our work from the disk's filesystem.
+    let dir = std::env::var_os("NDL_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target").join("bench-data"));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create target/bench-data");
     let zarr_python = (zarr_mb > 0 || s3_mb > 0).then(zarr::find_python);

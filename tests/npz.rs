@@ -347,3 +347,42 @@ fn mmap_refuses_a_member_that_runs_past_the_end_of_the_file() {
         "{msg}"
     );
 }
+
+/// A member NumPy compressed, with fields we lack in another order and
+/// byte order, read by field name; without the switch it is refused.
+#[test]
+fn members_read_by_field_name() {
+    #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    #[repr(C)]
+    struct Part {
+        b: f64,
+        a: u8,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("np.npz");
+    common::run_python(
+        r#"
+import sys, numpy as np
+x = np.zeros(300, np.dtype([('c', '>u2'), ('b', '>f8'), ('a', 'u1')]))
+x['a'] = np.arange(300) % 256; x['b'] = np.arange(300) / 4; x['c'] = 9
+np.savez_compressed(sys.argv[1], rec=x)
+"#,
+        &[path.to_str().unwrap()],
+    );
+    let want: Vec<Part> = (0..300)
+        .map(|i| Part {
+            b: f64::from(i) / 4.0,
+            a: (i % 256) as u8,
+        })
+        .collect();
+    assert!(NpzReader::open(&path).unwrap().read::<Part>("rec").is_err());
+    let mut z = NpzReader::open(&path).unwrap().by_name(true);
+    assert_eq!(z.read::<Part>("rec").unwrap(), want);
+    #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    #[repr(C)]
+    struct Missing {
+        d: u8,
+    }
+    let e = z.read::<Missing>("rec").unwrap_err();
+    assert!(e.to_string().contains("no field 'd'"), "{e}");
+}

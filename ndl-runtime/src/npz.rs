@@ -432,6 +432,36 @@ impl<R: Read + Seek> NpzReader<R> {
         self
     }
 
+    /// Whether members are read by field name, as
+    /// [`ReadOptions::by_name`]: `T` may hold some of a member's fields, in
+    /// any order.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    /// use ndl_runtime::NdlType;
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    /// #[repr(C)]
+    /// struct Full { id: u32, x: f32, y: f32 }
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    /// #[repr(C)]
+    /// struct Ys { y: f32, id: u32 }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("a.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("full", &[Full { id: 7, x: 1.0, y: 2.0 }])?;
+    /// w.finish()?;
+    /// let mut r = NpzReader::open(&path)?.by_name(true);
+    /// assert_eq!(r.read::<Ys>("full")?, [Ys { y: 2.0, id: 7 }]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn by_name(mut self, by_name: bool) -> NpzReader<R> {
+        self.options = self.options.by_name(by_name);
+        self
+    }
+
     /// The names of all members, with one `.npy` suffix stripped, in
     /// archive order (as NumPy's `NpzFile.files`).
     pub fn names(&self) -> Vec<String> {
