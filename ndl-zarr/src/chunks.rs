@@ -90,9 +90,16 @@ pub(crate) fn with_buffer<R>(len: usize, work: impl FnOnce(&mut [u8]) -> R) -> R
     let mut buffer = BUFFER.take();
     buffer.resize(len, 0);
     let result = work(&mut buffer);
-    BUFFER.set(buffer);
+    // Threads live on after the write (rayon's, the I/O pool's): they keep
+    // a buffer of a usual chunk, not one of a huge chunk.
+    if buffer.capacity() <= KEPT_BUFFER_BYTES {
+        BUFFER.set(buffer);
+    }
     result
 }
+
+/// The largest buffer [`with_buffer`] keeps for the next chunk.
+const KEPT_BUFFER_BYTES: usize = 16 << 20;
 
 /// The largest chunk read or written, decoded: 2 GiB, as NumPy's largest
 /// item. A store whose chunks claim more is refused before any is read.
