@@ -183,7 +183,7 @@ impl Rec {
             a: (i % 251) as u8,
             b: i as f64 * 0.5 - 3.0,
             c: (i * 7 % 65536) as u16,
-            ok: i % 3 == 0,
+            ok: i.is_multiple_of(3),
             code,
             n: Inner {
                 x: -((i % 100) as i8),

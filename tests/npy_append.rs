@@ -30,7 +30,7 @@ fn rec(i: u64) -> Rec {
     Rec {
         id: i,
         x: i as f64 * 0.5,
-        ok: i % 3 == 0,
+        ok: i.is_multiple_of(3),
     }
 }
 

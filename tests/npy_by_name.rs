@@ -45,7 +45,7 @@ fn wanted(i: u32) -> Wanted {
             y: i as f32 * 0.25,
             x: f64::from(i) * -1.5,
         },
-        ok: i % 2 == 0,
+        ok: i.is_multiple_of(2),
         id: 1000 + i,
     }
 }

@@ -127,8 +127,12 @@ const FORMATS: [ZarrFormat; 2] = [ZarrFormat::V2, ZarrFormat::V3];
 fn rec(i: u32) -> Rec {
     Rec {
         id: i,
-        ok: i % 2 == 0,
-        level: if i % 3 == 0 { Level::High } else { Level::Low },
+        ok: i.is_multiple_of(2),
+        level: if i.is_multiple_of(3) {
+            Level::High
+        } else {
+            Level::Low
+        },
         t: f64::from(i) * 0.25 + 1.0,
         pos: Pos {
             x: i as f32,

@@ -33,7 +33,7 @@ fn rec(i: u64) -> Rec {
     Rec {
         id: i,
         t: i as f64 * 0.5,
-        ok: i % 3 == 0,
+        ok: i.is_multiple_of(3),
         level: (i % 251) as u8,
         n: (i as i16).wrapping_mul(-7),
         x: (i as f32).sqrt(),

@@ -130,7 +130,7 @@ impl Form for Nested {
                 x: i as f32 * 0.25,
                 y: -(i as f32),
             },
-            ok: i % 3 == 0,
+            ok: i.is_multiple_of(3),
             color: [Color::Red, Color::Green, Color::Blue][(i % 3) as usize],
             t: f64::from(i) * 1e-3,
         }

@@ -41,7 +41,11 @@ fn rec(i: u64) -> Rec {
             flag: i % 2 == 1,
             x: i as f32 / 4.0,
         },
-        kind: if i % 5 == 0 { Kind::B } else { Kind::A },
+        kind: if i.is_multiple_of(5) {
+            Kind::B
+        } else {
+            Kind::A
+        },
         tag: [b'a' + (i % 26) as u8, b'z', 0],
         t: -(i as f64) * 1.5,
     }

@@ -36,7 +36,7 @@ struct Rec {
 fn rec(i: u64) -> Rec {
     Rec {
         id: i,
-        ok: i % 3 == 0,
+        ok: i.is_multiple_of(3),
         t: i as f64 / 8.0,
         n: -((i % 1000) as i16),
     }
