@@ -37,6 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::byte_shuffle::ByteShuffle;
 use crate::layout::Layout;
 use crate::records::{copy_fields, Direction, FieldCopy, InvalidValue};
 use crate::schema::{describe, join_field, same_scalar};
@@ -55,6 +56,9 @@ pub struct FieldMap {
     swaps: Layout,
     /// The target's plan in native order: its bool and enum checks.
     checks: Layout,
+    /// The runs as one byte permutation per record, where the CPU can and
+    /// the runs are several (one run is a plain copy already).
+    shuffle: Option<ByteShuffle>,
 }
 
 /// One copy of `len` bytes from every stored record to every target record.
@@ -124,12 +128,21 @@ impl FieldMap {
         let checks = Layout::new(target, ByteOrder::NATIVE).ok_or(FieldMapError::NotFixedSize)?;
         let mut runs = Vec::new();
         plan(file, target, "", 0, 0, &mut runs)?;
+        let shuffle = match runs.len() {
+            0 | 1 => None,
+            _ => ByteShuffle::new(
+                runs.iter().map(|r| (r.file, r.target, r.len)),
+                file_size,
+                swaps.itemsize,
+            ),
+        };
         Ok(FieldMap {
             file_size,
             target: target.clone(),
             runs,
             swaps,
             checks,
+            shuffle,
         })
     }
 
@@ -183,6 +196,14 @@ impl FieldMap {
         if n == 0 || to == 0 {
             return;
         }
+        match &self.shuffle {
+            Some(shuffle) => shuffle.apply(file_records, target_records),
+            None => self.copy_runs(file_records, target_records),
+        }
+        self.swaps.swap(target_records);
+    }
+
+    fn copy_runs(&self, file_records: &[u8], target_records: &mut [u8]) {
         let copies: Vec<FieldCopy> = self
             .runs
             .iter()
@@ -195,11 +216,10 @@ impl FieldMap {
         copy_fields(
             &copies,
             Direction::Unpack,
-            (file_records, from),
-            (target_records, to),
+            (file_records, self.file_size),
+            (target_records, self.target_record_size()),
             |b| b,
         );
-        self.swaps.swap(target_records);
     }
 
     /// Checks the bools (0 or 1) and enums (a member's value) of every

@@ -26,6 +26,7 @@
 extern crate self as ndl_runtime;
 
 mod byte_order;
+mod byte_shuffle;
 mod datatype;
 pub mod field_map;
 pub mod lang;

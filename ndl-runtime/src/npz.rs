@@ -389,7 +389,7 @@ fn stored_span<R: Read + Seek>(
 /// as `T` in place.
 fn check_member_aligned<T>(records_start: u64) -> Result<()> {
     let align = std::mem::align_of::<T>() as u64;
-    if records_start % align == 0 {
+    if records_start.is_multiple_of(align) {
         return Ok(());
     }
     Err(Error::NotMappable {

@@ -263,7 +263,7 @@ fn is_yaml11_printable(c: char) -> bool {
 }
 
 fn pad(out: &mut String, indent: usize) {
-    out.extend(std::iter::repeat(' ').take(indent));
+    out.extend(std::iter::repeat_n(' ', indent));
 }
 
 #[cfg(test)]

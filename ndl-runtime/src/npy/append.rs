@@ -226,7 +226,7 @@ impl Growing {
         let rows = self.header.shape[0];
         let whole = match self.row {
             0 => (added == 0).then_some(0),
-            row => (added % row == 0).then_some(added / row),
+            row => added.is_multiple_of(row).then_some(added / row),
         };
         whole.and_then(|n| rows.checked_add(n)).ok_or_else(|| {
             // The rows the records would need, as the shape of the block.

@@ -149,7 +149,10 @@ impl Header {
         };
         if let Some(n) = growth_axis {
             let digits = n.to_string().len();
-            s.extend(std::iter::repeat(' ').take(GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));
+            s.extend(std::iter::repeat_n(
+                ' ',
+                GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+            ));
         }
         Ok(s)
     }
@@ -343,7 +346,7 @@ pub(crate) fn with_count(prefix: &[u8], digits: Range<usize>, count: u64) -> Opt
         out.drain(end - extra..end);
     } else {
         let missing = prefix.len() - out.len();
-        out.splice(end..end, std::iter::repeat(b' ').take(missing));
+        out.splice(end..end, std::iter::repeat_n(b' ', missing));
     }
     Some(out)
 }

@@ -177,7 +177,7 @@ fn check_mappable<T>(header: &Header, data_addr: usize, read_instead: &str) -> R
         });
     }
     let align = std::mem::align_of::<T>();
-    if data_addr % align != 0 {
+    if !data_addr.is_multiple_of(align) {
         return Err(Error::NotMappable {
             reason: format!(
                 "the data starts at an address that is not a multiple of {align}, the alignment of the type; read it with {read_instead}"
