@@ -90,7 +90,7 @@ fn by_name() -> ReadOptions {
 #[test]
 fn numpy_files_with_more_fields_read_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let n = 5000; // several read chunks
+    let n = 20_000; // several read chunks of 256 KiB
     let expected: Vec<Wanted> = (0..n).map(wanted).collect();
     for (order, align) in [("<", false), ("<", true), (">", false), (">", true)] {
         let path = numpy_file(
