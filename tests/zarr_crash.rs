@@ -547,8 +547,16 @@ fn kill_during_create_and_appends_leaves_the_last_finished_length() {
         return child(&spec);
     }
     let mut in_flight = 0;
-    for kind in [Kind::V2, Kind::V3, Kind::V3Sharded] {
-        for delay in [0, 70] {
+    // Every kind killed at 0 and 70 ms; then more delays, until one kill
+    // lands with chunks in flight, which timing alone decides.
+    for (round, delay) in [0, 70, 5, 40, 120, 17, 200, 9, 300, 25, 90]
+        .into_iter()
+        .enumerate()
+    {
+        if round >= 2 && in_flight > 0 {
+            break;
+        }
+        for kind in [Kind::V2, Kind::V3, Kind::V3Sharded] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("c.zarr");
             in_flight += usize::from(kill_during_appends(
