@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests: running the real Python peers.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use std::path::PathBuf;
 use std::process::Command;
 
