@@ -2,6 +2,7 @@
 //! the base integer with every member's value, and what NumPy writes in
 //! either byte order reads back as the enum, checked.
 
+#[macro_use]
 mod common;
 
 use ndl_runtime::npy::{self, ByteOrder, WriteOptions};
@@ -9,13 +10,7 @@ use ndl_runtime::NdlType;
 
 macro_rules! every_base {
     ($($test:ident: $name:ident $t:ident $code:literal;)*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
-        #[repr($t)]
-        enum $name {
-            Low = $t::MIN as isize as _,
-            One = 1,
-            High = $t::MAX as _,
-        }
+        every_enum_base!($name $t);
 
         #[test]
         fn $test() {

@@ -110,6 +110,7 @@ macro_rules! every_enum_base {
             One = 1,
             High = $t::MAX as _,
         }
+        #[allow(dead_code)]
         impl $name {
             fn of(i: u32) -> $name {
                 [$name::Low, $name::One, $name::High][(i % 3) as usize]
