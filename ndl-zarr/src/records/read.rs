@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use ndl_runtime::field_map::{FieldMap, FieldMapError};
-use ndl_runtime::records::{InvalidValue, PackedLayout, Packer, RecordBuf};
+use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
 use ndl_runtime::{ByteOrder, NdlType};
 
 use super::{check_type, packer};
@@ -23,10 +23,18 @@ pub(crate) fn read_records<T: NdlType + Send + Sync>(
 ) -> Result<Vec<T>> {
     let (meta, range, n) = open(store, range)?;
     let packer = packer::<T>(&store.name)?;
-    if by_name {
-        return read_by_name(store, &meta, range, n, &packer);
-    }
-    check_type(store, &meta, &packer)?;
+    // By name, `T`'s fields are copied out of the stored records (which
+    // chunks decode to native byte order); else the records are `T`'s.
+    let map = if by_name {
+        let stored =
+            PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
+        let map = FieldMap::new(stored.datatype(), ByteOrder::NATIVE, &T::datatype())
+            .map_err(|e| by_name_error(store, e))?;
+        Some(map)
+    } else {
+        check_type(store, &meta, &packer)?;
+        None
+    };
     // Zeroed memory is mapped lazily: only what the chunks fill is touched,
     // and a length no memory can hold is an error here, not an abort.
     let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
@@ -36,39 +44,11 @@ pub(crate) fn read_records<T: NdlType + Send + Sync>(
         records.parts_mut_aligned(skip, chunk_len),
         |part| part.len(),
         |chunk, first, part, bytes| {
-            packer
-                .unpack(bytes, part)
-                .map_err(|bad| invalid(store, chunk, first, bad))
-        },
-    )?;
-    records
-        .into_vec()
-        .ok_or_else(|| shape_error(store, "not every record was read".into()))
-}
-
-/// Reads records `range` of the array `meta` describes into `T`s, matching
-/// `T`'s fields to the stored fields by name.
-fn read_by_name<T: NdlType + Send + Sync>(
-    store: &Store,
-    meta: &ArrayMeta,
-    range: Range<u64>,
-    n: usize,
-    packer: &Packer<T>,
-) -> Result<Vec<T>> {
-    let stored = PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
-    // Chunks decode to native byte order.
-    let map = FieldMap::new(stored.datatype(), ByteOrder::NATIVE, &T::datatype())
-        .map_err(|e| by_name_error(store, e))?;
-    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
-    let (skip, chunk_len) = alignment(meta, &range);
-    Chunks::new(store, meta)?.decode(
-        &range,
-        records.parts_mut_aligned(skip, chunk_len),
-        |part| part.len(),
-        |chunk, first, part, bytes| {
-            packer
-                .fill(part, |memory| map.apply(bytes, memory))
-                .map_err(|bad| invalid(store, chunk, first, bad))
+            match &map {
+                Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
+                None => packer.unpack(bytes, part),
+            }
+            .map_err(|bad| invalid(store, chunk, first, bad))
         },
     )?;
     records
