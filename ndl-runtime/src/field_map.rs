@@ -56,9 +56,17 @@ pub struct FieldMap {
     swaps: Layout,
     /// The target's plan in native order: its bool and enum checks.
     checks: Layout,
-    /// The runs as one byte permutation per record, where the CPU can and
-    /// the runs are several (one run is a plain copy already).
-    shuffle: Option<ByteShuffle>,
+    /// How `apply` does the runs, worked out once.
+    copier: Copier,
+}
+
+/// The runs as one byte permutation per group of records, where the CPU
+/// can and the runs are several (one run is a plain copy already); else as
+/// field copies.
+#[derive(Clone, Debug)]
+enum Copier {
+    Shuffle(ByteShuffle),
+    Fields(Vec<FieldCopy>),
 }
 
 /// One copy of `len` bytes from every stored record to every target record.
@@ -136,13 +144,25 @@ impl FieldMap {
                 swaps.itemsize,
             ),
         };
+        let copier = match shuffle {
+            Some(shuffle) => Copier::Shuffle(shuffle),
+            None => Copier::Fields(
+                runs.iter()
+                    .map(|r| FieldCopy {
+                        memory: r.target,
+                        packed: r.file,
+                        len: r.len,
+                    })
+                    .collect(),
+            ),
+        };
         Ok(FieldMap {
             file_size,
             target: target.clone(),
             runs,
             swaps,
             checks,
-            shuffle,
+            copier,
         })
     }
 
@@ -196,30 +216,17 @@ impl FieldMap {
         if n == 0 || to == 0 {
             return;
         }
-        match &self.shuffle {
-            Some(shuffle) => shuffle.apply(file_records, target_records),
-            None => self.copy_runs(file_records, target_records),
+        match &self.copier {
+            Copier::Shuffle(shuffle) => shuffle.apply(file_records, target_records),
+            Copier::Fields(copies) => copy_fields(
+                copies,
+                Direction::Unpack,
+                (file_records, from),
+                (target_records, to),
+                |b| b,
+            ),
         }
         self.swaps.swap(target_records);
-    }
-
-    fn copy_runs(&self, file_records: &[u8], target_records: &mut [u8]) {
-        let copies: Vec<FieldCopy> = self
-            .runs
-            .iter()
-            .map(|r| FieldCopy {
-                memory: r.target,
-                packed: r.file,
-                len: r.len,
-            })
-            .collect();
-        copy_fields(
-            &copies,
-            Direction::Unpack,
-            (file_records, self.file_size),
-            (target_records, self.target_record_size()),
-            |b| b,
-        );
     }
 
     /// Checks the bools (0 or 1) and enums (a member's value) of every
