@@ -208,11 +208,13 @@ impl ColumnsWriter {
         }
         let first_chunk = first.len / chunk_len as u64;
         let (columns, fields) = (&self.columns, &self.fields);
+        // Each column's bytes in a chunk.
+        let widths: Vec<usize> = fields.iter().map(|f| chunk_len * f.len()).collect();
+        let chunk_bytes = widths.iter().sum();
         parallel(first.store(), || {
             (0..whole).into_par_iter().try_for_each(|i| {
                 let start = at + i * chunk_len;
-                let widths: Vec<usize> = fields.iter().map(|f| chunk_len * f.len()).collect();
-                with_buffer(widths.iter().sum(), |buffer| {
+                with_buffer(chunk_bytes, |buffer| {
                     let mut outs = Vec::with_capacity(widths.len());
                     let mut rest = buffer;
                     for &w in &widths {
