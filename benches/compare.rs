@@ -35,6 +35,8 @@
 //! out), `--only npy`, `--only zarr` or `--only s3`.
 
 mod common;
+#[path = "../tests/common/moto.rs"]
+mod moto;
 #[path = "compare/s3.rs"]
 mod s3;
 #[path = "compare/zarr.rs"]

@@ -12,7 +12,8 @@
 
 mod common;
 
-use std::net::TcpStream;
+use common::moto::Moto;
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -44,83 +45,6 @@ fn rec(i: u64) -> Rec {
 
 fn records(range: std::ops::Range<u64>) -> Vec<Rec> {
     range.map(rec).collect()
-}
-
-/// A moto S3 server on the loopback, killed when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Moto::on(port)
-    }
-
-    fn on(port: u16) -> Moto {
-        Moto::spawn(port, None)
-    }
-
-    /// A server that checks credentials after its first `free` requests.
-    fn spawn(port: u16, free: Option<u32>) -> Moto {
-        let server = common::python312().with_file_name("moto_server");
-        let mut command = Command::new(&server);
-        if let Some(free) = free {
-            command.env("INITIAL_NO_AUTH_ACTION_COUNT", free.to_string());
-        }
-        let child = command
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{} (moto[server] in .venv312): {e}", server.display()));
-        let moto = Moto { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "moto_server did not start on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        moto
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("AWS_ENDPOINT_URL", self.endpoint()),
-            ("AWS_ACCESS_KEY_ID", "testing".into()),
-            ("AWS_SECRET_ACCESS_KEY", "testing".into()),
-            ("AWS_REGION", "us-east-1".into()),
-            ("AWS_ALLOW_HTTP", "true".into()),
-        ]
-    }
-
-    fn bucket(&self, name: &str) {
-        common::run_with(
-            &common::python312(),
-            "import sys, boto3\n\
-             s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='testing', aws_secret_access_key='testing')\n\
-             s3.create_bucket(Bucket=sys.argv[2])",
-            &[&self.endpoint(), name],
-        );
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs `test` of this binary as a child doing `spec`, with `env`.
@@ -250,7 +174,7 @@ fn four_writers_four_regions() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start();
+    let moto = Moto::start(&common::python312());
     moto.bucket("data");
     let local = tempfile::tempdir().unwrap();
     let env = moto.env();
@@ -316,7 +240,7 @@ fn concurrent_appends_are_refused() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start();
+    let moto = Moto::start(&common::python312());
     moto.bucket("data");
     let env = moto.env();
     let url = "s3://data/append.zarr";
@@ -380,7 +304,7 @@ fn faults_and_credentials() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start();
+    let moto = Moto::start(&common::python312());
     moto.bucket("data");
     let port = moto.port;
     let env = moto.env();
@@ -413,7 +337,7 @@ fn faults_and_credentials() {
     );
 
     // Restarted (moto keeps nothing): the same write completes.
-    let moto = Moto::on(port);
+    let moto = Moto::on(&common::python312(), port);
     moto.bucket("data");
     let out = child("faults_and_credentials", &format!("write {url} 4000"), &env)
         .output()
@@ -476,7 +400,7 @@ fn the_docs_page_runs() {
             .unwrap();
         return;
     }
-    let moto = Moto::start();
+    let moto = Moto::start(&common::python312());
     moto.bucket("docs");
     run_all(vec![child(
         "the_docs_page_runs",
@@ -515,7 +439,7 @@ fn wrong_credentials_are_refused() {
         .port();
     // Four requests without authentication make a user, its keys, its
     // policy and the bucket; every later one is checked.
-    let moto = Moto::spawn(port, Some(4));
+    let moto = Moto::spawn(&common::python312(), port, Some(4));
     let keys = common::run_with(
         &common::python312(),
         "import sys, json, boto3\n\
@@ -568,7 +492,7 @@ fn wrong_credentials_are_refused() {
 /// count is refused, naming the variable.
 #[test]
 fn the_request_count_is_configurable() {
-    let moto = Moto::start();
+    let moto = Moto::start(&common::python312());
     moto.bucket("data");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("x.npy");

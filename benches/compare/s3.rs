@@ -24,14 +24,14 @@
 //! Moto keeps every object in its memory (a few GB for the default size).
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use ndl_zarr::{Codec, WriteOptions};
 
 use crate::common::{records, Padded24Flat};
+use crate::moto::Moto;
 use crate::zarr::{CHUNK, LEVEL};
 use crate::MB;
 
@@ -72,74 +72,16 @@ pub struct Cell {
     busy_sequential: f64,
 }
 
-/// A moto S3 server on the loopback, killed when dropped.
-struct Moto {
-    child: Child,
-    endpoint: String,
-}
-
-impl Moto {
-    fn start(python: &Path) -> Moto {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let server = python.with_file_name("moto_server");
-        let child = Command::new(&server)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e} (moto[server] in .venv312)", server.display()));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "moto_server did not start");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Moto {
-            child,
-            endpoint: format!("http://127.0.0.1:{port}"),
-        }
-    }
-
-    fn env(&self) -> [(&'static str, String); 5] {
-        [
-            ("AWS_ENDPOINT_URL", self.endpoint.clone()),
-            ("AWS_ACCESS_KEY_ID", "testing".into()),
-            ("AWS_SECRET_ACCESS_KEY", "testing".into()),
-            ("AWS_REGION", "us-east-1".into()),
-            ("AWS_ALLOW_HTTP", "true".into()),
-        ]
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Runs the cell against a moto server of `python`'s venv.
 pub fn run(mb: usize, python: &Path, script: &Path) -> Cell {
     let moto = Moto::start(python);
-    let made = Command::new(python)
-        .args([
-            "-c",
-            "import sys, boto3; boto3.client('s3', endpoint_url=sys.argv[1]).create_bucket(Bucket=sys.argv[2])",
-            &moto.endpoint,
-            BUCKET,
-        ])
-        .envs(moto.env())
-        .status()
-        .expect("python, to create the bucket");
-    assert!(made.success(), "creating the bucket failed");
+    moto.bucket(BUCKET);
     let n = mb * MB / std::mem::size_of::<T>();
     let child = |job: &str, requests: Option<usize>| {
         let mut c = Command::new(std::env::current_exe().expect("this bench's path"));
         c.args(["--s3-child", job, &n.to_string()])
             .envs(moto.env())
-            .env(MOTO_PID, moto.child.id().to_string());
+            .env(MOTO_PID, moto.pid().to_string());
         match requests {
             Some(r) => c.env(ndl_zarr::REQUESTS_VAR, r.to_string()),
             None => c.env_remove(ndl_zarr::REQUESTS_VAR),
@@ -153,7 +95,7 @@ pub fn run(mb: usize, python: &Path, script: &Path) -> Cell {
     python_job
         .arg(script)
         .args([
-            &moto.endpoint,
+            &moto.endpoint(),
             &format!("s3://{BUCKET}/ours-parallel-0"),
             BUCKET,
             &CHUNK.to_string(),

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod moto;
 
 use std::path::PathBuf;
 use std::process::Command;
