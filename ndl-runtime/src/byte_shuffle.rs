@@ -16,8 +16,6 @@ pub(crate) struct ByteShuffle {
     /// The target bytes of one record the plan writes; the others keep what
     /// they hold.
     store: u64,
-    /// Records per permutation.
-    per: usize,
     from: usize,
     to: usize,
 }
@@ -35,14 +33,13 @@ impl ByteShuffle {
         if from == 0 || to == 0 || from > 64 || to > 64 || !supported() {
             return None;
         }
-        let per = 64 / from.max(to);
         let mut shuffle = ByteShuffle {
             index: [0; 64],
             store: 0,
-            per,
             from,
             to,
         };
+        let per = shuffle.per();
         for (src, dst, len) in copies {
             if src + len > from || dst + len > to {
                 return None;
@@ -55,6 +52,17 @@ impl ByteShuffle {
             }
         }
         Some(shuffle)
+    }
+
+    /// Records per permutation: as many as fit in 64 bytes on both sides.
+    fn per(&self) -> usize {
+        64 / self.from.max(self.to)
+    }
+
+    /// The load and store masks for `records` records (at most `per`).
+    fn masks(&self, records: usize) -> (u64, u64) {
+        let store = (0..records).fold(0, |m, r| m | self.store << (r * self.to));
+        (mask(records * self.from), store)
     }
 
     /// Copies the planned bytes of every record of `from` into the records
@@ -78,14 +86,6 @@ impl ByteShuffle {
         unsafe {
             permute(self, from, to, n);
         }
-    }
-}
-
-impl ByteShuffle {
-    /// The load and store masks for `records` records (at most `per`).
-    fn masks(&self, records: usize) -> (u64, u64) {
-        let store = (0..records).fold(0, |m, r| m | self.store << (r * self.to));
-        (mask(records * self.from), store)
     }
 }
 
@@ -124,26 +124,19 @@ unsafe fn permute(shuffle: &ByteShuffle, from: &[u8], to: &mut [u8], n: usize) {
     // SAFETY (all below): `index` is 64 bytes, the size of the unaligned
     // load. A masked load reads only the bytes its mask names (the others
     // are neither read nor fault), here the source bytes of the records
-    // `at..at + per` (or of the `rest`), within `from`; a masked store
+    // `at..` of the group (at most `n - at` of them), within `from`; a masked store
     // writes only the bytes its mask names, here bytes of those records
     // below `to` each, within `to`.
     let index = unsafe { _mm512_loadu_si512(shuffle.index.as_ptr().cast()) };
     let (src, dst) = (from.as_ptr(), to.as_mut_ptr());
-    let per = shuffle.per;
-    let (load, store) = shuffle.masks(per);
-    let whole = n / per;
-    for i in 0..whole {
-        let at = i * per;
-        unsafe {
-            let records = _mm512_maskz_loadu_epi8(load, src.add(at * shuffle.from).cast());
-            let moved = _mm512_permutexvar_epi8(index, records);
-            _mm512_mask_storeu_epi8(dst.add(at * shuffle.to).cast(), store, moved);
-        }
-    }
-    let rest = n - whole * per;
-    if rest > 0 {
-        let (load, store) = shuffle.masks(rest);
-        let at = whole * per;
+    let per = shuffle.per();
+    let whole = shuffle.masks(per);
+    for at in (0..n).step_by(per) {
+        // The last group may hold fewer records.
+        let (load, store) = match n - at {
+            left if left < per => shuffle.masks(left),
+            _ => whole,
+        };
         unsafe {
             let records = _mm512_maskz_loadu_epi8(load, src.add(at * shuffle.from).cast());
             let moved = _mm512_permutexvar_epi8(index, records);
