@@ -409,3 +409,33 @@ fn reads_by_field_name() {
         "{e}"
     );
 }
+
+/// A `file://` URL names the same local store as its path, for `write`
+/// (which builds beside the store and renames) and for `create`.
+#[test]
+fn file_urls_are_local_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = recs(0..50);
+    let url = format!("file://{}", dir.path().join("w.zarr").display());
+    ndl_zarr::write(&url, &data).unwrap();
+    assert_eq!(
+        ndl_zarr::read::<Rec>(dir.path().join("w.zarr")).unwrap(),
+        data
+    );
+    assert!(matches!(
+        ndl_zarr::write(&url, &data),
+        Err(Error::Exists { .. })
+    ));
+    let url = format!("file://{}", dir.path().join("c.zarr").display());
+    let mut w = WriteOptions::new().create::<Rec>(&url).unwrap();
+    w.append(&data).unwrap();
+    w.finish().unwrap();
+    assert_eq!(ndl_zarr::read::<Rec>(&url).unwrap(), data);
+    // Nothing but the two stores is left beside them.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["c.zarr", "w.zarr"]);
+}

@@ -89,6 +89,15 @@ impl Store {
         matches!(self.place, Place::Local(_))
     }
 
+    /// The node's local directory, for a local store (a `file://` URL's
+    /// path, not the URL).
+    pub fn local_dir(&self) -> Option<PathBuf> {
+        match &self.place {
+            Place::Local(root) => Some(root.join(self.prefix.trim_end_matches('/'))),
+            _ => None,
+        }
+    }
+
     /// The store in the local directory `dir` (not created here).
     pub fn local(dir: &Path) -> Result<Store> {
         Store::local_with(dir, true)

@@ -155,7 +155,7 @@ impl Core {
     /// named after `named_for` unless the options name it.
     fn create(
         options: &WriteOptions,
-        (store, dir): (Store, &Path),
+        store: Store,
         named_for: &Path,
         datatype: &Datatype,
         title: Option<&str>,
@@ -164,7 +164,7 @@ impl Core {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
-        prepare(&store, dir)?;
+        prepare(&store)?;
         Ok(match options.layout {
             Layout::Records => Core::Records(Box::new(records::create(
                 options, &store, datatype, &dimension,
@@ -186,22 +186,16 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create_named(options, (Store::open(dir)?, dir), dir)
+        ArrayWriter::create_named(options, Store::open(dir)?, dir)
     }
 
     fn create_named(
         options: &WriteOptions,
-        (store, dir): (Store, &Path),
+        store: Store,
         named_for: &Path,
     ) -> Result<ArrayWriter<T>> {
-        let packer = packer::<T>(&dir.display().to_string())?;
-        let core = Core::create(
-            options,
-            (store, dir),
-            named_for,
-            &T::datatype(),
-            T::description(),
-        )?;
+        let packer = packer::<T>(&store.name)?;
+        let core = Core::create(options, store, named_for, &T::datatype(), T::description())?;
         Ok(ArrayWriter {
             core,
             packer,
@@ -211,7 +205,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 
     pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
         let options = options.clone().expected_len(len);
-        ArrayWriter::<T>::create_named(&options, (Store::open(dir)?, dir), dir)?
+        ArrayWriter::<T>::create_named(&options, Store::open(dir)?, dir)?
             .core
             .resize(len)
     }
@@ -362,7 +356,7 @@ impl PackedWriter {
             Layout::Columns => packed.datatype(),
         };
         Ok(PackedWriter {
-            core: Core::create(options, (Store::open(dir)?, dir), dir, planned, None)?,
+            core: Core::create(options, Store::open(dir)?, dir, planned, None)?,
             record: packed.size(),
         })
     }
@@ -427,9 +421,9 @@ fn dimension_name(dir: &Path) -> String {
 
 /// Readies the place of a new store: an empty directory, or a prefix of
 /// object storage without a store.
-fn prepare(store: &Store, dir: &Path) -> Result<()> {
-    if store.is_local() {
-        return prepare_dir(dir);
+fn prepare(store: &Store) -> Result<()> {
+    if let Some(dir) = store.local_dir() {
+        return prepare_dir(&dir);
     }
     for key in [
         crate::metadata::ZARR_JSON,
@@ -475,28 +469,27 @@ pub(crate) fn write_new<T: NdlType + Send + Sync>(
     data: &[T],
 ) -> Result<()> {
     let options = options.clone().expected_len(data.len() as u64);
-    if !Store::open(dir)?.is_local() {
+    let store = Store::open(dir)?;
+    let Some(local) = store.local_dir() else {
         // Object storage has no rename: the metadata, written last, is
         // what makes the store's records visible.
-        let mut writer = ArrayWriter::<T>::create_named(&options, (Store::open(dir)?, dir), dir)?;
+        let mut writer = ArrayWriter::<T>::create_named(&options, store, dir)?;
         writer.append(data)?;
         return writer.finish().map(drop);
+    };
+    if local.exists() {
+        return Err(Error::Exists { store: store.name });
     }
-    if dir.exists() {
-        return Err(Error::Exists {
-            store: dir.display().to_string(),
-        });
-    }
-    let building = building_dir(dir)?;
+    let building = building_dir(&local)?;
     let result = (|| {
         // Nobody reads the building directory: its objects are written in
         // place, and renaming it makes the whole store visible at once.
         let staged = Store::staging(&building)?;
-        let mut writer = ArrayWriter::<T>::create_named(&options, (staged, &building), dir)?;
+        let mut writer = ArrayWriter::<T>::create_named(&options, staged, dir)?;
         writer.append(data)?;
         writer.finish()?;
-        std::fs::rename(&building, dir).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
+        std::fs::rename(&building, &local).map_err(|source| Error::Io {
+            path: local.clone(),
             source,
         })
     })();
