@@ -41,9 +41,11 @@ enum Command {
 #[derive(Args)]
 struct ConvertArgs {
     /// The .npy or .npz file, or the Zarr store, to convert.
+    #[arg(value_parser = location)]
     src: PathBuf,
 
     /// Where to write: a .zarr store, or a .npy or .npz file.
+    #[arg(value_parser = location)]
     dst: PathBuf,
 
     /// The Zarr format of a store written.
@@ -86,6 +88,7 @@ enum LayoutArg {
 #[derive(Args)]
 struct DescribeArgs {
     /// The .npy or .npz file, or the Zarr store (a directory), to describe.
+    #[arg(value_parser = location)]
     file: PathBuf,
 
     /// The language of the description.
@@ -126,6 +129,14 @@ fn main() -> ExitCode {
         Command::Describe(args) => run_describe(&args),
         Command::Convert(args) => run_convert(&args),
     }
+}
+
+/// A location on the command line: a path, `file:///path` (the path), or
+/// `s3://bucket/prefix`. The command works with local paths itself (it
+/// builds a store beside its destination and renames it), so a `file://`
+/// URL becomes its path here, once.
+fn location(arg: &str) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(arg.strip_prefix("file://").unwrap_or(arg)))
 }
 
 /// Whether `path` names a store in object storage (`s3://bucket/prefix`).

@@ -691,6 +691,30 @@ fn an_existing_store_is_not_overwritten() {
     no_partial(root);
 }
 
+/// `file://` URLs name local paths, both ways and for `describe`; a
+/// conversion leaves nothing beside its destination.
+#[test]
+fn file_urls_name_local_paths() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("flat.npy");
+    let store = root.join("u.zarr");
+    let url = |p: &Path| PathBuf::from(format!("file://{}", p.display()));
+    converted(
+        convert(&url(&npy), &url(&store), &[]),
+        "npy to a file:// store",
+    );
+    check_store_312(&store, &npy);
+    ok(describe(&url(&store), "ndl"), "describe a file:// store");
+    let back = root.join("u.npy");
+    converted(
+        convert(&url(&store), &url(&back), &[]),
+        "file:// store to npy",
+    );
+    check_back(&back, &npy, "");
+    no_partial(root);
+}
+
 /// `ndl convert STORE FILE` must not replace an existing .npy or .npz
 /// either, as it does not replace an existing store.
 #[test]
