@@ -24,6 +24,13 @@
 //!   `NDL_PYTHON312`, else the repo's `.venv312`): `create_array` +
 //!   `a[:] = records` of the same records (read from our store, the same
 //!   packed dtype), same chunks and codec; `open_array(...)[:]`;
+//! - the codec alone, the floor of any writer and reader of these chunks:
+//!   zstd at `LEVEL` (the `zstd` crate zarrs calls) compressing the same
+//!   packed chunks and decompressing our chunk files, on the same rayon
+//!   threads, with a compressor, decompressor and output buffer kept per
+//!   thread: no store, no I/O, no packing, no new memory. zarr-python's
+//!   time over the codec's is the most any implementation doing this
+//!   codec work on these cores could reach against it;
 //! - without compression: ours with `Codec::None` against the raw limit of
 //!   the npy comparison (`File::create` + `fallocate` + one `write_all`) of
 //!   the same packed bytes to one file, and without the `fallocate`; reads:
@@ -263,6 +270,9 @@ pub struct Cell {
     python_write: Timed,
     python_read: Timed,
     python_read_ours: f64,
+    /// The codec alone on the same chunks (see the module's comment).
+    codec_write: Timed,
+    codec_read: Timed,
     none_write: Timed,
     raw_write: Timed,
     raw_write_plain: Timed,
@@ -385,6 +395,58 @@ fn zarrs_read(path: &Path) -> Vec<u8> {
         .into_owned()
 }
 
+/// Compresses each chunk of `packed` as the zstd codec of every writer
+/// here does, on rayon's threads, into a buffer each thread keeps: the
+/// codec's work alone. Returns each chunk's compressed length.
+fn codec_compress(packed: &[u8], chunk_bytes: usize) -> Vec<usize> {
+    use rayon::prelude::*;
+    use std::cell::RefCell;
+    thread_local! {
+        static COMPRESS: RefCell<Option<(zstd::bulk::Compressor<'static>, Vec<u8>)>> =
+            const { RefCell::new(None) };
+    }
+    packed
+        .par_chunks(chunk_bytes)
+        .map(|chunk| {
+            COMPRESS.with_borrow_mut(|kept| {
+                let (compressor, out) = kept.get_or_insert_with(|| {
+                    let compressor = zstd::bulk::Compressor::new(LEVEL).expect("a zstd context");
+                    (compressor, Vec::new())
+                });
+                out.clear();
+                out.reserve(zstd::zstd_safe::compress_bound(chunk.len()));
+                compressor
+                    .compress_to_buffer(chunk, out)
+                    .expect("zstd compresses")
+            })
+        })
+        .collect()
+}
+
+/// Decompresses `frames` (one per chunk) into `out`, a chunk each, on
+/// rayon's threads with a decompressor each thread keeps.
+fn codec_decompress(frames: &[Vec<u8>], out: &mut [u8], chunk_bytes: usize) {
+    use rayon::prelude::*;
+    use std::cell::RefCell;
+    thread_local! {
+        static DECOMPRESS: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { RefCell::new(None) };
+    }
+    out.par_chunks_mut(chunk_bytes)
+        .zip(frames)
+        .for_each(|(chunk, frame)| {
+            DECOMPRESS.with_borrow_mut(|kept| {
+                let d = kept.get_or_insert_with(|| {
+                    zstd::bulk::Decompressor::new().expect("a zstd context")
+                });
+                let len = d
+                    .decompress_to_buffer(frame, chunk)
+                    .expect("zstd decompresses");
+                assert_eq!(len, chunk.len(), "a whole chunk");
+            })
+        });
+}
+
 /// Writes packed records of `T` as a new store with ndl-zarr's untyped
 /// writer: the typed writer's work without the packing.
 fn write_packed(options: &WriteOptions, path: &Path, packed: &[u8]) {
@@ -502,6 +564,35 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         );
     }
 
+    // The codec alone, on our chunk files and the same packed chunks.
+    let frames: Vec<Vec<u8>> = (0..chunks)
+        .map(|c| fs::read(ours.join(format!("c/{c}"))).unwrap())
+        .collect();
+    let chunk_size = CHUNK as usize * size;
+    // Zarr stores the last chunk whole, its tail the fill value (zeros).
+    let mut whole_chunks = packed.clone();
+    whole_chunks.resize(chunks as usize * chunk_size, 0);
+    let decompressed = std::cell::RefCell::new(vec![0u8; whole_chunks.len()]);
+    let codec_jobs = [
+        Job::read(
+            "the codec alone",
+            || codec_compress(&whole_chunks, chunk_size),
+            |lens| lens.iter().copied().eq(frames.iter().map(Vec::len)),
+        ),
+        Job::read(
+            "the codec alone",
+            || codec_decompress(&frames, &mut decompressed.borrow_mut(), chunk_size),
+            |()| *decompressed.borrow() == whole_chunks,
+        ),
+    ];
+    let [codec_write, codec_read] = rounds(reps, &codec_jobs)[..] else {
+        unreachable!()
+    };
+    drop(codec_jobs);
+    drop(frames);
+    drop(decompressed);
+    drop(whole_chunks);
+
     // Reads of what was just written, in rounds, each checked once.
     let read_jobs = [
         Job::read(
@@ -590,6 +681,8 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
             cpu: zp["read_cpu"].as_f64().unwrap(),
         },
         python_read_ours: zp["read_ours"].as_f64().unwrap(),
+        codec_write,
+        codec_read,
         none_write,
         raw_write,
         raw_write_plain,
@@ -660,6 +753,20 @@ fn rows(c: &Cell) -> Vec<Row> {
             peer: "ours into packed bytes (`read_packed`)",
             ours: c.ours_read,
             theirs: c.packed_read,
+            target: None,
+        },
+        Row {
+            job: format!("write, {zstd}"),
+            peer: "the codec alone: zstd compressing the same chunks, no I/O",
+            ours: c.ours_write,
+            theirs: c.codec_write,
+            target: None,
+        },
+        Row {
+            job: format!("read, {zstd}"),
+            peer: "the codec alone: zstd decompressing the same chunks, no I/O",
+            ours: c.ours_read,
+            theirs: c.codec_read,
             target: None,
         },
         Row {
@@ -764,6 +871,13 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         c.zarrs_stored as f64 / 1e6,
         c.python_stored as f64 / 1e6,
         mrec(c.python_read_ours),
+    );
+    println!(
+        "\nThe codec alone against zarr-python (its time over the codec's): {:.2}× writing, \
+         {:.2}× reading. No writer or reader that does this zstd work on these cores can \
+         beat zarr-python by more.",
+        c.python_write.wall / c.codec_write.wall,
+        c.python_read.wall / c.codec_read.wall,
     );
     println!("\nTargets:\n");
     for r in rows(c) {
