@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufReader, IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndl_runtime::npy::{self, Header, HeaderLimits};
@@ -117,8 +117,8 @@ fn progress(records: u64) -> ProgressBar {
     bar
 }
 
-/// Writes a store at `dst` from the `.npy` stream `r` (named `src`): built
-/// in a hidden directory beside `dst` and renamed into place when done.
+/// Writes a store at `dst` from the `.npy` stream `r` (named `src`), which
+/// appears there only once complete.
 fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Result<u64, String> {
     let shown = src.display();
     let header = Header::read(&mut &mut *r, &HeaderLimits::default())
@@ -129,8 +129,9 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
             header.shape
         ));
     };
-    let remote = crate::is_remote(dst);
-    if !remote && dst.exists() {
+    // Stricter than the library, which fills an empty directory: the
+    // command writes nothing where anything of that name is.
+    if !crate::is_remote(dst) && dst.exists() {
         return Err(format!(
             "{}: already exists; remove it or write elsewhere",
             dst.display()
@@ -139,68 +140,47 @@ fn to_store(r: &mut dyn Read, src: &Path, dst: &Path, options: &Options) -> Resu
     let repacker = Repacker::new(&header.datatype).map_err(|e| format!("{shown}: {e}"))?;
     let layout = repacker.layout();
     let swap = header.byte_order != ByteOrder::NATIVE;
-    // Object storage has no rename: a store there is written in place, its
-    // metadata last.
-    let building = if remote {
-        dst.to_path_buf()
-    } else {
-        building_dir(dst)
-    };
-    // Named for this process: one left there is a crashed run's.
-    if !remote && building.exists() {
-        let _ = std::fs::remove_dir_all(&building);
+    let mut zarr = options.zarr.clone().expected_len(n).publish_on_finish(true);
+    if options.keep_byte_order {
+        zarr = zarr.byte_order(header.byte_order);
     }
-    let mut run = || -> Result<u64, String> {
-        let mut zarr = options.zarr.clone().dimension(stem(dst)).expected_len(n);
-        if options.keep_byte_order {
-            zarr = zarr.byte_order(header.byte_order);
+    let mut writer = zarr
+        .create_packed(dst, &header.datatype)
+        .map_err(|e| in_dst(dst, &e))?;
+    let (record, packed_size) = (repacker.record_size().max(1), layout.size());
+    let per_batch = (BATCH_BYTES / record).max(1);
+    let mut raw = vec![0; per_batch * record];
+    let mut packed = vec![0; per_batch * packed_size];
+    let bar = progress(n);
+    let mut done = 0u64;
+    while done < n {
+        let k = per_batch.min((n - done) as usize);
+        r.read_exact(&mut raw[..k * record]).map_err(|e| {
+            format!("{shown}: the array data ends early, in record {done} or after: {e}")
+        })?;
+        let packed = &mut packed[..k * packed_size];
+        repacker.pack(&raw[..k * record], packed);
+        if swap {
+            layout.swap(packed);
         }
-        let mut writer = zarr
-            .create_packed(&building, &header.datatype)
-            .map_err(|e| in_dst(dst, &e))?;
-        let (record, packed_size) = (repacker.record_size().max(1), layout.size());
-        let per_batch = (BATCH_BYTES / record).max(1);
-        let mut raw = vec![0; per_batch * record];
-        let mut packed = vec![0; per_batch * packed_size];
-        let bar = progress(n);
-        let mut done = 0u64;
-        while done < n {
-            let k = per_batch.min((n - done) as usize);
-            r.read_exact(&mut raw[..k * record]).map_err(|e| {
-                format!("{shown}: the array data ends early, in record {done} or after: {e}")
-            })?;
-            let packed = &mut packed[..k * packed_size];
-            repacker.pack(&raw[..k * record], packed);
-            if swap {
-                layout.swap(packed);
-            }
-            layout.check(packed).map_err(|bad| {
-                let record = done + bad.record as u64;
-                format!(
-                    "{shown}: record {record}, field `{}`: {}",
-                    bad.field, bad.message
-                )
-            })?;
-            writer.append(packed).map_err(|e| in_dst(dst, &e))?;
-            done += k as u64;
-            bar.set_position(done);
-        }
-        bar.finish_and_clear();
-        writer.finish().map_err(|e| in_dst(dst, &e))?;
-        if !remote {
-            std::fs::rename(&building, dst).map_err(|e| format!("{}: {e}", dst.display()))?;
-        }
-        Ok(n)
-    };
-    let result = run();
-    if result.is_err() && !remote {
-        let _ = std::fs::remove_dir_all(&building);
+        layout.check(packed).map_err(|bad| {
+            let record = done + bad.record as u64;
+            format!(
+                "{shown}: record {record}, field `{}`: {}",
+                bad.field, bad.message
+            )
+        })?;
+        writer.append(packed).map_err(|e| in_dst(dst, &e))?;
+        done += k as u64;
+        bar.set_position(done);
     }
-    result
+    bar.finish_and_clear();
+    writer.finish().map_err(|e| in_dst(dst, &e))?;
+    Ok(n)
 }
 
-/// A store's error for the command line: named by its destination (not the
-/// hidden directory it is built in), advice in the command's words.
+/// A store's error for the command line: advice in the command's words,
+/// and the destination named where the library's message does not.
 fn in_dst(dst: &Path, e: &ndl_zarr::Error) -> String {
     let message = e
         .to_string()
@@ -209,26 +189,8 @@ fn in_dst(dst: &Path, e: &ndl_zarr::Error) -> String {
         .replace("Layout::Records", "--layout records");
     match e {
         ndl_zarr::Error::Unsupported { .. } => format!("{}: {message}", dst.display()),
-        _ => message.replace(
-            &building_dir(dst).display().to_string(),
-            &dst.display().to_string(),
-        ),
+        _ => message,
     }
-}
-
-/// The name of a store's record dimension: its name without `.zarr`.
-fn stem(dst: &Path) -> String {
-    dst.file_stem()
-        .and_then(|s| s.to_str())
-        .filter(|s| !s.is_empty())
-        .unwrap_or("record")
-        .to_string()
-}
-
-/// `.NAME.PID.partial` beside `dst`.
-fn building_dir(dst: &Path) -> PathBuf {
-    let name = dst.file_name().and_then(|n| n.to_str()).unwrap_or("store");
-    dst.with_file_name(format!(".{name}.{}.partial", std::process::id()))
 }
 
 /// Writes the array of records of the store `src` as a `.npy` file, or as

@@ -78,6 +78,7 @@ mod options;
 mod records;
 #[cfg(feature = "s3")]
 mod s3;
+mod staging;
 mod store;
 mod struct_type;
 mod writer;

@@ -173,6 +173,7 @@ pub struct WriteOptions {
     pub(crate) dimension: Option<String>,
     pub(crate) chars_as_u1: bool,
     pub(crate) expected_len: Option<u64>,
+    pub(crate) publish_on_finish: bool,
 }
 
 /// About 2 MiB of packed records per chunk when no length is given.
@@ -236,6 +237,38 @@ impl WriteOptions {
     /// dimension). [`write`](WriteOptions::write) sets it itself.
     pub fn expected_len(mut self, records: u64) -> WriteOptions {
         self.expected_len = Some(records);
+        self
+    }
+
+    /// Whether a store that [`create`](WriteOptions::create) or
+    /// [`create_packed`](WriteOptions::create_packed) makes appears only
+    /// once its writer's `finish` succeeds (default: no, it appears at once,
+    /// empty, and grows with each `finish`).
+    ///
+    /// A local store is then built in a hidden directory beside its place
+    /// (`.NAME.PID.N.partial`) and renamed into it by `finish`: readers
+    /// see no store or a complete one, and a writer that fails or is
+    /// dropped removes what it built. A crashed process's leftover is
+    /// removed by the next writer of that name. Object storage has no
+    /// rename: there the store is made at once, empty, as without this
+    /// option, and its records appear when `finish` writes the metadata
+    /// that sets their length. [`write`](WriteOptions::write) always works
+    /// so.
+    ///
+    /// ```
+    /// use ndl_zarr::WriteOptions;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.zarr");
+    /// let mut w = WriteOptions::new().publish_on_finish(true).create::<u32>(&path)?;
+    /// w.append(&[1, 2, 3])?;
+    /// assert!(!path.exists());
+    /// w.finish()?;
+    /// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn publish_on_finish(mut self, publish: bool) -> WriteOptions {
+        self.publish_on_finish = publish;
         self
     }
 
@@ -308,8 +341,9 @@ impl WriteOptions {
         Ok(options)
     }
 
-    /// Writes `data` as a new store at `dir` (which must not exist): the
-    /// store appears there only once complete.
+    /// Writes `data` as a new store at `dir` (which must not exist, or be an
+    /// empty directory): a local store appears there only once complete
+    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
     pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
         crate::writer::write_new(self, dir.as_ref(), data)
     }

@@ -93,24 +93,28 @@ impl Store {
     /// path, not the URL).
     pub fn local_dir(&self) -> Option<PathBuf> {
         match &self.place {
-            Place::Local(root) => Some(root.join(self.prefix.trim_end_matches('/'))),
+            Place::Local(root) => Some(match self.prefix.trim_end_matches('/') {
+                // `join("")` would add a trailing `/`, which no file matches.
+                "" => root.clone(),
+                prefix => root.join(prefix),
+            }),
             _ => None,
         }
     }
 
     /// The store in the local directory `dir` (not created here).
     pub fn local(dir: &Path) -> Result<Store> {
-        Store::local_with(dir, true)
+        Store::local_with(dir, true, dir.display().to_string())
     }
 
     /// A store in the local directory `dir` that no reader sees until it is
     /// renamed into place: objects are written in place, not replaced.
-    pub fn staging(dir: &Path) -> Result<Store> {
-        Store::local_with(dir, false)
+    /// Messages name it `name`, its place.
+    pub fn staging(dir: &Path, name: &str) -> Result<Store> {
+        Store::local_with(dir, false, name.to_string())
     }
 
-    fn local_with(dir: &Path, replace: bool) -> Result<Store> {
-        let name = dir.display().to_string();
+    fn local_with(dir: &Path, replace: bool, name: String) -> Result<Store> {
         let fs = FilesystemStore::new(dir).map_err(|e| Error::Io {
             path: dir.to_path_buf(),
             source: std::io::Error::other(e.to_string()),

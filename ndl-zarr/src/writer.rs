@@ -2,7 +2,7 @@
 //! [`PackedWriter`] for records whose datatype is known only at run time.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ndl_runtime::records::{PackedLayout, Packer};
 use ndl_runtime::{Datatype, NdlType};
@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::metadata::{read_group, ArrayMeta};
 use crate::options::{Layout, WriteOptions};
 use crate::records::{self, check_type, packer};
+use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
 
 /// Appends records to a store, chunk by chunk: one array of records, or
@@ -45,6 +46,8 @@ pub struct ArrayWriter<T> {
     packer: Packer<T>,
     /// The append lock this writer holds, released when it is done.
     lock: Option<AppendLock>,
+    /// A new store built out of sight, published by `finish`.
+    staging: Option<Staging>,
 }
 
 /// The lock of an appender: an object only one writer can create. Appends
@@ -186,28 +189,22 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create_named(options, Store::open(dir)?, dir)
-    }
-
-    fn create_named(
-        options: &WriteOptions,
-        store: Store,
-        named_for: &Path,
-    ) -> Result<ArrayWriter<T>> {
+        let (store, staging) = open_new(options, dir)?;
         let packer = packer::<T>(&store.name)?;
-        let core = Core::create(options, store, named_for, &T::datatype(), T::description())?;
+        let core = Core::create(options, store, dir, &T::datatype(), T::description())?;
         Ok(ArrayWriter {
             core,
             packer,
             lock: None,
+            staging,
         })
     }
 
     pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
         let options = options.clone().expected_len(len);
-        ArrayWriter::<T>::create_named(&options, Store::open(dir)?, dir)?
-            .core
-            .resize(len)
+        let writer = ArrayWriter::<T>::create(&options, dir)?;
+        writer.core.resize(len)?;
+        writer.staging.map_or(Ok(()), Staging::publish)
     }
 
     /// The writer of records `range` of the store at `dir`, made by
@@ -243,6 +240,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
                 core,
                 packer,
                 lock: None,
+                staging: None,
             });
         }
         let meta = ArrayMeta::read(&store)?;
@@ -254,6 +252,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             core,
             packer,
             lock: None,
+            staging: None,
         })
     }
 
@@ -278,12 +277,22 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let lock = Some(AppendLock::take(&store)?);
         if group {
             let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
-            return Ok(ArrayWriter { core, packer, lock });
+            return Ok(ArrayWriter {
+                core,
+                packer,
+                lock,
+                staging: None,
+            });
         }
         // Read again under the lock: the length may have grown meanwhile.
         let meta = ArrayMeta::read(&store)?;
         let core = Core::Records(Box::new(records::start(store, meta)?));
-        Ok(ArrayWriter { core, packer, lock })
+        Ok(ArrayWriter {
+            core,
+            packer,
+            lock,
+            staging: None,
+        })
     }
 
     /// The number of records the store holds once finished.
@@ -310,10 +319,12 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     }
 
     /// Stores the last, partial chunks, then the metadata with the new
-    /// length; returns the length.
+    /// length (and publishes a store built out of sight,
+    /// [`WriteOptions::publish_on_finish`]); returns the length.
     pub fn finish(self) -> Result<u64> {
         let len = self.core.finish()?;
         drop(self.lock);
+        self.staging.map_or(Ok(()), Staging::publish)?;
         Ok(len)
     }
 }
@@ -338,6 +349,8 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 pub struct PackedWriter {
     core: Core,
     record: usize,
+    /// A new store built out of sight, published by `finish`.
+    staging: Option<Staging>,
 }
 
 impl PackedWriter {
@@ -355,9 +368,11 @@ impl PackedWriter {
             Layout::Records => datatype,
             Layout::Columns => packed.datatype(),
         };
+        let (store, staging) = open_new(options, dir)?;
         Ok(PackedWriter {
-            core: Core::create(options, Store::open(dir)?, dir, planned, None)?,
+            core: Core::create(options, store, dir, planned, None)?,
             record: packed.size(),
+            staging,
         })
     }
 
@@ -403,9 +418,12 @@ impl PackedWriter {
     }
 
     /// Stores the last, partial chunks, then the metadata with the new
-    /// length; returns the length.
+    /// length (and publishes a store built out of sight,
+    /// [`WriteOptions::publish_on_finish`]); returns the length.
     pub fn finish(self) -> Result<u64> {
-        self.core.finish()
+        let len = self.core.finish()?;
+        self.staging.map_or(Ok(()), Staging::publish)?;
+        Ok(len)
     }
 }
 
@@ -423,7 +441,8 @@ fn dimension_name(dir: &Path) -> String {
 /// object storage without a store.
 fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
-        return prepare_dir(&dir);
+        refuse_occupied(&dir, &store.name)?;
+        return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
     }
     for key in [
         crate::metadata::ZARR_JSON,
@@ -439,84 +458,28 @@ fn prepare(store: &Store) -> Result<()> {
     Ok(())
 }
 
-/// Makes `dir` an empty directory, refusing one that holds anything.
-fn prepare_dir(dir: &Path) -> Result<()> {
-    let io = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    match std::fs::read_dir(dir) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(Error::Exists {
-                    store: dir.display().to_string(),
-                });
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(io)
-        }
-        Err(e) => Err(io(e)),
+/// The store a new store at `dir` is written to: `dir`'s own, or, to be
+/// published on `finish`, one built out of sight.
+fn open_new(options: &WriteOptions, dir: &Path) -> Result<(Store, Option<Staging>)> {
+    let store = Store::open(dir)?;
+    if options.publish_on_finish {
+        Staging::begin(store)
+    } else {
+        Ok((store, None))
     }
 }
 
-/// Writes a new store at `dir`: built in a hidden directory beside it and
-/// renamed into place once complete.
+/// Writes a new store at `dir`, which appears there only once complete.
 pub(crate) fn write_new<T: NdlType + Send + Sync>(
     options: &WriteOptions,
     dir: &Path,
     data: &[T],
 ) -> Result<()> {
-    let options = options.clone().expected_len(data.len() as u64);
-    let store = Store::open(dir)?;
-    let Some(local) = store.local_dir() else {
-        // Object storage has no rename: the metadata, written last, is
-        // what makes the store's records visible.
-        let mut writer = ArrayWriter::<T>::create_named(&options, store, dir)?;
-        writer.append(data)?;
-        return writer.finish().map(drop);
-    };
-    if local.exists() {
-        return Err(Error::Exists { store: store.name });
-    }
-    let building = building_dir(&local)?;
-    let result = (|| {
-        // Nobody reads the building directory: its objects are written in
-        // place, and renaming it makes the whole store visible at once.
-        let staged = Store::staging(&building)?;
-        let mut writer = ArrayWriter::<T>::create_named(&options, staged, dir)?;
-        writer.append(data)?;
-        writer.finish()?;
-        std::fs::rename(&building, &local).map_err(|source| Error::Io {
-            path: local.clone(),
-            source,
-        })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&building);
-    }
-    result
-}
-
-/// A new, empty `.NAME.PID.N.partial` beside `dir`: hidden, and made
-/// exclusively (`N` counts this process's writers), so that no two writers
-/// share it and a leftover of a crashed process never stands in the way.
-fn building_dir(dir: &Path) -> Result<PathBuf> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("store");
-    loop {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let building = dir.with_file_name(format!(".{name}.{}.{n}.partial", std::process::id()));
-        match std::fs::create_dir(&building) {
-            Ok(()) => return Ok(building),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(source) => {
-                return Err(Error::Io {
-                    path: building,
-                    source,
-                })
-            }
-        }
-    }
+    let options = options
+        .clone()
+        .expected_len(data.len() as u64)
+        .publish_on_finish(true);
+    let mut writer = ArrayWriter::<T>::create(&options, dir)?;
+    writer.append(data)?;
+    writer.finish().map(drop)
 }

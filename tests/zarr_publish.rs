@@ -1,0 +1,205 @@
+//! `WriteOptions::publish_on_finish`: a store that `create` or
+//! `create_packed` makes appears only when its writer finishes, and nothing
+//! is left behind by a writer that does not.
+
+use std::path::Path;
+
+use ndl_runtime::NdlType;
+use ndl_zarr::{ArrayWriter, Error, Layout, WriteOptions, ZarrFormat};
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Rec {
+    id: u32,
+    t: f64,
+    flag: bool,
+}
+
+fn records(range: std::ops::Range<u32>) -> Vec<Rec> {
+    range
+        .map(|i| Rec {
+            id: i,
+            t: f64::from(i) * 0.25,
+            flag: i % 2 == 0,
+        })
+        .collect()
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn every_kind() -> [WriteOptions; 4] {
+    let base = WriteOptions::new().chunk_len(3).publish_on_finish(true);
+    [
+        base.clone(),
+        base.clone().zarr_format(ZarrFormat::V2),
+        base.clone().layout(Layout::Columns),
+        base.layout(Layout::Columns).zarr_format(ZarrFormat::V2),
+    ]
+}
+
+#[test]
+fn the_store_appears_when_the_writer_finishes() {
+    for options in every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.zarr");
+        let mut w = options.create::<Rec>(&path).unwrap();
+        w.append(&records(0..10)).unwrap();
+        assert!(!path.exists(), "{options:?}: visible before finish");
+        let hidden = names(dir.path());
+        assert!(
+            matches!(&hidden[..], [one] if one.starts_with(".s.zarr.") && one.ends_with(".partial")),
+            "{options:?}: {hidden:?}"
+        );
+        assert_eq!(w.finish().unwrap(), 10);
+        assert_eq!(names(dir.path()), ["s.zarr"], "{options:?}");
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..10));
+        // A store like any other: it takes appends.
+        let mut w = ArrayWriter::<Rec>::open(&path).unwrap();
+        w.append(&records(10..14)).unwrap();
+        assert_eq!(w.finish().unwrap(), 14);
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..14));
+    }
+}
+
+#[test]
+fn packed_writers_publish_too() {
+    for options in every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.zarr");
+        let mut w = options.create_packed(&path, &Rec::datatype()).unwrap();
+        let mut packed = vec![0u8; 5 * w.record_size()];
+        ndl_runtime::records::Packer::<Rec>::new()
+            .unwrap()
+            .pack(&records(0..5), &mut packed);
+        w.append(&packed).unwrap();
+        assert!(!path.exists(), "{options:?}: visible before finish");
+        assert_eq!(w.finish().unwrap(), 5);
+        assert_eq!(names(dir.path()), ["p.zarr"], "{options:?}");
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..5));
+    }
+}
+
+#[test]
+fn a_writer_that_does_not_finish_leaves_nothing() {
+    for options in every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.zarr");
+        let mut w = options.create::<Rec>(&path).unwrap();
+        w.append(&records(0..10)).unwrap();
+        drop(w);
+        assert!(names(dir.path()).is_empty(), "{options:?}");
+
+        let w = options.create_packed(&path, &Rec::datatype()).unwrap();
+        drop(w);
+        assert!(names(dir.path()).is_empty(), "{options:?}");
+    }
+}
+
+#[test]
+fn an_occupied_place_is_refused_before_anything_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = WriteOptions::new().publish_on_finish(true);
+    let file = dir.path().join("file.zarr");
+    std::fs::write(&file, b"mine").unwrap();
+    let full = dir.path().join("full.zarr");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("x"), b"mine").unwrap();
+    // Without publishing, creating in place, the same.
+    for (place, options) in [&file, &full].into_iter().flat_map(|p| {
+        [
+            (p, options.clone()),
+            (p, options.clone().publish_on_finish(false)),
+        ]
+    }) {
+        let e = options.create::<Rec>(place).unwrap_err();
+        assert!(
+            matches!(&e, Error::Exists { store } if store == &place.display().to_string()),
+            "{e:?}"
+        );
+    }
+    assert_eq!(names(dir.path()), ["file.zarr", "full.zarr"]);
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+    assert_eq!(names(&full), ["x"]);
+
+    // An empty directory is a free place: the store replaces it.
+    let empty = dir.path().join("empty.zarr");
+    std::fs::create_dir(&empty).unwrap();
+    let mut w = options.create::<Rec>(&empty).unwrap();
+    w.append(&records(0..4)).unwrap();
+    w.finish().unwrap();
+    assert_eq!(ndl_zarr::read::<Rec>(&empty).unwrap(), records(0..4));
+}
+
+/// Another store made at the place while the writer builds wins: `finish`
+/// says so and removes what it built; the other store is untouched.
+#[test]
+fn a_store_made_meanwhile_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.zarr");
+    let options = WriteOptions::new().chunk_len(3).publish_on_finish(true);
+    let mut w = options.create::<Rec>(&path).unwrap();
+    w.append(&records(0..10)).unwrap();
+    ndl_zarr::write(&path, &records(100..105)).unwrap();
+    let e = w.finish().unwrap_err();
+    assert!(matches!(&e, Error::Exists { .. }), "{e:?}");
+    assert_eq!(names(dir.path()), ["s.zarr"]);
+    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(100..105));
+}
+
+/// A building directory of a process that is gone is removed by the next
+/// writer of that name; a running process's is not touched.
+#[test]
+fn leftovers_of_gone_processes_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.zarr");
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    let stale = dir.path().join(format!(".s.zarr.{gone}.0.partial"));
+    WriteOptions::new().write(&stale, &records(0..3)).unwrap();
+    let running = dir
+        .path()
+        .join(format!(".s.zarr.{}.999999.partial", std::process::id()));
+    std::fs::create_dir(&running).unwrap();
+    let other = dir.path().join(format!(".t.zarr.{gone}.0.partial"));
+    std::fs::create_dir(&other).unwrap();
+
+    let mut w = WriteOptions::new()
+        .publish_on_finish(true)
+        .create::<Rec>(&path)
+        .unwrap();
+    w.append(&records(0..7)).unwrap();
+    w.finish().unwrap();
+    let mut expected = vec![
+        running.file_name().unwrap().to_string_lossy().into_owned(),
+        other.file_name().unwrap().to_string_lossy().into_owned(),
+        "s.zarr".to_string(),
+    ];
+    expected.sort();
+    assert_eq!(names(dir.path()), expected);
+    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..7));
+}
+
+#[test]
+fn a_sized_store_appears_once_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.zarr");
+    WriteOptions::new()
+        .chunk_len(4)
+        .publish_on_finish(true)
+        .create_sized::<Rec>(&path, 8)
+        .unwrap();
+    assert_eq!(names(dir.path()), ["r.zarr"]);
+    let mut w = ArrayWriter::<Rec>::region(&path, 0..8).unwrap();
+    w.append(&records(0..8)).unwrap();
+    w.finish().unwrap();
+    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..8));
+}
