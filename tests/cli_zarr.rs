@@ -12,6 +12,7 @@
 mod common;
 
 use common::cli::{compile_cdl, ndl, ok, refused, Run};
+use common::names;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -346,16 +347,6 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         }
     }
     out
-}
-
-/// The names in `dir`.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// No hidden `.NAME.*.partial` directory (nor anything else hidden) left in

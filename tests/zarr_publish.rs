@@ -2,8 +2,9 @@
 //! `create_packed` makes appears only when its writer finishes, and nothing
 //! is left behind by a writer that does not.
 
-use std::path::Path;
+mod common;
 
+use common::names;
 use ndl_runtime::NdlType;
 use ndl_zarr::{ArrayWriter, Error, Layout, WriteOptions, ZarrFormat};
 
@@ -23,16 +24,6 @@ fn records(range: std::ops::Range<u32>) -> Vec<Rec> {
             flag: i % 2 == 0,
         })
         .collect()
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 fn every_kind() -> [WriteOptions; 4] {

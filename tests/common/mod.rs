@@ -119,3 +119,13 @@ macro_rules! every_enum_base {
         }
     )*};
 }
+
+/// The names of the entries of `dir`, sorted.
+pub fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
