@@ -67,7 +67,8 @@ fn options(layout: &str) -> WriteOptions {
 }
 
 /// What a child does: `create LAYOUT URL`, `region URL START END`, `read
-/// URL`, `write URL`, `append URL`.
+/// URL`, `write URL`, `append URL`, `publish LAYOUT URL`, `publish-hang
+/// LAYOUT URL`, `absent URL`.
 fn act(spec: &str) {
     let words: Vec<&str> = spec.split_whitespace().collect();
     match words.as_slice() {
@@ -99,8 +100,45 @@ fn act(spec: &str) {
             w.append(&records(N..N + 10)).unwrap();
             w.finish().unwrap();
         }
+        ["publish", layout, url] => publish(layout, url),
+        ["publish-hang", layout, url] => {
+            let mut w = options(layout)
+                .publish_on_finish(true)
+                .create::<Rec>(url)
+                .unwrap();
+            w.append(&records(0..N / 2)).unwrap();
+            println!("building");
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        ["absent", url] => {
+            let e = ndl_zarr::read::<Rec>(url).unwrap_err();
+            assert!(matches!(e, ndl_zarr::Error::NotAnArray { .. }), "{e:?}");
+            // The crashed writer's lock keeps a new one out, saying so.
+            let e = WriteOptions::new().write(url, &records(0..3)).unwrap_err();
+            assert!(matches!(e, ndl_zarr::Error::Locked { .. }), "{e:?}");
+        }
         other => panic!("unknown child spec {other:?}"),
     }
+}
+
+/// A store created with `publish_on_finish` on S3: no array until
+/// `finish`, and no other writer meanwhile; a whole one after.
+fn publish(layout: &str, url: &str) {
+    let options = options(layout).publish_on_finish(true);
+    let mut w = options.create::<Rec>(url).unwrap();
+    w.append(&records(0..N / 2)).unwrap();
+    let e = ndl_zarr::read::<Rec>(url).unwrap_err();
+    assert!(matches!(e, ndl_zarr::Error::NotAnArray { .. }), "{e:?}");
+    for second in [options.clone(), options.clone().publish_on_finish(false)] {
+        let e = second.create::<Rec>(url).unwrap_err();
+        assert!(matches!(e, ndl_zarr::Error::Locked { .. }), "{e:?}");
+    }
+    w.append(&records(N / 2..N)).unwrap();
+    assert_eq!(w.finish().unwrap(), N);
+    assert_eq!(ndl_zarr::read::<Rec>(url).unwrap(), records(0..N));
+    // The lock went with the writer: an appender takes it (and, adding
+    // nothing, leaves the store as it is).
+    assert_eq!(ArrayWriter::<Rec>::open(url).unwrap().finish().unwrap(), N);
 }
 
 /// Reads the child's output up to the line `marker` (the test harness
@@ -294,6 +332,36 @@ fn concurrent_appends_are_refused() {
         &[&moto.endpoint(), url],
     );
     assert_eq!(out.trim(), (N + 10).to_string());
+}
+
+/// `publish_on_finish` on S3: the store appears at `finish`, with every
+/// record; a writer killed before leaves no array, and its lock.
+#[test]
+fn published_stores_appear_whole() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return act(&spec);
+    }
+    let moto = Moto::start(&common::python312());
+    moto.bucket("data");
+    let env = moto.env();
+    let test = "published_stores_appear_whole";
+    for layout in ["records", "columns"] {
+        let url = format!("s3://data/{layout}/published.zarr");
+        run_all(vec![child(test, &format!("publish {layout} {url}"), &env)]);
+        dask_sums(&moto, &url, layout);
+
+        let url = format!("s3://data/{layout}/killed.zarr");
+        let mut writer = child(test, &format!("publish-hang {layout} {url}"), &env)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(writer.stdout.take().unwrap());
+        assert!(wait_for(&mut out, "building"));
+        writer.kill().unwrap();
+        writer.wait().unwrap();
+        run_all(vec![child(test, &format!("absent {url}"), &env)]);
+    }
 }
 
 /// The server goes away mid-write: a clear error within seconds, not a

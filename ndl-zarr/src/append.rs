@@ -27,6 +27,9 @@ pub(crate) struct Appender {
     /// For a region writer, where its region ends: it writes chunks only,
     /// never the metadata.
     region_end: Option<u64>,
+    /// Whether the array's metadata is not in the store yet: a new array
+    /// that appears when `commit` writes it.
+    unwritten: bool,
 }
 
 impl std::fmt::Debug for Appender {
@@ -47,9 +50,27 @@ impl Appender {
             meta,
             tail: Vec::new(),
             region_end: None,
+            unwritten: false,
         };
         appender.load_tail()?;
         Ok(appender)
+    }
+
+    /// The appender of a new, empty array `meta` describes, whose metadata
+    /// is written now, or, `deferred`, by `commit` (or `resize`): the array
+    /// appears in the store only then.
+    pub fn create(chunks: Chunks, meta: ArrayMeta, deferred: bool) -> Result<Appender> {
+        if !deferred {
+            meta.write(&chunks.store, true)?;
+        }
+        Ok(Appender {
+            len: 0,
+            chunks,
+            meta,
+            tail: Vec::new(),
+            region_end: None,
+            unwritten: deferred,
+        })
     }
 
     /// The writer of records `range` of the array, which must start and
@@ -78,6 +99,7 @@ impl Appender {
             meta,
             tail: Vec::new(),
             region_end: Some(range.end),
+            unwritten: false,
         })
     }
 
@@ -85,7 +107,7 @@ impl Appender {
     /// fill value until region writers store them.
     pub fn resize(mut self, len: u64) -> Result<()> {
         self.meta = self.meta.with_len(len);
-        self.meta.write(&self.chunks.store, false)
+        self.meta.write(&self.chunks.store, self.unwritten)
     }
 
     /// Reads the records of a partial last chunk, which an append rewrites.
@@ -211,9 +233,9 @@ impl Appender {
             }
             return Ok(self.len);
         }
-        if self.len != self.meta.len() {
+        if self.unwritten || self.len != self.meta.len() {
             self.meta = self.meta.with_len(self.len);
-            self.meta.write(&self.chunks.store, false)?;
+            self.meta.write(&self.chunks.store, self.unwritten)?;
         }
         Ok(self.len)
     }

@@ -109,9 +109,9 @@ pub enum Error {
         /// What does not fit.
         message: String,
     },
-    /// Another writer is appending to the store (or one that crashed left
-    /// its lock behind).
-    #[error("{store}: another writer is appending (lock `{lock}`); appends are one at a time. If no writer is running, one crashed: remove `{lock}`")]
+    /// Another writer is appending to the store, or creating it on object
+    /// storage (or one that crashed left its lock behind).
+    #[error("{store}: another writer is appending to or creating this store (lock `{lock}`); writers are one at a time. If no writer is running, one crashed: remove `{lock}`")]
     Locked {
         /// The store.
         store: String,

@@ -250,10 +250,11 @@ impl WriteOptions {
     /// see no store or a complete one, and a writer that fails or is
     /// dropped removes what it built. A crashed process's leftover is
     /// removed by the next writer of that name. Object storage has no
-    /// rename: there the store is made at once, empty, as without this
-    /// option, and its records appear when `finish` writes the metadata
-    /// that sets their length. [`write`](WriteOptions::write) always works
-    /// so.
+    /// rename: there the store is written in place, its metadata last, by
+    /// `finish`; until then readers find no array, and the lock object
+    /// `.ndl-append.lock` (a conditional PUT) keeps other writers out (one
+    /// left by a crashed process must be removed by hand, as an
+    /// appender's). [`write`](WriteOptions::write) always works so.
     ///
     /// ```
     /// use ndl_zarr::WriteOptions;

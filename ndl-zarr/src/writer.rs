@@ -53,6 +53,7 @@ pub struct ArrayWriter<T> {
 /// The lock of an appender: an object only one writer can create. Appends
 /// by two writers at once would each write the same last chunk and length,
 /// and one's records would be lost; the second is refused instead.
+#[derive(Debug)]
 struct AppendLock {
     store: Store,
 }
@@ -167,7 +168,7 @@ impl Core {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
-        prepare(&store)?;
+        prepare(&store, options.publish_on_finish)?;
         Ok(match options.layout {
             Layout::Records => Core::Records(Box::new(records::create(
                 options, &store, datatype, &dimension,
@@ -189,13 +190,17 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
-        let (store, staging) = open_new(options, dir)?;
+        let New {
+            store,
+            staging,
+            lock,
+        } = New::open(options, dir)?;
         let packer = packer::<T>(&store.name)?;
         let core = Core::create(options, store, dir, &T::datatype(), T::description())?;
         Ok(ArrayWriter {
             core,
             packer,
-            lock: None,
+            lock,
             staging,
         })
     }
@@ -351,6 +356,9 @@ pub struct PackedWriter {
     record: usize,
     /// A new store built out of sight, published by `finish`.
     staging: Option<Staging>,
+    /// The lock of a new store on object storage whose metadata `finish`
+    /// writes.
+    lock: Option<AppendLock>,
 }
 
 impl PackedWriter {
@@ -368,11 +376,16 @@ impl PackedWriter {
             Layout::Records => datatype,
             Layout::Columns => packed.datatype(),
         };
-        let (store, staging) = open_new(options, dir)?;
+        let New {
+            store,
+            staging,
+            lock,
+        } = New::open(options, dir)?;
         Ok(PackedWriter {
             core: Core::create(options, store, dir, planned, None)?,
             record: packed.size(),
             staging,
+            lock,
         })
     }
 
@@ -422,6 +435,7 @@ impl PackedWriter {
     /// [`WriteOptions::publish_on_finish`]); returns the length.
     pub fn finish(self) -> Result<u64> {
         let len = self.core.finish()?;
+        drop(self.lock);
         self.staging.map_or(Ok(()), Staging::publish)?;
         Ok(len)
     }
@@ -438,8 +452,8 @@ fn dimension_name(dir: &Path) -> String {
 }
 
 /// Readies the place of a new store: an empty directory, or a prefix of
-/// object storage without a store.
-fn prepare(store: &Store) -> Result<()> {
+/// object storage without a store, nor a store being created (its lock).
+fn prepare(store: &Store, locked_by_us: bool) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
         return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
@@ -455,17 +469,47 @@ fn prepare(store: &Store) -> Result<()> {
             });
         }
     }
+    if !locked_by_us && store.get(APPEND_LOCK)?.is_some() {
+        return Err(Error::Locked {
+            store: store.name.clone(),
+            lock: APPEND_LOCK.into(),
+        });
+    }
     Ok(())
 }
 
-/// The store a new store at `dir` is written to: `dir`'s own, or, to be
-/// published on `finish`, one built out of sight.
-fn open_new(options: &WriteOptions, dir: &Path) -> Result<(Store, Option<Staging>)> {
-    let store = Store::open(dir)?;
-    if options.publish_on_finish {
-        Staging::begin(store)
-    } else {
-        Ok((store, None))
+/// Where a new store at `dir` is written.
+struct New {
+    /// `dir`'s own store, or, to be published on `finish`, one built out of
+    /// sight.
+    store: Store,
+    staging: Option<Staging>,
+    /// To be published on object storage, which has no rename, the store
+    /// is written in place, its metadata last: the lock keeps a second
+    /// writer out meanwhile, as nothing else in the store would.
+    lock: Option<AppendLock>,
+}
+
+impl New {
+    fn open(options: &WriteOptions, dir: &Path) -> Result<New> {
+        let store = Store::open(dir)?;
+        if !options.publish_on_finish {
+            return Ok(New {
+                store,
+                staging: None,
+                lock: None,
+            });
+        }
+        let (store, staging) = Staging::begin(store)?;
+        let lock = match staging {
+            Some(_) => None,
+            None => Some(AppendLock::take(&store)?),
+        };
+        Ok(New {
+            store,
+            staging,
+            lock,
+        })
     }
 }
 

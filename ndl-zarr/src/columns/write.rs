@@ -24,6 +24,22 @@ pub(crate) struct ColumnsWriter {
     columns: Vec<(Column, Appender)>,
     /// Each column's bytes in a record.
     fields: Vec<Range<usize>>,
+    /// The group's metadata of a new store, when it is written last (after
+    /// the columns') by `finish`, not at creation.
+    group: Option<Box<Group>>,
+}
+
+/// A group's metadata not yet in its store.
+struct Group {
+    store: Store,
+    format: ZarrFormat,
+    attributes: Map<String, serde_json::Value>,
+}
+
+impl Group {
+    fn write(self) -> Result<()> {
+        write_group(&self.store, self.format, self.attributes)
+    }
 }
 
 impl std::fmt::Debug for ColumnsWriter {
@@ -66,7 +82,18 @@ impl ColumnsWriter {
             attributes.insert("title".into(), json!(title));
         }
         attributes.insert(NDL_DATATYPE.into(), json!(dt));
-        write_group(store, options.format, attributes)?;
+        let group = Group {
+            store: store.clone(),
+            format: options.format,
+            attributes,
+        };
+        let deferred = options.publish_on_finish;
+        let group = if deferred {
+            Some(Box::new(group))
+        } else {
+            group.write()?;
+            None
+        };
         let mut appenders = Vec::with_capacity(columns.len());
         for c in columns {
             let column = store.child(&c.name);
@@ -82,11 +109,12 @@ impl ColumnsWriter {
                 .collect();
             let meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
                 .map_err(|e| in_column(&c, e))?;
-            meta.write(&column, true)?;
-            let appender = Appender::start(Chunks::new(&column, &meta)?, meta)?;
+            let appender = Appender::create(Chunks::new(&column, &meta)?, meta, deferred)?;
             appenders.push((c, appender));
         }
-        Ok(ColumnsWriter::new(appenders))
+        let mut writer = ColumnsWriter::new(appenders);
+        writer.group = group;
+        Ok(writer)
     }
 
     fn new(columns: Vec<(Column, Appender)>) -> ColumnsWriter {
@@ -94,7 +122,11 @@ impl ColumnsWriter {
             .iter()
             .map(|(c, _)| c.offset..c.offset + c.size)
             .collect();
-        ColumnsWriter { columns, fields }
+        ColumnsWriter {
+            columns,
+            fields,
+            group: None,
+        }
     }
 
     /// The writer that appends to the columns store `store` of records of
@@ -116,7 +148,8 @@ impl ColumnsWriter {
     pub fn resize(self, len: u64) -> Result<()> {
         self.columns
             .into_iter()
-            .try_for_each(|(_, a)| a.resize(len))
+            .try_for_each(|(_, a)| a.resize(len))?;
+        self.group.map_or(Ok(()), |g| g.write())
     }
 
     fn open_with(
@@ -247,6 +280,7 @@ impl ColumnsWriter {
         for (_, a) in self.columns {
             a.commit()?;
         }
+        self.group.map_or(Ok(()), |g| g.write())?;
         Ok(len)
     }
 }

@@ -14,7 +14,8 @@ use crate::store::Store;
 
 /// Creates the array in the empty `store` for records of `datatype` (any
 /// layout: it is stored packed), its record dimension named `dimension`,
-/// and its appender.
+/// and its appender; with `publish_on_finish`, the array's metadata is
+/// written by the appender's commit, last.
 pub(crate) fn create(
     options: &WriteOptions,
     store: &Store,
@@ -39,8 +40,7 @@ pub(crate) fn create(
         attributes,
         vec![dimension.to_string()],
     )?;
-    meta.write(store, true)?;
-    start(store.clone(), meta)
+    Appender::create(Chunks::new(store, &meta)?, meta, options.publish_on_finish)
 }
 
 /// The appender of the records array `meta` describes.
