@@ -77,7 +77,13 @@ pub(crate) fn refuse_occupied(place: &Path, name: &str) -> Result<()> {
     let occupied = match std::fs::read_dir(place) {
         Ok(mut entries) => entries.next().is_some(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(_) => place.exists(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => true,
+        Err(source) => {
+            return Err(Error::Io {
+                path: place.to_path_buf(),
+                source,
+            })
+        }
     };
     if occupied {
         return Err(Error::Exists {
