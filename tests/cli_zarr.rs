@@ -706,6 +706,21 @@ fn file_urls_name_local_paths() {
     no_partial(root);
 }
 
+/// A destination in directories that do not exist yet: they are made.
+#[test]
+fn missing_parent_directories_are_made() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("flat.npy");
+    let store = root.join("new/sub/f.zarr");
+    converted(
+        convert(&npy, &store, &[]),
+        "npy to a store in new directories",
+    );
+    check_store_312(&store, &npy);
+    assert_eq!(common::names(&root.join("new/sub")), ["f.zarr"]);
+}
+
 /// `ndl convert STORE FILE` must not replace an existing .npy or .npz
 /// either, as it does not replace an existing store.
 #[test]

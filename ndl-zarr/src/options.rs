@@ -246,15 +246,20 @@ impl WriteOptions {
     /// empty, and grows with each `finish`).
     ///
     /// A local store is then built in a hidden directory beside its place
-    /// (`.NAME.PID.N.partial`) and renamed into it by `finish`: readers
-    /// see no store or a complete one, and a writer that fails or is
-    /// dropped removes what it built. A crashed process's leftover is
-    /// removed by the next writer of that name. Object storage has no
+    /// (`.NAME.PID.N.partial`; missing parent directories are made) and
+    /// renamed into it by `finish`: readers see no store or a complete one,
+    /// and a writer that fails or is dropped removes what it built. The
+    /// writer holds a lock (`flock`) on that directory, which the kernel
+    /// releases however the process ends: the next publishing writer of
+    /// that name removes directories whose lock it can take, the leftovers
+    /// of crashed writers. `finish` refuses to publish a directory that was
+    /// removed during the write. Object storage has no
     /// rename: there the store is written in place, its metadata last, by
-    /// `finish`; until then readers find no array, and the lock object
-    /// `.ndl-append.lock` (a conditional PUT) keeps other writers out (one
-    /// left by a crashed process must be removed by hand, as an
-    /// appender's). [`write`](WriteOptions::write) always works so.
+    /// `finish`; until then readers find no array. (Any writer creating a
+    /// store there holds the lock object `.ndl-append.lock`, a conditional
+    /// PUT, until `finish`; one left by a crashed process must be removed
+    /// by hand, as an appender's.) [`write`](WriteOptions::write) always
+    /// works so.
     ///
     /// ```
     /// use ndl_zarr::WriteOptions;

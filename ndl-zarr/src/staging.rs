@@ -2,6 +2,7 @@
 //! place, renamed into it once complete, so that readers see no store or a
 //! whole one, never a store being written.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -10,9 +11,16 @@ use crate::store::Store;
 /// A store being built in a hidden directory, and the place it is renamed
 /// to by [`publish`](Staging::publish). Dropped unpublished (an error, or a
 /// writer dropped without `finish`), it removes what it built.
+///
+/// The writer holds an exclusive lock (`flock`) on the building directory
+/// while it builds: the kernel releases it when the process ends, however
+/// it ends, so a directory whose lock can be taken is a dead writer's
+/// leftover, on this machine or another sharing the filesystem.
 #[derive(Debug)]
 pub(crate) struct Staging {
     building: PathBuf,
+    /// The building directory, open and locked.
+    guard: File,
     place: PathBuf,
     published: bool,
 }
@@ -22,18 +30,43 @@ impl Staging {
     /// store, a store in a new hidden directory and the staging that
     /// renames it; object storage has no rename, so there `store` itself
     /// and no staging (its metadata, written last, publishes the records).
+    /// Missing parent directories of the place are made.
     ///
     /// # Errors
-    /// [`Error::Exists`] if the place holds anything.
+    /// [`Error::Exists`] if the place holds anything; an error if its path
+    /// ends in no name (`.`, `..`).
     pub(crate) fn begin(store: Store) -> Result<(Store, Option<Staging>)> {
         let Some(place) = store.local_dir() else {
             return Ok((store, None));
         };
+        let (Some(parent), Some(name), false) =
+            (place.parent(), place.file_name(), ends_in_dot(&place))
+        else {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{}: a new store's path must end in its name (not `.` or `..`)",
+                    store.name
+                ),
+            });
+        };
+        let name = name.to_string_lossy().into_owned();
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
         refuse_occupied(&place, &store.name)?;
-        let building = building_dir(&place)?;
+        let io = |source| Error::Io {
+            path: place.clone(),
+            source,
+        };
+        std::fs::create_dir_all(parent).map_err(io)?;
+        remove_leftovers(parent, &name);
+        let (building, guard) = building_dir(parent, &name).map_err(io)?;
         let staged = Store::staging(&building, &store.name)?;
         let staging = Staging {
             building,
+            guard,
             place,
             published: false,
         };
@@ -41,12 +74,27 @@ impl Staging {
     }
 
     /// Renames the built store into its place, which must still be free
-    /// (or an empty directory, which the rename replaces).
+    /// (or an empty directory, which the rename replaces). Refuses if the
+    /// building directory is no longer the one this writer made (removed
+    /// meanwhile, and recreated by later writes): some of the store would
+    /// be missing.
     pub(crate) fn publish(mut self) -> Result<()> {
+        if !self.still_ours() {
+            return Err(Error::Io {
+                path: self.place.clone(),
+                source: std::io::Error::other(format!(
+                    "the directory the store was being built in ({}) was removed by \
+                     another process during the write; write the store again",
+                    self.building.display()
+                )),
+            });
+        }
         std::fs::rename(&self.building, &self.place).map_err(|source| {
             if matches!(
                 source.kind(),
-                std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists
+                std::io::ErrorKind::DirectoryNotEmpty
+                    | std::io::ErrorKind::AlreadyExists
+                    | std::io::ErrorKind::NotADirectory
             ) {
                 Error::Exists {
                     store: self.place.display().to_string(),
@@ -63,9 +111,17 @@ impl Staging {
     }
 }
 
+impl Staging {
+    /// Whether the building directory is still the one this writer made
+    /// and locked.
+    fn still_ours(&self) -> bool {
+        same_file(&self.guard, &self.building)
+    }
+}
+
 impl Drop for Staging {
     fn drop(&mut self) {
-        if !self.published {
+        if !self.published && self.still_ours() {
             let _ = std::fs::remove_dir_all(&self.building);
         }
     }
@@ -93,62 +149,80 @@ pub(crate) fn refuse_occupied(place: &Path, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// A new, empty `.NAME.PID.N.partial` beside `place`: hidden, and made
-/// exclusively (`N` counts this process's writers), so that no two writers
-/// share it and a leftover of a crashed process never stands in the way.
-/// Leftovers of processes that are gone are removed first.
-fn building_dir(place: &Path) -> Result<PathBuf> {
+/// A new, empty `.NAME.PID.N.partial` in `parent`, open and locked:
+/// hidden, and made exclusively (`N` counts this process's writers), so
+/// that no two writers share it and a leftover of a crashed process never
+/// stands in the way.
+fn building_dir(parent: &Path, name: &str) -> std::io::Result<(PathBuf, File)> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let name = place
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("store");
-    remove_leftovers(place, name);
     loop {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let building = place.with_file_name(format!(".{name}.{}.{n}.partial", std::process::id()));
+        let building = parent.join(format!(".{name}.{}.{n}.partial", std::process::id()));
         match std::fs::create_dir(&building) {
-            Ok(()) => return Ok(building),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(source) => {
-                return Err(Error::Io {
-                    path: building,
-                    source,
-                })
-            }
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+        let guard = File::open(&building)?;
+        // Another writer's clean-up may take an unlocked directory in the
+        // moment before the lock: then make another.
+        if guard.try_lock().is_ok() && same_file(&guard, &building) {
+            return Ok((building, guard));
         }
     }
 }
 
-/// Removes the building directories of `name` beside `place` left by
-/// processes of this machine that no longer run (a crash, a kill). Where
-/// `/proc` cannot tell, nothing is removed.
-fn remove_leftovers(place: &Path, name: &str) {
-    let (Some(parent), true) = (place.parent(), Path::new("/proc/self").exists()) else {
-        return;
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
+/// Whether `path`'s last component is `.`, which `Path::file_name` does
+/// not show (`a/.` names `a`, but cannot be renamed to).
+fn ends_in_dot(path: &Path) -> bool {
+    let text = path.as_os_str().as_encoded_bytes();
+    let end = text.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
+    let text = &text[..end];
+    text == b"." || text.ends_with(b"/.")
+}
+
+/// Whether `path` still names the directory `file` has open.
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Without inode numbers, only whether `path` is still there.
+#[cfg(not(unix))]
+fn same_file(_file: &File, path: &Path) -> bool {
+    path.is_dir()
+}
+
+/// Removes the building directories of `name` in `parent` whose writer is
+/// gone: those whose lock can be taken.
+fn remove_leftovers(parent: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
     let prefix = format!(".{name}.");
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(pid) = file_name
+        let ours = file_name
             .to_str()
             .and_then(|s| s.strip_prefix(&prefix))
             .and_then(|s| s.strip_suffix(".partial"))
             .and_then(|s| s.split_once('.'))
-            .and_then(|(pid, n)| n.parse::<u64>().ok().and(pid.parse::<u32>().ok()))
-        else {
+            .is_some_and(|(pid, n)| pid.parse::<u32>().is_ok() && n.parse::<u64>().is_ok());
+        if !ours {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(dir) = File::open(&path) else {
             continue;
         };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
+        // Held while removing: a writer that made this name anew cannot
+        // lock it meanwhile (and checks that its directory is its own).
+        if dir.try_lock().is_ok() {
+            let _ = std::fs::remove_dir_all(&path);
         }
     }
 }

@@ -89,6 +89,11 @@ impl Store {
         matches!(self.place, Place::Local(_))
     }
 
+    /// Whether the store is in object storage.
+    pub fn is_remote(&self) -> bool {
+        !matches!(self.place, Place::Local(_) | Place::Memory)
+    }
+
     /// The node's local directory, for a local store (a `file://` URL's
     /// path, not the URL).
     pub fn local_dir(&self) -> Option<PathBuf> {

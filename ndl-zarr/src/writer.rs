@@ -168,7 +168,7 @@ impl Core {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
-        prepare(&store, options.publish_on_finish)?;
+        prepare(&store)?;
         Ok(match options.layout {
             Layout::Records => Core::Records(Box::new(records::create(
                 options, &store, datatype, &dimension,
@@ -452,8 +452,8 @@ fn dimension_name(dir: &Path) -> String {
 }
 
 /// Readies the place of a new store: an empty directory, or a prefix of
-/// object storage without a store, nor a store being created (its lock).
-fn prepare(store: &Store, locked_by_us: bool) -> Result<()> {
+/// object storage without a store.
+fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
         return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
@@ -469,12 +469,6 @@ fn prepare(store: &Store, locked_by_us: bool) -> Result<()> {
             });
         }
     }
-    if !locked_by_us && store.get(APPEND_LOCK)?.is_some() {
-        return Err(Error::Locked {
-            store: store.name.clone(),
-            lock: APPEND_LOCK.into(),
-        });
-    }
     Ok(())
 }
 
@@ -484,26 +478,25 @@ struct New {
     /// sight.
     store: Store,
     staging: Option<Staging>,
-    /// To be published on object storage, which has no rename, the store
-    /// is written in place, its metadata last: the lock keeps a second
-    /// writer out meanwhile, as nothing else in the store would.
+    /// On object storage, which has no rename, a store is created in place
+    /// (to be published, its metadata last): the lock, held until
+    /// `finish`, keeps a second writer out meanwhile, as a check for
+    /// existing metadata alone cannot.
     lock: Option<AppendLock>,
 }
 
 impl New {
     fn open(options: &WriteOptions, dir: &Path) -> Result<New> {
         let store = Store::open(dir)?;
-        if !options.publish_on_finish {
-            return Ok(New {
-                store,
-                staging: None,
-                lock: None,
-            });
-        }
-        let (store, staging) = Staging::begin(store)?;
-        let lock = match staging {
-            Some(_) => None,
-            None => Some(AppendLock::take(&store)?),
+        let (store, staging) = if options.publish_on_finish {
+            Staging::begin(store)?
+        } else {
+            (store, None)
+        };
+        let lock = if store.is_remote() {
+            Some(AppendLock::take(&store)?)
+        } else {
+            None
         };
         Ok(New {
             store,
