@@ -430,6 +430,82 @@ fn appends_and_bad_values() {
     assert!(text.contains("7 is not a value"), "{text}");
 }
 
+/// Sets the first dimension of the column `name`'s metadata to `len`.
+fn set_column_len(store: &Path, name: &str, v2: bool, len: u32) {
+    let (file, key) = if v2 {
+        (store.join(name).join(".zarray"), "shape")
+    } else {
+        (store.join(name).join("zarr.json"), "shape")
+    };
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    doc[key][0] = len.into();
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+/// The first dimension of every column's metadata.
+fn column_lens(store: &Path, v2: bool) -> Vec<u64> {
+    let meta = if v2 { ".zarray" } else { "zarr.json" };
+    let mut lens = Vec::new();
+    for entry in std::fs::read_dir(store).unwrap() {
+        let file = entry.unwrap().path().join(meta);
+        if let Ok(bytes) = std::fs::read(&file) {
+            let doc: Value = serde_json::from_slice(&bytes).unwrap();
+            if let Some(len) = doc["shape"].get(0).and_then(Value::as_u64) {
+                lens.push(len);
+            }
+        }
+    }
+    lens
+}
+
+/// What a crash between two columns' length updates leaves (some columns
+/// with the appended length, some with the old one) reads as the shortest,
+/// and the next append goes on from there and evens the columns out.
+#[test]
+fn columns_left_uneven_by_a_crash_take_appends() {
+    for v2 in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("u.zarr");
+        let format = if v2 { ZarrFormat::V2 } else { ZarrFormat::V3 };
+        let options = WriteOptions::new()
+            .layout(Layout::Columns)
+            .zarr_format(format)
+            .chunk_len(8);
+        options.write(&path, &records()).unwrap();
+        // An append from 37 to N whose last columns' lengths were not
+        // written yet.
+        for name in ["t", "wind", "h"] {
+            set_column_len(&path, name, v2, 37);
+        }
+        assert_eq!(ndl_zarr::read::<Obs>(&path).unwrap(), records()[..37]);
+        // A region past the shortest column is refused by that column.
+        assert!(ArrayWriter::<Obs>::region(&path, 32..N.into()).is_err());
+
+        let fresh: Vec<Obs> = (100..105).map(obs).collect();
+        let mut w = ArrayWriter::<Obs>::open(&path).unwrap();
+        assert_eq!(w.len(), 37);
+        w.append(&fresh).unwrap();
+        assert_eq!(w.finish().unwrap(), 42);
+        let mut want = records()[..37].to_vec();
+        want.extend(&fresh);
+        assert_eq!(ndl_zarr::read::<Obs>(&path).unwrap(), want, "v2: {v2}");
+        let lens = column_lens(&path, v2);
+        assert!(lens.len() > 10 && lens.iter().all(|&l| l == 42), "{lens:?}");
+
+        // Evened out by an append of nothing, too.
+        set_column_len(&path, "id", v2, 40);
+        let lens = column_lens(&path, v2);
+        assert!(lens.iter().any(|&l| l == 40), "{lens:?}");
+        set_column_len(&path, "t", v2, 30);
+        assert_eq!(
+            ArrayWriter::<Obs>::open(&path).unwrap().finish().unwrap(),
+            30
+        );
+        assert!(column_lens(&path, v2).iter().all(|&l| l == 30));
+        assert_eq!(ndl_zarr::read::<Obs>(&path).unwrap(), want[..30]);
+    }
+}
+
 const NDL: &str = env!("CARGO_BIN_EXE_ndl");
 
 fn ndl(args: &[&str]) -> String {

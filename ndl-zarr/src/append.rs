@@ -110,6 +110,18 @@ impl Appender {
         self.meta.write(&self.chunks.store, self.unwritten)
     }
 
+    /// Appends after record `len`, fewer than the array holds: the records
+    /// after it are rewritten by the append, and `commit` sets the length
+    /// (to `len` when nothing is appended).
+    pub fn rewind(&mut self, len: u64) -> Result<()> {
+        if len >= self.len {
+            return Ok(());
+        }
+        self.len = len;
+        self.tail.clear();
+        self.load_tail()
+    }
+
     /// Reads the records of a partial last chunk, which an append rewrites.
     fn load_tail(&mut self) -> Result<()> {
         let in_tail = (self.len % self.chunks.chunk_len) as usize;

@@ -132,12 +132,22 @@ impl ColumnsWriter {
     /// The writer that appends to the columns store `store` of records of
     /// `dt`: each column must be there, holding the values of its field
     /// (characters as `|S1` or `|u1`: both hold the same bytes).
+    ///
+    /// Columns of different lengths (a crash between two columns' length
+    /// updates) hold as many records as the shortest, as readers see them:
+    /// the append goes on from there, rewriting what the longer columns
+    /// hold beyond it, and `finish` sets every column to one length.
     pub fn open(store: &Store, dt: &Datatype) -> Result<ColumnsWriter> {
-        ColumnsWriter::open_with(store, dt, Appender::start)
+        let mut writer = ColumnsWriter::open_with(store, dt, Appender::start)?;
+        let len = writer.len();
+        for (_, a) in &mut writer.columns {
+            a.rewind(len)?;
+        }
+        Ok(writer)
     }
 
     /// The writer of records `range` of every column (see
-    /// [`Appender::region`]).
+    /// [`Appender::region`]): within every column's length.
     pub fn region(store: &Store, dt: &Datatype, range: Range<u64>) -> Result<ColumnsWriter> {
         ColumnsWriter::open_with(store, dt, |chunks, meta| {
             Appender::region(chunks, meta, range.clone())
@@ -169,17 +179,7 @@ impl ColumnsWriter {
             let appender = start(Chunks::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
-        let writer = ColumnsWriter::new(appenders);
-        let lens: Vec<u64> = writer.columns.iter().map(|(_, a)| a.len).collect();
-        if lens.iter().any(|&l| l != lens[0]) {
-            return Err(Error::Shape {
-                store: store.name.clone(),
-                message: format!(
-                    "the columns have different lengths {lens:?}; an append would make them worse"
-                ),
-            });
-        }
-        Ok(writer)
+        Ok(ColumnsWriter::new(appenders))
     }
 
     /// The number of records once finished.
@@ -271,7 +271,8 @@ impl ColumnsWriter {
 
     /// Stores every column's last chunk, then sets every column's length:
     /// a crash between two columns' metadata leaves columns of different
-    /// lengths, which readers take up to the shortest.
+    /// lengths, which readers take up to the shortest, and the next append
+    /// evens out.
     pub fn finish(mut self) -> Result<u64> {
         self.columns
             .par_iter_mut()
