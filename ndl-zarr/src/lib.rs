@@ -170,4 +170,15 @@ pub mod __fuzz {
         }
         crate::ArrayInfo::read(&store)
     }
+
+    /// Reads every record of the array of records whose objects (metadata
+    /// and chunks) are held in memory, as [`read_packed`](crate::read_packed)
+    /// reads a store.
+    pub fn read_packed(objects: &[(&str, &[u8])]) -> crate::Result<Vec<u8>> {
+        let store = Store::memory("memory");
+        for (key, bytes) in objects {
+            store.set(key, bytes.to_vec())?;
+        }
+        crate::records::read_packed(&store, None)
+    }
 }
