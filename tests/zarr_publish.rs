@@ -229,16 +229,31 @@ fn parents_are_made_and_a_nameless_path_is_refused() {
 
 #[test]
 fn a_sized_store_appears_once_created() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.zarr");
-    WriteOptions::new()
-        .chunk_len(4)
-        .publish_on_finish(true)
-        .create_sized::<Rec>(&path, 8)
-        .unwrap();
-    assert_eq!(names(dir.path()), ["r.zarr"]);
-    let mut w = ArrayWriter::<Rec>::region(&path, 0..8).unwrap();
-    w.append(&records(0..8)).unwrap();
-    w.finish().unwrap();
-    assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..8));
+    for options in every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.zarr");
+        options.create_sized::<Rec>(&path, 8).unwrap();
+        assert_eq!(names(dir.path()), ["r.zarr"], "{options:?}");
+        // Its metadata is whole: v2 arrays name their dimension too.
+        let array = if path.join("id").exists() {
+            path.join("id")
+        } else {
+            path.clone()
+        };
+        if array.join(".zarray").exists() {
+            let attrs = std::fs::read_to_string(array.join(".zattrs")).unwrap();
+            assert!(attrs.contains("_ARRAY_DIMENSIONS"), "{options:?}: {attrs}");
+        }
+        let mut w = ArrayWriter::<Rec>::region(&path, 0..6).unwrap();
+        w.append(&records(0..6)).unwrap();
+        w.finish().unwrap();
+        let mut w = ArrayWriter::<Rec>::region(&path, 6..8).unwrap();
+        w.append(&records(6..8)).unwrap();
+        w.finish().unwrap();
+        assert_eq!(
+            ndl_zarr::read::<Rec>(&path).unwrap(),
+            records(0..8),
+            "{options:?}"
+        );
+    }
 }
