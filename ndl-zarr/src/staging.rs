@@ -164,10 +164,15 @@ fn building_dir(parent: &Path, name: &str) -> std::io::Result<(PathBuf, File)> {
             Err(e) => return Err(e),
         }
         let guard = File::open(&building)?;
-        // Another writer's clean-up may take an unlocked directory in the
-        // moment before the lock: then make another.
-        if guard.try_lock().is_ok() && same_file(&guard, &building) {
-            return Ok((building, guard));
+        match guard.try_lock() {
+            // Another writer's clean-up may take an unlocked directory in
+            // the moment before the lock: then make another.
+            Ok(()) if !same_file(&guard, &building) => continue,
+            Ok(()) => return Ok((building, guard)),
+            Err(std::fs::TryLockError::WouldBlock) => continue,
+            // A filesystem without locks: the directory is used unlocked,
+            // and no writer can tell it from a leftover, so none removes it.
+            Err(std::fs::TryLockError::Error(_)) => return Ok((building, guard)),
         }
     }
 }
@@ -221,6 +226,8 @@ fn remove_leftovers(parent: &Path, name: &str) {
         };
         // Held while removing: a writer that made this name anew cannot
         // lock it meanwhile (and checks that its directory is its own).
+        // Where the filesystem has no locks, nothing tells a leftover from
+        // a live writer's directory: it stays.
         if dir.try_lock().is_ok() {
             let _ = std::fs::remove_dir_all(&path);
         }
