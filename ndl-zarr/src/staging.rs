@@ -109,9 +109,7 @@ impl Staging {
         self.published = true;
         Ok(())
     }
-}
 
-impl Staging {
     /// Whether the building directory is still the one this writer made
     /// and locked.
     fn still_ours(&self) -> bool {
