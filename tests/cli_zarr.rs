@@ -721,6 +721,66 @@ fn missing_parent_directories_are_made() {
     assert_eq!(common::names(&root.join("new/sub")), ["f.zarr"]);
 }
 
+/// kill -9 during a conversion: no store at the destination, only a hidden
+/// building directory, which the next conversion there removes (its
+/// writer's lock died with it) before writing the store whole.
+#[test]
+fn a_killed_conversion_leaves_no_store_and_the_next_one_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let big = root.join("big.npy");
+    common::run_python(
+        "import sys, numpy as np\nnp.save(sys.argv[1], np.arange(48_000_000, dtype='<u8'))",
+        &[big.to_str().unwrap()],
+    );
+    let dst = root.join("k.zarr");
+    let mut killed_midway = false;
+    for delay_ms in [0, 20, 60, 150, 400] {
+        let mut child = std::process::Command::new(common::cli::NDL)
+            .args(["convert", big.to_str().unwrap(), dst.to_str().unwrap()])
+            .args(["--codec", "none"])
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !names(root).iter().any(|n| n.starts_with(".k.zarr.")) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no building directory appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let ended_first = child.try_wait().unwrap().is_some();
+        child.kill().ok();
+        child.wait().unwrap();
+        if ended_first || dst.exists() {
+            // Too late: the store is whole. Start again.
+            assert!(!names(root).iter().any(|n| n.starts_with('.')));
+            std::fs::remove_dir_all(&dst).unwrap();
+            continue;
+        }
+        killed_midway = true;
+        let hidden: Vec<_> = names(root)
+            .into_iter()
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert_eq!(hidden.len(), 1, "{hidden:?}");
+        break;
+    }
+    assert!(
+        killed_midway,
+        "no kill landed during the conversion: make it longer"
+    );
+    let files = Files::new();
+    let npy = files.path("flat.npy");
+    converted(convert(&npy, &dst, &[]), "after the kill");
+    check_store_312(&dst, &npy);
+    no_partial(root);
+}
+
 /// `ndl convert STORE FILE` must not replace an existing .npy or .npz
 /// either, as it does not replace an existing store.
 #[test]
