@@ -44,10 +44,8 @@ use crate::store::Store;
 pub struct ArrayWriter<T> {
     core: Core,
     packer: Packer<T>,
-    /// The append lock this writer holds, released when it is done.
-    lock: Option<AppendLock>,
-    /// A new store built out of sight, published by `finish`.
-    staging: Option<Staging>,
+    /// What the writer holds until `finish`.
+    held: Held,
 }
 
 /// The lock of an appender: an object only one writer can create. Appends
@@ -190,26 +188,17 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
-        let New {
-            store,
-            staging,
-            lock,
-        } = New::open(options, dir)?;
+        let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;
         let core = Core::create(options, store, dir, &T::datatype(), T::description())?;
-        Ok(ArrayWriter {
-            core,
-            packer,
-            lock,
-            staging,
-        })
+        Ok(ArrayWriter { core, packer, held })
     }
 
     pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
         let options = options.clone().expected_len(len);
         let writer = ArrayWriter::<T>::create(&options, dir)?;
         writer.core.resize(len)?;
-        writer.staging.map_or(Ok(()), Staging::publish)
+        writer.held.release()
     }
 
     /// The writer of records `range` of the store at `dir`, made by
@@ -244,8 +233,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             return Ok(ArrayWriter {
                 core,
                 packer,
-                lock: None,
-                staging: None,
+                held: Held::default(),
             });
         }
         let meta = ArrayMeta::read(&store)?;
@@ -256,8 +244,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         Ok(ArrayWriter {
             core,
             packer,
-            lock: None,
-            staging: None,
+            held: Held::default(),
         })
     }
 
@@ -279,25 +266,18 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             let meta = ArrayMeta::read(&store)?;
             check_type(&store, &meta, &packer)?;
         }
-        let lock = Some(AppendLock::take(&store)?);
+        let held = Held {
+            lock: Some(AppendLock::take(&store)?),
+            staging: None,
+        };
         if group {
             let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
-            return Ok(ArrayWriter {
-                core,
-                packer,
-                lock,
-                staging: None,
-            });
+            return Ok(ArrayWriter { core, packer, held });
         }
         // Read again under the lock: the length may have grown meanwhile.
         let meta = ArrayMeta::read(&store)?;
         let core = Core::Records(Box::new(records::start(store, meta)?));
-        Ok(ArrayWriter {
-            core,
-            packer,
-            lock,
-            staging: None,
-        })
+        Ok(ArrayWriter { core, packer, held })
     }
 
     /// The number of records the store holds once finished.
@@ -328,8 +308,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     /// [`WriteOptions::publish_on_finish`]); returns the length.
     pub fn finish(self) -> Result<u64> {
         let len = self.core.finish()?;
-        drop(self.lock);
-        self.staging.map_or(Ok(()), Staging::publish)?;
+        self.held.release()?;
         Ok(len)
     }
 }
@@ -354,11 +333,8 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 pub struct PackedWriter {
     core: Core,
     record: usize,
-    /// A new store built out of sight, published by `finish`.
-    staging: Option<Staging>,
-    /// The lock of a new store on object storage whose metadata `finish`
-    /// writes.
-    lock: Option<AppendLock>,
+    /// What the writer holds until `finish`.
+    held: Held,
 }
 
 impl PackedWriter {
@@ -376,16 +352,11 @@ impl PackedWriter {
             Layout::Records => datatype,
             Layout::Columns => packed.datatype(),
         };
-        let New {
-            store,
-            staging,
-            lock,
-        } = New::open(options, dir)?;
+        let (store, held) = Held::new_store(options, dir)?;
         Ok(PackedWriter {
             core: Core::create(options, store, dir, planned, None)?,
             record: packed.size(),
-            staging,
-            lock,
+            held,
         })
     }
 
@@ -435,8 +406,7 @@ impl PackedWriter {
     /// [`WriteOptions::publish_on_finish`]); returns the length.
     pub fn finish(self) -> Result<u64> {
         let len = self.core.finish()?;
-        drop(self.lock);
-        self.staging.map_or(Ok(()), Staging::publish)?;
+        self.held.release()?;
         Ok(len)
     }
 }
@@ -472,21 +442,23 @@ fn prepare(store: &Store) -> Result<()> {
     Ok(())
 }
 
-/// Where a new store at `dir` is written.
-struct New {
-    /// `dir`'s own store, or, to be published on `finish`, one built out of
-    /// sight.
-    store: Store,
-    staging: Option<Staging>,
-    /// On object storage, which has no rename, a store is created in place
-    /// (to be published, its metadata last): the lock, held until
-    /// `finish`, keeps a second writer out meanwhile, as a check for
-    /// existing metadata alone cannot.
+/// What a writer holds until `finish`, which releases it.
+#[derive(Debug, Default)]
+struct Held {
+    /// The append lock; on object storage, which has no rename, also the
+    /// lock of a store being created in place (to be published, its
+    /// metadata last): it keeps a second writer out meanwhile, as a check
+    /// for existing metadata alone cannot.
     lock: Option<AppendLock>,
+    /// A new store built out of sight, published when released.
+    staging: Option<Staging>,
 }
 
-impl New {
-    fn open(options: &WriteOptions, dir: &Path) -> Result<New> {
+impl Held {
+    /// The store a new store at `dir` is written to (`dir`'s own, or, to be
+    /// published on `finish`, one built out of sight), and what its writer
+    /// holds.
+    fn new_store(options: &WriteOptions, dir: &Path) -> Result<(Store, Held)> {
         let store = Store::open(dir)?;
         let (store, staging) = if options.publish_on_finish {
             Staging::begin(store)?
@@ -498,11 +470,13 @@ impl New {
         } else {
             None
         };
-        Ok(New {
-            store,
-            staging,
-            lock,
-        })
+        Ok((store, Held { lock, staging }))
+    }
+
+    /// Releases the lock and publishes the store built out of sight.
+    fn release(self) -> Result<()> {
+        drop(self.lock);
+        self.staging.map_or(Ok(()), Staging::publish)
     }
 }
 
