@@ -35,7 +35,7 @@
 //! out), `--only npy`, `--only zarr` or `--only s3`.
 
 mod common;
-#[path = "../tests/common/moto.rs"]
+#[path = "../ndl-testkit/src/moto.rs"]
 mod moto;
 #[path = "compare/s3.rs"]
 mod s3;

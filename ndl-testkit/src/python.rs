@@ -1,0 +1,134 @@
+//! Running the real Python peers, and small file helpers the tests share.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The Python interpreter of the test venv (numpy, PyYAML, datashape, zarr).
+///
+/// `scripts/test-all.sh` provisions it and sets `NDL_PYTHON`; a repository
+/// `.venv` made by that script is found too. Without either the test fails:
+/// a cross-check never passes by skipping.
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("NDL_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = workspace_root().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python with numpy: run the tests with scripts/test-all.sh, which provisions .venv and sets NDL_PYTHON"
+    );
+    venv
+}
+
+/// The Python 3.12 interpreter of the second test venv (zarr-python 3.4,
+/// xarray, Dask, netCDF4, moto, s3fs), from `NDL_PYTHON312` or `.venv312`.
+pub fn python312() -> PathBuf {
+    if let Some(p) = std::env::var_os("NDL_PYTHON312") {
+        return PathBuf::from(p);
+    }
+    let venv = workspace_root().join(".venv312/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python 3.12 with zarr 3.4: run the tests with scripts/test-all.sh, which provisions .venv312 and sets NDL_PYTHON312"
+    );
+    venv
+}
+
+/// Runs a Python script with `python` and arguments, asserts it
+/// succeeded, returns its stdout.
+pub fn run_with(python: &std::path::Path, script: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    assert!(
+        out.status.success(),
+        "{} failed:\n--- script\n{script}\n--- stderr\n{}",
+        python.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
+pub fn run_python(script: &str, args: &[&str]) -> String {
+    let (ok, stdout, stderr) = try_python(script, args);
+    assert!(
+        ok,
+        "python failed:\n--- script\n{script}\n--- stderr\n{stderr}"
+    );
+    stdout
+}
+
+/// Runs a Python script and returns (success, stdout, stderr) without asserting.
+pub fn try_python(script: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The start of a `.npy` file: magic, `version`.0, the length field for
+/// `text` (2 bytes in version 1, 4 in the others), then `text`.
+pub fn npy_file(version: u8, text: &[u8]) -> Vec<u8> {
+    let mut f = b"\x93NUMPY".to_vec();
+    f.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        f.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    } else {
+        f.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    }
+    f.extend_from_slice(text);
+    f
+}
+
+/// Defines `EU8`, `EI8`, ... `EI64`: an enum of each integer base with the
+/// members `Low` (the base's minimum), `One` and `High` (its maximum), and
+/// `of(i)`, the member `i % 3` (tests that need `#[macro_use] mod common;`).
+#[allow(unused_macros)]
+macro_rules! every_enum_base {
+    () => {
+        every_enum_base!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
+    };
+    ($($name:ident $t:ident),*) => {$(
+        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+        #[repr($t)]
+        enum $name {
+            Low = $t::MIN as isize as _,
+            One = 1,
+            High = $t::MAX as _,
+        }
+        #[allow(dead_code)]
+        impl $name {
+            fn of(i: u32) -> $name {
+                [$name::Low, $name::One, $name::High][(i % 3) as usize]
+            }
+        }
+    )*};
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The workspace's root directory, where `scripts/test-all.sh` makes the
+/// venvs: the parent of this crate's directory.
+fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map_or(here.clone(), PathBuf::from)
+}
