@@ -2,11 +2,11 @@
 //! the base integer with every member's value, and what NumPy writes in
 //! either byte order reads back as the enum, checked.
 
-#[macro_use]
 mod common;
 
+use ndl_testkit::every_enum_base;
+
 use ndl_runtime::npy::{self, ByteOrder, WriteOptions};
-use ndl_runtime::NdlType;
 
 macro_rules! every_base {
     ($($test:ident: $name:ident $t:ident $code:literal;)*) => {$(

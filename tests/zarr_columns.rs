@@ -2,8 +2,9 @@
 //! zarr-python 3.1 and 3.4, Debian's ncdump, netCDF4-python, Dask; and read
 //! back into records, whole or by a subset of the fields.
 
-#[macro_use]
 mod common;
+
+use ndl_testkit::every_enum_base;
 
 use std::path::{Path, PathBuf};
 

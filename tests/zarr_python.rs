@@ -7,8 +7,9 @@
 //! formula here (`make`) and in Python (`FILL`); `DTYPE` is the packed
 //! numpy dtype written by hand, not derived from ndl.
 
-#[macro_use]
 mod common;
+
+use ndl_testkit::every_enum_base;
 
 use std::path::{Path, PathBuf};
 

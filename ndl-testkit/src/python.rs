@@ -93,14 +93,14 @@ pub fn npy_file(version: u8, text: &[u8]) -> Vec<u8> {
 
 /// Defines `EU8`, `EI8`, ... `EI64`: an enum of each integer base with the
 /// members `Low` (the base's minimum), `One` and `High` (its maximum), and
-/// `of(i)`, the member `i % 3` (tests that need `#[macro_use] mod common;`).
-#[allow(unused_macros)]
+/// `of(i)`, the member `i % 3`.
+#[macro_export]
 macro_rules! every_enum_base {
     () => {
-        every_enum_base!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
+        $crate::every_enum_base!(EU8 u8, EI8 i8, EU16 u16, EI16 i16, EU32 u32, EI32 i32, EU64 u64, EI64 i64);
     };
     ($($name:ident $t:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+        #[derive(Clone, Copy, Debug, PartialEq, ::ndl_runtime::NdlType)]
         #[repr($t)]
         enum $name {
             Low = $t::MIN as isize as _,
