@@ -2,13 +2,14 @@
 //! Data Language and the other array-description languages, and convert
 //! between them.
 
-mod convert;
-mod describe;
-
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ndl_formats::{ConvertOptions, DescribeOptions, Language, Progress, ReadOptions, SinkOptions};
+use ndl_runtime::npy::HeaderLimits;
 
 /// Describe the content of NumPy .npy and .npz files and Zarr stores in the
 /// Ndarray Data Language (NDL) and in other array-description languages, and
@@ -108,7 +109,7 @@ struct DescribeArgs {
 
 /// The description languages `describe` writes.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+enum Format {
     /// NDL YAML: the whole file as one document.
     Ndl,
     /// The NumPy header dict of each array: descr, fortran_order, shape.
@@ -139,11 +140,6 @@ fn location(arg: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(arg.strip_prefix("file://").unwrap_or(arg)))
 }
 
-/// Whether `path` names a store in object storage (`s3://bucket/prefix`).
-pub(crate) fn is_remote(path: &std::path::Path) -> bool {
-    path.to_str().is_some_and(|p| p.starts_with("s3://"))
-}
-
 fn run_convert(args: &ConvertArgs) -> ExitCode {
     let mut zarr = ndl_zarr::WriteOptions::new()
         .zarr_format(match args.zarr_format {
@@ -159,12 +155,26 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     if let Some(n) = args.chunk_len {
         zarr = zarr.chunk_len(n);
     }
-    let options = convert::Options {
-        zarr,
-        member: args.member.clone(),
-        keep_byte_order: args.layout == LayoutArg::Records,
+    let options = ConvertOptions {
+        read: ReadOptions {
+            limits: HeaderLimits::default(),
+            member: args.member.clone(),
+        },
+        write: SinkOptions {
+            zarr: ndl_formats::ZarrSinkOptions {
+                zarr,
+                keep_byte_order: args.layout == LayoutArg::Records,
+            },
+        },
     };
-    match convert::convert(&args.src, &args.dst, &options) {
+    let bar = progress_bar();
+    let shown = |p: Progress| match p {
+        Progress::Total(n) => bar.set_length(n),
+        Progress::Done(n) => bar.set_position(n),
+    };
+    let result = ndl_formats::convert(&args.src, &args.dst, &options, &shown);
+    bar.finish_and_clear();
+    match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ndl: error: {e}");
@@ -173,12 +183,30 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     }
 }
 
+/// A bar of records converted, on a terminal only.
+fn progress_bar() -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(None, target);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {human_pos}/{human_len} records, {per_sec}, {eta} left",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 fn run_describe(args: &DescribeArgs) -> ExitCode {
-    let options = describe::Options {
-        max_header_size: args.max_header_size,
+    let options = DescribeOptions {
+        limits: HeaderLimits {
+            max_header_size: args.max_header_size,
+        },
         sidecar: !args.no_sidecar,
     };
-    match describe::describe(&args.file, args.format, &options) {
+    match ndl_formats::describe(&args.file, args.format.into(), &options) {
         Ok(described) => {
             for warning in &described.warnings {
                 eprintln!("ndl: warning: {warning}");
@@ -189,6 +217,18 @@ fn run_describe(args: &DescribeArgs) -> ExitCode {
         Err(e) => {
             eprintln!("ndl: error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+impl From<Format> for Language {
+    fn from(format: Format) -> Language {
+        match format {
+            Format::Ndl => Language::Ndl,
+            Format::Numpy => Language::Numpy,
+            Format::Datashape => Language::Datashape,
+            Format::Zarr => Language::Zarr,
+            Format::Cdl => Language::Cdl,
         }
     }
 }

@@ -72,8 +72,8 @@ fn check_storable(options: &WriteOptions, stored: &Datatype) -> Result<()> {
     result.map_err(|e| Error::Unsupported {
         message: match options.format {
             crate::ZarrFormat::V3 => format!(
-                "{e}; store array fields with the columns layout (Layout::Columns), \
-                 or as Zarr v2 (ZarrFormat::V2), whose dtype has subarray fields"
+                "{e}; store array fields in the columns layout, \
+                 or as Zarr v2, whose dtype has subarray fields"
             ),
             crate::ZarrFormat::V2 => e.to_string(),
         },

@@ -1,0 +1,96 @@
+//! What a file or store holds, as every description language reads it:
+//! its arrays, with their specs, storage and attributes. Plain data.
+
+use ndl_runtime::ndl::Storage;
+use serde_json::{Map, Value};
+
+use crate::spec::ArraySpec;
+
+/// How a file's arrays are arranged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrangement {
+    /// One array: a `.npy` file, or a store whose root is an array.
+    One,
+    /// Named arrays, each with dimensions of its own: a `.npz` archive,
+    /// whose member names with `/` are group paths.
+    Archive,
+    /// Arrays sharing named dimensions: a Zarr group (the columns layout,
+    /// or a group that xarray or netCDF wrote).
+    Group,
+}
+
+/// One array of a file.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The group path (`/` for top-level arrays).
+    pub group: String,
+    /// The array's name within its group.
+    pub name: String,
+    /// What it holds.
+    pub spec: ArraySpec,
+    /// How it is stored: chunks, filters, byte order.
+    pub storage: Storage,
+    /// Its attributes in the format (a Zarr array's `attributes`).
+    pub attributes: Map<String, Value>,
+    /// The names of its dimensions, where the format names them.
+    pub dimension_names: Option<Vec<Option<String>>>,
+    /// The format's own metadata document of the array, where it has one
+    /// (a Zarr array's `zarr.json` or `.zarray`).
+    pub native_metadata: Option<Value>,
+}
+
+impl Entry {
+    /// An array with no attributes, names or metadata of its format.
+    pub fn new(group: String, name: String, spec: ArraySpec, storage: Storage) -> Entry {
+        Entry {
+            group,
+            name,
+            spec,
+            storage,
+            attributes: Map::new(),
+            dimension_names: None,
+            native_metadata: None,
+        }
+    }
+
+    /// The name a flat listing uses: `group/name` below the root.
+    pub fn label(&self) -> String {
+        match self.group.as_str() {
+            "/" => self.name.clone(),
+            g => format!("{}/{}", &g[1..], self.name),
+        }
+    }
+
+    /// The full path: `/group/name`.
+    pub fn path(&self) -> String {
+        join(&self.group, &self.name)
+    }
+}
+
+/// The arrays of a file or store.
+#[derive(Clone, Debug)]
+pub struct Contents {
+    /// How they are arranged.
+    pub arrangement: Arrangement,
+    /// The arrays, in the file's order.
+    pub entries: Vec<Entry>,
+    /// The attributes of the root group.
+    pub attributes: Map<String, Value>,
+    /// What a reader should know: members left out, sidecars not used.
+    pub warnings: Vec<String>,
+}
+
+/// `/group` + `name`.
+pub(crate) fn join(group: &str, name: &str) -> String {
+    if group == "/" {
+        format!("/{name}")
+    } else {
+        format!("{group}/{name}")
+    }
+}
+
+/// The name of a file or store without its ending.
+pub(crate) fn stem(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "array".into(), |s| s.to_string_lossy().into_owned())
+}

@@ -1,0 +1,40 @@
+//! Converting an array between any two formats: a [`Source`] drained into
+//! a [`Sink`], in bounded memory.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::format::{create, open, ReadOptions, SinkOptions};
+
+/// How to convert.
+#[derive(Clone, Debug, Default)]
+pub struct ConvertOptions {
+    /// How the source is read.
+    pub read: ReadOptions,
+    /// How the destination is written.
+    pub write: SinkOptions,
+}
+
+/// Converts the array at `src` into a new file or store at `dst`, which
+/// appears only once complete; `progress` learns the number of elements
+/// written so far, and the total first. Returns the number of elements.
+pub fn convert(
+    src: &Path,
+    dst: &Path,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    let mut source = open(src, &options.read)?;
+    let sink = create(dst, source.as_ref(), &options.write)?;
+    progress(Progress::Total(source.spec().len().unwrap_or(0)));
+    sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
+}
+
+/// What a conversion reports as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The number of elements to convert.
+    Total(u64),
+    /// The number of elements converted so far.
+    Done(u64),
+}

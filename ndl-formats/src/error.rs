@@ -1,0 +1,110 @@
+//! The one error of every format: the format's own typed error, or what
+//! went wrong between formats, each naming the file, store or member, and
+//! where in it.
+
+use std::path::PathBuf;
+
+/// A failure to describe, read, write or convert an array.
+///
+/// Each format's own error passes through whole ([`Error::Npy`],
+/// [`Error::Zarr`]): it names the file or store and the place in it. The
+/// others say which path they concern.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A `.npy` or `.npz` file could not be read or written.
+    #[error(transparent)]
+    Npy(#[from] ndl_runtime::npy::Error),
+    /// A Zarr store could not be read or written.
+    #[error(transparent)]
+    Zarr(#[from] ndl_zarr::Error),
+    /// An I/O error on `path`.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The path names no format that is known: by its name's ending, nor
+    /// by its first bytes.
+    #[error("{}: {reason}", path.display())]
+    UnknownFormat {
+        /// The path.
+        path: PathBuf,
+        /// What it is not, and what it starts with.
+        reason: String,
+    },
+    /// The destination exists: nothing is written over it.
+    #[error("{}: already exists; remove it or write elsewhere", path.display())]
+    Exists {
+        /// The destination.
+        path: PathBuf,
+    },
+    /// The array, or the request, is one this conversion does not do.
+    #[error("{}: {message}", path.display())]
+    Unsupported {
+        /// The file or store.
+        path: PathBuf,
+        /// What is not done, and what to do instead.
+        message: String,
+    },
+    /// An archive member is missing, or which one is meant is unclear.
+    #[error("{}: {message}", path.display())]
+    Member {
+        /// The archive or group.
+        path: PathBuf,
+        /// Which members there are.
+        message: String,
+    },
+    /// A value that its datatype forbids (a bool that is not 0 or 1, an
+    /// enum value that is no member).
+    #[error("{}: record {record}, field `{field}`: {message}", path.display())]
+    InvalidValue {
+        /// The source.
+        path: PathBuf,
+        /// The record's index in the array.
+        record: u64,
+        /// The dotted path of the field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The source ended before its shape said.
+    #[error("{}: the array data ends early, in record {record} or after", path.display())]
+    EndsEarly {
+        /// The source.
+        path: PathBuf,
+        /// The first record not read.
+        record: u64,
+    },
+    /// A datatype has no fixed-size record to convert.
+    #[error("{}: {source}", path.display())]
+    Pack {
+        /// The file or store.
+        path: PathBuf,
+        /// Why.
+        source: ndl_runtime::records::PackError,
+    },
+    /// An array cannot be described in the language asked for.
+    #[error("{}: `{array}`: {source}", path.display())]
+    Language {
+        /// The file or store.
+        path: PathBuf,
+        /// The array (its group path and name).
+        array: String,
+        /// Why.
+        source: Box<ndl_runtime::lang::LangError>,
+    },
+    /// The description has no consistent form (two arrays disagree).
+    #[error("{}: {message}", path.display())]
+    Description {
+        /// The file or store.
+        path: PathBuf,
+        /// What disagrees.
+        message: String,
+    },
+}
+
+/// The result of this crate's functions.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,53 @@
+//! Every array format of ndl behind one interface.
+//!
+//! A format plugs in once, in [`format`](crate::Format): a [`Source`] that
+//! reads its arrays element by element, a [`Sink`] that writes one and
+//! publishes it whole, and the [`Contents`] that every description
+//! language renders. [`convert`] between any two formats is a source
+//! drained into a sink, in bounded memory; [`describe`] reads the contents
+//! once and writes them in the language asked for.
+//!
+//! The layers, from the bottom: plain data ([`ArraySpec`], [`Contents`],
+//! options), the two traits, one module per format, then the entry points
+//! ([`open`], [`create`], [`convert`], [`describe`]).
+//!
+//! ```
+//! use ndl_formats::{convert, describe, ConvertOptions, Language};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let npy = dir.path().join("t.npy");
+//! ndl_runtime::npy::write_file(&npy, &[1.5f64, 2.5, 3.5])?;
+//!
+//! let zarr = dir.path().join("t.zarr");
+//! let n = convert(&npy, &zarr, &ConvertOptions::default(), &|_| {})?;
+//! assert_eq!(n, 3);
+//! assert_eq!(ndl_zarr::read::<f64>(&zarr)?, [1.5, 2.5, 3.5]);
+//!
+//! let shape = describe(&zarr, Language::Datashape, &Default::default())?;
+//! assert_eq!(shape.text, "3 * float64\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod contents;
+mod convert;
+mod describe;
+mod error;
+mod format;
+mod npy;
+mod npz;
+mod sink;
+mod source;
+mod spec;
+mod zarr;
+
+pub use contents::{Arrangement, Contents, Entry};
+pub use convert::{convert, ConvertOptions, Progress};
+pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
+pub use error::{Error, Result};
+pub use format::{create, open, Format, ReadOptions, SinkOptions};
+pub use npy::{NpySink, NpySource};
+pub use npz::{NpzSink, NpzSource};
+pub use sink::{Progress as SinkProgress, Sink};
+pub use source::{for_each_batch, Source, BATCH_BYTES};
+pub use spec::{ArraySpec, Order};
+pub use zarr::{is_remote, ZarrSink, ZarrSinkOptions, ZarrSource};

@@ -1,0 +1,206 @@
+//! `.npy` files as a [`Source`] and a [`Sink`].
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::npy::{self, Header, HeaderLimits};
+
+use serde_json::Map;
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::error::{Error, Result};
+use crate::sink::{Progress, Sink};
+use crate::source::{for_each_batch, Source};
+use crate::spec::{ArraySpec, Order};
+
+/// The spec of the array a `.npy` header announces.
+pub(crate) fn spec_of(header: &Header) -> ArraySpec {
+    ArraySpec {
+        datatype: header.datatype.clone(),
+        byte_order: header.byte_order,
+        order: if header.fortran_order {
+            Order::Fortran
+        } else {
+            Order::C
+        },
+        shape: header.shape.clone(),
+    }
+}
+
+/// The `.npy` header of an array of `spec`.
+pub(crate) fn header_of(spec: &ArraySpec) -> Header {
+    let mut header = Header::new(spec.datatype.clone(), spec.shape.clone());
+    header.byte_order = spec.byte_order;
+    header.fortran_order = spec.order == Order::Fortran;
+    header
+}
+
+/// Reads the header of the `.npy` file at `path` and checks that the file
+/// holds all the data it announces: NumPy could not load a file cut
+/// short, so neither is it described nor converted.
+pub(crate) fn read_header(path: &Path, limits: &HeaderLimits) -> Result<(Header, BufReader<File>)> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let header = Header::read(&mut reader, limits).map_err(|e| e.in_file(path))?;
+    let data_start = reader.stream_position().map_err(io)?;
+    let data_len = header.data_len().map_err(|e| e.in_file(path))?;
+    let available = file_len.saturating_sub(data_start);
+    if available < data_len {
+        return Err(npy::Error::UnexpectedEof {
+            what: "array data",
+            offset: data_start,
+            expected: data_len,
+            got: available,
+        }
+        .in_file(path)
+        .into());
+    }
+    Ok((header, reader))
+}
+
+/// The elements of a `.npy` stream, read in order.
+pub struct NpySource<R> {
+    reader: R,
+    spec: ArraySpec,
+    /// Shown in errors.
+    path: PathBuf,
+    left: u64,
+    done: u64,
+}
+
+impl NpySource<BufReader<File>> {
+    /// Opens the `.npy` file at `path`.
+    pub fn open(path: &Path, limits: &HeaderLimits) -> Result<NpySource<BufReader<File>>> {
+        let (header, reader) = read_header(path, limits)?;
+        NpySource::after_header(reader, &header, path)
+    }
+}
+
+impl<R: Read> NpySource<R> {
+    /// The elements that follow `header` in `reader`, which is named
+    /// `path` in errors.
+    pub fn after_header(reader: R, header: &Header, path: &Path) -> Result<NpySource<R>> {
+        let left = header.element_count().map_err(|e| e.in_file(path))?;
+        Ok(NpySource {
+            reader,
+            spec: spec_of(header),
+            path: path.to_path_buf(),
+            left,
+            done: 0,
+        })
+    }
+}
+
+impl<R: Read> Source for NpySource<R> {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let n = ((buf.len() / size) as u64).min(self.left) as usize;
+        self.reader
+            .read_exact(&mut buf[..n * size])
+            .map_err(|_| Error::EndsEarly {
+                path: self.path.clone(),
+                record: self.done,
+            })?;
+        self.left -= n as u64;
+        self.done += n as u64;
+        Ok(n)
+    }
+}
+
+/// A `.npy` file to be written, appearing only once complete.
+pub struct NpySink {
+    path: PathBuf,
+    header: Header,
+}
+
+impl NpySink {
+    /// A sink for an array of `spec` at `path`, which must not exist.
+    pub fn create(path: &Path, spec: &ArraySpec) -> Result<NpySink> {
+        refuse_existing(path)?;
+        Ok(NpySink {
+            path: path.to_path_buf(),
+            header: header_of(spec),
+        })
+    }
+}
+
+impl Sink for NpySink {
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let mut written = Ok(0);
+        let result = npy::write_file_with(&self.path, &self.header, |w| {
+            written = pass_through(source, progress, w);
+            written.as_ref().map(drop).map_err(|_| stopped())
+        });
+        settle(written, result)
+    }
+}
+
+/// Copies every element of `source` to `w`. The source's own error is
+/// returned as is; the writer's closure only learns that it stopped.
+pub(crate) fn pass_through(
+    source: &mut dyn Source,
+    progress: Progress<'_>,
+    w: &mut dyn Write,
+) -> Result<u64> {
+    for_each_batch(source, |bytes, done| {
+        w.write_all(bytes).map_err(npy::Error::from)?;
+        progress(done);
+        Ok(())
+    })
+}
+
+/// What a writer's closure returns when its source failed: the writer
+/// then removes what it wrote, and the source's error is reported.
+pub(crate) fn stopped() -> npy::Error {
+    npy::Error::from(std::io::Error::other("the source failed"))
+}
+
+/// The source's error first (it is why the writer stopped), else the
+/// writer's, else the count.
+pub(crate) fn settle(written: Result<u64>, result: npy::Result<()>) -> Result<u64> {
+    let n = written?;
+    result?;
+    Ok(n)
+}
+
+/// Refuses a destination that exists: the command writes nothing where
+/// anything of that name is.
+pub(crate) fn refuse_existing(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Err(Error::Exists {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The one array of the `.npy` file at `path`.
+pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
+    let (header, _) = read_header(path, limits)?;
+    Ok(Contents {
+        arrangement: Arrangement::One,
+        entries: vec![entry("/".into(), stem(path), &header)],
+        attributes: Map::new(),
+        warnings: Vec::new(),
+    })
+}
+
+/// The entry of an array with `header`.
+pub(crate) fn entry(group: String, name: String, header: &Header) -> Entry {
+    let storage = npy::storage_of(header, &header.datatype);
+    Entry::new(group, name, spec_of(header), storage)
+}

@@ -1,0 +1,261 @@
+//! `.npz` archives as a [`Source`] (one member) and a [`Sink`] (an
+//! archive of one member).
+//!
+//! A member is read on a thread of its own: the zip reader lends its
+//! decompressing stream only inside a call, and the thread turns that call
+//! into batches handed over a channel of one slot, so that memory stays
+//! bounded and decompression overlaps the writing.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use ndl_runtime::npy::{self, Header, HeaderLimits};
+use ndl_runtime::npz::{NpzReader, NpzWriter};
+
+use crate::contents::{Arrangement, Contents};
+use crate::error::{Error, Result};
+use crate::npy::{header_of, pass_through, refuse_existing, settle, spec_of, stopped, NpySource};
+use crate::sink::{Progress, Sink};
+use crate::source::Source;
+use crate::spec::ArraySpec;
+
+/// Bytes of elements the reading thread hands over at a time.
+const HANDOVER_BYTES: usize = 8 << 20;
+
+/// What the reading thread sends: the header first, then batches.
+enum Message {
+    Header(Header),
+    Batch(Vec<u8>),
+    Failed(Error),
+}
+
+/// The member of an archive to read: the one named, or the only one.
+pub fn choose_member(path: &Path, names: &[String], named: Option<&str>) -> Result<String> {
+    if let Some(name) = named {
+        return Ok(name.to_owned());
+    }
+    match names {
+        [only] => Ok(only.clone()),
+        names => Err(Error::Member {
+            path: path.to_path_buf(),
+            message: format!(
+                "the archive has {} arrays ({}); choose one with --member",
+                names.len(),
+                names.join(", ")
+            ),
+        }),
+    }
+}
+
+/// The elements of one member of a `.npz` archive.
+pub struct NpzSource {
+    /// The member's path: the archive's joined with the member's name.
+    path: PathBuf,
+    spec: ArraySpec,
+    batches: Receiver<Message>,
+    /// The batch being handed out, and how much of it is.
+    current: Vec<u8>,
+    at: usize,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl NpzSource {
+    /// Opens member `member` (or the only one) of the archive at `path`.
+    pub fn open(path: &Path, member: Option<&str>, limits: &HeaderLimits) -> Result<NpzSource> {
+        let archive = NpzReader::open(path)?.max_header_size(limits.max_header_size);
+        let name = choose_member(path, &archive.names(), member)?;
+        let (send, batches) = sync_channel(1);
+        let member_path = path.join(&name);
+        let (archive_path, limits) = (path.to_path_buf(), limits.clone());
+        let thread =
+            std::thread::spawn(move || read_member(archive, &name, &archive_path, &limits, &send));
+        let spec = match batches.recv() {
+            Ok(Message::Header(header)) => spec_of(&header),
+            Ok(Message::Failed(e)) => return Err(e),
+            Ok(Message::Batch(_)) | Err(_) => {
+                return Err(Error::Unsupported {
+                    path: member_path,
+                    message: "the member's reader stopped before its header".into(),
+                })
+            }
+        };
+        Ok(NpzSource {
+            path: member_path,
+            spec,
+            batches,
+            current: Vec::new(),
+            at: 0,
+            thread: Some(thread),
+        })
+    }
+}
+
+/// The reading thread: sends the member's header, then its elements.
+fn read_member(
+    mut archive: NpzReader<std::io::BufReader<std::fs::File>>,
+    name: &str,
+    path: &Path,
+    limits: &HeaderLimits,
+    send: &SyncSender<Message>,
+) {
+    let member_path = path.join(name);
+    let mut failure = None;
+    let outcome = archive.read_member(name, |r| {
+        let header = Header::read(&mut &mut *r, limits)?;
+        let mut source = match NpySource::after_header(r, &header, &member_path) {
+            Ok(source) => source,
+            Err(e) => {
+                failure = Some(e);
+                return Ok(());
+            }
+        };
+        if send.send(Message::Header(header)).is_err() {
+            return Ok(());
+        }
+        failure = send_batches(&mut source, send).err();
+        Ok(())
+    });
+    let failure = match outcome {
+        Err(e) => Some(Error::from(e)),
+        Ok(()) => failure,
+    };
+    if let Some(e) = failure {
+        // The receiver may be gone: then no one waits for the error.
+        let _ = send.send(Message::Failed(e));
+    }
+}
+
+/// Sends every element of `source` in batches of about
+/// [`HANDOVER_BYTES`]; stops quietly when the receiver is gone.
+fn send_batches(source: &mut dyn Source, send: &SyncSender<Message>) -> Result<()> {
+    let size = source.spec().element_size().max(1);
+    let per_batch = (HANDOVER_BYTES / size).max(1) * size;
+    loop {
+        let mut batch = vec![0; per_batch];
+        let n = source.read(&mut batch)?;
+        batch.truncate(n * size);
+        if n == 0 || send.send(Message::Batch(batch)).is_err() {
+            return Ok(());
+        }
+    }
+}
+
+impl Source for NpzSource {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let want = buf.len() / size * size;
+        let mut filled = 0;
+        while filled < want {
+            if self.at == self.current.len() {
+                match self.batches.recv() {
+                    Ok(Message::Batch(batch)) => (self.current, self.at) = (batch, 0),
+                    Ok(Message::Failed(e)) => return Err(e),
+                    // The thread has sent everything.
+                    Ok(Message::Header(_)) | Err(_) => break,
+                }
+            }
+            let n = (want - filled).min(self.current.len() - self.at);
+            buf[filled..filled + n].copy_from_slice(&self.current[self.at..self.at + n]);
+            (filled, self.at) = (filled + n, self.at + n);
+        }
+        Ok(filled / size)
+    }
+}
+
+impl Drop for NpzSource {
+    fn drop(&mut self) {
+        // Hanging up stops the thread at its next send.
+        let (_, hung_up) = sync_channel(0);
+        self.batches = hung_up;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A `.npz` archive of one member to be written, appearing only once
+/// complete.
+pub struct NpzSink {
+    path: PathBuf,
+    member: String,
+    header: Header,
+}
+
+impl NpzSink {
+    /// A sink for an array of `spec` stored as member `member` of a new
+    /// archive at `path`, which must not exist.
+    pub fn create(path: &Path, member: &str, spec: &ArraySpec) -> Result<NpzSink> {
+        refuse_existing(path)?;
+        Ok(NpzSink {
+            path: path.to_path_buf(),
+            member: member.to_owned(),
+            header: header_of(spec),
+        })
+    }
+}
+
+impl Sink for NpzSink {
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let mut written = Ok(0);
+        let result = NpzWriter::create(&self.path).and_then(|mut archive| {
+            archive.add_stream(&self.member, &self.header, |w| {
+                written = pass_through(source, progress, w);
+                written.as_ref().map(drop).map_err(|_| stopped())
+            })?;
+            archive.finish()
+        });
+        settle(written, result)
+    }
+}
+
+/// The arrays of the `.npz` archive at `path`. As `np.load` does, a member
+/// without the whole magic string is not an array (NumPy returns its
+/// bytes) and is left out with a warning; one that has the magic but is
+/// broken after it is a broken array.
+pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
+    let mut archive = NpzReader::open(path)?.max_header_size(limits.max_header_size);
+    let mut entries = Vec::new();
+    let mut warnings = Vec::new();
+    for name in archive.names() {
+        let header = match archive.header(&name) {
+            Ok(h) => h,
+            Err(e) if is_not_an_array(e.kind()) => {
+                warnings.push(format!(
+                    "{}: member `{name}` is not a .npy array; left out",
+                    path.display()
+                ));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (group, name) = ndl_runtime::npz::group_path(&name);
+        entries.push(crate::npy::entry(group, name, &header));
+    }
+    Ok(Contents {
+        arrangement: Arrangement::Archive,
+        entries,
+        attributes: serde_json::Map::new(),
+        warnings,
+    })
+}
+
+fn is_not_an_array(e: &npy::Error) -> bool {
+    matches!(
+        e,
+        npy::Error::BadMagic { .. }
+            | npy::Error::UnexpectedEof {
+                what: "magic string",
+                got: 0..=5,
+                ..
+            }
+    )
+}

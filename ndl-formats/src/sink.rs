@@ -1,0 +1,21 @@
+//! A sink of records: any format's array being written from a
+//! [`Source`], which appears at its destination only once complete.
+
+use crate::error::Result;
+use crate::source::Source;
+
+/// Called with the number of elements written so far.
+pub type Progress<'a> = &'a dyn Fn(u64);
+
+/// A destination created for one [`ArraySpec`](crate::ArraySpec): it takes
+/// elements laid out as that spec says, converts them to what its format
+/// stores, and publishes the whole array at once.
+///
+/// Every format implements it once; [`create`](crate::create) picks the
+/// one for a path.
+pub trait Sink {
+    /// Writes every element of `source` and publishes the array; returns
+    /// the number of elements. Nothing appears at the destination when it
+    /// fails.
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64>;
+}

@@ -1,0 +1,56 @@
+//! A source of records: any format's array, read element by element in
+//! storage order, in bounded memory.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::spec::ArraySpec;
+
+/// About this many bytes of elements are moved at a time.
+pub const BATCH_BYTES: usize = 32 << 20;
+
+/// An array being read: its [`ArraySpec`], then its elements in the
+/// spec's order, a batch at a time.
+///
+/// Every format implements it once; [`open`](crate::open) picks the one
+/// for a path, and [`convert`](crate::convert) drains it into any
+/// [`Sink`](crate::Sink).
+pub trait Source {
+    /// What the array holds; the elements read are laid out so.
+    fn spec(&self) -> &ArraySpec;
+
+    /// Where the elements come from, as errors about them name it.
+    fn location(&self) -> &Path;
+
+    /// How many elements a read should ask for at once so that each stored
+    /// chunk is decoded once: batches are made a multiple of it.
+    fn batch_hint(&self) -> u64 {
+        1
+    }
+
+    /// Fills the front of `buf` with the next whole elements, as many as
+    /// fit and remain; returns how many. Returns 0 only at the end.
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize>;
+}
+
+/// Reads every element of `source` in batches of about [`BATCH_BYTES`],
+/// whole stored chunks at a time, and hands each batch to `each` with the
+/// number of elements read so far; returns the number of elements.
+pub fn for_each_batch(
+    source: &mut dyn Source,
+    mut each: impl FnMut(&[u8], u64) -> Result<()>,
+) -> Result<u64> {
+    let size = source.spec().element_size().max(1);
+    let hint = source.batch_hint().max(1);
+    let per_batch = ((BATCH_BYTES / size) as u64 / hint).max(1) * hint;
+    let mut buf = vec![0; per_batch as usize * size];
+    let mut done = 0u64;
+    loop {
+        let n = source.read(&mut buf)?;
+        if n == 0 {
+            return Ok(done);
+        }
+        done += n as u64;
+        each(&buf[..n * size], done)?;
+    }
+}

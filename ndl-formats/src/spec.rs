@@ -1,0 +1,69 @@
+//! What one array holds, as every format's sources and sinks agree on it:
+//! plain data, depending on nothing of the formats.
+
+use ndl_runtime::{ByteOrder, Datatype};
+
+/// The order in which an array's elements follow each other in storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row-major: the last index varies fastest (NumPy's default).
+    C,
+    /// Column-major: the first index varies fastest (`fortran_order`).
+    Fortran,
+}
+
+/// One array: its element datatype with the exact byte layout of an
+/// element (offsets, padding, size), the byte order of its numbers, its
+/// shape and the order of its elements.
+///
+/// A [`Source`](crate::Source) yields elements laid out as its spec says,
+/// and a [`Sink`](crate::Sink) takes them so.
+///
+/// ```
+/// use ndl_formats::{ArraySpec, Order};
+/// use ndl_runtime::{ByteOrder, Datatype};
+///
+/// let spec = ArraySpec::new(Datatype::Float64, vec![3, 4]);
+/// assert_eq!(spec.len(), Some(12));
+/// assert_eq!(spec.element_size(), 8);
+/// assert_eq!(spec.order, Order::C);
+/// assert_eq!(spec.byte_order, ByteOrder::NATIVE);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArraySpec {
+    /// The element datatype, as the bytes lay it out.
+    pub datatype: Datatype,
+    /// The byte order of every multi-byte number of an element.
+    pub byte_order: ByteOrder,
+    /// The order of the elements.
+    pub order: Order,
+    /// The shape; empty for a 0-d array (one element).
+    pub shape: Vec<u64>,
+}
+
+impl ArraySpec {
+    /// A C-order array in native byte order.
+    pub fn new(datatype: Datatype, shape: Vec<u64>) -> ArraySpec {
+        ArraySpec {
+            datatype,
+            byte_order: ByteOrder::NATIVE,
+            order: Order::C,
+            shape,
+        }
+    }
+
+    /// The number of elements, or `None` when it overflows `u64`.
+    pub fn len(&self) -> Option<u64> {
+        self.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == Some(0)
+    }
+
+    /// The bytes of one element; 0 for a datatype of no fixed size.
+    pub fn element_size(&self) -> usize {
+        self.datatype.size().unwrap_or(0)
+    }
+}
