@@ -1,0 +1,151 @@
+//! The interface across formats: sources and sinks of every format, any
+//! two converting, and the contents every language renders.
+
+use ndl_formats::{
+    convert, describe, open, ArraySpec, ConvertOptions, Error, Language, Order, ReadOptions, Source,
+};
+use ndl_runtime::ndl::{self, Extent};
+use ndl_runtime::npz::NpzWriter;
+use ndl_runtime::{ByteOrder, NdlType};
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Reading {
+    station: u32,
+    time: f64,
+    ok: bool,
+}
+
+fn readings(n: u32) -> Vec<Reading> {
+    (0..n)
+        .map(|i| Reading {
+            station: i,
+            time: f64::from(i) / 4.0,
+            ok: i % 3 == 0,
+        })
+        .collect()
+}
+
+fn read_all(source: &mut dyn Source) -> Vec<u8> {
+    let mut all = Vec::new();
+    let mut buf = vec![0; source.spec().element_size() * 7];
+    loop {
+        let n = source.read(&mut buf).unwrap();
+        if n == 0 {
+            return all;
+        }
+        all.extend_from_slice(&buf[..n * source.spec().element_size()]);
+    }
+}
+
+#[test]
+fn a_npy_source_gives_its_spec_and_every_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.npy");
+    let data = readings(50);
+    ndl_runtime::npy::write_file(&path, &data).unwrap();
+    let mut source = open(&path, &ReadOptions::default()).unwrap();
+    let expected = ArraySpec {
+        datatype: Reading::datatype(),
+        byte_order: ByteOrder::NATIVE,
+        order: Order::C,
+        shape: vec![50],
+    };
+    assert_eq!(source.spec(), &expected);
+    assert_eq!(source.location(), path);
+    let bytes = read_all(source.as_mut());
+    assert_eq!(bytes.len(), 50 * size_of::<Reading>());
+    let station = |i: usize| u32::from_ne_bytes(bytes[i * 24..i * 24 + 4].try_into().unwrap());
+    assert_eq!((station(0), station(49)), (0, 49));
+}
+
+#[test]
+fn a_compressed_npz_member_streams_and_a_dropped_source_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.npz");
+    let mut archive = NpzWriter::create_compressed(&path).unwrap();
+    archive.add("a", &readings(200_000)).unwrap();
+    archive.add("b", &[1u8, 2, 3]).unwrap();
+    archive.finish().unwrap();
+
+    let two = open(&path, &ReadOptions::default()).err().unwrap();
+    assert!(matches!(two, Error::Member { .. }), "{two}");
+    assert!(two.to_string().contains("a, b"), "{two}");
+
+    let member = |name: &str| ReadOptions {
+        member: Some(name.into()),
+        ..ReadOptions::default()
+    };
+    let mut a = open(&path, &member("a")).unwrap();
+    assert_eq!(a.location(), path.join("a"));
+    let bytes = read_all(a.as_mut());
+    assert_eq!(bytes.len(), 200_000 * size_of::<Reading>());
+    // Dropped after one batch: the reading thread ends instead of hanging.
+    let mut early = open(&path, &member("a")).unwrap();
+    let mut buf = vec![0; 24];
+    assert_eq!(early.read(&mut buf).unwrap(), 1);
+    drop(early);
+
+    let missing = open(&path, &member("c")).err().unwrap();
+    assert!(missing.to_string().contains('c'), "{missing}");
+}
+
+#[test]
+fn any_two_formats_convert_and_keep_every_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = readings(1000);
+    let start = dir.path().join("r.npy");
+    ndl_runtime::npy::write_file(&start, &data).unwrap();
+    let mut src = start.clone();
+    for name in ["a.npz", "b.zarr", "c.npy", "d.zarr", "e.npz", "f.npy"] {
+        let dst = dir.path().join(name);
+        let n = convert(&src, &dst, &ConvertOptions::default(), &|_| {}).unwrap();
+        assert_eq!(n, 1000, "{name}");
+        src = dst;
+    }
+    // Zarr packs the records (no padding), so they come back packed.
+    let back = describe(&src, Language::Numpy, &Default::default()).unwrap();
+    assert!(back.text.contains("'shape': (1000,)"), "{}", back.text);
+    let zarr = dir.path().join("b.zarr");
+    assert_eq!(ndl_zarr::read::<Reading>(&zarr).unwrap(), data);
+}
+
+#[test]
+fn a_conversion_refused_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = dir.path().join("g.npy");
+    ndl_runtime::npy::WriteOptions::new()
+        .shape(&[2, 3])
+        .write_file(&grid, &[0u8; 6])
+        .unwrap();
+    let dst = dir.path().join("g.zarr");
+    let e = convert(&grid, &dst, &ConvertOptions::default(), &|_| {}).unwrap_err();
+    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+    assert!(e.to_string().contains("[2, 3]"), "{e}");
+    assert!(!dst.exists());
+    let exists = convert(&grid, &grid, &ConvertOptions::default(), &|_| {}).unwrap_err();
+    assert!(matches!(exists, Error::Exists { .. }), "{exists}");
+}
+
+/// A columns store names its dimension: the NDL document has a dimcoord
+/// for it, and every column's shape refers to it by name.
+#[test]
+fn a_columns_store_describes_its_dimensions_as_dimcoords() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cols.zarr");
+    ndl_zarr::WriteOptions::new()
+        .layout(ndl_zarr::Layout::Columns)
+        .write(&path, &readings(5))
+        .unwrap();
+    let text = describe(&path, Language::Ndl, &Default::default())
+        .unwrap()
+        .text;
+    let doc = ndl::File::from_yaml(&text).unwrap();
+    let root = doc.group("/").unwrap();
+    let dim = root.dimcoords.get("cols").expect("the record dimension");
+    assert_eq!(dim.size, Some(5), "{text}");
+    for (name, nd) in root.ndarrays.iter() {
+        assert_eq!(nd.shape.0, [Extent::Dim("cols".into())], "{name}: {text}");
+    }
+    assert_eq!(root.ndarrays.names().count(), 3, "{text}");
+}
