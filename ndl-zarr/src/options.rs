@@ -1,15 +1,10 @@
 //! How a store is written: Zarr format, layout, chunking, codec, byte order.
 
-use std::ops::Range;
-use std::path::Path;
-
 use ndl_runtime::ndl::Storage;
-use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use ndl_runtime::ByteOrder;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::store::Store;
-use crate::writer::{ArrayWriter, PackedWriter};
 
 /// The Zarr format version of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -347,44 +342,6 @@ impl WriteOptions {
         Ok(options)
     }
 
-    /// Writes `data` as a new store at `dir` (which must not exist, or be an
-    /// empty directory): a local store appears there only once complete
-    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
-    pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        crate::writer::write_new(self, dir.as_ref(), data)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) holding no records yet, and a writer that appends to it.
-    pub fn create<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-    ) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create(self, dir.as_ref())
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) of `len` records of `T`, not yet written: writers of
-    /// regions ([`ArrayWriter::region`]) then store them, at once.
-    pub fn create_sized<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-        len: u64,
-    ) -> Result<()> {
-        ArrayWriter::<T>::create_sized(self, dir.as_ref(), len)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) for records of `datatype`, known only at run time, and a
-    /// writer that appends packed records to it.
-    pub fn create_packed(
-        &self,
-        dir: impl AsRef<Path>,
-        datatype: &Datatype,
-    ) -> Result<PackedWriter> {
-        PackedWriter::create(self, dir.as_ref(), datatype)
-    }
-
     pub(crate) fn order(&self) -> ByteOrder {
         self.byte_order.unwrap_or(ByteOrder::Little)
     }
@@ -429,7 +386,7 @@ impl WriteOptions {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
-    by_name: bool,
+    pub(crate) by_name: bool,
 }
 
 impl ReadOptions {
@@ -449,39 +406,5 @@ impl ReadOptions {
     pub fn by_name(mut self, by_name: bool) -> ReadOptions {
         self.by_name = by_name;
         self
-    }
-
-    /// Reads the records of the store at `dir`, either layout.
-    ///
-    /// # Errors
-    /// As [`read`](crate::read), and for reads by name a field of `T` the
-    /// store lacks ([`Error::TypeMismatch`](crate::Error::TypeMismatch)
-    /// naming it).
-    pub fn read<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<Vec<T>> {
-        self.read_from(&Store::open(dir.as_ref())?, None)
-    }
-
-    /// Reads records `range` of the store at `dir`, decoding only the
-    /// chunks that hold them.
-    ///
-    /// # Errors
-    /// As [`read`](ReadOptions::read), and a range past the store's end.
-    pub fn read_range<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-        range: Range<u64>,
-    ) -> Result<Vec<T>> {
-        self.read_from(&Store::open(dir.as_ref())?, Some(range))
-    }
-
-    fn read_from<T: NdlType + Send + Sync>(
-        &self,
-        store: &Store,
-        range: Option<Range<u64>>,
-    ) -> Result<Vec<T>> {
-        if crate::metadata::read_group(store)?.is_some() {
-            return crate::columns::read_columns(store, range);
-        }
-        crate::records::read_records(store, range, self.by_name)
     }
 }
