@@ -62,6 +62,7 @@ impl std::str::FromStr for Codec {
     /// use ndl_zarr::Codec;
     /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
     /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
+    /// assert_eq!("zlib:1".parse(), Ok(Codec::Zlib(1)));
     /// assert!("lzma".parse::<Codec>().is_err());
     /// ```
     fn from_str(s: &str) -> std::result::Result<Codec, String> {
@@ -89,8 +90,9 @@ impl std::str::FromStr for Codec {
             "zstd" => Ok(Codec::Zstd(parse_level(3, -131_072..=22)? as i32)),
             "blosc" => Ok(Codec::Blosc(parse_level(5, 0..=9)? as u8)),
             "gzip" => Ok(Codec::Gzip(parse_level(6, 0..=9)? as u32)),
+            "zlib" => Ok(Codec::Zlib(parse_level(6, 0..=9)? as u32)),
             _ => Err(format!(
-                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL]"
+                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL]"
             )),
         }
     }
@@ -406,5 +408,46 @@ impl ReadOptions {
     pub fn by_name(mut self, by_name: bool) -> ReadOptions {
         self.by_name = by_name;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name `ndl convert --codec` offers, with and without a level.
+    const OFFERED: [(&str, Codec); 9] = [
+        ("none", Codec::None),
+        ("zstd", Codec::Zstd(3)),
+        ("zstd:-5", Codec::Zstd(-5)),
+        ("blosc", Codec::Blosc(5)),
+        ("blosc:9", Codec::Blosc(9)),
+        ("gzip", Codec::Gzip(6)),
+        ("gzip:1", Codec::Gzip(1)),
+        ("zlib", Codec::Zlib(6)),
+        ("zlib:4", Codec::Zlib(4)),
+    ];
+
+    #[test]
+    fn every_offered_codec_parses_and_round_trips_through_its_metadata() {
+        for (name, codec) in OFFERED {
+            assert_eq!(name.parse::<Codec>(), Ok(codec), "{name}");
+            assert_eq!(Codec::from_v3(&codec.v3(12)), Some(codec), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_bad_codec_is_refused_naming_it() {
+        for bad in [
+            "lzma", "none:1", "zstd:23", "gzip:10", "zlib:x", "blosc:-1", "",
+        ] {
+            let message = bad.parse::<Codec>().unwrap_err();
+            let (name, level) = bad.split_once(':').unwrap_or((bad, ""));
+            assert!(
+                message.contains(&format!("`{bad}`"))
+                    || message.contains(&format!("{name} level `{level}`")),
+                "{bad}: {message}"
+            );
+        }
     }
 }
