@@ -52,6 +52,24 @@ pub fn run_with(python: &std::path::Path, script: &str, args: &[&str]) -> String
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs the Python file `script` with `python` and arguments, asserts it
+/// succeeded, returns its stdout.
+pub fn run_file(python: &std::path::Path, script: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    assert!(
+        out.status.success(),
+        "{} {} {args:?} failed:\n{}",
+        python.display(),
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
 pub fn run_python(script: &str, args: &[&str]) -> String {
     let (ok, stdout, stderr) = try_python(script, args);
