@@ -95,6 +95,25 @@ pub fn try_python(script: &str, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Writes with xarray, in `python312`, a Zarr group of two columns along
+/// `row` (`t`, 12 halves in `K`, and `n`, multiples of 3 as `i4`), titled
+/// "from xarray", in chunks of 5: what the columns tests read as `{t: f64,
+/// n: i32}` records.
+pub fn xarray_group(path: &std::path::Path, zarr_format: u8, consolidated: bool) {
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         ds = xr.Dataset({'t': ('row', np.arange(12) / 2), 'n': ('row', np.arange(12, dtype='i4') * 3)}, attrs={'title': 'from xarray'})\n\
+         ds['t'].attrs['units'] = 'K'\n\
+         ds.to_zarr(sys.argv[1], zarr_format=int(sys.argv[2]), consolidated=sys.argv[3] == 'True', encoding={'t': {'chunks': (5,)}, 'n': {'chunks': (5,)}})",
+        &[
+            path.to_str().expect("a UTF-8 path"),
+            &zarr_format.to_string(),
+            &consolidated.to_string(),
+        ],
+    );
+}
+
 /// The start of a `.npy` file: magic, `version`.0, the length field for
 /// `text` (2 bytes in version 1, 4 in the others), then `text`.
 pub fn npy_file(version: u8, text: &[u8]) -> Vec<u8> {
