@@ -403,7 +403,7 @@ fn the_docs_page_runs() {
         .skip(1)
         .map(|block| block.split("```").next().unwrap())
         .collect();
-    assert_eq!(code.len(), 2, "two Python examples");
+    assert_eq!(code.len(), 3, "three Python examples");
     let script = format!(
         "ENDPOINT = {:?}\nBUCKET = 'docs'\n{}",
         moto.endpoint(),
@@ -412,4 +412,5 @@ fn the_docs_page_runs() {
     let out = run_with(&python312(), &script, &[]);
     assert!(out.contains("records 100 4950.0"), "{out}");
     assert!(out.contains("columns 100 4950.0 K"), "{out}");
+    assert!(out.contains("xarray {'records': 100} 4950.0"), "{out}");
 }
