@@ -75,6 +75,7 @@ mod error;
 mod info;
 mod metadata;
 mod options;
+mod reader;
 mod records;
 #[cfg(feature = "s3")]
 mod s3;
@@ -146,12 +147,7 @@ pub fn read_range<T: NdlType + Send + Sync>(
 /// For a columns store the records are those of its `ndl_datatype`
 /// attribute, packed ([`GroupInfo::datatype`]).
 pub fn read_packed(dir: impl AsRef<Path>, range: Range<u64>) -> Result<Vec<u8>> {
-    let store = store::Store::open(dir.as_ref())?;
-    if let Some((_, attributes)) = metadata::read_group(&store)? {
-        let datatype = info::group_datatype(&store, &attributes)?;
-        return columns::read_columns_packed(&store, &datatype, Some(range));
-    }
-    records::read_packed(&store, Some(range))
+    reader::read_packed(&store::Store::open(dir.as_ref())?, Some(range))
 }
 
 #[doc(hidden)]

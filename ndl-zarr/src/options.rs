@@ -1,15 +1,10 @@
 //! How a store is written: Zarr format, layout, chunking, codec, byte order.
 
-use std::ops::Range;
-use std::path::Path;
-
 use ndl_runtime::ndl::Storage;
-use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use ndl_runtime::ByteOrder;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::store::Store;
-use crate::writer::{ArrayWriter, PackedWriter};
 
 /// The Zarr format version of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -67,6 +62,7 @@ impl std::str::FromStr for Codec {
     /// use ndl_zarr::Codec;
     /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
     /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
+    /// assert_eq!("zlib:1".parse(), Ok(Codec::Zlib(1)));
     /// assert!("lzma".parse::<Codec>().is_err());
     /// ```
     fn from_str(s: &str) -> std::result::Result<Codec, String> {
@@ -94,8 +90,9 @@ impl std::str::FromStr for Codec {
             "zstd" => Ok(Codec::Zstd(parse_level(3, -131_072..=22)? as i32)),
             "blosc" => Ok(Codec::Blosc(parse_level(5, 0..=9)? as u8)),
             "gzip" => Ok(Codec::Gzip(parse_level(6, 0..=9)? as u32)),
+            "zlib" => Ok(Codec::Zlib(parse_level(6, 0..=9)? as u32)),
             _ => Err(format!(
-                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL] or gzip[:LEVEL]"
+                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL]"
             )),
         }
     }
@@ -347,44 +344,6 @@ impl WriteOptions {
         Ok(options)
     }
 
-    /// Writes `data` as a new store at `dir` (which must not exist, or be an
-    /// empty directory): a local store appears there only once complete
-    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
-    pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        crate::writer::write_new(self, dir.as_ref(), data)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) holding no records yet, and a writer that appends to it.
-    pub fn create<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-    ) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create(self, dir.as_ref())
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) of `len` records of `T`, not yet written: writers of
-    /// regions ([`ArrayWriter::region`]) then store them, at once.
-    pub fn create_sized<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-        len: u64,
-    ) -> Result<()> {
-        ArrayWriter::<T>::create_sized(self, dir.as_ref(), len)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) for records of `datatype`, known only at run time, and a
-    /// writer that appends packed records to it.
-    pub fn create_packed(
-        &self,
-        dir: impl AsRef<Path>,
-        datatype: &Datatype,
-    ) -> Result<PackedWriter> {
-        PackedWriter::create(self, dir.as_ref(), datatype)
-    }
-
     pub(crate) fn order(&self) -> ByteOrder {
         self.byte_order.unwrap_or(ByteOrder::Little)
     }
@@ -429,7 +388,7 @@ impl WriteOptions {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
-    by_name: bool,
+    pub(crate) by_name: bool,
 }
 
 impl ReadOptions {
@@ -450,38 +409,45 @@ impl ReadOptions {
         self.by_name = by_name;
         self
     }
+}
 
-    /// Reads the records of the store at `dir`, either layout.
-    ///
-    /// # Errors
-    /// As [`read`](crate::read), and for reads by name a field of `T` the
-    /// store lacks ([`Error::TypeMismatch`](crate::Error::TypeMismatch)
-    /// naming it).
-    pub fn read<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<Vec<T>> {
-        self.read_from(&Store::open(dir.as_ref())?, None)
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// Reads records `range` of the store at `dir`, decoding only the
-    /// chunks that hold them.
-    ///
-    /// # Errors
-    /// As [`read`](ReadOptions::read), and a range past the store's end.
-    pub fn read_range<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-        range: Range<u64>,
-    ) -> Result<Vec<T>> {
-        self.read_from(&Store::open(dir.as_ref())?, Some(range))
-    }
+    /// Every name `ndl convert --codec` offers, with and without a level.
+    const OFFERED: [(&str, Codec); 9] = [
+        ("none", Codec::None),
+        ("zstd", Codec::Zstd(3)),
+        ("zstd:-5", Codec::Zstd(-5)),
+        ("blosc", Codec::Blosc(5)),
+        ("blosc:9", Codec::Blosc(9)),
+        ("gzip", Codec::Gzip(6)),
+        ("gzip:1", Codec::Gzip(1)),
+        ("zlib", Codec::Zlib(6)),
+        ("zlib:4", Codec::Zlib(4)),
+    ];
 
-    fn read_from<T: NdlType + Send + Sync>(
-        &self,
-        store: &Store,
-        range: Option<Range<u64>>,
-    ) -> Result<Vec<T>> {
-        if crate::metadata::read_group(store)?.is_some() {
-            return crate::columns::read_columns(store, range);
+    #[test]
+    fn every_offered_codec_parses_and_round_trips_through_its_metadata() {
+        for (name, codec) in OFFERED {
+            assert_eq!(name.parse::<Codec>(), Ok(codec), "{name}");
+            assert_eq!(Codec::from_v3(&codec.v3(12)), Some(codec), "{name}");
         }
-        crate::records::read_records(store, range, self.by_name)
+    }
+
+    #[test]
+    fn a_bad_codec_is_refused_naming_it() {
+        for bad in [
+            "lzma", "none:1", "zstd:23", "gzip:10", "zlib:x", "blosc:-1", "",
+        ] {
+            let message = bad.parse::<Codec>().unwrap_err();
+            let (name, level) = bad.split_once(':').unwrap_or((bad, ""));
+            assert!(
+                message.contains(&format!("`{bad}`"))
+                    || message.contains(&format!("{name} level `{level}`")),
+                "{bad}: {message}"
+            );
+        }
     }
 }

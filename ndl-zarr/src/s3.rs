@@ -23,8 +23,9 @@ use zarrs::storage::storage_adapter::async_to_sync::{
 };
 use zarrs_object_store::AsyncObjectStore;
 
+use zarrs::storage::ReadableWritableListableStorageTraits;
+
 use crate::error::{Error, Result};
-use crate::store::Store;
 
 /// The runtime every S3 request runs on: its own threads, so that callers
 /// (rayon's threads included) just block on their requests.
@@ -65,8 +66,13 @@ fn config_error(location: &str, message: impl Into<String>) -> Error {
     }
 }
 
-/// The store at `s3://bucket/prefix` (`rest` is `bucket/prefix`).
-pub(crate) fn open(location: &str, rest: &str) -> Result<Store> {
+/// The objects of the store at `s3://bucket/prefix` (`rest` is
+/// `bucket/prefix`), as zarrs reads and writes them, and as object storage
+/// offers them.
+pub(crate) fn open(
+    location: &str,
+    rest: &str,
+) -> Result<(Arc<dyn ReadableWritableListableStorageTraits>, Remote)> {
     let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
     if bucket.is_empty() {
         return Err(config_error(
@@ -86,11 +92,7 @@ pub(crate) fn open(location: &str, rest: &str) -> Result<Store> {
         Arc::new(AsyncObjectStore::new(objects.clone())),
         BlockOn(handle.clone()),
     );
-    Ok(Store::remote(
-        Arc::new(adapter),
-        location,
-        Remote { objects, handle },
-    ))
+    Ok((Arc::new(adapter), Remote { objects, handle }))
 }
 
 /// The object store behind a remote store, for what zarrs' adapter does

@@ -57,7 +57,8 @@ impl Store {
         let text = location.to_string_lossy();
         if let Some(rest) = text.strip_prefix("s3://") {
             #[cfg(feature = "s3")]
-            return crate::s3::open(&text, rest);
+            return crate::s3::open(&text, rest)
+                .map(|(storage, remote)| Store::remote(storage, &text, remote));
             #[cfg(not(feature = "s3"))]
             return Err(Error::Unsupported {
                 message: format!("{text}: S3 stores need ndl-zarr's `s3` feature ({rest})"),
@@ -71,7 +72,7 @@ impl Store {
 
     /// A store on object storage.
     #[cfg(feature = "s3")]
-    pub fn remote(
+    fn remote(
         storage: Arc<dyn ReadableWritableListableStorageTraits>,
         name: &str,
         remote: crate::s3::Remote,

@@ -16,6 +16,47 @@ use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
 
+/// The entry points that make a new store.
+impl WriteOptions {
+    /// Writes `data` as a new store at `dir` (which must not exist, or be an
+    /// empty directory): a local store appears there only once complete
+    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
+    pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+        write_new(self, dir.as_ref(), data)
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) holding no records yet, and a writer that appends to it.
+    pub fn create<T: NdlType + Send + Sync>(
+        &self,
+        dir: impl AsRef<Path>,
+    ) -> Result<ArrayWriter<T>> {
+        ArrayWriter::create(self, dir.as_ref())
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) of `len` records of `T`, not yet written: writers of
+    /// regions ([`ArrayWriter::region`]) then store them, at once.
+    pub fn create_sized<T: NdlType + Send + Sync>(
+        &self,
+        dir: impl AsRef<Path>,
+        len: u64,
+    ) -> Result<()> {
+        ArrayWriter::<T>::create_sized(self, dir.as_ref(), len)
+    }
+
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) for records of `datatype`, known only at run time, and a
+    /// writer that appends packed records to it.
+    pub fn create_packed(
+        &self,
+        dir: impl AsRef<Path>,
+        datatype: &Datatype,
+    ) -> Result<PackedWriter> {
+        PackedWriter::create(self, dir.as_ref(), datatype)
+    }
+}
+
 /// Appends records to a store, chunk by chunk: one array of records, or
 /// one array per field.
 ///
