@@ -52,6 +52,24 @@ pub fn run_with(python: &std::path::Path, script: &str, args: &[&str]) -> String
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs the Python file `script` with `python` and arguments, asserts it
+/// succeeded, returns its stdout.
+pub fn run_file(python: &std::path::Path, script: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the test venv's python runs");
+    assert!(
+        out.status.success(),
+        "{} {} {args:?} failed:\n{}",
+        python.display(),
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs a Python script with arguments, asserts it succeeded, returns its stdout.
 pub fn run_python(script: &str, args: &[&str]) -> String {
     let (ok, stdout, stderr) = try_python(script, args);
@@ -75,6 +93,25 @@ pub fn try_python(script: &str, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Writes with xarray, in `python312`, a Zarr group of two columns along
+/// `row` (`t`, 12 halves in `K`, and `n`, multiples of 3 as `i4`), titled
+/// "from xarray", in chunks of 5: what the columns tests read as `{t: f64,
+/// n: i32}` records.
+pub fn xarray_group(path: &std::path::Path, zarr_format: u8, consolidated: bool) {
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         ds = xr.Dataset({'t': ('row', np.arange(12) / 2), 'n': ('row', np.arange(12, dtype='i4') * 3)}, attrs={'title': 'from xarray'})\n\
+         ds['t'].attrs['units'] = 'K'\n\
+         ds.to_zarr(sys.argv[1], zarr_format=int(sys.argv[2]), consolidated=sys.argv[3] == 'True', encoding={'t': {'chunks': (5,)}, 'n': {'chunks': (5,)}})",
+        &[
+            path.to_str().expect("a UTF-8 path"),
+            &zarr_format.to_string(),
+            &consolidated.to_string(),
+        ],
+    );
 }
 
 /// The start of a `.npy` file: magic, `version`.0, the length field for

@@ -1,9 +1,10 @@
 """Reads or writes a Zarr array of records with the installed zarr-python,
-for tests/zarr_python.rs.
+for ndl-zarr's tests/zarr_python.rs.
 
-    zarr_records.py check PATH N DTYPE FILL      # zarr.open_array(PATH)[:] == expected
-    zarr_records.py chunks PATH N DTYPE FILL     # decode v2 chunks with numcodecs
-    zarr_records.py write PATH N DTYPE FILL FORMAT CODEC CHUNK
+    records.py check PATH N DTYPE FILL      # zarr.open_array(PATH)[:] == expected
+    records.py chunks PATH N DTYPE FILL     # decode v2 chunks with numcodecs
+    records.py write PATH N DTYPE FILL FORMAT CODEC CHUNK
+    records.py xarray PATH N DTYPE FILL     # what xarray makes of the array
 
 DTYPE is a Python expression of the packed numpy dtype, written by hand in
 the test (independently of ndl); FILL is Python code that fills the
@@ -105,6 +106,49 @@ def write(path, n, dtype_src, fill_src, fmt, codec, chunk):
     print("ok", zarr.__version__)
 
 
+def xarray(path, n, dtype_src, fill_src):
+    """xarray's zarr backend opens a group, whose arrays are its variables:
+    prints, as JSON, how it refuses the bare array at PATH; checks the
+    records through the way round (the array wrapped in a DataArray) and
+    through the same array copied into a group, which xarray opens."""
+    import shutil
+    import tempfile
+
+    import dask.array as da
+    import xarray as xr
+
+    exp = expected(n, dtype_src, fill_src)
+    refusals = []
+    for how, open_ in [
+        ("open_zarr", xr.open_zarr),
+        ("open_dataset", lambda p: xr.open_dataset(p, engine="zarr")),
+    ]:
+        try:
+            open_(path)
+        except Exception as e:
+            refusals.append({"how": how, "error": type(e).__name__, "message": str(e)})
+        else:
+            raise AssertionError(f"xarray.{how} opened the bare array")
+
+    a = zarr.open_array(path, mode="r")
+    if a.metadata.zarr_format == 3:
+        dims = list(a.metadata.dimension_names)
+    else:
+        dims = list(a.attrs["_ARRAY_DIMENSIONS"])
+    wrapped = xr.DataArray(da.from_zarr(a), dims=dims, attrs=dict(a.attrs))
+    same(wrapped.values, exp)
+
+    with tempfile.TemporaryDirectory() as group:
+        zarr.open_group(group, mode="w", zarr_format=a.metadata.zarr_format)
+        shutil.copytree(path, os.path.join(group, "records"))
+        ds = xr.open_zarr(group, consolidated=False)
+        same(ds["records"].values, exp)
+        in_group = list(ds["records"].dims)
+
+    print(json.dumps({"refusals": refusals, "dims": dims, "in_group": in_group}))
+
+
 if __name__ == "__main__":
     command, path, n, *rest = sys.argv[1:]
-    {"check": check, "chunks": chunks, "write": write}[command](path, int(n), *rest)
+    commands = {"check": check, "chunks": chunks, "write": write, "xarray": xarray}
+    commands[command](path, int(n), *rest)

@@ -7,8 +7,6 @@
 //! formula here (`make`) and in Python (`FILL`); `DTYPE` is the packed
 //! numpy dtype written by hand, not derived from ndl.
 
-mod common;
-
 use ndl_testkit::every_enum_base;
 
 use std::path::{Path, PathBuf};
@@ -16,7 +14,7 @@ use std::path::{Path, PathBuf};
 use ndl_runtime::{ByteOrder, NdlType};
 use ndl_zarr::{Codec, WriteOptions, ZarrFormat};
 
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/zarr_records.py");
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/records.py");
 const N: u32 = 1000;
 const CHUNK: u64 = 64;
 
@@ -220,20 +218,9 @@ impl Form for WithArray {
     }
 }
 
-/// Runs tests/python/zarr_records.py with `python`; asserts it succeeded.
+/// Runs tests/python/records.py with `python`; asserts it succeeded.
 fn script(python: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new(python)
-        .arg(SCRIPT)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} zarr_records.py {args:?} failed:\n{}",
-        python.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    ndl_testkit::run_file(python, Path::new(SCRIPT), args)
 }
 
 fn python_check(python: &Path, command: &str, store: &Path, dtype: &str, fill: &str) -> String {
@@ -290,8 +277,8 @@ impl Stores {
 /// Every way we write a form, checked by each zarr-python that can read it.
 fn through_zarr_python<F: Form>() {
     let stores = Stores::new();
-    let py312 = common::python312();
-    let py311 = common::python();
+    let py312 = ndl_testkit::python312();
+    let py311 = ndl_testkit::python();
 
     let v3 = stores.write::<F>("v3", &WriteOptions::new());
     python_check(&py312, "check", &v3, F::DTYPE, F::FILL);
@@ -381,7 +368,7 @@ fn array_fields_are_v2_only() {
 
     let v2 = stores.write::<WithArray>("v2", &WriteOptions::new().zarr_format(ZarrFormat::V2));
     python_check(
-        &common::python(),
+        &ndl_testkit::python(),
         "chunks",
         &v2,
         WithArray::DTYPE,
@@ -394,7 +381,7 @@ fn array_fields_are_v2_only() {
             .codec(Codec::None),
     );
     python_check(
-        &common::python312(),
+        &ndl_testkit::python312(),
         "chunks",
         &v2,
         WithArray::DTYPE,
@@ -435,15 +422,15 @@ fn written_by<F: Form>(python: &Path, formats: &[u32]) {
 
 #[test]
 fn stores_written_by_zarr_python_3_4() {
-    written_by::<Padded>(&common::python312(), &[2, 3]);
-    written_by::<Nested>(&common::python312(), &[2, 3]);
-    written_by::<Strings>(&common::python312(), &[2, 3]);
+    written_by::<Padded>(&ndl_testkit::python312(), &[2, 3]);
+    written_by::<Nested>(&ndl_testkit::python312(), &[2, 3]);
+    written_by::<Strings>(&ndl_testkit::python312(), &[2, 3]);
 }
 
 #[test]
 fn stores_written_by_zarr_python_3_1() {
-    written_by::<Padded>(&common::python(), &[2, 3]);
-    written_by::<Enums>(&common::python(), &[2, 3]);
+    written_by::<Padded>(&ndl_testkit::python(), &[2, 3]);
+    written_by::<Enums>(&ndl_testkit::python(), &[2, 3]);
 }
 
 /// A store of one record type read as another names the field.
@@ -453,7 +440,7 @@ fn mismatching_types_are_refused_naming_the_field() {
     let path = stores.root.join("p.zarr");
     let n = N.to_string();
     script(
-        &common::python312(),
+        &ndl_testkit::python312(),
         &[
             "write",
             path.to_str().unwrap(),
@@ -486,8 +473,8 @@ fn dask_computes_on_our_stores() {
         ("v2", WriteOptions::new().zarr_format(ZarrFormat::V2)),
     ] {
         let path = stores.write::<Nested>(name, &options);
-        let out = common::run_with(
-            &common::python312(),
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
             "import sys, dask.array as da\n\
              x = da.from_zarr(sys.argv[1])\n\
              assert x.chunks == ((64,) * 15 + (40,),), x.chunks\n\
@@ -503,5 +490,45 @@ fn dask_computes_on_our_stores() {
             (sums[1] - sum_x).abs() < 1e-6,
             "{name}: {sums:?} vs {sum_x}"
         );
+    }
+}
+
+/// xarray opens a group, whose arrays are a Dataset's variables, and a
+/// records store is one array at its root: `xr.open_zarr` and
+/// `xr.open_dataset(engine="zarr")` refuse it, v3 and v2, whatever its
+/// metadata says. The data type is not the obstacle: the same array
+/// copied into a group opens, with its records and its dimension. What a
+/// user does instead is wrap the array, `xr.DataArray(da.from_zarr(path),
+/// dims=...)`, or write the columns layout, a group xarray opens.
+#[test]
+fn xarray_opens_a_group_not_a_records_array() {
+    let stores = Stores::new();
+    for (name, options, error) in [
+        ("v3", WriteOptions::new(), "ContainsArrayError"),
+        (
+            "v2",
+            WriteOptions::new().zarr_format(ZarrFormat::V2),
+            "GroupNotFoundError",
+        ),
+    ] {
+        let path = stores.write::<Nested>(name, &options);
+        let out = script(
+            &ndl_testkit::python312(),
+            &[
+                "xarray",
+                path.to_str().unwrap(),
+                &N.to_string(),
+                Nested::DTYPE,
+                Nested::FILL,
+            ],
+        );
+        let seen: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let refusals = seen["refusals"].as_array().unwrap();
+        assert_eq!(refusals.len(), 2, "{name}: {seen}");
+        for refusal in refusals {
+            assert_eq!(refusal["error"], error, "{name}: {refusal}");
+        }
+        assert_eq!(seen["dims"], serde_json::json!([name]), "{name}");
+        assert_eq!(seen["in_group"], serde_json::json!([name]), "{name}");
     }
 }

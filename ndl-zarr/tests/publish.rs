@@ -2,10 +2,8 @@
 //! `create_packed` makes appears only when its writer finishes, and nothing
 //! is left behind by a writer that does not.
 
-mod common;
-
-use common::names;
 use ndl_runtime::NdlType;
+use ndl_testkit::names;
 use ndl_zarr::{ArrayWriter, Error, Layout, WriteOptions, ZarrFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

@@ -8,13 +8,11 @@
 //! and appends leave the array with the length of the last `finish` that
 //! completed, and exactly those records.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use ndl_runtime::NdlType;
+use ndl_testkit::child::{say, this_test, Running};
 use ndl_zarr::{ArrayWriter, Codec, WriteOptions, ZarrFormat};
 
 /// 24 bytes, no padding.
@@ -117,9 +115,6 @@ fn child(spec: &str) {
         Kind::parse(parts.next().unwrap()),
         PathBuf::from(parts.next().unwrap()),
     );
-    // The harness prints `test NAME ... ` first, without a newline: every
-    // line of ours starts on a new line and with `@`.
-    let say = |s: &str| println!("\n@{s}");
     match mode {
         "write" => {
             say("started");
@@ -155,96 +150,16 @@ fn child(spec: &str) {
     std::process::exit(0);
 }
 
-/// A running child and its stdout lines; dropping it kills the child.
-struct Writer {
-    child: Child,
-    lines: Receiver<String>,
-    /// Every line read so far.
-    seen: Vec<String>,
-}
-
-impl Writer {
-    /// Starts the test `test` of this binary as a child doing `spec`.
-    fn spawn(test: &str, spec: &str) -> Writer {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([test, "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD, spec)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Writer {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line equal to `wanted`.
-    fn wait_for(&mut self, wanted: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line == format!("@{wanted}");
-                    self.seen.push(line);
-                    if done {
-                        return;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no `{wanted}` from the child; it said {:?}", self.seen)
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!(
-                    "the child ended before `{wanted}` ({:?}); it said {:?}",
-                    self.child.try_wait(),
-                    self.seen
-                ),
-            }
-        }
-    }
-
-    /// SIGKILLs the child, waits for it, and returns every line it said.
-    fn kill(mut self) -> Vec<String> {
-        let running = self.child.try_wait().unwrap().is_none();
-        assert!(running, "the child ended before the kill: {:?}", self.seen);
-        self.child.kill().unwrap();
-        let status = self.child.wait().unwrap();
-        assert!(!status.success(), "{status}");
-        // The pipe is closed now: the reader thread drains it and ends.
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
-            self.seen.push(line);
-        }
-        std::mem::take(&mut self.seen)
-    }
-}
-
-impl Drop for Writer {
-    /// A failed assertion must not leave the child running.
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+/// Starts the test `test` of this binary as a child doing `spec`.
+fn spawn_writer(test: &str, spec: &str) -> Running {
+    Running::spawn(this_test(test).env(CHILD, spec))
 }
 
 /// The lengths the child said it finished at.
 fn finished(lines: &[String]) -> Vec<u64> {
     lines
         .iter()
-        .filter_map(|l| l.strip_prefix("@finished "))
+        .filter_map(|l| l.strip_prefix("finished "))
         .map(|n| n.parse().unwrap())
         .collect()
 }
@@ -305,7 +220,7 @@ fn kill_during_write_leaves_no_store_or_a_complete_one() {
         for delay in DELAYS_MS {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("w.zarr");
-            let mut writer = Writer::spawn(
+            let mut writer = spawn_writer(
                 "kill_during_write_leaves_no_store_or_a_complete_one",
                 &format!("write:{kind:?}:{}", path.display()),
             );
@@ -364,7 +279,7 @@ fn kill_during_write_leaves_no_store_or_a_complete_one() {
     for kind in [Kind::V2, Kind::V3Sharded] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.zarr");
-        let mut writer = Writer::spawn(
+        let mut writer = spawn_writer(
             "kill_during_write_leaves_no_store_or_a_complete_one",
             &format!("write:{kind:?}:{}", path.display()),
         );
@@ -480,7 +395,7 @@ fn concurrent_writes_of_one_store_never_mix() {
 /// and appends to it. Returns whether the kill caught an append with
 /// chunks stored past the array's end (not between two appends).
 fn kill_during_appends(test: &str, mode: &str, kind: Kind, path: &Path, delay: u64) -> bool {
-    let mut writer = Writer::spawn(test, &format!("{mode}:{kind:?}:{}", path.display()));
+    let mut writer = spawn_writer(test, &format!("{mode}:{kind:?}:{}", path.display()));
     writer.wait_for("started");
     std::thread::sleep(Duration::from_millis(delay));
     let lines = writer.kill();

@@ -1,9 +1,9 @@
 """Reads a columns store with a real consumer and prints what it sees, as
-JSON, for tests/zarr_columns.rs to compare with the records.
+JSON, for ndl-zarr's tests/columns.rs to compare with the records.
 
-    zarr_columns.py xarray PATH        # xarray.open_zarr
-    zarr_columns.py netcdf URL         # netCDF4-python (libnetcdf 4.10)
-    zarr_columns.py dask PATH          # dask.array.from_zarr of each column: sums
+    columns.py xarray PATH        # xarray.open_zarr
+    columns.py netcdf URL         # netCDF4-python (libnetcdf 4.10)
+    columns.py dask PATH          # dask.array.from_zarr of each column: sums
 """
 import json
 import os

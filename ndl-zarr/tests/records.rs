@@ -2,8 +2,6 @@
 //! and chunking; range reads that touch only their chunks; appends, also to
 //! stores zarr-python wrote.
 
-mod common;
-
 use std::path::Path;
 
 use ndl_runtime::{ByteOrder, NdlType};
@@ -246,16 +244,16 @@ fn appends_to_stores_zarr_python_wrote() {
         b: f64::from(i) / 2.0,
     };
     for (i, (python, format)) in [
-        (common::python312(), "2"),
-        (common::python312(), "3"),
-        (common::python(), "2"),
-        (common::python(), "3"),
+        (ndl_testkit::python312(), "2"),
+        (ndl_testkit::python312(), "3"),
+        (ndl_testkit::python(), "2"),
+        (ndl_testkit::python(), "3"),
     ]
     .into_iter()
     .enumerate()
     {
         let path = dir.path().join(format!("{i}-{format}.zarr"));
-        common::run_with(
+        ndl_testkit::run_with(
             &python,
             "import sys, numpy as np, zarr\n\
              dt = np.dtype([('a', 'u1'), ('b', '<f8')])\n\
@@ -268,7 +266,7 @@ fn appends_to_stores_zarr_python_wrote() {
         let more: Vec<Flat> = (25..61).map(flat).collect();
         w.append(&more).unwrap();
         assert_eq!(w.finish().unwrap(), 61);
-        let out = common::run_with(
+        let out = ndl_testkit::run_with(
             &python,
             "import sys, numpy as np, zarr\n\
              x = zarr.open_array(sys.argv[1], mode='r')[:]\n\
@@ -371,8 +369,8 @@ fn reads_by_field_name() {
 
     // zarr-python's records: big-endian, an extra field, another order.
     let path = dir.path().join("python.zarr");
-    common::run_with(
-        &common::python312(),
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
         "import sys, numpy as np, zarr\n\
          dt = np.dtype([('extra', '>i4'), ('kind', '>u2'), ('inner', [('x', '>f4'), ('flag', '?')]), ('t', '>f8')])\n\
          x = np.zeros(50, dt)\n\
@@ -396,8 +394,8 @@ fn reads_by_field_name() {
         "{e}"
     );
     // So is an enum value that is no member's, with its record.
-    common::run_with(
-        &common::python312(),
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
         "import sys, zarr\n\
          a = zarr.open_array(sys.argv[1], mode='r+')\n\
          r = a[33]; r['kind'] = 7; a[33] = r",

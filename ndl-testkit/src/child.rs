@@ -1,0 +1,134 @@
+//! The test binary re-run on one of its own tests, as a child process: how
+//! a test kills a writer mid-write, confines a possible abort, or gives S3
+//! code its own environment without changing the test process's.
+//!
+//! The child finds itself by an environment variable the parent sets, and
+//! speaks through [`say`]: lines starting with `@`, which [`Running`]
+//! reads apart from the harness's own output.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How long [`Running::wait_for`] waits for a line.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// This test binary, set to run the one test `test`, alone and printing.
+pub fn this_test(test: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
+    command.args([test, "--exact", "--nocapture", "--test-threads=1"]);
+    command
+}
+
+/// Says `what` to the parent: one `@` line.
+///
+/// The harness prints `test NAME ... ` first without a newline, so the line
+/// starts with one.
+pub fn say(what: &str) {
+    println!("\n@{what}");
+}
+
+/// A running child and the `@` lines it said; dropping it kills the child.
+pub struct Running {
+    child: Child,
+    lines: Receiver<String>,
+    /// Every `@` line read so far, without its `@`.
+    seen: Vec<String>,
+}
+
+impl Running {
+    /// Starts `command` with its stdout read line by line; its stderr goes
+    /// to the test's.
+    pub fn spawn(command: &mut Command) -> Running {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the child starts");
+        let stdout = child.stdout.take().expect("a piped stdout");
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let Some(said) = line.strip_prefix('@') else {
+                    continue;
+                };
+                if send.send(said.to_string()).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The child's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the child to say `wanted`; panics after 30 s, or if the
+    /// child ends first.
+    pub fn wait_for(&mut self, wanted: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line == wanted;
+                    self.seen.push(line);
+                    if done {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no `{wanted}` from the child; it said {:?}", self.seen)
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "the child ended before `{wanted}` ({:?}); it said {:?}",
+                    self.child.try_wait(),
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    /// SIGKILLs the child, which must still be running, and returns every
+    /// line it said.
+    pub fn kill(mut self) -> Vec<String> {
+        let running = self.child.try_wait().expect("the child's state").is_none();
+        assert!(running, "the child ended before the kill: {:?}", self.seen);
+        self.child.kill().expect("the child is killed");
+        let status = self.child.wait().expect("the killed child is reaped");
+        assert!(!status.success(), "{status}");
+        self.drain()
+    }
+
+    /// Waits for the child to end; its status and every line it said.
+    pub fn wait(mut self) -> (ExitStatus, Vec<String>) {
+        let status = self.child.wait().expect("the child is reaped");
+        (status, self.drain())
+    }
+
+    /// The lines still in the pipe, now closed, after those seen.
+    fn drain(&mut self) -> Vec<String> {
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        std::mem::take(&mut self.seen)
+    }
+}
+
+impl Drop for Running {
+    /// A failed assertion must not leave the child running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
