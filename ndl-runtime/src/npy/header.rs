@@ -5,14 +5,11 @@ use std::io::Read;
 use std::ops::Range;
 
 use super::descr::{write_descr, write_shape, DescrReader};
+use super::io;
 use super::literal::{self, Lit, Value};
+use super::shape::checked_product;
 use super::{ByteOrder, Error, Result};
 use crate::Datatype;
-
-/// The product of `dims` (1 for none), or `None` if it overflows.
-pub(crate) fn checked_product(dims: &[u64]) -> Option<u64> {
-    dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
-}
 
 /// The magic string every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -379,7 +376,7 @@ fn read_magic<R: Read>(r: &mut R) -> Result<u8> {
 
 /// Fills `buf` as far as the input goes; returns how many bytes it got.
 fn read_full<R: Read>(r: &mut R, buf: &mut [u8], offset: u64) -> Result<usize> {
-    super::read::read_full(r, buf).map_err(|source| Error::Io {
+    io::read_full(r, buf).map_err(|source| Error::Io {
         offset: Some(offset),
         source,
     })

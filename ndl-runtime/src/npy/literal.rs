@@ -12,8 +12,7 @@
 
 use std::fmt::Write as _;
 
-use super::descr::py_repr_str;
-use super::error::bytes_repr;
+use super::repr::{bytes_repr, py_repr_str};
 
 /// How deep containers may nest; CPython's parser gives up around 200.
 pub(crate) const MAX_DEPTH: usize = 200;

@@ -10,9 +10,12 @@
 use std::fs::File;
 use std::io::Write;
 use std::mem::MaybeUninit;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::sync_channel;
 
+use super::compare::layout_for;
+use super::io::{persist, preallocate, temp_file_beside};
+use super::shape::{checked_product, is_also_c_order};
 use super::{sidecar, ByteOrder, Error, Header, Result};
 use crate::layout::{CopyOp, Layout};
 use crate::ndl::{Attribute, NameMap};
@@ -181,7 +184,7 @@ impl WriteOptions {
     /// The header for `records` records of `T` under these options.
     pub(crate) fn header<T: NdlType>(&self, records: u64) -> Result<Header> {
         let shape = self.shape.clone().unwrap_or_else(|| vec![records]);
-        let expected = super::header::checked_product(&shape);
+        let expected = checked_product(&shape);
         if expected != Some(records) {
             return Err(Error::ShapeMismatch {
                 expected: expected.unwrap_or(u64::MAX),
@@ -275,29 +278,6 @@ impl Write for Counted<'_> {
     }
 }
 
-/// Whether C and Fortran order lay out an array of `shape` the same way:
-/// NumPy then calls it C-contiguous and writes `fortran_order: False`.
-pub(crate) fn is_also_c_order(shape: &[u64]) -> bool {
-    shape.contains(&0) || shape.iter().filter(|&&d| d != 1).count() <= 1
-}
-
-/// A temporary file in `path`'s directory, created like an ordinary file
-/// (mode 0666 less the umask) so the renamed result has the usual mode.
-pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".ndl-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    Ok(builder.tempfile_in(dir)?)
-}
-
 /// What [`WriteOptions::write`] does, into a new, empty `file`, whose
 /// whole length is reserved first (see [`preallocate`]). Unbuffered: the
 /// header goes out with the data.
@@ -306,59 +286,6 @@ fn write_new_file<T: NdlType>(options: &WriteOptions, file: &mut File, data: &[T
     let mut records = RecordWriter::<T>::new(options.byte_order)?;
     preallocate(file, 0, header.len() + std::mem::size_of_val(data));
     records.write_after(file, &header, data)?;
-    Ok(())
-}
-
-/// Reserves `len` bytes of disk space at `offset` of `file` before they are written, as
-/// NumPy's `tofile` does: on Linux, writing into space already allocated
-/// skips the file system's per-page block reservation, which makes writes
-/// into the page cache ~1.4 times as fast (64 MiB: 13.6 to 9.6 ms; 1 MiB:
-/// 147 to 96 µs). `FALLOC_FL_KEEP_SIZE` leaves the file's size alone, so
-/// nothing changes if the write fails or is shorter. Only a hint: errors
-/// (a file system without `fallocate`) are ignored.
-pub(crate) fn preallocate(file: &File, offset: u64, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len))
-        else {
-            return;
-        };
-        // SAFETY: a plain system call on a file descriptor `file` owns and
-        // keeps open for the call; it touches no memory of this process.
-        unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, offset, len) };
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (file, offset, len);
-}
-
-/// Moves a finished temporary file to `path`, replacing what was there.
-/// With `sync`, the data reaches the disk before the rename, and the
-/// rename before this returns: the file is then complete even after a
-/// power loss, not only after the process dies.
-pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path, sync: bool) -> Result<File> {
-    if sync {
-        tmp.as_file().sync_all()?;
-    }
-    let file = tmp.persist(path).map_err(|e| Error::from(e.error))?;
-    if sync {
-        sync_parent(path)?;
-    }
-    Ok(file)
-}
-
-/// Makes a rename in `path`'s directory durable.
-fn sync_parent(path: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
-    }
-    #[cfg(not(unix))]
-    let _ = path;
     Ok(())
 }
 
@@ -378,7 +305,7 @@ pub(crate) struct RecordWriter<T> {
 impl<T: NdlType> RecordWriter<T> {
     /// A writer of `T` records in `order`.
     pub fn new(order: ByteOrder) -> Result<RecordWriter<T>> {
-        let layout = super::read::layout_for::<T>(&T::datatype(), order)?;
+        let layout = layout_for::<T>(&T::datatype(), order)?;
         Ok(RecordWriter {
             layout,
             offset: 0,
@@ -996,13 +923,5 @@ mod tests {
         ));
         let h = WriteOptions::new().shape(&[]).header::<u8>(1).unwrap();
         assert!(h.shape.is_empty());
-    }
-
-    #[test]
-    fn fortran_flag_only_when_it_differs_from_c() {
-        assert!(is_also_c_order(&[5]));
-        assert!(is_also_c_order(&[3, 1]));
-        assert!(is_also_c_order(&[0, 3]));
-        assert!(!is_also_c_order(&[2, 3]));
     }
 }
