@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use super::compare::{check_datatype, RecordShape};
 use super::header::{count_digits, with_count};
 use super::io::{persist, preallocate, temp_file_beside, Counting};
+use super::record_writer::RecordWriter;
 use super::shape::checked_product;
-use super::write::{write_announced, RecordWriter};
+use super::write::write_announced;
 use super::{sidecar, Error, Header, HeaderLimits, Result};
 use crate::NdlType;
 

@@ -16,8 +16,8 @@ use tempfile::{NamedTempFile, TempPath};
 
 use super::append::Growing;
 use super::io::{persist, temp_file_beside};
+use super::record_writer::RecordWriter;
 use super::shape::checked_product;
-use super::write::RecordWriter;
 use super::{sidecar, AppendOptions, Error, Header, Result, WriteOptions};
 use crate::ndl::{Attribute, NameMap};
 use crate::NdlType;
