@@ -29,7 +29,8 @@ use std::path::Path;
 
 use ndarray::{Array, ArrayBase, ArrayView, Data, Dimension, IxDyn, ShapeBuilder};
 
-use crate::npy::write::{write_announced, RecordWriter};
+use crate::npy::record_writer::RecordWriter;
+use crate::npy::write::write_announced;
 use crate::npy::{
     self, ByteOrder, Error, Header, MmapArray, NpyArray, ReadOptions, Result, WriteOptions,
 };

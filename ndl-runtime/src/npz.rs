@@ -96,7 +96,7 @@ impl NpzWriter {
     }
 
     fn with_method(dest: &Path, method: CompressionMethod) -> Result<NpzWriter> {
-        let tmp = crate::npy::write::temp_file_beside(dest).map_err(|e| e.in_file(dest))?;
+        let tmp = crate::npy::io::temp_file_beside(dest).map_err(|e| e.in_file(dest))?;
         let mut options = SimpleFileOptions::default()
             .compression_method(method)
             .large_file(true)
@@ -237,7 +237,7 @@ impl NpzWriter {
                 source,
             })?;
             let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-            crate::npy::write::persist(tmp, &dest, self.sync).map(drop)
+            crate::npy::io::persist(tmp, &dest, self.sync).map(drop)
         };
         run().map_err(|e| e.in_file(&dest))
     }
@@ -517,7 +517,7 @@ impl<R: Read + Seek> NpzReader<R> {
             max_header_size: self.options.limits.max_header_size,
         };
         self.with_member(name, |r, member| {
-            let mut r = crate::npy::read::Counting { inner: r, count: 0 };
+            let mut r = crate::npy::io::Counting { inner: r, count: 0 };
             let header = Header::read(&mut r, &limits)?;
             // The directory says how much data follows: a member cut short
             // is refused here, before anyone reads it.

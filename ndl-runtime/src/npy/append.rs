@@ -14,9 +14,11 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::compare::{check_datatype, RecordShape};
-use super::header::{checked_product, count_digits, with_count};
-use super::read::Counting;
-use super::write::{persist, preallocate, temp_file_beside, write_announced, RecordWriter};
+use super::header::{count_digits, with_count};
+use super::io::{persist, preallocate, temp_file_beside, Counting};
+use super::record_writer::RecordWriter;
+use super::shape::checked_product;
+use super::write::write_announced;
 use super::{sidecar, Error, Header, HeaderLimits, Result};
 use crate::NdlType;
 

@@ -3,12 +3,14 @@
 //! Names, offsets, record sizes, nested compounds and arrays must match.
 //! Enums are stored as their base integer, so an enum of the type matches
 //! the file's integer of that base (values are checked later, per record).
-//! The byte order is not compared: readers convert it.
+//! The byte order is not compared: readers convert it. The record plan of
+//! the Rust type is built here too, checked against the type's real size.
 
-use super::write::is_also_c_order;
-use super::{Error, Header, Result};
+use super::shape::{checked_product, is_also_c_order};
+use super::{ByteOrder, Error, Header, Result};
+use crate::layout::{BadValue, Layout};
 use crate::schema::first_difference;
-use crate::Datatype;
+use crate::{Datatype, NdlType};
 
 /// The shape of the array in records of the expected type.
 #[derive(Debug, PartialEq, Eq)]
@@ -69,11 +71,41 @@ pub(crate) fn record_shape(header: &Header, expected: &Datatype) -> Result<Recor
         });
     }
     let shape = header.shape[..rank - inner_dims.len()].to_vec();
-    let records = super::header::checked_product(&shape).ok_or_else(|| Error::ShapeOverflow {
+    let records = checked_product(&shape).ok_or_else(|| Error::ShapeOverflow {
         shape: header.shape.clone(),
         itemsize: expected.size().unwrap_or(0) as u64,
     })?;
     Ok(RecordShape { shape, records })
+}
+
+/// The plan for `T` in `order`, checked against `T`'s real size.
+pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
+    let layout = Layout::new(dt, order).ok_or_else(|| Error::TypeMismatch {
+        field: String::new(),
+        message: "the type's datatype has no fixed size".into(),
+    })?;
+    if layout.itemsize != std::mem::size_of::<T>() {
+        return Err(Error::TypeMismatch {
+            field: String::new(),
+            message: format!(
+                "the type's datatype is {} bytes but the type is {} (a wrong NdlType impl)",
+                layout.itemsize,
+                std::mem::size_of::<T>()
+            ),
+        });
+    }
+    Ok(layout)
+}
+
+/// The error for a bool or enum value that is not valid.
+pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
+    let (field, message) = bad.explain(dt);
+    Error::InvalidValue {
+        record: bad.record as u64,
+        offset: data_offset + (bad.record as u64) * layout.itemsize as u64 + bad.offset as u64,
+        field,
+        message,
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use super::repr::bytes_repr;
 use super::ByteOrder;
 use crate::field_map::FieldMapError;
 
@@ -427,33 +428,9 @@ fn field_suffix(field: &str) -> String {
     }
 }
 
-/// Python's `repr` of a bytes object, so messages show bytes as NumPy does.
-pub(crate) fn bytes_repr(bytes: &[u8]) -> String {
-    let mut s = String::from("b'");
-    for &b in bytes {
-        match b {
-            b'\\' => s.push_str("\\\\"),
-            b'\'' => s.push_str("\\'"),
-            b'\t' => s.push_str("\\t"),
-            b'\n' => s.push_str("\\n"),
-            b'\r' => s.push_str("\\r"),
-            0x20..=0x7e => s.push(b as char),
-            _ => s.push_str(&format!("\\x{b:02x}")),
-        }
-    }
-    s.push('\'');
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_repr_is_pythons() {
-        assert_eq!(bytes_repr(b"\x93NUMPY"), "b'\\x93NUMPY'");
-        assert_eq!(bytes_repr(b"a'\\\n"), "b'a\\'\\\\\\n'");
-    }
 
     #[test]
     fn in_file_keeps_the_offset() {

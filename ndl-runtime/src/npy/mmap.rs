@@ -6,8 +6,7 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
-use super::compare::{check_datatype, RecordShape};
-use super::read::{bad_value, layout_for};
+use super::compare::{bad_value, check_datatype, layout_for, RecordShape};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::NdlType;
 

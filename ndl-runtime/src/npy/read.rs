@@ -12,7 +12,8 @@ use std::io::{BufReader, ErrorKind, Read};
 use std::mem::MaybeUninit;
 use std::path::Path;
 
-use super::compare::{element, record_shape, RecordShape};
+use super::compare::{bad_value, element, layout_for, record_shape, RecordShape};
+use super::io::{read_full, Counting};
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::field_map::FieldMap;
 use crate::layout::{BadValue, Layout};
@@ -328,36 +329,6 @@ fn bad_value_by_name(dt: &Datatype, map: &FieldMap, data_offset: u64, bad: &BadV
     }
 }
 
-/// The plan for `T` in `order`, checked against `T`'s real size.
-pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
-    let layout = Layout::new(dt, order).ok_or_else(|| Error::TypeMismatch {
-        field: String::new(),
-        message: "the type's datatype has no fixed size".into(),
-    })?;
-    if layout.itemsize != std::mem::size_of::<T>() {
-        return Err(Error::TypeMismatch {
-            field: String::new(),
-            message: format!(
-                "the type's datatype is {} bytes but the type is {} (a wrong NdlType impl)",
-                layout.itemsize,
-                std::mem::size_of::<T>()
-            ),
-        });
-    }
-    Ok(layout)
-}
-
-/// The error for a bool or enum value that is not valid.
-pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
-    let (field, message) = bad.explain(dt);
-    Error::InvalidValue {
-        record: bad.record as u64,
-        offset: data_offset + (bad.record as u64) * layout.itemsize as u64 + bad.offset as u64,
-        field,
-        message,
-    }
-}
-
 /// Why reading records stopped early.
 enum Stop {
     Io(std::io::Error),
@@ -453,34 +424,6 @@ fn read_records_by_name<T: NdlType, R: Read>(
         done += n;
     }
     Ok(recs.into_vec())
-}
-
-/// Fills `buf` from `r` unless the input ends first; the bytes read.
-pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match r.read(&mut buf[done..]) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
-}
-
-/// A reader that counts the bytes read through it.
-pub(crate) struct Counting<R> {
-    pub inner: R,
-    pub count: u64,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count += n as u64;
-        Ok(n)
-    }
 }
 
 /// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all

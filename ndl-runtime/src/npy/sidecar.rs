@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::write::{persist, temp_file_beside};
+use super::io::{persist, temp_file_beside};
 use super::{Error, Header, Result};
 use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
 use crate::schema::join_field;

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use tempfile::{NamedTempFile, TempPath};
 
 use super::append::Growing;
-use super::write::{persist, temp_file_beside, RecordWriter};
+use super::io::{persist, temp_file_beside};
+use super::record_writer::RecordWriter;
+use super::shape::checked_product;
 use super::{sidecar, AppendOptions, Error, Header, Result, WriteOptions};
 use crate::ndl::{Attribute, NameMap};
 use crate::NdlType;
@@ -110,7 +112,7 @@ impl<T: NdlType> StreamWriter<T> {
             });
         }
         *grow_dim(&mut shape, options.fortran_order) = 1;
-        let row = super::header::checked_product(&shape).ok_or(Error::ShapeOverflow {
+        let row = checked_product(&shape).ok_or(Error::ShapeOverflow {
             shape: shape.clone(),
             itemsize: std::mem::size_of::<T>() as u64,
         })?;

@@ -5,14 +5,12 @@
 //!
 //! valgrind must be installed: without it the test fails, it never skips.
 
-mod npy_support;
-
 use std::mem::MaybeUninit;
 use std::process::Command;
 
 use ndl_runtime::npy::{self, ByteOrder, StreamWriter, WriteOptions};
 use ndl_runtime::npz::NpzWriter;
-use npy_support::{Inner, Outer, Padded};
+use ndl_testkit::records::{Inner, Outer, Padded};
 
 /// Set (to an output directory) when this binary runs as valgrind's child.
 const CHILD_ENV: &str = "NDL_VALGRIND_CHILD_DIR";

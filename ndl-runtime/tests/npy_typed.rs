@@ -1,14 +1,12 @@
 //! Typed `.npy` reading and writing without Python: bad data, mismatched
 //! types, ranks, truncated and lying files, byte orders, streaming.
 
-mod npy_support;
-
 use std::io::Read;
 use std::time::{Duration, Instant};
 
 use ndl_runtime::npy::{self, ByteOrder, Error, Header, ReadOptions, StreamWriter, WriteOptions};
 use ndl_runtime::Datatype;
-use npy_support::*;
+use ndl_testkit::records::*;
 
 /// The file's bytes for `data` written with `options`.
 fn bytes_of<T: ndl_runtime::NdlType>(options: &WriteOptions, data: &[T]) -> Vec<u8> {

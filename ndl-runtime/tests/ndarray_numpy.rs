@@ -3,13 +3,10 @@
 //! or permuted views, and we read what `np.save` writes, C and Fortran
 //! order, into fixed-rank and dynamic-rank arrays and memory-mapped views.
 
-mod common;
-mod npy_support;
-
 use ndarray::{arr0, s, Array, Array1, Array2, Array3, Array4, ArrayD, Ix2, Ix4, IxDyn};
 use ndl_runtime::ndarray_ext::{ReadNpyExt, WriteNpyExt};
 use ndl_runtime::npy::{ByteOrder, Error, MmapArray};
-use npy_support::Padded;
+use ndl_testkit::records::Padded;
 
 /// `0, 1, 2, …` as f64 in C order of `shape`, as `np.arange(n.).reshape(shape)`.
 fn arange(shape: &[usize]) -> ArrayD<f64> {
@@ -61,7 +58,7 @@ fn numpy_loads_arrays_of_every_layout_we_write() {
     recs.slice(s![.., ..;-2])
         .write_npy_file(file("rec_sliced"))
         .unwrap();
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         &format!(
             r#"
 import sys, numpy as np
@@ -97,7 +94,7 @@ for name, e in expected.items():
 #[test]
 fn we_read_what_numpy_writes_in_c_and_fortran_order() {
     let dir = tempfile::tempdir().unwrap();
-    common::run_python(
+    ndl_testkit::run_python(
         &format!(
             r#"
 import sys, numpy as np
@@ -172,7 +169,7 @@ fn npz_members_from_arrays_of_any_layout() {
     w.add_ndarray("strided", &r3.slice(s![.., ..;-2, 1..]))
         .unwrap();
     w.finish().unwrap();
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, zipfile, numpy as np
 assert zipfile.ZipFile(sys.argv[1]).testzip() is None

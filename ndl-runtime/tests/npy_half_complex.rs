@@ -3,8 +3,6 @@
 //! loads what we write, with the very bytes `np.save` writes for the same
 //! array, and we read what `np.save` writes, bit for bit.
 
-mod common;
-
 use half::f16;
 use ndl_runtime::npy::{self, ByteOrder, MmapArray, WriteOptions};
 use ndl_runtime::NdlType;
@@ -96,7 +94,7 @@ fn numpy_loads_f16_and_complex_we_write_in_both_byte_orders() {
     for (order, o) in [(ByteOrder::Little, "<"), (ByteOrder::Big, ">")] {
         let dir = tempfile::tempdir().unwrap();
         write_all(dir.path(), order);
-        let out = common::run_python(
+        let out = ndl_testkit::run_python(
             &format!(
                 "{EXPECTED}\n\
                  d, o = sys.argv[1], sys.argv[2]\n\
@@ -118,7 +116,7 @@ fn numpy_loads_f16_and_complex_we_write_in_both_byte_orders() {
 #[test]
 fn we_read_f16_and_complex_numpy_writes_in_both_byte_orders() {
     let dir = tempfile::tempdir().unwrap();
-    common::run_python(
+    ndl_testkit::run_python(
         &format!(
             "{EXPECTED}\n\
              for o in '<>':\n\

@@ -2,8 +2,6 @@
 //! the base integer with every member's value, and what NumPy writes in
 //! either byte order reads back as the enum, checked.
 
-mod common;
-
 use ndl_testkit::every_enum_base;
 
 use ndl_runtime::npy::{self, ByteOrder, WriteOptions};
@@ -20,7 +18,7 @@ macro_rules! every_base {
             for order in [ByteOrder::Little, ByteOrder::Big] {
                 WriteOptions::new().byte_order(order).write_file(&ours, &values).unwrap();
                 let code = format!("{}{}", order.numpy_char(), $code);
-                let out = common::run_python(
+                let out = ndl_testkit::run_python(
                     "import sys, numpy as np\n\
                      a = np.load(sys.argv[1])\n\
                      assert a.dtype == np.dtype(sys.argv[2]), (a.dtype, sys.argv[2])\n\
@@ -32,7 +30,7 @@ macro_rules! every_base {
 
             let theirs = dir.path().join("theirs.npy");
             for code in [concat!("<", $code), concat!(">", $code)] {
-                common::run_python(
+                ndl_testkit::run_python(
                     "import sys, numpy as np\n\
                      info = np.iinfo(sys.argv[2])\n\
                      np.save(sys.argv[1], np.array([1, info.min, info.max], dtype=sys.argv[2]))",
@@ -43,7 +41,7 @@ macro_rules! every_base {
             }
 
             // A value that is no member is an error naming the record.
-            common::run_python(
+            ndl_testkit::run_python(
                 "import sys, numpy as np\n\
                  np.save(sys.argv[1], np.array([1, 1, 2], dtype=sys.argv[2]))",
                 &[theirs.to_str().unwrap(), concat!("<", $code)],

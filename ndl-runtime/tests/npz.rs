@@ -1,19 +1,16 @@
 //! `.npz` archives against NumPy's `np.savez`/`np.load` behaviour: member
 //! names, non-`.npy` members, nested names, limits, zip64 members.
 
-mod common;
-mod npy_support;
-
 use ndl_runtime::npy::Error;
 use ndl_runtime::npz::{group_path, NpzReader, NpzWriter};
 use ndl_runtime::Datatype;
-use npy_support::Padded;
+use ndl_testkit::records::Padded;
 
 #[test]
 fn names_and_members_as_numpy_writes_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("np.npz");
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, zipfile, io, numpy as np
 p = sys.argv[1]
@@ -62,7 +59,7 @@ assert np.load(p).files == ['dir/x', 'y.npy', 'rec', 'arr_0', 'metadata', 'test2
 fn an_empty_savez_archive_has_no_names() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("empty.npz");
-    common::run_python(
+    ndl_testkit::run_python(
         "import sys, numpy as np; np.savez(sys.argv[1])",
         &[path.to_str().unwrap()],
     );
@@ -71,7 +68,7 @@ fn an_empty_savez_archive_has_no_names() {
         .unwrap()
         .finish()
         .unwrap();
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         "import sys, numpy as np; print(np.load(sys.argv[1]).files)",
         &[dir.path().join("ours.npz").to_str().unwrap()],
     );
@@ -96,7 +93,7 @@ fn members_carry_zip64_extras_like_numpys() {
         &[1, 0],
         "zip64 extra id"
     );
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         r#"
 import sys, zipfile, numpy as np
 z = zipfile.ZipFile(sys.argv[1])
@@ -113,7 +110,7 @@ fn a_member_cut_short_is_refused_by_its_header() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.npz");
     for method in ["ZIP_STORED", "ZIP_DEFLATED"] {
-        common::run_python(
+        ndl_testkit::run_python(
             "import sys, io, zipfile, numpy as np\n\
              b = io.BytesIO(); np.save(b, np.arange(10, dtype='<i4'))\n\
              with zipfile.ZipFile(sys.argv[1], 'w', getattr(zipfile, sys.argv[2])) as z:\n\
@@ -159,7 +156,7 @@ for i in z.infolist():
 "#;
 
 fn member_offsets(path: &std::path::Path, expected: &str) -> Vec<(String, u64)> {
-    let out = common::run_python(MEMBER_OFFSETS, &[path.to_str().unwrap(), expected]);
+    let out = ndl_testkit::run_python(MEMBER_OFFSETS, &[path.to_str().unwrap(), expected]);
     out.lines()
         .map(|l| {
             let (name, at) = l.split_once(' ').unwrap();
@@ -232,7 +229,7 @@ fn savez_members_are_unaligned_and_savez_compressed_ones_compressed() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("plain.npz");
     let packed = dir.path().join("packed.npz");
-    common::run_python(
+    ndl_testkit::run_python(
         "import sys, numpy as np\n\
          np.savez(sys.argv[1], a=np.array([1.5, 2.5], '<f8'), b=np.array([7, 8], 'u1'))\n\
          np.savez_compressed(sys.argv[2], a=np.array([1.5, 2.5], '<f8'))",
@@ -280,7 +277,7 @@ fn mmap_handles_data_descriptors_and_refuses_what_it_cannot_view() {
     let path = dir.path().join("stream.npz");
     // Python writes to an unseekable stream with data descriptors: the
     // sizes follow the data and the local header holds zeros.
-    common::run_python(
+    ndl_testkit::run_python(
         "import sys, io, zipfile, numpy as np\n\
          class Pipe(io.RawIOBase):\n\
          \x20   def __init__(s, f): s.f = f\n\
@@ -326,7 +323,7 @@ fn mmap_refuses_a_member_that_runs_past_the_end_of_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("long.npz");
     // The central directory claims 1 MiB of stored data; the file holds 133.
-    common::run_python(
+    ndl_testkit::run_python(
         "import sys, io, zipfile, struct, numpy as np\n\
          b = io.BytesIO(); np.save(b, np.arange(5, dtype='u1'))\n\
          with zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr('x.npy', b.getvalue())\n\
@@ -360,7 +357,7 @@ fn members_read_by_field_name() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("np.npz");
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 x = np.zeros(300, np.dtype([('c', '>u2'), ('b', '>f8'), ('a', 'u1')]))

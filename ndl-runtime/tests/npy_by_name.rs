@@ -5,8 +5,6 @@
 //!
 //! Run with `NDL_PYTHON=/path/to/python` (numpy).
 
-mod common;
-
 use std::path::Path;
 
 use ndl_runtime::npy::{self, Error, MmapArray, ReadOptions};
@@ -54,7 +52,7 @@ fn wanted(i: u32) -> Wanted {
 /// fields of [`Wanted`] and more, in `order` (`<` or `>`), packed or aligned.
 fn numpy_file(dir: &Path, name: &str, order: &str, align: bool, n: u32) -> std::path::PathBuf {
     let path = dir.join(format!("{name}.npy"));
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 path, o, align, n = sys.argv[1], sys.argv[2], sys.argv[3] == '1', int(sys.argv[4])
@@ -205,7 +203,7 @@ fn invalid_bools_and_enums_are_caught_at_their_file_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = numpy_file(dir.path(), "f", ">", true, 10);
     // Offsets of the aligned, big-endian dtype, from NumPy itself.
-    let offsets = common::run_python(
+    let offsets = ndl_testkit::run_python(
         "import sys, numpy as np\na = np.load(sys.argv[1])\n\
          print(a.dtype.fields['kind'][1], a.dtype.fields['ok'][1], a.dtype.itemsize)",
         &[path.to_str().unwrap()],
@@ -259,7 +257,7 @@ fn array_record_types_read_by_name() {
     // `[Pair; 2]` reads a (n, 2) array of a compound with more fields.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grid.npy");
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 a = np.zeros((3, 2), [('a', 'u1'), ('c', '>i8'), ('b', '>u2')])

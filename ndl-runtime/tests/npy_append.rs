@@ -6,8 +6,6 @@
 //!
 //! Run with `NDL_PYTHON=/path/to/python` (numpy ≥ 1.24).
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -41,7 +39,7 @@ fn records(range: std::ops::Range<u64>) -> Vec<Rec> {
 /// Loads `path` with NumPy, as a whole and memory-mapped, and checks it
 /// holds `n` records of [`Rec`] (`rec(i)` at index `i`) in `order`.
 fn numpy_has(path: &Path, n: u64, order: &str) {
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 path, n, o = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -94,7 +92,7 @@ fn appends_to_our_files_load_in_numpy() {
 fn appends_to_np_save_files_give_np_save_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 d = sys.argv[1]
@@ -128,7 +126,7 @@ np.save(f'{d}/rows.npy', np.arange(6, dtype='>f4').reshape(2, 3))
         "{e}"
     );
     assert_eq!(std::fs::read(&rows).unwrap(), before);
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import io, sys, numpy as np
 d = sys.argv[1]
@@ -174,9 +172,9 @@ fn files_grown_as_npy_append_array_grows_them() {
     let path = dir.path().join("grown.npy");
     let p = path.to_str().unwrap();
     npy::write_file(&path, &records(0..3)).unwrap();
-    common::run_python(PY_GROW, &[p, "3", "9"]);
+    ndl_testkit::run_python(PY_GROW, &[p, "3", "9"]);
     assert_eq!(npy::append_file(&path, &records(12..20)).unwrap(), 20);
-    common::run_python(PY_GROW, &[p, "20", "80"]);
+    ndl_testkit::run_python(PY_GROW, &[p, "20", "80"]);
     assert_eq!(npy::append_file(&path, &records(100..101)).unwrap(), 101);
     assert!(npy::read_file::<Rec>(&path).unwrap() == records(0..101));
     numpy_has(&path, 101, "<");

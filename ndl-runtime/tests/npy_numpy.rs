@@ -7,16 +7,13 @@
 //!
 //! Run with `NDL_PYTHON=/path/to/python` (numpy 2.4.6).
 
-mod common;
-mod npy_support;
-
 use std::fmt::Debug;
 use std::path::Path;
 
 use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 use ndl_runtime::npz::{NpzReader, NpzWriter};
 use ndl_runtime::NdlType;
-use npy_support::*;
+use ndl_testkit::records::*;
 
 /// A value as a Python literal NumPy accepts for its dtype.
 trait Py {
@@ -464,7 +461,7 @@ fn numpy_and_we_read_each_others_files() {
     let list: Vec<&str> = cases.iter().map(|c| c.py.as_str()).collect();
     let manifest = dir.path().join("cases.py");
     std::fs::write(&manifest, format!("[\n{}\n]\n", list.join(",\n"))).unwrap();
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         PY_CHECK,
         &[manifest.to_str().unwrap(), dir.path().to_str().unwrap()],
     );
@@ -486,7 +483,7 @@ fn numpy_and_we_read_each_others_files() {
 #[test]
 fn numpy_padded_dtypes_from_its_test_suite() {
     let dir = tempfile::tempdir().unwrap();
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 out = sys.argv[1]
@@ -545,7 +542,7 @@ np.savez(f'{out}/all.npz', **arrays)
     assert_eq!(npy::read_file::<NoFields>(p("dt6.npy")).unwrap().len(), 3);
     // And NumPy reads these layouts back from us, with zeros in the gaps.
     npy::write_file(p("ours_dt3.npy"), &[HoldsGapped { c: 1, d: gapped(2) }]).unwrap();
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         r#"
 import sys, numpy as np
 a = np.load(sys.argv[1])
@@ -576,7 +573,7 @@ fn large_padded_arrays_match_np_save() {
             .write_file(dir.path().join(name), &data)
             .unwrap();
     }
-    common::run_python(
+    ndl_testkit::run_python(
         r#"
 import io, sys, numpy as np
 d, n = sys.argv[1], int(sys.argv[2])

@@ -2,8 +2,6 @@
 //! them gives, and how every malformed header of NumPy's test-suite (and
 //! more) is refused.
 
-mod common;
-
 use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
 use ndl_runtime::{Charset, Compound, Datatype, EnumMember, FixedString, IntType, Member, Opaque};
 
@@ -230,7 +228,7 @@ fn numpy_headers(cases: &[Case]) -> Vec<Vec<u8>> {
         "]\nfor dt, shape, order in cases:\n    a = np.zeros(shape, dtype=np.dtype(dt), order=order)\n    \
          b = io.BytesIO()\n    np.save(b, a)\n    data = b.getvalue()\n    print(data[:len(data) - a.nbytes].hex())\n",
     );
-    common::run_python(&script, &[])
+    ndl_testkit::run_python(&script, &[])
         .lines()
         .map(|l| {
             (0..l.len())
@@ -335,7 +333,7 @@ fn growth_axis_keeps_the_length() {
     }
     // And the same bytes as NumPy's writer for the largest count.
     let h = little(Datatype::UInt8, &[u64::MAX]);
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         "import io, numpy.lib._format_impl as f\nb = io.BytesIO()\n\
          f._write_array_header(b, {'descr': '|u1', 'fortran_order': False, 'shape': (2**64 - 1,)}, None)\n\
          print(b.getvalue().hex())",
@@ -351,7 +349,7 @@ fn growth_axis_keeps_the_length() {
 // ---- malformed input ------------------------------------------------------
 
 fn v1(text: &str) -> Vec<u8> {
-    common::npy_file(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>())
+    ndl_testkit::npy_file(1, &text.chars().map(|c| c as u8).collect::<Vec<_>>())
 }
 
 fn parse(bytes: &[u8]) -> Result<Header, Error> {
@@ -392,7 +390,7 @@ fn bad_magic_m1_to_m7() {
 #[test]
 fn bad_versions_v1_to_v6() {
     for (major, minor) in [(1, 1), (0, 0), (0, 1), (2, 2), (255, 255), (4, 0)] {
-        let mut f = common::npy_file(1, GOOD.as_bytes());
+        let mut f = ndl_testkit::npy_file(1, GOOD.as_bytes());
         f[6] = major;
         f[7] = minor;
         let (e, msg) = fails(&f);
@@ -563,9 +561,9 @@ fn literal_forms_numpy_accepts() {
     }
     // The Python 2 `L` suffix is for 1.0 and 2.0 only.
     let text = "{'descr': '<f8', 'fortran_order': False, 'shape': (2L,)}";
-    assert!(parse(&common::npy_file(2, text.as_bytes())).is_ok());
+    assert!(parse(&ndl_testkit::npy_file(2, text.as_bytes())).is_ok());
     assert!(matches!(
-        fails(&common::npy_file(3, text.as_bytes())).0,
+        fails(&ndl_testkit::npy_file(3, text.as_bytes())).0,
         Error::HeaderSyntax { .. }
     ));
     // No padding, no newline, odd alignment: all fine for a reader.
@@ -751,32 +749,32 @@ fn descr_forms_numpy_accepts() {
 #[test]
 fn encodings() {
     // Latin-1 in 1.0: the byte 0xE9 is 'é'.
-    let h = parse(&common::npy_file(
+    let h = parse(&ndl_testkit::npy_file(
         1,
         b"{'descr': [('\xe9', '<f8')], 'fortran_order': False, 'shape': (2,)}",
     ))
     .unwrap();
     assert_eq!(h.datatype, c(&[("é", Datatype::Float64)]));
     // UTF-8 in 3.0; invalid UTF-8 is an error at its byte.
-    let h = parse(&common::npy_file(
+    let h = parse(&ndl_testkit::npy_file(
         3,
         "{'descr': [('é', '<f8')], 'fortran_order': False, 'shape': (2,)}".as_bytes(),
     ))
     .unwrap();
     assert_eq!(h.datatype, c(&[("é", Datatype::Float64)]));
-    let (e, msg) = fails(&common::npy_file(
+    let (e, msg) = fails(&ndl_testkit::npy_file(
         3,
         b"{'descr': [('\xff', '<f8')], 'fortran_order': False, 'shape': (2,)}",
     ));
     assert!(matches!(e, Error::HeaderEncoding { offset: 25 }), "{msg}");
     assert!(msg.contains("UTF-8") && msg.contains("byte 25"), "{msg}");
     // Error offsets count file bytes, in either encoding.
-    let (e, _) = fails(&common::npy_file(
+    let (e, _) = fails(&ndl_testkit::npy_file(
         1,
         b"{'descr': [('\xe9\xe9', 'zz')], 'fortran_order': False, 'shape': (2,)}",
     ));
     assert_eq!(e.offset(), Some(10 + 18));
-    let (e, _) = fails(&common::npy_file(
+    let (e, _) = fails(&ndl_testkit::npy_file(
         3,
         "{'descr': [('éé', 'zz')], 'fortran_order': False, 'shape': (2,)}".as_bytes(),
     ));
@@ -837,7 +835,7 @@ fn header_size_limit() {
     text.push_str(&" ".repeat(10000 - text.chars().count() - 1));
     text.push('\n');
     assert!(text.len() > 10000);
-    assert!(parse(&common::npy_file(3, text.as_bytes())).is_ok());
+    assert!(parse(&ndl_testkit::npy_file(3, text.as_bytes())).is_ok());
 }
 
 #[test]
@@ -913,7 +911,7 @@ fn numpy_refuses_what_we_refuse_and_accepts_what_we_accept() {
             false,
         ),
         (
-            common::npy_file(
+            ndl_testkit::npy_file(
                 3,
                 b"{'descr': [('\xff', '<f8')], 'fortran_order': False, 'shape': (2,)}",
             ),
@@ -929,7 +927,7 @@ fn numpy_refuses_what_we_refuse_and_accepts_what_we_accept() {
         .map(|(b, _)| b.iter().map(|x| format!("{x:02x}")).collect())
         .collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = common::run_python(&script, &args);
+    let out = ndl_testkit::run_python(&script, &args);
     for ((bytes, ok), line) in samples.iter().zip(out.lines()) {
         assert_eq!(
             line == "ok",
@@ -996,7 +994,7 @@ fn is_printable_matches_python_except_unassigned() {
             .join(","),
     )
     .unwrap();
-    let out = common::run_python(
+    let out = ndl_testkit::run_python(
         "import sys, unicodedata\nfor p in map(int, open(sys.argv[1]).read().split(',')):\n    c = chr(p)\n    print(repr(c).encode().hex(), unicodedata.category(c))\n",
         &[list.path().to_str().unwrap()],
     );

@@ -1,0 +1,188 @@
+//! Compounds: named members at byte offsets within a record.
+
+use std::collections::HashSet;
+
+use super::{Datatype, DatatypeError};
+
+/// A compound datatype: named members at byte offsets within a record.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Compound {
+    /// Record size in bytes, padding included.
+    pub size: usize,
+    /// Members in offset order.
+    pub members: Vec<Member>,
+}
+
+/// One member of a [`Compound`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Member {
+    /// The member's name.
+    pub name: String,
+    /// Byte offset within the record.
+    pub offset: usize,
+    /// The member's datatype.
+    pub datatype: Datatype,
+    /// A description (from the Rust field's doc comment).
+    pub description: Option<String>,
+    /// The units of the member's values (`#[ndl(units = "K")]`), as CF's
+    /// `units` attribute says them.
+    pub units: Option<String>,
+    /// The names of an array member's dimensions, one per axis
+    /// (`#[ndl(dims = ["row", "col"])]`); empty when unnamed.
+    pub dims: Vec<String>,
+}
+
+impl Compound {
+    /// Lays `members` out as a `#[repr(C)]` struct would: each at the next
+    /// offset that is a multiple of its alignment, the record size rounded
+    /// up to the largest alignment.
+    pub fn c_layout<N: Into<String>>(
+        members: impl IntoIterator<Item = (N, Datatype)>,
+    ) -> Result<Compound, DatatypeError> {
+        let mut offset = 0usize;
+        let mut align = 1usize;
+        let mut laid = Vec::new();
+        for (name, datatype) in members {
+            let name = name.into();
+            let size = datatype
+                .size()
+                .ok_or_else(|| DatatypeError::VariableMember(name.clone()))?;
+            let a = datatype.alignment();
+            align = align.max(a);
+            offset = round_up(offset, a).ok_or(DatatypeError::Overflow)?;
+            laid.push(Member::new(name, offset, datatype));
+            offset = offset.checked_add(size).ok_or(DatatypeError::Overflow)?;
+        }
+        let size = round_up(offset, align).ok_or(DatatypeError::Overflow)?;
+        let c = Compound {
+            size,
+            members: laid,
+        };
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// The member named `name`, if any.
+    pub fn member(&self, name: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.name == name)
+    }
+
+    /// Whether the members cover every byte of the record.
+    pub fn is_packed(&self) -> bool {
+        let mut end = 0;
+        for m in &self.members {
+            if m.offset != end {
+                return false;
+            }
+            end += m.datatype.size().unwrap_or(0);
+        }
+        end == self.size
+    }
+
+    pub(super) fn validate(&self) -> Result<(), DatatypeError> {
+        let mut seen = HashSet::new();
+        let mut end = 0usize;
+        for m in &self.members {
+            if !seen.insert(m.name.as_str()) {
+                return Err(DatatypeError::DuplicateMember(m.name.clone()));
+            }
+            m.datatype.validate()?;
+            m.validate_dims()?;
+            let size = m
+                .datatype
+                .size()
+                .ok_or_else(|| DatatypeError::VariableMember(m.name.clone()))?;
+            if m.offset < end {
+                return Err(DatatypeError::Overlap {
+                    name: m.name.clone(),
+                    offset: m.offset,
+                    previous_end: end,
+                });
+            }
+            end = m.offset.checked_add(size).ok_or(DatatypeError::Overflow)?;
+            if end > self.size {
+                return Err(DatatypeError::PastEnd {
+                    name: m.name.clone(),
+                    end,
+                    size: self.size,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Member {
+    /// Checks that dimension names, if any, name each axis of an array
+    /// member once.
+    fn validate_dims(&self) -> Result<(), DatatypeError> {
+        if self.dims.is_empty() {
+            return Ok(());
+        }
+        let error = |why: String| DatatypeError::Dims {
+            name: self.name.clone(),
+            names: self.dims.len(),
+            why,
+        };
+        let Datatype::Array(a) = &self.datatype else {
+            return Err(error("the member is not an array".into()));
+        };
+        if a.shape.len() != self.dims.len() {
+            return Err(error(format!("the array has {} axes", a.shape.len())));
+        }
+        let unique: HashSet<&String> = self.dims.iter().collect();
+        if unique.len() != self.dims.len() || self.dims.iter().any(String::is_empty) {
+            return Err(error("names must be distinct and not empty".into()));
+        }
+        Ok(())
+    }
+
+    /// A member without description.
+    pub fn new(name: impl Into<String>, offset: usize, datatype: Datatype) -> Member {
+        Member {
+            name: name.into(),
+            offset,
+            datatype,
+            description: None,
+            units: None,
+            dims: Vec::new(),
+        }
+    }
+}
+
+fn round_up(n: usize, align: usize) -> Option<usize> {
+    n.checked_add(align - 1).map(|v| v / align * align)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_layout_pads_like_repr_c() {
+        let c = Compound::c_layout([
+            ("a", Datatype::UInt8),
+            ("b", Datatype::Float64),
+            ("c", Datatype::UInt16),
+        ])
+        .unwrap();
+        let offsets: Vec<_> = c.members.iter().map(|m| m.offset).collect();
+        assert_eq!(offsets, [0, 8, 16]);
+        assert_eq!(c.size, 24);
+        assert!(!c.is_packed());
+    }
+
+    #[test]
+    fn overlap_and_duplicates_are_rejected() {
+        let c = Compound {
+            size: 8,
+            members: vec![
+                Member::new("a", 0, Datatype::UInt32),
+                Member::new("b", 2, Datatype::UInt32),
+            ],
+        };
+        assert!(matches!(c.validate(), Err(DatatypeError::Overlap { .. })));
+        let d = Compound::c_layout([("a", Datatype::UInt8), ("a", Datatype::UInt8)]);
+        assert_eq!(d, Err(DatatypeError::DuplicateMember("a".into())));
+    }
+}
