@@ -3,7 +3,7 @@
 use serde_yaml::{Mapping, Value};
 
 use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::read::Keys;
+use super::read::{datatype_of, Keys};
 use super::shape::Shape;
 use super::storage::Storage;
 use crate::Datatype;
@@ -153,13 +153,9 @@ impl Attribute {
         let keys = Keys::new(value, ctx, "an attribute", KEYS)?;
         Ok(Attribute {
             shape: Shape::from_value(keys.req("shape")?, &ctx.at("shape"))?,
-            datatype: super::document::datatype_of(keys.req("type")?, ctx)?,
+            datatype: datatype_of(keys.req("type")?, ctx)?,
             value: keys.req("value")?.clone(),
-            storage: keys
-                .get("storage")
-                .map(|s| Storage::from_value(s, ctx))
-                .transpose()?
-                .unwrap_or_default(),
+            storage: Storage::from_keys(&keys, ctx)?,
             form: AttributeForm::Long,
         })
     }

@@ -44,6 +44,7 @@
 mod attribute;
 mod datatype;
 mod document;
+mod document_yaml;
 mod emit;
 mod error;
 #[cfg(test)]

@@ -5,6 +5,7 @@ use serde_yaml::{Mapping, Value};
 use super::datatype::{as_usize, describe};
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::names::NameMap;
+use crate::Datatype;
 
 /// The keys of one YAML mapping, checked against the keys it may have.
 pub(crate) struct Keys<'a> {
@@ -110,4 +111,9 @@ pub(crate) fn str_of<'a>(value: &'a Value, ctx: &Ctx) -> Result<&'a str, NdlErro
     value
         .as_str()
         .ok_or_else(|| ctx.expected("a string", value))
+}
+
+/// Reads the value of a `type:` key; `ctx` is the entity's location.
+pub(crate) fn datatype_of(value: &Value, ctx: &Ctx) -> Result<Datatype, NdlError> {
+    super::datatype::from_value(value).map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e)))
 }

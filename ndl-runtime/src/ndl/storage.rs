@@ -123,6 +123,13 @@ impl Storage {
         Value::Mapping(m)
     }
 
+    /// Reads an entity's `storage:` key, empty when the key is absent;
+    /// `ctx` is the location of the entity.
+    pub(crate) fn from_keys(keys: &Keys, ctx: &Ctx) -> Result<Storage, NdlError> {
+        keys.get("storage")
+            .map_or_else(|| Ok(Storage::default()), |s| Storage::from_value(s, ctx))
+    }
+
     /// Reads the `storage:` mapping; `ctx` is the location of the entity.
     /// Where each directive is allowed is checked by the entity.
     pub(crate) fn from_value(value: &Value, ctx: &Ctx) -> Result<Storage, NdlError> {
