@@ -2,8 +2,6 @@
 //! against PyYAML (YAML 1.1): every document we write must load in PyYAML
 //! to the same structure serde_yaml (YAML 1.2) sees.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -524,7 +522,7 @@ fn pyyaml_canonical(texts: &[String]) -> Vec<String> {
         })
         .collect();
     let args: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let out = common::run_python(PY_CANONICAL, &args);
+    let out = ndl_testkit::run_python(PY_CANONICAL, &args);
     let lines: Vec<String> = out.lines().map(String::from).collect();
     assert_eq!(lines.len(), texts.len(), "{out}");
     lines
