@@ -15,9 +15,9 @@ use super::read::{datatype_of, entities, size_of, Keys};
 use super::shape::Shape;
 use super::storage::Storage;
 
-const GROUP_KEYS: &[&str] = &["attributes", "dimcoords", "ndarrays"];
-const NDARRAY_KEYS: &[&str] = &["shape", "type", "value", "attributes", "storage"];
-const DIMCOORD_KEYS: &[&str] = &["size", "type", "value", "attributes", "storage"];
+pub(super) const GROUP_KEYS: &[&str] = &["attributes", "dimcoords", "ndarrays"];
+pub(super) const NDARRAY_KEYS: &[&str] = &["shape", "type", "value", "attributes", "storage"];
+pub(super) const DIMCOORD_KEYS: &[&str] = &["size", "type", "value", "attributes", "storage"];
 
 impl File {
     /// Reads and checks one NDL YAML document.

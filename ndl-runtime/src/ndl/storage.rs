@@ -75,7 +75,7 @@ impl ArrayOrder {
     }
 }
 
-const KEYS: &[&str] = &[
+pub(super) const KEYS: &[&str] = &[
     "shape",
     "size",
     "chunk",
