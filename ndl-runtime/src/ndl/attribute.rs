@@ -2,7 +2,7 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::error::{Ctx, NdlError, NdlErrorKind};
+use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
 use super::read::{datatype_of, Keys};
 use super::shape::Shape;
 use super::storage::Storage;
@@ -162,7 +162,7 @@ impl Attribute {
 
     fn short(value: Value, ctx: &Ctx) -> Result<Attribute, NdlError> {
         let datatype = Attribute::best_match(&value)
-            .ok_or_else(|| ctx.err(NdlErrorKind::NoShortForm(super::datatype::describe(&value))))?;
+            .ok_or_else(|| ctx.err(NdlErrorKind::NoShortForm(describe_value(&value))))?;
         Ok(Attribute {
             shape: Shape::scalar(),
             datatype,

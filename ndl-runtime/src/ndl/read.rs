@@ -2,8 +2,8 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::datatype::{as_usize, describe};
-use super::error::{Ctx, NdlError, NdlErrorKind};
+use super::datatype::as_usize;
+use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
 use super::names::NameMap;
 use crate::Datatype;
 
@@ -52,7 +52,7 @@ impl<'a> Keys<'a> {
 fn describe_key(key: &Value) -> String {
     match key.as_str() {
         Some(s) => format!("`{s}`"),
-        None => describe(key),
+        None => describe_value(key),
     }
 }
 
