@@ -1,8 +1,8 @@
 //! What the workspace's tests share, so that each crate can test itself
 //! without a copy of another's helpers: the real Python peers
-//! ([`python`]), a moto S3 server ([`moto`]), the netCDF tools that check
-//! CDL ([`netcdf`]) and the record types of the `.npy`/`.npz` tests
-//! ([`records`]).
+//! ([`python`](mod@python)), a moto S3 server ([`moto`]), the netCDF
+//! tools that check CDL ([`netcdf`]) and the record types of the
+//! `.npy`/`.npz` tests ([`records`]).
 
 pub mod moto;
 pub mod netcdf;
