@@ -15,8 +15,11 @@ use super::read::{datatype_of, entities, size_of, Keys};
 use super::shape::Shape;
 use super::storage::Storage;
 
+/// The keys of a group, and of a flat document's top level.
 pub(super) const GROUP_KEYS: &[&str] = &["attributes", "dimcoords", "ndarrays"];
+/// The keys of an ndarray.
 pub(super) const NDARRAY_KEYS: &[&str] = &["shape", "type", "value", "attributes", "storage"];
+/// The keys of a dimcoord.
 pub(super) const DIMCOORD_KEYS: &[&str] = &["size", "type", "value", "attributes", "storage"];
 
 impl File {

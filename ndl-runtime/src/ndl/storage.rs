@@ -75,6 +75,7 @@ impl ArrayOrder {
     }
 }
 
+/// The storage directives.
 pub(super) const KEYS: &[&str] = &[
     "shape",
     "size",
