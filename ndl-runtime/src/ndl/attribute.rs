@@ -137,7 +137,10 @@ impl Attribute {
         }
         let mut m = Mapping::new();
         m.insert("shape".into(), self.shape.to_value());
-        m.insert("type".into(), super::datatype::to_value(&self.datatype));
+        m.insert(
+            "type".into(),
+            super::datatype_yaml::to_value(&self.datatype),
+        );
         m.insert("value".into(), self.value.clone());
         if !self.storage.is_empty() {
             m.insert("storage".into(), self.storage.to_value());

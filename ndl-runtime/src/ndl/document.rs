@@ -6,7 +6,7 @@ use serde_yaml::Value;
 
 use super::attribute::Attribute;
 use super::error::{Ctx, NdlError};
-use super::names::NameMap;
+use super::name_map::NameMap;
 use super::path::{ancestors, check_group_path, check_name, join_path, split_path};
 use super::shape::Shape;
 use super::storage::Storage;

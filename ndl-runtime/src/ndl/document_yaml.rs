@@ -5,11 +5,11 @@
 use serde_yaml::{Mapping, Value};
 
 use super::attribute::Attribute;
-use super::datatype::to_value as datatype_to_value;
+use super::datatype_yaml::to_value as datatype_to_value;
 use super::document::{DimCoord, File, FileForm, Group, Ndarray};
 use super::emit::to_yaml_string;
 use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::names::NameMap;
+use super::name_map::NameMap;
 use super::path::check_group_path;
 use super::read::{datatype_of, entities, size_of, Keys};
 use super::shape::Shape;

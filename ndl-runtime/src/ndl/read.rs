@@ -2,9 +2,9 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::datatype::as_usize;
+use super::datatype_yaml::as_usize;
 use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
-use super::names::NameMap;
+use super::name_map::NameMap;
 use crate::Datatype;
 
 /// The keys of one YAML mapping, checked against the keys it may have.
@@ -115,5 +115,6 @@ pub(crate) fn str_of<'a>(value: &'a Value, ctx: &Ctx) -> Result<&'a str, NdlErro
 
 /// Reads the value of a `type:` key; `ctx` is the entity's location.
 pub(crate) fn datatype_of(value: &Value, ctx: &Ctx) -> Result<Datatype, NdlError> {
-    super::datatype::from_value(value).map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e)))
+    super::datatype_yaml::from_value(value)
+        .map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e)))
 }

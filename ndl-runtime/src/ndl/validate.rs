@@ -8,7 +8,7 @@ use serde_yaml::Value;
 use super::attribute::Attribute;
 use super::document::{DimCoord, File, FileForm, Group, Ndarray};
 use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::names::NameMap;
+use super::name_map::NameMap;
 use super::path::{check_group_path, check_name};
 use super::shape::{is_dim_reference, Extent, Shape};
 use super::storage::Storage;
