@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+pub use ndl_testkit::netcdf::{compile_cdl, ncgen};
+
 /// The binary under test.
 pub const NDL: &str = env!("CARGO_BIN_EXE_ndl");
 
@@ -71,40 +73,4 @@ pub fn refused(run: &Run, path: &Path, words: &[&str]) {
         "{what}: one line expected: {}",
         run.stderr
     );
-}
-
-/// `ncgen`, which must be installed.
-pub fn ncgen() -> &'static str {
-    // Debian's netcdf-bin; a missing ncgen fails the test (no skipping).
-    let found = Command::new("ncgen").arg("-version").output();
-    assert!(
-        found.is_ok(),
-        "ncgen is not installed (Debian package netcdf-bin): the CDL output cannot be checked"
-    );
-    "ncgen"
-}
-
-/// Compiles CDL with `ncgen -k nc4` and returns `ncdump -h` of the result.
-pub fn compile_cdl(cdl: &str, dir: &Path, name: &str) -> String {
-    let src = dir.join(format!("{name}.cdl"));
-    let nc = dir.join(format!("{name}.nc"));
-    std::fs::write(&src, cdl).unwrap();
-    let out = Command::new(ncgen())
-        .args(["-k", "nc4", "-o"])
-        .arg(&nc)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ncgen -k nc4 refused the CDL of {name}:\n{}\n--- CDL\n{cdl}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dump = Command::new("ncdump")
-        .arg("-h")
-        .arg(&nc)
-        .output()
-        .expect("ncdump (netcdf-bin) is installed");
-    assert!(dump.status.success(), "ncdump -h {name}");
-    String::from_utf8(dump.stdout).unwrap()
 }

@@ -2,8 +2,8 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::read::Keys;
+use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
+use super::read::{datatype_of, Keys};
 use super::shape::Shape;
 use super::storage::Storage;
 use crate::Datatype;
@@ -137,7 +137,10 @@ impl Attribute {
         }
         let mut m = Mapping::new();
         m.insert("shape".into(), self.shape.to_value());
-        m.insert("type".into(), super::datatype::to_value(&self.datatype));
+        m.insert(
+            "type".into(),
+            super::datatype_yaml::to_value(&self.datatype),
+        );
         m.insert("value".into(), self.value.clone());
         if !self.storage.is_empty() {
             m.insert("storage".into(), self.storage.to_value());
@@ -153,20 +156,16 @@ impl Attribute {
         let keys = Keys::new(value, ctx, "an attribute", KEYS)?;
         Ok(Attribute {
             shape: Shape::from_value(keys.req("shape")?, &ctx.at("shape"))?,
-            datatype: super::document::datatype_of(keys.req("type")?, ctx)?,
+            datatype: datatype_of(keys.req("type")?, ctx)?,
             value: keys.req("value")?.clone(),
-            storage: keys
-                .get("storage")
-                .map(|s| Storage::from_value(s, ctx))
-                .transpose()?
-                .unwrap_or_default(),
+            storage: Storage::from_keys(&keys, ctx)?,
             form: AttributeForm::Long,
         })
     }
 
     fn short(value: Value, ctx: &Ctx) -> Result<Attribute, NdlError> {
         let datatype = Attribute::best_match(&value)
-            .ok_or_else(|| ctx.err(NdlErrorKind::NoShortForm(super::datatype::describe(&value))))?;
+            .ok_or_else(|| ctx.err(NdlErrorKind::NoShortForm(describe_value(&value))))?;
         Ok(Attribute {
             shape: Shape::scalar(),
             datatype,

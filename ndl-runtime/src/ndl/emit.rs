@@ -30,7 +30,7 @@ fn write_mapping(out: &mut String, m: &Mapping, indent: usize) {
     for (k, v) in m {
         pad(out, indent);
         write_key(out, k, indent);
-        write_value_after_key(out, v, indent);
+        write_value_after(out, v, indent);
     }
 }
 
@@ -59,7 +59,9 @@ fn write_key(out: &mut String, k: &Value, indent: usize) {
 /// Mappings longer than this inline go on lines of their own.
 const FLOW_WIDTH: usize = 64;
 
-fn write_value_after_key(out: &mut String, v: &Value, indent: usize) {
+/// A value after its `key:` or its `-`: on the same line when it fits,
+/// else on lines of its own.
+fn write_value_after(out: &mut String, v: &Value, indent: usize) {
     match v {
         Value::Mapping(m) if !m.is_empty() && !fits_inline(m) => {
             out.push('\n');
@@ -88,22 +90,14 @@ fn write_block_sequence(out: &mut String, s: &[Value], indent: usize) {
                 let (k, v) = entries.next().expect("not empty");
                 out.push(' ');
                 write_key(out, k, indent + 2);
-                write_value_after_key(out, v, indent + 2);
+                write_value_after(out, v, indent + 2);
                 for (k, v) in entries {
                     pad(out, indent + 2);
                     write_key(out, k, indent + 2);
-                    write_value_after_key(out, v, indent + 2);
+                    write_value_after(out, v, indent + 2);
                 }
             }
-            Value::Sequence(inner) if !inner.is_empty() && !is_flat(inner) => {
-                out.push('\n');
-                write_block_sequence(out, inner, indent + 2);
-            }
-            other => {
-                out.push(' ');
-                write_inline(out, other);
-                out.push('\n');
-            }
+            other => write_value_after(out, other, indent),
         }
     }
 }

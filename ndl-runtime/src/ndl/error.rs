@@ -4,8 +4,6 @@ use std::fmt;
 
 use serde_yaml::Value;
 
-use super::datatype::describe;
-
 /// Why an NDL document was rejected, and where.
 ///
 /// The location names the group path (in a path-keyed document), the
@@ -196,7 +194,20 @@ impl Ctx {
     pub(crate) fn expected(&self, expected: &'static str, found: &Value) -> NdlError {
         self.err(NdlErrorKind::Expected {
             expected,
-            found: describe(found),
+            found: describe_value(found),
         })
+    }
+}
+
+/// A short description of a YAML value for error messages.
+pub(crate) fn describe_value(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
+        Value::Tagged(t) => format!("a value tagged {}", t.tag),
     }
 }

@@ -4,46 +4,24 @@
 use proptest::prelude::*;
 use serde_yaml::Value;
 
+use super::document_yaml::{DIMCOORD_KEYS, GROUP_KEYS, NDARRAY_KEYS};
+use super::storage::KEYS as STORAGE_KEYS;
 use super::File;
 
+/// Words that mean something in NDL besides its keys: group paths,
+/// dimcoord names, datatypes, byte orders, and YAML 1.1's `ON`.
 const WORDS: &[&str] = &[
-    "attributes",
-    "dimcoords",
-    "ndarrays",
-    "shape",
-    "type",
-    "value",
-    "storage",
-    "size",
-    "chunk",
-    "filter",
-    "endian",
-    "charset",
-    "fillvalue",
-    "/",
-    "/g",
-    "/g/h",
-    "t",
-    "x",
-    "d",
-    "/t",
-    "/g/t",
-    "compound",
-    "enum",
-    "base",
-    "members",
-    "array",
-    "vlen",
-    "int8",
-    "uint8",
-    "float32",
-    "string",
-    "bool",
-    "little",
-    "big",
-    "ON",
-    "",
+    "/", "/g", "/g/h", "t", "x", "d", "/t", "/g/t", "compound", "enum", "base", "members", "array",
+    "vlen", "int8", "uint8", "float32", "string", "bool", "little", "big", "ON", "",
 ];
+
+/// Every key the reader knows, and the other words NDL uses.
+fn words() -> Vec<&'static str> {
+    let mut words = [GROUP_KEYS, NDARRAY_KEYS, DIMCOORD_KEYS, STORAGE_KEYS, WORDS].concat();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
 
 /// Any YAML value made of the words NDL uses.
 fn any_value() -> impl Strategy<Value = Value> {
@@ -52,12 +30,12 @@ fn any_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         (-3i64..300).prop_map(Value::from),
         prop_oneof![Just(f64::NAN), Just(1.5), Just(-0.0)].prop_map(Value::from),
-        proptest::sample::select(WORDS).prop_map(Value::from),
+        proptest::sample::select(words()).prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 32, 4, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Sequence),
-            proptest::collection::vec((proptest::sample::select(WORDS), inner), 0..4)
+            proptest::collection::vec((proptest::sample::select(words()), inner), 0..4)
                 .prop_map(|kv| map(kv.into_iter().map(|(k, v)| (k.to_owned(), v)))),
         ]
     })

@@ -42,13 +42,14 @@
 //! ```
 
 mod attribute;
-mod datatype;
+mod datatype_yaml;
 mod document;
+mod document_yaml;
 mod emit;
 mod error;
 #[cfg(test)]
 mod fuzz;
-mod names;
+mod name_map;
 mod path;
 mod read;
 mod shape;
@@ -60,7 +61,7 @@ pub use attribute::{Attribute, AttributeForm};
 pub use document::{DimCoord, File, FileForm, Group, Ndarray, DESCRIPTION};
 pub use emit::to_yaml_string;
 pub use error::{NdlError, NdlErrorKind};
-pub use names::NameMap;
+pub use name_map::NameMap;
 pub use shape::{Extent, Shape};
 pub use storage::{ArrayOrder, Storage};
 
@@ -73,7 +74,7 @@ use crate::Datatype;
 /// The NDL YAML of a datatype: the value of a `type:` key, quoted so that
 /// YAML 1.1 and 1.2 parsers read the same structure.
 pub fn datatype_to_yaml(dt: &Datatype) -> String {
-    to_yaml_string(&datatype::to_value(dt))
+    to_yaml_string(&datatype_yaml::to_value(dt))
 }
 
 /// serde support through the YAML value, for embedding NDL entities in

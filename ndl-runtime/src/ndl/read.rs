@@ -2,9 +2,10 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::datatype::{as_usize, describe};
-use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::names::NameMap;
+use super::datatype_yaml::as_usize;
+use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
+use super::name_map::NameMap;
+use crate::Datatype;
 
 /// The keys of one YAML mapping, checked against the keys it may have.
 pub(crate) struct Keys<'a> {
@@ -51,7 +52,7 @@ impl<'a> Keys<'a> {
 fn describe_key(key: &Value) -> String {
     match key.as_str() {
         Some(s) => format!("`{s}`"),
-        None => describe(key),
+        None => describe_value(key),
     }
 }
 
@@ -110,4 +111,10 @@ pub(crate) fn str_of<'a>(value: &'a Value, ctx: &Ctx) -> Result<&'a str, NdlErro
     value
         .as_str()
         .ok_or_else(|| ctx.expected("a string", value))
+}
+
+/// Reads the value of a `type:` key; `ctx` is the entity's location.
+pub(crate) fn datatype_of(value: &Value, ctx: &Ctx) -> Result<Datatype, NdlError> {
+    super::datatype_yaml::from_value(value)
+        .map_err(|e| ctx.at("type").err(NdlErrorKind::Datatype(e)))
 }

@@ -82,7 +82,7 @@ impl Extent {
             Value::Null => Ok(Extent::Unlimited),
             Value::String(s) if is_dim_reference(s) => Ok(Extent::Dim(s.clone())),
             Value::String(s) => Err(ctx.err(NdlErrorKind::BadDimReference(s.clone()))),
-            v => super::datatype::as_usize(v)
+            v => super::datatype_yaml::as_usize(v)
                 .map(Extent::Size)
                 .ok_or_else(|| ctx.expected("a size, null (unlimited) or a dimcoord name", value)),
         }

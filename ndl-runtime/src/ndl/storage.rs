@@ -75,7 +75,8 @@ impl ArrayOrder {
     }
 }
 
-const KEYS: &[&str] = &[
+/// The storage directives.
+pub(super) const KEYS: &[&str] = &[
     "shape",
     "size",
     "chunk",
@@ -121,6 +122,13 @@ impl Storage {
             m.insert("order".into(), order.name().into());
         }
         Value::Mapping(m)
+    }
+
+    /// Reads an entity's `storage:` key, empty when the key is absent;
+    /// `ctx` is the location of the entity.
+    pub(crate) fn from_keys(keys: &Keys, ctx: &Ctx) -> Result<Storage, NdlError> {
+        keys.get("storage")
+            .map_or_else(|| Ok(Storage::default()), |s| Storage::from_value(s, ctx))
     }
 
     /// Reads the `storage:` mapping; `ctx` is the location of the entity.

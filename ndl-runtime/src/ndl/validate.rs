@@ -1,6 +1,6 @@
 //! The rules a document follows beyond its syntax: names and paths,
 //! dimcoord references, storage directives, values against their shape
-//! and datatype. Run on every document read, and by `File::validate` on
+//! and datatype. Run on every document read, and by [`File::validate`] on
 //! documents built by hand.
 
 use serde_yaml::Value;
@@ -8,15 +8,35 @@ use serde_yaml::Value;
 use super::attribute::Attribute;
 use super::document::{DimCoord, File, FileForm, Group, Ndarray};
 use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::names::NameMap;
+use super::name_map::NameMap;
 use super::path::{check_group_path, check_name};
 use super::shape::{is_dim_reference, Extent, Shape};
 use super::storage::Storage;
 use super::values::{check_element, check_value};
 use crate::Datatype;
 
+impl File {
+    /// Checks the rules of the spec and of our reading of it: group paths,
+    /// ndarray and dimcoord names, dimcoord references in shapes, storage
+    /// directives where they are allowed and of the right rank, values
+    /// following their shape and datatype.
+    ///
+    /// ```
+    /// use ndl_runtime::ndl::{File, Ndarray, Storage};
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let nd = Ndarray::new([10, 20], Datatype::Float64)
+    ///     .with_storage(Storage { shape: Some(vec![10, 30]), ..Storage::default() });
+    /// let err = File::single_ndarray("z", nd).validate().unwrap_err();
+    /// assert_eq!(err.to_string(), "ndarray `z`: storage.shape[1]: 30 exceeds the declared extent 20");
+    /// ```
+    pub fn validate(&self) -> Result<(), NdlError> {
+        file(self)
+    }
+}
+
 /// Checks every group of `file`.
-pub(crate) fn file(file: &File) -> Result<(), NdlError> {
+fn file(file: &File) -> Result<(), NdlError> {
     for (path, g) in file.groups.iter() {
         let ctx = group_ctx(file, path);
         check_group_path(path, &ctx)?;

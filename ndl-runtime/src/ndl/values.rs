@@ -7,7 +7,7 @@
 
 use serde_yaml::Value;
 
-use super::datatype::describe;
+use super::error::describe_value;
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use crate::Datatype;
 
@@ -62,7 +62,7 @@ pub(crate) fn check_element(
     }
     Err(ctx.err(NdlErrorKind::NotOfDatatype {
         datatype: dt.keyword().unwrap_or("a fixed-length string"),
-        found: describe(value),
+        found: describe_value(value),
     }))
 }
 

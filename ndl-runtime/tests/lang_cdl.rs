@@ -1,46 +1,12 @@
 //! Our CDL compiles with `ncgen -k nc4`, and `ncdump -h` of the result
 //! prints exactly our text. Fails (never skips) without netcdf-bin.
 
-use std::path::Path;
-use std::process::Command;
-
 use ndl_runtime::lang::cdl::{type_definitions, Document};
 use ndl_runtime::lang::LangError;
 use ndl_runtime::{
     Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque, Selection,
 };
-
-fn run(cmd: &str, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(cmd).args(args).output().unwrap_or_else(|e| {
-        panic!("{cmd} must be installed (Debian netcdf-bin; scripts/test-all.sh installs it): {e}")
-    });
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Compiles `cdl` as `<dir>/<name>.nc` and returns `ncdump -h` of it.
-fn ncgen_then_ncdump(dir: &Path, name: &str, cdl: &str) -> String {
-    let src = dir.join(format!("{name}.cdl"));
-    let nc = dir.join(format!("{name}.nc"));
-    std::fs::write(&src, cdl).unwrap();
-    let (ok, _, err) = run(
-        "ncgen",
-        &[
-            "-k",
-            "nc4",
-            "-o",
-            nc.to_str().unwrap(),
-            src.to_str().unwrap(),
-        ],
-    );
-    assert!(ok, "ncgen rejects our CDL: {err}\n{cdl}");
-    let (ok, dump, err) = run("ncdump", &["-h", nc.to_str().unwrap()]);
-    assert!(ok, "ncdump: {err}");
-    dump
-}
+use ndl_testkit::netcdf::{compile_cdl, try_ncgen};
 
 fn ascii(length: usize) -> Datatype {
     Datatype::FixedString(FixedString {
@@ -181,7 +147,7 @@ fn a_document_compiles_and_dumps_exactly_as_written() {
     let doc = document().to_string();
     assert_eq!(doc, EXPECTED);
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(ncgen_then_ncdump(dir.path(), "recs", &doc), EXPECTED);
+    assert_eq!(compile_cdl(&doc, dir.path(), "recs"), EXPECTED);
 }
 
 #[test]
@@ -262,23 +228,12 @@ variables:
 ";
     assert_eq!(ours, expected);
     let dir = tempfile::tempdir().unwrap();
-    let dump = ncgen_then_ncdump(dir.path(), "names", &ours);
+    let dump = compile_cdl(&ours, dir.path(), "names");
     // ncdump prints `%` bare, which ncgen itself rejects; we escape it.
     assert_eq!(dump, expected.replace("\\%", "%"));
     let bare_percent = ours.replace("\\%", "%");
-    std::fs::write(dir.path().join("bare.cdl"), &bare_percent).unwrap();
-    let (ok, _, _) = run(
-        "ncgen",
-        &[
-            "-k",
-            "nc4",
-            "-o",
-            dir.path().join("bare.nc").to_str().unwrap(),
-            dir.path().join("bare.cdl").to_str().unwrap(),
-        ],
-    );
     assert!(
-        !ok,
+        try_ncgen(&bare_percent, dir.path(), "bare").is_err(),
         "ncgen accepted a bare `%`; the escape would be unnecessary"
     );
 }
@@ -322,7 +277,7 @@ fn long_enums_wrap_where_ncdump_wraps_them() {
         "{ours}"
     );
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(ncgen_then_ncdump(dir.path(), "wrap", &ours), ours);
+    assert_eq!(compile_cdl(&ours, dir.path(), "wrap"), ours);
 
     // The very first enum is measured from column 0 (78 bytes fit).
     let first = Datatype::Enum(Enum {
@@ -336,7 +291,7 @@ fn long_enums_wrap_where_ncdump_wraps_them() {
     doc.add_variable("v", &first, "e_t", &[]).unwrap();
     let ours = doc.to_string();
     assert!(ours.contains(&format!("{} = 1}} ;\n", "m".repeat(30))) && !ours.contains("\n      "));
-    assert_eq!(ncgen_then_ncdump(dir.path(), "first", &ours), ours);
+    assert_eq!(compile_cdl(&ours, dir.path(), "first"), ours);
 }
 
 #[test]
@@ -373,7 +328,7 @@ fn colliding_derived_names_get_a_number() {
     let mut doc = Document::new("collide").unwrap();
     doc.add_variable("v", &rec, "p_t", &[]).unwrap();
     let ours = doc.to_string();
-    assert_eq!(ncgen_then_ncdump(dir.path(), "collide", &ours), ours);
+    assert_eq!(compile_cdl(&ours, dir.path(), "collide"), ours);
 }
 
 #[test]
@@ -384,19 +339,10 @@ fn reserved_words_really_are_unusable_in_ncgen() {
         let cdl = format!(
             "netcdf r {{\ntypes:\n  compound c_t {{\n    int {field} ;\n  }}; // c_t\n}}\n"
         );
-        let src = dir.path().join("r.cdl");
-        std::fs::write(&src, cdl).unwrap();
-        let (ok, _, _) = run(
-            "ncgen",
-            &[
-                "-k",
-                "nc4",
-                "-o",
-                dir.path().join("r.nc").to_str().unwrap(),
-                src.to_str().unwrap(),
-            ],
+        assert!(
+            try_ncgen(&cdl, dir.path(), "r").is_err(),
+            "ncgen accepted a field named {field}"
         );
-        assert!(!ok, "ncgen accepted a field named {field}");
     }
 }
 

@@ -10,6 +10,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_yaml::{Mapping, Value};
 
+use super::error::describe_value;
 use crate::{
     Array, Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque,
     Selection,
@@ -142,7 +143,7 @@ pub(crate) fn from_value(v: &Value) -> Result<Datatype, String> {
         Value::Mapping(m) => from_mapping(m),
         other => Err(format!(
             "a datatype is a keyword or a mapping, not {}",
-            describe(other)
+            describe_value(other)
         )),
     }
 }
@@ -157,9 +158,12 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
         _ => return Err("a datatype mapping has exactly one key naming its category".into()),
     };
     let ctx = |e: String| format!("{key}: {e}");
-    let body = body
-        .as_mapping()
-        .ok_or_else(|| ctx(format!("expected a mapping, found {}", describe(body))))?;
+    let body = body.as_mapping().ok_or_else(|| {
+        ctx(format!(
+            "expected a mapping, found {}",
+            describe_value(body)
+        ))
+    })?;
     match key {
         "string" => {
             let f = Fields::new(body, key, &["length", "charset"])?;
@@ -210,8 +214,9 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
                 .ok_or_else(|| ctx("shape must be a list of sizes".into()))?
                 .iter()
                 .map(|d| {
-                    as_usize(d)
-                        .ok_or_else(|| ctx(format!("array extent {} is not a size", describe(d))))
+                    as_usize(d).ok_or_else(|| {
+                        ctx(format!("array extent {} is not a size", describe_value(d)))
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let dt = Datatype::Array(Array {
@@ -235,7 +240,10 @@ fn enumeration(body: &Mapping) -> Result<Datatype, String> {
         .map(|(k, v)| {
             let name = scalar_key(k)?;
             let value = as_i128(v).ok_or_else(|| {
-                format!("member `{name}` has a non-integer value {}", describe(v))
+                format!(
+                    "member `{name}` has a non-integer value {}",
+                    describe_value(v)
+                )
             })?;
             Ok(EnumMember { name, value })
         })
@@ -271,7 +279,7 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
             _ => {
                 return Err(format!(
                     "compound member {} is not a one-key mapping",
-                    describe(entry)
+                    describe_value(entry)
                 ))
             }
         };
@@ -345,7 +353,7 @@ impl<'a> Fields<'a> {
             if !k.as_str().is_some_and(|k| allowed.contains(&k)) {
                 return Err(format!(
                     "{what}: unknown key {}; expected one of: {}",
-                    describe(k),
+                    describe_value(k),
                     allowed.join(", ")
                 ));
             }
@@ -372,7 +380,7 @@ impl<'a> Fields<'a> {
                     format!(
                         "{}: `{key}` must be a string, not {}",
                         self.what,
-                        describe(v)
+                        describe_value(v)
                     )
                 })
             })
@@ -388,7 +396,7 @@ impl<'a> Fields<'a> {
             format!(
                 "{}: `{key}` must be a list of strings, not {}",
                 self.what,
-                describe(v)
+                describe_value(v)
             )
         };
         v.as_sequence()
@@ -411,7 +419,7 @@ impl<'a> Fields<'a> {
                     format!(
                         "{}: `{key}` must be a non-negative integer, not {}",
                         self.what,
-                        describe(v)
+                        describe_value(v)
                     )
                 })
             })
@@ -428,7 +436,7 @@ fn scalar_key(k: &Value) -> Result<String, String> {
         Value::Bool(b) => Ok(b.to_string()),
         other => Err(format!(
             "a member name must be a string, not {}",
-            describe(other)
+            describe_value(other)
         )),
     }
 }
@@ -441,19 +449,6 @@ fn as_i128(v: &Value) -> Option<i128> {
     v.as_i64()
         .map(i128::from)
         .or_else(|| v.as_u64().map(i128::from))
-}
-
-/// A short description of a YAML value for error messages.
-pub(crate) fn describe(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => format!("the string {s:?}"),
-        Value::Sequence(_) => "a list".into(),
-        Value::Mapping(_) => "a mapping".into(),
-        Value::Tagged(t) => format!("a value tagged {}", t.tag),
-    }
 }
 
 impl IntType {

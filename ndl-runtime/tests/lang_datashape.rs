@@ -1,8 +1,6 @@
 //! Every Datashape we emit parses with the real `datashape` package and is
 //! equal to an independently written expected Datashape.
 
-mod common;
-
 use ndl_runtime::{
     Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque, Selection,
 };
@@ -141,7 +139,7 @@ print(json.dumps(bad))
 fn run_python_stdin(script: &str, input: &str) -> String {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(common::python())
+    let mut child = Command::new(ndl_testkit::python())
         .arg("-c")
         .arg(script)
         .stdin(Stdio::piped())

@@ -1,0 +1,270 @@
+//! A CDL document of one group: types, dimensions, variables and
+//! attributes, printed as `ncdump -h` prints it.
+
+use std::fmt;
+
+use super::name::{check_name, escape};
+use super::print::type_text;
+use super::types::{TypeRef, TypeSet};
+use crate::lang::{LangError, Language};
+use crate::{Datatype, IntType};
+
+/// A netCDF-4 CDL document with one (root) group: types, dimensions and
+/// variables, printed as `ncdump -h` prints the file `ncgen` makes of it.
+///
+/// ```
+/// use ndl_runtime::lang::cdl::Document;
+/// use ndl_runtime::{Compound, Datatype};
+///
+/// let rec = Datatype::Compound(
+///     Compound::c_layout([("id", Datatype::UInt32), ("t", Datatype::Float64)]).unwrap(),
+/// );
+/// let mut doc = Document::new("recs").unwrap();
+/// doc.add_dimension("n", Some(3)).unwrap();
+/// doc.add_variable("recs", &rec, "rec_t", &["n"]).unwrap();
+/// assert_eq!(
+///     doc.to_string(),
+///     "netcdf recs {\ntypes:\n  compound rec_t {\n    uint id ;\n    double t ;\n  }; // rec_t\n\
+///      dimensions:\n\tn = 3 ;\nvariables:\n\trec_t recs(n) ;\n}\n"
+/// );
+/// ```
+#[derive(Clone, Debug)]
+pub struct Document {
+    name: String,
+    types: TypeSet,
+    dimensions: Vec<(String, Option<usize>)>,
+    variables: Vec<(TypeRef, String, Vec<String>)>,
+    /// `(variable, name, value)`; the variable is `None` for a global one.
+    attributes: Vec<(Option<String>, String, AttrValue)>,
+}
+
+/// The value of a netCDF attribute, as CDL writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A `char` attribute: `"text"`.
+    Text(String),
+    /// Integers of one integer type (`0UB, 1UB`).
+    Ints(IntType, Vec<i128>),
+    /// Doubles (`273.15, 1.5`).
+    Doubles(Vec<f64>),
+}
+
+impl AttrValue {
+    fn render(&self) -> String {
+        match self {
+            AttrValue::Text(t) => {
+                let mut out = String::from("\"");
+                for c in t.chars() {
+                    match c {
+                        '"' => out.push_str("\\\""),
+                        '\\' => out.push_str("\\\\"),
+                        '\n' => out.push_str("\\n"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('"');
+                out
+            }
+            AttrValue::Ints(t, values) => {
+                let suffix = match t {
+                    IntType::Int8 => "b",
+                    IntType::UInt8 => "UB",
+                    IntType::Int16 => "s",
+                    IntType::UInt16 => "US",
+                    IntType::Int32 => "",
+                    IntType::UInt32 => "U",
+                    IntType::Int64 => "LL",
+                    IntType::UInt64 => "ULL",
+                };
+                let items: Vec<String> = values.iter().map(|v| format!("{v}{suffix}")).collect();
+                items.join(", ")
+            }
+            AttrValue::Doubles(values) => {
+                let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                items.join(", ")
+            }
+        }
+    }
+}
+
+impl Document {
+    /// An empty document; `name` follows `netcdf`.
+    pub fn new(name: &str) -> Result<Document, LangError> {
+        check_name(name, "dataset")?;
+        Ok(Document {
+            name: name.to_string(),
+            types: TypeSet::default(),
+            dimensions: Vec::new(),
+            variables: Vec::new(),
+            attributes: Vec::new(),
+        })
+    }
+
+    /// Adds the attribute `name` to the declared `variable`, or a global
+    /// attribute for `None`.
+    ///
+    /// ```
+    /// use ndl_runtime::lang::cdl::{AttrValue, Document};
+    /// use ndl_runtime::{Datatype, IntType};
+    ///
+    /// let mut doc = Document::new("d").unwrap();
+    /// doc.add_dimension("n", Some(2)).unwrap();
+    /// doc.add_variable("ok", &Datatype::UInt8, "ok_t", &["n"]).unwrap();
+    /// doc.add_attribute(Some("ok"), "flag_values", AttrValue::Ints(IntType::UInt8, vec![0, 1])).unwrap();
+    /// doc.add_attribute(None, "title", AttrValue::Text("a \"test\"".into())).unwrap();
+    /// assert!(doc.to_string().contains("\tubyte ok(n) ;\n\t\tok:flag_values = 0UB, 1UB ;\n"));
+    /// assert!(doc.to_string().contains("\n// global attributes:\n\t\t:title = \"a \\\"test\\\"\" ;\n}"));
+    /// ```
+    pub fn add_attribute(
+        &mut self,
+        variable: Option<&str>,
+        name: &str,
+        value: AttrValue,
+    ) -> Result<(), LangError> {
+        check_name(name, "attribute")?;
+        if let Some(v) = variable {
+            if !self.variables.iter().any(|(_, n, _)| n == v) {
+                return Err(LangError::Unresolved {
+                    language: Language::Cdl,
+                    what: "variable",
+                    reference: v.to_string(),
+                    why: format!("is not declared in netcdf {}", self.name),
+                });
+            }
+        }
+        let variable = variable.map(str::to_string);
+        if self
+            .attributes
+            .iter()
+            .any(|(v, n, _)| *v == variable && n == name)
+        {
+            return Err(self.duplicate("attribute", name));
+        }
+        self.attributes.push((variable, name.to_string(), value));
+        Ok(())
+    }
+
+    /// Declares a dimension of `size`, or `UNLIMITED` for `None`.
+    pub fn add_dimension(&mut self, name: &str, size: Option<usize>) -> Result<(), LangError> {
+        check_name(name, "dimension")?;
+        if size == Some(0) {
+            return Err(LangError::Shape {
+                language: Language::Cdl,
+                why: format!(
+                    "dimension {name:?} of size 0: a fixed netCDF dimension is at least 1 long \
+                     (use None for UNLIMITED)"
+                ),
+            });
+        }
+        if self.dimensions.iter().any(|(n, _)| n == name) {
+            return Err(self.duplicate("dimension", name));
+        }
+        self.dimensions.push((name.to_string(), size));
+        Ok(())
+    }
+
+    /// Defines the types `dt` needs, `dt` itself under `name`, and returns
+    /// the escaped type name to write (a primitive's own name for one).
+    pub fn add_type(&mut self, name: &str, dt: &Datatype) -> Result<String, LangError> {
+        Ok(type_text(&self.types.add_root(name, dt)?))
+    }
+
+    /// Declares variable `name` of datatype `dt` over the declared
+    /// dimensions `dims` (none: a scalar). `type_name` names `dt`'s own
+    /// definition when it needs one (a compound, enum, ...).
+    pub fn add_variable(
+        &mut self,
+        name: &str,
+        dt: &Datatype,
+        type_name: &str,
+        dims: &[&str],
+    ) -> Result<(), LangError> {
+        check_name(name, "variable")?;
+        if self.variables.iter().any(|(_, n, _)| n == name) {
+            return Err(self.duplicate("variable", name));
+        }
+        if let Some(d) = dims
+            .iter()
+            .find(|d| !self.dimensions.iter().any(|(n, _)| n == *d))
+        {
+            return Err(LangError::Unresolved {
+                language: Language::Cdl,
+                what: "dimension",
+                reference: d.to_string(),
+                why: format!("is not declared in netcdf {}", self.name),
+            });
+        }
+        let ty = self.types.add_root(type_name, dt)?;
+        let dims = dims.iter().map(|d| d.to_string()).collect();
+        self.variables.push((ty, name.to_string(), dims));
+        Ok(())
+    }
+
+    fn duplicate(&self, role: &'static str, name: &str) -> LangError {
+        LangError::Duplicate {
+            language: Language::Cdl,
+            role,
+            name: name.to_string(),
+            scope: format!("netcdf {}", self.name),
+        }
+    }
+}
+
+impl fmt::Display for Document {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = format!("netcdf {} {{\n", escape(&self.name));
+        if !self.types.is_empty() {
+            out.push_str("types:\n");
+            self.types.render(&mut out);
+        }
+        if !self.dimensions.is_empty() {
+            out.push_str("dimensions:\n");
+            for (name, size) in &self.dimensions {
+                match size {
+                    Some(n) => out.push_str(&format!("\t{} = {n} ;\n", escape(name))),
+                    None => out.push_str(&format!(
+                        "\t{} = UNLIMITED ; // (0 currently)\n",
+                        escape(name)
+                    )),
+                }
+            }
+        }
+        if !self.variables.is_empty() {
+            out.push_str("variables:\n");
+            for (ty, name, dims) in &self.variables {
+                let dims: Vec<String> = dims.iter().map(|d| escape(d)).collect();
+                let dims = if dims.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", dims.join(", "))
+                };
+                out.push_str(&format!("\t{} {}{dims} ;\n", type_text(ty), escape(name)));
+                for (_, attr, value) in self
+                    .attributes
+                    .iter()
+                    .filter(|(v, _, _)| v.as_deref() == Some(name))
+                {
+                    out.push_str(&format!(
+                        "\t\t{}:{} = {} ;\n",
+                        escape(name),
+                        escape(attr),
+                        value.render()
+                    ));
+                }
+            }
+        }
+        let globals: Vec<_> = self
+            .attributes
+            .iter()
+            .filter(|(v, _, _)| v.is_none())
+            .collect();
+        if !globals.is_empty() {
+            out.push_str("\n// global attributes:\n");
+            for (_, attr, value) in globals {
+                out.push_str(&format!("\t\t:{} = {} ;\n", escape(attr), value.render()));
+            }
+        }
+        out.push_str("}\n");
+        f.write_str(&out)
+    }
+}
