@@ -1,7 +1,6 @@
 //! netCDF-4 CDL: a variable per array; an archive's groups as netCDF-4
 //! groups, a Zarr group's named dimensions shared as netCDF-C reads them.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use ndl_runtime::lang::cdl;
@@ -68,7 +67,7 @@ fn archive(path: &Path, contents: &Contents) -> Result<String> {
         )
         .map_err(&at)?;
     }
-    Ok(render_cdl_group(&groups, "/"))
+    Ok(nest(groups).to_string())
 }
 
 /// The CDL of a group of arrays as netCDF-C reads a Zarr group: a
@@ -211,40 +210,28 @@ fn ancestors_and_self(group: &str) -> Vec<String> {
     out
 }
 
-/// The group's document text with its subgroups nested before the closing
-/// brace, where CDL puts them (after the variables).
-fn render_cdl_group(groups: &[(String, cdl::Document)], path: &str) -> String {
-    let (_, doc) = groups
+/// The root document with every group added to its parent, deepest first
+/// so that each is complete when added; siblings keep their order.
+fn nest(mut groups: Vec<(String, cdl::Document)>) -> cdl::Document {
+    let depth = |path: &str| path.split('/').filter(|p| !p.is_empty()).count();
+    while let Some(deepest) = groups
         .iter()
-        .find(|(p, _)| p == path)
-        .expect("rendered groups exist");
-    let text = doc.to_string();
-    let mut out = text
-        .strip_suffix("}\n")
-        .expect("a CDL document ends with its closing brace")
-        .to_string();
-    let children = groups.iter().filter(|(p, _)| p != "/" && parent(p) == path);
-    for (child, _) in children {
-        let inner = render_cdl_group(groups, child);
-        // `netcdf name {` ... `}` becomes `group: name {` ... `} // group name`.
-        let inner = inner
-            .strip_prefix("netcdf ")
-            .expect("a CDL document starts with `netcdf`");
-        let header_end = inner.find(" {\n").expect("the document's opening line");
-        let name = &inner[..header_end];
-        let body = inner.strip_suffix("}\n").expect("the closing brace");
-        // Indented as `ncdump` indents nested groups.
-        let mut lines = body.lines();
-        let first = lines.next().unwrap_or_default();
-        write!(out, "\ngroup: {first}\n").expect("writing to a String");
-        for line in lines {
-            let indent = if line.is_empty() { "" } else { "  " };
-            writeln!(out, "{indent}{line}").expect("writing to a String");
-        }
-        writeln!(out, "  }} // group {name}").expect("writing to a String");
+        .map(|(p, _)| depth(p))
+        .max()
+        .filter(|&d| d > 0)
+    {
+        let at = groups
+            .iter()
+            .position(|(p, _)| depth(p) == deepest)
+            .expect("a group of that depth");
+        let (path, doc) = groups.remove(at);
+        let up = groups
+            .iter_mut()
+            .find(|(p, _)| p == parent(&path))
+            .expect("parents are added before their children");
+        up.1.add_group(doc);
     }
-    out.push_str("}\n");
-    out
+    groups.pop().expect("the root group").1
 }
 
 /// `/a/b` -> `/a`; `/a` -> `/`.

@@ -36,6 +36,8 @@ pub struct Document {
     variables: Vec<(TypeRef, String, Vec<String>)>,
     /// `(variable, name, value)`; the variable is `None` for a global one.
     attributes: Vec<(Option<String>, String, AttrValue)>,
+    /// Subgroups (netCDF-4), in the order added.
+    groups: Vec<Document>,
 }
 
 /// The value of a netCDF attribute, as CDL writes it.
@@ -97,6 +99,7 @@ impl Document {
             dimensions: Vec::new(),
             variables: Vec::new(),
             attributes: Vec::new(),
+            groups: Vec::new(),
         })
     }
 
@@ -264,7 +267,36 @@ impl fmt::Display for Document {
                 out.push_str(&format!("\t\t:{} = {} ;\n", escape(attr), value.render()));
             }
         }
+        for group in &self.groups {
+            group.render_nested(&mut out);
+        }
         out.push_str("}\n");
         f.write_str(&out)
+    }
+}
+
+impl Document {
+    /// Adds `group` as a subgroup, printed after the variables and global
+    /// attributes, where CDL puts groups.
+    pub fn add_group(&mut self, group: Document) {
+        self.groups.push(group);
+    }
+
+    /// This document as a subgroup: `group: name {` ... `} // group name`,
+    /// its lines indented as `ncdump` indents nested groups.
+    fn render_nested(&self, out: &mut String) {
+        let text = self.to_string();
+        let body = text
+            .strip_prefix("netcdf ")
+            .and_then(|t| t.strip_suffix("}\n"))
+            .expect("a document is `netcdf name {` ... `}`");
+        let mut lines = body.lines();
+        let first = lines.next().unwrap_or_default();
+        out.push_str(&format!("\ngroup: {first}\n"));
+        for line in lines {
+            let indent = if line.is_empty() { "" } else { "  " };
+            out.push_str(&format!("{indent}{line}\n"));
+        }
+        out.push_str(&format!("  }} // group {}\n", escape(&self.name)));
     }
 }
