@@ -1508,3 +1508,52 @@ fn any_two_formats_convert() {
     );
     assert_eq!(same.trim(), "True", "values changed on the way");
 }
+
+/// The codec names `ndl convert --help` offers, read from the help itself:
+/// `none, zstd, blosc, gzip or zlib` after "each chunk:".
+fn offered_codecs() -> Vec<String> {
+    let help = ok(ndl(&["convert", "--help"]), "convert --help");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let list = help
+        .split_once("each chunk: ")
+        .and_then(|(_, rest)| rest.split_once(", each but"))
+        .map(|(list, _)| list.to_owned())
+        .unwrap_or_else(|| panic!("no codec list in the help: {help}"));
+    list.replace(" or ", ", ")
+        .split(", ")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every codec the help offers converts, with and without a level (but
+/// none), and the store reads back to the same records.
+#[test]
+fn every_codec_the_help_offers_converts() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("nested.npy");
+    let codecs = offered_codecs();
+    assert!(codecs.len() >= 5, "{codecs:?}");
+    for codec in &codecs {
+        let mut spellings = vec![codec.clone()];
+        if codec != "none" {
+            spellings.push(format!("{codec}:1"));
+        }
+        for spelling in spellings {
+            let store = root.join(format!("{}.zarr", spelling.replace(':', "_")));
+            converted(
+                convert(&npy, &store, &["--codec", &spelling]),
+                &format!("--codec {spelling}"),
+            );
+            let back = root.join(format!("{}.npy", spelling.replace(':', "_")));
+            converted(convert(&store, &back, &[]), &format!("{spelling} back"));
+            let same = common::run_python(
+                "import sys, numpy as np\n\
+                 a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+                 print(a.tolist() == b.tolist())",
+                &[npy.to_str().unwrap(), back.to_str().unwrap()],
+            );
+            assert_eq!(same.trim(), "True", "--codec {spelling}: values changed");
+        }
+    }
+}
