@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use rayon::prelude::*;
 use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
 use zarrs::storage::ReadableWritableListableStorageTraits;
@@ -288,64 +287,16 @@ impl Chunks {
             .map_err(|e| self.error(chunk, e))
     }
 
-    /// Decodes the chunks holding records `range`, in parallel, one per
-    /// part (the parts are chunk-aligned: the first starts at
-    /// `range.start`), and hands each part the bytes of its records with
-    /// the chunk's index and the index of the part's first record.
-    pub fn decode<P: Send>(
-        &self,
-        range: &Range<u64>,
-        parts: Vec<P>,
-        len: impl Fn(&P) -> usize + Sync,
-        fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
-    ) -> Result<()> {
-        let first_chunk = range.start / self.chunk_len;
-        let skip = (range.start % self.chunk_len) as usize;
-        parallel(&self.store, || {
-            parts
-                .into_par_iter()
-                .enumerate()
-                .try_for_each(|(i, mut part)| {
-                    let chunk = first_chunk + i as u64;
-                    let decoded = self.read(chunk)?;
-                    let (from, first) = match i {
-                        0 => (skip, range.start),
-                        _ => (0, chunk * self.chunk_len),
-                    };
-                    let bytes = decoded
-                        .get(from * self.record..(from + len(&part)) * self.record)
-                        .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
-                    fill(chunk, first, &mut part, bytes)
-                })
-        })
-    }
-}
-
-/// The records to read of a store (an array, or columns) of `len` records, and how many they are.
-pub(crate) fn records_range(
-    store: &Store,
-    range: Option<Range<u64>>,
-    len: u64,
-) -> Result<(Range<u64>, usize)> {
-    let range = range.unwrap_or(0..len);
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(
-            store,
-            format!("records {range:?} are not within the store's {len}"),
-        ));
-    }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(
-            store,
-            format!("{} records do not fit in memory", range.end - range.start),
-        )
-    })?;
-    Ok((range, n))
-}
-
-pub(crate) fn shape_error(store: &Store, message: String) -> Error {
-    Error::Shape {
-        store: store.name.clone(),
-        message,
+    /// Decodes the chunk holding record `first`, and says where records
+    /// `first..first + count` (all in that chunk) are in its bytes.
+    pub fn read_at(&self, first: u64, count: usize) -> Result<(Vec<u8>, Range<usize>)> {
+        let chunk = first / self.chunk_len;
+        let decoded = self.read(chunk)?;
+        let from = (first % self.chunk_len) as usize * self.record;
+        let at = from..from + count * self.record;
+        if decoded.len() < at.end {
+            return Err(self.error(chunk, "decoded chunk is short"));
+        }
+        Ok((decoded, at))
     }
 }

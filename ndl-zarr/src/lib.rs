@@ -79,6 +79,7 @@ mod reader;
 mod records;
 #[cfg(feature = "s3")]
 mod s3;
+mod source;
 mod staging;
 mod store;
 mod struct_type;
@@ -176,6 +177,6 @@ pub mod __fuzz {
         for (key, bytes) in objects {
             store.set(key, bytes.to_vec())?;
         }
-        crate::records::read_packed(&store, None)
+        crate::reader::read_records_packed(&store, None)
     }
 }
