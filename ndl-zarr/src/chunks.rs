@@ -5,13 +5,28 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use rayon::prelude::*;
-use zarrs::array::ArrayToBytesCodecTraits;
+use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
+use zarrs::storage::ReadableWritableListableStorageTraits;
 
 use crate::error::{Error, Result};
-use crate::metadata::{ArrayMeta, Engine};
+use crate::metadata::{bad, ArrayMeta};
 use crate::store::Store;
+use crate::struct_type;
+
+/// The zarrs array that encodes and decodes the chunks.
+pub(crate) type Engine = Array<dyn ReadableWritableListableStorageTraits>;
+
+/// The zarrs array of `meta` on `store`.
+pub(crate) fn engine(store: &Store, meta: &ArrayMeta) -> Result<Engine> {
+    struct_type::register();
+    Array::new_with_metadata(
+        store.storage.clone(),
+        &store.node_path(),
+        ArrayMetadata::V3(meta.engine.clone()),
+    )
+    .map_err(|e| bad(&store.name, meta.key(), format!("cannot be decoded: {e}")))
+}
 
 /// The threads that move chunks to and from object storage: a request
 /// mostly waits on the network, so many run at once, more than there are
@@ -133,13 +148,13 @@ impl Chunks {
     /// The chunks of the array `meta` describes in `store`, which must be
     /// chunked along its first dimension only.
     pub fn new(store: &Store, meta: &ArrayMeta) -> Result<Chunks> {
-        let unchunked = meta.shape.get(1..) == meta.chunks.get(1..);
+        let unchunked = meta.shape.get(1..) == meta.chunk_shape.get(1..);
         if meta.shape.is_empty() || !unchunked {
             return Err(Error::Shape {
                 store: store.name.clone(),
                 message: format!(
                     "the array of shape {:?} is chunked {:?}; records are read from arrays chunked along their first dimension only",
-                    meta.shape, meta.chunks
+                    meta.shape, meta.chunk_shape
                 ),
             });
         }
@@ -153,23 +168,23 @@ impl Chunks {
             ),
         })?;
         let chunk_bytes = record
-            .checked_mul(meta.chunks[0] as usize)
+            .checked_mul(meta.chunk_shape[0] as usize)
             .filter(|&b| b <= MAX_CHUNK_BYTES);
         if chunk_bytes.is_none() {
             return Err(Error::Shape {
                 store: store.name.clone(),
                 message: format!(
                     "chunks of {} records of {record} bytes are more than the {MAX_CHUNK_BYTES} bytes a chunk may hold here",
-                    meta.chunks[0]
+                    meta.chunk_shape[0]
                 ),
             });
         }
-        let zstd = meta.inner_chunks.is_none()
+        let zstd = meta.inner_chunk_shape.is_none()
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
         Ok(Chunks {
             store: store.clone(),
-            engine: meta.engine(store)?,
-            chunk_len: meta.chunks[0],
+            engine: engine(store, meta)?,
+            chunk_len: meta.chunk_shape[0],
             record,
             inner: meta.shape.len() - 1,
             zstd,
@@ -272,64 +287,16 @@ impl Chunks {
             .map_err(|e| self.error(chunk, e))
     }
 
-    /// Decodes the chunks holding records `range`, in parallel, one per
-    /// part (the parts are chunk-aligned: the first starts at
-    /// `range.start`), and hands each part the bytes of its records with
-    /// the chunk's index and the index of the part's first record.
-    pub fn decode<P: Send>(
-        &self,
-        range: &Range<u64>,
-        parts: Vec<P>,
-        len: impl Fn(&P) -> usize + Sync,
-        fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
-    ) -> Result<()> {
-        let first_chunk = range.start / self.chunk_len;
-        let skip = (range.start % self.chunk_len) as usize;
-        parallel(&self.store, || {
-            parts
-                .into_par_iter()
-                .enumerate()
-                .try_for_each(|(i, mut part)| {
-                    let chunk = first_chunk + i as u64;
-                    let decoded = self.read(chunk)?;
-                    let (from, first) = match i {
-                        0 => (skip, range.start),
-                        _ => (0, chunk * self.chunk_len),
-                    };
-                    let bytes = decoded
-                        .get(from * self.record..(from + len(&part)) * self.record)
-                        .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
-                    fill(chunk, first, &mut part, bytes)
-                })
-        })
-    }
-}
-
-/// The records to read of a store (an array, or columns) of `len` records, and how many they are.
-pub(crate) fn records_range(
-    store: &Store,
-    range: Option<Range<u64>>,
-    len: u64,
-) -> Result<(Range<u64>, usize)> {
-    let range = range.unwrap_or(0..len);
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(
-            store,
-            format!("records {range:?} are not within the store's {len}"),
-        ));
-    }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(
-            store,
-            format!("{} records do not fit in memory", range.end - range.start),
-        )
-    })?;
-    Ok((range, n))
-}
-
-pub(crate) fn shape_error(store: &Store, message: String) -> Error {
-    Error::Shape {
-        store: store.name.clone(),
-        message,
+    /// Decodes the chunk holding record `first`, and says where records
+    /// `first..first + count` (all in that chunk) are in its bytes.
+    pub fn read_at(&self, first: u64, count: usize) -> Result<(Vec<u8>, Range<usize>)> {
+        let chunk = first / self.chunk_len;
+        let decoded = self.read(chunk)?;
+        let from = (first % self.chunk_len) as usize * self.record;
+        let at = from..from + count * self.record;
+        if decoded.len() < at.end {
+            return Err(self.error(chunk, "decoded chunk is short"));
+        }
+        Ok((decoded, at))
     }
 }

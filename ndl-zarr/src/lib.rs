@@ -70,7 +70,7 @@
 mod append;
 mod chunks;
 mod columns;
-mod data_type;
+mod documents;
 mod error;
 mod info;
 mod metadata;
@@ -79,6 +79,7 @@ mod reader;
 mod records;
 #[cfg(feature = "s3")]
 mod s3;
+mod source;
 mod staging;
 mod store;
 mod struct_type;
@@ -92,8 +93,9 @@ use ndl_runtime::NdlType;
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
+pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
-pub use options::{Codec, Layout, ReadOptions, WriteOptions, ZarrFormat};
+pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:
@@ -175,6 +177,6 @@ pub mod __fuzz {
         for (key, bytes) in objects {
             store.set(key, bytes.to_vec())?;
         }
-        crate::records::read_packed(&store, None)
+        crate::reader::read_records_packed(&store, None)
     }
 }

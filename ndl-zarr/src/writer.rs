@@ -9,8 +9,9 @@ use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
 use crate::columns::ColumnsWriter;
+use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
-use crate::metadata::{read_group, ArrayMeta};
+use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
@@ -278,7 +279,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             });
         }
         let meta = ArrayMeta::read(&store)?;
-        check_type(&store, &meta, &packer)?;
+        check_type(&store, &meta.stored, &packer)?;
         records::check_records(&store, &meta)?;
         let chunks = crate::chunks::Chunks::new(&store, &meta)?;
         let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
@@ -305,7 +306,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         if !group {
             // Refuse what is no array before taking the lock.
             let meta = ArrayMeta::read(&store)?;
-            check_type(&store, &meta, &packer)?;
+            check_type(&store, &meta.stored, &packer)?;
         }
         let held = Held {
             lock: Some(AppendLock::take(&store)?),
@@ -469,16 +470,10 @@ fn prepare(store: &Store) -> Result<()> {
         refuse_occupied(&dir, &store.name)?;
         return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
     }
-    for key in [
-        crate::metadata::ZARR_JSON,
-        crate::metadata::ZARRAY,
-        crate::metadata::ZGROUP,
-    ] {
-        if store.get(key)?.is_some() {
-            return Err(Error::Exists {
-                store: store.name.clone(),
-            });
-        }
+    if has_node(store)? {
+        return Err(Error::Exists {
+            store: store.name.clone(),
+        });
     }
     Ok(())
 }
