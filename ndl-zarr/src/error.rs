@@ -110,8 +110,9 @@ pub enum Error {
         message: String,
     },
     /// Another writer is appending to the store, or creating it on object
-    /// storage (or one that crashed left its lock behind).
-    #[error("{store}: another writer is appending to or creating this store (lock `{lock}`); writers are one at a time. If no writer is running, one crashed: remove `{lock}`")]
+    /// storage (or one that crashed left its lock behind, which is stale
+    /// once its lease expires: [`break_stale_lock`](crate::break_stale_lock)).
+    #[error("{store}: another writer is appending to or creating this store (lock `{lock}`); writers are one at a time. If no writer is running, one crashed: its lock is stale once its lease expires, and can then be broken")]
     Locked {
         /// The store.
         store: String,

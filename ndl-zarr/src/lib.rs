@@ -73,6 +73,7 @@ mod columns;
 mod documents;
 mod error;
 mod info;
+mod lock;
 mod metadata;
 mod options;
 mod reader;
@@ -93,6 +94,10 @@ use ndl_runtime::NdlType;
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
+pub use lock::{
+    break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
+    LOCK_LEASE_VAR,
+};
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};

@@ -95,6 +95,9 @@ pub(crate) fn open(
     Ok((Arc::new(adapter), Remote { objects, handle }))
 }
 
+/// An object's bytes and its ETag.
+pub(crate) type Tagged = (Vec<u8>, Option<String>);
+
 /// The object store behind a remote store, for what zarrs' adapter does
 /// not offer (conditional writes).
 #[derive(Clone)]
@@ -113,6 +116,45 @@ impl Remote {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. })
             | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The object at `key` and its ETag, `None` when there is none.
+    pub fn get_versioned(&self, key: &str) -> std::result::Result<Option<Tagged>, String> {
+        let path = object_store::path::Path::from(key);
+        let get = async {
+            let object = object_store::ObjectStoreExt::get(&self.objects, &path).await?;
+            let etag = object.meta.e_tag.clone();
+            Ok::<_, object_store::Error>((object.bytes().await?.to_vec(), etag))
+        };
+        match self.handle.block_on(get) {
+            Ok(found) => Ok(Some(found)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Replaces the object at `key` only if its ETag is still `etag`
+    /// (`If-Match`): the new object's ETag, `None` when it changed or is
+    /// gone.
+    pub fn replace_if(
+        &self,
+        key: &str,
+        value: Vec<u8>,
+        etag: &str,
+    ) -> std::result::Result<Option<Option<String>>, String> {
+        let path = object_store::path::Path::from(key);
+        let version = object_store::UpdateVersion {
+            e_tag: Some(etag.to_string()),
+            version: None,
+        };
+        let options = object_store::PutOptions::from(object_store::PutMode::Update(version));
+        let put = self.objects.put_opts(&path, value.into(), options);
+        match self.handle.block_on(put) {
+            Ok(put) => Ok(Some(put.e_tag)),
+            Err(object_store::Error::Precondition { .. })
+            | Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.to_string()),
         }
     }

@@ -199,6 +199,55 @@ impl Store {
         }
     }
 
+    /// The object at `key` and what tells whether it changes later, `None`
+    /// when there is none.
+    pub fn get_versioned(&self, key: &str) -> Result<Option<Versioned>> {
+        #[cfg(feature = "s3")]
+        if let Place::Remote(remote) = &self.place {
+            let full = format!("{}{key}", self.prefix);
+            let found = remote
+                .get_versioned(&full)
+                .map_err(|e| self.error(key, e))?;
+            return Ok(found.map(|(bytes, etag)| Versioned { bytes, etag }));
+        }
+        Ok(self.get(key)?.map(|bytes| Versioned {
+            bytes: bytes.to_vec(),
+            etag: None,
+        }))
+    }
+
+    /// Replaces the object at `key` with `value` only if it is still
+    /// `seen`: the new object, `None` when it changed or is gone. Object
+    /// storage compares ETags in the request (`If-Match`); elsewhere the
+    /// object is compared, then replaced, in two steps.
+    pub fn replace_if(
+        &self,
+        key: &str,
+        seen: &Versioned,
+        value: &[u8],
+    ) -> Result<Option<Versioned>> {
+        #[cfg(feature = "s3")]
+        if let Place::Remote(remote) = &self.place {
+            let full = format!("{}{key}", self.prefix);
+            let etag = seen.etag.as_deref().unwrap_or_default();
+            let replaced = remote
+                .replace_if(&full, value.to_vec(), etag)
+                .map_err(|e| self.error(key, e))?;
+            return Ok(replaced.map(|etag| Versioned {
+                bytes: value.to_vec(),
+                etag,
+            }));
+        }
+        if self.get(key)?.as_deref() != Some(&seen.bytes[..]) {
+            return Ok(None);
+        }
+        self.set(key, value.to_vec())?;
+        Ok(Some(Versioned {
+            bytes: value.to_vec(),
+            etag: None,
+        }))
+    }
+
     /// The node's path, as zarrs names nodes: `/` at the root, `/a/b`.
     pub fn node_path(&self) -> String {
         format!("/{}", self.prefix.trim_end_matches('/'))
@@ -242,6 +291,14 @@ impl Store {
             .set(&self.key(key)?, value.into())
             .map_err(|e| self.error(key, e.to_string()))
     }
+}
+
+/// An object as read, and what tells whether it changed since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Versioned {
+    pub bytes: Vec<u8>,
+    /// Object storage's ETag; elsewhere the bytes themselves tell.
+    pub etag: Option<String>,
 }
 
 /// zarrs' filesystem store, but `set` replaces an object in one step.

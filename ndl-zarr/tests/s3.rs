@@ -16,7 +16,7 @@ use ndl_runtime::NdlType;
 use ndl_testkit::child::{say, this_test, Running};
 use ndl_testkit::moto::Moto;
 use ndl_testkit::{python312, run_with};
-use ndl_zarr::{ArrayWriter, Layout, WriteOptions, ZarrFormat};
+use ndl_zarr::{ArrayWriter, Layout, LockBreak, WriteOptions, ZarrFormat};
 
 const CHILD: &str = "NDL_S3_CHILD";
 const N: u64 = 1000;
@@ -60,8 +60,9 @@ fn options(layout: &str) -> WriteOptions {
 }
 
 /// What a child does: `create LAYOUT URL`, `region URL START END`, `read
-/// URL`, `write URL`, `append URL`, `publish LAYOUT URL`, `publish-hang
-/// LAYOUT URL`, `absent URL`.
+/// URL`, `len URL N`, `write URL`, `append URL`, `publish LAYOUT URL`, `publish-hang
+/// LAYOUT URL`, `absent URL`, and with locks: `hold URL`, `hold-finish
+/// URL`, `break URL`, `break-seen URL MARKER`.
 fn act(spec: &str) {
     let words: Vec<&str> = spec.split_whitespace().collect();
     match words.as_slice() {
@@ -75,6 +76,7 @@ fn act(spec: &str) {
             w.finish().unwrap();
         }
         ["read", url] => assert_eq!(ndl_zarr::read::<Rec>(url).unwrap(), records(0..N)),
+        ["len", url, n] => assert_eq!(ndl_zarr::read::<Rec>(url).unwrap().len().to_string(), *n),
         ["write", url, n] => {
             let n: u64 = n.parse().unwrap();
             say("writing");
@@ -110,6 +112,31 @@ fn act(spec: &str) {
             let e = WriteOptions::new().write(url, &records(0..3)).unwrap_err();
             assert!(matches!(e, ndl_zarr::Error::Locked { .. }), "{e:?}");
         }
+        ["hold", url] => {
+            let _w = ArrayWriter::<Rec>::open(url).unwrap();
+            say(&format!("locked {}", std::process::id()));
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        ["hold-finish", url] => {
+            let mut w = ArrayWriter::<Rec>::open(url).unwrap();
+            w.append(&records(N..N + 10)).unwrap();
+            say("locked");
+            std::thread::sleep(Duration::from_secs(3));
+            match w.finish() {
+                Ok(len) => say(&format!("finished {len}")),
+                Err(e) => say(&format!("refused {e:?}")),
+            }
+        }
+        ["break", url] => say(&outcome(ndl_zarr::break_stale_lock(url).unwrap())),
+        ["break-seen", url, marker] => {
+            let seen = ndl_zarr::read_lock(url).unwrap().expect("a lock");
+            assert!(seen.is_stale(), "{seen:?}");
+            say("read");
+            while !std::path::Path::new(marker).exists() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            say(&outcome(ndl_zarr::break_lock(url, &seen).unwrap()));
+        }
         other => panic!("unknown child spec {other:?}"),
     }
 }
@@ -132,6 +159,16 @@ fn publish(layout: &str, url: &str) {
     // The lock went with the writer: an appender takes it (and, adding
     // nothing, leaves the store as it is).
     assert_eq!(ArrayWriter::<Rec>::open(url).unwrap().finish().unwrap(), N);
+}
+
+/// What a child says of breaking a lock: `unlocked`, `broken PID`, `held
+/// PID`.
+fn outcome(found: LockBreak) -> String {
+    match found {
+        LockBreak::Unlocked => "unlocked".into(),
+        LockBreak::Broken(lock) => format!("broken {}", lock.pid),
+        LockBreak::Held(lock) => format!("held {}", lock.pid),
+    }
 }
 
 /// Runs children and asserts they succeeded.
@@ -413,4 +450,132 @@ fn the_docs_page_runs() {
     assert!(out.contains("records 100 4950.0"), "{out}");
     assert!(out.contains("columns 100 4950.0 K"), "{out}");
     assert!(out.contains("xarray {'records': 100} 4950.0"), "{out}");
+}
+
+/// The lock object of the store at `url` on `moto`, after replacing it
+/// with `body` when given: what a writer on another machine would do.
+fn lock_object(moto: &Moto, url: &str, body: Option<&str>) -> String {
+    let (bucket, store) = url
+        .strip_prefix("s3://")
+        .and_then(|rest| rest.split_once('/'))
+        .unwrap();
+    run_with(
+        &python312(),
+        "import sys, boto3\n\
+         s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='testing', aws_secret_access_key='testing')\n\
+         if len(sys.argv) > 4: s3.put_object(Bucket=sys.argv[2], Key=sys.argv[3], Body=sys.argv[4].encode())\n\
+         print(s3.get_object(Bucket=sys.argv[2], Key=sys.argv[3])['Body'].read().decode(), end='')",
+        &[&moto.endpoint(), bucket, &format!("{store}/.ndl-append.lock")]
+            .into_iter()
+            .chain(body)
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A lock another writer holds, leased for a day.
+const FOREIGN_LOCK: &str =
+    "{\"host\":\"elsewhere\",\"pid\":7,\"taken_ms\":0,\"expires_ms\":99999999999999}";
+
+/// The environment of a child on `moto` whose locks are leased for `lease`
+/// seconds.
+fn leased(moto: &Moto, lease: &str) -> Vec<(&'static str, String)> {
+    let mut env = moto.env();
+    env.push((ndl_zarr::LOCK_LEASE_VAR, lease.into()));
+    env
+}
+
+/// The lock of a live writer is renewed and kept; once the writer is
+/// killed its lease runs out, and then, not before, the lock is broken and
+/// the store takes appends again. The lock names its writer.
+#[test]
+fn a_killed_writers_lock_is_broken_once_its_lease_expires() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return act(&spec);
+    }
+    let test = "a_killed_writers_lock_is_broken_once_its_lease_expires";
+    let moto = Moto::start(&python312());
+    moto.bucket("data");
+    let env = leased(&moto, "4");
+    let url = "s3://data/locked.zarr";
+    run_all(vec![child(test, &format!("create records {url}"), &env)]);
+    let says = |spec: &str| {
+        let (status, said) = Running::spawn(&mut child(test, spec, &env)).wait();
+        assert!(status.success(), "{spec}: {said:?}");
+        said.last().cloned().unwrap_or_default()
+    };
+
+    let mut holder = Running::spawn(&mut child(test, &format!("hold {url}"), &env));
+    let pid = holder.id();
+    holder.wait_for(&format!("locked {pid}"));
+    let lock: serde_json::Value = serde_json::from_str(&lock_object(&moto, url, None)).unwrap();
+    assert_eq!(lock["pid"], pid, "{lock}");
+    // Held past its first lease: renewed.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(says(&format!("break {url}")), format!("held {pid}"));
+
+    holder.kill();
+    assert_eq!(says(&format!("break {url}")), format!("held {pid}"));
+    std::thread::sleep(Duration::from_millis(4500));
+    assert_eq!(says(&format!("break {url}")), format!("broken {pid}"));
+    assert_eq!(says(&format!("break {url}")), "unlocked");
+    run_all(vec![child(test, &format!("append {url}"), &env)]);
+}
+
+/// A stale lock replaced between its reading and its breaking (renewed, or
+/// taken by another) is kept, as the server compares it (`If-Match`).
+#[test]
+fn a_lock_changed_since_it_was_read_is_not_broken() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return act(&spec);
+    }
+    let test = "a_lock_changed_since_it_was_read_is_not_broken";
+    let moto = Moto::start(&python312());
+    moto.bucket("data");
+    let env = leased(&moto, "1");
+    let url = "s3://data/changed.zarr";
+    run_all(vec![child(test, &format!("create records {url}"), &env)]);
+    let mut holder = Running::spawn(&mut child(test, &format!("hold {url}"), &env));
+    holder.wait_for(&format!("locked {}", holder.id()));
+    holder.kill();
+    std::thread::sleep(Duration::from_millis(1500));
+
+    let marker = tempfile::tempdir().unwrap();
+    let go = marker.path().join("go");
+    let mut breaker = Running::spawn(&mut child(
+        test,
+        &format!("break-seen {url} {}", go.display()),
+        &env,
+    ));
+    breaker.wait_for("read");
+    lock_object(&moto, url, Some(FOREIGN_LOCK));
+    std::fs::write(&go, "").unwrap();
+    breaker.wait_for("held 7");
+    assert!(breaker.wait().0.success());
+    assert_eq!(lock_object(&moto, url, None), FOREIGN_LOCK);
+}
+
+/// A writer whose lock another took meanwhile does not finish: the store
+/// keeps its length, and the other's lock stays.
+#[test]
+fn a_writer_whose_lock_was_taken_does_not_finish() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return act(&spec);
+    }
+    let test = "a_writer_whose_lock_was_taken_does_not_finish";
+    let moto = Moto::start(&python312());
+    moto.bucket("data");
+    let env = leased(&moto, "1.5");
+    let url = "s3://data/taken.zarr";
+    run_all(vec![child(test, &format!("create records {url}"), &env)]);
+    let mut writer = Running::spawn(&mut child(test, &format!("hold-finish {url}"), &env));
+    writer.wait_for("locked");
+    lock_object(&moto, url, Some(FOREIGN_LOCK));
+    let (status, said) = writer.wait();
+    assert!(status.success(), "{said:?}");
+    assert!(
+        said.last().is_some_and(|l| l.starts_with("refused Locked")),
+        "{said:?}"
+    );
+    assert_eq!(lock_object(&moto, url, None), FOREIGN_LOCK);
+    run_all(vec![child(test, &format!("len {url} {N}"), &env)]);
 }
