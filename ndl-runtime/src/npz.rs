@@ -11,6 +11,19 @@
 //! [`NpzWriter::create`] aligns every member's records to 64 bytes, so
 //! [`NpzReader::mmap`] can view them in place, without copying.
 //!
+//! # What is checked when
+//!
+//! Every member carries the CRC-32 of its bytes in the zip directory.
+//! - [`read`](NpzReader::read), [`read_array`](NpzReader::read_array) and
+//!   [`member_bytes`](NpzReader::member_bytes) read the whole member and
+//!   check its CRC at its end: a changed member is an error.
+//! - [`mmap_checked`](NpzReader::mmap_checked) checks the CRC over the
+//!   mapped bytes before handing out the records.
+//! - [`mmap`](NpzReader::mmap) and [`header`](NpzReader::header) read only
+//!   the header (and, for bools and enums, the values), so they do not
+//!   check it; nor does [`read_member`](NpzReader::read_member) unless its
+//!   function reads the member to the end.
+//!
 //! ```
 //! use ndl_runtime::npz::{NpzReader, NpzWriter};
 //!
@@ -303,8 +316,14 @@ impl NpzReader<BufReader<File>> {
     /// `np.savez_compressed` deflates them. Other members are refused with
     /// [`Error::NotMappable`], saying to [`read`](NpzReader::read) them
     /// instead. The header is checked as `MmapArray::open` checks it: `T`'s
-    /// datatype, native byte order, and valid bools and enums. The
-    /// member's CRC is not checked (that would read all of it).
+    /// datatype, native byte order, and valid bools and enums.
+    ///
+    /// The member's CRC-32 is not checked: that would read every byte,
+    /// which mapping exists to avoid (bools and enums aside, only the
+    /// header is read). A member changed or damaged since it was written
+    /// maps without an error; [`mmap_checked`](NpzReader::mmap_checked)
+    /// checks the CRC first, and [`read`](NpzReader::read) checks it as it
+    /// reads.
     ///
     /// # Safety
     ///
@@ -327,6 +346,47 @@ impl NpzReader<BufReader<File>> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub unsafe fn mmap<T: NdlType>(&mut self, name: &str) -> Result<MmapArray<T>> {
+        // SAFETY: our caller's promise, passed on.
+        unsafe { self.map_member(name, false) }
+    }
+
+    /// [`mmap`](NpzReader::mmap), after checking the member's CRC-32
+    /// against the zip directory's: one pass over the mapped bytes (a
+    /// gigabyte takes a few tenths of a second), before any record is
+    /// handed out. A member whose bytes changed after writing is refused
+    /// with [`Error::Checksum`]. The check covers the bytes as they are
+    /// when it runs; later changes to the file are what the safety
+    /// contract forbids.
+    ///
+    /// # Safety
+    ///
+    /// As for [`mmap`](NpzReader::mmap).
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("m.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("t", &[0.5f64, 1.5])?;
+    /// w.finish()?;
+    /// let mut r = NpzReader::open(&path)?;
+    /// // SAFETY: nothing modifies the archive while it is mapped.
+    /// let t = unsafe { r.mmap_checked::<f64>("t")? };
+    /// assert_eq!(t.as_slice(), [0.5, 1.5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub unsafe fn mmap_checked<T: NdlType>(&mut self, name: &str) -> Result<MmapArray<T>> {
+        // SAFETY: our caller's promise, passed on.
+        unsafe { self.map_member(name, true) }
+    }
+
+    /// Maps the member for `name`, checking its CRC-32 first with `crc`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`mmap`](NpzReader::mmap).
+    unsafe fn map_member<T: NdlType>(&mut self, name: &str, crc: bool) -> Result<MmapArray<T>> {
         let member = self.member_name(name)?;
         let limits = HeaderLimits {
             max_header_size: self.options.limits.max_header_size,
@@ -338,25 +398,43 @@ impl NpzReader<BufReader<File>> {
                     reason: "the archive was opened from a reader; open it by path with NpzReader::open to map its members".into(),
                 });
             };
-            let (start, len) = stored_span(&mut self.zip, &member, file.metadata()?.len())?;
+            let span = stored_span(&mut self.zip, &member, file.metadata()?.len())?;
             // SAFETY: our caller promises the archive is not modified while
             // mapped; `stored_span` checked the member lies within it.
-            let map = unsafe { MmapOptions::new().offset(start).len(len).map(file)? };
+            let map = unsafe {
+                MmapOptions::new()
+                    .offset(span.start)
+                    .len(span.len)
+                    .map(file)?
+            };
+            if crc {
+                check_crc(&member, &map, span.crc32)?;
+            }
             let (header, offset) = Header::parse(&map, &limits)?;
-            check_member_aligned::<T>(start + offset as u64)?;
+            check_member_aligned::<T>(span.start + offset as u64)?;
             MmapArray::from_map(map, header, offset, "NpzReader::read")
         };
         run().map_err(|e| e.in_file(path))
     }
 }
 
-/// The file offset and length of a stored member's bytes, checked to lie
-/// within the archive's `file_len` bytes.
+/// Where a stored member's bytes are in the archive file.
+struct StoredSpan {
+    /// The file offset of the first byte.
+    start: u64,
+    /// The number of bytes.
+    len: usize,
+    /// The CRC-32 the zip directory records for them.
+    crc32: u32,
+}
+
+/// The span of a stored member's bytes, checked to lie within the
+/// archive's `file_len` bytes.
 fn stored_span<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     member: &str,
     file_len: u64,
-) -> Result<(u64, usize)> {
+) -> Result<StoredSpan> {
     let f = zip.by_name(member).map_err(|source| Error::Zip {
         member: Some(member.to_string()),
         source,
@@ -369,7 +447,7 @@ fn stored_span<R: Read + Seek>(
             ),
         });
     }
-    let (start, len) = (f.data_start(), f.compressed_size());
+    let (start, len, crc32) = (f.data_start(), f.compressed_size(), f.crc32());
     let got = file_len.saturating_sub(start);
     if f.size() != len || len > got {
         return Err(Error::UnexpectedEof {
@@ -382,7 +460,20 @@ fn stored_span<R: Read + Seek>(
     let len = usize::try_from(len).map_err(|_| Error::NotMappable {
         reason: format!("the member's {len} bytes do not fit in the address space"),
     })?;
-    Ok((start, len))
+    Ok(StoredSpan { start, len, crc32 })
+}
+
+/// Checks a member's bytes against the CRC-32 its directory entry records.
+fn check_crc(member: &str, bytes: &[u8], stored: u32) -> Result<()> {
+    let computed = crc32fast::hash(bytes);
+    if computed != stored {
+        return Err(Error::Checksum {
+            member: member.to_string(),
+            stored,
+            computed,
+        });
+    }
+    Ok(())
 }
 
 /// Records at `records_start` in the archive, or why they cannot be viewed
@@ -471,7 +562,8 @@ impl<R: Read + Seek> NpzReader<R> {
             .collect()
     }
 
-    /// Reads the 1-D array `name` as records of `T`.
+    /// Reads the 1-D array `name` as records of `T`, checking the member's
+    /// CRC-32.
     pub fn read<T: NdlType>(&mut self, name: &str) -> Result<Vec<T>> {
         let options = ReadOptions {
             rank: Some(1),
@@ -480,7 +572,8 @@ impl<R: Read + Seek> NpzReader<R> {
         Ok(self.read_with(name, &options)?.data)
     }
 
-    /// Reads the array `name`, of any shape, as records of `T`.
+    /// Reads the array `name`, of any shape, as records of `T`, checking the
+    /// member's CRC-32.
     pub fn read_array<T: NdlType>(&mut self, name: &str) -> Result<NpyArray<T>> {
         let options = self.options.clone();
         self.read_with(name, &options)
@@ -489,11 +582,14 @@ impl<R: Read + Seek> NpzReader<R> {
     /// A stored member's size is bytes the archive holds, so the data can
     /// be allocated at once; a deflated one's is only a claim (a small
     /// member may say it inflates to gigabytes), so it is read as data
-    /// arrives.
+    /// arrives. The member is then read to its end, past any bytes after
+    /// the data, because the zip reader checks the CRC-32 only there.
     fn read_with<T: NdlType>(&mut self, name: &str, options: &ReadOptions) -> Result<NpyArray<T>> {
         self.with_member(name, |r, member| {
             let known = (member.stored).then_some(member.size);
-            crate::npy::read::read_array(r, options, known)
+            let array = crate::npy::read::read_array(&mut *r, options, known)?;
+            std::io::copy(r, &mut std::io::sink())?;
+            Ok(array)
         })
     }
 

@@ -3,7 +3,9 @@
 //! more) is refused.
 
 use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
-use ndl_runtime::{Charset, Compound, Datatype, EnumMember, FixedString, IntType, Member, Opaque};
+use ndl_runtime::{
+    Array, Charset, Compound, Datatype, EnumMember, FixedString, IntType, Member, Opaque,
+};
 
 fn little(datatype: Datatype, shape: &[u64]) -> Header {
     Header {
@@ -28,6 +30,14 @@ fn fortran(mut h: Header) -> Header {
 
 fn c(members: &[(&str, Datatype)]) -> Datatype {
     Datatype::Compound(Compound::c_layout(members.iter().cloned()).unwrap())
+}
+
+/// An array of `base`, kept apart from an array `base` (no folding).
+fn nested(base: Datatype, shape: &[usize]) -> Datatype {
+    Datatype::Array(Array {
+        base: Box::new(base),
+        shape: shape.to_vec(),
+    })
 }
 
 fn at(size: usize, members: &[(&str, usize, Datatype)]) -> Datatype {
@@ -728,9 +738,18 @@ fn descr_forms_numpy_accepts() {
     assert_eq!(read("[('', '<i4')]").datatype, c(&[("", Int32)]));
     assert_eq!(read("[('', '|V8')]").datatype, at(8, &[]));
     assert_eq!(read("[]").datatype, at(0, &[]));
+    // A subarray of a subarray keeps its nesting, as NumPy does.
     assert_eq!(
         read("[('c', ('<f8', (5,)), (2,))]").datatype,
-        c(&[("c", Float64.array_of(&[2, 5]))])
+        c(&[("c", nested(Float64.array_of(&[5]), &[2]))])
+    );
+    assert_eq!(
+        read("[('c', (('<f8', (5,)), (2,)))]").datatype,
+        read("[('c', ('<f8', (5,)), (2,))]").datatype
+    );
+    assert_eq!(
+        read("[('c', ('<f8', (5,)), ())]").datatype,
+        c(&[("c", Float64.array_of(&[5]))])
     );
     assert_eq!(read("'?'").datatype, Bool);
     assert_eq!(read("'<b1'").datatype, Bool);
@@ -1016,4 +1035,46 @@ fn is_printable_matches_python_except_unassigned() {
         not_unassigned.len(),
         &not_unassigned[..not_unassigned.len().min(20)]
     );
+}
+
+/// NumPy's own test_format.py case: a field that is a subarray of a
+/// subarray. The header NumPy writes parses to the nested datatype, prints
+/// back as `np.lib.format.dtype_to_descr` does, byte for byte as NumPy's
+/// header, and the data reads into a Rust type whose datatype folds it.
+#[test]
+fn a_subarray_of_a_subarray_keeps_its_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.npy");
+    let descr = ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('c', ('<f8', (5,)), (2,))])\n\
+         np.save(sys.argv[1], np.arange(30.0).view(dt))\n\
+         print(np.lib.format.dtype_to_descr(dt))",
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(descr.trim(), "[('c', ('<f8', (5,)), (2,))]");
+    let file = std::fs::read(&path).unwrap();
+    let (h, start) = Header::parse(&file, &HeaderLimits::default()).unwrap();
+    assert_eq!(
+        h.datatype,
+        Datatype::Compound(Compound {
+            size: 80,
+            members: vec![Member::new(
+                "c",
+                0,
+                nested(Datatype::Float64.array_of(&[5]), &[2])
+            )],
+        })
+    );
+    assert_eq!(h.descr().unwrap(), descr.trim());
+    assert_eq!(h.to_bytes().unwrap(), file[..start]);
+
+    #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    #[repr(C)]
+    struct C {
+        c: [[f64; 5]; 2],
+    }
+    let read = ndl_runtime::npy::read_file::<C>(&path).unwrap();
+    assert_eq!(read.len(), 3);
+    assert_eq!(read[2].c[1][4], 29.0);
 }

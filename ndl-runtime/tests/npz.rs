@@ -383,3 +383,44 @@ np.savez_compressed(sys.argv[1], rec=x)
     let e = z.read::<Missing>("rec").unwrap_err();
     assert!(e.to_string().contains("no field 'd'"), "{e}");
 }
+
+/// A stored member whose data was changed after it was written: its CRC-32
+/// no longer matches the directory's. Reading checks the CRC once the
+/// member is read to its end; `mmap` does not read the member, and says
+/// so; `mmap_checked` reads it once and refuses it.
+#[test]
+fn a_corrupted_member_fails_its_crc_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.npz");
+    let mut w = NpzWriter::create(&path).unwrap();
+    w.add("x", &[1.0f64, 2.0, 3.0]).unwrap();
+    w.finish().unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(8)
+        .position(|w| w == 2.0f64.to_ne_bytes())
+        .unwrap();
+    bytes[at + 7] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let mut r = NpzReader::open(&path).unwrap();
+    let e = r.read::<f64>("x").unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    // SAFETY: nothing modifies the archive while it is mapped.
+    let unchecked = unsafe { r.mmap::<f64>("x") }.unwrap();
+    assert_ne!(unchecked.as_slice()[1], 2.0);
+    drop(unchecked);
+    // SAFETY: as above.
+    let e = unsafe { r.mmap_checked::<f64>("x") }.unwrap_err();
+    assert!(e.to_string().contains("CRC-32"), "{e}");
+    assert!(e.to_string().contains("x.npy"), "{e}");
+
+    // An intact member passes the check.
+    let mut w = NpzWriter::create(&path).unwrap();
+    w.add("x", &[1.0f64, 2.0, 3.0]).unwrap();
+    w.finish().unwrap();
+    let mut r = NpzReader::open(&path).unwrap();
+    // SAFETY: as above.
+    let checked = unsafe { r.mmap_checked::<f64>("x") }.unwrap();
+    assert_eq!(checked.as_slice(), [1.0, 2.0, 3.0]);
+}

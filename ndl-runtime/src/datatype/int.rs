@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::Datatype;
 
-/// The integer datatypes, the possible bases of an [`Enum`].
+/// The integer datatypes, the possible bases of an [`Enum`](crate::Enum).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IntType {
     /// `int8`

@@ -116,7 +116,9 @@ pub enum Selection {
 /// An array datatype: `shape` elements of `base`, in C order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Array {
-    /// The element datatype, never itself an array (nested arrays fold).
+    /// The element datatype. [`Datatype::array_of`] folds nested arrays into
+    /// one; a NumPy subarray of a subarray (`('c', ('<f8', (5,)), (2,))`)
+    /// keeps its nesting, and [`Datatype::folded`] gives its folded form.
     pub base: Box<Datatype>,
     /// The extent of each dimension.
     pub shape: Vec<usize>,
@@ -303,6 +305,35 @@ impl Datatype {
                 shape: a.shape.clone(),
             }),
             Datatype::Vlen(base) => Datatype::Vlen(Box::new(base.storage_form())),
+            other => other.clone(),
+        }
+    }
+
+    /// `self` with every array of arrays folded into one array, as
+    /// [`Datatype::array_of`] builds them: the same bytes, described the
+    /// way a Rust type's datatype describes them.
+    ///
+    /// ```
+    /// use ndl_runtime::{Array, Datatype};
+    ///
+    /// let nested = Datatype::Array(Array { base: Box::new(Datatype::Float64.array_of(&[5])), shape: vec![2] });
+    /// assert_eq!(nested.folded(), Datatype::Float64.array_of(&[2, 5]));
+    /// ```
+    pub fn folded(&self) -> Datatype {
+        match self {
+            Datatype::Array(a) => a.base.folded().array_of(&a.shape),
+            Datatype::Compound(c) => Datatype::Compound(Compound {
+                size: c.size,
+                members: c
+                    .members
+                    .iter()
+                    .map(|m| Member {
+                        datatype: m.datatype.folded(),
+                        ..m.clone()
+                    })
+                    .collect(),
+            }),
+            Datatype::Vlen(base) => Datatype::Vlen(Box::new(base.folded())),
             other => other.clone(),
         }
     }

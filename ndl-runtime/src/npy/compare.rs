@@ -24,7 +24,7 @@ pub(crate) struct RecordShape {
 /// Checks that the file described by `header` holds records of `expected`.
 pub(crate) fn check_datatype(header: &Header, expected: &Datatype) -> Result<RecordShape> {
     let shape = record_shape(header, expected)?;
-    if let Some(d) = first_difference(&header.datatype, element(expected).0) {
+    if let Some(d) = first_difference(&header.datatype.folded(), element(expected).0) {
         return Err(Error::TypeMismatch {
             field: d.field,
             message: d.message,

@@ -8,7 +8,7 @@ use super::literal::{Lit, Value};
 use super::repr::py_repr_str;
 use super::{parse_scalar_typestr, scalar_typestr, ByteOrder, Error, Result};
 use crate::schema::join_field;
-use crate::{Charset, Compound, Datatype, Member};
+use crate::{Array, Charset, Compound, Datatype, Member};
 
 impl Datatype {
     /// The NumPy `descr` of this datatype in native byte order, exactly as
@@ -237,7 +237,7 @@ impl<'a> DescrReader<'a> {
             Value::Tuple(items) if items.len() == 2 => {
                 let base = self.datatype(&items[0], field)?;
                 let shape = self.subarray_shape(&items[1], field)?;
-                Ok(base.array_of(&shape))
+                Ok(subarray(base, shape))
             }
             other => Err(self.invalid(
                 lit,
@@ -380,7 +380,7 @@ impl<'a> DescrReader<'a> {
         let path = join_field(parent, &name);
         let mut datatype = self.datatype(&items[1], &path)?;
         if let Some(shape) = items.get(2) {
-            datatype = datatype.array_of(&self.subarray_shape(shape, &path)?);
+            datatype = subarray(datatype, self.subarray_shape(shape, &path)?);
         }
         Ok(Field {
             title,
@@ -412,6 +412,19 @@ impl<'a> DescrReader<'a> {
             )),
         }
     }
+}
+
+/// `shape` elements of `base`, as NumPy's `(base, shape)`: a subarray of a
+/// subarray keeps its nesting, as NumPy prints it back
+/// (`('c', ('<f8', (5,)), (2,))`), and an empty shape is the base itself.
+fn subarray(base: Datatype, shape: Vec<usize>) -> Datatype {
+    if shape.is_empty() {
+        return base;
+    }
+    Datatype::Array(Array {
+        base: Box::new(base),
+        shape,
+    })
 }
 
 struct Field {

@@ -290,6 +290,18 @@ pub enum Error {
         got: u64,
     },
 
+    /// A `.npz` member's bytes do not have the CRC-32 its zip directory
+    /// entry records: the archive was changed or damaged after writing.
+    #[error("npz archive member '{member}': its CRC-32 is {computed:08x}, the zip directory says {stored:08x}; the member was changed or damaged")]
+    Checksum {
+        /// The archive member.
+        member: String,
+        /// The CRC-32 the directory records.
+        stored: u32,
+        /// The CRC-32 of the member's bytes.
+        computed: u32,
+    },
+
     /// The array cannot be memory-mapped as the requested type.
     #[error("cannot memory-map the array: {reason}")]
     NotMappable {
@@ -372,6 +384,7 @@ impl Error {
             | Error::NotWritable { .. }
             | Error::DatatypeMismatch { .. }
             | Error::Zip { .. }
+            | Error::Checksum { .. }
             | Error::TypeMismatch { .. }
             | Error::RankMismatch { .. }
             | Error::ShapeMismatch { .. }

@@ -293,7 +293,9 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
 /// or with `by_name` the map by field name.
 fn field_map_for(header: &Header, expected: &Datatype, by_name: bool) -> Result<Option<FieldMap>> {
     let element = element(expected).0;
-    let Some(d) = first_difference(&header.datatype, element) else {
+    // A Rust type's datatype folds arrays of arrays; the file's may not.
+    let stored = header.datatype.folded();
+    let Some(d) = first_difference(&stored, element) else {
         return Ok(None);
     };
     if !by_name {
@@ -302,11 +304,7 @@ fn field_map_for(header: &Header, expected: &Datatype, by_name: bool) -> Result<
             message: d.message,
         });
     }
-    Ok(Some(FieldMap::new(
-        &header.datatype,
-        header.byte_order,
-        element,
-    )?))
+    Ok(Some(FieldMap::new(&stored, header.byte_order, element)?))
 }
 
 /// The error for a bad value found in a record read by name: the field

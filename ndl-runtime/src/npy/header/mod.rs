@@ -155,22 +155,23 @@ impl Header {
 
     /// The datatype and shape as written: a top-level array moves into the shape.
     fn folded(&self) -> Result<(&Datatype, Vec<u64>)> {
-        let mut shape = self.shape.clone();
-        match &self.datatype {
-            Datatype::Array(a) if self.fortran_order => Err(Error::NotWritable {
+        if let (Datatype::Array(a), true) = (&self.datatype, self.fortran_order) {
+            return Err(Error::NotWritable {
                 field: String::new(),
                 reason: format!(
                     "an array datatype (shape {:?}) as the element of a Fortran-order array; \
                      NumPy stores subarray dtypes by appending their shape in C order",
                     a.shape
                 ),
-            }),
-            Datatype::Array(a) => {
-                shape.extend(a.shape.iter().map(|&d| d as u64));
-                Ok((&a.base, shape))
-            }
-            dt => Ok((dt, shape)),
+            });
         }
+        let mut shape = self.shape.clone();
+        let mut datatype = &self.datatype;
+        while let Datatype::Array(a) = datatype {
+            shape.extend(a.shape.iter().map(|&d| d as u64));
+            datatype = &a.base;
+        }
+        Ok((datatype, shape))
     }
 
     /// The descr this header writes, e.g. `'<f8'` (for messages and checks).

@@ -244,7 +244,7 @@ fn header_from_text(text: &str, python2: bool, to_offset: &dyn Fn(usize) -> u64)
         }
     };
     let (mut datatype, byte_order) = DescrReader::new(to_offset).read(descr)?;
-    if let Datatype::Array(a) = datatype {
+    while let Datatype::Array(a) = datatype {
         // NumPy appends a subarray dtype's shape to the array's shape.
         if fortran_order {
             return Err(Error::UnsupportedDescr {
