@@ -37,6 +37,21 @@ enum Command {
     /// The array streams through in bounded memory; a progress bar shows on
     /// a terminal. The destination appears only once complete.
     Convert(ConvertArgs),
+    /// Remove the lock that a writer which is gone left on a Zarr store.
+    ///
+    /// A writer holds a store's lock while it appends, and renews the
+    /// lock's lease as it goes. A lock whose lease has expired belongs to a
+    /// writer that was killed or cut off: it is removed, unless a writer
+    /// renewed it meanwhile. A lock whose lease holds is kept, and the
+    /// command fails, naming its owner.
+    Unlock(UnlockArgs),
+}
+
+#[derive(Args)]
+struct UnlockArgs {
+    /// The store: a directory, or `s3://bucket/prefix`.
+    #[arg(value_parser = location)]
+    store: PathBuf,
 }
 
 #[derive(Args)]
@@ -129,6 +144,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Describe(args) => run_describe(&args),
         Command::Convert(args) => run_convert(&args),
+        Command::Unlock(args) => run_unlock(&args),
     }
 }
 
@@ -229,6 +245,43 @@ impl From<Format> for Language {
             Format::Datashape => Language::Datashape,
             Format::Zarr => Language::Zarr,
             Format::Cdl => Language::Cdl,
+        }
+    }
+}
+
+fn run_unlock(args: &UnlockArgs) -> ExitCode {
+    let shown = args.store.display();
+    let owner = |lock: &ndl_zarr::StoreLock| {
+        format!(
+            "host {}, process {}, taken {} s ago",
+            lock.host,
+            lock.pid,
+            lock.taken.elapsed().map_or(0, |d| d.as_secs())
+        )
+    };
+    match ndl_zarr::break_stale_lock(&args.store) {
+        Ok(ndl_zarr::LockBreak::Unlocked) => {
+            println!("{shown}: not locked");
+            ExitCode::SUCCESS
+        }
+        Ok(ndl_zarr::LockBreak::Broken(lock)) => {
+            println!("{shown}: removed the stale lock of {}", owner(&lock));
+            ExitCode::SUCCESS
+        }
+        Ok(ndl_zarr::LockBreak::Held(lock)) => {
+            let left = lock
+                .expires
+                .duration_since(std::time::SystemTime::now())
+                .map_or(0, |d| d.as_secs());
+            eprintln!(
+                "ndl: error: {shown}: locked by a live writer ({}); its lease ends in {left} s unless renewed",
+                owner(&lock)
+            );
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("ndl: error: {e}");
+            ExitCode::FAILURE
         }
     }
 }

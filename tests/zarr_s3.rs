@@ -200,3 +200,54 @@ fn the_request_count_is_configurable() {
     assert!(!bad.status.success(), "{text}");
     assert!(text.contains("NDL_ZARR_REQUESTS=\"none\""), "{text}");
 }
+
+/// `ndl unlock` on S3: a store without a lock is left alone, the lock of a
+/// live writer is kept and named, and a lock whose lease has expired is
+/// removed.
+#[test]
+fn unlock_breaks_only_a_stale_lock() {
+    let moto = Moto::start(&common::python312());
+    moto.bucket("data");
+    let env = moto.env();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.npy");
+    ndl_runtime::npy::write_file(&file, &records(0..10)).unwrap();
+    let url = "s3://data/x.zarr";
+    let lock = "s3://data/x.zarr/.ndl-append.lock";
+    let ndl = |args: &[&str]| {
+        Command::new(NDL)
+            .args(args)
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap()
+    };
+    assert!(ndl(&["convert", file.to_str().unwrap(), url])
+        .status
+        .success());
+
+    let out = ndl(&["unlock", url]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not locked"));
+
+    let live = "{\"host\":\"elsewhere\",\"pid\":7,\"taken_ms\":0,\"expires_ms\":99999999999999}";
+    moto.object(lock, Some(live));
+    let out = ndl(&["unlock", url]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a live lock broken: {out:?}");
+    assert!(
+        stderr.contains("elsewhere") && stderr.contains("live"),
+        "{stderr}"
+    );
+    assert_eq!(moto.object(lock, None).as_deref(), Some(live));
+
+    let stale = "{\"host\":\"elsewhere\",\"pid\":7,\"taken_ms\":0,\"expires_ms\":1000}";
+    moto.object(lock, Some(stale));
+    let out = ndl(&["unlock", url]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("removed the stale lock") && stdout.contains("elsewhere"),
+        "{stdout}"
+    );
+    assert_eq!(moto.object(lock, None), None);
+}

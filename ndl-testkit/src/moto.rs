@@ -83,22 +83,47 @@ impl Moto {
 
     /// Creates the bucket `name`.
     pub fn bucket(&self, name: &str) {
+        self.boto3("s3.create_bucket(Bucket=sys.argv[2])", &[name]);
+    }
+
+    /// The object at `url` (`s3://bucket/key`), after replacing it with
+    /// `body` when given: what a client on another machine would do. An
+    /// object that is not there reads as `None`.
+    pub fn object(&self, url: &str, body: Option<&str>) -> Option<String> {
+        let (bucket, key) = url
+            .strip_prefix("s3://")
+            .and_then(|rest| rest.split_once('/'))
+            .unwrap_or_else(|| panic!("{url}: not s3://bucket/key"));
+        let text = self.boto3(
+            "if len(sys.argv) > 4: s3.put_object(Bucket=sys.argv[2], Key=sys.argv[3], Body=sys.argv[4].encode())\n\
+             try: print('=' + s3.get_object(Bucket=sys.argv[2], Key=sys.argv[3])['Body'].read().decode(), end='')\n\
+             except s3.exceptions.NoSuchKey: print('-', end='')",
+            &[bucket, key].into_iter().chain(body).collect::<Vec<_>>(),
+        );
+        text.strip_prefix('=').map(str::to_owned)
+    }
+
+    /// Runs `script` with `s3`, a boto3 client of this server, and
+    /// `sys.argv[2..]` = `args`; returns its stdout.
+    fn boto3(&self, script: &str, args: &[&str]) -> String {
+        let script = format!(
+            "import sys, boto3\n\
+             s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='testing', aws_secret_access_key='testing')\n\
+             {script}"
+        );
         let out = Command::new(&self.python)
-            .args([
-                "-c",
-                "import sys, boto3\n\
-                 s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='testing', aws_secret_access_key='testing')\n\
-                 s3.create_bucket(Bucket=sys.argv[2])",
-                &self.endpoint(),
-                name,
-            ])
+            .arg("-c")
+            .arg(&script)
+            .arg(self.endpoint())
+            .args(args)
             .output()
             .unwrap_or_else(|e| panic!("{}: {e}", self.python.display()));
         assert!(
             out.status.success(),
-            "creating bucket {name} failed:\n{}",
+            "boto3 {args:?} failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
 
