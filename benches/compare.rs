@@ -35,8 +35,6 @@
 //! out), `--only npy`, `--only zarr` or `--only s3`.
 
 mod common;
-#[path = "../ndl-testkit/src/moto.rs"]
-mod moto;
 #[path = "compare/s3.rs"]
 mod s3;
 #[path = "compare/zarr.rs"]

@@ -31,9 +31,9 @@ use std::time::Instant;
 use ndl_zarr::{Codec, WriteOptions};
 
 use crate::common::{records, Padded24Flat};
-use crate::moto::Moto;
 use crate::zarr::{CHUNK, LEVEL};
 use crate::MB;
+use ndl_testkit::moto::Moto;
 
 type T = Padded24Flat;
 
