@@ -39,6 +39,7 @@ pub mod npy;
 pub mod npz;
 pub mod records;
 pub mod schema;
+pub mod time;
 
 pub use byte_order::ByteOrder;
 pub use datatype::{

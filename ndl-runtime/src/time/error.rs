@@ -1,0 +1,57 @@
+//! Why a time unit or code does not parse, or a time value does not convert.
+
+/// Why a NumPy time code does not parse, or a time value does not convert.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimeError {
+    /// A unit NumPy does not have.
+    #[error(
+        "unknown NumPy time unit `{unit}` in `{code}`: the units are \
+         Y M W D h m s ms us ns ps fs as, with an optional multiple such as `10ms`"
+    )]
+    UnknownUnit {
+        /// The code as given.
+        code: String,
+        /// The part that is not a unit.
+        unit: String,
+    },
+    /// A multiple of 0, or one NumPy cannot hold.
+    #[error(
+        "multiple {multiple} in `{code}` is out of range: \
+         a NumPy time unit's multiple is 1 to 2147483647"
+    )]
+    Multiple {
+        /// The code as given.
+        code: String,
+        /// The multiple as written.
+        multiple: String,
+    },
+    /// Not of the form `M8[...]` or `m8[...]`.
+    #[error("`{0}` is not a NumPy time type: expected `M8[<unit>]` or `m8[<unit>]`, such as `M8[ns]` or `m8[10ms]`")]
+    NotATimeCode(String),
+    /// NumPy's generic `M8`/`m8`, which has no unit.
+    #[error("`{0}` has no unit (NumPy's generic time type): give one, such as `M8[ns]`")]
+    NoUnit(String),
+    /// NaT converted to a type that has no NaT.
+    #[error("NaT has no {target} value")]
+    NaT {
+        /// The type converted to.
+        target: &'static str,
+    },
+    /// A value outside the range of the type converted to.
+    #[error("{value} is outside the range of {target}")]
+    OutOfRange {
+        /// The value, as its type prints it.
+        value: String,
+        /// The type converted to.
+        target: String,
+    },
+    /// A value that is not a whole number of the unit converted to.
+    #[error("{value} is not a whole number of {unit}: round it first")]
+    Inexact {
+        /// The value, as its type prints it.
+        value: String,
+        /// The unit converted to, as NumPy names it (`seconds`).
+        unit: &'static str,
+    },
+}
