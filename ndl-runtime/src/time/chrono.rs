@@ -140,7 +140,7 @@ mod tests {
         let err = DateTime64::<Seconds>::try_from(half).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "1970-01-01 00:00:01.500 UTC is not a whole number of seconds: round it first"
+            "1970-01-01 00:00:01.500 UTC is not a whole number of seconds"
         );
         let d = TimeDelta::nanoseconds(-1_500);
         assert!(TimeDelta64::<Micros>::try_from(d).is_err());

@@ -47,11 +47,40 @@ pub enum TimeError {
         target: String,
     },
     /// A value that is not a whole number of the unit converted to.
-    #[error("{value} is not a whole number of {unit}: round it first")]
+    #[error("{value} is not a whole number of {unit}")]
     Inexact {
         /// The value, as its type prints it.
         value: String,
         /// The unit converted to, as NumPy names it (`seconds`).
         unit: &'static str,
     },
+    /// A CF `units` attribute of time that is not `<unit> since <epoch>`
+    /// or `<unit>` with a CF time unit.
+    #[error("`{units}` is not CF time units: {why}")]
+    NotCfUnits {
+        /// The attribute.
+        units: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A CF epoch that does not parse.
+    #[error("the epoch of `{units}` does not parse: {why}")]
+    Epoch {
+        /// The `units` attribute.
+        units: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A CF calendar whose days are not NumPy's.
+    #[error(
+        "calendar `{0}` is not supported: its dates are not NumPy's; \
+         the calendars read are standard, gregorian and proleptic_gregorian"
+    )]
+    Calendar(String),
+    /// A unit with no CF name: years, months, weeks, and below nanoseconds.
+    #[error("NumPy time unit `{}` has no CF units: CF time is days to nanoseconds", .0.code())]
+    NoCfUnit(super::BaseUnit),
+    /// A conversion to years or months, whose lengths vary.
+    #[error("cannot convert to `{0}`: years and months have no fixed length")]
+    CalendarUnit(super::NumpyTimeUnit),
 }

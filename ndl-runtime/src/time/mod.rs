@@ -29,6 +29,8 @@
 //! other type's range and a value that is not a whole number of the unit
 //! are errors ([`TimeError`]), never a panic, a wrap or a rounding.
 
+mod calendar;
+mod cf;
 #[cfg(feature = "chrono")]
 mod chrono;
 mod display;
@@ -43,6 +45,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
+pub use cf::{CfDecoder, CfTimeUnits};
 pub use error::TimeError;
 pub use numpy_unit::{BaseUnit, NumpyTimeUnit, TimeKind};
 pub use unit::{Days, Hours, Micros, Millis, Minutes, Nanos, Seconds, TimeUnit};
