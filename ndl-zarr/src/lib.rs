@@ -73,6 +73,7 @@ mod columns;
 mod documents;
 mod error;
 mod info;
+mod lock;
 mod metadata;
 mod options;
 mod reader;

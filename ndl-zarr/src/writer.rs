@@ -11,6 +11,7 @@ use crate::append::Appender;
 use crate::columns::ColumnsWriter;
 use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
+use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::records::{self, check_type, packer};
@@ -88,72 +89,6 @@ pub struct ArrayWriter<T> {
     packer: Packer<T>,
     /// What the writer holds until `finish`.
     held: Held,
-}
-
-/// The lock of an appender: an object only one writer can create. Appends
-/// by two writers at once would each write the same last chunk and length,
-/// and one's records would be lost; the second is refused instead.
-#[derive(Debug)]
-struct AppendLock {
-    store: Store,
-}
-
-/// The lock's key, at the store's root.
-const APPEND_LOCK: &str = ".ndl-append.lock";
-
-/// The stores whose append lock a writer of this process holds.
-fn held() -> &'static std::sync::Mutex<std::collections::HashSet<String>> {
-    static HELD: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> =
-        std::sync::OnceLock::new();
-    HELD.get_or_init(Default::default)
-}
-
-impl AppendLock {
-    fn take(store: &Store) -> Result<AppendLock> {
-        let lock = AppendLock::take_object(store)?;
-        if let Ok(mut h) = held().lock() {
-            h.insert(store.name.clone());
-        }
-        Ok(lock)
-    }
-
-    fn take_object(store: &Store) -> Result<AppendLock> {
-        let owner = format!("{}\n", std::process::id());
-        if store.create_new(APPEND_LOCK, owner.as_bytes())? {
-            return Ok(AppendLock {
-                store: store.clone(),
-            });
-        }
-        // A lock of a process of this machine that is gone is stale, and so
-        // is one naming this process that none of its writers holds (a
-        // process id reused after a crash).
-        if store.is_local() {
-            let holder = store
-                .get(APPEND_LOCK)?
-                .and_then(|b| String::from_utf8_lossy(&b).trim().parse::<u32>().ok());
-            let ours = holder == Some(std::process::id());
-            let alive = holder.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
-            if !alive || (ours && !held().lock().is_ok_and(|h| h.contains(&store.name))) {
-                store.set(APPEND_LOCK, owner.into_bytes())?;
-                return Ok(AppendLock {
-                    store: store.clone(),
-                });
-            }
-        }
-        Err(Error::Locked {
-            store: store.name.clone(),
-            lock: APPEND_LOCK.into(),
-        })
-    }
-}
-
-impl Drop for AppendLock {
-    fn drop(&mut self) {
-        let _ = self.store.erase(APPEND_LOCK);
-        if let Ok(mut h) = held().lock() {
-            h.remove(&self.store.name);
-        }
-    }
 }
 
 /// The writer of one layout.
@@ -281,7 +216,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let meta = ArrayMeta::read(&store)?;
         check_type(&store, &meta.stored, &packer)?;
         records::check_records(&store, &meta)?;
-        let chunks = crate::chunks::Chunks::new(&store, &meta)?;
+        let chunks = crate::chunks::ChunkIo::new(&store, &meta)?;
         let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
         Ok(ArrayWriter {
             core,
