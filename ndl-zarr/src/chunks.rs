@@ -121,7 +121,7 @@ const KEPT_BUFFER_BYTES: usize = 16 << 20;
 const MAX_CHUNK_BYTES: usize = 1 << 31;
 
 /// The chunks of one array, encoded and decoded by zarrs.
-pub(crate) struct Chunks {
+pub(crate) struct ChunkIo {
     pub store: Store,
     engine: Engine,
     /// Records per chunk (per shard, with sharding).
@@ -134,9 +134,9 @@ pub(crate) struct Chunks {
     zstd: bool,
 }
 
-impl std::fmt::Debug for Chunks {
+impl std::fmt::Debug for ChunkIo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chunks")
+        f.debug_struct("ChunkIo")
             .field("store", &self.store.name)
             .field("chunk_len", &self.chunk_len)
             .field("record", &self.record)
@@ -144,10 +144,10 @@ impl std::fmt::Debug for Chunks {
     }
 }
 
-impl Chunks {
+impl ChunkIo {
     /// The chunks of the array `meta` describes in `store`, which must be
     /// chunked along its first dimension only.
-    pub fn new(store: &Store, meta: &ArrayMeta) -> Result<Chunks> {
+    pub fn new(store: &Store, meta: &ArrayMeta) -> Result<ChunkIo> {
         let unchunked = meta.shape.get(1..) == meta.chunk_shape.get(1..);
         if meta.shape.is_empty() || !unchunked {
             return Err(Error::Shape {
@@ -181,7 +181,7 @@ impl Chunks {
         }
         let zstd = meta.inner_chunk_shape.is_none()
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
-        Ok(Chunks {
+        Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
             chunk_len: meta.chunk_shape[0],

@@ -63,7 +63,7 @@ impl Staging {
         std::fs::create_dir_all(parent).map_err(io)?;
         remove_leftovers(parent, &name);
         let (building, guard) = building_dir(parent, &name).map_err(io)?;
-        let staged = Store::staging(&building, &store.name)?;
+        let staged = Store::building(&building, &store.name)?;
         let staging = Staging {
             building,
             guard,

@@ -116,7 +116,7 @@ impl Store {
     /// A store in the local directory `dir` that no reader sees until it is
     /// renamed into place: objects are written in place, not replaced.
     /// Messages name it `name`, its place.
-    pub fn staging(dir: &Path, name: &str) -> Result<Store> {
+    pub fn building(dir: &Path, name: &str) -> Result<Store> {
         Store::local_with(dir, false, name.to_string())
     }
 

@@ -9,7 +9,7 @@ use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
 use super::{plan, Column, Style};
-use crate::chunks::Chunks;
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::source::{invalid, Source};
@@ -54,9 +54,9 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
 /// A column opened for reading.
 struct Opened {
     column: Column,
-    chunks: Chunks,
+    chunks: ChunkIo,
     /// The field's own checks (bools, enums).
-    layout: PackedLayout,
+    checks: PackedLayout,
 }
 
 impl Opened {
@@ -74,7 +74,7 @@ impl Opened {
             out.extend_from_slice(&decoded[from * size..to * size]);
             at = chunk * chunk_len + to as u64;
         }
-        self.layout.check(&out).map_err(|bad| {
+        self.checks.check(&out).map_err(|bad| {
             let field = match bad.field.as_str() {
                 "" => self.column.name.clone(),
                 f if f.starts_with('[') => format!("{}{f}", self.column.name),
@@ -102,7 +102,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         let child = store.child(&column.name);
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
-        let layout = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
+        let checks = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
             store: store.name.clone(),
             field: column.name.clone(),
             message: e.to_string(),
@@ -110,11 +110,11 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         // Columns of different lengths are what a crash between two
         // columns' appends leaves: the records are those all columns hold.
         len = len.min(meta.len());
-        let chunks = Chunks::new(&child, &meta)?;
+        let chunks = ChunkIo::new(&child, &meta)?;
         opened.push(Opened {
             column,
             chunks,
-            layout,
+            checks,
         });
     }
     let len = if opened.is_empty() { 0 } else { len };
