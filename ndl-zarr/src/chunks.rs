@@ -6,12 +6,28 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
-use zarrs::array::ArrayToBytesCodecTraits;
+use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
+use zarrs::storage::ReadableWritableListableStorageTraits;
 
 use crate::error::{Error, Result};
-use crate::metadata::{ArrayMeta, Engine};
+use crate::metadata::{bad, ArrayMeta};
 use crate::store::Store;
+use crate::struct_type;
+
+/// The zarrs array that encodes and decodes the chunks.
+pub(crate) type Engine = Array<dyn ReadableWritableListableStorageTraits>;
+
+/// The zarrs array of `meta` on `store`.
+pub(crate) fn engine(store: &Store, meta: &ArrayMeta) -> Result<Engine> {
+    struct_type::register();
+    Array::new_with_metadata(
+        store.storage.clone(),
+        &store.node_path(),
+        ArrayMetadata::V3(meta.engine.clone()),
+    )
+    .map_err(|e| bad(&store.name, meta.key(), format!("cannot be decoded: {e}")))
+}
 
 /// The threads that move chunks to and from object storage: a request
 /// mostly waits on the network, so many run at once, more than there are
@@ -133,13 +149,13 @@ impl Chunks {
     /// The chunks of the array `meta` describes in `store`, which must be
     /// chunked along its first dimension only.
     pub fn new(store: &Store, meta: &ArrayMeta) -> Result<Chunks> {
-        let unchunked = meta.shape.get(1..) == meta.chunks.get(1..);
+        let unchunked = meta.shape.get(1..) == meta.chunk_shape.get(1..);
         if meta.shape.is_empty() || !unchunked {
             return Err(Error::Shape {
                 store: store.name.clone(),
                 message: format!(
                     "the array of shape {:?} is chunked {:?}; records are read from arrays chunked along their first dimension only",
-                    meta.shape, meta.chunks
+                    meta.shape, meta.chunk_shape
                 ),
             });
         }
@@ -153,23 +169,23 @@ impl Chunks {
             ),
         })?;
         let chunk_bytes = record
-            .checked_mul(meta.chunks[0] as usize)
+            .checked_mul(meta.chunk_shape[0] as usize)
             .filter(|&b| b <= MAX_CHUNK_BYTES);
         if chunk_bytes.is_none() {
             return Err(Error::Shape {
                 store: store.name.clone(),
                 message: format!(
                     "chunks of {} records of {record} bytes are more than the {MAX_CHUNK_BYTES} bytes a chunk may hold here",
-                    meta.chunks[0]
+                    meta.chunk_shape[0]
                 ),
             });
         }
-        let zstd = meta.inner_chunks.is_none()
+        let zstd = meta.inner_chunk_shape.is_none()
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
         Ok(Chunks {
             store: store.clone(),
-            engine: meta.engine(store)?,
-            chunk_len: meta.chunks[0],
+            engine: engine(store, meta)?,
+            chunk_len: meta.chunk_shape[0],
             record,
             inner: meta.shape.len() - 1,
             zstd,

@@ -8,10 +8,11 @@ use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
+use crate::documents::read_group;
 use crate::error::{Error, Result};
-use crate::metadata::{read_group, ArrayMeta, NDL_DATATYPE};
-use crate::options::ZarrFormat;
+use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::store::Store;
+use crate::ZarrFormat;
 
 /// The metadata of one Zarr array, v2 or v3.
 ///
@@ -42,7 +43,7 @@ impl ArrayInfo {
     pub(crate) fn read(store: &Store) -> Result<ArrayInfo> {
         let meta = ArrayMeta::read(store)?;
         // Checks that zarrs can decode the chunks (codecs, grid) too.
-        meta.engine(store)?;
+        crate::chunks::engine(store, &meta)?;
         Ok(ArrayInfo { meta })
     }
 
@@ -82,12 +83,12 @@ impl ArrayInfo {
 
     /// The shape of the chunk grid's chunks (with sharding, of the shards).
     pub fn chunks(&self) -> &[u64] {
-        &self.meta.chunks
+        &self.meta.chunk_shape
     }
 
     /// With sharding, the shape of the chunks inside a shard.
     pub fn inner_chunks(&self) -> Option<&[u64]> {
-        self.meta.inner_chunks.as_deref()
+        self.meta.inner_chunk_shape.as_deref()
     }
 
     /// The compression codecs after `bytes`, in Zarr v3 form.

@@ -70,7 +70,7 @@
 mod append;
 mod chunks;
 mod columns;
-mod data_type;
+mod documents;
 mod error;
 mod info;
 mod lock;
@@ -97,8 +97,9 @@ pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,
 };
+pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
-pub use options::{Codec, Layout, ReadOptions, WriteOptions, ZarrFormat};
+pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:

@@ -1,20 +1,11 @@
 //! How a store is written: Zarr format, layout, chunking, codec, byte order.
 
+use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
-
-/// The Zarr format version of a store.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ZarrFormat {
-    /// Zarr v2: `.zarray`, the records' dtype as NumPy's field list.
-    V2,
-    /// Zarr v3: `zarr.json`, the records' data type as `struct`.
-    #[default]
-    V3,
-}
 
 /// How records are laid out in a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -24,137 +15,6 @@ pub enum Layout {
     Records,
     /// One array per leaf field, in a group (xarray's and netCDF's view).
     Columns,
-}
-
-/// The compression of each chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Codec {
-    /// No compression.
-    None,
-    /// Zstandard at a level (1 to 22; negative levels are faster).
-    Zstd(i32),
-    /// Blosc with LZ4 at a level (0 to 9), with a byte shuffle whose element
-    /// is the whole packed record, so byte `k` of every record is stored
-    /// together.
-    Blosc(u8),
-    /// gzip at a level (0 to 9).
-    Gzip(u32),
-    /// zlib at a level (0 to 9): numcodecs' `zlib` (v3 `numcodecs.zlib`),
-    /// the deflate that netCDF-C reads from Zarr v2 (it fails on gzip).
-    Zlib(u32),
-}
-
-impl Default for Codec {
-    /// zstd at level 3, zstd's own default.
-    fn default() -> Codec {
-        Codec::Zstd(3)
-    }
-}
-
-impl std::str::FromStr for Codec {
-    type Err = String;
-
-    /// `none`, `zstd`, `zstd:LEVEL`, `blosc`, `blosc:LEVEL`, `gzip`,
-    /// `gzip:LEVEL`, `zlib`, `zlib:LEVEL`.
-    ///
-    /// ```
-    /// use ndl_zarr::Codec;
-    /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
-    /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
-    /// assert_eq!("zlib:1".parse(), Ok(Codec::Zlib(1)));
-    /// assert!("lzma".parse::<Codec>().is_err());
-    /// ```
-    fn from_str(s: &str) -> std::result::Result<Codec, String> {
-        let (name, level) = match s.split_once(':') {
-            Some((n, l)) => (n, Some(l)),
-            None => (s, None),
-        };
-        let parse_level = |default: i64,
-                           range: std::ops::RangeInclusive<i64>|
-         -> std::result::Result<i64, String> {
-            let Some(l) = level else { return Ok(default) };
-            l.parse::<i64>()
-                .ok()
-                .filter(|l| range.contains(l))
-                .ok_or_else(|| {
-                    format!(
-                        "{name} level `{l}` is not in {}..={}",
-                        range.start(),
-                        range.end()
-                    )
-                })
-        };
-        match name {
-            "none" if level.is_none() => Ok(Codec::None),
-            "zstd" => Ok(Codec::Zstd(parse_level(3, -131_072..=22)? as i32)),
-            "blosc" => Ok(Codec::Blosc(parse_level(5, 0..=9)? as u8)),
-            "gzip" => Ok(Codec::Gzip(parse_level(6, 0..=9)? as u32)),
-            "zlib" => Ok(Codec::Zlib(parse_level(6, 0..=9)? as u32)),
-            _ => Err(format!(
-                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL]"
-            )),
-        }
-    }
-}
-
-impl Codec {
-    /// The Zarr v3 bytes-to-bytes codecs (empty for none). `record` is the
-    /// packed record size, blosc's shuffle element.
-    pub(crate) fn v3(self, record: usize) -> Vec<Value> {
-        match self {
-            Codec::None => vec![],
-            Codec::Zstd(level) => {
-                vec![json!({"name": "zstd", "configuration": {"level": level, "checksum": false}})]
-            }
-            Codec::Blosc(level) => vec![json!({"name": "blosc", "configuration": {
-                "cname": "lz4", "clevel": level, "shuffle": "shuffle", "typesize": record, "blocksize": 0
-            }})],
-            Codec::Gzip(level) => vec![json!({"name": "gzip", "configuration": {"level": level}})],
-            Codec::Zlib(level) => {
-                vec![json!({"name": "numcodecs.zlib", "configuration": {"level": level}})]
-            }
-        }
-    }
-
-    /// The Zarr v2 `compressor` (numcodecs' form); blosc's shuffle takes
-    /// the dtype's item size, the packed record.
-    pub(crate) fn v2(self) -> Value {
-        match self {
-            Codec::None => Value::Null,
-            Codec::Zstd(level) => json!({"id": "zstd", "level": level}),
-            Codec::Blosc(level) => {
-                json!({"id": "blosc", "cname": "lz4", "clevel": level, "shuffle": 1, "blocksize": 0})
-            }
-            Codec::Gzip(level) => json!({"id": "gzip", "level": level}),
-            Codec::Zlib(level) => json!({"id": "zlib", "level": level}),
-        }
-    }
-
-    /// The codec that a v3 bytes-to-bytes codec list describes, if it is
-    /// one this crate writes exactly so (every setting as [`Codec::v3`]
-    /// writes it, blosc's `typesize` aside, which is the record's).
-    pub(crate) fn from_v3(codecs: &[Value]) -> Option<Codec> {
-        let [c] = codecs else {
-            return codecs.is_empty().then_some(Codec::None);
-        };
-        let config = c.get("configuration")?.as_object()?;
-        let level = config.get("level").and_then(Value::as_i64);
-        let codec = match c.get("name")?.as_str()? {
-            "zstd" => Codec::Zstd(i32::try_from(level?).ok()?),
-            "gzip" => Codec::Gzip(u32::try_from(level?).ok()?),
-            "numcodecs.zlib" => Codec::Zlib(u32::try_from(level?).ok()?),
-            "blosc" => Codec::Blosc(u8::try_from(config.get("clevel")?.as_u64()?).ok()?),
-            _ => return None,
-        };
-        let record = config.get("typesize").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let mut written = codec.v3(record).pop()?;
-        let written = written.get_mut("configuration")?.as_object_mut()?;
-        if !config.contains_key("typesize") {
-            written.remove("typesize");
-        }
-        (written == config).then_some(codec)
-    }
 }
 
 /// How to write a store (see the [crate docs](crate)).
@@ -334,7 +194,7 @@ impl WriteOptions {
             .map_err(|e| Error::Unsupported {
                 message: format!("filter: {e}"),
             })?;
-        options.codec = Codec::from_v3(&codecs).ok_or_else(|| Error::Unsupported {
+        options.codec = Codec::from_v3_codecs(&codecs).ok_or_else(|| Error::Unsupported {
             message: format!(
                 "filter {}: only none, or one zstd, gzip or lz4 blosc codec, can be written",
                 Value::Array(codecs.clone())
@@ -408,46 +268,5 @@ impl ReadOptions {
     pub fn by_name(mut self, by_name: bool) -> ReadOptions {
         self.by_name = by_name;
         self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every name `ndl convert --codec` offers, with and without a level.
-    const OFFERED: [(&str, Codec); 9] = [
-        ("none", Codec::None),
-        ("zstd", Codec::Zstd(3)),
-        ("zstd:-5", Codec::Zstd(-5)),
-        ("blosc", Codec::Blosc(5)),
-        ("blosc:9", Codec::Blosc(9)),
-        ("gzip", Codec::Gzip(6)),
-        ("gzip:1", Codec::Gzip(1)),
-        ("zlib", Codec::Zlib(6)),
-        ("zlib:4", Codec::Zlib(4)),
-    ];
-
-    #[test]
-    fn every_offered_codec_parses_and_round_trips_through_its_metadata() {
-        for (name, codec) in OFFERED {
-            assert_eq!(name.parse::<Codec>(), Ok(codec), "{name}");
-            assert_eq!(Codec::from_v3(&codec.v3(12)), Some(codec), "{name}");
-        }
-    }
-
-    #[test]
-    fn a_bad_codec_is_refused_naming_it() {
-        for bad in [
-            "lzma", "none:1", "zstd:23", "gzip:10", "zlib:x", "blosc:-1", "",
-        ] {
-            let message = bad.parse::<Codec>().unwrap_err();
-            let (name, level) = bad.split_once(':').unwrap_or((bad, ""));
-            assert!(
-                message.contains(&format!("`{bad}`"))
-                    || message.contains(&format!("{name} level `{level}`")),
-                "{bad}: {message}"
-            );
-        }
     }
 }

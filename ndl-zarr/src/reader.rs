@@ -5,8 +5,8 @@ use std::path::Path;
 
 use ndl_runtime::NdlType;
 
+use crate::documents::read_group;
 use crate::error::Result;
-use crate::metadata::read_group;
 use crate::options::ReadOptions;
 use crate::store::Store;
 

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Once};
 
 use base64::Engine as _;
+use ndl_runtime::lang::zarr::parse_v3_data_type;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Charset, Datatype};
 use serde_json::{json, Map, Value};
@@ -23,8 +24,6 @@ use zarrs_data_type::{
     DataTypeFillValueError, DataTypeFillValueMetadataError, DataTypePluginV3,
     DataTypeRuntimePluginV3, DataTypeTraits, FillValue,
 };
-
-use crate::data_type::parse_v3;
 
 /// A packed record data type.
 #[derive(Debug)]
@@ -61,7 +60,7 @@ impl zarrs_data_type::DataTypeTraitsV3 for StructDataType {
     fn create(metadata: &MetadataV3) -> Result<DataType, PluginCreateError> {
         let value =
             serde_json::to_value(metadata).map_err(|e| PluginCreateError::Other(e.to_string()))?;
-        let datatype = parse_v3(&value)
+        let datatype = parse_v3_data_type(&value)
             .map_err(|e| PluginCreateError::Other(format!("field `{}`: {}", e.field, e.why)))?;
         let layout =
             PackedLayout::new(&datatype).map_err(|e| PluginCreateError::Other(e.to_string()))?;

@@ -9,9 +9,10 @@ use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
 use crate::columns::ColumnsWriter;
+use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
 use crate::lock::AppendLock;
-use crate::metadata::{read_group, ArrayMeta};
+use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
@@ -406,16 +407,10 @@ fn prepare(store: &Store) -> Result<()> {
         refuse_occupied(&dir, &store.name)?;
         return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
     }
-    for key in [
-        crate::metadata::ZARR_JSON,
-        crate::metadata::ZARRAY,
-        crate::metadata::ZGROUP,
-    ] {
-        if store.get(key)?.is_some() {
-            return Err(Error::Exists {
-                store: store.name.clone(),
-            });
-        }
+    if has_node(store)? {
+        return Err(Error::Exists {
+            store: store.name.clone(),
+        });
     }
     Ok(())
 }

@@ -9,10 +9,12 @@ use serde_json::{json, Map};
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::{parallel, with_buffer, Chunks};
+use crate::documents::write_group;
 use crate::error::{Error, Result};
-use crate::metadata::{write_group, ArrayMeta, NDL_DATATYPE};
-use crate::options::{WriteOptions, ZarrFormat};
+use crate::metadata::{ArrayMeta, NDL_DATATYPE};
+use crate::options::WriteOptions;
 use crate::store::Store;
+use crate::ZarrFormat;
 
 /// Copies records `range` of the batch being appended, byte ranges
 /// `fields` of each record (columns' fields), into `outs`, one column each.

@@ -138,6 +138,6 @@ fn open(store: &Store, range: Option<Range<u64>>) -> Result<(ArrayMeta, Range<u6
 
 /// Where `range` starts within its first chunk, and the chunk length.
 fn alignment(meta: &ArrayMeta, range: &Range<u64>) -> (usize, usize) {
-    let chunk_len = meta.chunks[0];
+    let chunk_len = meta.chunk_shape[0];
     ((range.start % chunk_len) as usize, chunk_len as usize)
 }

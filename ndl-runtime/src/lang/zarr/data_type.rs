@@ -1,39 +1,6 @@
-//! Zarr: the v2 `.zarray` `dtype` and the v3 `data_type`, plus whole array
-//! metadata documents for an uncompressed array.
-//!
-//! **v2** (`zarr-specs` v2.0, "Data type encoding"): a scalar is its NumPy
-//! type string with byte order (`"<f8"`, `"|b1"`, `"|S12"`, `"<U3"`,
-//! `"|V16"`); a compound is a list of `[name, dtype]` entries, an array
-//! member `[name, dtype, shape]`, a nested compound a nested list.
-//!
-//! **v3**: the scalar data type names (`bool`, `int8` … `uint64`,
-//! `float16/32/64`, `complex64/128`), `null_terminated_bytes`,
-//! `fixed_length_utf32` and `raw_bytes` with `length_bytes`, and compounds
-//! as the `struct` extension (zarr-extensions `data-types/struct`, the
-//! name zarr-python 3.2 writes):
-//! `{"name": "struct", "configuration": {"fields": [{"name": ..., "data_type": ...}]}}`.
-//!
-//! Decisions:
-//!
-//! * **Padding is an error, in both versions.** v3 `struct` packs fields
-//!   without gaps, so a padded layout has no v3 form. In v2 the only
-//!   spelling of a gap is NumPy's `["", "|Vn"]` entry, which zarr-python 2
-//!   writes but reads back as a real field named `f<i>` (writes then fail,
-//!   zarr-python issue #1629) and which zarr-python 3.1 drops, silently
-//!   repacking the record. Either reader would misplace every later field,
-//!   so a padded compound is refused rather than described wrongly. Use a
-//!   packed record (`#[repr(C, packed)]`) for Zarr.
-//! * Empty member names are refused: NumPy's list form renames them `f<i>`,
-//!   and v3 requires non-empty names.
-//! * v3 `struct` has no subarray field, so an array member is an error
-//!   there; in v2 it is `[name, dtype, shape]`.
-//! * An enum is its base integer type, an opaque is raw bytes (`|Vn` /
-//!   `raw_bytes`): the names and the tag are dropped.
-//! * A top-level array datatype is no Zarr dtype; the metadata builders
-//!   fold its shape into the array's shape, as NumPy does.
-//! * Variable-length data (`string`, `vlen`) and references are errors,
-//!   except a top-level `string` in v3, which is Zarr's `string` data type
-//!   with the `vlen-utf8` codec.
+//! Zarr data types written from [`Datatype`]s: the v2 `dtype`, the v3
+//! `data_type`, the v3 zero fill value, and the legacy `structured`
+//! spelling.
 
 use serde_json::{json, Map, Value};
 
@@ -103,87 +70,6 @@ impl Datatype {
     }
 }
 
-/// A Zarr v2 `.zarray` document for an uncompressed, C-ordered array of
-/// `shape` elements of `dt`, without fill value, in chunks of `chunks`
-/// (`None`: one chunk holding the whole array). A top-level array
-/// datatype's shape is appended to both, as NumPy does.
-///
-/// ```
-/// use ndl_runtime::lang::zarr::v2_array_metadata;
-/// use ndl_runtime::npy::ByteOrder;
-/// use ndl_runtime::Datatype;
-///
-/// let meta = v2_array_metadata(&Datatype::Int16, ByteOrder::Big, &[10], None).unwrap();
-/// assert_eq!(meta["dtype"], ">i2");
-/// assert_eq!(meta["chunks"], serde_json::json!([10]));
-/// assert_eq!(meta["compressor"], serde_json::Value::Null);
-/// ```
-pub fn v2_array_metadata(
-    dt: &Datatype,
-    order: ByteOrder,
-    shape: &[u64],
-    chunks: Option<&[u64]>,
-) -> Result<Value, LangError> {
-    let (element, shape, chunks) = fold_array(dt, shape, chunks, Language::ZarrV2)?;
-    Ok(json!({
-        "zarr_format": 2,
-        "shape": shape,
-        "chunks": chunks,
-        "dtype": element.to_zarr_v2_dtype(order)?,
-        "compressor": null,
-        "fill_value": null,
-        "order": "C",
-        "filters": null,
-        "dimension_separator": ".",
-    }))
-}
-
-/// A Zarr v3 `zarr.json` document for an uncompressed array of `shape`
-/// elements of `dt` stored with byte order `order` (the `bytes` codec's
-/// `endian`), fill value zero, in regular chunks of `chunks` (`None`: one
-/// chunk holding the whole array). A top-level array datatype's shape is
-/// appended to both.
-///
-/// ```
-/// use ndl_runtime::lang::zarr::v3_array_metadata;
-/// use ndl_runtime::npy::ByteOrder;
-/// use ndl_runtime::Datatype;
-///
-/// let meta = v3_array_metadata(&Datatype::Float32.array_of(&[3]), ByteOrder::Little, &[4], None).unwrap();
-/// assert_eq!(meta["shape"], serde_json::json!([4, 3]));
-/// assert_eq!(meta["data_type"], "float32");
-/// assert_eq!(meta["fill_value"], 0.0);
-/// assert_eq!(meta["codecs"][0]["configuration"]["endian"], "little");
-/// ```
-pub fn v3_array_metadata(
-    dt: &Datatype,
-    order: ByteOrder,
-    shape: &[u64],
-    chunks: Option<&[u64]>,
-) -> Result<Value, LangError> {
-    let (element, shape, chunks) = fold_array(dt, shape, chunks, Language::ZarrV3)?;
-    let data_type = element.to_zarr_v3_data_type()?;
-    let (fill, codec) = if *element == Datatype::String {
-        (json!(""), json!({"name": "vlen-utf8"}))
-    } else {
-        (
-            v3_fill_value(element)?,
-            json!({"name": "bytes", "configuration": {"endian": order.name()}}),
-        )
-    };
-    Ok(json!({
-        "zarr_format": 3,
-        "node_type": "array",
-        "shape": shape,
-        "data_type": data_type,
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
-        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-        "fill_value": fill,
-        "codecs": [codec],
-        "attributes": {},
-    }))
-}
-
 /// The Zarr v3 JSON of a zero fill value of `dt`: `0`, `0.0`, `false`,
 /// `[0.0, 0.0]` for complex, `""` for strings, base64 zeros for raw bytes,
 /// and for a `struct` an object giving every field, as the extension
@@ -228,7 +114,7 @@ fn zero(dt: &Datatype) -> Value {
 
 /// Base64 of `n` zero bytes: every full group of 3 bytes is `AAAA`, a
 /// trailing 1 or 2 bytes `AA==` / `AAA=`.
-fn base64_zeros(n: usize) -> String {
+pub(crate) fn base64_zeros(n: usize) -> String {
     let mut s = "AAAA".repeat(n / 3);
     match n % 3 {
         1 => s.push_str("AA=="),
@@ -238,48 +124,21 @@ fn base64_zeros(n: usize) -> String {
     s
 }
 
-type Folded<'a> = (&'a Datatype, Vec<u64>, Vec<u64>);
-
-/// Splits a top-level array datatype into its element and appends its
-/// shape to the array shape and the chunk shape.
-fn fold_array<'a>(
-    dt: &'a Datatype,
-    shape: &[u64],
-    chunks: Option<&[u64]>,
-    language: Language,
-) -> Result<Folded<'a>, LangError> {
-    let mut chunks = match chunks {
-        Some(c) if c.len() != shape.len() => {
-            return Err(LangError::Shape {
-                language,
-                why: format!(
-                    "the chunk shape {c:?} has {} dimensions, the array shape {shape:?} has {}",
-                    c.len(),
-                    shape.len()
-                ),
-            })
-        }
-        Some(c) => c.to_vec(),
-        // Zarr chunks must be at least 1 long, even along an empty dimension.
-        None => shape.iter().map(|&d| d.max(1)).collect(),
+/// The legacy `structured` spelling of a v3 record `data_type`, which
+/// zarr-python 3.1 reads: fields as `[name, data_type]` pairs, nested
+/// records too.
+pub(crate) fn legacy_structured(data_type: &Value) -> Value {
+    let Some(fields) = data_type
+        .pointer("/configuration/fields")
+        .and_then(Value::as_array)
+    else {
+        return data_type.clone();
     };
-    if chunks.contains(&0) {
-        return Err(LangError::Shape {
-            language,
-            why: format!("chunk shape {chunks:?} has a zero extent"),
-        });
-    }
-    let mut shape = shape.to_vec();
-    let element = match dt {
-        Datatype::Array(a) => {
-            let extra = a.shape.iter().map(|&d| d as u64);
-            shape.extend(extra.clone());
-            chunks.extend(extra.map(|d| d.max(1)));
-            &*a.base
-        }
-        other => other,
-    };
-    Ok((element, shape, chunks))
+    let fields: Vec<Value> = fields
+        .iter()
+        .map(|f| json!([f["name"], legacy_structured(&f["data_type"])]))
+        .collect();
+    json!({"name": "structured", "configuration": {"fields": fields}})
 }
 
 fn v2_dtype(dt: &Datatype, order: ByteOrder, path: &[String]) -> Result<Value, LangError> {

@@ -2,26 +2,32 @@
 //! (NumPy's type strings and field lists) and the v3 `data_type` (core
 //! names, `struct` and its legacy spelling `structured`).
 //!
-//! The writing direction is `ndl_runtime::lang::zarr`. Records read here
-//! are packed: each field follows the one before it without a gap, as both
-//! versions store them.
+//! The writing direction is [`data_type`](super::data_type). Records read
+//! here are packed: each field follows the one before it without a gap, as
+//! both versions store them.
 
-use ndl_runtime::npy::parse_scalar_typestr;
-use ndl_runtime::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-/// A stored datatype: packed, with the byte order its numbers are in
-/// (`None` when no number is wider than a byte, or the order is not said).
+use crate::npy::parse_scalar_typestr;
+use crate::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque};
+
+/// A v2 `dtype` read: its datatype, packed, and the byte order its numbers
+/// are in.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Stored {
+pub struct V2Dtype {
+    /// The datatype, packed.
     pub datatype: Datatype,
+    /// The byte order of its numbers: `None` when no number is wider than a
+    /// byte.
     pub order: Option<ByteOrder>,
 }
 
-/// Why a data type could not be read; `field` is the dotted path.
+/// Why a stored data type could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BadDataType {
+pub struct BadDataType {
+    /// The dotted path of the field (empty for the whole type).
     pub field: String,
+    /// What is wrong.
     pub why: String,
 }
 
@@ -44,10 +50,19 @@ fn join(parent: &str, name: &str) -> String {
 
 /// Reads a Zarr v2 `dtype`: a type string or a list of `[name, dtype]` /
 /// `[name, dtype, shape]` fields, nested lists for nested records.
-pub(crate) fn parse_v2(dtype: &Value) -> Parsed<Stored> {
+///
+/// ```
+/// use ndl_runtime::lang::zarr::parse_v2_dtype;
+/// use ndl_runtime::{ByteOrder, Datatype};
+///
+/// let read = parse_v2_dtype(&serde_json::json!(">i2")).unwrap();
+/// assert_eq!((read.datatype, read.order), (Datatype::Int16, Some(ByteOrder::Big)));
+/// assert_eq!(parse_v2_dtype(&serde_json::json!([["a", "<u4"], ["a", "<u4"]])).unwrap_err().field, "a");
+/// ```
+pub fn parse_v2_dtype(dtype: &Value) -> Parsed<V2Dtype> {
     let mut order = None;
     let datatype = within_limit(v2(dtype, "", &mut order)?)?;
-    Ok(Stored { datatype, order })
+    Ok(V2Dtype { datatype, order })
 }
 
 /// The largest record read: `i32::MAX` bytes, NumPy's own limit of an
@@ -153,8 +168,18 @@ fn merge_order(order: &mut Option<ByteOrder>, new: Option<ByteOrder>, path: &str
 }
 
 /// Reads a Zarr v3 `data_type`: a core name, `r<bits>`, a named type with a
-/// `length_bytes` configuration, or `struct` / `structured`.
-pub(crate) fn parse_v3(data_type: &Value) -> Parsed<Datatype> {
+/// `length_bytes` configuration, or `struct` / `structured`; a field of a
+/// struct may give its array shape as `ndl_shape`.
+///
+/// ```
+/// use ndl_runtime::lang::zarr::parse_v3_data_type;
+///
+/// let dt = parse_v3_data_type(&serde_json::json!({"name": "struct", "configuration": {"fields": [
+///     {"name": "a", "data_type": "uint32"}, {"name": "b", "data_type": "r24"}
+/// ]}})).unwrap();
+/// assert_eq!(dt.size(), Some(7));
+/// ```
+pub fn parse_v3_data_type(data_type: &Value) -> Parsed<Datatype> {
     within_limit(v3(data_type, "")?)
 }
 
@@ -229,26 +254,6 @@ fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {
         }
         other => bad(path, format!("unsupported data type `{other}`")),
     }
-}
-
-/// The `struct` data type zarrs is handed for a v2 array, which is never
-/// stored: the v3 form, but array fields (which v2 has and the v3 struct
-/// has not) carry their shape as `ndl_shape`.
-pub(crate) fn engine_v3(dt: &Datatype) -> Result<Value, String> {
-    let Datatype::Compound(c) = dt else {
-        return dt.to_zarr_v3_data_type().map_err(|e| e.to_string());
-    };
-    let mut fields = Vec::with_capacity(c.members.len());
-    for m in &c.members {
-        let field = match &m.datatype {
-            Datatype::Array(a) => {
-                json!({"name": m.name, "data_type": engine_v3(&a.base)?, "ndl_shape": a.shape})
-            }
-            other => json!({"name": m.name, "data_type": engine_v3(other)?}),
-        };
-        fields.push(field);
-    }
-    Ok(json!({"name": "struct", "configuration": {"fields": fields}}))
 }
 
 fn v3_fields(fields: &[Value], path: &str) -> Parsed<Datatype> {
@@ -335,10 +340,11 @@ impl Fields {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn v2_fields_nest_and_take_shapes() {
-        let s = parse_v2(&json!([
+        let s = parse_v2_dtype(&json!([
             ["id", "<u4"],
             ["p", [["x", "<f8"], ["ok", "|b1"]]],
             ["flags", "|u1", [3]]
@@ -355,17 +361,17 @@ mod tests {
 
     #[test]
     fn v2_refuses_gaps_mixed_orders_and_junk() {
-        assert!(parse_v2(&json!([["a", "<u4"], ["", "|V4"]]))
+        assert!(parse_v2_dtype(&json!([["a", "<u4"], ["", "|V4"]]))
             .unwrap_err()
             .why
             .contains("unnamed"));
-        let e = parse_v2(&json!([["a", "<u4"], ["b", ">u4"]])).unwrap_err();
+        let e = parse_v2_dtype(&json!([["a", "<u4"], ["b", ">u4"]])).unwrap_err();
         assert_eq!(e.field, "b");
-        assert!(parse_v2(&json!([["a", "<O"]])).is_err());
-        assert!(parse_v2(&json!([["a"]])).is_err());
-        assert!(parse_v2(&json!([["a", "<u4", [-1]]])).is_err());
-        assert!(parse_v2(&json!([["a", "<u4", [u64::MAX, u64::MAX]]])).is_err());
-        assert!(parse_v2(&json!([["a", "<u4"], ["a", "<u4"]])).is_err());
+        assert!(parse_v2_dtype(&json!([["a", "<O"]])).is_err());
+        assert!(parse_v2_dtype(&json!([["a"]])).is_err());
+        assert!(parse_v2_dtype(&json!([["a", "<u4", [-1]]])).is_err());
+        assert!(parse_v2_dtype(&json!([["a", "<u4", [u64::MAX, u64::MAX]]])).is_err());
+        assert!(parse_v2_dtype(&json!([["a", "<u4"], ["a", "<u4"]])).is_err());
     }
 
     #[test]
@@ -375,12 +381,15 @@ mod tests {
             {"name": "s", "data_type": {"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}}}
         ]}});
         let pairs = json!({"name": "structured", "configuration": {"fields": [["a", "uint32"], ["s", {"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}}]]}});
-        assert_eq!(parse_v3(&objects).unwrap(), parse_v3(&pairs).unwrap());
-        assert_eq!(parse_v3(&objects).unwrap().size(), Some(9));
-        assert_eq!(parse_v3(&json!("r24")).unwrap().size(), Some(3));
-        assert!(parse_v3(&json!("string")).is_err());
-        assert!(parse_v3(&json!({"name": "struct"})).is_err());
-        assert!(parse_v3(
+        assert_eq!(
+            parse_v3_data_type(&objects).unwrap(),
+            parse_v3_data_type(&pairs).unwrap()
+        );
+        assert_eq!(parse_v3_data_type(&objects).unwrap().size(), Some(9));
+        assert_eq!(parse_v3_data_type(&json!("r24")).unwrap().size(), Some(3));
+        assert!(parse_v3_data_type(&json!("string")).is_err());
+        assert!(parse_v3_data_type(&json!({"name": "struct"})).is_err());
+        assert!(parse_v3_data_type(
             &json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}})
         )
         .is_err());

@@ -1,0 +1,105 @@
+//! The array zarrs is handed to encode and decode chunks: the v3 form of
+//! every array, which is never stored, with raw bits where zarrs lacks a
+//! data type, records as `struct` (array fields included) and v2 fill
+//! values in v3 form.
+
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
+use serde_json::{json, Value};
+use zarrs::metadata::Endianness;
+
+use crate::struct_type::{self, fill_json};
+
+/// Whether zarrs knows `stored`, a top-level fixed string of bytes or
+/// opaque bytes, only as raw bits (zarr-python's names for them are
+/// `null_terminated_bytes` and `raw_bytes`).
+pub(crate) fn is_raw(stored: &Datatype) -> bool {
+    matches!(
+        stored,
+        Datatype::Opaque(_)
+            | Datatype::FixedString(FixedString {
+                charset: Charset::Ascii,
+                ..
+            })
+    )
+}
+
+/// The data type and fill value zarrs is given for `stored`, which zarrs
+/// only encodes and decodes: raw bits of the same size where zarrs lacks
+/// the type, records as `struct`, zeros for the fill.
+pub(crate) fn data_type(stored: &Datatype) -> Result<(Value, Value), String> {
+    let size = stored.size().unwrap_or(0);
+    if is_raw(stored) {
+        return Ok((json!(format!("r{}", 8 * size)), json!(vec![0u8; size])));
+    }
+    Ok((struct_v3(stored)?, fill_json(stored, &vec![0; size])))
+}
+
+/// The `struct` data type zarrs is handed for a v2 array: the v3 form, but
+/// array fields (which v2 has and the v3 struct has not) carry their shape
+/// as `ndl_shape`.
+fn struct_v3(dt: &Datatype) -> Result<Value, String> {
+    let Datatype::Compound(c) = dt else {
+        return dt.to_zarr_v3_data_type().map_err(|e| e.to_string());
+    };
+    let mut fields = Vec::with_capacity(c.members.len());
+    for m in &c.members {
+        let field = match &m.datatype {
+            Datatype::Array(a) => {
+                json!({"name": m.name, "data_type": struct_v3(&a.base)?, "ndl_shape": a.shape})
+            }
+            other => json!({"name": m.name, "data_type": struct_v3(other)?}),
+        };
+        fields.push(field);
+    }
+    Ok(json!({"name": "struct", "configuration": {"fields": fields}}))
+}
+
+/// Whether a v3 document's data type is a record.
+pub(crate) fn is_struct(doc: &Value) -> bool {
+    matches!(
+        doc.pointer("/data_type/name").and_then(Value::as_str),
+        Some("struct" | "structured")
+    )
+}
+
+/// Sets `endian: little` on a `bytes` codec that gives none.
+pub(crate) fn default_endian(doc: &mut Value) {
+    let Some(codecs) = doc.get_mut("codecs").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for codec in codecs {
+        if codec.get("name").and_then(Value::as_str) == Some("bytes")
+            && codec.pointer("/configuration/endian").is_none()
+        {
+            *codec = json!({"name": "bytes", "configuration": {"endian": "little"}});
+        }
+    }
+}
+
+/// zarrs' name of a byte order.
+pub(crate) fn endianness(order: ByteOrder) -> Endianness {
+    match order {
+        ByteOrder::Big => Endianness::Big,
+        ByteOrder::Little => Endianness::Little,
+    }
+}
+
+/// The engine's v3 fill value for a v2 `fill_value`: `zeros` for `null` (no
+/// fill value: zarr-python reads missing chunks as zeros too), base64 of a
+/// record for records, the value itself for scalars.
+pub(crate) fn v2_fill(stored: &Datatype, fill: &Value, zeros: Value) -> Result<Value, String> {
+    match (stored, fill) {
+        // Raw bits: zeros whatever the string says (zarr-python writes `""`).
+        (_, Value::Null) => Ok(zeros),
+        _ if is_raw(stored) => Ok(zeros),
+        (Datatype::Compound(_), Value::String(_)) => {
+            let bytes = struct_type::fill_bytes(stored, fill)
+                .ok_or_else(|| format!("fill_value {fill} does not fit the dtype"))?;
+            Ok(fill_json(stored, &bytes))
+        }
+        (Datatype::Compound(_), other) => Err(format!(
+            "fill_value {other} of a structured dtype is not base64"
+        )),
+        (_, other) => Ok(other.clone()),
+    }
+}

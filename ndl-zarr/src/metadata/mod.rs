@@ -1,0 +1,150 @@
+//! One array's metadata as plain data: what its documents say (read back
+//! from any store, or made for a new array from the write options) and the
+//! v3 form zarrs is handed to encode and decode its chunks.
+//!
+//! This crate writes every metadata document itself, through
+//! [`ArrayDocument`], so that it holds only standard keys (zarrs would add
+//! `_zarrs` and, in v2, `node_type`) and so that v2 structured dtypes,
+//! which zarrs does not know, can be written. The chunks are always encoded
+//! by zarrs: a v2 array is handed to it as the equivalent v3 metadata (same
+//! codecs, v2 chunk keys), which is never stored.
+
+mod engine;
+mod parse;
+
+use ndl_runtime::lang::zarr::{ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON};
+use ndl_runtime::{ByteOrder, Datatype};
+use serde_json::{json, Map, Value};
+use zarrs::array::ArrayMetadataV3;
+
+use crate::error::{Error, Result};
+use crate::options::WriteOptions;
+
+pub(crate) use parse::bad;
+
+/// The attribute holding the records' NDL datatype (enum names,
+/// descriptions), which the Zarr data type cannot say.
+pub(crate) const NDL_DATATYPE: &str = "ndl_datatype";
+
+/// One array's metadata.
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayMeta {
+    pub format: ZarrFormat,
+    pub shape: Vec<u64>,
+    /// The chunk grid's chunk shape (with sharding: the shard shape).
+    pub chunk_shape: Vec<u64>,
+    /// With sharding, the shape of the chunks within a shard.
+    pub inner_chunk_shape: Option<Vec<u64>>,
+    /// The records' datatype, packed.
+    pub stored: Datatype,
+    pub order: ByteOrder,
+    /// The bytes-to-bytes codecs (v3 form), for descriptions.
+    pub compressors: Vec<Value>,
+    pub attributes: Map<String, Value>,
+    pub dimension_names: Option<Vec<Option<String>>>,
+    /// The zarrs view of the metadata.
+    pub engine: ArrayMetadataV3,
+    /// The metadata document as stored (`zarr.json` or `.zarray`): a
+    /// rewrite changes only its shape, so whatever another writer put
+    /// there stays.
+    pub document: Value,
+    /// The `.zattrs` of a new v2 array, written before its `.zarray`.
+    pub v2_attributes: Option<Value>,
+}
+
+impl ArrayMeta {
+    /// The metadata of a new array of `shape` elements of `stored`
+    /// (packed), written with `options`: chunks of `chunk_len` along the
+    /// first dimension, whole along the others; `dims` names the dimensions.
+    pub fn new(
+        options: &WriteOptions,
+        stored: &Datatype,
+        shape: Vec<u64>,
+        chunk_len: u64,
+        attributes: Map<String, Value>,
+        dims: Vec<String>,
+    ) -> Result<ArrayMeta> {
+        let whole = |first: u64| -> Vec<u64> {
+            std::iter::once(first)
+                .chain(shape[1..].iter().copied())
+                .collect()
+        };
+        let inner_chunk_shape = match options.shard_len {
+            None => None,
+            Some(_) if options.format == ZarrFormat::V2 => {
+                return Err(unsupported(
+                    "sharding is a Zarr v3 feature; write v3 or leave out shard_len",
+                ))
+            }
+            Some(shard) if shard == 0 || shard % chunk_len != 0 => {
+                return Err(unsupported(format!(
+                    "a shard of {shard} records is not a whole number of chunks of {chunk_len}"
+                )))
+            }
+            Some(_) => Some(whole(chunk_len)),
+        };
+        let doc = ArrayDocument {
+            format: options.format,
+            shape: shape.clone(),
+            chunks: whole(options.shard_len.unwrap_or(chunk_len)),
+            inner_chunks: inner_chunk_shape.clone(),
+            datatype: stored.clone(),
+            order: options.order(),
+            codec: options.codec,
+            legacy_structured: options.legacy_structured,
+            // Left out when empty, as zarr-python leaves them out.
+            attributes: (!attributes.is_empty()).then(|| attributes.clone()),
+            dimension_names: Some(dims.clone()),
+        };
+        let (data_type, fill) = engine::data_type(stored).map_err(unsupported)?;
+        let engine: ArrayMetadataV3 = serde_json::from_value(doc.v3_with(data_type, fill))
+            .map_err(|e| unsupported(e.to_string()))?;
+        let lang = |e: ndl_runtime::lang::LangError| unsupported(e.to_string());
+        let (document, v2_attributes) = match options.format {
+            ZarrFormat::V3 => (doc.v3().map_err(lang)?, None),
+            ZarrFormat::V2 => (doc.v2().map_err(lang)?, Some(doc.v2_attributes())),
+        };
+        Ok(ArrayMeta {
+            format: options.format,
+            shape,
+            chunk_shape: doc.chunks,
+            inner_chunk_shape,
+            stored: stored.clone(),
+            order: doc.order,
+            compressors: options.codec.v3_codecs(stored.size().unwrap_or(0)),
+            attributes,
+            dimension_names: Some(dims.into_iter().map(Some).collect()),
+            engine,
+            document,
+            v2_attributes,
+        })
+    }
+
+    /// The key of the array's metadata document.
+    pub fn key(&self) -> &'static str {
+        match self.format {
+            ZarrFormat::V3 => ZARR_JSON,
+            ZarrFormat::V2 => ZARRAY,
+        }
+    }
+
+    /// The number of records along the first dimension.
+    pub fn len(&self) -> u64 {
+        self.shape.first().copied().unwrap_or(1)
+    }
+
+    /// The same array with `len` records.
+    pub fn with_len(&self, len: u64) -> ArrayMeta {
+        let mut meta = self.clone();
+        meta.shape[0] = len;
+        meta.engine.shape[0] = len;
+        meta.document["shape"][0] = json!(len);
+        meta
+    }
+}
+
+fn unsupported(message: impl Into<String>) -> Error {
+    Error::Unsupported {
+        message: message.into(),
+    }
+}
