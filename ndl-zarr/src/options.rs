@@ -31,6 +31,7 @@ pub struct WriteOptions {
     pub(crate) chars_as_u1: bool,
     pub(crate) expected_len: Option<u64>,
     pub(crate) publish_on_finish: bool,
+    pub(crate) durable: bool,
 }
 
 /// About 2 MiB of packed records per chunk when no length is given.
@@ -114,8 +115,9 @@ impl WriteOptions {
     /// rename: there the store is written in place, its metadata last, by
     /// `finish`; until then readers find no array. (Any writer creating a
     /// store there holds the lock object `.ndl-append.lock`, a conditional
-    /// PUT, until `finish`; one left by a crashed process must be removed
-    /// by hand, as an appender's.) [`write`](WriteOptions::write) always
+    /// PUT, until `finish`; one left by a crashed process is stale once
+    /// its lease expires, and [`break_stale_lock`](crate::break_stale_lock)
+    /// removes it, as an appender's.) [`write`](WriteOptions::write) always
     /// works so.
     ///
     /// ```
@@ -132,6 +134,32 @@ impl WriteOptions {
     /// ```
     pub fn publish_on_finish(mut self, publish: bool) -> WriteOptions {
         self.publish_on_finish = publish;
+        self
+    }
+
+    /// Whether a local store survives a power loss once its writer's
+    /// `finish` has returned (default: no; the operating system writes
+    /// files to the disk in its own time, and a power loss may lose or
+    /// empty files written seconds before).
+    ///
+    /// Each object is then flushed to the disk (`fsync`) before it is
+    /// renamed into place, and its directory after; a store published on
+    /// `finish` has its directories flushed before its rename and its
+    /// parent directory after. That costs a disk flush per chunk. Object
+    /// storage needs none of this: an object is durable once its PUT
+    /// succeeds, and this option changes nothing there.
+    ///
+    /// ```
+    /// use ndl_zarr::WriteOptions;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.zarr");
+    /// WriteOptions::new().durable(true).write(&path, &[1u32, 2, 3])?;
+    /// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn durable(mut self, durable: bool) -> WriteOptions {
+        self.durable = durable;
         self
     }
 

@@ -16,7 +16,7 @@ use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
-use crate::store::Store;
+use crate::store::{sync_dir, Store};
 
 /// The entry points that make a new store.
 impl WriteOptions {
@@ -405,7 +405,11 @@ fn dimension_name(dir: &Path) -> String {
 fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
-        return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
+        let made = std::fs::create_dir_all(&dir).and_then(|()| match dir.parent() {
+            Some(parent) if store.is_durable() => sync_dir(parent),
+            _ => Ok(()),
+        });
+        return made.map_err(|source| Error::Io { path: dir, source });
     }
     if has_node(store)? {
         return Err(Error::Exists {
@@ -432,7 +436,10 @@ impl Held {
     /// published on `finish`, one built out of sight), and what its writer
     /// holds.
     fn new_store(options: &WriteOptions, dir: &Path) -> Result<(Store, Held)> {
-        let store = Store::open(dir)?;
+        let mut store = Store::open(dir)?;
+        if options.durable {
+            store = store.durable()?;
+        }
         let (store, staging) = if options.publish_on_finish {
             Staging::begin(store)?
         } else {
