@@ -24,7 +24,13 @@ impl WriteOptions {
     /// empty directory): a local store appears there only once complete
     /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
     pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        write_new(self, dir.as_ref(), data)
+        let options = self
+            .clone()
+            .expected_len(data.len() as u64)
+            .publish_on_finish(true);
+        let mut writer = ArrayWriter::<T>::create(&options, dir.as_ref())?;
+        writer.append(data)?;
+        writer.finish().map(drop)
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
@@ -449,19 +455,4 @@ impl Held {
         drop(self.lock);
         self.staging.map_or(Ok(()), Staging::publish)
     }
-}
-
-/// Writes a new store at `dir`, which appears there only once complete.
-pub(crate) fn write_new<T: NdlType + Send + Sync>(
-    options: &WriteOptions,
-    dir: &Path,
-    data: &[T],
-) -> Result<()> {
-    let options = options
-        .clone()
-        .expected_len(data.len() as u64)
-        .publish_on_finish(true);
-    let mut writer = ArrayWriter::<T>::create(&options, dir)?;
-    writer.append(data)?;
-    writer.finish().map(drop)
 }
