@@ -72,3 +72,35 @@ impl Drop for AppendLock {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_writer_at_a_time_and_none_after_the_drop() {
+        let store = Store::memory("m");
+        let lock = AppendLock::take(&store).unwrap();
+        assert!(matches!(
+            AppendLock::take(&store),
+            Err(Error::Locked { .. })
+        ));
+        drop(lock);
+        assert_eq!(store.get(APPEND_LOCK).unwrap(), None);
+        AppendLock::take(&store).unwrap();
+    }
+
+    #[test]
+    fn a_local_lock_of_a_process_that_is_gone_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::local(dir.path()).unwrap();
+        // No process has this id: Linux's pids stay below 2^22.
+        store.set(APPEND_LOCK, b"4294967295\n".to_vec()).unwrap();
+        let _lock = AppendLock::take(&store).unwrap();
+        let owner = store.get(APPEND_LOCK).unwrap().unwrap();
+        assert_eq!(
+            owner.as_ref(),
+            format!("{}\n", std::process::id()).as_bytes()
+        );
+    }
+}
