@@ -8,13 +8,13 @@ use ndl_runtime::records::{PackedLayout, Packer};
 use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
-use crate::columns::ColumnsWriter;
 use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
+use crate::layout::columns::ColumnsWriter;
+use crate::layout::records::{self, check_type, packer};
 use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
-use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
 
