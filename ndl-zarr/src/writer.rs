@@ -8,13 +8,13 @@ use ndl_runtime::records::{PackedLayout, Packer};
 use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
-use crate::columns::ColumnsWriter;
 use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
+use crate::layout::columns::ColumnsWriter;
+use crate::layout::records::{self, check_type, packer};
 use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
-use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::{sync_dir, Store};
 
@@ -24,7 +24,13 @@ impl WriteOptions {
     /// empty directory): a local store appears there only once complete
     /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
     pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        write_new(self, dir.as_ref(), data)
+        let options = self
+            .clone()
+            .expected_len(data.len() as u64)
+            .publish_on_finish(true);
+        let mut writer = ArrayWriter::<T>::create(&options, dir.as_ref())?;
+        writer.append(data)?;
+        writer.finish().map(drop)
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
@@ -464,19 +470,4 @@ impl Held {
         drop(self.lock);
         self.staging.map_or(Ok(()), Staging::publish)
     }
-}
-
-/// Writes a new store at `dir`, which appears there only once complete.
-pub(crate) fn write_new<T: NdlType + Send + Sync>(
-    options: &WriteOptions,
-    dir: &Path,
-    data: &[T],
-) -> Result<()> {
-    let options = options
-        .clone()
-        .expected_len(data.len() as u64)
-        .publish_on_finish(true);
-    let mut writer = ArrayWriter::<T>::create(&options, dir)?;
-    writer.append(data)?;
-    writer.finish().map(drop)
 }
