@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use std::borrow::Cow;
 
-use crate::chunks::{parallel, with_buffer, Chunks};
+use crate::chunks::{parallel, with_buffer, ChunkIo};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 
@@ -17,7 +17,7 @@ pub(crate) type PackFn<'a> = dyn Fn(Range<usize>, &mut [u8]) + Sync + 'a;
 
 /// Appends to one array, whatever its records are.
 pub(crate) struct Appender {
-    chunks: Chunks,
+    chunks: ChunkIo,
     meta: ArrayMeta,
     /// Records in the array once finished.
     pub len: u64,
@@ -43,7 +43,7 @@ impl std::fmt::Debug for Appender {
 
 impl Appender {
     /// The appender of the array `meta` describes in the store of `chunks`.
-    pub fn start(chunks: Chunks, meta: ArrayMeta) -> Result<Appender> {
+    pub fn start(chunks: ChunkIo, meta: ArrayMeta) -> Result<Appender> {
         let mut appender = Appender {
             len: meta.len(),
             chunks,
@@ -59,7 +59,7 @@ impl Appender {
     /// The appender of a new, empty array `meta` describes, whose metadata
     /// is written now, or, `deferred`, by `commit` (or `resize`): the array
     /// appears in the store only then.
-    pub fn create(chunks: Chunks, meta: ArrayMeta, deferred: bool) -> Result<Appender> {
+    pub fn create(chunks: ChunkIo, meta: ArrayMeta, deferred: bool) -> Result<Appender> {
         if !deferred {
             meta.write(&chunks.store, true)?;
         }
@@ -77,7 +77,7 @@ impl Appender {
     /// end on chunk boundaries (or end where the array ends): writers of
     /// disjoint regions then never write the same chunk.
     pub fn region(
-        chunks: Chunks,
+        chunks: ChunkIo,
         meta: ArrayMeta,
         range: std::ops::Range<u64>,
     ) -> Result<Appender> {

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use rayon::prelude::*;
 use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
 use zarrs::storage::ReadableWritableListableStorageTraits;
@@ -122,7 +121,7 @@ const KEPT_BUFFER_BYTES: usize = 16 << 20;
 const MAX_CHUNK_BYTES: usize = 1 << 31;
 
 /// The chunks of one array, encoded and decoded by zarrs.
-pub(crate) struct Chunks {
+pub(crate) struct ChunkIo {
     pub store: Store,
     engine: Engine,
     /// Records per chunk (per shard, with sharding).
@@ -135,9 +134,9 @@ pub(crate) struct Chunks {
     zstd: bool,
 }
 
-impl std::fmt::Debug for Chunks {
+impl std::fmt::Debug for ChunkIo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chunks")
+        f.debug_struct("ChunkIo")
             .field("store", &self.store.name)
             .field("chunk_len", &self.chunk_len)
             .field("record", &self.record)
@@ -145,10 +144,10 @@ impl std::fmt::Debug for Chunks {
     }
 }
 
-impl Chunks {
+impl ChunkIo {
     /// The chunks of the array `meta` describes in `store`, which must be
     /// chunked along its first dimension only.
-    pub fn new(store: &Store, meta: &ArrayMeta) -> Result<Chunks> {
+    pub fn new(store: &Store, meta: &ArrayMeta) -> Result<ChunkIo> {
         let unchunked = meta.shape.get(1..) == meta.chunk_shape.get(1..);
         if meta.shape.is_empty() || !unchunked {
             return Err(Error::Shape {
@@ -182,7 +181,7 @@ impl Chunks {
         }
         let zstd = meta.inner_chunk_shape.is_none()
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
-        Ok(Chunks {
+        Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
             chunk_len: meta.chunk_shape[0],
@@ -288,64 +287,16 @@ impl Chunks {
             .map_err(|e| self.error(chunk, e))
     }
 
-    /// Decodes the chunks holding records `range`, in parallel, one per
-    /// part (the parts are chunk-aligned: the first starts at
-    /// `range.start`), and hands each part the bytes of its records with
-    /// the chunk's index and the index of the part's first record.
-    pub fn decode<P: Send>(
-        &self,
-        range: &Range<u64>,
-        parts: Vec<P>,
-        len: impl Fn(&P) -> usize + Sync,
-        fill: impl Fn(u64, u64, &mut P, &[u8]) -> Result<()> + Sync,
-    ) -> Result<()> {
-        let first_chunk = range.start / self.chunk_len;
-        let skip = (range.start % self.chunk_len) as usize;
-        parallel(&self.store, || {
-            parts
-                .into_par_iter()
-                .enumerate()
-                .try_for_each(|(i, mut part)| {
-                    let chunk = first_chunk + i as u64;
-                    let decoded = self.read(chunk)?;
-                    let (from, first) = match i {
-                        0 => (skip, range.start),
-                        _ => (0, chunk * self.chunk_len),
-                    };
-                    let bytes = decoded
-                        .get(from * self.record..(from + len(&part)) * self.record)
-                        .ok_or_else(|| self.error(chunk, "decoded chunk is short"))?;
-                    fill(chunk, first, &mut part, bytes)
-                })
-        })
-    }
-}
-
-/// The records to read of a store (an array, or columns) of `len` records, and how many they are.
-pub(crate) fn records_range(
-    store: &Store,
-    range: Option<Range<u64>>,
-    len: u64,
-) -> Result<(Range<u64>, usize)> {
-    let range = range.unwrap_or(0..len);
-    if range.start > range.end || range.end > len {
-        return Err(shape_error(
-            store,
-            format!("records {range:?} are not within the store's {len}"),
-        ));
-    }
-    let n = usize::try_from(range.end - range.start).map_err(|_| {
-        shape_error(
-            store,
-            format!("{} records do not fit in memory", range.end - range.start),
-        )
-    })?;
-    Ok((range, n))
-}
-
-pub(crate) fn shape_error(store: &Store, message: String) -> Error {
-    Error::Shape {
-        store: store.name.clone(),
-        message,
+    /// Decodes the chunk holding record `first`, and says where records
+    /// `first..first + count` (all in that chunk) are in its bytes.
+    pub fn read_at(&self, first: u64, count: usize) -> Result<(Vec<u8>, Range<usize>)> {
+        let chunk = first / self.chunk_len;
+        let decoded = self.read(chunk)?;
+        let from = (first % self.chunk_len) as usize * self.record;
+        let at = from..from + count * self.record;
+        if decoded.len() < at.end {
+            return Err(self.error(chunk, "decoded chunk is short"));
+        }
+        Ok((decoded, at))
     }
 }

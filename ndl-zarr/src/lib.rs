@@ -80,6 +80,7 @@ mod reader;
 mod records;
 #[cfg(feature = "s3")]
 mod s3;
+mod source;
 mod staging;
 mod store;
 mod struct_type;
@@ -181,6 +182,6 @@ pub mod __fuzz {
         for (key, bytes) in objects {
             store.set(key, bytes.to_vec())?;
         }
-        crate::records::read_packed(&store, None)
+        crate::reader::read_records_packed(&store, None)
     }
 }

@@ -3,11 +3,15 @@
 use std::ops::Range;
 use std::path::Path;
 
+use ndl_runtime::records::PackedLayout;
 use ndl_runtime::NdlType;
 
+use crate::columns::ColumnsSource;
 use crate::documents::read_group;
 use crate::error::Result;
 use crate::options::ReadOptions;
+use crate::records::{packer, RecordsSource};
+use crate::source::{self, records_range, shape_error};
 use crate::store::Store;
 
 impl ReadOptions {
@@ -39,10 +43,15 @@ impl ReadOptions {
         store: &Store,
         range: Option<Range<u64>>,
     ) -> Result<Vec<T>> {
+        let packer = packer::<T>(&store.name)?;
         if read_group(store)?.is_some() {
-            return crate::columns::read_columns(store, range);
+            let columns = ColumnsSource::open(store, &T::datatype(), std::mem::size_of::<T>())?;
+            let (range, n) = records_range(store, range, columns.len())?;
+            return source::read_typed(&columns, &packer, range, n);
         }
-        crate::records::read_records(store, range, self.by_name)
+        let (records, range, n) = RecordsSource::open(store, range)?;
+        let records = records.for_type(&packer, self.by_name)?;
+        source::read_typed(&records, &packer, range, n)
     }
 }
 
@@ -51,7 +60,17 @@ impl ReadOptions {
 pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Vec<u8>> {
     if let Some((_, attributes)) = read_group(store)? {
         let datatype = crate::info::group_datatype(store, &attributes)?;
-        return crate::columns::read_columns_packed(store, &datatype, range);
+        let packed = PackedLayout::new(&datatype).map_err(|e| shape_error(store, e.to_string()))?;
+        let columns = ColumnsSource::open(store, packed.datatype(), packed.size())?;
+        let (range, n) = records_range(store, range, columns.len())?;
+        return source::read_packed(&columns, range, n);
     }
-    crate::records::read_packed(store, range)
+    read_records_packed(store, range)
+}
+
+/// Reads records `range` (all when `None`) of the array of records at the
+/// store's root as packed records in native byte order.
+pub(crate) fn read_records_packed(store: &Store, range: Option<Range<u64>>) -> Result<Vec<u8>> {
+    let (records, range, n) = RecordsSource::open(store, range)?;
+    source::read_packed(&records, range, n)
 }

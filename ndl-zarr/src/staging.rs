@@ -67,7 +67,7 @@ impl Staging {
         remove_leftovers(parent, &name);
         let (building, guard) = building_dir(parent, &name).map_err(io)?;
         let durable = store.is_durable();
-        let staged = Store::staging(&building, &store.name, durable)?;
+        let staged = Store::building(&building, &store.name, durable)?;
         let staging = Staging {
             building,
             guard,

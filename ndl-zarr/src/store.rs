@@ -135,7 +135,7 @@ impl Store {
     /// renamed into place: objects are written in place, not replaced,
     /// and flushed to the disk if `sync`. Messages name it `name`, its
     /// place.
-    pub fn staging(dir: &Path, name: &str, sync: bool) -> Result<Store> {
+    pub fn building(dir: &Path, name: &str, sync: bool) -> Result<Store> {
         let writes = Writes {
             replace: false,
             sync,

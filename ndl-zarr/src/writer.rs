@@ -214,9 +214,9 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             });
         }
         let meta = ArrayMeta::read(&store)?;
-        check_type(&store, &meta, &packer)?;
+        check_type(&store, &meta.stored, &packer)?;
         records::check_records(&store, &meta)?;
-        let chunks = crate::chunks::Chunks::new(&store, &meta)?;
+        let chunks = crate::chunks::ChunkIo::new(&store, &meta)?;
         let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
         Ok(ArrayWriter {
             core,
@@ -241,7 +241,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         if !group {
             // Refuse what is no array before taking the lock.
             let meta = ArrayMeta::read(&store)?;
-            check_type(&store, &meta, &packer)?;
+            check_type(&store, &meta.stored, &packer)?;
         }
         let held = Held {
             lock: Some(AppendLock::take(&store)?),

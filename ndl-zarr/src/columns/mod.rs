@@ -29,7 +29,7 @@
 mod read;
 mod write;
 
-pub(crate) use read::{read_columns, read_columns_packed};
+pub(crate) use read::ColumnsSource;
 pub(crate) use write::ColumnsWriter;
 
 use std::collections::BTreeMap;

@@ -1,19 +1,18 @@
-//! Reading the columns layout back into records: each part of the records
-//! takes its values from every column, which are checked, then
-//! interleaved.
+//! Reading the columns layout back into records, as a [`Source`]: each
+//! part of the records takes its values from every column, which are
+//! checked, then interleaved.
 
 use std::ops::Range;
 
-use ndl_runtime::records::{PackedLayout, RecordBuf};
+use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Charset, Datatype, NdlType};
-use rayon::prelude::*;
 
 use super::{plan, Column, Style};
-use crate::chunks::{parallel, records_range, shape_error, Chunks};
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::records::packer;
+use crate::source::{invalid, Source};
 use crate::store::Store;
 
 /// Checks that the array `meta` holds the values of column `c`.
@@ -55,9 +54,9 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
 /// A column opened for reading.
 struct Opened {
     column: Column,
-    chunks: Chunks,
+    chunks: ChunkIo,
     /// The field's own checks (bools, enums).
-    layout: PackedLayout,
+    checks: PackedLayout,
 }
 
 impl Opened {
@@ -75,7 +74,7 @@ impl Opened {
             out.extend_from_slice(&decoded[from * size..to * size]);
             at = chunk * chunk_len + to as u64;
         }
-        self.layout.check(&out).map_err(|bad| {
+        self.checks.check(&out).map_err(|bad| {
             let field = match bad.field.as_str() {
                 "" => self.column.name.clone(),
                 f if f.starts_with('[') => format!("{}{f}", self.column.name),
@@ -103,7 +102,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         let child = store.child(&column.name);
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
-        let layout = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
+        let checks = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
             store: store.name.clone(),
             field: column.name.clone(),
             message: e.to_string(),
@@ -111,115 +110,99 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         // Columns of different lengths are what a crash between two
         // columns' appends leaves: the records are those all columns hold.
         len = len.min(meta.len());
-        let chunks = Chunks::new(&child, &meta)?;
+        let chunks = ChunkIo::new(&child, &meta)?;
         opened.push(Opened {
             column,
             chunks,
-            layout,
+            checks,
         });
     }
     let len = if opened.is_empty() { 0 } else { len };
     Ok((opened, len))
 }
 
-/// The parts of records `range`: chunk-aligned to the first column.
-fn part_len(opened: &[Opened]) -> u64 {
-    opened.first().map_or(1, |o| o.chunks.chunk_len)
+/// A columns store opened for reading records of one datatype: its
+/// columns, interleaved into records (of `record` bytes each, each column
+/// at its field's offset).
+pub(crate) struct ColumnsSource {
+    store: Store,
+    opened: Vec<Opened>,
+    len: u64,
+    record: usize,
 }
 
-/// Copies each column's values into `records` (of `record` bytes each,
-/// the columns at their offsets).
-fn interleave(opened: &[Opened], values: &[Vec<u8>], records: &mut [u8], record: usize) {
-    for (o, values) in opened.iter().zip(values) {
-        let (at, size) = (o.column.offset, o.column.size);
-        for (r, v) in records
-            .chunks_exact_mut(record)
-            .zip(values.chunks_exact(size))
-        {
-            r[at..at + size].copy_from_slice(v);
+impl ColumnsSource {
+    /// The columns of `store` that records of `datatype` (in its own
+    /// layout, `record` bytes each) take their fields from, opened and
+    /// checked.
+    pub fn open(store: &Store, datatype: &Datatype, record: usize) -> Result<ColumnsSource> {
+        let (opened, len) = open_columns(store, plan(datatype, READING)?)?;
+        Ok(ColumnsSource {
+            store: store.clone(),
+            opened,
+            len,
+            record,
+        })
+    }
+
+    /// The number of records: those every column holds.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Each column's values of records `first..first + count`.
+    fn values(&self, first: u64, count: usize) -> Result<Vec<Vec<u8>>> {
+        self.opened
+            .iter()
+            .map(|o| o.read(first..first + count as u64))
+            .collect()
+    }
+
+    /// Copies each column's `values` into `records`.
+    fn interleave(&self, values: &[Vec<u8>], records: &mut [u8]) {
+        for (o, values) in self.opened.iter().zip(values) {
+            let (at, size) = (o.column.offset, o.column.size);
+            for (r, v) in records
+                .chunks_exact_mut(self.record)
+                .zip(values.chunks_exact(size))
+            {
+                r[at..at + size].copy_from_slice(v);
+            }
         }
     }
 }
 
-/// Reads records `range` (all when `None`) of the columns store `store`
-/// into `T`s: only the columns of `T`'s fields are read.
-pub(crate) fn read_columns<T: NdlType + Send + Sync>(
-    store: &Store,
-    range: Option<Range<u64>>,
-) -> Result<Vec<T>> {
-    let packer = packer::<T>(&store.name)?;
-    let (opened, len) = open_columns(store, plan(&T::datatype(), READING)?)?;
-    let (range, n) = records_range(store, range, len)?;
-    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
-    let part_len = part_len(&opened);
-    let record = std::mem::size_of::<T>();
-    let parts = records.parts_mut_aligned((range.start % part_len) as usize, part_len as usize);
-    parallel(store, || {
-        parts.into_par_iter().try_for_each(|mut part| {
-            let first = range.start + part.start() as u64;
-            let values = opened
-                .iter()
-                .map(|o| o.read(first..first + part.len() as u64))
-                .collect::<Result<Vec<_>>>()?;
-            packer
-                .fill(&mut part, |bytes| {
-                    interleave(&opened, &values, bytes, record)
-                })
-                .map_err(|bad| Error::InvalidValue {
-                    store: store.name.clone(),
-                    chunk: (first + bad.record as u64) / part_len,
-                    record: first + bad.record as u64,
-                    field: bad.field,
-                    offset: bad.offset,
-                    message: bad.message,
-                })
-        })
-    })?;
-    records
-        .into_vec()
-        .ok_or_else(|| shape_error(store, "not every record was read".into()))
-}
-
-/// Reads records `range` (all when `None`) of the columns store `store` as
-/// packed records of `datatype`'s packed form, in native byte order.
-pub(crate) fn read_columns_packed(
-    store: &Store,
-    datatype: &Datatype,
-    range: Option<Range<u64>>,
-) -> Result<Vec<u8>> {
-    let packed = PackedLayout::new(datatype).map_err(|e| shape_error(store, e.to_string()))?;
-    let (opened, len) = open_columns(store, plan(packed.datatype(), READING)?)?;
-    let (range, n) = records_range(store, range, len)?;
-    let size = packed.size();
-    let mut out =
-        bytemuck::allocation::try_zeroed_vec::<u8>(n.saturating_mul(size)).map_err(|()| {
-            shape_error(
-                store,
-                format!("cannot allocate {n} records of {size} bytes"),
-            )
-        })?;
-    let part_len = part_len(&opened);
-    let first_len = ((part_len - range.start % part_len) as usize).min(n) * size;
-    let (head, rest) = out.split_at_mut(first_len);
-    let mut parts = vec![(range.start, head)];
-    let mut at = range.start + (first_len / size.max(1)) as u64;
-    for chunk in rest.chunks_mut(part_len as usize * size) {
-        let count = (chunk.len() / size.max(1)) as u64;
-        parts.push((at, chunk));
-        at += count;
+impl Source for ColumnsSource {
+    fn store(&self) -> &Store {
+        &self.store
     }
-    parallel(store, || {
-        parts.into_par_iter().try_for_each(|(first, bytes)| {
-            let count = (bytes.len() / size.max(1)) as u64;
-            let values = opened
-                .iter()
-                .map(|o| o.read(first..first + count))
-                .collect::<Result<Vec<_>>>()?;
-            interleave(&opened, &values, bytes, size);
-            Ok(())
-        })
-    })?;
-    Ok(out)
+
+    /// The first column's: parts are aligned to its chunks.
+    fn chunk_len(&self) -> u64 {
+        self.opened.first().map_or(1, |o| o.chunks.chunk_len)
+    }
+
+    fn record_size(&self) -> usize {
+        self.record
+    }
+
+    fn packed(&self, first: u64, out: &mut [u8]) -> Result<()> {
+        let values = self.values(first, out.len() / self.record.max(1))?;
+        self.interleave(&values, out);
+        Ok(())
+    }
+
+    fn typed<T: NdlType>(
+        &self,
+        packer: &Packer<T>,
+        first: u64,
+        part: &mut RecordsMut<'_, T>,
+    ) -> Result<()> {
+        let values = self.values(first, part.len())?;
+        packer
+            .fill(part, |bytes| self.interleave(&values, bytes))
+            .map_err(|bad| invalid(&self.store, self.chunk_len(), first, bad))
+    }
 }
 
 /// Columns are read whatever their characters' element type.

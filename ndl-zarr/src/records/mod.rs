@@ -8,15 +8,14 @@
 mod read;
 mod write;
 
-pub(crate) use read::{read_packed, read_records};
+pub(crate) use read::RecordsSource;
 pub(crate) use write::{check_records, create, start};
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;
-use ndl_runtime::NdlType;
+use ndl_runtime::{Datatype, NdlType};
 
 use crate::error::{Error, Result};
-use crate::metadata::ArrayMeta;
 use crate::store::Store;
 
 /// The packer of `T`, or why `T` has no packed form.
@@ -28,13 +27,13 @@ pub(crate) fn packer<T: NdlType>(store: &str) -> Result<Packer<T>> {
     })
 }
 
-/// Checks that the array holds records of `T`.
+/// Checks that `stored`, the packed datatype of a store's records, is `T`'s.
 pub(crate) fn check_type<T: NdlType>(
     store: &Store,
-    meta: &ArrayMeta,
+    stored: &Datatype,
     packer: &Packer<T>,
 ) -> Result<()> {
-    match first_difference(&meta.stored, packer.layout().datatype()) {
+    match first_difference(stored, packer.layout().datatype()) {
         None => Ok(()),
         Some(d) => Err(Error::TypeMismatch {
             store: store.name.clone(),

@@ -1,98 +1,110 @@
-//! Reading one array of records: into `Vec<T>`, checked against `T`, or as
-//! packed bytes of the stored datatype.
+//! Reading one array of records: the records layout as a [`Source`], whose
+//! parts are slices of decoded chunks.
 
 use std::ops::Range;
 
 use ndl_runtime::field_map::{FieldMap, FieldMapError};
-use ndl_runtime::records::{InvalidValue, PackedLayout, RecordBuf};
+use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::{ByteOrder, NdlType};
 
-use super::{check_type, packer};
-use crate::chunks::{records_range, shape_error, Chunks};
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
+use crate::source::{invalid, records_range, shape_error, Source};
 use crate::store::Store;
 
-/// Reads records `range` (all when `None`) of the array of records in
-/// `store` into `T`s: records of exactly `T`'s packed datatype, or, `by_name`,
-/// any records that hold `T`'s fields.
-pub(crate) fn read_records<T: NdlType + Send + Sync>(
-    store: &Store,
-    range: Option<Range<u64>>,
-    by_name: bool,
-) -> Result<Vec<T>> {
-    let (meta, range, n) = open(store, range)?;
-    let packer = packer::<T>(&store.name)?;
-    // By name, `T`'s fields are copied out of the stored records (which
-    // chunks decode to native byte order); else the records are `T`'s.
-    let map = if by_name {
-        let stored =
-            PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
-        let map = FieldMap::new(stored.datatype(), ByteOrder::NATIVE, &T::datatype())
-            .map_err(|e| by_name_error(store, e))?;
-        Some(map)
-    } else {
-        check_type(store, &meta, &packer)?;
-        None
-    };
-    // Zeroed memory is mapped lazily: only what the chunks fill is touched,
-    // and a length no memory can hold is an error here, not an abort.
-    let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| shape_error(store, e.to_string()))?;
-    let (skip, chunk_len) = alignment(&meta, &range);
-    Chunks::new(store, &meta)?.decode(
-        &range,
-        records.parts_mut_aligned(skip, chunk_len),
-        |part| part.len(),
-        |chunk, first, part, bytes| {
-            match &map {
-                Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
-                None => packer.unpack(bytes, part),
-            }
-            .map_err(|bad| invalid(store, chunk, first, bad))
-        },
-    )?;
-    records
-        .into_vec()
-        .ok_or_else(|| shape_error(store, "not every record was read".into()))
+/// The array of records of a store, opened for reading.
+pub(crate) struct RecordsSource {
+    chunks: ChunkIo,
+    /// The stored records, packed: their checks.
+    stored: PackedLayout,
+    /// For reads by name, where `T`'s fields are in a stored record.
+    by_name: Option<FieldMap>,
 }
 
-/// Reads records `range` (all when `None`) as packed records of the stored
-/// datatype in native byte order, bools and enums checked.
-pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Vec<u8>> {
-    let (meta, range, n) = open(store, range)?;
-    let layout = PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
-    let size = layout.size();
-    let total = n.checked_mul(size).ok_or_else(|| {
-        shape_error(
-            store,
-            format!("{n} records of {size} bytes do not fit in memory"),
-        )
-    })?;
-    let mut out = bytemuck::allocation::try_zeroed_vec::<u8>(total).map_err(|()| {
-        shape_error(
-            store,
-            format!("cannot allocate {n} records of {size} bytes"),
-        )
-    })?;
-    let (skip, chunk_len) = alignment(&meta, &range);
-    let first_len = (chunk_len - skip).min(n) * size;
-    let (head, rest) = out.split_at_mut(first_len);
-    let parts: Vec<&mut [u8]> = std::iter::once(head)
-        .filter(|h| !h.is_empty())
-        .chain(rest.chunks_mut(chunk_len * size))
-        .collect();
-    Chunks::new(store, &meta)?.decode(
-        &range,
-        parts,
-        |part| part.len() / size.max(1),
-        |chunk, first, part, bytes| {
-            part.copy_from_slice(bytes);
-            layout
-                .check(part)
-                .map_err(|bad| invalid(store, chunk, first, bad))
-        },
-    )?;
-    Ok(out)
+impl RecordsSource {
+    /// The array at the root of `store`, which must be one-dimensional,
+    /// and the records `range` of it to read (all when `None`), and how
+    /// many they are.
+    pub fn open(
+        store: &Store,
+        range: Option<Range<u64>>,
+    ) -> Result<(RecordsSource, Range<u64>, usize)> {
+        let meta = ArrayMeta::read(store)?;
+        if meta.shape.len() != 1 {
+            return Err(shape_error(
+                store,
+                format!(
+                    "the array has shape {:?}; records are read from one-dimensional arrays",
+                    meta.shape
+                ),
+            ));
+        }
+        let (range, n) = records_range(store, range, meta.len())?;
+        let stored =
+            PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
+        let source = RecordsSource {
+            chunks: ChunkIo::new(store, &meta)?,
+            stored,
+            by_name: None,
+        };
+        Ok((source, range, n))
+    }
+
+    /// Readies the source for records of `T`: exactly `T`'s packed
+    /// datatype, or, `by_name`, any records that hold `T`'s fields, which
+    /// are copied out of the stored records (decoded to native byte order).
+    pub fn for_type<T: NdlType>(mut self, packer: &Packer<T>, by_name: bool) -> Result<Self> {
+        let store = &self.chunks.store;
+        if !by_name {
+            super::check_type(store, self.stored.datatype(), packer)?;
+            return Ok(self);
+        }
+        let map = FieldMap::new(self.stored.datatype(), ByteOrder::NATIVE, &T::datatype())
+            .map_err(|e| by_name_error(store, e))?;
+        self.by_name = Some(map);
+        Ok(self)
+    }
+
+    fn invalid(&self, first: u64) -> impl Fn(ndl_runtime::records::InvalidValue) -> Error + '_ {
+        move |bad| invalid(&self.chunks.store, self.chunks.chunk_len, first, bad)
+    }
+}
+
+impl Source for RecordsSource {
+    fn store(&self) -> &Store {
+        &self.chunks.store
+    }
+
+    fn chunk_len(&self) -> u64 {
+        self.chunks.chunk_len
+    }
+
+    fn record_size(&self) -> usize {
+        self.stored.size()
+    }
+
+    fn packed(&self, first: u64, out: &mut [u8]) -> Result<()> {
+        let count = out.len() / self.stored.size().max(1);
+        let (decoded, at) = self.chunks.read_at(first, count)?;
+        out.copy_from_slice(&decoded[at]);
+        self.stored.check(out).map_err(self.invalid(first))
+    }
+
+    fn typed<T: NdlType>(
+        &self,
+        packer: &Packer<T>,
+        first: u64,
+        part: &mut RecordsMut<'_, T>,
+    ) -> Result<()> {
+        let (decoded, at) = self.chunks.read_at(first, part.len())?;
+        let bytes = &decoded[at];
+        match &self.by_name {
+            Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
+            None => packer.unpack(bytes, part),
+        }
+        .map_err(self.invalid(first))
+    }
 }
 
 fn by_name_error(store: &Store, e: FieldMapError) -> Error {
@@ -107,37 +119,4 @@ fn by_name_error(store: &Store, e: FieldMapError) -> Error {
         }
         _ => shape_error(store, message),
     }
-}
-
-fn invalid(store: &Store, chunk: u64, first: u64, bad: InvalidValue) -> Error {
-    Error::InvalidValue {
-        store: store.name.clone(),
-        chunk,
-        record: first + bad.record as u64,
-        field: bad.field,
-        offset: bad.offset,
-        message: bad.message,
-    }
-}
-
-/// The array's metadata, the records to read, and how many they are.
-fn open(store: &Store, range: Option<Range<u64>>) -> Result<(ArrayMeta, Range<u64>, usize)> {
-    let meta = ArrayMeta::read(store)?;
-    if meta.shape.len() != 1 {
-        return Err(shape_error(
-            store,
-            format!(
-                "the array has shape {:?}; records are read from one-dimensional arrays",
-                meta.shape
-            ),
-        ));
-    }
-    let (range, n) = records_range(store, range, meta.len())?;
-    Ok((meta, range, n))
-}
-
-/// Where `range` starts within its first chunk, and the chunk length.
-fn alignment(meta: &ArrayMeta, range: &Range<u64>) -> (usize, usize) {
-    let chunk_len = meta.chunk_shape[0];
-    ((range.start % chunk_len) as usize, chunk_len as usize)
 }
