@@ -313,7 +313,8 @@ fn locked(store: &Store) -> Error {
 }
 
 /// Replaces the lock of a local store left by a process of this machine
-/// that is gone, or by this process with none of its writers holding it.
+/// that is gone (or killed while it wrote the lock), or by this process
+/// with none of its writers holding it.
 fn take_over(store: &Store, bytes: &[u8]) -> Result<Option<Versioned>> {
     if !store.is_local() {
         return Ok(None);
@@ -321,7 +322,8 @@ fn take_over(store: &Store, bytes: &[u8]) -> Result<Option<Versioned>> {
     let Some(found) = read(store)? else {
         return Ok(None);
     };
-    if found.host != host() {
+    // An unreadable lock names no host: its writer was killed creating it.
+    if !found.host.is_empty() && found.host != host() {
         return Ok(None);
     }
     let gone = !Path::new(&format!("/proc/{}", found.pid)).exists();
