@@ -176,9 +176,18 @@ impl Layout {
     /// The plan for records of `dt` stored in `order`. `None` when the
     /// datatype has no fixed size (variable-length members, references).
     pub fn new(dt: &Datatype, order: ByteOrder) -> Option<Layout> {
+        Layout::with_orders(dt, &|_| order)
+    }
+
+    /// The plan for records of `dt` whose number at byte offset `at` is
+    /// stored in `orders(at)`: NumPy lets each field have its own order.
+    pub fn with_orders(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Option<Layout> {
         let mut b = Builder {
-            swap: order != ByteOrder::NATIVE,
-            ..Builder::default()
+            orders,
+            spans: Vec::new(),
+            swaps: Vec::new(),
+            bools: Vec::new(),
+            enums: Vec::new(),
         };
         b.visit(dt, 0)?;
         let field_spans = merge_spans(b.spans);
@@ -356,16 +365,16 @@ fn first_bad_enum(bytes: &[u8], itemsize: usize, e: &EnumCheck) -> Option<(usize
 }
 
 /// Collects leaves while walking a datatype.
-#[derive(Default)]
-struct Builder {
-    swap: bool,
+struct Builder<'a> {
+    /// The byte order of the number at each offset.
+    orders: &'a dyn Fn(usize) -> ByteOrder,
     spans: Vec<Range<usize>>,
     swaps: Vec<SwapRun>,
     bools: Vec<Range<usize>>,
     enums: Vec<EnumCheck>,
 }
 
-impl Builder {
+impl Builder<'_> {
     /// Adds the leaves of `dt` placed at `at`.
     fn visit(&mut self, dt: &Datatype, at: usize) -> Option<()> {
         let size = dt.size()?;
@@ -379,7 +388,7 @@ impl Builder {
             Datatype::Array(a) => {
                 let n = a.element_count()?;
                 let step = a.base.size()?;
-                if let Some(plan) = self.leaf_plan(&a.base) {
+                if let Some(plan) = self.leaf_plan(&a.base, at) {
                     // A scalar base: one run for the whole array, no loop.
                     self.add_leaf(plan, at, n, size);
                 } else {
@@ -391,14 +400,16 @@ impl Builder {
             }
             _ => {}
         }
-        let plan = self.leaf_plan(dt)?;
+        let plan = self.leaf_plan(dt, at)?;
         self.add_leaf(plan, at, 1, size);
         Some(())
     }
 
-    /// How a scalar datatype is handled, `None` for compounds and arrays.
-    fn leaf_plan(&self, dt: &Datatype) -> Option<Leaf> {
-        let swap_width = |w: usize| if self.swap && w > 1 { w } else { 0 };
+    /// How a scalar datatype at byte `at` is handled, `None` for compounds
+    /// and arrays.
+    fn leaf_plan(&self, dt: &Datatype, at: usize) -> Option<Leaf> {
+        let swap = (self.orders)(at) != ByteOrder::NATIVE;
+        let swap_width = |w: usize| if swap && w > 1 { w } else { 0 };
         Some(match dt {
             Datatype::Compound(_) | Datatype::Array(_) => return None,
             Datatype::Bool => Leaf::Bool,

@@ -12,7 +12,7 @@ use std::io::{BufReader, ErrorKind, Read};
 use std::mem::MaybeUninit;
 use std::path::Path;
 
-use super::compare::{bad_value, element, layout_for, record_shape, RecordShape};
+use super::compare::{bad_value, element, file_layout_for, layout_for, record_shape, RecordShape};
 use super::io::{read_full, Counting};
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::field_map::FieldMap;
@@ -240,11 +240,10 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     }
     // By name, numbers are swapped while the fields are copied; the
     // record plan is then only checks.
-    let order = match by_name {
-        Some(_) => ByteOrder::NATIVE,
-        None => header.byte_order,
+    let layout = match by_name {
+        Some(_) => layout_for::<T>(&expected, ByteOrder::NATIVE)?,
+        None => file_layout_for::<T>(&expected, &header)?,
     };
-    let layout = layout_for::<T>(&expected, order)?;
     let file_record = match &by_name {
         Some(map) => map.file_record_size() * element(&expected).1.iter().product::<usize>(),
         None => layout.itemsize,
@@ -272,7 +271,15 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     let known_len = total_len.is_some();
     let data = match &by_name {
         None => read_records(&mut r.inner, records, &layout, known_len),
-        Some(map) => read_records_by_name(&mut r.inner, records, map, &layout, known_len),
+        Some(map) => {
+            let one_order = header.other_order_plan();
+            let plans = ByName {
+                map,
+                one_order: one_order.as_ref(),
+                layout: &layout,
+            };
+            read_records_by_name(&mut r.inner, records, plans, known_len)
+        }
     };
     let data = data.map_err(|stop| match (stop, &by_name) {
         (Stop::Io(e), _) => Error::from(e),
@@ -392,11 +399,25 @@ fn read_records<T: NdlType, R: Read>(
 /// [`read_records`] by field name: the file's records are read a chunk
 /// at a time into a buffer, and `map` copies their fields into the
 /// vector's records; `layout` (of `T`, native order) then checks them.
+/// What reading by name does to each chunk of records.
+struct ByName<'a> {
+    /// The file's fields to `T`'s.
+    map: &'a FieldMap,
+    /// Puts the numbers stored in the file's other byte order into its
+    /// main one, which `map` converts from; `None` when all share one.
+    one_order: Option<&'a Layout>,
+    /// `T`'s checks.
+    layout: &'a Layout,
+}
+
 fn read_records_by_name<T: NdlType, R: Read>(
     r: &mut R,
     records: usize,
-    map: &FieldMap,
-    layout: &Layout,
+    ByName {
+        map,
+        one_order,
+        layout,
+    }: ByName,
     known_len: bool,
 ) -> std::result::Result<Vec<T>, Stop> {
     let to = layout.itemsize;
@@ -416,6 +437,9 @@ fn read_records_by_name<T: NdlType, R: Read>(
         }
         if !known_len {
             recs.grow_zeroed(n);
+        }
+        if let Some(plan) = one_order {
+            plan.swap(src);
         }
         map.apply(src, &mut recs.bytes_mut(done)[..n * to]);
         recs.check(layout, n).map_err(Stop::Bad)?;
