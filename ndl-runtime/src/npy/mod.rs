@@ -79,6 +79,7 @@ pub(crate) mod io;
 mod literal;
 mod mmap;
 pub(crate) mod read;
+mod record_vec;
 pub(crate) mod record_writer;
 mod repr;
 mod shape;
