@@ -120,7 +120,7 @@ enum Leaf {
 }
 
 /// Sorts and merges touching or overlapping ranges, dropping empty ones.
-pub(super) fn merge_spans(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+pub(crate) fn merge_spans(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     spans.retain(|r| !r.is_empty());
     spans.sort_by_key(|r| r.start);
     let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());

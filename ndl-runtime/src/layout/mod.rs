@@ -19,7 +19,8 @@ mod padding;
 
 use std::ops::Range;
 
-use build::{merge_spans, merge_swaps, Builder};
+pub(crate) use build::merge_spans;
+use build::{merge_swaps, Builder};
 use checks::first_bad_enum;
 pub(crate) use checks::{BadValue, EnumCheck};
 pub(crate) use padding::CopyOp;
@@ -290,6 +291,19 @@ mod tests {
         let mut b: Vec<u8> = (0..24).collect();
         l.swap(&mut b);
         assert_eq!(&b[..8], &[3, 2, 1, 0, 7, 6, 5, 4]);
+    }
+
+    #[test]
+    fn each_number_is_swapped_by_its_own_order() {
+        let other = ByteOrder::NATIVE.opposite();
+        let orders = |at: usize| if at == 16 { other } else { ByteOrder::NATIVE };
+        let l = Layout::with_orders(&sample(), &orders).unwrap();
+        let only = SwapRun {
+            offset: 16,
+            width: 8,
+            count: 1,
+        };
+        assert_eq!(l.swaps, [only]);
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub(crate) mod record_writer;
 mod repr;
 mod shape;
 mod sidecar;
+mod staging;
 mod stream;
 mod typestr;
 pub(crate) mod write;

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
+use crate::layout::merge_spans;
 use crate::npy::literal::{Lit, Value};
 use crate::npy::repr::py_repr_str;
 use crate::npy::{parse_scalar_typestr, ByteOrder, Error, Result};
@@ -57,7 +58,7 @@ impl<'a> DescrReader<'a> {
         Ok(Descr {
             datatype,
             byte_order,
-            other_order: merge(other.map(|(r, _)| r)),
+            other_order: merge_spans(other.map(|(r, _)| r).collect()),
         })
     }
 
@@ -315,20 +316,6 @@ struct Field {
     title: Option<String>,
     name: String,
     datatype: Datatype,
-}
-
-/// Sorts and merges touching ranges.
-fn merge(ranges: impl Iterator<Item = Range<usize>>) -> Vec<Range<usize>> {
-    let mut ranges: Vec<Range<usize>> = ranges.collect();
-    ranges.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
 }
 
 /// A void type without fields: what an empty name turns into padding.
