@@ -1557,3 +1557,32 @@ fn every_codec_the_help_offers_converts() {
         }
     }
 }
+
+/// `ndl unlock` of a local store: a place with no store is an error (not
+/// "not locked"), a stale lock is removed, a live one is kept.
+#[test]
+fn unlock_a_local_store() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let missing = root.join("missing.zarr");
+    refused(
+        &ndl(&["unlock", missing.to_str().unwrap()]),
+        &missing,
+        &["no Zarr"],
+    );
+    let store = root.join("s.zarr");
+    converted(convert(&files.path("nested.npy"), &store, &[]), "the store");
+    let lock = store.join(".ndl-append.lock");
+    let live = "{\"host\":\"elsewhere\",\"pid\":7,\"taken_ms\":0,\"expires_ms\":99999999999999}";
+    std::fs::write(&lock, live).unwrap();
+    refused(
+        &ndl(&["unlock", store.to_str().unwrap()]),
+        &store,
+        &["live"],
+    );
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), live);
+    std::fs::write(&lock, live.replace("99999999999999", "1000")).unwrap();
+    let out = ok(ndl(&["unlock", store.to_str().unwrap()]), "unlock");
+    assert!(out.contains("removed the stale lock"), "{out}");
+    assert!(!lock.exists());
+}

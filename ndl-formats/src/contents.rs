@@ -1,6 +1,8 @@
 //! What a file or store holds, as every description language reads it:
 //! its arrays, with their specs, storage and attributes. Plain data.
 
+use std::ops::Range;
+
 use ndl_runtime::ndl::Storage;
 use serde_json::{Map, Value};
 
@@ -37,6 +39,10 @@ pub struct Entry {
     /// The format's own metadata document of the array, where it has one
     /// (a Zarr array's `zarr.json` or `.zarray`).
     pub native_metadata: Option<Value>,
+    /// The byte ranges of an element whose numbers are stored in the order
+    /// opposite to the spec's (NumPy records may mix byte orders; a
+    /// [`Source`](crate::Source) yields them in the spec's one order).
+    pub other_order: Vec<Range<usize>>,
 }
 
 impl Entry {
@@ -50,6 +56,7 @@ impl Entry {
             attributes: Map::new(),
             dimension_names: None,
             native_metadata: None,
+            other_order: Vec::new(),
         }
     }
 

@@ -67,6 +67,9 @@ pub(crate) fn read_header(path: &Path, limits: &HeaderLimits) -> Result<(Header,
 /// The elements of a `.npy` stream, read in order.
 pub struct NpySource<R> {
     reader: R,
+    /// The header, whose `other_order` fields are put into the spec's
+    /// byte order as they are read.
+    header: Header,
     spec: ArraySpec,
     /// Shown in errors.
     path: PathBuf,
@@ -89,6 +92,7 @@ impl<R: Read> NpySource<R> {
         let left = header.element_count().map_err(|e| e.in_file(path))?;
         Ok(NpySource {
             reader,
+            header: header.clone(),
             spec: spec_of(header),
             path: path.to_path_buf(),
             left,
@@ -115,6 +119,8 @@ impl<R: Read> Source for NpySource<R> {
                 path: self.path.clone(),
                 record: self.done,
             })?;
+        // NumPy records may mix byte orders; a source yields one.
+        self.header.to_one_byte_order(&mut buf[..n * size]);
         self.left -= n as u64;
         self.done += n as u64;
         Ok(n)
@@ -202,5 +208,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
 /// The entry of an array with `header`.
 pub(crate) fn entry(group: String, name: String, header: &Header) -> Entry {
     let storage = npy::storage_of(header, &header.datatype);
-    Entry::new(group, name, spec_of(header), storage)
+    let mut entry = Entry::new(group, name, spec_of(header), storage);
+    entry.other_order.clone_from(&header.other_order);
+    entry
 }

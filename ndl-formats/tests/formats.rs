@@ -149,3 +149,37 @@ fn a_columns_store_describes_its_dimensions_as_dimcoords() {
     }
     assert_eq!(root.ndarrays.names().count(), 3, "{text}");
 }
+
+/// NumPy records whose fields have different byte orders: described with
+/// NumPy's own descr, and converted to a store (one byte order) and back
+/// with every value kept.
+#[test]
+fn records_of_mixed_byte_orders_describe_and_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("mixed.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         a = np.zeros(4, [('a', '<u8'), ('b', '>f8'), ('c', '>i2')])\n\
+         a['a'] = [1, 2, 3, 2**40]; a['b'] = [0.5, -1.5, 1e300, 3.0]; a['c'] = [-7, 0, 300, 1]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let dict = describe(&npy, Language::Numpy, &Default::default())
+        .unwrap()
+        .text;
+    assert!(
+        dict.contains("[('a', '<u8'), ('b', '>f8'), ('c', '>i2')]"),
+        "{dict}"
+    );
+    let zarr = dir.path().join("mixed.zarr");
+    let back = dir.path().join("back.npy");
+    convert(&npy, &zarr, &ConvertOptions::default(), &|_| {}).unwrap();
+    convert(&zarr, &back, &ConvertOptions::default(), &|_| {}).unwrap();
+    let same = ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+         print(a.tolist() == b.tolist())",
+        &[npy.to_str().unwrap(), back.to_str().unwrap()],
+    );
+    assert_eq!(same.trim(), "True");
+}

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use std::borrow::Cow;
 
-use crate::chunks::{parallel, with_buffer, Chunks};
+use crate::chunks::{parallel, with_buffer, ChunkIo};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 
@@ -17,7 +17,7 @@ pub(crate) type PackFn<'a> = dyn Fn(Range<usize>, &mut [u8]) + Sync + 'a;
 
 /// Appends to one array, whatever its records are.
 pub(crate) struct Appender {
-    chunks: Chunks,
+    chunks: ChunkIo,
     meta: ArrayMeta,
     /// Records in the array once finished.
     pub len: u64,
@@ -43,7 +43,7 @@ impl std::fmt::Debug for Appender {
 
 impl Appender {
     /// The appender of the array `meta` describes in the store of `chunks`.
-    pub fn start(chunks: Chunks, meta: ArrayMeta) -> Result<Appender> {
+    pub fn start(chunks: ChunkIo, meta: ArrayMeta) -> Result<Appender> {
         let mut appender = Appender {
             len: meta.len(),
             chunks,
@@ -59,7 +59,7 @@ impl Appender {
     /// The appender of a new, empty array `meta` describes, whose metadata
     /// is written now, or, `deferred`, by `commit` (or `resize`): the array
     /// appears in the store only then.
-    pub fn create(chunks: Chunks, meta: ArrayMeta, deferred: bool) -> Result<Appender> {
+    pub fn create(chunks: ChunkIo, meta: ArrayMeta, deferred: bool) -> Result<Appender> {
         if !deferred {
             meta.write(&chunks.store, true)?;
         }
@@ -77,7 +77,7 @@ impl Appender {
     /// end on chunk boundaries (or end where the array ends): writers of
     /// disjoint regions then never write the same chunk.
     pub fn region(
-        chunks: Chunks,
+        chunks: ChunkIo,
         meta: ArrayMeta,
         range: std::ops::Range<u64>,
     ) -> Result<Appender> {
@@ -250,5 +250,86 @@ impl Appender {
             self.meta.write(&self.chunks.store, self.unwritten)?;
         }
         Ok(self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::Datatype;
+    use serde_json::Map;
+
+    use super::*;
+    use crate::documents;
+    use crate::options::WriteOptions;
+    use crate::store::Store;
+
+    /// A new array of `u16` in chunks of 3, its metadata written now.
+    fn new_array(store: &Store) -> Appender {
+        let options = WriteOptions::new();
+        let meta = ArrayMeta::new(
+            &options,
+            &Datatype::UInt16,
+            vec![0],
+            3,
+            Map::new(),
+            vec!["d".into()],
+        )
+        .unwrap();
+        Appender::create(ChunkIo::new(store, &meta).unwrap(), meta, false).unwrap()
+    }
+
+    fn append(appender: &mut Appender, values: &[u16]) {
+        appender
+            .append_with(values.len(), &|range, out| {
+                let bytes: Vec<u8> = values[range].iter().flat_map(|v| v.to_ne_bytes()).collect();
+                out.copy_from_slice(&bytes);
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_length_changes_when_committed_and_appends_go_on_from_it() {
+        let store = Store::memory("m");
+        let mut appender = new_array(&store);
+        append(&mut appender, &[1, 2, 3, 4]);
+        append(&mut appender, &[5]);
+        assert_eq!(
+            ArrayMeta::read(&store).unwrap().len(),
+            0,
+            "not committed yet"
+        );
+        assert_eq!(appender.commit().unwrap(), 5);
+        let meta = ArrayMeta::read(&store).unwrap();
+        assert_eq!(meta.len(), 5);
+        let mut again = Appender::start(ChunkIo::new(&store, &meta).unwrap(), meta).unwrap();
+        assert_eq!(again.tail_len(), 2, "the partial last chunk is read back");
+        append(&mut again, &[6, 7]);
+        assert_eq!(again.commit().unwrap(), 7);
+        let meta = ArrayMeta::read(&store).unwrap();
+        let io = ChunkIo::new(&store, &meta).unwrap();
+        let second: Vec<u8> = [4u16, 5, 6].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        assert_eq!(io.read(1).unwrap(), second);
+        assert!(documents::read_group(&store).unwrap().is_none());
+    }
+
+    #[test]
+    fn regions_are_whole_chunks_and_written_whole() {
+        let store = Store::memory("m");
+        new_array(&store).resize(7).unwrap();
+        let open = |range: Range<u64>| {
+            let meta = ArrayMeta::read(&store).unwrap();
+            Appender::region(ChunkIo::new(&store, &meta).unwrap(), meta, range)
+        };
+        for bad in [1..3, 0..4, 3..8] {
+            let e = open(bad.clone()).unwrap_err();
+            assert!(e.to_string().contains("chunk boundary"), "{bad:?}: {e}");
+        }
+        let mut last = open(6..7).unwrap();
+        assert!(last.check_room(2).is_err());
+        append(&mut last, &[9]);
+        assert_eq!(last.commit().unwrap(), 7);
+        let short = open(3..6).unwrap();
+        let e = short.commit().unwrap_err();
+        assert!(e.to_string().contains("only 3 were written"), "{e}");
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
@@ -12,7 +13,6 @@ use crate::documents::read_group;
 use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::store::Store;
-use crate::ZarrFormat;
 
 /// The metadata of one Zarr array, v2 or v3.
 ///

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::documents::has_node;
 use crate::error::{Error, Result};
 use crate::store::{Store, Versioned};
 
@@ -75,7 +76,7 @@ pub enum LockBreak {
 
 /// The lock of the store at `location`, `None` when it has none.
 pub fn read_lock(location: impl AsRef<Path>) -> Result<Option<StoreLock>> {
-    read(&Store::open(location.as_ref())?)
+    read(&open_store(location.as_ref())?)
 }
 
 /// Removes the lock of the store at `location` if its lease has expired
@@ -91,7 +92,7 @@ pub fn read_lock(location: impl AsRef<Path>) -> Result<Option<StoreLock>> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn break_stale_lock(location: impl AsRef<Path>) -> Result<LockBreak> {
-    let store = Store::open(location.as_ref())?;
+    let store = open_store(location.as_ref())?;
     match read(&store)? {
         None => Ok(LockBreak::Unlocked),
         Some(seen) => break_seen(&store, seen),
@@ -105,7 +106,18 @@ pub fn break_stale_lock(location: impl AsRef<Path>) -> Result<LockBreak> {
 /// is unchanged (`If-Match` on object storage, so that a writer renewing
 /// its lease at that moment keeps it), then removed.
 pub fn break_lock(location: impl AsRef<Path>, seen: &StoreLock) -> Result<LockBreak> {
-    break_seen(&Store::open(location.as_ref())?, seen.clone())
+    break_seen(&open_store(location.as_ref())?, seen.clone())
+}
+
+/// The store at `location`, which must hold an array or a group: a place
+/// with no store has no lock to speak of, and saying "not locked" of a
+/// mistyped path would mislead.
+fn open_store(location: &Path) -> Result<Store> {
+    let store = Store::open(location)?;
+    if !has_node(&store)? {
+        return Err(Error::NotAnArray { store: store.name });
+    }
+    Ok(store)
 }
 
 fn break_seen(store: &Store, seen: StoreLock) -> Result<LockBreak> {
@@ -301,7 +313,8 @@ fn locked(store: &Store) -> Error {
 }
 
 /// Replaces the lock of a local store left by a process of this machine
-/// that is gone, or by this process with none of its writers holding it.
+/// that is gone (or killed while it wrote the lock), or by this process
+/// with none of its writers holding it.
 fn take_over(store: &Store, bytes: &[u8]) -> Result<Option<Versioned>> {
     if !store.is_local() {
         return Ok(None);
@@ -309,7 +322,8 @@ fn take_over(store: &Store, bytes: &[u8]) -> Result<Option<Versioned>> {
     let Some(found) = read(store)? else {
         return Ok(None);
     };
-    if found.host != host() {
+    // An unreadable lock names no host: its writer was killed creating it.
+    if !found.host.is_empty() && found.host != host() {
         return Ok(None);
     }
     let gone = !Path::new(&format!("/proc/{}", found.pid)).exists();

@@ -31,6 +31,7 @@ pub struct WriteOptions {
     pub(crate) chars_as_u1: bool,
     pub(crate) expected_len: Option<u64>,
     pub(crate) publish_on_finish: bool,
+    pub(crate) durable: bool,
 }
 
 /// About 2 MiB of packed records per chunk when no length is given.
@@ -114,8 +115,9 @@ impl WriteOptions {
     /// rename: there the store is written in place, its metadata last, by
     /// `finish`; until then readers find no array. (Any writer creating a
     /// store there holds the lock object `.ndl-append.lock`, a conditional
-    /// PUT, until `finish`; one left by a crashed process must be removed
-    /// by hand, as an appender's.) [`write`](WriteOptions::write) always
+    /// PUT, until `finish`; one left by a crashed process is stale once
+    /// its lease expires, and [`break_stale_lock`](crate::break_stale_lock)
+    /// removes it, as an appender's.) [`write`](WriteOptions::write) always
     /// works so.
     ///
     /// ```
@@ -132,6 +134,32 @@ impl WriteOptions {
     /// ```
     pub fn publish_on_finish(mut self, publish: bool) -> WriteOptions {
         self.publish_on_finish = publish;
+        self
+    }
+
+    /// Whether a local store survives a power loss once its writer's
+    /// `finish` has returned (default: no; the operating system writes
+    /// files to the disk in its own time, and a power loss may lose or
+    /// empty files written seconds before).
+    ///
+    /// Each object is then flushed to the disk (`fsync`) before it is
+    /// renamed into place, and its directory after; a store published on
+    /// `finish` has its directories flushed before its rename and its
+    /// parent directory after. That costs a disk flush per chunk. Object
+    /// storage needs none of this: an object is durable once its PUT
+    /// succeeds, and this option changes nothing there.
+    ///
+    /// ```
+    /// use ndl_zarr::WriteOptions;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("s.zarr");
+    /// WriteOptions::new().durable(true).write(&path, &[1u32, 2, 3])?;
+    /// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn durable(mut self, durable: bool) -> WriteOptions {
+        self.durable = durable;
         self
     }
 
@@ -268,5 +296,60 @@ impl ReadOptions {
     pub fn by_name(mut self, by_name: bool) -> ReadOptions {
         self.by_name = by_name;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_chunks_hold_about_2_mib_and_no_more_than_the_array() {
+        let options = WriteOptions::new();
+        assert_eq!(options.chunk_len_for(16).unwrap(), (2 << 20) / 16);
+        assert_eq!(options.chunk_len_for(0).unwrap(), 2 << 20);
+        assert_eq!(options.chunk_len_for(8 << 20).unwrap(), 1);
+        let short = WriteOptions::new().expected_len(10);
+        assert_eq!(short.chunk_len_for(16).unwrap(), 10);
+        assert_eq!(
+            WriteOptions::new()
+                .expected_len(0)
+                .chunk_len_for(16)
+                .unwrap(),
+            1
+        );
+        assert_eq!(short.chunk_len(100).chunk_len_for(16).unwrap(), 100);
+        let e = WriteOptions::new()
+            .chunk_len(0)
+            .chunk_len_for(16)
+            .unwrap_err();
+        assert!(e.to_string().contains("at least one record"), "{e}");
+    }
+
+    #[test]
+    fn storage_directives_that_cannot_be_written_are_refused() {
+        let chunked = Storage {
+            chunk: Some(vec![10, 2]),
+            ..Storage::default()
+        };
+        let e = WriteOptions::from_storage(&chunked).unwrap_err();
+        assert!(e.to_string().contains("chunked along one dimension"), "{e}");
+        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
+        let filtered = Storage {
+            filter: Some(vec![lz4]),
+            ..Storage::default()
+        };
+        let e = WriteOptions::from_storage(&filtered).unwrap_err();
+        assert!(e.to_string().contains("only none, or one zstd"), "{e}");
+        let zlib: serde_yaml::Value =
+            serde_yaml::from_str("{name: numcodecs.zlib, configuration: {level: 2}}").unwrap();
+        let zlib = Storage {
+            filter: Some(vec![zlib]),
+            ..Storage::default()
+        };
+        assert_eq!(
+            WriteOptions::from_storage(&zlib).unwrap().codec,
+            Codec::Zlib(2)
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::store::Store;
+use crate::store::{sync_dir, Store};
 
 /// A store being built in a hidden directory, and the place it is renamed
 /// to by [`publish`](Staging::publish). Dropped unpublished (an error, or a
@@ -23,6 +23,9 @@ pub(crate) struct Staging {
     guard: File,
     place: PathBuf,
     published: bool,
+    /// Whether the store's directories are flushed to the disk before the
+    /// rename, and its parent after.
+    durable: bool,
 }
 
 impl Staging {
@@ -63,12 +66,14 @@ impl Staging {
         std::fs::create_dir_all(parent).map_err(io)?;
         remove_leftovers(parent, &name);
         let (building, guard) = building_dir(parent, &name).map_err(io)?;
-        let staged = Store::staging(&building, &store.name)?;
+        let durable = store.is_durable();
+        let staged = Store::building(&building, &store.name, durable)?;
         let staging = Staging {
             building,
             guard,
             place,
             published: false,
+            durable,
         };
         Ok((staged, Some(staging)))
     }
@@ -89,6 +94,12 @@ impl Staging {
                 )),
             });
         }
+        if self.durable {
+            sync_tree(&self.building).map_err(|source| Error::Io {
+                path: self.building.clone(),
+                source,
+            })?;
+        }
         std::fs::rename(&self.building, &self.place).map_err(|source| {
             if matches!(
                 source.kind(),
@@ -107,6 +118,13 @@ impl Staging {
             }
         })?;
         self.published = true;
+        if self.durable {
+            let parent = self.place.parent().unwrap_or(Path::new("."));
+            sync_dir(parent).map_err(|source| Error::Io {
+                path: self.place.clone(),
+                source,
+            })?;
+        }
         Ok(())
     }
 
@@ -123,6 +141,18 @@ impl Drop for Staging {
             let _ = std::fs::remove_dir_all(&self.building);
         }
     }
+}
+
+/// Flushes the entries of `dir` and of every directory below it to the
+/// disk (their files were flushed as they were written).
+fn sync_tree(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            sync_tree(&entry.path())?;
+        }
+    }
+    sync_dir(dir)
 }
 
 /// Refuses a place that holds anything: a file, or a directory with
@@ -229,5 +259,62 @@ fn remove_leftovers(parent: &Path, name: &str) {
         if dir.try_lock().is_ok() {
             let _ = std::fs::remove_dir_all(&path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_ending_in_a_dot_names_no_new_store() {
+        for dotted in [".", "a/.", "a/./", "/"] {
+            assert!(ends_in_dot(Path::new(dotted)) || dotted == "/", "{dotted}");
+        }
+        for named in ["a", "a/b.zarr", "a/b/", ".hidden"] {
+            assert!(!ends_in_dot(Path::new(named)), "{named}");
+        }
+    }
+
+    #[test]
+    fn only_an_empty_or_missing_place_is_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let free = dir.path().join("free");
+        refuse_occupied(&free, "free").unwrap();
+        std::fs::create_dir(&free).unwrap();
+        refuse_occupied(&free, "free").unwrap();
+        std::fs::write(free.join("x"), b"").unwrap();
+        assert!(matches!(
+            refuse_occupied(&free, "free"),
+            Err(Error::Exists { .. })
+        ));
+        assert!(matches!(
+            refuse_occupied(&free.join("x"), "x"),
+            Err(Error::Exists { .. })
+        ));
+    }
+
+    #[test]
+    fn a_store_is_published_whole_or_its_building_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = dir.path().join("s.zarr");
+        let (store, staging) = Staging::begin(Store::local(&place).unwrap()).unwrap();
+        store.set("zarr.json", b"{}".to_vec()).unwrap();
+        assert!(!place.exists());
+        staging.unwrap().publish().unwrap();
+        assert!(place.join("zarr.json").exists());
+
+        let dropped = dir.path().join("d.zarr");
+        let (store, staging) = Staging::begin(Store::local(&dropped).unwrap()).unwrap();
+        let building = store.local_dir().unwrap();
+        assert!(building.exists());
+        drop(staging);
+        assert!(!building.exists() && !dropped.exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, ["s.zarr"]);
     }
 }

@@ -30,6 +30,19 @@ pub(crate) struct Store {
     prefix: String,
     /// Where the store is.
     place: Place,
+    /// How a local store's objects are written.
+    writes: Writes,
+}
+
+/// How a local store's objects are written.
+#[derive(Clone, Copy, Debug, Default)]
+struct Writes {
+    /// Replaced (written beside and renamed), or, in a directory no reader
+    /// sees yet, written in place.
+    replace: bool,
+    /// Flushed to the disk: each file before it is renamed, each directory
+    /// after an entry is added to it.
+    sync: bool,
 }
 
 /// Where a store's objects are.
@@ -82,6 +95,7 @@ impl Store {
             name: name.to_string(),
             prefix: String::new(),
             place: Place::Remote(remote),
+            writes: Writes::default(),
         }
     }
 
@@ -110,17 +124,49 @@ impl Store {
 
     /// The store in the local directory `dir` (not created here).
     pub fn local(dir: &Path) -> Result<Store> {
-        Store::local_with(dir, true, dir.display().to_string())
+        let writes = Writes {
+            replace: true,
+            sync: false,
+        };
+        Store::local_with(dir, writes, dir.display().to_string())
     }
 
     /// A store in the local directory `dir` that no reader sees until it is
-    /// renamed into place: objects are written in place, not replaced.
-    /// Messages name it `name`, its place.
-    pub fn staging(dir: &Path, name: &str) -> Result<Store> {
-        Store::local_with(dir, false, name.to_string())
+    /// renamed into place: objects are written in place, not replaced,
+    /// and flushed to the disk if `sync`. Messages name it `name`, its
+    /// place.
+    pub fn building(dir: &Path, name: &str, sync: bool) -> Result<Store> {
+        let writes = Writes {
+            replace: false,
+            sync,
+        };
+        Store::local_with(dir, writes, name.to_string())
     }
 
-    fn local_with(dir: &Path, replace: bool, name: String) -> Result<Store> {
+    /// This store, its objects flushed to the disk as they are written
+    /// (see [`WriteOptions::durable`](crate::WriteOptions::durable)). An
+    /// object store's are durable once written: it is returned as it is.
+    pub fn durable(self) -> Result<Store> {
+        let Place::Local(root) = &self.place else {
+            return Ok(self);
+        };
+        let writes = Writes {
+            sync: true,
+            ..self.writes
+        };
+        let store = Store::local_with(root, writes, self.name.clone())?;
+        Ok(Store {
+            prefix: self.prefix,
+            ..store
+        })
+    }
+
+    /// Whether objects are flushed to the disk as they are written.
+    pub fn is_durable(&self) -> bool {
+        self.writes.sync
+    }
+
+    fn local_with(dir: &Path, writes: Writes, name: String) -> Result<Store> {
         let fs = FilesystemStore::new(dir).map_err(|e| Error::Io {
             path: dir.to_path_buf(),
             source: std::io::Error::other(e.to_string()),
@@ -129,11 +175,12 @@ impl Store {
             storage: Arc::new(ReplacingFs {
                 fs,
                 root: dir.to_path_buf(),
-                replace,
+                writes,
             }),
             name,
             prefix: String::new(),
             place: Place::Local(dir.to_path_buf()),
+            writes,
         })
     }
 
@@ -144,6 +191,7 @@ impl Store {
             name: name.to_string(),
             prefix: String::new(),
             place: Place::Memory,
+            writes: Writes::default(),
         }
     }
 
@@ -154,6 +202,7 @@ impl Store {
             name: format!("{}/{name}", self.name),
             prefix: format!("{}{name}/", self.prefix),
             place: self.place.clone(),
+            writes: self.writes,
         }
     }
 
@@ -305,9 +354,7 @@ pub(crate) struct Versioned {
 struct ReplacingFs {
     fs: FilesystemStore,
     root: PathBuf,
-    /// Whether objects are replaced (written beside and renamed), or, in a
-    /// directory no reader sees yet, written in place.
-    replace: bool,
+    writes: Writes,
 }
 
 /// Numbers the temporary files of this process.
@@ -315,14 +362,21 @@ static TEMP: AtomicU64 = AtomicU64::new(0);
 
 impl ReplacingFs {
     fn replace(&self, key: &StoreKey, value: &[u8]) -> std::io::Result<()> {
+        let Writes { replace, sync } = self.writes;
         let path = self.root.join(key.as_str());
         let dir = path.parent().unwrap_or(&self.root);
+        if sync && !dir.exists() {
+            std::fs::create_dir_all(dir)?;
+            sync_dir(dir.parent().unwrap_or(dir))?;
+        }
         std::fs::create_dir_all(dir)?;
+        if !replace {
+            // A directory no reader sees yet: its entries are flushed when
+            // it is published.
+            return write_file(&path, value, sync);
+        }
         // Hidden and never a chunk key: readers that list the store skip it,
         // and a crash leaves at most this file behind.
-        if !self.replace {
-            return std::fs::write(&path, value);
-        }
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -332,12 +386,38 @@ impl ReplacingFs {
             std::process::id(),
             TEMP.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = std::fs::write(&temp, value).and_then(|()| std::fs::rename(&temp, &path));
+        let written = write_file(&temp, value, sync).and_then(|()| std::fs::rename(&temp, &path));
         if written.is_err() {
             let _ = std::fs::remove_file(&temp);
         }
-        written
+        written?;
+        if sync {
+            sync_dir(dir)?;
+        }
+        Ok(())
     }
+}
+
+/// Writes `value` to the file at `path`, flushed to the disk if `sync`.
+fn write_file(path: &Path, value: &[u8], sync: bool) -> std::io::Result<()> {
+    if !sync {
+        return std::fs::write(path, value);
+    }
+    let mut file = std::fs::File::create(path)?;
+    std::io::Write::write_all(&mut file, value)?;
+    file.sync_all()
+}
+
+/// Flushes the entries of the directory `dir` to the disk: a file renamed
+/// or created in it survives a power loss only then.
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    // The parent of a relative name (`s.zarr`) is empty: the current one.
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    std::fs::File::open(dir)?.sync_all()
 }
 
 impl ReadableStorageTraits for ReplacingFs {
@@ -405,5 +485,62 @@ impl ListableStorageTraits for ReplacingFs {
 
     fn size_prefix(&self, prefix: &StorePrefix) -> Result<u64, StorageError> {
         self.fs.size_prefix(prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_below_a_store_share_its_objects() {
+        let root = Store::memory("m");
+        let node = root.child("a").child("b");
+        assert_eq!(
+            (node.name.as_str(), node.node_path()),
+            ("m/a/b", "/a/b".to_string())
+        );
+        assert_eq!(root.node_path(), "/");
+        node.set("zarr.json", b"{}".to_vec()).unwrap();
+        assert_eq!(
+            root.get("a/b/zarr.json").unwrap().as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert!(!node.create_new("zarr.json", b"x").unwrap());
+        assert!(node.create_new(".lock", b"x").unwrap());
+        node.erase(".lock").unwrap();
+        assert_eq!(node.get(".lock").unwrap(), None);
+    }
+
+    #[test]
+    fn local_stores_replace_objects_and_name_their_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.zarr");
+        let url = Store::open(Path::new(&format!("file://{}", path.display()))).unwrap();
+        assert_eq!(url.local_dir(), Some(path.clone()));
+        assert_eq!(url.child("x").local_dir(), Some(path.join("x")));
+        assert!(url.is_local() && !url.is_remote());
+        url.set("a/zarr.json", b"1".to_vec()).unwrap();
+        url.set("a/zarr.json", b"2".to_vec()).unwrap();
+        assert_eq!(std::fs::read(path.join("a/zarr.json")).unwrap(), b"2");
+        // No temporary file is left beside the object.
+        let names: Vec<_> = std::fs::read_dir(path.join("a"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["zarr.json"]);
+        assert!(Store::memory("m").local_dir().is_none());
+    }
+
+    #[test]
+    fn only_stores_away_from_this_machine_blame_the_credentials() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = Store::local(dir.path()).unwrap();
+        let e = local.error("k", "403 Forbidden");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: k: 403 Forbidden", dir.path().display())
+        );
     }
 }

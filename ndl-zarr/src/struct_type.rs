@@ -28,7 +28,7 @@ use zarrs_data_type::{
 /// A packed record data type.
 #[derive(Debug)]
 pub(crate) struct StructDataType {
-    layout: PackedLayout,
+    packed: PackedLayout,
     configuration: Configuration,
 }
 
@@ -62,11 +62,11 @@ impl zarrs_data_type::DataTypeTraitsV3 for StructDataType {
             serde_json::to_value(metadata).map_err(|e| PluginCreateError::Other(e.to_string()))?;
         let datatype = parse_v3_data_type(&value)
             .map_err(|e| PluginCreateError::Other(format!("field `{}`: {}", e.field, e.why)))?;
-        let layout =
+        let packed =
             PackedLayout::new(&datatype).map_err(|e| PluginCreateError::Other(e.to_string()))?;
         let configuration = metadata.configuration().cloned().unwrap_or_default();
         Ok(Arc::new(StructDataType {
-            layout,
+            packed,
             configuration,
         })
         .into())
@@ -79,7 +79,7 @@ impl DataTypeTraits for StructDataType {
     }
 
     fn size(&self) -> DataTypeSize {
-        DataTypeSize::Fixed(self.layout.size())
+        DataTypeSize::Fixed(self.packed.size())
     }
 
     fn fill_value(
@@ -89,7 +89,7 @@ impl DataTypeTraits for StructDataType {
     ) -> Result<FillValue, DataTypeFillValueMetadataError> {
         let value = serde_json::to_value(fill_value_metadata)
             .map_err(|_| DataTypeFillValueMetadataError)?;
-        fill_bytes(self.layout.datatype(), &value)
+        fill_bytes(self.packed.datatype(), &value)
             .map(FillValue::new)
             .ok_or(DataTypeFillValueMetadataError)
     }
@@ -99,10 +99,10 @@ impl DataTypeTraits for StructDataType {
         fill_value: &FillValue,
     ) -> Result<FillValueMetadata, DataTypeFillValueError> {
         let bytes = fill_value.as_ne_bytes();
-        if bytes.len() != self.layout.size() {
+        if bytes.len() != self.packed.size() {
             return Err(DataTypeFillValueError);
         }
-        serde_json::from_value(fill_json(self.layout.datatype(), bytes))
+        serde_json::from_value(fill_json(self.packed.datatype(), bytes))
             .map_err(|_| DataTypeFillValueError)
     }
 
@@ -136,7 +136,7 @@ impl StructDataType {
         bytes: Cow<'a, [u8]>,
         endianness: Option<Endianness>,
     ) -> Result<Cow<'a, [u8]>, BytesCodecEndiannessMissingError> {
-        if !self.layout.has_multibyte_numbers() {
+        if !self.packed.has_multibyte_numbers() {
             return Ok(bytes);
         }
         let endianness = endianness.ok_or(BytesCodecEndiannessMissingError)?;
@@ -144,7 +144,7 @@ impl StructDataType {
             return Ok(bytes);
         }
         let mut bytes = bytes.into_owned();
-        self.layout.swap(&mut bytes);
+        self.packed.swap(&mut bytes);
         Ok(Cow::Owned(bytes))
     }
 }

@@ -8,15 +8,15 @@ use ndl_runtime::records::{PackedLayout, Packer};
 use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
-use crate::columns::ColumnsWriter;
 use crate::documents::{has_node, read_group};
 use crate::error::{Error, Result};
+use crate::layout::columns::ColumnsWriter;
+use crate::layout::records::{self, check_type, packer};
 use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
-use crate::records::{self, check_type, packer};
 use crate::staging::{refuse_occupied, Staging};
-use crate::store::Store;
+use crate::store::{sync_dir, Store};
 
 /// The entry points that make a new store.
 impl WriteOptions {
@@ -24,7 +24,13 @@ impl WriteOptions {
     /// empty directory): a local store appears there only once complete
     /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
     pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        write_new(self, dir.as_ref(), data)
+        let options = self
+            .clone()
+            .expected_len(data.len() as u64)
+            .publish_on_finish(true);
+        let mut writer = ArrayWriter::<T>::create(&options, dir.as_ref())?;
+        writer.append(data)?;
+        writer.finish().map(drop)
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
@@ -216,7 +222,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let meta = ArrayMeta::read(&store)?;
         check_type(&store, &meta.stored, &packer)?;
         records::check_records(&store, &meta)?;
-        let chunks = crate::chunks::Chunks::new(&store, &meta)?;
+        let chunks = crate::chunks::ChunkIo::new(&store, &meta)?;
         let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
         Ok(ArrayWriter {
             core,
@@ -405,7 +411,11 @@ fn dimension_name(dir: &Path) -> String {
 fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
-        return std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source });
+        let made = std::fs::create_dir_all(&dir).and_then(|()| match dir.parent() {
+            Some(parent) if store.is_durable() => sync_dir(parent),
+            _ => Ok(()),
+        });
+        return made.map_err(|source| Error::Io { path: dir, source });
     }
     if has_node(store)? {
         return Err(Error::Exists {
@@ -432,7 +442,10 @@ impl Held {
     /// published on `finish`, one built out of sight), and what its writer
     /// holds.
     fn new_store(options: &WriteOptions, dir: &Path) -> Result<(Store, Held)> {
-        let store = Store::open(dir)?;
+        let mut store = Store::open(dir)?;
+        if options.durable {
+            store = store.durable()?;
+        }
         let (store, staging) = if options.publish_on_finish {
             Staging::begin(store)?
         } else {
@@ -457,19 +470,4 @@ impl Held {
         drop(self.lock);
         self.staging.map_or(Ok(()), Staging::publish)
     }
-}
-
-/// Writes a new store at `dir`, which appears there only once complete.
-pub(crate) fn write_new<T: NdlType + Send + Sync>(
-    options: &WriteOptions,
-    dir: &Path,
-    data: &[T],
-) -> Result<()> {
-    let options = options
-        .clone()
-        .expected_len(data.len() as u64)
-        .publish_on_finish(true);
-    let mut writer = ArrayWriter::<T>::create(&options, dir)?;
-    writer.append(data)?;
-    writer.finish().map(drop)
 }

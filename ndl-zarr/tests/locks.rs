@@ -152,3 +152,18 @@ fn the_lease_is_configurable() {
         );
     }
 }
+
+/// A lock file a writer was killed while creating, empty or cut short, is
+/// taken over by the next writer, as a dead process's lock is.
+#[test]
+fn a_lock_cut_short_by_a_kill_is_taken_over() {
+    let (_dir, path) = store();
+    for text in ["", "{\"host\":\"x"] {
+        std::fs::write(path.join(LOCK), text).unwrap();
+        let mut w = ArrayWriter::<u32>::open(&path).unwrap();
+        w.append(&[9]).unwrap();
+        w.finish().unwrap();
+        assert!(!path.join(LOCK).exists());
+    }
+    assert_eq!(ndl_zarr::read::<u32>(&path).unwrap(), [1, 2, 3, 9, 9]);
+}

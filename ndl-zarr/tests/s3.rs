@@ -44,6 +44,13 @@ fn records(range: std::ops::Range<u64>) -> Vec<Rec> {
     range.map(rec).collect()
 }
 
+/// A moto server with the bucket `data`.
+fn server() -> Moto {
+    let moto = Moto::start(&python312());
+    moto.bucket("data");
+    moto
+}
+
 /// Runs `test` of this binary as a child doing `spec`, with `env`.
 fn child(test: &str, spec: &str, env: &[(&str, String)]) -> Command {
     let mut c = this_test(test);
@@ -227,8 +234,7 @@ fn four_writers_four_regions() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let local = tempfile::tempdir().unwrap();
     let env = moto.env();
     let quarter = N / 4 / CHUNK * CHUNK;
@@ -281,8 +287,7 @@ fn concurrent_appends_are_refused() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let env = moto.env();
     let url = "s3://data/append.zarr";
     run_all(vec![child(
@@ -339,8 +344,7 @@ fn published_stores_appear_whole() {
     if let Ok(spec) = std::env::var(CHILD) {
         return act(&spec);
     }
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let env = moto.env();
     let test = "published_stores_appear_whole";
     for layout in ["records", "columns"] {
@@ -368,8 +372,7 @@ fn the_server_going_away_is_an_error_not_a_hang() {
         return act(&spec);
     }
     let test = "the_server_going_away_is_an_error_not_a_hang";
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let port = moto.port;
     let env = moto.env();
     let url = "s3://data/big.zarr";
@@ -493,8 +496,7 @@ fn a_killed_writers_lock_is_broken_once_its_lease_expires() {
         return act(&spec);
     }
     let test = "a_killed_writers_lock_is_broken_once_its_lease_expires";
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let env = leased(&moto, "4");
     let url = "s3://data/locked.zarr";
     run_all(vec![child(test, &format!("create records {url}"), &env)]);
@@ -529,8 +531,7 @@ fn a_lock_changed_since_it_was_read_is_not_broken() {
         return act(&spec);
     }
     let test = "a_lock_changed_since_it_was_read_is_not_broken";
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let env = leased(&moto, "1");
     let url = "s3://data/changed.zarr";
     run_all(vec![child(test, &format!("create records {url}"), &env)]);
@@ -562,8 +563,7 @@ fn a_writer_whose_lock_was_taken_does_not_finish() {
         return act(&spec);
     }
     let test = "a_writer_whose_lock_was_taken_does_not_finish";
-    let moto = Moto::start(&python312());
-    moto.bucket("data");
+    let moto = server();
     let env = leased(&moto, "1.5");
     let url = "s3://data/taken.zarr";
     run_all(vec![child(test, &format!("create records {url}"), &env)]);

@@ -361,7 +361,7 @@ fn array_fields_are_v2_only() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("xy") && err.contains("Layout::Columns") && err.contains("V2"),
+        err.contains("xy") && err.contains("columns layout") && err.contains("Zarr v2"),
         "{err}"
     );
     assert!(!stores.root.join("v3.zarr").exists());

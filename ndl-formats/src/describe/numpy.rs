@@ -26,12 +26,12 @@ pub(super) fn dicts(path: &Path, contents: &Contents) -> Result<String> {
 
 /// The header dict as NumPy writes it, without the padding.
 fn dict(path: &Path, e: &Entry) -> Result<String> {
-    let bytes = header_of(&e.spec)
-        .to_bytes()
-        .map_err(|source| Error::Description {
-            path: path.to_path_buf(),
-            message: format!("`{}`: {source}", e.label()),
-        })?;
+    let mut header = header_of(&e.spec);
+    header.other_order.clone_from(&e.other_order);
+    let bytes = header.to_bytes().map_err(|source| Error::Description {
+        path: path.to_path_buf(),
+        message: format!("`{}`: {source}", e.label()),
+    })?;
     let length_field = if bytes[6] == 1 { 2 } else { 4 };
     let text = &bytes[8 + length_field..];
     let text = match std::str::from_utf8(text) {

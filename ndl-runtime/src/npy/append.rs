@@ -164,6 +164,9 @@ impl Growing {
                 reason: reason.into(),
             })
         };
+        if !header.other_order.is_empty() {
+            return refuse("the file's fields are in both byte orders, and appended records would be written in one");
+        }
         if header.fortran_order {
             return refuse("the file is in Fortran order, whose data does not end with its first dimension's last step");
         }

@@ -80,7 +80,19 @@ pub(crate) fn record_shape(header: &Header, expected: &Datatype) -> Result<Recor
 
 /// The plan for `T` in `order`, checked against `T`'s real size.
 pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
-    let layout = Layout::new(dt, order).ok_or_else(|| Error::TypeMismatch {
+    plan_for::<T>(dt, &|_| order)
+}
+
+/// The plan for `T` reading the data `header` describes, each number in
+/// the file's order for it. `T`'s datatype has the file element's offsets,
+/// repeated when `T` is an array of elements.
+pub(crate) fn file_layout_for<T: NdlType>(dt: &Datatype, header: &Header) -> Result<Layout> {
+    let element = header.datatype.size().unwrap_or(0).max(1);
+    plan_for::<T>(dt, &|at| header.byte_order_at(at % element))
+}
+
+fn plan_for<T: NdlType>(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Result<Layout> {
+    let layout = Layout::with_orders(dt, orders).ok_or_else(|| Error::TypeMismatch {
         field: String::new(),
         message: "the type's datatype has no fixed size".into(),
     })?;

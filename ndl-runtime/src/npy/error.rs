@@ -8,7 +8,6 @@
 use std::path::PathBuf;
 
 use super::repr::bytes_repr;
-use super::ByteOrder;
 use crate::field_map::FieldMapError;
 
 /// The result type of the `npy` module.
@@ -177,19 +176,6 @@ pub enum Error {
         offset: u64,
         /// The name.
         name: String,
-    },
-
-    /// Multi-byte fields of one descr disagree on byte order.
-    #[error("mixed byte orders in 'descr' at byte {offset}: field '{field}' is {} but earlier fields are {}", found.name(), first.name())]
-    MixedByteOrder {
-        /// Where the disagreeing type string is.
-        offset: u64,
-        /// Its dotted field path.
-        field: String,
-        /// The order of the earlier fields.
-        first: ByteOrder,
-        /// The order of this one.
-        found: ByteOrder,
     },
 
     /// A datatype cannot be stored in a `.npy` file.
@@ -378,7 +364,6 @@ impl Error {
             | Error::InvalidDescr { offset, .. }
             | Error::UnsupportedDescr { offset, .. }
             | Error::DuplicateField { offset, .. }
-            | Error::MixedByteOrder { offset, .. }
             | Error::InvalidValue { offset, .. } => Some(*offset),
             Error::ShapeOverflow { .. }
             | Error::NotWritable { .. }

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
-use super::compare::{bad_value, check_datatype, layout_for, RecordShape};
+use super::compare::{bad_value, check_datatype, file_layout_for, RecordShape};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
+use crate::layout::Layout;
 use crate::NdlType;
 
 /// A `.npy` file mapped into memory, viewed as a slice of `T`.
@@ -97,8 +98,13 @@ impl<T: NdlType> MmapArray<T> {
     ) -> Result<MmapArray<T>> {
         let expected = T::datatype();
         let RecordShape { shape, records } = check_datatype(&header, &expected)?;
-        let layout = layout_for::<T>(&expected, header.byte_order)?;
-        check_mappable::<T>(&header, map.as_ptr() as usize + offset, read_instead)?;
+        let layout = file_layout_for::<T>(&expected, &header)?;
+        check_mappable::<T>(
+            &header,
+            &layout,
+            map.as_ptr() as usize + offset,
+            read_instead,
+        )?;
         let data_len = records.checked_mul(layout.itemsize as u64);
         let left = (map.len() - offset) as u64;
         let len = match (data_len, usize::try_from(records)) {
@@ -163,17 +169,25 @@ impl<T: NdlType> std::ops::Deref for MmapArray<T> {
 }
 
 /// Native byte order and an aligned data address, or why not.
-fn check_mappable<T>(header: &Header, data_addr: usize, read_instead: &str) -> Result<()> {
-    let needs_order =
-        header.datatype.size().unwrap_or(0) > 0 && header.datatype.has_multibyte_numbers();
-    if needs_order && header.byte_order != ByteOrder::NATIVE {
-        return Err(Error::NotMappable {
-            reason: format!(
+fn check_mappable<T>(
+    header: &Header,
+    layout: &Layout,
+    data_addr: usize,
+    read_instead: &str,
+) -> Result<()> {
+    if !layout.swaps.is_empty() {
+        let reason = match header.other_order.is_empty() {
+            true => format!(
                 "the file is {}-endian and this machine is {}-endian; read it with {read_instead}, which converts",
                 header.byte_order.name(),
                 ByteOrder::NATIVE.name()
             ),
-        });
+            false => format!(
+                "the file's fields are in both byte orders and this machine is {}-endian; read it with {read_instead}, which converts",
+                ByteOrder::NATIVE.name()
+            ),
+        };
+        return Err(Error::NotMappable { reason });
     }
     let align = std::mem::align_of::<T>();
     if !data_addr.is_multiple_of(align) {

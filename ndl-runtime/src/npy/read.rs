@@ -8,16 +8,15 @@
 //! data is read in bounded chunks, the vector growing as bytes arrive.
 
 use std::fs::File;
-use std::io::{BufReader, ErrorKind, Read};
-use std::mem::MaybeUninit;
+use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::compare::{bad_value, element, layout_for, record_shape, RecordShape};
+use super::compare::{bad_value, element, file_layout_for, layout_for, record_shape, RecordShape};
 use super::io::{read_full, Counting};
+use super::record_vec::RecordVec;
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::field_map::FieldMap;
 use crate::layout::{BadValue, Layout};
-use crate::records::advise_huge_pages;
 use crate::schema::first_difference;
 use crate::{Datatype, NdlType};
 
@@ -240,11 +239,10 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     }
     // By name, numbers are swapped while the fields are copied; the
     // record plan is then only checks.
-    let order = match by_name {
-        Some(_) => ByteOrder::NATIVE,
-        None => header.byte_order,
+    let layout = match by_name {
+        Some(_) => layout_for::<T>(&expected, ByteOrder::NATIVE)?,
+        None => file_layout_for::<T>(&expected, &header)?,
     };
-    let layout = layout_for::<T>(&expected, order)?;
     let file_record = match &by_name {
         Some(map) => map.file_record_size() * element(&expected).1.iter().product::<usize>(),
         None => layout.itemsize,
@@ -272,7 +270,15 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     let known_len = total_len.is_some();
     let data = match &by_name {
         None => read_records(&mut r.inner, records, &layout, known_len),
-        Some(map) => read_records_by_name(&mut r.inner, records, map, &layout, known_len),
+        Some(map) => {
+            let one_order = header.other_order_plan();
+            let plans = ByName {
+                map,
+                one_order: one_order.as_ref(),
+                layout: &layout,
+            };
+            read_records_by_name(&mut r.inner, records, plans, known_len)
+        }
     };
     let data = data.map_err(|stop| match (stop, &by_name) {
         (Stop::Io(e), _) => Error::from(e),
@@ -392,11 +398,25 @@ fn read_records<T: NdlType, R: Read>(
 /// [`read_records`] by field name: the file's records are read a chunk
 /// at a time into a buffer, and `map` copies their fields into the
 /// vector's records; `layout` (of `T`, native order) then checks them.
+/// What reading by name does to each chunk of records.
+struct ByName<'a> {
+    /// The file's fields to `T`'s.
+    map: &'a FieldMap,
+    /// Puts the numbers stored in the file's other byte order into its
+    /// main one, which `map` converts from; `None` when all share one.
+    one_order: Option<&'a Layout>,
+    /// `T`'s checks.
+    layout: &'a Layout,
+}
+
 fn read_records_by_name<T: NdlType, R: Read>(
     r: &mut R,
     records: usize,
-    map: &FieldMap,
-    layout: &Layout,
+    ByName {
+        map,
+        one_order,
+        layout,
+    }: ByName,
     known_len: bool,
 ) -> std::result::Result<Vec<T>, Stop> {
     let to = layout.itemsize;
@@ -417,104 +437,14 @@ fn read_records_by_name<T: NdlType, R: Read>(
         if !known_len {
             recs.grow_zeroed(n);
         }
+        if let Some(plan) = one_order {
+            plan.swap(src);
+        }
         map.apply(src, &mut recs.bytes_mut(done)[..n * to]);
         recs.check(layout, n).map_err(Stop::Bad)?;
         done += n;
     }
     Ok(recs.into_vec())
-}
-
-/// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all
-/// initialised (invariant), so they can be handed out as `&mut [u8]`.
-/// The first `checked` records have been converted to native order and
-/// checked: they are valid `T`s.
-pub(crate) struct RecordVec<T> {
-    v: Vec<MaybeUninit<T>>,
-    checked: usize,
-}
-
-impl<T: NdlType> RecordVec<T> {
-    /// `n` records of zero bytes (padding included: the allocation is
-    /// zeroed, lazily by the OS for large ones). An error, not an abort,
-    /// when the memory is not available.
-    pub fn zeroed(n: usize) -> std::io::Result<RecordVec<T>> {
-        let v = bytemuck::allocation::try_zeroed_vec(n).map_err(|()| {
-            std::io::Error::new(
-                ErrorKind::OutOfMemory,
-                format!(
-                    "cannot allocate {n} records of {} bytes",
-                    std::mem::size_of::<T>()
-                ),
-            )
-        })?;
-        let mut recs = RecordVec { v, checked: 0 };
-        advise_huge_pages(recs.bytes_mut(0));
-        Ok(recs)
-    }
-
-    /// Appends `n` records of zero bytes.
-    pub fn grow_zeroed(&mut self, n: usize) {
-        self.v.reserve(n);
-        let len = self.v.len();
-        // SAFETY: `reserve` made room for `n` more elements after `len`;
-        // `write_bytes` zeroes all their bytes (a `MaybeUninit<T>` may hold
-        // any bytes), so the new elements exist and keep the invariant.
-        // Bytes are written directly, not by copying a zeroed value, since
-        // a typed copy need not preserve padding bytes.
-        unsafe {
-            self.v.as_mut_ptr().add(len).write_bytes(0, n);
-            self.v.set_len(len + n);
-        }
-    }
-
-    /// The bytes of the records from index `start` on, which must not
-    /// have been checked yet (checked records stay valid `T`s).
-    pub fn bytes_mut(&mut self, start: usize) -> &mut [u8] {
-        assert!(start >= self.checked, "checked records are not writable");
-        let tail = &mut self.v[start..];
-        // SAFETY: the pointer and length cover exactly `tail`'s memory,
-        // borrowed mutably for the result's lifetime; `u8` has alignment 1.
-        // By the invariant every byte is initialised, and whatever `u8`s are
-        // written through the result are fine for `MaybeUninit<T>`.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                tail.as_mut_ptr().cast::<u8>(),
-                std::mem::size_of_val(tail),
-            )
-        }
-    }
-
-    /// Converts the next `n` unchecked records to native order (for a
-    /// `layout` of `T` in the file's order) and checks their values; on
-    /// success they count as valid. The record index of a bad value is
-    /// counted from the start of the vector.
-    pub fn check(&mut self, layout: &Layout, n: usize) -> std::result::Result<(), BadValue> {
-        let start = self.checked;
-        let size = layout.itemsize;
-        let bytes = &mut self.bytes_mut(start)[..n * size];
-        layout.swap(bytes);
-        layout.validate(bytes).map_err(|bad| BadValue {
-            record: bad.record + start,
-            ..bad
-        })?;
-        self.checked += n;
-        Ok(())
-    }
-
-    /// The records, all of which must have been checked.
-    pub fn into_vec(self) -> Vec<T> {
-        // Not reachable from input: every reader checks all it reads.
-        assert_eq!(self.checked, self.v.len(), "records read but not checked");
-        let mut v = std::mem::ManuallyDrop::new(self.v);
-        // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the
-        // allocation is a valid `Vec<T>` allocation of the same capacity.
-        // Each element is a valid `T`: all were checked (asserted above)
-        // with a plan of `T::datatype()` (callers build it with
-        // `layout_for::<T>`): its numbers are in native order, its bools
-        // and enums hold valid values, and by the `NdlType` contract every
-        // other byte pattern (numbers, strings, padding) is valid for `T`.
-        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) }
-    }
 }
 
 /// Reads the header of a `.npy` stream, leaving `reader` at the first data byte.
@@ -556,38 +486,6 @@ pub fn read_header_file(path: impl AsRef<Path>) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn record_vec_grows_zeroed_and_becomes_a_vec() {
-        let mut v = RecordVec::<u32>::zeroed(2).unwrap();
-        v.grow_zeroed(3);
-        assert_eq!(v.v.len(), 5);
-        assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
-        v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
-        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
-        v.check(&layout, 2).unwrap();
-        v.check(&layout, 3).unwrap();
-        assert_eq!(v.into_vec(), [0, 0, 0, 0, 7]);
-    }
-
-    #[test]
-    #[should_panic(expected = "records read but not checked")]
-    fn unchecked_records_never_become_values() {
-        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
-        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
-        v.check(&layout, 2).unwrap();
-        let _ = v.into_vec();
-    }
-
-    #[test]
-    fn bad_bools_are_found_with_their_index() {
-        let mut v = RecordVec::<bool>::zeroed(3).unwrap();
-        v.bytes_mut(2)[0] = 2;
-        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
-        v.check(&layout, 1).unwrap();
-        let bad = v.check(&layout, 2).unwrap_err();
-        assert_eq!((bad.record, bad.offset), (2, 0));
-    }
 
     #[test]
     fn reads_stop_at_the_end_of_input() {

@@ -119,6 +119,7 @@ impl<T: NdlType> StreamWriter<T> {
         let header = Header {
             datatype: T::datatype(),
             byte_order: options.byte_order,
+            other_order: Vec::new(),
             // Decided again at `finish`, from the final shape.
             fortran_order: options.fortran_order,
             shape,

@@ -186,6 +186,7 @@ impl WriteOptions {
         Ok(Header {
             datatype: T::datatype(),
             byte_order: self.byte_order,
+            other_order: Vec::new(),
             fortran_order: self.fortran_order && !is_also_c_order(&shape),
             shape,
         })

@@ -255,4 +255,49 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_v3_codec_list_is_read_through_sharding() {
+        let bytes = |endian: &str| json!({"name": "bytes", "configuration": {"endian": endian}});
+        let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
+        let plain = V3Codecs::read(&[bytes("big"), gzip.clone()]).unwrap();
+        assert_eq!(
+            plain,
+            V3Codecs {
+                order: ByteOrder::Big,
+                compressors: vec![gzip.clone()],
+                inner_chunks: None
+            }
+        );
+        let sharded = json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4], "codecs": [bytes("little"), gzip.clone()]
+        }});
+        let read = V3Codecs::read(&[sharded]).unwrap();
+        assert_eq!(
+            (read.order, read.inner_chunks),
+            (ByteOrder::Little, Some(vec![4]))
+        );
+        assert!(V3Codecs::read(&[gzip]).unwrap_err().contains("no bytes"));
+        assert!(V3Codecs::read(&[bytes("middle")])
+            .unwrap_err()
+            .contains("middle"));
+        let no_endian = V3Codecs::read(&[json!({"name": "bytes"})]).unwrap();
+        assert_eq!(no_endian.order, ByteOrder::Little);
+    }
+
+    #[test]
+    fn codec_lists_not_written_so_are_no_codec() {
+        let zstd = |config: Value| vec![json!({"name": "zstd", "configuration": config})];
+        assert_eq!(
+            Codec::from_v3_codecs(&zstd(json!({"level": 3, "checksum": false}))),
+            Some(Codec::Zstd(3))
+        );
+        assert_eq!(
+            Codec::from_v3_codecs(&zstd(json!({"level": 3, "checksum": true}))),
+            None
+        );
+        assert_eq!(Codec::from_v3_codecs(&[json!({"name": "lz4"})]), None);
+        let two = [Codec::Gzip(1).v3_codecs(1), Codec::Gzip(1).v3_codecs(1)].concat();
+        assert_eq!(Codec::from_v3_codecs(&two), None);
+    }
 }

@@ -337,3 +337,117 @@ fn fold_array<'a>(
     };
     Ok((element, shape, chunks))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Compound;
+
+    fn record() -> Datatype {
+        Datatype::Compound(
+            Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt8)]).unwrap(),
+        )
+    }
+
+    #[test]
+    fn sharding_wraps_the_codecs_and_the_grid_is_the_shard() {
+        let doc = ArrayDocument {
+            inner_chunks: Some(vec![2]),
+            codec: Codec::Zstd(3),
+            ..ArrayDocument::new(ZarrFormat::V3, Datatype::UInt32, vec![10], vec![8])
+        };
+        let v3 = doc.v3().unwrap();
+        assert_eq!(v3["chunk_grid"]["configuration"]["chunk_shape"], json!([8]));
+        let shard = &v3["codecs"][0];
+        assert_eq!(shard["name"], "sharding_indexed");
+        assert_eq!(shard["configuration"]["chunk_shape"], json!([2]));
+        assert_eq!(shard["configuration"]["codecs"][1]["name"], "zstd");
+        assert_eq!(shard["configuration"]["index_codecs"][1]["name"], "crc32c");
+    }
+
+    #[test]
+    fn legacy_structured_spells_records_as_pairs_with_a_base64_fill() {
+        let doc = ArrayDocument {
+            legacy_structured: true,
+            ..ArrayDocument::new(ZarrFormat::V3, record(), vec![1], vec![1])
+        };
+        let v3 = doc.v3().unwrap();
+        assert_eq!(
+            v3["data_type"],
+            json!({"name": "structured", "configuration": {"fields": [["a", "uint8"], ["b", "uint8"]]}})
+        );
+        assert_eq!(v3["fill_value"], "AAA=");
+        // A scalar has one spelling only.
+        let scalar = ArrayDocument {
+            legacy_structured: true,
+            ..ArrayDocument::new(ZarrFormat::V3, Datatype::Int8, vec![1], vec![1])
+        };
+        assert_eq!(scalar.v3().unwrap()["data_type"], "int8");
+    }
+
+    #[test]
+    fn attributes_and_dimension_names_are_written_only_when_given() {
+        let bare = ArrayDocument::new(ZarrFormat::V3, Datatype::Int8, vec![1], vec![1]);
+        let v3 = bare.v3().unwrap();
+        assert!(v3.get("attributes").is_none() && v3.get("dimension_names").is_none());
+        assert_eq!(bare.v2_attributes(), json!({}));
+        let named = ArrayDocument {
+            attributes: Some(Map::new()),
+            dimension_names: Some(vec!["t".into()]),
+            ..bare
+        };
+        let v3 = named.v3().unwrap();
+        assert_eq!(
+            (&v3["attributes"], &v3["dimension_names"]),
+            (&json!({}), &json!(["t"]))
+        );
+        assert_eq!(named.v2_attributes(), json!({"_ARRAY_DIMENSIONS": ["t"]}));
+    }
+
+    #[test]
+    fn a_v2_array_has_v2_chunk_keys_in_its_v3_form_and_its_codec_as_compressor() {
+        let doc = ArrayDocument {
+            codec: Codec::Zlib(4),
+            order: ByteOrder::Big,
+            ..ArrayDocument::new(ZarrFormat::V2, Datatype::UInt16, vec![3], vec![2])
+        };
+        let v3 = doc.v3_with(json!("uint16"), json!(0));
+        assert_eq!(v3["chunk_key_encoding"]["name"], "v2");
+        assert_eq!(v3["codecs"][0]["configuration"]["endian"], "big");
+        let v2 = doc.v2().unwrap();
+        assert_eq!(
+            (&v2["dtype"], &v2["compressor"]),
+            (&json!(">u2"), &json!({"id": "zlib", "level": 4}))
+        );
+    }
+
+    #[test]
+    fn strings_take_the_vlen_codec() {
+        let doc = ArrayDocument::new(ZarrFormat::V3, Datatype::String, vec![2], vec![2]);
+        assert_eq!(doc.v3_codecs(), [json!({"name": "vlen-utf8"})]);
+        assert_eq!(doc.v3().unwrap()["fill_value"], "");
+    }
+
+    #[test]
+    fn groups_and_grids() {
+        let attributes: Map<String, Value> =
+            [("title".to_string(), json!("x"))].into_iter().collect();
+        assert_eq!(v3_group(&attributes)["attributes"]["title"], "x");
+        assert_eq!(v2_group(), json!({"zarr_format": 2}));
+        let doc =
+            json!({"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4, 1]}}});
+        assert_eq!(regular_chunks(&doc), Some(vec![4, 1]));
+        assert_eq!(
+            regular_chunks(&json!({"chunk_grid": {"name": "rectilinear"}})),
+            None
+        );
+        assert!(check_grid(&[4, 1], &[4, 1]).is_ok());
+        assert!(check_grid(&[4], &[4, 1])
+            .unwrap_err()
+            .contains("dimensions"));
+        assert!(check_grid(&[4], &[0]).unwrap_err().contains("extent of 0"));
+        assert!(check_grid(&[u64::MAX, 2], &[1, 1])
+            .unwrap_err()
+            .contains("64-bit"));
+    }
+}

@@ -5,9 +5,12 @@ mod parse;
 
 pub(crate) use count::{count_digits, with_count};
 
+use std::ops::Range;
+
 use super::descr::{write_descr, write_shape};
 use super::shape::checked_product;
 use super::{ByteOrder, Error, Result};
+use crate::layout::Layout;
 use crate::Datatype;
 
 /// The magic string every `.npy` file starts with.
@@ -25,7 +28,8 @@ const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 /// The description of a `.npy` file's array: what precedes the data.
 ///
 /// `datatype` is the element datatype; `byte_order` applies to every
-/// multi-byte number in it, nested fields included. A top-level
+/// multi-byte number in it, nested fields included, except those that
+/// `other_order` lists. A top-level
 /// [`Datatype::Array`] is written the way NumPy stores a subarray dtype: its
 /// shape is appended to `shape` (C order only), so it reads back as the base
 /// datatype with the longer shape.
@@ -33,8 +37,15 @@ const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 pub struct Header {
     /// The element datatype.
     pub datatype: Datatype,
-    /// The byte order of all multi-byte numbers.
+    /// The byte order of the multi-byte numbers, all of them unless
+    /// `other_order` lists some.
     pub byte_order: ByteOrder,
+    /// The byte ranges, within one element of `datatype`, of the numbers
+    /// stored in the order opposite to `byte_order`: NumPy lets each field
+    /// of a record have its own (`[('a', '<u8'), ('b', '>f8')]`). Empty
+    /// when every number is in `byte_order`, as in every file written here.
+    /// See [`Header::byte_order_at`].
+    pub other_order: Vec<Range<usize>>,
     /// Whether the data is in Fortran (column-major) order.
     pub fortran_order: bool,
     /// The array shape; empty for a 0-d array (one element).
@@ -63,9 +74,52 @@ impl Header {
         Header {
             datatype,
             byte_order: ByteOrder::NATIVE,
+            other_order: Vec::new(),
             fortran_order: false,
             shape,
         }
+    }
+
+    /// The byte order of the number at byte `offset` of an element.
+    ///
+    /// ```
+    /// use ndl_runtime::npy::{ByteOrder, Header, HeaderLimits};
+    ///
+    /// let file = b"\x93NUMPY\x01\x00\x46\x00{'descr':[('a','<u8'),('b','>f8')],'fortran_order':False,'shape':(0,)}";
+    /// let (h, _) = Header::parse(file, &HeaderLimits::default())?;
+    /// assert_eq!((h.byte_order, &h.other_order[..]), (ByteOrder::Little, &[8..16][..]));
+    /// assert_eq!(h.byte_order_at(8), ByteOrder::Big);
+    /// assert_eq!(h.descr()?, "[('a', '<u8'), ('b', '>f8')]");
+    /// # Ok::<(), ndl_runtime::npy::Error>(())
+    /// ```
+    pub fn byte_order_at(&self, offset: usize) -> ByteOrder {
+        if self.other_order.iter().any(|r| r.contains(&offset)) {
+            self.byte_order.opposite()
+        } else {
+            self.byte_order
+        }
+    }
+
+    /// Puts every number of the whole elements in `data` into
+    /// `byte_order`, swapping those that `other_order` lists: what a
+    /// reader that converts from one byte order needs first. Does nothing
+    /// when `other_order` is empty.
+    pub fn to_one_byte_order(&self, data: &mut [u8]) {
+        if let Some(plan) = self.other_order_plan() {
+            plan.swap(data);
+        }
+    }
+
+    /// The plan that swaps the numbers in `other_order`, if there are any.
+    pub(crate) fn other_order_plan(&self) -> Option<Layout> {
+        if self.other_order.is_empty() {
+            return None;
+        }
+        let swapped = |at: usize| match self.other_order.iter().any(|r| r.contains(&at)) {
+            true => ByteOrder::NATIVE.opposite(),
+            false => ByteOrder::NATIVE,
+        };
+        Layout::with_orders(&self.datatype, &swapped)
     }
 
     /// The number of elements: the product of `shape` (1 for `()`).
@@ -132,7 +186,7 @@ impl Header {
     fn dict_text(&self) -> Result<String> {
         let (datatype, shape) = self.folded()?;
         let mut s = String::from("{'descr': ");
-        write_descr(datatype, self.byte_order, "", &mut s)?;
+        write_descr(datatype, &|at| self.byte_order_at(at), "", &mut s)?;
         s.push_str(", 'fortran_order': ");
         s.push_str(if self.fortran_order { "True" } else { "False" });
         s.push_str(", 'shape': ");
@@ -177,7 +231,9 @@ impl Header {
     /// The descr this header writes, e.g. `'<f8'` (for messages and checks).
     pub fn descr(&self) -> Result<String> {
         let (datatype, _) = self.folded()?;
-        datatype.numpy_descr_with_order(self.byte_order)
+        let mut out = String::new();
+        write_descr(datatype, &|at| self.byte_order_at(at), "", &mut out)?;
+        Ok(out)
     }
 }
 
@@ -382,6 +438,7 @@ mod tests {
             let h = Header {
                 datatype: dt,
                 byte_order: if big { ByteOrder::Big } else { ByteOrder::Little },
+                other_order: Vec::new(),
                 fortran_order,
                 shape,
             };

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::io::Read;
 
 use super::{Header, HeaderLimits, MAGIC};
-use crate::npy::descr::DescrReader;
+use crate::npy::descr::{Descr, DescrReader};
 use crate::npy::io;
 use crate::npy::literal::{self, Lit, Value};
 use crate::npy::{Error, Result};
@@ -243,7 +243,11 @@ fn header_from_text(text: &str, python2: bool, to_offset: &dyn Fn(usize) -> u64)
             })
         }
     };
-    let (mut datatype, byte_order) = DescrReader::new(to_offset).read(descr)?;
+    let Descr {
+        mut datatype,
+        byte_order,
+        mut other_order,
+    } = DescrReader::new(to_offset).read(descr)?;
     while let Datatype::Array(a) = datatype {
         // NumPy appends a subarray dtype's shape to the array's shape.
         if fortran_order {
@@ -258,9 +262,16 @@ fn header_from_text(text: &str, python2: bool, to_offset: &dyn Fn(usize) -> u64)
         shape.extend(a.shape.iter().map(|&d| d as u64));
         datatype = *a.base;
     }
+    // The orders of a folded array's first element are every element's.
+    let element = datatype.size().unwrap_or(0);
+    other_order.retain(|r| r.start < element);
+    for r in &mut other_order {
+        r.end = r.end.min(element);
+    }
     let header = Header {
         datatype,
         byte_order,
+        other_order,
         fortran_order,
         shape,
     };

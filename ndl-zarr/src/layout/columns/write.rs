@@ -2,19 +2,19 @@
 
 use std::ops::Range;
 
+use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::Datatype;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
-use crate::chunks::{parallel, with_buffer, Chunks};
+use crate::chunks::{parallel, with_buffer, ChunkIo};
 use crate::documents::write_group;
 use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::options::WriteOptions;
 use crate::store::Store;
-use crate::ZarrFormat;
 
 /// Copies records `range` of the batch being appended, byte ranges
 /// `fields` of each record (columns' fields), into `outs`, one column each.
@@ -111,7 +111,7 @@ impl ColumnsWriter {
                 .collect();
             let meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
                 .map_err(|e| in_column(&c, e))?;
-            let appender = Appender::create(Chunks::new(&column, &meta)?, meta, deferred)?;
+            let appender = Appender::create(ChunkIo::new(&column, &meta)?, meta, deferred)?;
             appenders.push((c, appender));
         }
         let mut writer = ColumnsWriter::new(appenders);
@@ -167,7 +167,7 @@ impl ColumnsWriter {
     fn open_with(
         store: &Store,
         dt: &Datatype,
-        start: impl Fn(Chunks, ArrayMeta) -> Result<Appender>,
+        start: impl Fn(ChunkIo, ArrayMeta) -> Result<Appender>,
     ) -> Result<ColumnsWriter> {
         let style = Style {
             chars_as_u1: false,
@@ -178,7 +178,7 @@ impl ColumnsWriter {
             let column = store.child(&c.name);
             let meta = ArrayMeta::read(&column)?;
             super::read::check_column(&column, &meta, &c)?;
-            let appender = start(Chunks::new(&column, &meta)?, meta)?;
+            let appender = start(ChunkIo::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
         Ok(ColumnsWriter::new(appenders))

@@ -9,7 +9,7 @@ use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
 use super::{plan, Column, Style};
-use crate::chunks::Chunks;
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::source::{invalid, Source};
@@ -34,8 +34,9 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
         charset: Charset::Ascii,
     });
     let accepted = match (&c.leaf, &c.element) {
-        // Characters either way, bools as xarray writes them too.
-        (Datatype::FixedString(_), Datatype::FixedString(_) | Datatype::UInt8) => {
+        // Characters either way, bools as xarray writes them too. A UTF-32
+        // string is one value, not characters: it is compared below.
+        (Datatype::FixedString(s), _) if s.charset == Charset::Ascii => {
             *stored == chars || *stored == Datatype::UInt8
         }
         (Datatype::Bool, _) => *stored == Datatype::UInt8 || *stored == Datatype::Bool,
@@ -54,9 +55,9 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
 /// A column opened for reading.
 struct Opened {
     column: Column,
-    chunks: Chunks,
+    chunks: ChunkIo,
     /// The field's own checks (bools, enums).
-    layout: PackedLayout,
+    checks: PackedLayout,
 }
 
 impl Opened {
@@ -74,7 +75,7 @@ impl Opened {
             out.extend_from_slice(&decoded[from * size..to * size]);
             at = chunk * chunk_len + to as u64;
         }
-        self.layout.check(&out).map_err(|bad| {
+        self.checks.check(&out).map_err(|bad| {
             let field = match bad.field.as_str() {
                 "" => self.column.name.clone(),
                 f if f.starts_with('[') => format!("{}{f}", self.column.name),
@@ -102,7 +103,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         let child = store.child(&column.name);
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
-        let layout = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
+        let checks = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
             store: store.name.clone(),
             field: column.name.clone(),
             message: e.to_string(),
@@ -110,11 +111,11 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         // Columns of different lengths are what a crash between two
         // columns' appends leaves: the records are those all columns hold.
         len = len.min(meta.len());
-        let chunks = Chunks::new(&child, &meta)?;
+        let chunks = ChunkIo::new(&child, &meta)?;
         opened.push(Opened {
             column,
             chunks,
-            layout,
+            checks,
         });
     }
     let len = if opened.is_empty() { 0 } else { len };
@@ -210,3 +211,68 @@ const READING: Style = Style {
     chars_as_u1: false,
     order: ndl_runtime::ByteOrder::Little,
 };
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::{Compound, FixedString};
+    use serde_json::Map;
+
+    use super::*;
+    use crate::options::WriteOptions;
+
+    /// The array a new columns store holds for each column of `record`,
+    /// checked as a reader checks it.
+    fn check_new_columns(record: &Datatype, options: &WriteOptions) -> Result<()> {
+        let store = Store::memory("m");
+        for c in plan(record, READING)? {
+            let shape = std::iter::once(0).chain(c.inner.iter().copied()).collect();
+            let meta = ArrayMeta::new(options, &c.element, shape, 4, Map::new(), vec![])?;
+            check_column(&store, &meta, &c)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_kind_of_column_a_writer_stores_is_read_back() {
+        let text = |length, charset| Datatype::FixedString(FixedString { length, charset });
+        let record = Datatype::Compound(
+            Compound::c_layout([
+                ("ok", Datatype::Bool),
+                ("ascii", text(3, Charset::Ascii)),
+                ("utf32", text(2, Charset::Utf32)),
+                ("xy", Datatype::Float32.array_of(&[2])),
+            ])
+            .unwrap(),
+        );
+        check_new_columns(&record, &WriteOptions::new()).unwrap();
+        check_new_columns(&record, &WriteOptions::new().chars_as_u1(true)).unwrap();
+    }
+
+    #[test]
+    fn a_column_of_another_type_is_refused_naming_its_field() {
+        let column = Column {
+            name: "t".into(),
+            offset: 0,
+            size: 8,
+            leaf: Datatype::Float64,
+            element: Datatype::Float64,
+            inner: vec![],
+            dims: vec![],
+            attributes: Map::new(),
+        };
+        let meta = ArrayMeta::new(
+            &WriteOptions::new(),
+            &Datatype::Int64,
+            vec![0],
+            4,
+            Map::new(),
+            vec![],
+        )
+        .unwrap();
+        let e = check_column(&Store::memory("m"), &meta, &column).unwrap_err();
+        assert!(
+            matches!(e, Error::TypeMismatch { ref field, .. } if field == "t"),
+            "{e}"
+        );
+    }
+}

@@ -13,10 +13,21 @@
 //! rebuilt from the datatype and the byte offset by [`field_at`] only when
 //! an error is reported.
 
+mod build;
+mod checks;
+mod padding;
+
 use std::ops::Range;
 
+pub(crate) use build::merge_spans;
+use build::{merge_swaps, Builder};
+use checks::first_bad_enum;
+pub(crate) use checks::{BadValue, EnumCheck};
+pub(crate) use padding::CopyOp;
+use padding::{copy_ops, gaps};
+
 use crate::ByteOrder;
-use crate::{Charset, Datatype, IntType};
+use crate::Datatype;
 
 /// What to do to every record of one datatype.
 #[derive(Clone, Debug)]
@@ -45,140 +56,22 @@ pub(crate) struct SwapRun {
     pub count: usize,
 }
 
-/// One span of bytes in every record (a piece of padding, for writers).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum CopyOp {
-    /// `N` bytes at an offset, `N` in 1, 2, 4, 8, 16.
-    Fixed { offset: usize, len: usize },
-    /// A longer span, handled with `memset`/`memcpy`.
-    Span(Range<usize>),
-}
-
-/// Spans up to this length become fixed-size operations.
-const MAX_FIXED: usize = 32;
-
-/// The bytes of `0..itemsize` outside the merged, sorted `spans`.
-fn gaps(spans: &[Range<usize>], itemsize: usize) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for span in spans {
-        if span.start > at {
-            out.push(at..span.start);
-        }
-        at = at.max(span.end);
-    }
-    if itemsize > at {
-        out.push(at..itemsize);
-    }
-    out
-}
-
-/// The operations for merged `spans`.
-fn copy_ops(spans: &[Range<usize>]) -> Vec<CopyOp> {
-    let mut ops = Vec::new();
-    for span in spans {
-        if span.len() > MAX_FIXED {
-            ops.push(CopyOp::Span(span.clone()));
-            continue;
-        }
-        let mut at = span.start;
-        while at < span.end {
-            let len = [16, 8, 4, 2, 1]
-                .into_iter()
-                .find(|&w| w <= span.end - at)
-                .unwrap_or(1);
-            ops.push(CopyOp::Fixed { offset: at, len });
-            at += len;
-        }
-    }
-    ops
-}
-
-/// Enum values to check: `count` values back to back from `offset` in the
-/// record (an array of enums is one check, not one per element), their
-/// base and members.
-#[derive(Clone, Debug)]
-pub(crate) struct EnumCheck {
-    pub offset: usize,
-    pub count: usize,
-    pub base: IntType,
-    pub values: EnumValues,
-}
-
-/// The allowed values of an enum, in the form that is quickest to test.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum EnumValues {
-    /// Every value from `lo` to `hi` inclusive (the common `0..n` case).
-    Range(i128, i128),
-    /// Sorted, for a binary search.
-    Sorted(Vec<i128>),
-}
-
-/// A value that is not valid for its field, found by [`Layout::validate`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BadValue {
-    /// Index of the record within the checked bytes.
-    pub record: usize,
-    /// Byte offset within the record.
-    pub offset: usize,
-    /// The value found (the byte for a bool, the integer for an enum).
-    pub value: i128,
-    /// Whether the field is a bool (else an enum).
-    pub is_bool: bool,
-}
-
-impl BadValue {
-    /// The dotted path of the field holding the value in a record of `dt`
-    /// (the datatype the plan was built from), and what is wrong with it.
-    pub fn explain(&self, dt: &Datatype) -> (String, String) {
-        let (field, leaf) = field_at(dt, self.offset);
-        if self.is_bool {
-            return (
-                field,
-                format!("bool byte is {}, expected 0 or 1", self.value),
-            );
-        }
-        let members = match leaf {
-            Datatype::Enum(e) => e
-                .members
-                .iter()
-                .map(|m| format!("{} = {}", m.name, m.value))
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => String::new(),
-        };
-        let message = format!("{} is not a value of the enum ({members})", self.value);
-        (field, message)
-    }
-}
-
-impl EnumValues {
-    fn new(mut values: Vec<i128>) -> EnumValues {
-        values.sort_unstable();
-        values.dedup();
-        match (values.first(), values.last()) {
-            (Some(&lo), Some(&hi)) if hi - lo + 1 == values.len() as i128 => {
-                EnumValues::Range(lo, hi)
-            }
-            _ => EnumValues::Sorted(values),
-        }
-    }
-
-    fn contains(&self, v: i128) -> bool {
-        match self {
-            EnumValues::Range(lo, hi) => (*lo..=*hi).contains(&v),
-            EnumValues::Sorted(values) => values.binary_search(&v).is_ok(),
-        }
-    }
-}
-
 impl Layout {
     /// The plan for records of `dt` stored in `order`. `None` when the
     /// datatype has no fixed size (variable-length members, references).
     pub fn new(dt: &Datatype, order: ByteOrder) -> Option<Layout> {
+        Layout::with_orders(dt, &|_| order)
+    }
+
+    /// The plan for records of `dt` whose number at byte offset `at` is
+    /// stored in `orders(at)`: NumPy lets each field have its own order.
+    pub fn with_orders(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Option<Layout> {
         let mut b = Builder {
-            swap: order != ByteOrder::NATIVE,
-            ..Builder::default()
+            orders,
+            spans: Vec::new(),
+            swaps: Vec::new(),
+            bools: Vec::new(),
+            enums: Vec::new(),
         };
         b.visit(dt, 0)?;
         let field_spans = merge_spans(b.spans);
@@ -323,235 +216,11 @@ fn swap_run(bytes: &mut [u8], width: usize) {
     }
 }
 
-/// The first record (index, offset in the record, value) holding a value
-/// of `e` that is not a member.
-fn first_bad_enum(bytes: &[u8], itemsize: usize, e: &EnumCheck) -> Option<(usize, usize, i128)> {
-    // One loop per base type, so the loop body has no dispatch.
-    macro_rules! scan {
-        ($t:ty) => {{
-            const W: usize = std::mem::size_of::<$t>();
-            let run = e.offset..e.offset + e.count * W;
-            bytes.chunks_exact(itemsize).enumerate().find_map(|(i, r)| {
-                r[run.clone()]
-                    .chunks_exact(W)
-                    .enumerate()
-                    .find_map(|(j, c)| {
-                        let b: [u8; W] = c.try_into().expect("W bytes");
-                        let v = i128::from(<$t>::from_ne_bytes(b));
-                        (!e.values.contains(v)).then_some((i, e.offset + j * W, v))
-                    })
-            })
-        }};
-    }
-    match e.base {
-        IntType::Int8 => scan!(i8),
-        IntType::UInt8 => scan!(u8),
-        IntType::Int16 => scan!(i16),
-        IntType::UInt16 => scan!(u16),
-        IntType::Int32 => scan!(i32),
-        IntType::UInt32 => scan!(u32),
-        IntType::Int64 => scan!(i64),
-        IntType::UInt64 => scan!(u64),
-    }
-}
-
-/// Collects leaves while walking a datatype.
-#[derive(Default)]
-struct Builder {
-    swap: bool,
-    spans: Vec<Range<usize>>,
-    swaps: Vec<SwapRun>,
-    bools: Vec<Range<usize>>,
-    enums: Vec<EnumCheck>,
-}
-
-impl Builder {
-    /// Adds the leaves of `dt` placed at `at`.
-    fn visit(&mut self, dt: &Datatype, at: usize) -> Option<()> {
-        let size = dt.size()?;
-        match dt {
-            Datatype::Compound(c) => {
-                for m in &c.members {
-                    self.visit(&m.datatype, at + m.offset)?;
-                }
-                return Some(());
-            }
-            Datatype::Array(a) => {
-                let n = a.element_count()?;
-                let step = a.base.size()?;
-                if let Some(plan) = self.leaf_plan(&a.base) {
-                    // A scalar base: one run for the whole array, no loop.
-                    self.add_leaf(plan, at, n, size);
-                } else {
-                    for i in 0..n {
-                        self.visit(&a.base, at + i * step)?;
-                    }
-                }
-                return Some(());
-            }
-            _ => {}
-        }
-        let plan = self.leaf_plan(dt)?;
-        self.add_leaf(plan, at, 1, size);
-        Some(())
-    }
-
-    /// How a scalar datatype is handled, `None` for compounds and arrays.
-    fn leaf_plan(&self, dt: &Datatype) -> Option<Leaf> {
-        let swap_width = |w: usize| if self.swap && w > 1 { w } else { 0 };
-        Some(match dt {
-            Datatype::Compound(_) | Datatype::Array(_) => return None,
-            Datatype::Bool => Leaf::Bool,
-            Datatype::Enum(e) => Leaf::Enum {
-                base: e.base,
-                values: EnumValues::new(e.members.iter().map(|m| m.value).collect()),
-                swap: swap_width(e.base.size()),
-            },
-            Datatype::Complex64 => Leaf::Plain {
-                swap: swap_width(4),
-            },
-            Datatype::Complex128 => Leaf::Plain {
-                swap: swap_width(8),
-            },
-            Datatype::FixedString(s) if s.charset == Charset::Utf32 => Leaf::Plain {
-                swap: swap_width(4),
-            },
-            Datatype::FixedString(_) | Datatype::Opaque(_) => Leaf::Plain { swap: 0 },
-            other => Leaf::Plain {
-                swap: swap_width(other.size()?),
-            },
-        })
-    }
-
-    /// Adds `n` leaves of one plan back to back at `at`, `size` bytes in all.
-    fn add_leaf(&mut self, leaf: Leaf, at: usize, n: usize, size: usize) {
-        self.spans.push(at..at + size);
-        match leaf {
-            Leaf::Bool => self.bools.push(at..at + size),
-            Leaf::Enum { base, values, swap } => {
-                self.enums.push(EnumCheck {
-                    offset: at,
-                    count: n,
-                    base,
-                    values,
-                });
-                self.push_swap(at, swap, size);
-            }
-            Leaf::Plain { swap } => self.push_swap(at, swap, size),
-        }
-    }
-
-    fn push_swap(&mut self, at: usize, width: usize, size: usize) {
-        if width > 1 && size > 0 {
-            self.swaps.push(SwapRun {
-                offset: at,
-                width,
-                count: size / width,
-            });
-        }
-    }
-}
-
-/// The treatment of one scalar datatype.
-enum Leaf {
-    Bool,
-    Enum {
-        base: IntType,
-        values: EnumValues,
-        swap: usize,
-    },
-    /// Numbers or bytes; `swap` is the width to swap, 0 for none.
-    Plain {
-        swap: usize,
-    },
-}
-
-/// Sorts and merges touching or overlapping ranges, dropping empty ones.
-fn merge_spans(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
-    spans.retain(|r| !r.is_empty());
-    spans.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());
-    for r in spans {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
-}
-
-/// Sorts swap runs and joins adjacent runs of the same width.
-fn merge_swaps(mut runs: Vec<SwapRun>) -> Vec<SwapRun> {
-    runs.sort_by_key(|r| r.offset);
-    let mut out: Vec<SwapRun> = Vec::with_capacity(runs.len());
-    for r in runs {
-        match out.last_mut() {
-            Some(last)
-                if last.width == r.width && last.offset + last.width * last.count == r.offset =>
-            {
-                last.count += r.count;
-            }
-            _ => out.push(r),
-        }
-    }
-    out
-}
-
-/// The dotted path of the field holding byte `offset` of a `dt` value, e.g.
-/// `pos.flags[3]` (empty when `dt` itself is the scalar), and the scalar
-/// datatype found there.
-pub(crate) fn field_at(dt: &Datatype, offset: usize) -> (String, &Datatype) {
-    let mut path = String::new();
-    let mut dt = dt;
-    let mut offset = offset;
-    loop {
-        match dt {
-            Datatype::Compound(c) => {
-                let Some(m) = c.members.iter().find(|m| {
-                    m.datatype
-                        .size()
-                        .is_some_and(|s| (m.offset..m.offset + s.max(1)).contains(&offset))
-                }) else {
-                    return (path, dt);
-                };
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(&m.name);
-                offset -= m.offset;
-                dt = &m.datatype;
-            }
-            Datatype::Array(a) => {
-                let Some(step) = a.base.size().filter(|&s| s > 0) else {
-                    return (path, dt);
-                };
-                let mut flat = offset / step;
-                let mut index = vec![0; a.shape.len()];
-                for (i, &d) in a.shape.iter().enumerate().rev() {
-                    index[i] = flat % d.max(1);
-                    flat /= d.max(1);
-                }
-                for i in index {
-                    path.push_str(&format!("[{i}]"));
-                }
-                offset %= step;
-                dt = &a.base;
-            }
-            _ => return (path, dt),
-        }
-    }
-}
-
-/// The dotted path of the field holding byte `offset`; see [`field_at`].
-#[cfg(test)]
-fn field_path(dt: &Datatype, offset: usize) -> String {
-    field_at(dt, offset).0
-}
-
 #[cfg(test)]
 mod tests {
+    use super::checks::{field_path, EnumValues};
     use super::*;
-    use crate::{Compound, Enum, EnumMember, Member};
+    use crate::{Compound, Enum, EnumMember, IntType, Member};
 
     fn color() -> Datatype {
         Datatype::Enum(Enum {
@@ -622,6 +291,19 @@ mod tests {
         let mut b: Vec<u8> = (0..24).collect();
         l.swap(&mut b);
         assert_eq!(&b[..8], &[3, 2, 1, 0, 7, 6, 5, 4]);
+    }
+
+    #[test]
+    fn each_number_is_swapped_by_its_own_order() {
+        let other = ByteOrder::NATIVE.opposite();
+        let orders = |at: usize| if at == 16 { other } else { ByteOrder::NATIVE };
+        let l = Layout::with_orders(&sample(), &orders).unwrap();
+        let only = SwapRun {
+            offset: 16,
+            width: 8,
+            count: 1,
+        };
+        assert_eq!(l.swaps, [only]);
     }
 
     #[test]

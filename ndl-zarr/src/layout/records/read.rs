@@ -7,7 +7,7 @@ use ndl_runtime::field_map::{FieldMap, FieldMapError};
 use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::{ByteOrder, NdlType};
 
-use crate::chunks::Chunks;
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::source::{invalid, records_range, shape_error, Source};
@@ -15,7 +15,7 @@ use crate::store::Store;
 
 /// The array of records of a store, opened for reading.
 pub(crate) struct RecordsSource {
-    chunks: Chunks,
+    chunks: ChunkIo,
     /// The stored records, packed: their checks.
     stored: PackedLayout,
     /// For reads by name, where `T`'s fields are in a stored record.
@@ -44,7 +44,7 @@ impl RecordsSource {
         let stored =
             PackedLayout::new(&meta.stored).map_err(|e| shape_error(store, e.to_string()))?;
         let source = RecordsSource {
-            chunks: Chunks::new(store, &meta)?,
+            chunks: ChunkIo::new(store, &meta)?,
             stored,
             by_name: None,
         };

@@ -1,12 +1,13 @@
 //! Writing one array of records: its metadata, and the appender of a new
 //! or existing array.
 
+use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
 use serde_json::{json, Map};
 
 use crate::append::Appender;
-use crate::chunks::Chunks;
+use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::options::WriteOptions;
@@ -40,13 +41,13 @@ pub(crate) fn create(
         attributes,
         vec![dimension.to_string()],
     )?;
-    Appender::create(Chunks::new(store, &meta)?, meta, options.publish_on_finish)
+    Appender::create(ChunkIo::new(store, &meta)?, meta, options.publish_on_finish)
 }
 
 /// The appender of the records array `meta` describes.
 pub(crate) fn start(store: Store, meta: ArrayMeta) -> Result<Appender> {
     check_records(&store, &meta)?;
-    Appender::start(Chunks::new(&store, &meta)?, meta)
+    Appender::start(ChunkIo::new(&store, &meta)?, meta)
 }
 
 /// Records arrays are one-dimensional.
@@ -66,16 +67,16 @@ pub(crate) fn check_records(store: &Store, meta: &ArrayMeta) -> Result<()> {
 /// Refuses what the chosen format cannot hold, saying what to do instead.
 fn check_storable(options: &WriteOptions, stored: &Datatype) -> Result<()> {
     let result = match options.format {
-        crate::ZarrFormat::V3 => stored.to_zarr_v3_data_type().map(drop),
-        crate::ZarrFormat::V2 => stored.to_zarr_v2_dtype(options.order()).map(drop),
+        ZarrFormat::V3 => stored.to_zarr_v3_data_type().map(drop),
+        ZarrFormat::V2 => stored.to_zarr_v2_dtype(options.order()).map(drop),
     };
     result.map_err(|e| Error::Unsupported {
         message: match options.format {
-            crate::ZarrFormat::V3 => format!(
+            ZarrFormat::V3 => format!(
                 "{e}; store array fields in the columns layout, \
                  or as Zarr v2, whose dtype has subarray fields"
             ),
-            crate::ZarrFormat::V2 => e.to_string(),
+            ZarrFormat::V2 => e.to_string(),
         },
     })
 }
