@@ -44,7 +44,7 @@ pub mod time;
 pub use byte_order::ByteOrder;
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
-    Member, Opaque, Selection,
+    Member, Opaque, Selection, TimeType,
 };
 pub use ndl_type::NdlType;
 

@@ -77,9 +77,13 @@ pub enum TimeError {
          the calendars read are standard, gregorian and proleptic_gregorian"
     )]
     Calendar(String),
-    /// A unit with no CF name: years, months, weeks, and below nanoseconds.
-    #[error("NumPy time unit `{}` has no CF units: CF time is days to nanoseconds", .0.code())]
-    NoCfUnit(super::BaseUnit),
+    /// A unit with no CF units: years, months, weeks, below nanoseconds,
+    /// and multiples.
+    #[error(
+        "NumPy time unit `{0}` has no CF units: CF time counts days, hours, minutes, \
+         seconds, milliseconds, microseconds or nanoseconds, one at a time"
+    )]
+    NoCfUnits(super::NumpyTimeUnit),
     /// A conversion to years or months, whose lengths vary.
     #[error("cannot convert to `{0}`: years and months have no fixed length")]
     CalendarUnit(super::NumpyTimeUnit),

@@ -50,6 +50,7 @@ pub use error::TimeError;
 pub use numpy_unit::{BaseUnit, NumpyTimeUnit, TimeKind};
 pub use unit::{Days, Hours, Micros, Millis, Minutes, Nanos, Seconds, TimeUnit};
 
+use crate::{Datatype, NdlType, TimeType};
 use display::{DateTimeStr, TimeDeltaStr};
 
 impl NumpyTimeUnit {
@@ -94,7 +95,7 @@ impl NumpyTimeUnit {
 macro_rules! time_type {
     (
         $(#[$doc:meta])*
-        $name:ident, $str:ident, $what:literal
+        $name:ident, $kind:ident, $str:ident, $what:literal
     ) => {
         $(#[$doc])*
         #[repr(transparent)]
@@ -202,6 +203,15 @@ macro_rules! time_type {
             }
         }
 
+        // SAFETY: `repr(transparent)` over an `i64`, which is what a time
+        // datatype describes (8 bytes, 8-aligned); every bit pattern is a
+        // valid value.
+        unsafe impl<U: TimeUnit> NdlType for $name<U> {
+            fn datatype() -> Datatype {
+                TimeType::of(TimeKind::$kind, U::UNIT)
+            }
+        }
+
         // SAFETY: `repr(transparent)` over an `i64` (the `PhantomData` is a
         // zero-sized, 1-aligned field), every bit pattern of which is a
         // valid value (`i64::MIN` is NaT); all zeros is the epoch or zero.
@@ -228,7 +238,7 @@ time_type! {
     /// assert_eq!(DateTime64::<Days>::new(-1).to_string(), "1969-12-31");
     /// assert!(DateTime64::<Days>::NAT < DateTime64::<Days>::new(i64::MIN + 1));
     /// ```
-    DateTime64, DateTimeStr, "instant"
+    DateTime64, DateTime, DateTimeStr, "instant"
 }
 
 time_type! {
@@ -246,7 +256,7 @@ time_type! {
     /// assert_eq!(format!("{d:?}"), "TimeDelta64<Millis>(-1500 milliseconds)");
     /// assert_eq!(TimeDelta64::<Millis>::NAT.to_string(), "NaT");
     /// ```
-    TimeDelta64, TimeDeltaStr, "duration"
+    TimeDelta64, TimeDelta, TimeDeltaStr, "duration"
 }
 
 #[cfg(test)]

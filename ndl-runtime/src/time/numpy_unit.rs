@@ -145,6 +145,15 @@ impl TimeKind {
         }
     }
 
+    /// The NDL extension's category name: `datetime` or `timedelta`, as in
+    /// `{datetime: {unit: ns}}`.
+    pub const fn ndl_name(self) -> &'static str {
+        match self {
+            TimeKind::DateTime => "datetime",
+            TimeKind::TimeDelta => "timedelta",
+        }
+    }
+
     /// NumPy's type name: `datetime64` or `timedelta64`.
     pub const fn numpy_name(self) -> &'static str {
         match self {

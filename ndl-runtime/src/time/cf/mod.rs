@@ -34,6 +34,7 @@ use std::fmt;
 use super::calendar::civil_from_days;
 use super::display::NAT;
 use super::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
+use crate::TimeType;
 use epoch::CfCalendar;
 
 const ATTOS_PER_SECOND: i128 = 1_000_000_000_000_000_000;
@@ -111,6 +112,28 @@ impl CfTimeUnits {
     pub fn timedelta(unit: BaseUnit) -> Result<CfTimeUnits, TimeError> {
         cf_name(unit)?;
         Ok(CfTimeUnits { unit, epoch: None })
+    }
+
+    /// The CF units of a time datatype: [`Self::datetime`] or
+    /// [`Self::timedelta`] of its unit, which must have a multiple of 1.
+    ///
+    /// ```
+    /// use ndl_runtime::time::CfTimeUnits;
+    ///
+    /// let units = CfTimeUnits::of("M8[us]".parse()?)?;
+    /// assert_eq!(units.to_string(), "microseconds since 1970-01-01 00:00:00");
+    /// assert_eq!(CfTimeUnits::of("m8[h]".parse()?)?.to_string(), "hours");
+    /// assert!(CfTimeUnits::of("M8[10ms]".parse()?).is_err());
+    /// # Ok::<(), ndl_runtime::time::TimeError>(())
+    /// ```
+    pub fn of(t: TimeType) -> Result<CfTimeUnits, TimeError> {
+        if t.unit.multiple() != 1 {
+            return Err(TimeError::NoCfUnits(t.unit));
+        }
+        match t.kind {
+            TimeKind::DateTime => CfTimeUnits::datetime(t.unit.unit()),
+            TimeKind::TimeDelta => CfTimeUnits::timedelta(t.unit.unit()),
+        }
     }
 
     /// Reads a CF `units` attribute, `<unit> since <epoch>` or `<unit>`,
@@ -342,7 +365,7 @@ fn cf_name(unit: BaseUnit) -> Result<&'static str, TimeError> {
         .iter()
         .find(|u| u.0 == unit)
         .map(|u| u.1)
-        .ok_or(TimeError::NoCfUnit(unit))
+        .ok_or(TimeError::NoCfUnits(NumpyTimeUnit::new(unit)))
 }
 
 fn from_cf_name(word: &str) -> Option<BaseUnit> {
