@@ -1,0 +1,81 @@
+//! Time fields through `ndl convert` and `ndl describe`: a NumPy file with
+//! datetime64 and timedelta64 fields (a multiple, NaT, both kinds) goes to
+//! both Zarr formats in the records layout and back to identical bytes, and
+//! zarr-python 3.4 reads each store to NumPy's exact values.
+//!
+//! The columns layout converts back exactly too, but still writes `M8`
+//! columns rather than CF `int64` ones (issue 19): not checked here.
+
+mod common;
+
+use common::cli::{ndl, ok};
+
+#[test]
+fn time_records_convert_exactly_and_zarr_python_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let npy = d.join("t.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('id', '<u4'), ('t', '<M8[ns]'), ('d', '<m8[s]'), ('w', '<M8[10ms]')])\n\
+         a = np.zeros(4, dt)\n\
+         a['id'] = range(4)\n\
+         a['t'] = [0, 1795608000000000001, 'NaT', -1]\n\
+         a['d'] = [1, -1, 'NaT', 86400]\n\
+         a['w'] = [5, 'NaT', -3, 0]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let descr = ok(
+        ndl(&["describe", "-f", "numpy", npy.to_str().unwrap()]),
+        "describe",
+    );
+    assert!(descr.contains("('w', '<M8[10ms]')"), "{descr}");
+    for (format, layout) in [
+        ("2", "records"),
+        ("3", "records"),
+        ("2", "columns"),
+        ("3", "columns"),
+    ] {
+        let store = d.join(format!("v{format}{layout}.zarr"));
+        let back = d.join(format!("v{format}{layout}.npy"));
+        let (s, b) = (store.to_str().unwrap(), back.to_str().unwrap());
+        ok_quiet(&[
+            "convert",
+            "--zarr-format",
+            format,
+            "--layout",
+            layout,
+            npy.to_str().unwrap(),
+            s,
+        ]);
+        ok_quiet(&["convert", s, b]);
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            std::fs::read(&npy).unwrap(),
+            "v{format} {layout}"
+        );
+        if layout == "records" {
+            let out = ndl_testkit::run_with(
+                &ndl_testkit::python312(),
+                "import sys, zarr, numpy as np\n\
+                 a = np.load(sys.argv[2])\n\
+                 b = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+                 assert b.dtype == a.dtype, (b.dtype, a.dtype)\n\
+                 assert b.tobytes() == a.tobytes()\n\
+                 print(str(b['t'][1]), str(b['w'][1]), str(b['d'][3]))",
+                &[s, npy.to_str().unwrap()],
+            );
+            assert_eq!(
+                out.trim(),
+                "2026-11-25T12:00:00.000000001 NaT 86400 seconds"
+            );
+        }
+    }
+}
+
+/// Exit 0 and no error, whatever it printed.
+fn ok_quiet(args: &[&str]) {
+    let run = ndl(args);
+    assert_eq!(run.code, Some(0), "{args:?}: {run:#?}");
+}
