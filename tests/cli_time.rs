@@ -3,8 +3,9 @@
 //! both Zarr formats in the records layout and back to identical bytes, and
 //! zarr-python 3.4 reads each store to NumPy's exact values.
 //!
-//! The columns layout converts back exactly too, but still writes `M8`
-//! columns rather than CF `int64` ones (issue 19): not checked here.
+//! In the columns layout a time is a CF `int64` column: xarray decodes it
+//! to the same values, NaT as NaT, and Debian's `ncdump -t` prints ISO
+//! times for seconds and days.
 
 mod common;
 
@@ -72,6 +73,78 @@ fn time_records_convert_exactly_and_zarr_python_reads_them() {
             );
         }
     }
+}
+
+#[test]
+fn time_columns_are_cf_for_xarray_and_ncdump() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let npy = d.join("c.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('id', '<u4'), ('t', '<M8[ns]'), ('s', '<M8[s]'), ('day', '<M8[D]'), ('d', '<m8[ms]')])\n\
+         a = np.zeros(3, dt)\n\
+         a['t'] = [1795608000000000001, 'NaT', -1]\n\
+         a['s'] = [1795608000, -1, 'NaT']\n\
+         a['day'] = [20782, 'NaT', 0]\n\
+         a['d'] = [1500, 'NaT', -1]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    for format in ["2", "3"] {
+        let store = d.join(format!("v{format}.zarr"));
+        let s = store.to_str().unwrap();
+        ok_quiet(&[
+            "convert",
+            "--zarr-format",
+            format,
+            "--layout",
+            "columns",
+            "--codec",
+            "none",
+            npy.to_str().unwrap(),
+            s,
+        ]);
+        for field in ["t", "s", "day", "d"] {
+            let meta = if format == "2" {
+                std::fs::read_to_string(store.join(field).join(".zarray")).unwrap()
+            } else {
+                std::fs::read_to_string(store.join(field).join("zarr.json")).unwrap()
+            };
+            assert!(
+                !meta.contains("M8") && !meta.contains("datetime64\""),
+                "{meta}"
+            );
+        }
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, warnings, numpy as np, xarray as xr\n\
+             warnings.simplefilter('ignore')\n\
+             a = np.load(sys.argv[2])\n\
+             ds = xr.open_zarr(sys.argv[1], consolidated=False)\n\
+             for n in ['t', 's', 'day', 'd']:\n\
+             \x20   v = ds[n].values\n\
+             \x20   assert v.dtype.kind == a[n].dtype.kind, (n, v.dtype)\n\
+             \x20   assert (v.astype(a[n].dtype).view('i8') == a[n].view('i8')).all(), (n, v, a[n])\n\
+             print('ok')",
+            &[s, npy.to_str().unwrap()],
+        );
+        assert_eq!(out.trim(), "ok", "v{format}");
+    }
+    let url = format!("file://{}#mode=nczarr,file", d.join("v2.zarr").display());
+    let dump = std::process::Command::new("ncdump")
+        .args(["-t", &url])
+        .output()
+        .unwrap();
+    let dump = String::from_utf8(dump.stdout).unwrap();
+    assert!(
+        dump.contains(" day = \"2026-11-25\", _, \"1970-01-01\" ;"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains(" s = \"2026-11-25 12\", \"1969-12-31 23:59:59\", _ ;"),
+        "{dump}"
+    );
 }
 
 /// Exit 0 and no error, whatever it printed.
