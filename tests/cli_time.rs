@@ -147,6 +147,38 @@ fn time_columns_are_cf_for_xarray_and_ncdump() {
     );
 }
 
+#[test]
+fn plain_time_arrays_convert_exactly_and_zarr_python_3_1_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, dtype) in [("big", ">M8[10ms]"), ("us", "<m8[us]"), ("days", "<M8[D]")] {
+        let npy = d.join(format!("{name}.npy"));
+        let n = npy.to_str().unwrap();
+        ndl_testkit::run_python(
+            &format!("import sys, numpy as np\nnp.save(sys.argv[1], np.array([0, 1, 'NaT', -5], dtype='{dtype}'))"),
+            &[n],
+        );
+        for format in ["2", "3"] {
+            let store = d.join(format!("{name}{format}.zarr"));
+            let back = d.join(format!("{name}{format}.npy"));
+            let (s, b) = (store.to_str().unwrap(), back.to_str().unwrap());
+            ok_quiet(&["convert", "--zarr-format", format, n, s]);
+            ok_quiet(&["convert", s, b]);
+            // The same values and unit; v3 stores little-endian.
+            let out = ndl_testkit::run_python(
+                "import sys, zarr, numpy as np\n\
+                 a = np.load(sys.argv[2])\n\
+                 for b in (np.load(sys.argv[3]), zarr.open_array(sys.argv[1], mode='r')[:]):\n\
+                 \x20   assert np.datetime_data(b.dtype) == np.datetime_data(a.dtype), (a.dtype, b.dtype)\n\
+                 \x20   assert (b.view(b.dtype.str[0] + 'i8') == a.view(a.dtype.str[0] + 'i8')).all()\n\
+                 print('ok')",
+                &[s, n, b],
+            );
+            assert_eq!(out.trim(), "ok", "{name} v{format}");
+        }
+    }
+}
+
 /// Exit 0 and no error, whatever it printed.
 fn ok_quiet(args: &[&str]) {
     let run = ndl(args);
