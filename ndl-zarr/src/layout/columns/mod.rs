@@ -31,6 +31,7 @@
 //! - Fill values are `null` in v2: xarray masks a non-null fill, and
 //!   zarr-python's default of 0 would turn every 0 into NaN.
 
+mod cf_time;
 mod read;
 mod write;
 
