@@ -23,7 +23,13 @@
 //!   1970-01-01 00:00:00"`, `calendar: "proleptic_gregorian"`, or for a
 //!   duration `units: "seconds"` and `dtype: "timedelta64[s]"`, and
 //!   `_FillValue` NaT), which xarray decodes; never an `M8` array, on which
-//!   Debian's ncdump 4.9 crashes.
+//!   Debian's ncdump 4.9 crashes. Reading into a time field decodes the
+//!   CF time of stores others wrote (xarray: any unit from days to
+//!   nanoseconds since any epoch, int64 or float64, calendars `standard`,
+//!   `gregorian` and `proleptic_gregorian`, NaT from `_FillValue`);
+//!   other calendars (`noleap`, `360_day`, `julian`, ...) are refused with
+//!   an error naming the field and the calendar, as are counts that are
+//!   not whole units of the field or overflow it.
 //! - Doc comments become `long_name`, `#[ndl(units = "K")]` becomes `units`;
 //!   the record type's doc comment is the group's `title`, and the group's
 //!   `ndl_datatype` attribute is the record's NDL datatype.
