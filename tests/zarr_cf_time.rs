@@ -70,6 +70,40 @@ fn xarray_cf_time_reads_into_typed_fields() {
 }
 
 #[test]
+fn ndl_convert_turns_xarray_cf_time_into_m8_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [2, 3] {
+        let path = dir.path().join(format!("x{format}.zarr"));
+        let npy = dir.path().join(format!("x{format}.npy"));
+        xarray_store(&path, format, "standard");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndl"))
+            .args(["convert", path.to_str().unwrap(), npy.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed = ndl_testkit::run_python(
+            "import sys, numpy as np\n\
+             a = np.load(sys.argv[1])\n\
+             print(a.dtype.descr)\n\
+             print('|'.join(str(a[f][i]) for f in ('t', 'f', 'd') for i in range(3)))",
+            &[npy.to_str().unwrap()],
+        );
+        assert_eq!(
+            printed,
+            "[('d', '<m8[m]'), ('f', '<M8[ns]'), ('n', '<i4'), ('t', '<M8[h]')]\n\
+             2000-01-01T12|2000-01-02T13|NaT|\
+             1970-01-01T12:00:00.000000000|NaT|1969-12-31T00:00:00.000000000|\
+             1 minutes|-2 minutes|NaT\n",
+            "v{format}"
+        );
+    }
+}
+
+#[test]
 fn other_calendars_and_inexact_units_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("noleap.zarr");

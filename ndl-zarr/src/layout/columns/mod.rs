@@ -38,9 +38,11 @@
 //!   zarr-python's default of 0 would turn every 0 into NaN.
 
 mod cf_time;
+mod infer;
 mod read;
 mod write;
 
+pub(crate) use infer::infer_record;
 pub(crate) use read::ColumnsSource;
 pub(crate) use write::ColumnsWriter;
 
