@@ -246,3 +246,28 @@ fn subarrays_and_descrs_numpy_writes_read_back() {
     // Fields of units no marker types cannot be read as `i64`.
     assert!(npy::read_file::<Sub>(&path).is_err());
 }
+
+#[test]
+fn npz_members_hold_time_arrays_numpy_reads() {
+    use ndl_runtime::npz::{NpzReader, NpzWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.npz");
+    let mut w = NpzWriter::create_compressed(&path).unwrap();
+    w.add("trips", &trips()).unwrap();
+    let stamps = [0, -1, i64::MIN].map(DateTime64::<Micros>::new);
+    w.add("stamps", &stamps).unwrap();
+    w.finish().unwrap();
+    let out = ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         z = np.load(sys.argv[1])\n\
+         print(z['stamps'].dtype, '|'.join(map(str, z['stamps'])), z['trips']['took'][0])",
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(
+        out.trim(),
+        "datetime64[us] 1970-01-01T00:00:00.000000|1969-12-31T23:59:59.999999|NaT -90 seconds"
+    );
+    let mut r = NpzReader::open(&path).unwrap();
+    assert_eq!(r.read::<DateTime64<Micros>>("stamps").unwrap(), stamps);
+    assert_eq!(r.read::<Trip>("trips").unwrap(), trips());
+}

@@ -138,6 +138,10 @@ impl TryFrom<&Datatype> for AtomicType {
             Datatype::Array(_) => "NCZarr has no array type; use the variable's dimensions",
             Datatype::ObjRef | Datatype::RegRef(_) => "NCZarr has no reference types",
             Datatype::FixedString(_) => "NCZarr has no UTF-32 type",
+            Datatype::Time(_) => {
+                "netCDF has no time type: store the counts as an int64 variable with CF \
+                 `units` and `calendar` attributes, as the columns layout does"
+            }
             _ => "not a netCDF atomic type (netCDF has no bool, float16 or complex)",
         };
         Err(LangError::unsupported(Language::NcZarr, &[], dt, why))
