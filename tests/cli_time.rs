@@ -1,7 +1,8 @@
 //! Time fields through `ndl convert` and `ndl describe`: a NumPy file with
 //! datetime64 and timedelta64 fields (a multiple, NaT, both kinds) goes to
 //! both Zarr formats in the records layout and back to identical bytes, and
-//! zarr-python 3.4 reads each store to NumPy's exact values.
+//! zarr-python 3.4 reads each store (3.1 the v2 one) to NumPy's exact
+//! values.
 //!
 //! In the columns layout a time is a CF `int64` column: xarray decodes it
 //! to the same values, NaT as NaT, and Debian's `ncdump -t` prints ISO
@@ -71,6 +72,18 @@ fn time_records_convert_exactly_and_zarr_python_reads_them() {
                 out.trim(),
                 "2026-11-25T12:00:00.000000001 NaT 86400 seconds"
             );
+            if format == "2" {
+                // zarr-python 3.1 reads v2 structured dtypes, time fields too.
+                let out = ndl_testkit::run_python(
+                    "import sys, zarr, numpy as np\n\
+                     a = np.load(sys.argv[2])\n\
+                     b = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+                     assert b.dtype == a.dtype and b.tobytes() == a.tobytes(), b.dtype\n\
+                     print(zarr.__version__[:3])",
+                    &[s, npy.to_str().unwrap()],
+                );
+                assert_eq!(out.trim(), "3.1");
+            }
         }
     }
 }
