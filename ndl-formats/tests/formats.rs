@@ -183,3 +183,47 @@ fn records_of_mixed_byte_orders_describe_and_convert() {
     );
     assert_eq!(same.trim(), "True");
 }
+
+/// NumPy's subarray of a subarray (`('c', ('<f8', (5,)), (2,))`): Zarr has
+/// no array of arrays, so a store holds it as its folded form, `(2, 5)`,
+/// with the same bytes, in both layouts; the values come back equal.
+#[test]
+fn a_subarray_of_a_subarray_converts_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("sub.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         a = np.zeros(3, [('a', '<i4'), ('c', ('<f8', (5,)), (2,))])\n\
+         a['c'] = np.arange(30).reshape(3, 2, 5); a['a'] = [4, 5, 6]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let zarr = describe(&npy, Language::Zarr, &Default::default())
+        .unwrap()
+        .text;
+    assert!(zarr.contains("[\n        2,\n        5\n      ]"), "{zarr}");
+    let v2 = ndl_zarr::WriteOptions::new().zarr_format(ndl_zarr::ZarrFormat::V2);
+    let columns = ndl_zarr::WriteOptions::new().layout(ndl_zarr::Layout::Columns);
+    for (name, zarr) in [("v2.zarr", v2), ("columns.zarr", columns)] {
+        let store = dir.path().join(name);
+        let back = dir.path().join(format!("{name}.npy"));
+        let options = ConvertOptions {
+            write: ndl_formats::SinkOptions {
+                zarr: ndl_formats::ZarrSinkOptions {
+                    zarr,
+                    keep_byte_order: true,
+                },
+            },
+            ..ConvertOptions::default()
+        };
+        convert(&npy, &store, &options, &|_| {}).unwrap();
+        convert(&store, &back, &ConvertOptions::default(), &|_| {}).unwrap();
+        let same = ndl_testkit::run_python(
+            "import sys, numpy as np\n\
+             a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+             print(b.dtype['c'].shape, all((a[n] == b[n]).all() for n in a.dtype.names))",
+            &[npy.to_str().unwrap(), back.to_str().unwrap()],
+        );
+        assert_eq!(same.trim(), "(2, 5) True", "{name}");
+    }
+}
