@@ -252,3 +252,84 @@ impl Appender {
         Ok(self.len)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::Datatype;
+    use serde_json::Map;
+
+    use super::*;
+    use crate::documents;
+    use crate::options::WriteOptions;
+    use crate::store::Store;
+
+    /// A new array of `u16` in chunks of 3, its metadata written now.
+    fn new_array(store: &Store) -> Appender {
+        let options = WriteOptions::new();
+        let meta = ArrayMeta::new(
+            &options,
+            &Datatype::UInt16,
+            vec![0],
+            3,
+            Map::new(),
+            vec!["d".into()],
+        )
+        .unwrap();
+        Appender::create(ChunkIo::new(store, &meta).unwrap(), meta, false).unwrap()
+    }
+
+    fn append(appender: &mut Appender, values: &[u16]) {
+        appender
+            .append_with(values.len(), &|range, out| {
+                let bytes: Vec<u8> = values[range].iter().flat_map(|v| v.to_ne_bytes()).collect();
+                out.copy_from_slice(&bytes);
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_length_changes_when_committed_and_appends_go_on_from_it() {
+        let store = Store::memory("m");
+        let mut appender = new_array(&store);
+        append(&mut appender, &[1, 2, 3, 4]);
+        append(&mut appender, &[5]);
+        assert_eq!(
+            ArrayMeta::read(&store).unwrap().len(),
+            0,
+            "not committed yet"
+        );
+        assert_eq!(appender.commit().unwrap(), 5);
+        let meta = ArrayMeta::read(&store).unwrap();
+        assert_eq!(meta.len(), 5);
+        let mut again = Appender::start(ChunkIo::new(&store, &meta).unwrap(), meta).unwrap();
+        assert_eq!(again.tail_len(), 2, "the partial last chunk is read back");
+        append(&mut again, &[6, 7]);
+        assert_eq!(again.commit().unwrap(), 7);
+        let meta = ArrayMeta::read(&store).unwrap();
+        let io = ChunkIo::new(&store, &meta).unwrap();
+        let second: Vec<u8> = [4u16, 5, 6].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        assert_eq!(io.read(1).unwrap(), second);
+        assert!(documents::read_group(&store).unwrap().is_none());
+    }
+
+    #[test]
+    fn regions_are_whole_chunks_and_written_whole() {
+        let store = Store::memory("m");
+        new_array(&store).resize(7).unwrap();
+        let open = |range: Range<u64>| {
+            let meta = ArrayMeta::read(&store).unwrap();
+            Appender::region(ChunkIo::new(&store, &meta).unwrap(), meta, range)
+        };
+        for bad in [1..3, 0..4, 3..8] {
+            let e = open(bad.clone()).unwrap_err();
+            assert!(e.to_string().contains("chunk boundary"), "{bad:?}: {e}");
+        }
+        let mut last = open(6..7).unwrap();
+        assert!(last.check_room(2).is_err());
+        append(&mut last, &[9]);
+        assert_eq!(last.commit().unwrap(), 7);
+        let short = open(3..6).unwrap();
+        let e = short.commit().unwrap_err();
+        assert!(e.to_string().contains("only 3 were written"), "{e}");
+    }
+}

@@ -300,3 +300,64 @@ impl ChunkIo {
         Ok((decoded, at))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::Datatype;
+    use serde_json::Map;
+
+    use super::*;
+    use crate::options::WriteOptions;
+
+    /// An array of `u16` in chunks of 3 along the first dimension.
+    fn new_meta(options: &WriteOptions, shape: Vec<u64>) -> ArrayMeta {
+        let dims = (0..shape.len()).map(|d| format!("d{d}")).collect();
+        ArrayMeta::new(options, &Datatype::UInt16, shape, 3, Map::new(), dims).unwrap()
+    }
+
+    fn chunk_io(options: &WriteOptions, shape: Vec<u64>) -> ChunkIo {
+        ChunkIo::new(&Store::memory("m"), &new_meta(options, shape)).unwrap()
+    }
+
+    #[test]
+    fn chunks_are_written_whole_and_read_in_native_order() {
+        let io = chunk_io(
+            &WriteOptions::new().byte_order(ndl_runtime::ByteOrder::Big),
+            vec![7],
+        );
+        let records: Vec<u8> = [1u16, 2].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        io.write(1, Cow::Borrowed(&records)).unwrap();
+        // The partial chunk is filled with the fill value, zeros.
+        let mut whole = records.clone();
+        whole.extend_from_slice(&0u16.to_ne_bytes());
+        assert_eq!(io.read(1).unwrap(), whole);
+        let (decoded, at) = io.read_at(4, 1).unwrap();
+        assert_eq!(&decoded[at], &2u16.to_ne_bytes());
+        // A chunk never written is the fill value.
+        assert_eq!(io.read(0).unwrap(), vec![0; 6]);
+    }
+
+    #[test]
+    fn only_arrays_chunked_along_their_first_dimension_are_taken() {
+        let io = chunk_io(&WriteOptions::new(), vec![7, 2]);
+        assert_eq!((io.chunk_len, io.record), (3, 4));
+        let mut meta = new_meta(&WriteOptions::new(), vec![7, 2]);
+        meta.chunk_shape[1] = 1;
+        let e = ChunkIo::new(&Store::memory("m"), &meta).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("chunked along their first dimension only"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_buffer_is_reused_and_sized_to_each_chunk() {
+        let first = with_buffer(8, |b| {
+            b.fill(7);
+            b.len()
+        });
+        assert_eq!(first, 8);
+        assert_eq!(with_buffer(4, |b| b.len()), 4);
+    }
+}

@@ -110,3 +110,67 @@ pub(crate) fn has_node(store: &Store) -> Result<bool> {
     }
     Ok(false)
 }
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::Datatype;
+    use serde_json::json;
+
+    use super::*;
+    use crate::options::WriteOptions;
+
+    #[test]
+    fn groups_are_written_and_read_back_in_both_formats() {
+        for format in [ZarrFormat::V2, ZarrFormat::V3] {
+            let store = Store::memory("m");
+            assert_eq!(read_group(&store).unwrap(), None);
+            assert!(!has_node(&store).unwrap());
+            let attributes: Map<String, Value> =
+                [("title".to_string(), json!("t"))].into_iter().collect();
+            write_group(&store, format, attributes.clone()).unwrap();
+            assert_eq!(read_group(&store).unwrap(), Some((format, attributes)));
+            assert!(has_node(&store).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_new_v2_array_writes_its_attributes_and_reads_back() {
+        let options = WriteOptions::new().zarr_format(ZarrFormat::V2);
+        let meta = ArrayMeta::new(
+            &options,
+            &Datatype::Int8,
+            vec![3],
+            2,
+            Map::new(),
+            vec!["d".into()],
+        )
+        .unwrap();
+        let store = Store::memory("m");
+        meta.write(&store, true).unwrap();
+        let zattrs: Value = serde_json::from_slice(&store.get(ZATTRS).unwrap().unwrap()).unwrap();
+        assert_eq!(zattrs, json!({"_ARRAY_DIMENSIONS": ["d"]}));
+        let text = store.get(ZARRAY).unwrap().unwrap();
+        assert!(text.ends_with(b"}\n"), "pretty, with a final newline");
+        let back = ArrayMeta::read(&store).unwrap();
+        assert_eq!(back.dimension_names, Some(vec![Some("d".into())]));
+        // An array is not a group.
+        assert_eq!(read_group(&store).unwrap(), None);
+    }
+
+    #[test]
+    fn missing_or_broken_documents_say_so() {
+        let store = Store::memory("m");
+        assert!(matches!(
+            ArrayMeta::read(&store),
+            Err(Error::NotAnArray { .. })
+        ));
+        store.set(ZARR_JSON, b"{".to_vec()).unwrap();
+        let e = ArrayMeta::read(&store).unwrap_err();
+        assert!(e.to_string().contains("zarr.json: not JSON"), "{e}");
+        let v2 = Store::memory("m");
+        v2.set(ZGROUP, b"{\"zarr_format\": 2}".to_vec()).unwrap();
+        v2.set(ZATTRS, b"[]".to_vec()).unwrap();
+        let e = read_group(&v2).unwrap_err();
+        assert!(e.to_string().contains(".zattrs: not a JSON object"), "{e}");
+    }
+}

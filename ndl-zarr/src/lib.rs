@@ -69,15 +69,14 @@
 
 mod append;
 mod chunks;
-mod columns;
 mod documents;
 mod error;
 mod info;
+mod layout;
 mod lock;
 mod metadata;
 mod options;
 mod reader;
-mod records;
 #[cfg(feature = "s3")]
 mod s3;
 mod source;

@@ -298,3 +298,58 @@ impl ReadOptions {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_chunks_hold_about_2_mib_and_no_more_than_the_array() {
+        let options = WriteOptions::new();
+        assert_eq!(options.chunk_len_for(16).unwrap(), (2 << 20) / 16);
+        assert_eq!(options.chunk_len_for(0).unwrap(), 2 << 20);
+        assert_eq!(options.chunk_len_for(8 << 20).unwrap(), 1);
+        let short = WriteOptions::new().expected_len(10);
+        assert_eq!(short.chunk_len_for(16).unwrap(), 10);
+        assert_eq!(
+            WriteOptions::new()
+                .expected_len(0)
+                .chunk_len_for(16)
+                .unwrap(),
+            1
+        );
+        assert_eq!(short.chunk_len(100).chunk_len_for(16).unwrap(), 100);
+        let e = WriteOptions::new()
+            .chunk_len(0)
+            .chunk_len_for(16)
+            .unwrap_err();
+        assert!(e.to_string().contains("at least one record"), "{e}");
+    }
+
+    #[test]
+    fn storage_directives_that_cannot_be_written_are_refused() {
+        let chunked = Storage {
+            chunk: Some(vec![10, 2]),
+            ..Storage::default()
+        };
+        let e = WriteOptions::from_storage(&chunked).unwrap_err();
+        assert!(e.to_string().contains("chunked along one dimension"), "{e}");
+        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
+        let filtered = Storage {
+            filter: Some(vec![lz4]),
+            ..Storage::default()
+        };
+        let e = WriteOptions::from_storage(&filtered).unwrap_err();
+        assert!(e.to_string().contains("only none, or one zstd"), "{e}");
+        let zlib: serde_yaml::Value =
+            serde_yaml::from_str("{name: numcodecs.zlib, configuration: {level: 2}}").unwrap();
+        let zlib = Storage {
+            filter: Some(vec![zlib]),
+            ..Storage::default()
+        };
+        assert_eq!(
+            WriteOptions::from_storage(&zlib).unwrap().codec,
+            Codec::Zlib(2)
+        );
+    }
+}

@@ -6,11 +6,11 @@ use std::path::Path;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::NdlType;
 
-use crate::columns::ColumnsSource;
 use crate::documents::read_group;
 use crate::error::Result;
+use crate::layout::columns::ColumnsSource;
+use crate::layout::records::{packer, RecordsSource};
 use crate::options::ReadOptions;
-use crate::records::{packer, RecordsSource};
 use crate::source::{self, records_range, shape_error};
 use crate::store::Store;
 

@@ -137,3 +137,96 @@ pub(crate) fn invalid(store: &Store, chunk_len: u64, first: u64, bad: InvalidVal
         message: bad.message,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// Records of 2 bytes, each its index's low bytes, in chunks of 4; the
+    /// parts it is asked for are noted.
+    struct Counting {
+        store: Store,
+        asked: Mutex<Vec<(u64, usize)>>,
+    }
+
+    impl Source for Counting {
+        fn store(&self) -> &Store {
+            &self.store
+        }
+
+        fn chunk_len(&self) -> u64 {
+            4
+        }
+
+        fn record_size(&self) -> usize {
+            2
+        }
+
+        fn packed(&self, first: u64, out: &mut [u8]) -> Result<()> {
+            self.asked.lock().unwrap().push((first, out.len() / 2));
+            for (i, record) in out.chunks_exact_mut(2).enumerate() {
+                record.copy_from_slice(&(first as u16 + i as u16).to_le_bytes());
+            }
+            Ok(())
+        }
+
+        fn typed<T: NdlType>(
+            &self,
+            _: &Packer<T>,
+            _: u64,
+            _: &mut RecordsMut<'_, T>,
+        ) -> Result<()> {
+            unreachable!("packed reads only")
+        }
+    }
+
+    #[test]
+    fn parts_are_whole_chunks_but_the_first_and_last() {
+        let source = Counting {
+            store: Store::memory("m"),
+            asked: Mutex::new(Vec::new()),
+        };
+        let bytes = read_packed(&source, 3..13, 10).unwrap();
+        let values: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        assert_eq!(values, (3..13).collect::<Vec<_>>());
+        let mut asked = source.asked.into_inner().unwrap();
+        asked.sort_unstable();
+        assert_eq!(asked, [(3, 1), (4, 4), (8, 4), (12, 1)]);
+    }
+
+    #[test]
+    fn ranges_outside_the_store_are_refused() {
+        let store = Store::memory("m");
+        assert_eq!(records_range(&store, None, 5).unwrap(), (0..5, 5));
+        assert_eq!(records_range(&store, Some(2..2), 5).unwrap(), (2..2, 0));
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = 3..2;
+        for bad in [4..6, backwards] {
+            let e = records_range(&store, Some(bad.clone()), 5).unwrap_err();
+            assert!(
+                e.to_string().contains("not within the store's 5"),
+                "{bad:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_value_names_its_chunk_and_record() {
+        let bad = InvalidValue {
+            record: 3,
+            field: "ok".into(),
+            offset: 4,
+            message: "2 is not a bool".into(),
+        };
+        let e = invalid(&Store::memory("m"), 4, 6, bad);
+        assert!(
+            matches!(e, Error::InvalidValue { chunk: 2, record: 9, ref field, .. } if field == "ok"),
+            "{e}"
+        );
+    }
+}

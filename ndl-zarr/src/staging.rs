@@ -261,3 +261,60 @@ fn remove_leftovers(parent: &Path, name: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_ending_in_a_dot_names_no_new_store() {
+        for dotted in [".", "a/.", "a/./", "/"] {
+            assert!(ends_in_dot(Path::new(dotted)) || dotted == "/", "{dotted}");
+        }
+        for named in ["a", "a/b.zarr", "a/b/", ".hidden"] {
+            assert!(!ends_in_dot(Path::new(named)), "{named}");
+        }
+    }
+
+    #[test]
+    fn only_an_empty_or_missing_place_is_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let free = dir.path().join("free");
+        refuse_occupied(&free, "free").unwrap();
+        std::fs::create_dir(&free).unwrap();
+        refuse_occupied(&free, "free").unwrap();
+        std::fs::write(free.join("x"), b"").unwrap();
+        assert!(matches!(
+            refuse_occupied(&free, "free"),
+            Err(Error::Exists { .. })
+        ));
+        assert!(matches!(
+            refuse_occupied(&free.join("x"), "x"),
+            Err(Error::Exists { .. })
+        ));
+    }
+
+    #[test]
+    fn a_store_is_published_whole_or_its_building_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = dir.path().join("s.zarr");
+        let (store, staging) = Staging::begin(Store::local(&place).unwrap()).unwrap();
+        store.set("zarr.json", b"{}".to_vec()).unwrap();
+        assert!(!place.exists());
+        staging.unwrap().publish().unwrap();
+        assert!(place.join("zarr.json").exists());
+
+        let dropped = dir.path().join("d.zarr");
+        let (store, staging) = Staging::begin(Store::local(&dropped).unwrap()).unwrap();
+        let building = store.local_dir().unwrap();
+        assert!(building.exists());
+        drop(staging);
+        assert!(!building.exists() && !dropped.exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, ["s.zarr"]);
+    }
+}

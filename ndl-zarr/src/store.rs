@@ -487,3 +487,60 @@ impl ListableStorageTraits for ReplacingFs {
         self.fs.size_prefix(prefix)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_below_a_store_share_its_objects() {
+        let root = Store::memory("m");
+        let node = root.child("a").child("b");
+        assert_eq!(
+            (node.name.as_str(), node.node_path()),
+            ("m/a/b", "/a/b".to_string())
+        );
+        assert_eq!(root.node_path(), "/");
+        node.set("zarr.json", b"{}".to_vec()).unwrap();
+        assert_eq!(
+            root.get("a/b/zarr.json").unwrap().as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert!(!node.create_new("zarr.json", b"x").unwrap());
+        assert!(node.create_new(".lock", b"x").unwrap());
+        node.erase(".lock").unwrap();
+        assert_eq!(node.get(".lock").unwrap(), None);
+    }
+
+    #[test]
+    fn local_stores_replace_objects_and_name_their_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.zarr");
+        let url = Store::open(Path::new(&format!("file://{}", path.display()))).unwrap();
+        assert_eq!(url.local_dir(), Some(path.clone()));
+        assert_eq!(url.child("x").local_dir(), Some(path.join("x")));
+        assert!(url.is_local() && !url.is_remote());
+        url.set("a/zarr.json", b"1".to_vec()).unwrap();
+        url.set("a/zarr.json", b"2".to_vec()).unwrap();
+        assert_eq!(std::fs::read(path.join("a/zarr.json")).unwrap(), b"2");
+        // No temporary file is left beside the object.
+        let names: Vec<_> = std::fs::read_dir(path.join("a"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["zarr.json"]);
+        assert!(Store::memory("m").local_dir().is_none());
+    }
+
+    #[test]
+    fn only_stores_away_from_this_machine_blame_the_credentials() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = Store::local(dir.path()).unwrap();
+        let e = local.error("k", "403 Forbidden");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: k: 403 Forbidden", dir.path().display())
+        );
+    }
+}

@@ -148,3 +148,119 @@ fn unsupported(message: impl Into<String>) -> Error {
         message: message.into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::lang::zarr::Codec;
+    use ndl_runtime::{Compound, Member};
+
+    use super::*;
+
+    fn record() -> Datatype {
+        Datatype::Compound(Compound {
+            size: 5,
+            members: vec![
+                Member::new("id", 0, Datatype::UInt32),
+                Member::new("ok", 4, Datatype::Bool),
+            ],
+        })
+    }
+
+    fn new(options: &WriteOptions) -> Result<ArrayMeta> {
+        ArrayMeta::new(options, &record(), vec![7], 2, Map::new(), vec!["t".into()])
+    }
+
+    /// What a store's reader makes of the document a new array writes.
+    fn read_back(meta: &ArrayMeta) -> ArrayMeta {
+        match meta.format {
+            ZarrFormat::V3 => ArrayMeta::from_v3("s", &meta.document).unwrap(),
+            ZarrFormat::V2 => {
+                let Some(Value::Object(attributes)) = meta.v2_attributes.clone() else {
+                    panic!("a new v2 array has its .zattrs")
+                };
+                ArrayMeta::from_v2("s", &meta.document, attributes).unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn every_codec_round_trips_through_both_formats() {
+        let codecs = [
+            Codec::None,
+            Codec::Zstd(5),
+            Codec::Blosc(2),
+            Codec::Gzip(1),
+            Codec::Zlib(9),
+        ];
+        for format in [ZarrFormat::V2, ZarrFormat::V3] {
+            for codec in codecs {
+                let options = WriteOptions::new()
+                    .zarr_format(format)
+                    .codec(codec)
+                    .byte_order(ByteOrder::Big);
+                let meta = new(&options).unwrap();
+                let back = read_back(&meta);
+                let what = format!("{format:?} {codec:?}");
+                assert_eq!(
+                    Codec::from_v3_codecs(&back.compressors),
+                    Some(codec),
+                    "{what}"
+                );
+                assert_eq!(back.stored, record(), "{what}");
+                assert_eq!(back.order, ByteOrder::Big, "{what}");
+                assert_eq!((back.shape, back.chunk_shape), (vec![7], vec![2]), "{what}");
+                assert_eq!(back.dimension_names, Some(vec![Some("t".into())]), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn shards_hold_whole_chunks_in_v3_only() {
+        let sharded = new(&WriteOptions::new().shard_len(6)).unwrap();
+        assert_eq!(
+            (sharded.chunk_shape, sharded.inner_chunk_shape),
+            (vec![6], Some(vec![2]))
+        );
+        let back = read_back(&new(&WriteOptions::new().shard_len(6)).unwrap());
+        assert_eq!(back.inner_chunk_shape, Some(vec![2]));
+        let v2 = WriteOptions::new().zarr_format(ZarrFormat::V2).shard_len(6);
+        assert!(new(&v2)
+            .unwrap_err()
+            .to_string()
+            .contains("Zarr v3 feature"));
+        let ragged = new(&WriteOptions::new().shard_len(5)).unwrap_err();
+        assert!(ragged.to_string().contains("not a whole number of chunks"));
+    }
+
+    #[test]
+    fn a_new_length_changes_the_shape_only() {
+        let meta = new(&WriteOptions::new()).unwrap();
+        let longer = meta.with_len(100);
+        assert_eq!((longer.len(), longer.engine.shape[0]), (100, 100));
+        assert_eq!(longer.document["shape"], json!([100]));
+        let mut unchanged = longer.document.clone();
+        unchanged["shape"] = meta.document["shape"].clone();
+        assert_eq!(unchanged, meta.document);
+    }
+
+    #[test]
+    fn documents_that_are_no_array_are_refused_naming_the_key() {
+        let group = json!({"zarr_format": 3, "node_type": "group"});
+        let e = ArrayMeta::from_v3("s", &group).unwrap_err();
+        assert!(
+            matches!(e, Error::Metadata { ref key, .. } if key == ZARR_JSON),
+            "{e}"
+        );
+        let fortran = json!({"zarr_format": 2, "shape": [2, 2], "chunks": [1, 1], "dtype": "<u4",
+            "compressor": null, "fill_value": null, "order": "F", "filters": null});
+        let e = ArrayMeta::from_v2("s", &fortran, Map::new()).unwrap_err();
+        assert!(e.to_string().contains("Fortran"), "{e}");
+        let bad_dtype =
+            json!({"zarr_format": 2, "shape": [2], "chunks": [1], "dtype": [["a", "<O"]]});
+        let e = ArrayMeta::from_v2("s", &bad_dtype, Map::new()).unwrap_err();
+        assert!(
+            matches!(e, Error::DataType { ref field, .. } if field == "a"),
+            "{e}"
+        );
+    }
+}

@@ -34,8 +34,9 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
         charset: Charset::Ascii,
     });
     let accepted = match (&c.leaf, &c.element) {
-        // Characters either way, bools as xarray writes them too.
-        (Datatype::FixedString(_), Datatype::FixedString(_) | Datatype::UInt8) => {
+        // Characters either way, bools as xarray writes them too. A UTF-32
+        // string is one value, not characters: it is compared below.
+        (Datatype::FixedString(s), _) if s.charset == Charset::Ascii => {
             *stored == chars || *stored == Datatype::UInt8
         }
         (Datatype::Bool, _) => *stored == Datatype::UInt8 || *stored == Datatype::Bool,
@@ -210,3 +211,68 @@ const READING: Style = Style {
     chars_as_u1: false,
     order: ndl_runtime::ByteOrder::Little,
 };
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::{Compound, FixedString};
+    use serde_json::Map;
+
+    use super::*;
+    use crate::options::WriteOptions;
+
+    /// The array a new columns store holds for each column of `record`,
+    /// checked as a reader checks it.
+    fn check_new_columns(record: &Datatype, options: &WriteOptions) -> Result<()> {
+        let store = Store::memory("m");
+        for c in plan(record, READING)? {
+            let shape = std::iter::once(0).chain(c.inner.iter().copied()).collect();
+            let meta = ArrayMeta::new(options, &c.element, shape, 4, Map::new(), vec![])?;
+            check_column(&store, &meta, &c)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_kind_of_column_a_writer_stores_is_read_back() {
+        let text = |length, charset| Datatype::FixedString(FixedString { length, charset });
+        let record = Datatype::Compound(
+            Compound::c_layout([
+                ("ok", Datatype::Bool),
+                ("ascii", text(3, Charset::Ascii)),
+                ("utf32", text(2, Charset::Utf32)),
+                ("xy", Datatype::Float32.array_of(&[2])),
+            ])
+            .unwrap(),
+        );
+        check_new_columns(&record, &WriteOptions::new()).unwrap();
+        check_new_columns(&record, &WriteOptions::new().chars_as_u1(true)).unwrap();
+    }
+
+    #[test]
+    fn a_column_of_another_type_is_refused_naming_its_field() {
+        let column = Column {
+            name: "t".into(),
+            offset: 0,
+            size: 8,
+            leaf: Datatype::Float64,
+            element: Datatype::Float64,
+            inner: vec![],
+            dims: vec![],
+            attributes: Map::new(),
+        };
+        let meta = ArrayMeta::new(
+            &WriteOptions::new(),
+            &Datatype::Int64,
+            vec![0],
+            4,
+            Map::new(),
+            vec![],
+        )
+        .unwrap();
+        let e = check_column(&Store::memory("m"), &meta, &column).unwrap_err();
+        assert!(
+            matches!(e, Error::TypeMismatch { ref field, .. } if field == "t"),
+            "{e}"
+        );
+    }
+}
