@@ -1,6 +1,6 @@
 //! What the workspace's tests share, so that each crate can test itself
 //! without a copy of another's helpers: the real Python peers
-//! ([`python`]), a moto S3 server ([`moto`]), the record types of the
+//! ([`python`](mod@python)), a moto S3 server ([`moto`]), the record types of the
 //! `.npy`/`.npz` tests ([`records`]) and a test binary re-run as a child
 //! process ([`child`]).
 
