@@ -59,22 +59,21 @@ use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::NdlType;
 use ndl_zarr::{Codec, WriteOptions};
-use zarrs::array::codec::ZstdCodec;
-use zarrs::array::{data_type, Array, ArrayBuilder, ArrayBytes};
-use zarrs::filesystem::FilesystemStore;
-use zarrs::storage::byte_range::ByteRangeIterator;
-use zarrs::storage::{
-    Bytes, MaybeBytesIterator, OffsetBytesIterator, ReadableStorageTraits,
-    ReadableWritableStorageTraits, StorageError, StoreKey, StorePrefix, WritableStorageTraits,
-};
 
 use crate::common::{advise_huge, huge_vec, records, Padded24Flat, Record};
 use crate::{mark, preallocate, time, MB};
+
+#[path = "zarr_limit.rs"]
+mod limit;
+#[path = "zarr_zarrs.rs"]
+mod zarrs_baseline;
+
+use limit::{codec_compress, codec_decompress, limit_read, limit_write};
+use zarrs_baseline::{zarrs_read, zarrs_write};
 
 /// zstd's level for every writer: the fastest standard level, so that the
 /// work around the codec weighs most.
@@ -311,213 +310,6 @@ fn reps(mb: usize) -> (usize, usize) {
         0..=4 => (10, 5),
         _ => (5, 3),
     }
-}
-
-/// zarrs' `FilesystemStore`, except that `set` writes the object with one
-/// `std::fs::write`, without the `fsync` (`File::sync_all`) the stock store
-/// does after every object: no writer in this benchmark syncs, ndl-zarr
-/// included.
-struct NoSyncFs(FilesystemStore);
-
-impl ReadableStorageTraits for NoSyncFs {
-    fn get_partial_many<'a>(
-        &'a self,
-        key: &StoreKey,
-        byte_ranges: ByteRangeIterator<'a>,
-    ) -> Result<MaybeBytesIterator<'a>, StorageError> {
-        self.0.get_partial_many(key, byte_ranges)
-    }
-
-    fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        self.0.size_key(key)
-    }
-
-    fn supports_get_partial(&self) -> bool {
-        self.0.supports_get_partial()
-    }
-}
-
-impl WritableStorageTraits for NoSyncFs {
-    fn set(&self, key: &StoreKey, value: Bytes) -> Result<(), StorageError> {
-        let path = self.0.key_to_fspath(key);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        Ok(fs::write(path, value)?)
-    }
-
-    fn set_partial_many(
-        &self,
-        key: &StoreKey,
-        offset_values: OffsetBytesIterator,
-    ) -> Result<(), StorageError> {
-        self.0.set_partial_many(key, offset_values)
-    }
-
-    fn erase(&self, key: &StoreKey) -> Result<(), StorageError> {
-        self.0.erase(key)
-    }
-
-    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<(), StorageError> {
-        self.0.erase_prefix(prefix)
-    }
-
-    fn supports_set_partial(&self) -> bool {
-        false
-    }
-}
-
-/// Writes `packed` (`n` records of `size` bytes) as a new zarrs array at
-/// `path`: `r<8 × size>`, chunks of `CHUNK`, zstd at `LEVEL`; on zarrs'
-/// stock `FilesystemStore` when `sync`, else on [`NoSyncFs`].
-fn zarrs_write(path: &Path, packed: &[u8], n: u64, size: usize, sync: bool) {
-    let fs = FilesystemStore::new(path).expect("a zarrs filesystem store");
-    if sync {
-        zarrs_write_to(Arc::new(fs), packed, n, size)
-    } else {
-        zarrs_write_to(Arc::new(NoSyncFs(fs)), packed, n, size)
-    }
-}
-
-fn zarrs_write_to<S: ReadableWritableStorageTraits + 'static>(
-    store: Arc<S>,
-    packed: &[u8],
-    n: u64,
-    size: usize,
-) {
-    let array = ArrayBuilder::new(
-        vec![n],
-        vec![CHUNK],
-        data_type::raw_bits(size),
-        vec![0u8; size],
-    )
-    .bytes_to_bytes_codecs(vec![Arc::new(ZstdCodec::new(LEVEL, false))])
-    .build(store, "/")
-    .expect("a zarrs array");
-    array.store_metadata().expect("zarrs stores its metadata");
-    array
-        .store_array_subset(&array.subset_all(), ArrayBytes::new_flen(packed))
-        .expect("zarrs stores the records");
-}
-
-/// Reads the whole zarrs array at `path` into bytes.
-fn zarrs_read(path: &Path) -> Vec<u8> {
-    let store = Arc::new(FilesystemStore::new(path).expect("a zarrs filesystem store"));
-    let array = Array::open(store, "/").expect("zarrs opens the array");
-    let bytes: ArrayBytes = array
-        .retrieve_array_subset(&array.subset_all())
-        .expect("zarrs reads the records");
-    bytes
-        .into_fixed()
-        .expect("fixed-size elements")
-        .into_owned()
-}
-
-/// Runs `f` with this thread's zstd compressor at `LEVEL` and an output
-/// buffer, both kept from call to call: no new context or memory per chunk.
-fn with_compressor<R>(
-    f: impl FnOnce(&mut zstd::bulk::Compressor<'static>, &mut Vec<u8>) -> R,
-) -> R {
-    use std::cell::RefCell;
-    thread_local! {
-        static COMPRESS: RefCell<Option<(zstd::bulk::Compressor<'static>, Vec<u8>)>> =
-            const { RefCell::new(None) };
-    }
-    COMPRESS.with_borrow_mut(|kept| {
-        let (compressor, out) = kept.get_or_insert_with(|| {
-            let compressor = zstd::bulk::Compressor::new(LEVEL).expect("a zstd context");
-            (compressor, Vec::new())
-        });
-        f(compressor, out)
-    })
-}
-
-/// Compresses `chunk` into `out`, cleared first; returns its length.
-fn compress(
-    compressor: &mut zstd::bulk::Compressor<'static>,
-    chunk: &[u8],
-    out: &mut Vec<u8>,
-) -> usize {
-    out.clear();
-    out.reserve(zstd::zstd_safe::compress_bound(chunk.len()));
-    compressor
-        .compress_to_buffer(chunk, out)
-        .expect("zstd compresses")
-}
-
-/// Compresses each chunk of `packed` as the zstd codec of every writer
-/// here does, on rayon's threads, into a buffer each thread keeps: the
-/// codec's work alone. Returns each chunk's compressed length.
-fn codec_compress(packed: &[u8], chunk_bytes: usize) -> Vec<usize> {
-    use rayon::prelude::*;
-    packed
-        .par_chunks(chunk_bytes)
-        .map(|chunk| with_compressor(|c, out| compress(c, chunk, out)))
-        .collect()
-}
-
-/// The write limit: each chunk of `packed` compressed as by
-/// [`codec_compress`], then written raw to its own file, `dir/c/N` (the
-/// keys of a v3 store), on rayon's threads.
-fn limit_write(packed: &[u8], chunk_bytes: usize, dir: &Path) {
-    use rayon::prelude::*;
-    let chunks = dir.join("c");
-    fs::create_dir_all(&chunks).unwrap();
-    packed
-        .par_chunks(chunk_bytes)
-        .enumerate()
-        .for_each(|(i, chunk)| {
-            with_compressor(|c, out| {
-                compress(c, chunk, out);
-                fs::write(chunks.join(i.to_string()), &out[..]).unwrap();
-            })
-        });
-}
-
-/// The read limit: each chunk file of [`limit_write`] read raw and
-/// decompressed into its place in `out`, on rayon's threads.
-fn limit_read(dir: &Path, out: &mut [u8], chunk_bytes: usize) {
-    use rayon::prelude::*;
-    let chunks = dir.join("c");
-    out.par_chunks_mut(chunk_bytes)
-        .enumerate()
-        .for_each(|(i, chunk)| {
-            let frame = fs::read(chunks.join(i.to_string())).unwrap();
-            with_decompressor(|d| {
-                let len = d
-                    .decompress_to_buffer(&frame, chunk)
-                    .expect("zstd decompresses");
-                assert_eq!(len, chunk.len(), "a whole chunk");
-            })
-        });
-}
-
-/// Runs `f` with this thread's zstd decompressor, kept from call to call.
-fn with_decompressor<R>(f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> R) -> R {
-    use std::cell::RefCell;
-    thread_local! {
-        static DECOMPRESS: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-            const { RefCell::new(None) };
-    }
-    DECOMPRESS.with_borrow_mut(|kept| {
-        f(kept.get_or_insert_with(|| zstd::bulk::Decompressor::new().expect("a zstd context")))
-    })
-}
-
-/// Decompresses `frames` (one per chunk) into `out`, a chunk each, on
-/// rayon's threads with a decompressor each thread keeps.
-fn codec_decompress(frames: &[Vec<u8>], out: &mut [u8], chunk_bytes: usize) {
-    use rayon::prelude::*;
-    out.par_chunks_mut(chunk_bytes)
-        .zip(frames)
-        .for_each(|(chunk, frame)| {
-            with_decompressor(|d| {
-                let len = d
-                    .decompress_to_buffer(frame, chunk)
-                    .expect("zstd decompresses");
-                assert_eq!(len, chunk.len(), "a whole chunk");
-            })
-        });
 }
 
 /// Writes packed records of `T` as a new store with ndl-zarr's untyped
