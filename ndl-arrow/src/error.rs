@@ -91,6 +91,15 @@ pub enum Error {
         /// The error.
         source: parquet::errors::ParquetError,
     },
+    /// A file's own description of itself does not hold (a column chunk
+    /// outside the file, say): a corrupted file.
+    #[error("{context}: a corrupted file: {message}")]
+    Corrupt {
+        /// The file.
+        context: String,
+        /// What does not hold.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

@@ -247,7 +247,12 @@ impl Reader {
         options: &ReadOptions,
     ) -> Result<Reader, Error> {
         let context = format!("{}", path.display());
-        let batches = FileReader::try_new(BufReader::new(open(path)?), None)
+        let mut file = open(path)?;
+        crate::ipc_check::check(&mut file).map_err(|message| Error::Corrupt {
+            context: context.clone(),
+            message,
+        })?;
+        let batches = FileReader::try_new(BufReader::new(file), None)
             .map_err(Error::arrow(context.clone()))?;
         let schema = batches.schema();
         let datatype = match datatype {

@@ -36,6 +36,7 @@ mod file;
 mod gather;
 mod infer;
 mod ipc;
+mod ipc_check;
 mod parquet_file;
 mod plan;
 mod scatter;

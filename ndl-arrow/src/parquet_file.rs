@@ -13,6 +13,7 @@ use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
 use crate::batch::{
@@ -362,8 +363,14 @@ impl Reader {
         record: usize,
     ) -> Result<Reader, Error> {
         let context = format!("{}", path.display());
-        let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+        let file = open(path)?;
+        let file_len = file.metadata().map_err(Error::io(path))?.len();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(Error::parquet(context.clone()))?;
+        check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt {
+            context: context.clone(),
+            message,
+        })?;
         let schema = builder.schema().clone();
         let datatype = match datatype {
             Some(dt) => dt.clone(),
@@ -408,4 +415,33 @@ impl Reader {
             .transpose()
             .map_err(Error::arrow(self.context.clone()))
     }
+}
+
+/// Checks that every column chunk the footer lists lies within the file
+/// (the parquet crate panics on a negative offset), and that row counts
+/// are not negative.
+fn check_chunks(metadata: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(format!("row group {g} has {} rows", group.num_rows()));
+        }
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let within = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(start, len)| start.checked_add(len))
+                .is_some_and(|end| end <= file_len);
+            if !within {
+                return Err(format!(
+                    "row group {g}, column `{}`: {len} bytes at {start}, outside the file of {file_len} bytes",
+                    column.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
