@@ -301,3 +301,79 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
         "{err}"
     );
 }
+
+/// Nested structs, 2-d arrays, complex numbers, f16, UTF-32 strings and
+/// enums of wide bases: what each peer makes of them.
+#[test]
+fn the_peers_read_every_member_kind() {
+    use ndl_testkit::records::{Extras, Names, Outer, Tagged, C64, F16, S5, U3};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let outer: Vec<Outer> = (0..4)
+        .map(|i| Outer {
+            id: i,
+            pos: ndl_testkit::records::Inner {
+                x: f64::from(i),
+                y: 0.5,
+            },
+            flags: [i % 2 == 0, true, false],
+            m: [[i as i16, -1, 2], [3, 4, 5]],
+        })
+        .collect();
+    ndl_arrow::write_parquet(d.join("outer.parquet"), &outer).unwrap();
+    let extras = [Extras {
+        z: C64 { re: 1.0, im: -2.0 },
+        h: F16(0x3C00),
+        ok: true,
+    }];
+    ndl_arrow::write_parquet(d.join("extras.parquet"), &extras).unwrap();
+    let names = [Names {
+        s: S5(*b"ab\0\0\0"),
+        u: U3(['é' as u32, '∑' as u32, 0]),
+    }];
+    ndl_arrow::write_parquet(d.join("names.parquet"), &names).unwrap();
+    use ndl_testkit::records::{Color, Level, Wide};
+    let tagged = [Tagged {
+        c: Color::Blue,
+        l: Level::Low,
+        w: Wide::B,
+    }];
+    ndl_arrow::write_parquet(d.join("tagged.parquet"), &tagged).unwrap();
+    let out = run(
+        r#"
+import sys, os, pyarrow.parquet as pq, polars as pl, duckdb
+d = sys.argv[1]
+for name in ["outer", "extras", "names", "tagged"]:
+    f = os.path.join(d, name + ".parquet")
+    t = pq.read_table(f)
+    print(name, "pyarrow", t.to_pylist()[-1])
+    try:
+        print(name, "polars", pl.read_parquet(f).rows()[-1])
+    except Exception as e:
+        print(name, "polars fails:", type(e).__name__)
+    try:
+        print(name, "duckdb", duckdb.sql(f"SELECT * FROM '{f}'").fetchall()[-1])
+    except Exception as e:
+        print(name, "duckdb fails:", type(e).__name__)
+"#,
+        &[d],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "outer pyarrow {'id': 3, 'pos': {'x': 3.0, 'y': 0.5}, 'flags': [False, True, False], 'm': [[3, -1, 2], [3, 4, 5]]}",
+            "outer polars (3, {'x': 3.0, 'y': 0.5}, [False, True, False], [[3, -1, 2], [3, 4, 5]])",
+            "outer duckdb (3, {'x': 3.0, 'y': 0.5}, [False, True, False], [[3, -1, 2], [3, 4, 5]])",
+            "extras pyarrow {'z': {'re': 1.0, 'im': -2.0}, 'h': 1.0, 'ok': True}",
+            "extras polars ({'re': 1.0, 'im': -2.0}, 1.0, True)",
+            "extras duckdb ({'re': 1.0, 'im': -2.0}, 1.0, True)",
+            "names pyarrow {'s': 'ab', 'u': 'é∑'}",
+            "names polars ('ab', 'é∑')",
+            "names duckdb ('ab', 'é∑')",
+            "tagged pyarrow {'c': 'Blue', 'l': 'Low', 'w': 'B'}",
+            "tagged polars ('Blue', 'Low', 'B')",
+            "tagged duckdb ('Blue', 'Low', 'B')",
+        ]
+    );
+}
