@@ -194,8 +194,9 @@ pub fn from_record_batch_raw(
 }
 
 /// The plan of `dt`, or why it has none.
-fn plan(dt: &Datatype) -> Result<Plan<'_>, Error> {
-    // The schema names the part without an Arrow form.
+pub(crate) fn plan(dt: &Datatype) -> Result<Plan<'_>, Error> {
+    // The schema names the part without an Arrow form; every datatype
+    // with a schema has a fixed size, so a plan.
     schema_of(dt)?;
-    Plan::new(dt).ok_or(Error::PartialRecord { len: 0, record: 0 })
+    Ok(Plan::new(dt).expect("a datatype with an Arrow schema has a plan"))
 }

@@ -7,7 +7,6 @@ use arrow_schema::{DataType, Field, Schema};
 use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Opaque};
 
 use crate::error::Error;
-use crate::plan::Plan;
 use crate::scatter::{self, ReadOptions};
 use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 
@@ -51,8 +50,7 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 /// Checks that records of `dt` can be read from data of `schema`, before
 /// any is read: the names and types of the columns.
 pub(crate) fn check(dt: &Datatype, schema: &Schema, options: &ReadOptions) -> Result<(), Error> {
-    crate::schema::schema_of(dt)?;
-    let plan = Plan::new(dt).ok_or(Error::PartialRecord { len: 0, record: 0 })?;
+    let plan = crate::batch::plan(dt)?;
     let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
     scatter::decode(&plan, dt, &empty, options).map(drop)
 }

@@ -377,3 +377,54 @@ for name in ["outer", "extras", "names", "tagged"]:
         ]
     );
 }
+
+/// A file without our metadata: its datatype is made of its columns, as a
+/// `#[repr(C)]` struct would lay them out, and its records read as bytes.
+#[test]
+fn a_polars_file_without_our_metadata_describes_its_own_records() {
+    use ndl_runtime::{Compound, Datatype, Enum, EnumMember, IntType};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        r#"
+import sys, os, polars as pl
+d = sys.argv[1]
+pl.DataFrame({
+    "station": pl.Series([1, 2], dtype=pl.UInt32),
+    "sky": pl.Series(["Stratus", "Clear"], dtype=pl.Enum(SKY_NAMES)),
+    "wind": pl.Series([[1.0, 2.0], [3.0, 4.0]], dtype=pl.Array(pl.Float32, 2)),
+}).write_parquet(os.path.join(d, "p.parquet"))
+pl.DataFrame({"name": ["a", "b"]}).write_parquet(os.path.join(d, "strings.parquet"))
+"#,
+        &[d],
+    );
+    let mut reader =
+        ndl_arrow::ParquetRecordReader::open(d.join("p.parquet"), &ReadOptions::default()).unwrap();
+    let sky = Datatype::Enum(Enum {
+        base: IntType::UInt8,
+        members: vec![
+            EnumMember::new("Clear", 0),
+            EnumMember::new("Cumulus", 1),
+            EnumMember::new("Stratus", 2),
+        ],
+    });
+    let expected = Compound::c_layout([
+        ("station", Datatype::UInt32),
+        ("sky", sky),
+        ("wind", Datatype::Float32.array_of(&[2])),
+    ])
+    .unwrap();
+    assert_eq!(reader.datatype(), &Datatype::Compound(expected));
+    let records = reader.next_records().unwrap().unwrap();
+    let mut first = 1u32.to_ne_bytes().to_vec();
+    first.extend([2, 0, 0, 0]);
+    first.extend([1f32.to_ne_bytes(), 2f32.to_ne_bytes()].concat());
+    assert_eq!(records[..16], first[..]);
+    let err =
+        ndl_arrow::ParquetRecordReader::open(d.join("strings.parquet"), &ReadOptions::default())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "column `name`: LargeUtf8 has no fixed size, so it has no place in a record"
+    );
+}
