@@ -23,7 +23,7 @@ use ndl_runtime::records::Packer;
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum, NdlType};
 
 use crate::error::Error;
-use crate::plan::{Kind, Leaf, Plan};
+use crate::plan::{swap, Kind, Leaf, Plan};
 use crate::schema::{self, ITEM};
 
 /// Records whose field bytes can be copied out, column by column.
@@ -141,15 +141,6 @@ fn copy_leaves(plan: &Plan<'_>, records: &dyn Records) -> Result<Vec<MutableBuff
 /// untouched, so the zeros cost nothing until written.
 pub(crate) fn zeroed(len: usize) -> Result<MutableBuffer, Error> {
     MutableBuffer::try_from_len_zeroed(len).map_err(|_| Error::OutOfMemory(len))
-}
-
-/// Reverses every `unit` bytes of `bytes`.
-pub(crate) fn swap(bytes: &mut [u8], unit: usize) {
-    if unit > 1 {
-        for number in bytes.chunks_exact_mut(unit) {
-            number.reverse();
-        }
-    }
 }
 
 /// The array of `len` values of `dt` at `path`, from the next leaves.

@@ -40,12 +40,9 @@ use crate::schema::schema_of;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
-    let schema = Arc::new(schema_of(&T::datatype())?);
-    let mut sink = Sink::create(path.as_ref(), schema)?;
-    for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
-        sink.write(&to_record_batch(part)?)?;
-    }
-    sink.finish()
+    let mut writer = IpcWriter::create(path)?;
+    writer.append(records)?;
+    writer.finish()
 }
 
 /// Reads every record of an Arrow IPC file, its columns matched to `T`'s
@@ -74,6 +71,63 @@ pub fn read_ipc_with<T: NdlType>(
         }
     }
     Ok(records)
+}
+
+/// An Arrow IPC file of `T` records being written: each
+/// [`append`](Self::append) goes out in batches of about 8 MiB, and the
+/// file appears at its path only on [`finish`](Self::finish). Dropped
+/// unfinished, it leaves nothing.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Tick { n: u64 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("ticks.feather");
+/// let mut writer = ndl_arrow::IpcWriter::<Tick>::create(&path)?;
+/// writer.append(&[Tick { n: 1 }, Tick { n: 2 }])?;
+/// writer.finish()?;
+/// assert_eq!(ndl_arrow::read_ipc::<Tick>(&path)?.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct IpcWriter<T> {
+    sink: Sink,
+    _records: std::marker::PhantomData<fn(&T)>,
+}
+
+impl<T> std::fmt::Debug for IpcWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IpcWriter")
+            .field("path", &self.sink.staged.dest())
+            .finish()
+    }
+}
+
+impl<T: NdlType> IpcWriter<T> {
+    /// Starts an Arrow IPC file of `T` records at `path`.
+    pub fn create(path: impl AsRef<Path>) -> Result<IpcWriter<T>, Error> {
+        let schema = Arc::new(schema_of(&T::datatype())?);
+        Ok(IpcWriter {
+            sink: Sink::create(path.as_ref(), schema)?,
+            _records: std::marker::PhantomData,
+        })
+    }
+
+    /// Writes `records`.
+    pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
+        for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
+            self.sink.write(&to_record_batch(part)?)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
 }
 
 /// An Arrow IPC file of records of a runtime datatype, handed in as

@@ -49,7 +49,7 @@ pub use batch::{
 };
 pub use error::Error;
 pub use infer::datatype_of;
-pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter};
+pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
 pub use parquet_file::{
     default_writer_properties, read_parquet, read_parquet_with, write_parquet, ParquetRecordReader,
     ParquetRecordWriter, ParquetWriter,

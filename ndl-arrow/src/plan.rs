@@ -226,6 +226,16 @@ impl Leaf<'_> {
     }
 }
 
+/// Reverses every `unit` bytes of `bytes`: numbers from one byte order
+/// to the other.
+pub(crate) fn swap(bytes: &mut [u8], unit: usize) {
+    if unit > 1 {
+        for number in bytes.chunks_exact_mut(unit) {
+            number.reverse();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,8 +17,7 @@ use arrow_schema::DataType;
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum};
 
 use crate::error::Error;
-use crate::gather::swap;
-use crate::plan::{Kind, Leaf, Plan};
+use crate::plan::{swap, Kind, Leaf, Plan};
 use crate::schema::{self, COMPLEX_PARTS};
 use crate::strings::Strings;
 

@@ -338,3 +338,21 @@ fn a_value_too_long_for_its_field_is_refused() {
         "record 1, column `code`: the string \"abc\" has 3 bytes, more than the 2 the field holds"
     );
 }
+
+#[test]
+fn an_ipc_file_of_many_batches_keeps_one_dictionary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.arrow");
+    let data = readings(3000);
+    let bytes: Vec<u8> = {
+        let mut file = Vec::new();
+        npy::write(&mut file, &data).unwrap();
+        file[file.len() - 40 * 3000..].to_vec()
+    };
+    let mut w = IpcRecordWriter::create(&path, &Reading::datatype(), ByteOrder::NATIVE).unwrap();
+    for part in bytes.chunks(40 * 700) {
+        w.write(part).unwrap();
+    }
+    w.finish().unwrap();
+    assert_eq!(ndl_arrow::read_ipc::<Reading>(&path).unwrap(), data);
+}
