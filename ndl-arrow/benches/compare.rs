@@ -76,6 +76,37 @@ fn compare(c: &mut Criterion) {
         b.iter(|| black_box(ndl_arrow::to_record_batch(&data).unwrap()))
     });
     group.finish();
+
+    // Parquet writes of a fifth of the records, the file in the system's
+    // temporary directory: uncompressed and zstd level 1. The pyarrow
+    // figure to set beside them comes from `pq.write_table` of the same
+    // table (see BENCHMARKS.md).
+    use ndl_arrow::parquet::basic::{Compression, ZstdLevel};
+    use ndl_arrow::parquet::file::properties::WriterProperties;
+    let part = &data[..n / 5];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.parquet");
+    let mut group = c.benchmark_group("parquet");
+    group.throughput(Throughput::Bytes(40 * part.len() as u64));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(5));
+    for (name, compression) in [
+        ("write uncompressed", Compression::UNCOMPRESSED),
+        ("write zstd(1)", Compression::ZSTD(ZstdLevel::default())),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let props = WriterProperties::builder()
+                    .set_compression(compression)
+                    .build();
+                let mut w = ndl_arrow::ParquetWriter::<Reading>::create_with(&path, props).unwrap();
+                w.append(part).unwrap();
+                w.finish().unwrap();
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, compare);
