@@ -152,7 +152,17 @@ pub fn to_record_batch_raw(
     order: ByteOrder,
     records: &[u8],
 ) -> Result<RecordBatch, Error> {
-    let schema = Arc::new(schema_of(dt)?);
+    raw_batch(dt, order, records, Arc::new(schema_of(dt)?))
+}
+
+/// [`to_record_batch_raw`] with `schema`, which [`schema_of`] made of `dt`
+/// (and a writer may have added metadata to).
+pub(crate) fn raw_batch(
+    dt: &Datatype,
+    order: ByteOrder,
+    records: &[u8],
+    schema: Arc<Schema>,
+) -> Result<RecordBatch, Error> {
     let record = dt.size().unwrap_or(0);
     // Records of no bytes are only ever no records.
     let whole = match record {

@@ -13,14 +13,12 @@ use arrow_ipc::writer::FileWriter;
 use arrow_schema::SchemaRef;
 use ndl_runtime::{ByteOrder, Datatype, NdlType};
 
-use crate::batch::{
-    from_record_batch_raw, from_record_batch_with, to_record_batch, to_record_batch_raw,
-};
+use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
 use crate::error::Error;
 use crate::file::{batch_rows, open, Staged};
 use crate::infer::{check, datatype_of};
 use crate::scatter::ReadOptions;
-use crate::schema::schema_of;
+use crate::schema::{schema_of, schema_with_order, stored_byte_order};
 
 /// Writes `records` to a new Arrow IPC file at `path` (replacing any),
 /// in batches of about 8 MiB. The file appears only once complete.
@@ -155,6 +153,7 @@ pub struct IpcRecordWriter {
     sink: Sink,
     datatype: Datatype,
     order: ByteOrder,
+    schema: SchemaRef,
 }
 
 impl IpcRecordWriter {
@@ -165,11 +164,12 @@ impl IpcRecordWriter {
         datatype: &Datatype,
         order: ByteOrder,
     ) -> Result<IpcRecordWriter, Error> {
-        let schema = Arc::new(schema_of(datatype)?);
+        let schema = Arc::new(schema_with_order(datatype, order)?);
         Ok(IpcRecordWriter {
-            sink: Sink::create(path.as_ref(), schema)?,
+            sink: Sink::create(path.as_ref(), schema.clone())?,
             datatype: datatype.clone(),
             order,
+            schema,
         })
     }
 
@@ -183,8 +183,8 @@ impl IpcRecordWriter {
             });
         }
         for part in records.chunks(batch_rows(record) * record) {
-            self.sink
-                .write(&to_record_batch_raw(&self.datatype, self.order, part)?)?;
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            self.sink.write(&batch)?;
         }
         Ok(())
     }
@@ -235,6 +235,12 @@ impl IpcRecordReader {
     /// The file's Arrow schema, its metadata included.
     pub fn schema(&self) -> SchemaRef {
         self.reader.batches.schema()
+    }
+
+    /// The byte order the records had when the file was written from
+    /// bytes, as its metadata says ([`BYTE_ORDER_KEY`](crate::schema::BYTE_ORDER_KEY)).
+    pub fn stored_byte_order(&self) -> Option<ByteOrder> {
+        stored_byte_order(&self.reader.batches.schema())
     }
 
     /// The next records, laid out as [`datatype`](Self::datatype) says, in

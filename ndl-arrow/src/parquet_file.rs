@@ -16,14 +16,12 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
-use crate::batch::{
-    from_record_batch_raw, from_record_batch_with, to_record_batch, to_record_batch_raw,
-};
+use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
 use crate::error::Error;
 use crate::file::{batch_rows, open, Staged};
 use crate::infer::{check, datatype_of};
 use crate::scatter::ReadOptions;
-use crate::schema::schema_of;
+use crate::schema::{schema_of, schema_with_order, stored_byte_order};
 
 /// The properties files are written with unless told otherwise: zstd at
 /// level 1 (most of zstd's gain at a fraction of its time), row groups of
@@ -193,6 +191,7 @@ pub struct ParquetRecordWriter {
     sink: Sink,
     datatype: Datatype,
     order: ByteOrder,
+    schema: SchemaRef,
 }
 
 impl ParquetRecordWriter {
@@ -213,11 +212,12 @@ impl ParquetRecordWriter {
         order: ByteOrder,
         properties: WriterProperties,
     ) -> Result<ParquetRecordWriter, Error> {
-        let schema = Arc::new(schema_of(datatype)?);
+        let schema = Arc::new(schema_with_order(datatype, order)?);
         Ok(ParquetRecordWriter {
-            sink: Sink::create(path.as_ref(), schema, properties)?,
+            sink: Sink::create(path.as_ref(), schema.clone(), properties)?,
             datatype: datatype.clone(),
             order,
+            schema,
         })
     }
 
@@ -231,8 +231,8 @@ impl ParquetRecordWriter {
             });
         }
         for part in records.chunks(batch_rows(record) * record) {
-            self.sink
-                .write(&to_record_batch_raw(&self.datatype, self.order, part)?)?;
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            self.sink.write(&batch)?;
         }
         Ok(())
     }
@@ -322,6 +322,12 @@ impl ParquetRecordReader {
     /// The file's Arrow schema, its metadata included.
     pub fn schema(&self) -> SchemaRef {
         self.reader.schema.clone()
+    }
+
+    /// The byte order the records had when the file was written from
+    /// bytes, as its metadata says ([`BYTE_ORDER_KEY`](crate::schema::BYTE_ORDER_KEY)).
+    pub fn stored_byte_order(&self) -> Option<ByteOrder> {
+        stored_byte_order(&self.reader.schema)
     }
 
     /// The number of records the file says it holds.

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema};
-use ndl_runtime::{ndl, Datatype, Enum, Member};
+use ndl_runtime::{ndl, ByteOrder, Datatype, Enum, Member};
 
 use crate::error::Error;
 
@@ -29,6 +29,12 @@ use crate::error::Error;
 /// makes the records' exact layout (offsets, record size, enum values)
 /// come back from a file.
 pub const DATATYPE_KEY: &str = "ndl.datatype";
+/// The schema metadata key of the byte order (`little` or `big`) the
+/// records had when a file was written from bytes (by
+/// [`ParquetRecordWriter`](crate::ParquetRecordWriter) or
+/// [`IpcRecordWriter`](crate::IpcRecordWriter)), so that a conversion back
+/// can restore it. Arrow data itself is always little-endian.
+pub const BYTE_ORDER_KEY: &str = "ndl.byte_order";
 /// The field metadata key of a column's own NDL datatype (its YAML), where
 /// the Arrow type does not say it all: enums (base and member values),
 /// complex numbers, fixed strings (length and charset), opaque tags.
@@ -75,6 +81,23 @@ pub fn schema_of(dt: &Datatype) -> Result<Schema, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let metadata = HashMap::from([(DATATYPE_KEY.to_owned(), ndl::datatype_to_yaml(dt))]);
     Ok(Schema::new_with_metadata(fields, metadata))
+}
+
+/// [`schema_of`] with the records' byte order in the metadata, under
+/// [`BYTE_ORDER_KEY`].
+pub(crate) fn schema_with_order(dt: &Datatype, order: ByteOrder) -> Result<Schema, Error> {
+    let schema = schema_of(dt)?;
+    let mut metadata = schema.metadata().clone();
+    metadata.insert(BYTE_ORDER_KEY.to_owned(), order.name().to_owned());
+    Ok(schema.with_metadata(metadata))
+}
+
+/// The byte order a schema's metadata says the records had, if it says.
+pub(crate) fn stored_byte_order(schema: &Schema) -> Option<ByteOrder> {
+    schema
+        .metadata()
+        .get(BYTE_ORDER_KEY)
+        .and_then(|name| ByteOrder::from_name(name))
 }
 
 /// The columns of records of `dt`: its members, or `dt` itself as

@@ -219,6 +219,7 @@ fn npy_to_parquet_to_npy_is_byte_identical() {
                 w.finish().unwrap();
                 let mut r = ParquetRecordReader::open(&path, &options).unwrap();
                 assert_eq!(r.len(), 3000);
+                assert_eq!(r.stored_byte_order(), Some(order));
                 let mut records = Vec::new();
                 while let Some(part) = r.next_records().unwrap() {
                     records.extend(part);
@@ -229,6 +230,7 @@ fn npy_to_parquet_to_npy_is_byte_identical() {
                 w.write(body).unwrap();
                 w.finish().unwrap();
                 let mut r = IpcRecordReader::open(&path, &options).unwrap();
+                assert_eq!(r.stored_byte_order(), Some(order));
                 let mut records = Vec::new();
                 while let Some(part) = r.next_records().unwrap() {
                     records.extend(part);
