@@ -358,3 +358,26 @@ fn an_ipc_file_of_many_batches_keeps_one_dictionary() {
     w.finish().unwrap();
     assert_eq!(ndl_arrow::read_ipc::<Reading>(&path).unwrap(), data);
 }
+
+#[test]
+fn unfinished_writers_of_every_kind_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = readings(10);
+    let dt = Reading::datatype();
+    let mut w = ndl_arrow::IpcWriter::<Reading>::create(dir.path().join("a.arrow")).unwrap();
+    w.append(&data).unwrap();
+    drop(w);
+    let mut w =
+        ParquetRecordWriter::create(dir.path().join("b.parquet"), &dt, ByteOrder::NATIVE).unwrap();
+    w.write(&[0; 40]).unwrap();
+    drop(w);
+    let mut w =
+        IpcRecordWriter::create(dir.path().join("c.arrow"), &dt, ByteOrder::NATIVE).unwrap();
+    let err = w.write(&[0; 41]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "41 bytes are not whole records of 40 bytes"
+    );
+    drop(w);
+    assert!(ndl_testkit::names(dir.path()).is_empty());
+}
