@@ -75,6 +75,11 @@ fn compare(c: &mut Criterion) {
     group.bench_function("to_record_batch", |b| {
         b.iter(|| black_box(ndl_arrow::to_record_batch(&data).unwrap()))
     });
+    let batch = ndl_arrow::to_record_batch(&data).unwrap();
+    group.bench_function("from_record_batch", |b| {
+        b.iter(|| black_box(ndl_arrow::from_record_batch::<Reading>(&batch).unwrap()))
+    });
+    drop(batch);
     group.finish();
 
     // Parquet writes of a fifth of the records, the file in the system's
