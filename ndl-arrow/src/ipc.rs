@@ -227,6 +227,17 @@ impl IpcRecordReader {
         })
     }
 
+    /// The number of records in the file, as its record batches' headers
+    /// say.
+    pub fn len(&self) -> u64 {
+        self.reader.rows
+    }
+
+    /// Whether the file holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The datatype of the records read.
     pub fn datatype(&self) -> &Datatype {
         &self.reader.datatype
@@ -298,6 +309,8 @@ struct Reader {
     batches: FileReader<BufReader<File>>,
     datatype: Datatype,
     context: String,
+    /// The rows of every record batch, as the file's blocks say.
+    rows: u64,
 }
 
 impl Reader {
@@ -308,7 +321,7 @@ impl Reader {
     ) -> Result<Reader, Error> {
         let context = format!("{}", path.display());
         let mut file = open(path)?;
-        crate::ipc_check::check(&mut file).map_err(|message| Error::Corrupt {
+        let rows = crate::ipc_check::check(&mut file).map_err(|message| Error::Corrupt {
             context: context.clone(),
             message,
         })?;
@@ -324,6 +337,7 @@ impl Reader {
             batches,
             datatype,
             context,
+            rows,
         })
     }
 

@@ -16,7 +16,7 @@ const MAGIC: &[u8; 6] = b"ARROW1";
 const CONTINUATION: [u8; 4] = [0xFF; 4];
 
 /// What does not hold in the file, if anything.
-pub(crate) fn check(file: &mut File) -> Result<(), String> {
+pub(crate) fn check(file: &mut File) -> Result<u64, String> {
     let len = file.metadata().map_err(|e| e.to_string())?.len();
     if len < (2 * MAGIC.len() + TAIL) as u64 {
         return Err(format!("{len} bytes are too few for an Arrow IPC file"));
@@ -39,15 +39,21 @@ pub(crate) fn check(file: &mut File) -> Result<(), String> {
         .into_iter()
         .flatten()
         .chain(footer.recordBatches().into_iter().flatten());
+    let mut rows = 0u64;
     for (i, block) in blocks.enumerate() {
-        check_block(file, len, block).map_err(|e| format!("block {i}: {e}"))?;
+        let block_rows = check_block(file, len, block).map_err(|e| format!("block {i}: {e}"))?;
+        rows = rows
+            .checked_add(block_rows)
+            .ok_or_else(|| format!("block {i}: the rows overflow a u64"))?;
     }
-    Ok(())
+    Ok(rows)
 }
 
 /// Checks one block: within the file, its message readable, its buffers
 /// within its body.
-fn check_block(file: &mut File, len: u64, block: &Block) -> Result<(), String> {
+/// Checks one block; returns the rows of a record batch (0 for a
+/// dictionary batch), which the file's length is the sum of.
+fn check_block(file: &mut File, len: u64, block: &Block) -> Result<u64, String> {
     let offset = u64::try_from(block.offset()).ok();
     let meta = u64::try_from(block.metaDataLength()).ok();
     let body = u64::try_from(block.bodyLength()).ok();
@@ -69,14 +75,14 @@ fn check_block(file: &mut File, len: u64, block: &Block) -> Result<(), String> {
     let start = if message[..4] == CONTINUATION { 8 } else { 4 };
     let message =
         arrow_ipc::root_as_message(&message[start..]).map_err(|e| format!("the message: {e}"))?;
-    let batch = match message.header_as_record_batch() {
-        Some(batch) => Some(batch),
-        None => message.header_as_dictionary_batch().and_then(|d| d.data()),
-    };
-    if let Some(batch) = batch {
+    if let Some(batch) = message.header_as_record_batch() {
+        check_buffers(&batch, body)?;
+        return u64::try_from(batch.length()).map_err(|_| format!("{} rows", batch.length()));
+    }
+    if let Some(batch) = message.header_as_dictionary_batch().and_then(|d| d.data()) {
         check_buffers(&batch, body)?;
     }
-    Ok(())
+    Ok(0)
 }
 
 fn check_buffers(batch: &BatchMessage<'_>, body: u64) -> Result<(), String> {
