@@ -1,7 +1,7 @@
 //! The `ndl` command: describe NumPy files, Zarr stores and Parquet and
-//! Arrow files in the Ndarray
-//! Data Language and the other array-description languages, and convert
-//! between them.
+//! Arrow files in the Ndarray Data Language and the other
+//! array-description languages, and convert between them. It parses
+//! arguments and prints; `ndl-formats` does the work.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
