@@ -11,6 +11,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::npy::{self, sidecar_path, WriteOptions};
+use ndl_runtime::time::{DateTime64, Seconds};
 use ndl_runtime::NdlType;
 use ndl_zarr::{WriteOptions as ZarrOptions, ZarrFormat};
 
@@ -20,8 +21,8 @@ use ndl_zarr::{WriteOptions as ZarrOptions, ZarrFormat};
 pub struct Reading {
     /// Station number.
     pub station: u32,
-    /// Seconds since 1970-01-01T00:00:00Z.
-    pub time: f64,
+    /// When it was taken (UTC).
+    pub time: DateTime64<Seconds>,
     /// Sky cover.
     pub sky: Sky,
     /// ICAO weather code, NUL-padded.
@@ -48,7 +49,7 @@ pub fn readings(n: u32) -> Vec<Reading> {
     (0..n)
         .map(|i| Reading {
             station: 1000 + i % 7,
-            time: 1.7e9 + f64::from(i) * 600.0,
+            time: DateTime64::new(1_700_000_000 + i64::from(i) * 600),
             sky: skies[i as usize % 3],
             code: *b"RA\0\0",
             wind: [i as f32 * 0.5, -1.25],

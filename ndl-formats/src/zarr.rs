@@ -47,7 +47,7 @@ impl ZarrSource {
             StoreInfo::Group(group) => {
                 let datatype = group.datatype().ok_or_else(|| Error::Unsupported {
                     path: path.to_path_buf(),
-                    message: "a group without an ndl_datatype attribute (not written by ndl) has no record type to convert".into(),
+                    message: "a group whose arrays are not columns of numbers of one length, without an ndl_datatype attribute, has no record type to convert".into(),
                 })?;
                 let packed = repacker(path, &datatype)?.layout().datatype().clone();
                 let mut spec = ArraySpec::new(packed, vec![group.len()]);

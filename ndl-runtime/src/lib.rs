@@ -39,11 +39,12 @@ pub mod npz;
 mod record_plan;
 pub mod records;
 pub mod schema;
+pub mod time;
 
 pub use byte_order::ByteOrder;
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
-    Member, Opaque, Selection,
+    Member, Opaque, Selection, TimeType,
 };
 pub use ndl_type::NdlType;
 

@@ -159,6 +159,7 @@ pub fn describe(dt: &Datatype) -> String {
             Charset::Utf32 => format!("unicode U{}", s.length),
         },
         Datatype::Opaque(o) => format!("opaque V{}", o.size),
+        Datatype::Time(t) => format!("{} {t}", t.kind.numpy_name()),
         Datatype::Compound(c) => format!("a {}-byte compound", c.size),
         Datatype::Array(a) => {
             let dims: String = a.shape.iter().map(|d| format!("[{d}]")).collect();

@@ -268,6 +268,8 @@ fn invalid_descrs() {
         "('<f8', 2, 3)",
         "[5]",
         "[(('t', 5), '<f8')]",
+        "'<M8[fortnight]'",
+        "[('t','<m8[2147483648s]')]",
     ] {
         let (e, msg) = fails(&with_descr(d));
         assert!(
@@ -287,8 +289,9 @@ fn invalid_descrs() {
         ("'O8'", "pickle"),
         ("[('a','<i4'),('o','|O')]", "pickle"),
         ("'T'", "StringDType"),
-        ("'<M8[ns]'", "datetime"),
-        ("'<m8'", "datetime"),
+        ("'<m8'", "has no unit"),
+        ("'>M8[0s]'", "multiple 0"),
+        ("[('t','<M8[00D]')]", "multiple 00"),
         ("'<f16'", "long double"),
     ] {
         let (e, msg) = fails(&with_descr(d));

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::documents::read_group;
 use crate::error::{Error, Result};
+use crate::layout::columns::infer_record;
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::store::Store;
 
@@ -183,21 +184,7 @@ impl StoreInfo {
         let Some((format, attributes)) = read_group(&store)? else {
             return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };
-        let children = store
-            .storage
-            .list_dir(&zarrs::storage::StorePrefix::root())
-            .map_err(|e| store.error("", e.to_string()))?;
-        let mut arrays = Vec::new();
-        for prefix in children.prefixes() {
-            let name = prefix.as_str().trim_end_matches('/');
-            match ArrayInfo::read(&store.child(name)) {
-                Ok(info) => arrays.push((name.to_string(), info)),
-                // A subgroup, or a directory of something else.
-                Err(Error::NotAnArray { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        arrays.sort_by(|a, b| a.0.cmp(&b.0));
+        let arrays = group_arrays(&store)?;
         Ok(StoreInfo::Group(GroupInfo {
             format,
             attributes,
@@ -222,10 +209,14 @@ impl GroupInfo {
         &self.arrays
     }
 
-    /// The records of a columns store: its `ndl_datatype` attribute, `None`
-    /// for a group this crate did not write.
+    /// The records of a columns store: its `ndl_datatype` attribute, or
+    /// for a group another tool wrote, a field per array (CF time as time
+    /// fields); `None` when the arrays are not columns of records.
     pub fn datatype(&self) -> Option<Datatype> {
-        serde_json::from_value(self.attributes.get(NDL_DATATYPE)?.clone()).ok()
+        match self.attributes.get(NDL_DATATYPE) {
+            Some(value) => serde_json::from_value(value.clone()).ok(),
+            None => infer_record(&self.arrays),
+        }
     }
 
     /// The number of records: the shortest array's first dimension.
@@ -243,15 +234,38 @@ impl GroupInfo {
     }
 }
 
-/// The records of the columns store `store`, from its group attributes.
+/// The arrays directly in the group `store`, in name order.
+fn group_arrays(store: &Store) -> Result<Vec<(String, ArrayInfo)>> {
+    let children = store
+        .storage
+        .list_dir(&zarrs::storage::StorePrefix::root())
+        .map_err(|e| store.error("", e.to_string()))?;
+    let mut arrays = Vec::new();
+    for prefix in children.prefixes() {
+        let name = prefix.as_str().trim_end_matches('/');
+        match ArrayInfo::read(&store.child(name)) {
+            Ok(info) => arrays.push((name.to_string(), info)),
+            // A subgroup, or a directory of something else.
+            Err(Error::NotAnArray { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(arrays)
+}
+
+/// The records of the columns store `store`, from its group attributes,
+/// or for a group another tool wrote, from its arrays ([`infer_record`]).
 pub(crate) fn group_datatype(store: &Store, attributes: &Map<String, Value>) -> Result<Datatype> {
     let missing = || {
         Error::Metadata {
         store: store.name.clone(),
         key: "attributes".into(),
-        message: format!("no readable `{NDL_DATATYPE}` attribute: a group this crate did not write has no record type; read it with a Rust type"),
+        message: format!("no readable `{NDL_DATATYPE}` attribute, and the arrays are not columns of numbers of one length: this group has no record type; read it with a Rust type"),
     }
     };
-    let value = attributes.get(NDL_DATATYPE).ok_or_else(missing)?;
-    serde_json::from_value(value.clone()).map_err(|_| missing())
+    match attributes.get(NDL_DATATYPE) {
+        Some(value) => serde_json::from_value(value.clone()).map_err(|_| missing()),
+        None => infer_record(&group_arrays(store)?).ok_or_else(missing),
+    }
 }

@@ -212,6 +212,11 @@ fn put(dt: &Datatype, value: &Value, out: &mut Vec<u8>) -> Option<()> {
         Datatype::Int32 => int!(i32),
         Datatype::UInt32 => int!(u32),
         Datatype::Int64 => int!(i64),
+        // zarr-python writes a time's fill as an integer or "NaT".
+        Datatype::Time(_) if value.as_str() == Some("NaT") => {
+            out.extend_from_slice(&i64::MIN.to_ne_bytes())
+        }
+        Datatype::Time(_) => int!(i64),
         Datatype::UInt64 => int!(u64),
         Datatype::Enum(e) => put(&Datatype::from(e.base), value, out)?,
         Datatype::Float16 => {
@@ -343,7 +348,8 @@ pub(crate) fn fill_json(dt: &Datatype, bytes: &[u8]) -> Value {
         Datatype::UInt16 => json!(u16::from_ne_bytes(take(bytes))),
         Datatype::Int32 => json!(i32::from_ne_bytes(take(bytes))),
         Datatype::UInt32 => json!(u32::from_ne_bytes(take(bytes))),
-        Datatype::Int64 => json!(i64::from_ne_bytes(take(bytes))),
+        // A time's fill as zarr-python writes it: an integer, NaT too.
+        Datatype::Int64 | Datatype::Time(_) => json!(i64::from_ne_bytes(take(bytes))),
         Datatype::UInt64 => json!(u64::from_ne_bytes(take(bytes))),
         Datatype::Enum(e) => fill_json(&Datatype::from(e.base), bytes),
         Datatype::Float16 => json!(format!("0x{:04x}", u16::from_ne_bytes(take(bytes)))),

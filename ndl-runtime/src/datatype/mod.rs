@@ -1,15 +1,18 @@
 //! The datatype model: every NDL datatype, plus the documented extensions
-//! that Rust and NumPy need (bool, float16, complex, fixed-length strings).
+//! that Rust and NumPy need (bool, float16, complex, fixed-length strings,
+//! time).
 
 mod compound;
 mod enumeration;
 mod error;
 mod int;
+mod time;
 
 pub use compound::{Compound, Member};
 pub use enumeration::{Enum, EnumMember};
 pub use error::DatatypeError;
 pub use int::IntType;
+pub use time::TimeType;
 
 /// A datatype: the NDL categories and the extensions listed in the README.
 ///
@@ -60,6 +63,9 @@ pub enum Datatype {
     Complex128,
     /// Extension: a fixed-length string (NumPy `S<n>` or `U<n>`).
     FixedString(FixedString),
+    /// Extension: a time value, NumPy's `datetime64` or `timedelta64` of
+    /// a unit (`M8[ns]`, `m8[10ms]`): a signed 64-bit count, NaT `i64::MIN`.
+    Time(TimeType),
     /// `opaque`: a fixed-length sequence of uninterpreted bytes.
     Opaque(Opaque),
     /// `enum`: named integer constants.
@@ -199,7 +205,7 @@ impl Datatype {
             Datatype::Bool => 1,
             Datatype::Float16 => 2,
             Datatype::Float32 => 4,
-            Datatype::Float64 | Datatype::Complex64 => 8,
+            Datatype::Float64 | Datatype::Complex64 | Datatype::Time(_) => 8,
             Datatype::Complex128 => 16,
             Datatype::FixedString(s) => s.length.checked_mul(s.charset.width())?,
             Datatype::Opaque(o) => o.size,

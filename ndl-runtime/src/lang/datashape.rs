@@ -8,6 +8,8 @@
 //! | fixed string ASCII / UTF-32, `n` characters | `string[n, 'A']` / `string[n, 'U32']` |
 //! | `opaque` of `n` bytes | `n * uint8` (the tag is dropped) |
 //! | `enum` | its base integer type (member names are dropped) |
+//! | datetime (`M8[...]`) | `datetime`, or `date` for years to days, as `datashape.from_numpy` (the unit and multiple are dropped) |
+//! | timedelta (`m8[...]`) | `timedelta[unit='s']` (the multiple is dropped); of ps, fs or as, which Datashape does not know, `int64` in [`Datatype::to_datashape`] and an error in [`Datatype::try_to_datashape`] |
 //! | `compound` | `{name: T, ...}` (offsets and padding are dropped) |
 //! | `array` | `d0 * d1 * T` |
 //! | `vlen` | `var * T` |
@@ -25,7 +27,8 @@
 use std::borrow::Cow;
 
 use crate::lang::{LangError, Language};
-use crate::{Charset, Datatype};
+use crate::time::{BaseUnit, TimeKind};
+use crate::{Charset, Datatype, TimeType};
 
 impl Datatype {
     /// The Datashape of this datatype. Total: every datatype maps to text
@@ -84,6 +87,14 @@ fn find_reference(dt: &Datatype, path: &[String]) -> Result<(), LangError> {
             .try_for_each(|m| find_reference(&m.datatype, &crate::lang::child(path, &m.name))),
         Datatype::Vlen(base) => find_reference(base, path),
         Datatype::Array(a) => find_reference(&a.base, path),
+        Datatype::Time(t) if timedelta_unit(t).is_none() && t.kind == TimeKind::TimeDelta => {
+            Err(LangError::unsupported(
+                Language::Datashape,
+                path,
+                dt,
+                "Datashape's timedelta has no unit below nanoseconds",
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -101,6 +112,14 @@ fn write(dt: &Datatype, out: &mut String) {
         }
         Datatype::Opaque(o) => out.push_str(&format!("{} * uint8", o.size)),
         Datatype::Enum(e) => out.push_str(e.base.keyword()),
+        Datatype::Time(t) => match t.kind {
+            TimeKind::DateTime if t.unit.unit() <= BaseUnit::Days => out.push_str("date"),
+            TimeKind::DateTime => out.push_str("datetime"),
+            TimeKind::TimeDelta => match timedelta_unit(t) {
+                Some(unit) => out.push_str(&format!("timedelta[unit='{unit}']")),
+                None => out.push_str("int64"),
+            },
+        },
         Datatype::ObjRef | Datatype::RegRef(_) => out.push_str("object"),
         Datatype::Vlen(base) => {
             out.push_str("var * ");
@@ -128,6 +147,13 @@ fn write(dt: &Datatype, out: &mut String) {
         // string, the integers, float16/32/64 and bool.
         other => out.push_str(other.keyword().unwrap_or("object")),
     }
+}
+
+/// The unit of a Datashape `timedelta`, if Datashape has it: NumPy's code,
+/// Y to ns.
+fn timedelta_unit(t: &TimeType) -> Option<&'static str> {
+    let unit = t.unit.unit();
+    (unit <= BaseUnit::Nanos).then(|| unit.code())
 }
 
 /// A record field name as Datashape's lexer reads it back: bare when it is

@@ -3,17 +3,19 @@
 //! The spec's forms, plus the extensions documented in the README:
 //! compound members carry `offset` (and `description`), a compound carries
 //! its record `size` beside the `compound` list, enums always carry `base`,
-//! and `bool`, `float16`, `complex64`, `complex128` and fixed-length strings
-//! (`{string: {length: 10, charset: ascii}}`) exist.
+//! and `bool`, `float16`, `complex64`, `complex128`, fixed-length strings
+//! (`{string: {length: 10, charset: ascii}}`) and time values
+//! (`{datetime: {unit: ns}}`, `{timedelta: {unit: 10ms}}`) exist.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_yaml::{Mapping, Value};
 
 use super::error::describe_value;
+use crate::time::{NumpyTimeUnit, TimeError};
 use crate::{
     Array, Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque,
-    Selection,
+    Selection, TimeType,
 };
 
 impl Serialize for Datatype {
@@ -41,6 +43,10 @@ pub(crate) fn to_value(dt: &Datatype) -> Value {
                 ("length", Value::from(s.length as u64)),
                 ("charset", Value::from(s.charset.name())),
             ]),
+        ),
+        Datatype::Time(t) => single(
+            t.kind.ndl_name(),
+            map([("unit", Value::from(t.unit.to_string()))]),
         ),
         Datatype::Opaque(o) => {
             let mut m = map([("size", Value::from(o.size as u64))]);
@@ -179,6 +185,18 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
             Ok(Datatype::FixedString(FixedString {
                 length: f.req_usize("length")?,
                 charset,
+            }))
+        }
+        "datetime" | "timedelta" => {
+            let f = Fields::new(body, key, &["unit"])?;
+            let unit: NumpyTimeUnit = f
+                .req_str("unit")?
+                .parse()
+                .map_err(|e: TimeError| ctx(e.to_string()))?;
+            Ok(Datatype::Time(if key == "datetime" {
+                TimeType::datetime(unit)
+            } else {
+                TimeType::timedelta(unit)
             }))
         }
         "opaque" => {

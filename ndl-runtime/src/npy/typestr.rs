@@ -32,6 +32,7 @@ pub fn scalar_typestr(dt: &Datatype, order: ByteOrder) -> Option<String> {
             charset: Charset::Utf32,
         }) => format!("{o}U{length}"),
         Datatype::Opaque(Opaque { size, .. }) => format!("|V{size}"),
+        Datatype::Time(t) => format!("{o}{t}"),
         Datatype::Enum(e) => return scalar_typestr(&Datatype::from(e.base), order),
         _ => return None,
     })
@@ -39,7 +40,7 @@ pub fn scalar_typestr(dt: &Datatype, order: ByteOrder) -> Option<String> {
 
 /// Parses a canonical NumPy scalar type string: an optional byte-order
 /// character (`<`, `>`, `|`, `=`), a kind among `b i u f c S U V` and a size
-/// (`?` alone for bool). Returns the datatype and the byte order the string
+/// (`?` alone for bool), or a time type (`M8[ns]`, `m8[10ms]`). Returns the datatype and the byte order the string
 /// states (`None` for `|`, `=` or none, which mean native or not applicable).
 pub fn parse_scalar_typestr(s: &str) -> Option<(Datatype, Option<ByteOrder>)> {
     if s == "?" {
@@ -51,6 +52,9 @@ pub fn parse_scalar_typestr(s: &str) -> Option<(Datatype, Option<ByteOrder>)> {
         '|' | '=' => (None, &s[1..]),
         _ => (None, s),
     };
+    if rest.starts_with("M8") || rest.starts_with("m8") {
+        return Some((Datatype::Time(rest.parse().ok()?), order));
+    }
     let kind = rest.chars().next()?;
     let digits = &rest[kind.len_utf8()..];
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -94,14 +98,43 @@ mod tests {
     #[test]
     fn typestrs_round_trip() {
         for s in [
-            "|b1", "|i1", "<i2", ">u8", "<f2", ">c16", "|S10", "<U3", "|V8", "<f8",
+            "|b1",
+            "|i1",
+            "<i2",
+            ">u8",
+            "<f2",
+            ">c16",
+            "|S10",
+            "<U3",
+            "|V8",
+            "<f8",
+            "<M8[ns]",
+            ">m8[s]",
+            "<M8[D]",
+            "<M8[10ms]",
+            ">M8[2147483647as]",
         ] {
             let (dt, order) = parse_scalar_typestr(s).unwrap();
             let order = order.unwrap_or(ByteOrder::Little);
             assert_eq!(scalar_typestr(&dt, order).unwrap(), s);
         }
         for bad in [
-            "<f3", "x", "i0", "<i16", "f8[ns]", "", "<", "O", "|O8", "<M8[ns]", "ñf4", "<ñ4", "é",
+            "<f3",
+            "x",
+            "i0",
+            "<i16",
+            "f8[ns]",
+            "",
+            "<",
+            "O",
+            "|O8",
+            "<M8[fortnight]",
+            "<M8[0s]",
+            "<M8",
+            "<M16[s]",
+            "ñf4",
+            "<ñ4",
+            "é",
         ] {
             assert_eq!(parse_scalar_typestr(bad), None, "{bad}");
         }

@@ -7,7 +7,8 @@ use super::name::{check_name, escape};
 use super::print::type_text;
 use super::types::{TypeRef, TypeSet};
 use crate::lang::{LangError, Language};
-use crate::{Datatype, IntType};
+use crate::time::{CfTimeUnits, TimeKind};
+use crate::{Datatype, IntType, TimeType};
 
 /// A netCDF-4 CDL document with one (root) group: types, dimensions and
 /// variables, printed as `ncdump -h` prints the file `ncgen` makes of it.
@@ -38,6 +39,9 @@ pub struct Document {
     attributes: Vec<(Option<String>, String, AttrValue)>,
     /// Subgroups (netCDF-4), in the order added.
     groups: Vec<Document>,
+    /// `(variable, attribute)` that `add_variable` added, which an
+    /// attribute added by name replaces: a time variable's CF attributes.
+    implied: Vec<(String, String)>,
 }
 
 /// The value of a netCDF attribute, as CDL writes it.
@@ -100,6 +104,7 @@ impl Document {
             variables: Vec::new(),
             attributes: Vec::new(),
             groups: Vec::new(),
+            implied: Vec::new(),
         })
     }
 
@@ -136,6 +141,15 @@ impl Document {
             }
         }
         let variable = variable.map(str::to_string);
+        // An attribute given replaces one `add_variable` implied.
+        if let Some(v) = &variable {
+            let key = (v.clone(), name.to_string());
+            if let Some(i) = self.implied.iter().position(|k| *k == key) {
+                self.implied.remove(i);
+                self.attributes
+                    .retain(|(av, an, _)| !(av.as_ref() == Some(v) && an == name));
+            }
+        }
         if self
             .attributes
             .iter()
@@ -175,6 +189,26 @@ impl Document {
     /// Declares variable `name` of datatype `dt` over the declared
     /// dimensions `dims` (none: a scalar). `type_name` names `dt`'s own
     /// definition when it needs one (a compound, enum, ...).
+    ///
+    /// A time variable is an `int64` with CF attributes, as xarray writes
+    /// it: `units` (`seconds since 1970-01-01 00:00:00`, or `seconds` for
+    /// durations), `calendar = "proleptic_gregorian"` for instants, and
+    /// `_FillValue` = NaT. An attribute of the same name added later
+    /// replaces one of these.
+    ///
+    /// ```
+    /// use ndl_runtime::lang::cdl::Document;
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let mut doc = Document::new("d").unwrap();
+    /// doc.add_dimension("n", Some(2)).unwrap();
+    /// doc.add_variable("t", &Datatype::Time("M8[s]".parse().unwrap()), "t_t", &["n"]).unwrap();
+    /// assert!(doc.to_string().contains(
+    ///     "\tint64 t(n) ;\n\t\tt:units = \"seconds since 1970-01-01 00:00:00\" ;\n\
+    ///      \t\tt:calendar = \"proleptic_gregorian\" ;\n\
+    ///      \t\tt:_FillValue = -9223372036854775808LL ;\n"
+    /// ));
+    /// ```
     pub fn add_variable(
         &mut self,
         name: &str,
@@ -198,8 +232,17 @@ impl Document {
             });
         }
         let ty = self.types.add_root(type_name, dt)?;
+        let time = match dt {
+            Datatype::Time(t) => Some(cf_time_attributes(*t, dt)?),
+            _ => None,
+        };
         let dims = dims.iter().map(|d| d.to_string()).collect();
         self.variables.push((ty, name.to_string(), dims));
+        for (attr, value) in time.into_iter().flatten() {
+            self.attributes
+                .push((Some(name.to_string()), attr.to_string(), value));
+            self.implied.push((name.to_string(), attr.to_string()));
+        }
         Ok(())
     }
 
@@ -211,6 +254,24 @@ impl Document {
             scope: format!("netcdf {}", self.name),
         }
     }
+}
+
+/// The CF attributes of a time variable, or why it has none.
+fn cf_time_attributes(
+    t: TimeType,
+    dt: &Datatype,
+) -> Result<Vec<(&'static str, AttrValue)>, LangError> {
+    let units = CfTimeUnits::of(t)
+        .map_err(|e| LangError::unsupported(Language::Cdl, &[], dt, e.to_string()))?;
+    let mut attrs = vec![("units", AttrValue::Text(units.to_string()))];
+    if t.kind == TimeKind::DateTime {
+        attrs.push(("calendar", AttrValue::Text(CfTimeUnits::CALENDAR.into())));
+    }
+    attrs.push((
+        "_FillValue",
+        AttrValue::Ints(IntType::Int64, vec![i64::MIN.into()]),
+    ));
+    Ok(attrs)
 }
 
 impl fmt::Display for Document {

@@ -6,6 +6,7 @@
 //! | --- | --- |
 //! | `int8` `uint8` `int16` `uint16` `int32` `uint32` `int64` `uint64` | `byte` `ubyte` `short` `ushort` `int` `uint` `int64` `uint64` |
 //! | `float32` / `float64` / `string` | `float` / `double` / `string` |
+//! | time (`M8[s]`, `m8[ns]`) | `int64`; a time variable has CF `units` (`seconds since 1970-01-01 00:00:00`, or `nanoseconds` for durations), `calendar = "proleptic_gregorian"` for instants, and `_FillValue` = NaT (`i64::MIN`); a time compound member is a bare `int64` (a member has no attributes); a time variable of a unit CF has no name for (years, months, weeks, below nanoseconds, multiples such as `10ms`) is an error |
 //! | `bool` | `byte enum bool_t {FALSE = 0, TRUE = 1} ;` (the h5py convention, so h5py reads it back as bool) |
 //! | `complex64` / `complex128` | the nc-complex compounds `_PFNC_FLOAT_COMPLEX_TYPE` / `_PFNC_DOUBLE_COMPLEX_TYPE` with fields `r`, `i` |
 //! | `enum` | `<base> enum <name> {A = 0, ...} ;` |

@@ -59,7 +59,9 @@ fn prim(dt: &Datatype) -> Option<&'static str> {
         Datatype::UInt16 => "ushort",
         Datatype::Int32 => "int",
         Datatype::UInt32 => "uint",
-        Datatype::Int64 => "int64",
+        // A time is its count; the variable's CF attributes say of what
+        // (a compound member has none: its unit is not described).
+        Datatype::Int64 | Datatype::Time(_) => "int64",
         Datatype::UInt64 => "uint64",
         Datatype::Float32 => "float",
         Datatype::Float64 => "double",

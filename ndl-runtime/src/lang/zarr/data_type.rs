@@ -109,7 +109,8 @@ fn zero(dt: &Datatype) -> Value {
                 .collect();
             Value::Object(fields)
         }
-        // Integers and enums (stored as their base).
+        // Integers, enums (stored as their base) and times (the epoch or
+        // zero; zarr-python reads an integer fill of a time).
         _ => json!(0),
     }
 }
@@ -185,6 +186,11 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
             Charset::Utf32 => named("fixed_length_utf32", 4 * s.length),
         },
         Datatype::Opaque(o) => named("raw_bytes", o.size),
+        // zarr-python's extension (3.1 and later), a multiple as `scale_factor`.
+        Datatype::Time(t) => json!({
+            "name": format!("numpy.{}", t.kind.numpy_name()),
+            "configuration": {"unit": t.unit.unit().code(), "scale_factor": t.unit.multiple()},
+        }),
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV3, path, dt)?;
             let fields = c

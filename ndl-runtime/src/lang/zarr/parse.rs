@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::npy::parse_scalar_typestr;
-use crate::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque};
+use crate::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque, TimeType};
 
 /// A v2 `dtype` read: its datatype, packed, and the byte order its numbers
 /// are in.
@@ -218,6 +218,7 @@ fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {
                 ),
             }
         }
+        "numpy.datetime64" | "numpy.timedelta64" => time(name, configuration, path),
         "raw_bytes" => Ok(Datatype::Opaque(Opaque {
             size: length_bytes()?,
             tag: None,
@@ -253,6 +254,31 @@ fn v3(data_type: &Value, path: &str) -> Parsed<Datatype> {
             }
         }
         other => bad(path, format!("unsupported data type `{other}`")),
+    }
+}
+
+/// zarr-python's `numpy.datetime64` / `numpy.timedelta64`: a NumPy unit
+/// and its multiple, `scale_factor`.
+fn time(name: &str, configuration: Option<&Value>, path: &str) -> Parsed<Datatype> {
+    let unit = configuration
+        .and_then(|c| c.get("unit"))
+        .and_then(Value::as_str);
+    let scale = configuration
+        .and_then(|c| c.get("scale_factor"))
+        .and_then(Value::as_u64);
+    let (Some(unit), Some(scale)) = (unit, scale) else {
+        return bad(
+            path,
+            format!("`{name}` needs a configuration with a unit and a scale_factor"),
+        );
+    };
+    let code = format!(
+        "{}8[{scale}{unit}]",
+        if name == "numpy.datetime64" { 'M' } else { 'm' }
+    );
+    match code.parse::<TimeType>() {
+        Ok(t) => Ok(Datatype::Time(t)),
+        Err(e) => bad(path, e.to_string()),
     }
 }
 
@@ -372,6 +398,29 @@ mod tests {
         assert!(parse_v2_dtype(&json!([["a", "<u4", [-1]]])).is_err());
         assert!(parse_v2_dtype(&json!([["a", "<u4", [u64::MAX, u64::MAX]]])).is_err());
         assert!(parse_v2_dtype(&json!([["a", "<u4"], ["a", "<u4"]])).is_err());
+    }
+
+    #[test]
+    fn v3_time_as_zarr_python_writes_it() {
+        let t = serde_json::json!({"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 10}});
+        let dt = parse_v3_data_type(&t).unwrap();
+        assert_eq!(dt, Datatype::Time("M8[10ms]".parse().unwrap()));
+        assert_eq!(dt.to_zarr_v3_data_type().unwrap(), t);
+        let d = serde_json::json!({"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 1}});
+        assert_eq!(
+            parse_v3_data_type(&d).unwrap(),
+            Datatype::Time("m8[s]".parse().unwrap())
+        );
+        for bad in [
+            serde_json::json!({"name": "numpy.datetime64", "configuration": {"unit": "fortnight", "scale_factor": 1}}),
+            serde_json::json!({"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 0}}),
+            serde_json::json!({"name": "numpy.datetime64", "configuration": {"unit": "s"}}),
+            serde_json::json!({"name": "numpy.timedelta64"}),
+        ] {
+            assert!(parse_v3_data_type(&bad).is_err(), "{bad}");
+        }
+        let v2 = parse_v2_dtype(&serde_json::json!([["t", ">M8[ns]"], ["d", ">m8[s]"]])).unwrap();
+        assert_eq!(v2.order, Some(ByteOrder::Big));
     }
 
     #[test]

@@ -8,7 +8,8 @@ use crate::npy::repr::py_repr_str;
 use crate::npy::{parse_scalar_typestr, ByteOrder, Error, Result};
 use crate::record_plan::merge_spans;
 use crate::schema::join_field;
-use crate::{Array, Charset, Compound, Datatype, Member};
+use crate::time::TimeError;
+use crate::{Array, Charset, Compound, Datatype, Member, TimeType};
 
 /// Reads a parsed `descr` the way NumPy's `descr_to_dtype` does: offsets
 /// are cumulative, `('', '|Vn')` entries are padding that is skipped but
@@ -98,6 +99,28 @@ impl<'a> DescrReader<'a> {
                 descr: py_repr_str(s),
                 reason: reason.to_string(),
             });
+        }
+        let body = s.trim_start_matches(['<', '>', '|', '=']);
+        if body.starts_with("M8") || body.starts_with("m8") {
+            // Time codes have their own errors. NumPy refuses
+            // `M8[fortnight]` too, but reads the generic `M8` and `M8[0s]`,
+            // which describe no time here.
+            if let Err(e) = body.parse::<TimeType>() {
+                let numpy_reads = match &e {
+                    TimeError::NoUnit(_) => true,
+                    TimeError::Multiple { multiple, .. } => multiple.bytes().all(|b| b == b'0'),
+                    _ => false,
+                };
+                if !numpy_reads {
+                    return Err(self.invalid(lit, field, e.to_string()));
+                }
+                return Err(Error::UnsupportedDescr {
+                    offset: (self.to_offset)(lit.pos),
+                    field: field.to_string(),
+                    descr: py_repr_str(s),
+                    reason: e.to_string(),
+                });
+            }
         }
         // parse_scalar_typestr slices by bytes; valid type strings are ASCII.
         let parsed = if s.is_ascii() {
@@ -347,9 +370,6 @@ fn unsupported_reason(s: &str) -> Option<&'static str> {
         }
         'T' if body.len() == 1 => {
             Some("NumPy StringDType arrays are stored as a Python pickle and cannot be read")
-        }
-        'M' | 'm' if body.starts_with("M8") || body.starts_with("m8") => {
-            Some("datetime64/timedelta64 have no datatype in the NDL model")
         }
         'f' if body == "f16" || body == "f12" => {
             Some("extended-precision floats (long double) have no datatype in the NDL model")

@@ -19,6 +19,17 @@
 //!   `|u1` instead, for Debian's ncdump 4.9, which crashes on any `S` dtype.
 //!   A UTF-32 string is one `<U{n}` value. Opaque bytes are `|u1` of shape
 //!   `(n, size)`.
+//! - A time is an `int64` with CF attributes (`units: "seconds since
+//!   1970-01-01 00:00:00"`, `calendar: "proleptic_gregorian"`, or for a
+//!   duration `units: "seconds"` and `dtype: "timedelta64[s]"`, and
+//!   `_FillValue` NaT), which xarray decodes; never an `M8` array, on which
+//!   Debian's ncdump 4.9 crashes. Reading into a time field decodes the
+//!   CF time of stores others wrote (xarray: any unit from days to
+//!   nanoseconds since any epoch, int64 or float64, calendars `standard`,
+//!   `gregorian` and `proleptic_gregorian`, NaT from `_FillValue`);
+//!   other calendars (`noleap`, `360_day`, `julian`, ...) are refused with
+//!   an error naming the field and the calendar, as are counts that are
+//!   not whole units of the field or overflow it.
 //! - Doc comments become `long_name`, `#[ndl(units = "K")]` becomes `units`;
 //!   the record type's doc comment is the group's `title`, and the group's
 //!   `ndl_datatype` attribute is the record's NDL datatype.
@@ -26,16 +37,20 @@
 //! - Fill values are `null` in v2: xarray masks a non-null fill, and
 //!   zarr-python's default of 0 would turn every 0 into NaN.
 
+mod cf_time;
+mod infer;
 mod read;
 mod write;
 
+pub(crate) use infer::infer_record;
 pub(crate) use read::ColumnsSource;
 pub(crate) use write::ColumnsWriter;
 
 use std::collections::BTreeMap;
 
 use ndl_runtime::npy::scalar_typestr;
-use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
+use ndl_runtime::time::{CfTimeUnits, TimeKind};
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
@@ -175,6 +190,10 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
             dims.push(format!("{}_bytes", leaf.path));
             Datatype::UInt8
         }
+        Datatype::Time(t) => {
+            cf_time(&mut attributes, *t);
+            Datatype::Int64
+        }
         other => other.clone(),
     };
     out.push(Column {
@@ -197,6 +216,28 @@ fn flags(attributes: &mut Map<String, Value>, typestr: &str, values: Value, mean
     let types = json!({"types": {"flag_values": typestr}});
     attributes.insert(NCZARR_ATTR.into(), types.clone());
     attributes.insert(NCZARR_ATTR_LOWER.into(), types);
+}
+
+/// A time column's CF attributes, which xarray decodes to the same
+/// datetime64/timedelta64 values: `units` and `calendar` for instants,
+/// `units` and xarray's `dtype` for durations, and `_FillValue` = NaT as an
+/// attribute (Debian's ncdump ignores the array's own fill value). A unit
+/// CF has no name for (years, months, weeks, below nanoseconds, a
+/// multiple) gets only the fill: its values stay plain counts, and the
+/// group's `ndl_datatype` keeps the unit for us.
+fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) {
+    if let Ok(units) = CfTimeUnits::of(t) {
+        attributes.insert("units".into(), json!(units.to_string()));
+        match t.kind {
+            TimeKind::DateTime => {
+                attributes.insert("calendar".into(), json!(CfTimeUnits::CALENDAR));
+            }
+            TimeKind::TimeDelta => {
+                attributes.insert("dtype".into(), json!(format!("timedelta64[{}]", t.unit)));
+            }
+        }
+    }
+    attributes.insert("_FillValue".into(), json!(i64::MIN));
 }
 
 /// The attribute type map netCDF-C 4.9 reads.

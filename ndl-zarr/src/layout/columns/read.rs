@@ -8,6 +8,7 @@ use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
+use super::cf_time::{time_decoding, TimeDecoding};
 use super::{plan, Column, Style};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
@@ -40,6 +41,8 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
             *stored == chars || *stored == Datatype::UInt8
         }
         (Datatype::Bool, _) => *stored == Datatype::UInt8 || *stored == Datatype::Bool,
+        // CF counts, decoded by `time_decoding`.
+        (Datatype::Time(_), _) => *stored == Datatype::Int64 || *stored == Datatype::Float64,
         _ => first_difference(stored, &c.element).is_none(),
     };
     if !accepted {
@@ -58,6 +61,9 @@ struct Opened {
     chunks: ChunkIo,
     /// The field's own checks (bools, enums).
     checks: PackedLayout,
+    /// A time column's decoding to the field's unit, unless it holds the
+    /// field's counts already.
+    time: Option<TimeDecoding>,
 }
 
 impl Opened {
@@ -74,6 +80,16 @@ impl Opened {
             let to = ((range.end - chunk * chunk_len).min(chunk_len)) as usize;
             out.extend_from_slice(&decoded[from * size..to * size]);
             at = chunk * chunk_len + to as u64;
+        }
+        if let Some(time) = &self.time {
+            time.apply(&mut out).map_err(|(i, e)| Error::InvalidValue {
+                store: self.chunks.store.name.clone(),
+                chunk: (range.start + i as u64) / chunk_len,
+                record: range.start + i as u64,
+                field: self.column.name.clone(),
+                offset: self.column.offset,
+                message: e.to_string(),
+            })?;
         }
         self.checks.check(&out).map_err(|bad| {
             let field = match bad.field.as_str() {
@@ -103,6 +119,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         let child = store.child(&column.name);
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
+        let time = time_decoding(&child, &meta, &column)?;
         let checks = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
             store: store.name.clone(),
             field: column.name.clone(),
@@ -116,6 +133,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
             column,
             chunks,
             checks,
+            time,
         });
     }
     let len = if opened.is_empty() { 0 } else { len };
