@@ -9,6 +9,7 @@ need_apt=()
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 command -v ncdump >/dev/null || need_apt+=(netcdf-bin)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v strace >/dev/null || need_apt+=(strace)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then sudo=()
   elif command -v sudo >/dev/null; then sudo=(sudo)

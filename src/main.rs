@@ -1,6 +1,7 @@
-//! The `ndl` command: describe NumPy files and Zarr stores in the Ndarray
-//! Data Language and the other array-description languages, and convert
-//! between them.
+//! The `ndl` command: describe NumPy files, Zarr stores and Parquet and
+//! Arrow files in the Ndarray Data Language and the other
+//! array-description languages, and convert between them. It parses
+//! arguments and prints; `ndl-formats` does the work.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -11,9 +12,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndl_formats::{ConvertOptions, DescribeOptions, Language, Progress, ReadOptions, SinkOptions};
 use ndl_runtime::npy::HeaderLimits;
 
-/// Describe the content of NumPy .npy and .npz files and Zarr stores in the
-/// Ndarray Data Language (NDL) and in other array-description languages, and
-/// convert between .npy/.npz files and Zarr stores.
+/// Describe NumPy .npy and .npz files, Zarr stores, and Parquet and Arrow
+/// IPC files in the Ndarray Data Language (NDL) and in other
+/// array-description languages, and convert between any two of them.
 #[derive(Parser)]
 #[command(name = "ndl", version, about, long_about = None)]
 struct Cli {
@@ -23,17 +24,19 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print a description of a .npy or .npz file, or of a Zarr store.
+    /// Print a description of a .npy, .npz, Parquet or Arrow file, or of a
+    /// Zarr store.
     ///
     /// An NDL sidecar beside the file (FILE with the extension .yaml or
     /// .yml, as `ndl_runtime::npy` writes it) adds what the file cannot
     /// hold: enum member names, descriptions and attributes. It is used only
     /// where its datatypes have the same layout as the file's.
     Describe(DescribeArgs),
-    /// Convert a .npy or .npz file to a Zarr store, or a Zarr store to a
-    /// .npy or .npz file.
+    /// Convert an array between any two formats: .npy, .npz, Zarr stores
+    /// (records or columns, v2 or v3), Parquet and Arrow IPC.
     ///
-    /// A DST ending in .zarr is a store, one ending in .npy or .npz a file.
+    /// DST's format is its name's ending: .npy, .npz, .zarr (or s3://),
+    /// .parquet, .arrow or .feather.
     /// The array streams through in bounded memory; a progress bar shows on
     /// a terminal. The destination appears only once complete.
     Convert(ConvertArgs),
@@ -56,11 +59,13 @@ struct UnlockArgs {
 
 #[derive(Args)]
 struct ConvertArgs {
-    /// The .npy or .npz file, or the Zarr store, to convert.
+    /// The file or store to convert (its format is read from its first
+    /// bytes; a directory is a Zarr store).
     #[arg(value_parser = location)]
     src: PathBuf,
 
-    /// Where to write: a .zarr store, or a .npy or .npz file.
+    /// Where to write: a .npy, .npz, .parquet, .arrow or .feather file, or a
+    /// .zarr store.
     #[arg(value_parser = location)]
     dst: PathBuf,
 
@@ -103,7 +108,8 @@ enum LayoutArg {
 
 #[derive(Args)]
 struct DescribeArgs {
-    /// The .npy or .npz file, or the Zarr store (a directory), to describe.
+    /// The .npy, .npz, Parquet or Arrow file, or the Zarr store (a
+    /// directory), to describe.
     #[arg(value_parser = location)]
     file: PathBuf,
 

@@ -18,6 +18,14 @@ pub enum Error {
     /// A Zarr store could not be read or written.
     #[error(transparent)]
     Zarr(#[from] ndl_zarr::Error),
+    /// A Parquet or Arrow IPC file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Arrow {
+        /// The file.
+        path: PathBuf,
+        /// What ndl-arrow found.
+        source: Box<ndl_arrow::Error>,
+    },
     /// An I/O error on `path`.
     #[error("{}: {source}", path.display())]
     Io {

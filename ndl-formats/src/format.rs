@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ndl_runtime::npy::{self, HeaderLimits};
 
+use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 use crate::contents::stem;
 use crate::error::{Error, Result};
 use crate::npy::{NpySink, NpySource};
@@ -25,6 +26,10 @@ pub enum Format {
     Npz,
     /// A Zarr store (v2 or v3): an array of records, or a group of columns.
     Zarr,
+    /// A Parquet file: a table of records.
+    Parquet,
+    /// An Arrow IPC file (`.arrow`, Feather v2): a table of records.
+    Arrow,
 }
 
 impl Format {
@@ -47,6 +52,12 @@ impl Format {
         if start.as_slice() == npy::MAGIC {
             return Ok(Format::Npy);
         }
+        if start.starts_with(b"PAR1") {
+            return Ok(Format::Parquet);
+        }
+        if start.as_slice() == b"ARROW1" {
+            return Ok(Format::Arrow);
+        }
         if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
             return Ok(Format::Npz);
         }
@@ -63,12 +74,14 @@ impl Format {
             Some("npy") => Ok(Format::Npy),
             Some("npz") => Ok(Format::Npz),
             Some("zarr") => Ok(Format::Zarr),
+            Some("parquet") => Ok(Format::Parquet),
+            Some("arrow" | "feather") => Ok(Format::Arrow),
             _ if is_remote(path) => Ok(Format::Zarr),
             _ => Err(Error::UnknownFormat {
                 path: path.to_path_buf(),
-                reason:
-                    "not a .npy or .npz file nor a .zarr store (say which by the name's ending)"
-                        .into(),
+                reason: "not a .npy, .npz, .parquet or .arrow file nor a .zarr store \
+                         (say which by the name's ending)"
+                    .into(),
             }),
         }
     }
@@ -90,7 +103,7 @@ fn not_an_array_file(start: &[u8]) -> String {
         .map(char::from)
         .collect();
     format!(
-        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file) nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
+        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file), a Parquet or Arrow IPC file nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
     )
 }
 
@@ -120,6 +133,8 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
             &options.limits,
         )?),
         Format::Zarr => Box::new(ZarrSource::open(path)?),
+        Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
+        Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
     })
 }
 
@@ -131,5 +146,7 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Npy => Box::new(NpySink::create(path, spec)?),
         Format::Npz => Box::new(NpzSink::create(path, &stem(source.location()), spec)?),
         Format::Zarr => Box::new(ZarrSink::create(path, source, &options.zarr)?),
+        Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
+        Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
     })
 }

@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arrow;
 mod contents;
 mod convert;
 mod describe;
@@ -40,6 +41,7 @@ mod source;
 mod spec;
 mod zarr;
 
+pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 pub use contents::{Arrangement, Contents, Entry};
 pub use convert::{convert, ConvertOptions, Progress};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};

@@ -17,7 +17,7 @@ use crate::contents::{Arrangement, Contents};
 use crate::error::{Error, Result};
 use crate::npy::{header_of, pass_through, refuse_existing, settle, spec_of, stopped, NpySource};
 use crate::sink::{Progress, Sink};
-use crate::source::Source;
+use crate::source::{Handover, Source};
 use crate::spec::ArraySpec;
 
 /// Bytes of elements the reading thread hands over at a time.
@@ -54,9 +54,7 @@ pub struct NpzSource {
     path: PathBuf,
     spec: ArraySpec,
     batches: Receiver<Message>,
-    /// The batch being handed out, and how much of it is.
-    current: Vec<u8>,
-    at: usize,
+    pending: Handover,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -84,8 +82,7 @@ impl NpzSource {
             path: member_path,
             spec,
             batches,
-            current: Vec::new(),
-            at: 0,
+            pending: Handover::default(),
             thread: Some(thread),
         })
     }
@@ -152,22 +149,13 @@ impl Source for NpzSource {
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         let size = self.spec.element_size().max(1);
-        let want = buf.len() / size * size;
-        let mut filled = 0;
-        while filled < want {
-            if self.at == self.current.len() {
-                match self.batches.recv() {
-                    Ok(Message::Batch(batch)) => (self.current, self.at) = (batch, 0),
-                    Ok(Message::Failed(e)) => return Err(e),
-                    // The thread has sent everything.
-                    Ok(Message::Header(_)) | Err(_) => break,
-                }
-            }
-            let n = (want - filled).min(self.current.len() - self.at);
-            buf[filled..filled + n].copy_from_slice(&self.current[self.at..self.at + n]);
-            (filled, self.at) = (filled + n, self.at + n);
-        }
-        Ok(filled / size)
+        let batches = &self.batches;
+        self.pending.fill(buf, size, || match batches.recv() {
+            Ok(Message::Batch(batch)) => Ok(Some(batch)),
+            Ok(Message::Failed(e)) => Err(e),
+            // The thread has sent everything.
+            Ok(Message::Header(_)) | Err(_) => Ok(None),
+        })
     }
 }
 

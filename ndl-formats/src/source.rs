@@ -54,3 +54,38 @@ pub fn for_each_batch(
         each(&buf[..n * size], done)?;
     }
 }
+
+/// Batches of elements that a reader hands out whole, given out again in
+/// the sizes [`Source::read`] asks for.
+#[derive(Debug, Default)]
+pub(crate) struct Handover {
+    current: Vec<u8>,
+    at: usize,
+}
+
+impl Handover {
+    /// Fills the front of `buf` with whole elements of `size` bytes from
+    /// the batches `next` gives, until `buf` is full or `next` gives
+    /// `None`; returns the number of elements.
+    pub(crate) fn fill(
+        &mut self,
+        buf: &mut [u8],
+        size: usize,
+        mut next: impl FnMut() -> Result<Option<Vec<u8>>>,
+    ) -> Result<usize> {
+        let want = buf.len() / size * size;
+        let mut filled = 0;
+        while filled < want {
+            if self.at == self.current.len() {
+                match next()? {
+                    Some(batch) => (self.current, self.at) = (batch, 0),
+                    None => break,
+                }
+            }
+            let n = (want - filled).min(self.current.len() - self.at);
+            buf[filled..filled + n].copy_from_slice(&self.current[self.at..self.at + n]);
+            (filled, self.at) = (filled + n, self.at + n);
+        }
+        Ok(filled / size)
+    }
+}

@@ -137,9 +137,12 @@ impl ZarrSink {
             refuse_existing(path)?;
         }
         one_dimensional(source.location(), source.spec())?;
+        let mut spec = source.spec().clone();
+        // Zarr has no array of arrays; the folded form has the same bytes.
+        spec.datatype = spec.datatype.folded();
         Ok(ZarrSink {
             path: path.to_path_buf(),
-            spec: source.spec().clone(),
+            spec,
             options: options.clone(),
         })
     }

@@ -38,7 +38,7 @@
 //! ```
 
 use crate::byte_shuffle::ByteShuffle;
-use crate::layout::Layout;
+use crate::record_plan::RecordPlan;
 use crate::records::{copy_fields, Direction, FieldCopy, InvalidValue};
 use crate::schema::{describe, join_field, same_scalar};
 use crate::{ByteOrder, Datatype};
@@ -53,9 +53,9 @@ pub struct FieldMap {
     /// The target's plan in the file's byte order: its swaps turn copied
     /// numbers to native order. Swapping after copying, in one pass, lets
     /// copies merge across numbers of different widths.
-    swaps: Layout,
+    swaps: RecordPlan,
     /// The target's plan in native order: its bool and enum checks.
-    checks: Layout,
+    checks: RecordPlan,
     /// How `apply` does the runs, worked out once.
     copier: Copier,
 }
@@ -132,8 +132,9 @@ impl FieldMap {
         target: &Datatype,
     ) -> Result<FieldMap, FieldMapError> {
         let file_size = file.size().ok_or(FieldMapError::NotFixedSize)?;
-        let swaps = Layout::new(target, file_order).ok_or(FieldMapError::NotFixedSize)?;
-        let checks = Layout::new(target, ByteOrder::NATIVE).ok_or(FieldMapError::NotFixedSize)?;
+        let swaps = RecordPlan::new(target, file_order).ok_or(FieldMapError::NotFixedSize)?;
+        let checks =
+            RecordPlan::new(target, ByteOrder::NATIVE).ok_or(FieldMapError::NotFixedSize)?;
         let mut runs = Vec::new();
         plan(file, target, "", 0, 0, &mut runs)?;
         let shuffle = match runs.len() {

@@ -30,13 +30,13 @@ mod byte_shuffle;
 mod datatype;
 pub mod field_map;
 pub mod lang;
-mod layout;
 #[cfg(feature = "ndarray")]
 pub mod ndarray_ext;
 pub mod ndl;
 mod ndl_type;
 pub mod npy;
 pub mod npz;
+mod record_plan;
 pub mod records;
 pub mod schema;
 pub mod time;

@@ -76,10 +76,10 @@ mod layout;
 mod lock;
 mod metadata;
 mod options;
+mod part_reader;
 mod reader;
 #[cfg(feature = "s3")]
 mod s3;
-mod source;
 mod staging;
 mod store;
 mod struct_type;

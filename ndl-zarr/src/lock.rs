@@ -395,3 +395,49 @@ fn renew(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_writer_at_a_time_and_none_after_the_drop() {
+        let store = Store::memory("m");
+        let lock = AppendLock::take(&store).unwrap();
+        assert!(matches!(
+            AppendLock::take(&store),
+            Err(Error::Locked { .. })
+        ));
+        drop(lock);
+        assert_eq!(store.get(APPEND_LOCK).unwrap(), None);
+        AppendLock::take(&store).unwrap();
+    }
+
+    #[test]
+    fn a_local_lock_of_a_process_that_is_gone_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::local(dir.path()).unwrap();
+        // No process has this id: Linux's pids stay below 2^22.
+        store.set(APPEND_LOCK, b"4294967295\n".to_vec()).unwrap();
+        let _lock = AppendLock::take(&store).unwrap();
+        let owner = Record::parse(&store.get(APPEND_LOCK).unwrap().unwrap());
+        assert_eq!(
+            (owner.host.as_str(), owner.pid),
+            (host(), std::process::id())
+        );
+        assert!(owner.expires_ms > now_ms());
+    }
+
+    #[test]
+    fn a_record_reads_back_and_an_old_one_is_stale() {
+        let record = Record::ours(Duration::from_secs(5), 1234);
+        let back = Record::parse(&record.to_bytes());
+        assert_eq!((back.pid, back.taken_ms), (std::process::id(), 1234));
+        assert!(back.expires_ms >= now_ms() + 4000);
+        let old = Record::parse(b"77\n");
+        assert_eq!(
+            (old.host.as_str(), old.pid, old.expires_ms),
+            (host(), 77, 0)
+        );
+    }
+}

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::layout::columns::ColumnsSource;
 use crate::layout::records::{packer, RecordsSource};
 use crate::options::ReadOptions;
-use crate::source::{self, records_range, shape_error};
+use crate::part_reader::{self, records_range, shape_error};
 use crate::store::Store;
 
 impl ReadOptions {
@@ -47,11 +47,11 @@ impl ReadOptions {
         if read_group(store)?.is_some() {
             let columns = ColumnsSource::open(store, &T::datatype(), std::mem::size_of::<T>())?;
             let (range, n) = records_range(store, range, columns.len())?;
-            return source::read_typed(&columns, &packer, range, n);
+            return part_reader::read_typed(&columns, &packer, range, n);
         }
         let (records, range, n) = RecordsSource::open(store, range)?;
         let records = records.for_type(&packer, self.by_name)?;
-        source::read_typed(&records, &packer, range, n)
+        part_reader::read_typed(&records, &packer, range, n)
     }
 }
 
@@ -63,7 +63,7 @@ pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Ve
         let packed = PackedLayout::new(&datatype).map_err(|e| shape_error(store, e.to_string()))?;
         let columns = ColumnsSource::open(store, packed.datatype(), packed.size())?;
         let (range, n) = records_range(store, range, columns.len())?;
-        return source::read_packed(&columns, range, n);
+        return part_reader::read_packed(&columns, range, n);
     }
     read_records_packed(store, range)
 }
@@ -72,5 +72,5 @@ pub(crate) fn read_packed(store: &Store, range: Option<Range<u64>>) -> Result<Ve
 /// store's root as packed records in native byte order.
 pub(crate) fn read_records_packed(store: &Store, range: Option<Range<u64>>) -> Result<Vec<u8>> {
     let (records, range, n) = RecordsSource::open(store, range)?;
-    source::read_packed(&records, range, n)
+    part_reader::read_packed(&records, range, n)
 }

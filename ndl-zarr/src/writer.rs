@@ -91,47 +91,48 @@ impl WriteOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ArrayWriter<T> {
-    core: Core,
+    /// The writer of the store's layout.
+    core: LayoutWriter,
     packer: Packer<T>,
     /// What the writer holds until `finish`.
     held: Held,
 }
 
 /// The writer of one layout.
-enum Core {
+enum LayoutWriter {
     Records(Box<Appender>),
     Columns(ColumnsWriter),
 }
 
-impl std::fmt::Debug for Core {
+impl std::fmt::Debug for LayoutWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Core::Records(a) => a.fmt(f),
-            Core::Columns(c) => c.fmt(f),
+            LayoutWriter::Records(a) => a.fmt(f),
+            LayoutWriter::Columns(c) => c.fmt(f),
         }
     }
 }
 
-impl Core {
+impl LayoutWriter {
     fn len(&self) -> u64 {
         match self {
-            Core::Records(a) => a.len,
-            Core::Columns(c) => c.len(),
+            LayoutWriter::Records(a) => a.len,
+            LayoutWriter::Columns(c) => c.len(),
         }
     }
 
     fn finish(self) -> Result<u64> {
         match self {
-            Core::Records(a) => a.commit(),
-            Core::Columns(c) => c.finish(),
+            LayoutWriter::Records(a) => a.commit(),
+            LayoutWriter::Columns(c) => c.finish(),
         }
     }
 
     /// Sets the length of a new store, whose records region writers store.
     fn resize(self, len: u64) -> Result<()> {
         match self {
-            Core::Records(a) => a.resize(len),
-            Core::Columns(c) => c.resize(len),
+            LayoutWriter::Records(a) => a.resize(len),
+            LayoutWriter::Columns(c) => c.resize(len),
         }
     }
 
@@ -144,17 +145,17 @@ impl Core {
         named_for: &Path,
         datatype: &Datatype,
         title: Option<&str>,
-    ) -> Result<Core> {
+    ) -> Result<LayoutWriter> {
         let dimension = options
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(named_for));
         prepare(&store)?;
         Ok(match options.layout {
-            Layout::Records => Core::Records(Box::new(records::create(
+            Layout::Records => LayoutWriter::Records(Box::new(records::create(
                 options, &store, datatype, &dimension,
             )?)),
-            Layout::Columns => Core::Columns(ColumnsWriter::create(
+            Layout::Columns => LayoutWriter::Columns(ColumnsWriter::create(
                 options, &store, datatype, title, &dimension,
             )?),
         })
@@ -173,7 +174,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
         let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;
-        let core = Core::create(options, store, dir, &T::datatype(), T::description())?;
+        let core = LayoutWriter::create(options, store, dir, &T::datatype(), T::description())?;
         Ok(ArrayWriter { core, packer, held })
     }
 
@@ -212,7 +213,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         let store = Store::open(dir.as_ref())?;
         let packer = packer::<T>(&store.name)?;
         if read_group(&store)?.is_some() {
-            let core = Core::Columns(ColumnsWriter::region(&store, &T::datatype(), range)?);
+            let core = LayoutWriter::Columns(ColumnsWriter::region(&store, &T::datatype(), range)?);
             return Ok(ArrayWriter {
                 core,
                 packer,
@@ -223,7 +224,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         check_type(&store, &meta.stored, &packer)?;
         records::check_records(&store, &meta)?;
         let chunks = crate::chunks::ChunkIo::new(&store, &meta)?;
-        let core = Core::Records(Box::new(Appender::region(chunks, meta, range)?));
+        let core = LayoutWriter::Records(Box::new(Appender::region(chunks, meta, range)?));
         Ok(ArrayWriter {
             core,
             packer,
@@ -254,12 +255,12 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             staging: None,
         };
         if group {
-            let core = Core::Columns(ColumnsWriter::open(&store, &T::datatype())?);
+            let core = LayoutWriter::Columns(ColumnsWriter::open(&store, &T::datatype())?);
             return Ok(ArrayWriter { core, packer, held });
         }
         // Read again under the lock: the length may have grown meanwhile.
         let meta = ArrayMeta::read(&store)?;
-        let core = Core::Records(Box::new(records::start(store, meta)?));
+        let core = LayoutWriter::Records(Box::new(records::start(store, meta)?));
         Ok(ArrayWriter { core, packer, held })
     }
 
@@ -277,10 +278,10 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub fn append(&mut self, records: &[T]) -> Result<()> {
         let packer = &self.packer;
         match &mut self.core {
-            Core::Records(a) => a.append_with(records.len(), &|range, out| {
+            LayoutWriter::Records(a) => a.append_with(records.len(), &|range, out| {
                 packer.pack(&records[range], out)
             }),
-            Core::Columns(c) => c.append_with(records.len(), &|range, fields, outs| {
+            LayoutWriter::Columns(c) => c.append_with(records.len(), &|range, fields, outs| {
                 packer.gather(&records[range], fields, outs)
             }),
         }
@@ -315,7 +316,8 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 /// ```
 #[derive(Debug)]
 pub struct PackedWriter {
-    core: Core,
+    /// The writer of the store's layout.
+    core: LayoutWriter,
     record: usize,
     /// What the writer holds until `finish`.
     held: Held,
@@ -338,7 +340,7 @@ impl PackedWriter {
         };
         let (store, held) = Held::new_store(options, dir)?;
         Ok(PackedWriter {
-            core: Core::create(options, store, dir, planned, None)?,
+            core: LayoutWriter::create(options, store, dir, planned, None)?,
             record: packed.size(),
             held,
         })
@@ -376,12 +378,14 @@ impl PackedWriter {
         }
         let bytes = |range: Range<usize>| &packed[range.start * size..range.end * size];
         match &mut self.core {
-            Core::Records(a) => a.append_with(packed.len() / size, &|range, out| {
+            LayoutWriter::Records(a) => a.append_with(packed.len() / size, &|range, out| {
                 out.copy_from_slice(bytes(range))
             }),
-            Core::Columns(c) => c.append_with(packed.len() / size, &|range, fields, outs| {
-                ndl_runtime::records::gather(bytes(range), size, fields, outs)
-            }),
+            LayoutWriter::Columns(c) => {
+                c.append_with(packed.len() / size, &|range, fields, outs| {
+                    ndl_runtime::records::gather(bytes(range), size, fields, outs)
+                })
+            }
         }
     }
 

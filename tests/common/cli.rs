@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use ndl_runtime::ndl::{Extent, Ndarray};
+
 pub use ndl_testkit::netcdf::{compile_cdl, ncgen};
 
 /// The binary under test.
@@ -34,6 +36,35 @@ pub fn ndl(args: &[&str]) -> Run {
         run.stderr
     );
     run
+}
+
+/// Every language `ndl describe --format` speaks.
+pub const FORMATS: [&str; 5] = ["ndl", "numpy", "datashape", "zarr", "cdl"];
+
+/// `ndl describe PATH --format FORMAT`, then `extra`.
+pub fn describe(path: &Path, format: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["describe", path.to_str().unwrap(), "--format", format];
+    args.extend_from_slice(extra);
+    ndl(&args)
+}
+
+/// `ndl convert SRC DST`, then `extra`.
+pub fn convert(src: &Path, dst: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["convert", src.to_str().unwrap(), dst.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    ndl(&args)
+}
+
+/// A conversion that succeeded: exit 0 and nothing at all printed; stderr
+/// is a pipe here, not a terminal, so no progress bar either.
+pub fn converted(run: Run, what: &str) {
+    assert_eq!(run.code, Some(0), "{what}: {run:#?}");
+    assert!(
+        run.stderr.is_empty(),
+        "{what}: stderr is not a terminal, yet something was printed (a progress bar?): {:?}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{what}: stdout not empty: {run:#?}");
 }
 
 /// Exit 0, something on stdout, nothing on stderr.
@@ -73,4 +104,16 @@ pub fn refused(run: &Run, path: &Path, words: &[&str]) {
         "{what}: one line expected: {}",
         run.stderr
     );
+}
+
+/// The shape of a described ndarray, every extent a number.
+pub fn shape_of(nd: &Ndarray) -> Vec<usize> {
+    nd.shape
+        .0
+        .iter()
+        .map(|e| match e {
+            Extent::Size(n) => *n,
+            other => panic!("a numeric extent expected, got {other:?}"),
+        })
+        .collect()
 }

@@ -65,7 +65,7 @@ pub struct Description {
 pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> Result<Description> {
     let format = Format::of_existing(path)?;
     let mut contents = read_contents(path, format, options)?;
-    let sidecar = if options.sidecar && format != Format::Zarr {
+    let sidecar = if options.sidecar && matches!(format, Format::Npy | Format::Npz) {
         sidecar::read(path, &mut contents.warnings)
     } else {
         None
@@ -98,6 +98,8 @@ pub fn read_contents(path: &Path, format: Format, options: &DescribeOptions) -> 
         Format::Npy => crate::npy::contents(path, &options.limits),
         Format::Npz => crate::npz::contents(path, &options.limits),
         Format::Zarr => crate::zarr::contents(path),
+        Format::Parquet => crate::arrow::contents(path, crate::arrow::ColumnFile::Parquet),
+        Format::Arrow => crate::arrow::contents(path, crate::arrow::ColumnFile::Ipc),
     }
 }
 

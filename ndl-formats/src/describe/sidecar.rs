@@ -15,10 +15,7 @@ pub(super) type Sidecar = (PathBuf, ndl::File);
 /// that reads; one that is there but does not read is worth a warning: the
 /// user expects its names in the output.
 pub(super) fn read(path: &Path, warnings: &mut Vec<String>) -> Option<Sidecar> {
-    let side_path = npy::find_sidecar(path)?;
-    let parsed = std::fs::read_to_string(&side_path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| ndl::File::from_yaml(&text).map_err(|e| e.to_string()));
+    let (side_path, parsed) = npy::read_sidecar(path)?;
     match parsed {
         Ok(sidecar) => Some((side_path, sidecar)),
         Err(e) => {

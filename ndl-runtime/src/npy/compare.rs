@@ -8,7 +8,7 @@
 
 use super::shape::{checked_product, is_also_c_order};
 use super::{ByteOrder, Error, Header, Result};
-use crate::layout::{BadValue, Layout};
+use crate::record_plan::{BadValue, RecordPlan};
 use crate::schema::first_difference;
 use crate::{Datatype, NdlType};
 
@@ -79,20 +79,20 @@ pub(crate) fn record_shape(header: &Header, expected: &Datatype) -> Result<Recor
 }
 
 /// The plan for `T` in `order`, checked against `T`'s real size.
-pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<Layout> {
+pub(crate) fn layout_for<T: NdlType>(dt: &Datatype, order: ByteOrder) -> Result<RecordPlan> {
     plan_for::<T>(dt, &|_| order)
 }
 
 /// The plan for `T` reading the data `header` describes, each number in
 /// the file's order for it. `T`'s datatype has the file element's offsets,
 /// repeated when `T` is an array of elements.
-pub(crate) fn file_layout_for<T: NdlType>(dt: &Datatype, header: &Header) -> Result<Layout> {
+pub(crate) fn file_layout_for<T: NdlType>(dt: &Datatype, header: &Header) -> Result<RecordPlan> {
     let element = header.datatype.size().unwrap_or(0).max(1);
     plan_for::<T>(dt, &|at| header.byte_order_at(at % element))
 }
 
-fn plan_for<T: NdlType>(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Result<Layout> {
-    let layout = Layout::with_orders(dt, orders).ok_or_else(|| Error::TypeMismatch {
+fn plan_for<T: NdlType>(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Result<RecordPlan> {
+    let layout = RecordPlan::with_orders(dt, orders).ok_or_else(|| Error::TypeMismatch {
         field: String::new(),
         message: "the type's datatype has no fixed size".into(),
     })?;
@@ -110,7 +110,12 @@ fn plan_for<T: NdlType>(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> R
 }
 
 /// The error for a bool or enum value that is not valid.
-pub(crate) fn bad_value(dt: &Datatype, layout: &Layout, data_offset: u64, bad: &BadValue) -> Error {
+pub(crate) fn bad_value(
+    dt: &Datatype,
+    layout: &RecordPlan,
+    data_offset: u64,
+    bad: &BadValue,
+) -> Error {
     let (field, message) = bad.explain(dt);
     Error::InvalidValue {
         record: bad.record as u64,

@@ -8,7 +8,7 @@ use memmap2::Mmap;
 
 use super::compare::{bad_value, check_datatype, file_layout_for, RecordShape};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
-use crate::layout::Layout;
+use crate::record_plan::RecordPlan;
 use crate::NdlType;
 
 /// A `.npy` file mapped into memory, viewed as a slice of `T`.
@@ -171,7 +171,7 @@ impl<T: NdlType> std::ops::Deref for MmapArray<T> {
 /// Native byte order and an aligned data address, or why not.
 fn check_mappable<T>(
     header: &Header,
-    layout: &Layout,
+    layout: &RecordPlan,
     data_addr: usize,
     read_instead: &str,
 ) -> Result<()> {

@@ -16,7 +16,7 @@ use super::io::{read_full, Counting};
 use super::record_vec::RecordVec;
 use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::field_map::FieldMap;
-use crate::layout::{BadValue, Layout};
+use crate::record_plan::{BadValue, RecordPlan};
 use crate::schema::first_difference;
 use crate::{Datatype, NdlType};
 
@@ -352,7 +352,7 @@ enum Stop {
 fn read_records<T: NdlType, R: Read>(
     r: &mut R,
     records: usize,
-    layout: &Layout,
+    layout: &RecordPlan,
     known_len: bool,
 ) -> std::result::Result<Vec<T>, Stop> {
     let itemsize = layout.itemsize;
@@ -404,9 +404,9 @@ struct ByName<'a> {
     map: &'a FieldMap,
     /// Puts the numbers stored in the file's other byte order into its
     /// main one, which `map` converts from; `None` when all share one.
-    one_order: Option<&'a Layout>,
+    one_order: Option<&'a RecordPlan>,
     /// `T`'s checks.
-    layout: &'a Layout,
+    layout: &'a RecordPlan,
 }
 
 fn read_records_by_name<T: NdlType, R: Read>(
@@ -490,7 +490,7 @@ mod tests {
     #[test]
     fn reads_stop_at_the_end_of_input() {
         let bytes = [1u8; 10];
-        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        let layout = RecordPlan::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
         match read_records::<u32, _>(&mut &bytes[..], 1_000_000_000, &layout, false) {
             Err(Stop::Eof(got)) => assert_eq!(got, 10),
             _ => panic!("expected a short read"),
@@ -505,7 +505,7 @@ mod tests {
         let bytes: Vec<u8> = (0..n as u32)
             .flat_map(|i| i.swap_bytes().to_ne_bytes())
             .collect();
-        let layout = Layout::new(&Datatype::UInt32, other).unwrap();
+        let layout = RecordPlan::new(&Datatype::UInt32, other).unwrap();
         for known in [true, false] {
             let got = match read_records::<u32, _>(&mut &bytes[..], n, &layout, known) {
                 Ok(v) => v,

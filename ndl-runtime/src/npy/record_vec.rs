@@ -3,7 +3,7 @@
 use std::io::ErrorKind;
 use std::mem::MaybeUninit;
 
-use crate::layout::{BadValue, Layout};
+use crate::record_plan::{BadValue, RecordPlan};
 use crate::records::advise_huge_pages;
 use crate::NdlType;
 
@@ -71,7 +71,7 @@ impl<T: NdlType> RecordVec<T> {
     /// `layout` of `T` in the file's order) and checks their values; on
     /// success they count as valid. The record index of a bad value is
     /// counted from the start of the vector.
-    pub fn check(&mut self, layout: &Layout, n: usize) -> std::result::Result<(), BadValue> {
+    pub fn check(&mut self, layout: &RecordPlan, n: usize) -> std::result::Result<(), BadValue> {
         let start = self.checked;
         let size = layout.itemsize;
         let bytes = &mut self.bytes_mut(start)[..n * size];
@@ -112,7 +112,7 @@ mod tests {
         assert_eq!(v.v.len(), 5);
         assert!(v.bytes_mut(0).iter().all(|&b| b == 0));
         v.bytes_mut(4).copy_from_slice(&7u32.to_ne_bytes());
-        let layout = Layout::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
+        let layout = RecordPlan::new(&Datatype::UInt32, ByteOrder::NATIVE).unwrap();
         v.check(&layout, 2).unwrap();
         v.check(&layout, 3).unwrap();
         assert_eq!(v.into_vec(), [0, 0, 0, 0, 7]);
@@ -122,7 +122,7 @@ mod tests {
     #[should_panic(expected = "records read but not checked")]
     fn unchecked_records_never_become_values() {
         let mut v = RecordVec::<bool>::zeroed(3).unwrap();
-        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        let layout = RecordPlan::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
         v.check(&layout, 2).unwrap();
         let _ = v.into_vec();
     }
@@ -131,7 +131,7 @@ mod tests {
     fn bad_bools_are_found_with_their_index() {
         let mut v = RecordVec::<bool>::zeroed(3).unwrap();
         v.bytes_mut(2)[0] = 2;
-        let layout = Layout::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
+        let layout = RecordPlan::new(&Datatype::Bool, ByteOrder::NATIVE).unwrap();
         v.check(&layout, 1).unwrap();
         let bad = v.check(&layout, 2).unwrap_err();
         assert_eq!((bad.record, bad.offset), (2, 0));

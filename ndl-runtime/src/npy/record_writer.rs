@@ -10,14 +10,14 @@ use std::sync::mpsc::sync_channel;
 use super::compare::layout_for;
 use super::staging::{Staging, PREFIX_BYTES};
 use super::{ByteOrder, Result};
-use crate::layout::Layout;
+use crate::record_plan::RecordPlan;
 use crate::records::{assume_init, record_bytes};
 use crate::NdlType;
 
 /// Writes the data of records of `T` (no header), keeping its staging
 /// buffers between calls so a stream of batches allocates once.
 pub(crate) struct RecordWriter<T> {
-    layout: Layout,
+    layout: RecordPlan,
     /// The file offset of the next byte written (the header's length at
     /// first): staged writes end on aligned file offsets.
     offset: u64,
@@ -254,7 +254,7 @@ fn parallel() -> bool {
 /// behind the I/O. `w` stays on this thread; the helper sees only the
 /// records' bytes.
 fn write_pipelined<W: Write>(
-    layout: &Layout,
+    layout: &RecordPlan,
     out: &mut AlignedWriter<'_, W>,
     chunks: Chunks<'_>,
     buffers: &mut [Staging],

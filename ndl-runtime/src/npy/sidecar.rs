@@ -32,6 +32,26 @@ pub fn find_sidecar(npy: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The NDL sidecar beside `npy` ([`find_sidecar`]) and its document, or
+/// why it does not read; `None` when there is no sidecar.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let npy = dir.path().join("t.npy");
+/// assert!(ndl_runtime::npy::read_sidecar(&npy).is_none());
+/// std::fs::write(dir.path().join("t.yaml"), "not: [an, NDL document")?;
+/// let (path, doc) = ndl_runtime::npy::read_sidecar(&npy).unwrap();
+/// assert!(path.ends_with("t.yaml") && doc.is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_sidecar(npy: &Path) -> Option<(PathBuf, std::result::Result<ndl::File, String>)> {
+    let path = find_sidecar(npy)?;
+    let doc = std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| ndl::File::from_yaml(&text).map_err(|e| e.to_string()));
+    Some((path, doc))
+}
+
 /// The name the array has in its sidecar: the file's stem.
 fn array_name(npy: &Path) -> String {
     npy.file_stem()
@@ -137,10 +157,9 @@ pub(crate) fn check<T: NdlType>(npy: &Path) -> Result<()> {
 /// The sidecar beside `npy` that describes its array, and the datatype it
 /// gives; `None` when there is none (see [`check`]).
 pub(crate) fn described(npy: &Path) -> Option<(PathBuf, Datatype)> {
-    let path = find_sidecar(npy)?;
-    let text = std::fs::read_to_string(&path).ok()?;
-    let doc = ndl::File::from_yaml(&text).ok()?;
+    let (path, doc) = read_sidecar(npy)?;
     let datatype = doc
+        .ok()?
         .ndarray(&format!("/{}", array_name(npy)))?
         .datatype
         .clone()?;

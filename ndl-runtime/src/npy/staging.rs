@@ -3,7 +3,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::layout::{CopyOp, Layout};
+use crate::record_plan::{CopyOp, RecordPlan};
 use crate::records::assume_init;
 
 /// Room kept in front of staged records for bytes carried over from the
@@ -26,7 +26,7 @@ impl Staging {
     /// Copies `records` (whole records' memory, padding included) into
     /// the buffer, zeroes their padding and swaps their numbers to the
     /// file's order.
-    pub(super) fn fill(&mut self, layout: &Layout, records: &[MaybeUninit<u8>]) {
+    pub(super) fn fill(&mut self, layout: &RecordPlan, records: &[MaybeUninit<u8>]) {
         let n = records.len();
         self.ready = 0;
         if self.buf.len() < PREFIX_BYTES + n {
@@ -66,7 +66,7 @@ impl Staging {
 ///
 /// One pass over the buffer per padding piece: each pass is a tight loop
 /// of one constant-size store per record, and the chunk stays in cache.
-fn zero_padding(layout: &Layout, buf: &mut [MaybeUninit<u8>]) {
+fn zero_padding(layout: &RecordPlan, buf: &mut [MaybeUninit<u8>]) {
     let size = layout.itemsize;
     // The common case, two short gaps (after a field, at the end): one
     // pass with two stores per record (measured 29.6 against 22.3 GB/s for
@@ -99,7 +99,7 @@ fn zero_padding(layout: &Layout, buf: &mut [MaybeUninit<u8>]) {
 }
 
 /// [`zero_padding`] with one pass per padding piece.
-fn zero_padding_passes(layout: &Layout, buf: &mut [MaybeUninit<u8>]) {
+fn zero_padding_passes(layout: &RecordPlan, buf: &mut [MaybeUninit<u8>]) {
     let size = layout.itemsize;
     for op in &layout.padding {
         let records = buf.chunks_exact_mut(size);
@@ -157,7 +157,7 @@ mod tests {
                 .map(|&o| crate::Member::new(format!("f{o}"), o, Datatype::UInt8))
                 .collect();
             let dt = Datatype::Compound(Compound { size, members });
-            let layout = Layout::new(&dt, ByteOrder::NATIVE).unwrap();
+            let layout = RecordPlan::new(&dt, ByteOrder::NATIVE).unwrap();
             let mut buf = vec![MaybeUninit::new(0xffu8); size * 5];
             zero_padding(&layout, &mut buf);
             for (i, b) in buf.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! The packed form of a datatype: its fields back to back, no gaps.
 
-use crate::layout::{BadValue, Layout};
+use crate::record_plan::{BadValue, RecordPlan};
 use crate::{Array, ByteOrder, Compound, Datatype, Member};
 
 /// The packed form of a fixed-size datatype: every compound's members back
@@ -13,7 +13,7 @@ pub struct PackedLayout {
     datatype: Datatype,
     /// The plan of `datatype` in the opposite byte order: its swaps turn
     /// every number around; its checks do not depend on the order.
-    plan: Layout,
+    plan: RecordPlan,
 }
 
 /// Why a datatype cannot be packed or a type cannot be packed with it.
@@ -65,8 +65,8 @@ impl PackedLayout {
     /// ```
     pub fn new(dt: &Datatype) -> Result<PackedLayout, PackError> {
         let datatype = packed(dt).ok_or(PackError::NotFixedSize)?;
-        let plan =
-            Layout::new(&datatype, ByteOrder::NATIVE.opposite()).ok_or(PackError::NotFixedSize)?;
+        let plan = RecordPlan::new(&datatype, ByteOrder::NATIVE.opposite())
+            .ok_or(PackError::NotFixedSize)?;
         Ok(PackedLayout { datatype, plan })
     }
 

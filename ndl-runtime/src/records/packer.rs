@@ -7,14 +7,14 @@ use super::memory::{assume_init, record_bytes};
 use super::packed::{InvalidValue, PackError, PackedLayout};
 use super::record_buf::RecordsMut;
 use super::repacker::Repacker;
-use crate::layout::Layout;
+use crate::record_plan::RecordPlan;
 use crate::{ByteOrder, NdlType};
 
 /// Packs and unpacks records of `T` (see the [module docs](crate::records)).
 pub struct Packer<T> {
     repacker: Repacker,
     /// The plan of `T` in memory: its field spans, and its checks.
-    memory: Layout,
+    memory: RecordPlan,
     _records: std::marker::PhantomData<fn(T) -> T>,
 }
 
@@ -37,7 +37,7 @@ impl<T: NdlType> Packer<T> {
             });
         }
         let memory =
-            Layout::new(&T::datatype(), ByteOrder::NATIVE).ok_or(PackError::NotFixedSize)?;
+            RecordPlan::new(&T::datatype(), ByteOrder::NATIVE).ok_or(PackError::NotFixedSize)?;
         Ok(Packer {
             repacker,
             memory,

@@ -1,7 +1,7 @@
 //! The two layouts of a store ([`Layout`](crate::Layout)): [`records`],
 //! one array whose elements are whole records, and [`columns`], a group
 //! with one array per leaf field. Each reads through the one reading path
-//! ([`Source`](crate::source::Source)) and writes through appenders.
+//! ([`PartSource`](crate::part_reader::PartSource)) and writes through appenders.
 
 pub(crate) mod columns;
 pub(crate) mod records;

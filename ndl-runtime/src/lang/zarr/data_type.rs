@@ -36,7 +36,9 @@ impl Datatype {
     /// ```
     pub fn to_zarr_v2_dtype(&self, order: ByteOrder) -> Result<Value, LangError> {
         self.validate()?;
-        v2_dtype(self, order, &[])
+        // Zarr has no array of arrays: NumPy's ('<f8', (5,)) within (2,)
+        // is its (2, 5).
+        v2_dtype(&self.folded(), order, &[])
     }
 
     /// The Zarr v3 `data_type` of this datatype: a name, a
@@ -66,7 +68,7 @@ impl Datatype {
         if *self == Datatype::String {
             return Ok(json!("string"));
         }
-        v3_data_type(self, &[])
+        v3_data_type(&self.folded(), &[])
     }
 }
 

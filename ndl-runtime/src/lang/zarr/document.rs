@@ -254,7 +254,8 @@ pub fn v2_array_metadata(
     shape: &[u64],
     chunks: Option<&[u64]>,
 ) -> Result<Value, LangError> {
-    let (element, shape, chunks) = fold_array(dt, shape, chunks, Language::ZarrV2)?;
+    let dt = dt.folded();
+    let (element, shape, chunks) = fold_array(&dt, shape, chunks, Language::ZarrV2)?;
     ArrayDocument {
         order,
         ..ArrayDocument::new(ZarrFormat::V2, element.clone(), shape, chunks)
@@ -285,7 +286,8 @@ pub fn v3_array_metadata(
     shape: &[u64],
     chunks: Option<&[u64]>,
 ) -> Result<Value, LangError> {
-    let (element, shape, chunks) = fold_array(dt, shape, chunks, Language::ZarrV3)?;
+    let dt = dt.folded();
+    let (element, shape, chunks) = fold_array(&dt, shape, chunks, Language::ZarrV3)?;
     ArrayDocument {
         order,
         attributes: Some(Map::new()),

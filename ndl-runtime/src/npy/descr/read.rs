@@ -3,10 +3,10 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use crate::layout::merge_spans;
 use crate::npy::literal::{Lit, Value};
 use crate::npy::repr::py_repr_str;
 use crate::npy::{parse_scalar_typestr, ByteOrder, Error, Result};
+use crate::record_plan::merge_spans;
 use crate::schema::join_field;
 use crate::time::TimeError;
 use crate::{Array, Charset, Compound, Datatype, Member, TimeType};

@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::descr::{write_descr, write_shape};
 use super::shape::checked_product;
 use super::{ByteOrder, Error, Result};
-use crate::layout::Layout;
+use crate::record_plan::RecordPlan;
 use crate::Datatype;
 
 /// The magic string every `.npy` file starts with.
@@ -111,7 +111,7 @@ impl Header {
     }
 
     /// The plan that swaps the numbers in `other_order`, if there are any.
-    pub(crate) fn other_order_plan(&self) -> Option<Layout> {
+    pub(crate) fn other_order_plan(&self) -> Option<RecordPlan> {
         if self.other_order.is_empty() {
             return None;
         }
@@ -119,7 +119,7 @@ impl Header {
             true => ByteOrder::NATIVE.opposite(),
             false => ByteOrder::NATIVE,
         };
-        Layout::with_orders(&self.datatype, &swapped)
+        RecordPlan::with_orders(&self.datatype, &swapped)
     }
 
     /// The number of elements: the product of `shape` (1 for `()`).

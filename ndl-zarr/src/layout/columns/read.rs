@@ -1,4 +1,4 @@
-//! Reading the columns layout back into records, as a [`Source`]: each
+//! Reading the columns layout back into records, as a [`PartSource`]: each
 //! part of the records takes its values from every column, which are
 //! checked, then interleaved.
 
@@ -13,7 +13,7 @@ use super::{plan, Column, Style};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::source::{invalid, Source};
+use crate::part_reader::{invalid, PartSource};
 use crate::store::Store;
 
 /// Checks that the array `meta` holds the values of column `c`.
@@ -191,7 +191,7 @@ impl ColumnsSource {
     }
 }
 
-impl Source for ColumnsSource {
+impl PartSource for ColumnsSource {
     fn store(&self) -> &Store {
         &self.store
     }

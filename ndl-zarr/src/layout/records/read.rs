@@ -1,4 +1,4 @@
-//! Reading one array of records: the records layout as a [`Source`], whose
+//! Reading one array of records: the records layout as a [`PartSource`], whose
 //! parts are slices of decoded chunks.
 
 use std::ops::Range;
@@ -10,7 +10,7 @@ use ndl_runtime::{ByteOrder, NdlType};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::source::{invalid, records_range, shape_error, Source};
+use crate::part_reader::{invalid, records_range, shape_error, PartSource};
 use crate::store::Store;
 
 /// The array of records of a store, opened for reading.
@@ -71,7 +71,7 @@ impl RecordsSource {
     }
 }
 
-impl Source for RecordsSource {
+impl PartSource for RecordsSource {
     fn store(&self) -> &Store {
         &self.chunks.store
     }

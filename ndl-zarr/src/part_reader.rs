@@ -1,6 +1,6 @@
 //! The one reading path of both layouts. The records asked for are cut
 //! into parts, one per chunk (the first starting where the range does),
-//! which are filled in parallel from a [`Source`]: the layout's half of a
+//! which are filled in parallel from a [`PartSource`]: the layout's half of a
 //! read, which says where a part's bytes come from.
 
 use std::ops::Range;
@@ -15,14 +15,14 @@ use crate::store::Store;
 
 /// Where the records of a read come from: one array of records, or
 /// columns.
-pub(crate) trait Source: Sync {
+pub(crate) trait PartSource: Sync {
     /// The store read, for messages and for the threads that fit it.
     fn store(&self) -> &Store;
 
     /// Records per chunk: every part but the first starts on a multiple.
     fn chunk_len(&self) -> u64;
 
-    /// The bytes of a record [`packed`](Source::packed) writes.
+    /// The bytes of a record [`packed`](PartSource::packed) writes.
     fn record_size(&self) -> usize;
 
     /// Writes records `first..` (as many as `out` holds, all in one chunk)
@@ -40,7 +40,7 @@ pub(crate) trait Source: Sync {
 
 /// Reads records `range`, `n` of them, into `T`s.
 pub(crate) fn read_typed<T: NdlType + Send + Sync>(
-    source: &impl Source,
+    source: &impl PartSource,
     packer: &Packer<T>,
     range: Range<u64>,
     n: usize,
@@ -62,7 +62,11 @@ pub(crate) fn read_typed<T: NdlType + Send + Sync>(
 }
 
 /// Reads records `range`, `n` of them, packed in native byte order.
-pub(crate) fn read_packed(source: &impl Source, range: Range<u64>, n: usize) -> Result<Vec<u8>> {
+pub(crate) fn read_packed(
+    source: &impl PartSource,
+    range: Range<u64>,
+    n: usize,
+) -> Result<Vec<u8>> {
     let store = source.store();
     let size = source.record_size();
     let total = n.checked_mul(size).ok_or_else(|| {
@@ -151,7 +155,7 @@ mod tests {
         asked: Mutex<Vec<(u64, usize)>>,
     }
 
-    impl Source for Counting {
+    impl PartSource for Counting {
         fn store(&self) -> &Store {
             &self.store
         }

@@ -31,7 +31,7 @@ use crate::Datatype;
 
 /// What to do to every record of one datatype.
 #[derive(Clone, Debug)]
-pub(crate) struct Layout {
+pub(crate) struct RecordPlan {
     /// Record size in bytes.
     pub itemsize: usize,
     /// Byte ranges covered by fields, merged and sorted.
@@ -56,16 +56,16 @@ pub(crate) struct SwapRun {
     pub count: usize,
 }
 
-impl Layout {
+impl RecordPlan {
     /// The plan for records of `dt` stored in `order`. `None` when the
     /// datatype has no fixed size (variable-length members, references).
-    pub fn new(dt: &Datatype, order: ByteOrder) -> Option<Layout> {
-        Layout::with_orders(dt, &|_| order)
+    pub fn new(dt: &Datatype, order: ByteOrder) -> Option<RecordPlan> {
+        RecordPlan::with_orders(dt, &|_| order)
     }
 
     /// The plan for records of `dt` whose number at byte offset `at` is
     /// stored in `orders(at)`: NumPy lets each field have its own order.
-    pub fn with_orders(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Option<Layout> {
+    pub fn with_orders(dt: &Datatype, orders: &dyn Fn(usize) -> ByteOrder) -> Option<RecordPlan> {
         let mut b = Builder {
             orders,
             spans: Vec::new(),
@@ -76,7 +76,7 @@ impl Layout {
         b.visit(dt, 0)?;
         let field_spans = merge_spans(b.spans);
         let itemsize = dt.size()?;
-        Some(Layout {
+        Some(RecordPlan {
             itemsize,
             padding: copy_ops(&gaps(&field_spans, itemsize)),
             field_spans,
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn spans_and_padding() {
-        let l = Layout::new(&sample(), ByteOrder::NATIVE).unwrap();
+        let l = RecordPlan::new(&sample(), ByteOrder::NATIVE).unwrap();
         assert_eq!(l.itemsize, 24);
         assert_eq!(l.field_spans, vec![0..1, 2..4, 8..12, 16..24]);
         assert!(!l.is_dense());
@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn swaps_in_the_other_order() {
-        let l = Layout::new(&sample(), ByteOrder::NATIVE.opposite()).unwrap();
+        let l = RecordPlan::new(&sample(), ByteOrder::NATIVE.opposite()).unwrap();
         assert_eq!(
             l.swaps,
             vec![
@@ -279,7 +279,7 @@ mod tests {
             ]
         );
         let c = Datatype::Complex64.array_of(&[3]);
-        let l = Layout::new(&c, ByteOrder::NATIVE.opposite()).unwrap();
+        let l = RecordPlan::new(&c, ByteOrder::NATIVE.opposite()).unwrap();
         assert_eq!(
             l.swaps,
             vec![SwapRun {
@@ -297,7 +297,7 @@ mod tests {
     fn each_number_is_swapped_by_its_own_order() {
         let other = ByteOrder::NATIVE.opposite();
         let orders = |at: usize| if at == 16 { other } else { ByteOrder::NATIVE };
-        let l = Layout::with_orders(&sample(), &orders).unwrap();
+        let l = RecordPlan::with_orders(&sample(), &orders).unwrap();
         let only = SwapRun {
             offset: 16,
             width: 8,
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn an_array_of_enums_is_one_check() {
         let dt = color().array_of(&[1000, 3]);
-        let l = Layout::new(&dt, ByteOrder::NATIVE).unwrap();
+        let l = RecordPlan::new(&dt, ByteOrder::NATIVE).unwrap();
         assert_eq!(l.enums.len(), 1);
         assert_eq!(l.enums[0].count, 3000);
         let mut records = Vec::new();
@@ -336,16 +336,16 @@ mod tests {
                 .unwrap(),
         ] {
             assert!(
-                Layout::new(&dt, ByteOrder::NATIVE).unwrap().is_dense(),
+                RecordPlan::new(&dt, ByteOrder::NATIVE).unwrap().is_dense(),
                 "{dt:?}"
             );
         }
-        assert!(Layout::new(&Datatype::String, ByteOrder::NATIVE).is_none());
+        assert!(RecordPlan::new(&Datatype::String, ByteOrder::NATIVE).is_none());
     }
 
     #[test]
     fn validation_finds_bad_values() {
-        let l = Layout::new(&sample(), ByteOrder::NATIVE).unwrap();
+        let l = RecordPlan::new(&sample(), ByteOrder::NATIVE).unwrap();
         let mut rec = vec![0u8; 48];
         rec[2..4].copy_from_slice(&7i16.to_ne_bytes());
         rec[26..28].copy_from_slice(&(-1i16).to_ne_bytes());
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn the_first_bad_value_in_file_order_is_reported() {
-        let l = Layout::new(&sample(), ByteOrder::NATIVE).unwrap();
+        let l = RecordPlan::new(&sample(), ByteOrder::NATIVE).unwrap();
         let mut rec = vec![0u8; 72];
         for r in 0..3 {
             rec[r * 24 + 2..r * 24 + 4].copy_from_slice(&7i16.to_ne_bytes());

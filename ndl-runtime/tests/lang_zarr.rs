@@ -1,7 +1,7 @@
 //! Zarr v2 and v3 metadata from our datatypes, read by the installed
 //! zarr-python with record bytes built here by hand.
 
-mod common;
+use ndl_testkit as common;
 
 use std::path::Path;
 

@@ -23,7 +23,7 @@ pub(crate) enum EnumValues {
     Sorted(Vec<i128>),
 }
 
-/// A value that is not valid for its field, found by [`Layout::validate`].
+/// A value that is not valid for its field, found by [`RecordPlan::validate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BadValue {
     /// Index of the record within the checked bytes.

@@ -1,0 +1,212 @@
+//! Records to one record batch and back: the entry points on Rust values
+//! and on raw bytes of a datatype.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use ndl_runtime::records::{Packer, RecordBuf};
+use ndl_runtime::{ByteOrder, Datatype, NdlType};
+
+use crate::error::Error;
+use crate::gather::{self, RawRecords, TypedRecords};
+use crate::plan::Plan;
+use crate::scatter::{self, ReadOptions};
+use crate::schema::schema_of;
+
+/// The Arrow schema of `T`'s records (see [`schema_of`]).
+///
+/// # Panics
+/// If `T`'s datatype has no Arrow form: variable-length data or references,
+/// which no derived type holds.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, NdlType)]
+/// #[repr(C)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let schema = ndl_arrow::schema::<Point>();
+/// assert_eq!(schema.field(1).name(), "y");
+/// ```
+pub fn schema<T: NdlType>() -> Schema {
+    schema_of(&T::datatype()).expect("the record type has an Arrow form")
+}
+
+/// `records` as one Arrow record batch of [`schema::<T>()`](schema): one
+/// pass over their memory, padding never read.
+///
+/// # Errors
+/// A `T` whose datatype has no Arrow form, or more than 2 GiB of text in
+/// one string column.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Point { id: u8, x: f64 }
+///
+/// let points = [Point { id: 1, x: 0.5 }, Point { id: 2, x: -1.0 }];
+/// let batch = ndl_arrow::to_record_batch(&points)?;
+/// assert_eq!(batch.num_rows(), 2);
+/// assert_eq!(ndl_arrow::from_record_batch::<Point>(&batch)?, points);
+/// # Ok::<(), ndl_arrow::Error>(())
+/// ```
+pub fn to_record_batch<T: NdlType>(records: &[T]) -> Result<RecordBatch, Error> {
+    let dt = T::datatype();
+    let schema = Arc::new(schema_of(&dt)?);
+    let records = TypedRecords {
+        records,
+        packer: Packer::new()?,
+    };
+    gather::to_batch(&dt, ByteOrder::NATIVE, &records, schema)
+}
+
+/// The records of a record batch, its columns matched to `T`'s members by
+/// name, in any order; a batch with columns `T` has no member for is
+/// refused (see [`from_record_batch_with`]).
+///
+/// # Errors
+/// A missing column, one of a wrong type, a null, an enum name that is no
+/// member, a string too long for its field: each names the column (and
+/// the record).
+pub fn from_record_batch<T: NdlType>(batch: &RecordBatch) -> Result<Vec<T>, Error> {
+    from_record_batch_with(batch, &ReadOptions::default())
+}
+
+/// [`from_record_batch`] with options; `options.byte_order` is ignored:
+/// Rust values are native.
+///
+/// ```
+/// use ndl_arrow::ReadOptions;
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Wide { a: u8, b: u16 }
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Narrow { b: u16 }
+///
+/// let batch = ndl_arrow::to_record_batch(&[Wide { a: 1, b: 2 }])?;
+/// let err = ndl_arrow::from_record_batch::<Narrow>(&batch).unwrap_err();
+/// assert!(err.to_string().starts_with("column `a`"));
+/// let options = ReadOptions { ignore_extra_columns: true, ..Default::default() };
+/// assert_eq!(ndl_arrow::from_record_batch_with::<Narrow>(&batch, &options)?, [Narrow { b: 2 }]);
+/// # Ok::<(), ndl_arrow::Error>(())
+/// ```
+pub fn from_record_batch_with<T: NdlType>(
+    batch: &RecordBatch,
+    options: &ReadOptions,
+) -> Result<Vec<T>, Error> {
+    let dt = T::datatype();
+    let packer = Packer::<T>::new()?;
+    let plan = plan(&dt)?;
+    let options = ReadOptions {
+        byte_order: ByteOrder::NATIVE,
+        ..*options
+    };
+    let leaves = scatter::decode(&plan, &dt, batch, &options)?;
+    let n = batch.num_rows();
+    let mut records = RecordBuf::<T>::zeroed(n)
+        .map_err(|_| Error::OutOfMemory(n.saturating_mul(std::mem::size_of::<T>())))?;
+    for mut part in records.parts_mut(n.max(1)) {
+        packer
+            .fill(&mut part, |bytes| scatter::fill(&plan, &leaves, bytes))
+            .map_err(|bad| Error::Value {
+                record: bad.record,
+                column: bad.field,
+                message: bad.message,
+            })?;
+    }
+    Ok(records.into_vec().expect("every part was filled"))
+}
+
+/// Records of `dt` laid out as it says (its offsets and record size,
+/// numbers in `order`) as one Arrow record batch of [`schema_of(dt)`](schema_of).
+/// Padding is never read.
+///
+/// # Errors
+/// A datatype without an Arrow form, bytes that are not whole records, a
+/// bool byte neither 0 nor 1, an enum value that is no member, a string
+/// that is not UTF-8: each names the column and the record.
+///
+/// ```
+/// use ndl_runtime::{ByteOrder, Compound, Datatype};
+///
+/// let dt = Datatype::Compound(Compound::c_layout([("ok", Datatype::Bool), ("n", Datatype::UInt16)])?);
+/// let records = [1, 0xAA, 7, 0, /* */ 0, 0xAA, 9, 0];
+/// let batch = ndl_arrow::to_record_batch_raw(&dt, ByteOrder::Little, &records)?;
+/// assert_eq!(batch.num_rows(), 2);
+/// let back = ndl_arrow::from_record_batch_raw(&dt, &batch, &Default::default())?;
+/// assert_eq!(back, [1, 0, 7, 0, 0, 0, 9, 0]); // the padding comes back zero
+///
+/// let err = ndl_arrow::to_record_batch_raw(&dt, ByteOrder::Little, &[2, 0, 0, 0]).unwrap_err();
+/// assert_eq!(err.to_string(), "record 0, column `ok`: the bool byte is 2, not 0 or 1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_record_batch_raw(
+    dt: &Datatype,
+    order: ByteOrder,
+    records: &[u8],
+) -> Result<RecordBatch, Error> {
+    raw_batch(dt, order, records, Arc::new(schema_of(dt)?))
+}
+
+/// [`to_record_batch_raw`] with `schema`, which [`schema_of`] made of `dt`
+/// (and a writer may have added metadata to).
+pub(crate) fn raw_batch(
+    dt: &Datatype,
+    order: ByteOrder,
+    records: &[u8],
+    schema: Arc<Schema>,
+) -> Result<RecordBatch, Error> {
+    let record = dt.size().unwrap_or(0);
+    // Records of no bytes are only ever no records.
+    let whole = match record {
+        0 => records.is_empty(),
+        _ => records.len().is_multiple_of(record),
+    };
+    if !whole {
+        return Err(Error::PartialRecord {
+            len: records.len(),
+            record,
+        });
+    }
+    let records = RawRecords {
+        bytes: records,
+        record,
+    };
+    gather::to_batch(dt, order, &records, schema)
+}
+
+/// The records of `dt` in `batch`, laid out as `dt` says, numbers in
+/// `options.byte_order`, padding zero; columns matched by name.
+///
+/// # Errors
+/// As [`from_record_batch`].
+pub fn from_record_batch_raw(
+    dt: &Datatype,
+    batch: &RecordBatch,
+    options: &ReadOptions,
+) -> Result<Vec<u8>, Error> {
+    let plan = plan(dt)?;
+    let leaves = scatter::decode(&plan, dt, batch, options)?;
+    let len = batch.num_rows().saturating_mul(plan.record);
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory(len))?;
+    out.resize(len, 0);
+    scatter::fill(&plan, &leaves, &mut out);
+    Ok(out)
+}
+
+/// The plan of `dt`, or why it has none.
+pub(crate) fn plan(dt: &Datatype) -> Result<Plan<'_>, Error> {
+    // The schema names the part without an Arrow form; every datatype
+    // with a schema has a fixed size, so a plan.
+    schema_of(dt)?;
+    Ok(Plan::new(dt).expect("a datatype with an Arrow schema has a plan"))
+}

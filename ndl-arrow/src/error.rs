@@ -1,0 +1,141 @@
+//! What can go wrong, each case naming the column or the record it is
+//! about.
+
+use std::path::PathBuf;
+
+/// Why records could not be turned into Arrow data or back, or a file not
+/// be written or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A datatype that has no Arrow form here: variable-length data,
+    /// references (and, until issue #19, time).
+    #[error("column `{column}`: the datatype {datatype} has no Arrow form in ndl-arrow")]
+    Unsupported {
+        /// The dotted path of the column.
+        column: String,
+        /// The datatype, in NDL YAML.
+        datatype: String,
+    },
+    /// The datatype breaks a rule of its own (overlapping members, a size
+    /// that overflows, ...).
+    #[error("the datatype is not well formed: {0}")]
+    Datatype(#[from] ndl_runtime::DatatypeError),
+    /// The Rust type's datatype does not describe it (a wrong `NdlType`
+    /// impl), or it has no fixed size.
+    #[error("the record type cannot be packed: {0}")]
+    Pack(#[from] ndl_runtime::records::PackError),
+    /// The bytes handed in are not whole records of the datatype.
+    #[error("{len} bytes are not whole records of {record} bytes")]
+    PartialRecord {
+        /// The number of bytes.
+        len: usize,
+        /// The record size.
+        record: usize,
+    },
+    /// A value the datatype, or the Arrow column, cannot hold: a bool byte
+    /// that is neither 0 nor 1, an enum value or name that is no member, a
+    /// string that is not UTF-8 or too long, a null.
+    #[error("record {record}, column `{column}`: {message}")]
+    Value {
+        /// The index of the record (the row).
+        record: usize,
+        /// The dotted path of the value, array indices included (`pts[1].x`).
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The Arrow data does not have the columns the datatype needs: one is
+    /// missing, of another type, or not asked for.
+    #[error("column `{column}`: {message}")]
+    Schema {
+        /// The dotted path of the column.
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The NDL datatype kept in a file's schema metadata is unreadable or
+    /// does not describe the file's columns.
+    #[error("the schema metadata `{key}`: {message}")]
+    Metadata {
+        /// The metadata key.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// One batch would hold more string bytes than Arrow's 32-bit offsets
+    /// reach: write fewer records at a time.
+    #[error(
+        "column `{column}`: more than 2 GiB of text in one batch; convert fewer records at a time"
+    )]
+    TooLarge {
+        /// The dotted path of the column.
+        column: String,
+    },
+    /// The memory for the records could not be had.
+    #[error("cannot allocate {0} bytes")]
+    OutOfMemory(usize),
+    /// The arrow crates refused the data (a malformed Arrow IPC file, say).
+    #[error("{context}: {source}")]
+    Arrow {
+        /// What was being done, and where.
+        context: String,
+        /// The error.
+        source: arrow_schema::ArrowError,
+    },
+    /// The parquet crate refused the data (a malformed Parquet file, say).
+    #[error("{context}: {source}")]
+    Parquet {
+        /// What was being done, and where.
+        context: String,
+        /// The error.
+        source: parquet::errors::ParquetError,
+    },
+    /// A file's own description of itself does not hold (a column chunk
+    /// outside the file, say): a corrupted file.
+    #[error("{context}: a corrupted file: {message}")]
+    Corrupt {
+        /// The file.
+        context: String,
+        /// What does not hold.
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn schema(column: &str, message: impl Into<String>) -> Error {
+        Error::Schema {
+            column: column.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn arrow(
+        context: impl Into<String>,
+    ) -> impl FnOnce(arrow_schema::ArrowError) -> Error {
+        let context = context.into();
+        move |source| Error::Arrow { context, source }
+    }
+
+    pub(crate) fn parquet(
+        context: impl Into<String>,
+    ) -> impl FnOnce(parquet::errors::ParquetError) -> Error {
+        let context = context.into();
+        move |source| Error::Parquet { context, source }
+    }
+
+    pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! Rows to columns: records (raw bytes of a datatype, or Rust values) into
+//! one Arrow record batch.
+//!
+//! Two stages. First every leaf's bytes are copied out of the records,
+//! block by block so that a block stays in the cache while each field is
+//! copied in its own loop (the runtime's `gather`, which reads field
+//! bytes only, never padding); numbers land in the very buffers the Arrow
+//! arrays then own. Then the leaves that are not plain numbers (bools,
+//! enums, strings) are checked and converted, and the arrays assembled
+//! into structs and fixed-size lists.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::types::*;
+use arrow_array::{
+    ArrayRef, BooleanArray, DictionaryArray, FixedSizeBinaryArray, FixedSizeListArray,
+    PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use ndl_runtime::records::Packer;
+use ndl_runtime::{ByteOrder, Charset, Datatype, Enum, NdlType};
+
+use crate::error::Error;
+use crate::plan::{swap, Kind, Leaf, Plan};
+use crate::schema::{self, ITEM};
+
+/// Records whose field bytes can be copied out, column by column.
+pub(crate) trait Records {
+    /// The number of records.
+    fn len(&self) -> usize;
+
+    /// Copies byte ranges `fields` of every record into `outs`, back to back.
+    fn gather(&self, fields: &[Range<usize>], outs: &mut [&mut [u8]]);
+}
+
+/// Records as bytes laid out as their datatype says.
+pub(crate) struct RawRecords<'a> {
+    pub bytes: &'a [u8],
+    pub record: usize,
+}
+
+impl Records for RawRecords<'_> {
+    fn len(&self) -> usize {
+        self.bytes.len().checked_div(self.record).unwrap_or(0)
+    }
+
+    fn gather(&self, fields: &[Range<usize>], outs: &mut [&mut [u8]]) {
+        ndl_runtime::records::gather(self.bytes, self.record, fields, outs);
+    }
+}
+
+/// Rust records, read through their [`Packer`], which knows where their
+/// field bytes are.
+pub(crate) struct TypedRecords<'a, T> {
+    pub records: &'a [T],
+    pub packer: Packer<T>,
+}
+
+impl<T: NdlType> Records for TypedRecords<'_, T> {
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    fn gather(&self, fields: &[Range<usize>], outs: &mut [&mut [u8]]) {
+        self.packer.gather(self.records, fields, outs);
+    }
+}
+
+/// The record batch of `records` of `dt`, their numbers in `order`, with
+/// `schema` (which [`schema::schema_of`] made of `dt`).
+pub(crate) fn to_batch(
+    dt: &Datatype,
+    order: ByteOrder,
+    records: &dyn Records,
+    schema: Arc<Schema>,
+) -> Result<RecordBatch, Error> {
+    let plan = Plan::new(dt).expect("the schema was made of the datatype, so it has a plan");
+    let n = records.len();
+    let mut buffers = copy_leaves(&plan, records)?;
+    if order != ByteOrder::NATIVE {
+        for (leaf, buffer) in plan.leaves.iter().zip(&mut buffers) {
+            swap(buffer.as_slice_mut(), leaf.kind.swap_unit(leaf.width));
+        }
+    }
+    let mut leaves = plan.leaves.iter().zip(buffers);
+    let columns = schema::columns(dt)
+        .into_iter()
+        .map(|(name, dt, _)| assemble(dt, name, n, &mut leaves))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(n));
+    RecordBatch::try_new_with_options(schema, columns, &options)
+        .map_err(Error::arrow("assembling the record batch"))
+}
+
+/// Each leaf's values of every record, back to back, in one buffer each.
+fn copy_leaves(plan: &Plan<'_>, records: &dyn Records) -> Result<Vec<MutableBuffer>, Error> {
+    let n = records.len();
+    let mut buffers = plan
+        .leaves
+        .iter()
+        .map(|leaf| zeroed(n * leaf.per_record * leaf.width))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Leaves in one run each go straight to their buffers, in one pass.
+    let mut fields = Vec::new();
+    let mut outs = Vec::new();
+    let mut strided = Vec::new();
+    for (leaf, buffer) in plan.leaves.iter().zip(&mut buffers) {
+        match leaf.runs.as_slice() {
+            [] => {}
+            [run] => {
+                fields.push(run.clone());
+                outs.push(buffer.as_slice_mut());
+            }
+            _ => strided.push((leaf, buffer.as_slice_mut())),
+        }
+    }
+    records.gather(&fields, &mut outs);
+    // The values of an array of compounds are strided: each run apart,
+    // then interleaved.
+    for (leaf, out) in strided {
+        let mut parts: Vec<Vec<u8>> = leaf.runs.iter().map(|r| vec![0; n * r.len()]).collect();
+        let mut part_outs: Vec<&mut [u8]> = parts.iter_mut().map(Vec::as_mut_slice).collect();
+        records.gather(&leaf.runs, &mut part_outs);
+        let per_record = leaf.per_record * leaf.width;
+        let mut at = 0;
+        for (run, part) in leaf.runs.iter().zip(&parts) {
+            for (record, bytes) in part.chunks_exact(run.len()).enumerate() {
+                let start = record * per_record + at;
+                out[start..start + run.len()].copy_from_slice(bytes);
+            }
+            at += run.len();
+        }
+    }
+    Ok(buffers)
+}
+
+/// A buffer of `len` zero bytes; an error rather than an abort when the
+/// memory is not there. Fresh zeroed memory comes from the kernel
+/// untouched, so the zeros cost nothing until written.
+pub(crate) fn zeroed(len: usize) -> Result<MutableBuffer, Error> {
+    MutableBuffer::try_from_len_zeroed(len).map_err(|_| Error::OutOfMemory(len))
+}
+
+/// The array of `len` values of `dt` at `path`, from the next leaves.
+fn assemble<'p, 'a: 'p>(
+    dt: &Datatype,
+    path: &str,
+    len: usize,
+    leaves: &mut impl Iterator<Item = (&'p Leaf<'a>, MutableBuffer)>,
+) -> Result<ArrayRef, Error> {
+    Ok(match dt {
+        Datatype::Compound(c) => {
+            let DataType::Struct(fields) = schema::data_type_of(dt, path)? else {
+                unreachable!("a compound is a struct")
+            };
+            let children = c
+                .members
+                .iter()
+                .map(|m| assemble(&m.datatype, &format!("{path}.{}", m.name), len, leaves))
+                .collect::<Result<Vec<_>, _>>()?;
+            Arc::new(
+                StructArray::try_new_with_length(fields, children, None, len)
+                    .map_err(Error::arrow(format!("column `{path}`")))?,
+            )
+        }
+        Datatype::Array(a) => {
+            let count = a.element_count().unwrap_or(0);
+            let mut array = assemble(&a.base, path, len * count, leaves)?;
+            for (i, &d) in a.shape.iter().enumerate().rev() {
+                // The lists of this dimension: one per element of the outer ones.
+                let lists = len * a.shape[..i].iter().product::<usize>();
+                let item = Arc::new(Field::new(ITEM, array.data_type().clone(), false));
+                let size = i32::try_from(d).expect("checked by the schema");
+                array = Arc::new(
+                    FixedSizeListArray::try_new_with_length(item, size, array, None, lists)
+                        .map_err(Error::arrow(format!("column `{path}`")))?,
+                );
+            }
+            array
+        }
+        Datatype::Complex64 | Datatype::Complex128 => {
+            let DataType::Struct(fields) = schema::data_type_of(dt, path)? else {
+                unreachable!("a complex number is a struct")
+            };
+            let mut part = || {
+                let (leaf, buffer) = leaves.next().expect("a leaf for each part");
+                leaf_array(leaf, buffer, len)
+            };
+            let re = part()?;
+            let im = part()?;
+            Arc::new(StructArray::new(fields, vec![re, im], None))
+        }
+        _ => {
+            let (leaf, buffer) = leaves.next().expect("a leaf for each plain value");
+            leaf_array(leaf, buffer, len)?
+        }
+    })
+}
+
+/// The array of a leaf's `len` values, from their bytes.
+fn leaf_array(leaf: &Leaf<'_>, bytes: MutableBuffer, len: usize) -> Result<ArrayRef, Error> {
+    Ok(match &leaf.kind {
+        Kind::Number(t) => number_array(t, bytes.into(), len),
+        Kind::Bool => {
+            let bytes = bytes.as_slice();
+            if let Some(i) = bytes.iter().position(|&b| b > 1) {
+                return Err(leaf_error(
+                    leaf,
+                    i,
+                    format!("the bool byte is {}, not 0 or 1", bytes[i]),
+                ));
+            }
+            Arc::new(BooleanArray::new(
+                BooleanBuffer::collect_bool(len, |i| bytes[i] != 0),
+                None,
+            ))
+        }
+        Kind::Enum(e) => enum_array(leaf, e, bytes.as_slice(), len)?,
+        Kind::Text(s) => text_array(leaf, s.charset, bytes.as_slice(), leaf.width)?,
+        Kind::Opaque => Arc::new(
+            FixedSizeBinaryArray::try_new_with_len(
+                i32::try_from(leaf.width).expect("checked by the schema"),
+                bytes.into(),
+                None,
+                len,
+            )
+            .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?,
+        ),
+    })
+}
+
+fn leaf_error(leaf: &Leaf<'_>, index: usize, message: String) -> Error {
+    Error::Value {
+        record: leaf.record_of(index),
+        column: leaf.path_of(index),
+        message,
+    }
+}
+
+/// The primitive array of type `t` owning `buffer`.
+fn number_array(t: &DataType, buffer: Buffer, len: usize) -> ArrayRef {
+    macro_rules! array {
+        ($($variant:ident => $arrow:ty),*) => {
+            match t {
+                $(DataType::$variant => Arc::new(PrimitiveArray::<$arrow>::new(ScalarBuffer::new(buffer, 0, len), None)),)*
+                other => unreachable!("{other} is no number leaf"),
+            }
+        };
+    }
+    array!(
+        Int8 => Int8Type, UInt8 => UInt8Type, Int16 => Int16Type, UInt16 => UInt16Type,
+        Int32 => Int32Type, UInt32 => UInt32Type, Int64 => Int64Type, UInt64 => UInt64Type,
+        Float16 => Float16Type, Float32 => Float32Type, Float64 => Float64Type
+    )
+}
+
+/// An enum's values (native integers of its base) as dictionary keys into
+/// its member names.
+fn enum_array(leaf: &Leaf<'_>, e: &Enum, bytes: &[u8], len: usize) -> Result<ArrayRef, Error> {
+    let width = e.base.size();
+    let signed = e.base.is_signed();
+    // Members sorted by value, for a binary search; a table for one byte.
+    let mut by_value: Vec<(i128, usize)> = e
+        .members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.value, i))
+        .collect();
+    by_value.sort_unstable();
+    let mut table = [None; 256];
+    if width == 1 {
+        for &(v, i) in &by_value {
+            table[(v as u8) as usize] = Some(i);
+        }
+    }
+    let index = |i: usize| -> Result<usize, Error> {
+        let raw = &bytes[i * width..(i + 1) * width];
+        if width == 1 {
+            if let Some(k) = table[raw[0] as usize] {
+                return Ok(k);
+            }
+        }
+        let value = widen(raw, signed);
+        if width > 1 {
+            if let Ok(at) = by_value.binary_search_by_key(&value, |&(v, _)| v) {
+                return Ok(by_value[at].1);
+            }
+        }
+        Err(leaf_error(
+            leaf,
+            i,
+            format!("{value} is no member of the enum"),
+        ))
+    };
+    let names = Arc::new(StringArray::from_iter_values(
+        e.members.iter().map(|m| m.name.as_str()),
+    ));
+    macro_rules! keys {
+        ($key:ty, $native:ty) => {{
+            let keys = (0..len)
+                .map(|i| index(i).map(|k| k as $native))
+                .collect::<Result<Vec<_>, _>>()?;
+            Arc::new(
+                DictionaryArray::<$key>::try_new(PrimitiveArray::from(keys), names)
+                    .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?,
+            )
+        }};
+    }
+    Ok(match schema::dictionary_key(e) {
+        DataType::Int8 => keys!(Int8Type, i8),
+        DataType::Int16 => keys!(Int16Type, i16),
+        _ => keys!(Int32Type, i32),
+    })
+}
+
+/// A native integer of `raw.len()` bytes, widened.
+pub(crate) fn widen(raw: &[u8], signed: bool) -> i128 {
+    let mut wide = [0u8; 16];
+    wide[..raw.len()].copy_from_slice(raw);
+    if cfg!(target_endian = "big") {
+        wide[..raw.len()].reverse();
+    }
+    let unsigned = u128::from_le_bytes(wide);
+    let bits = 8 * raw.len() as u32;
+    if signed && bits < 128 && unsigned >> (bits - 1) & 1 == 1 {
+        (unsigned | (u128::MAX << bits)) as i128
+    } else {
+        unsigned as i128
+    }
+}
+
+/// Fixed strings (`width` bytes each, native byte order) as UTF-8 with
+/// trailing NULs trimmed.
+fn text_array(
+    leaf: &Leaf<'_>,
+    charset: Charset,
+    bytes: &[u8],
+    width: usize,
+) -> Result<ArrayRef, Error> {
+    let values = bytes.len().checked_div(width).unwrap_or(0);
+    let too_large = || Error::TooLarge {
+        column: leaf.path_of(0),
+    };
+    let mut offsets = Vec::with_capacity(values + 1);
+    offsets.push(0i32);
+    let mut text: Vec<u8> = Vec::with_capacity(bytes.len().min(i32::MAX as usize));
+    let all_ascii = charset == Charset::Ascii && bytes.is_ascii();
+    for i in 0..values {
+        let value = &bytes[i * width..(i + 1) * width];
+        match charset {
+            Charset::Ascii => {
+                let end = value.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                let value = &value[..end];
+                if !all_ascii {
+                    if let Err(e) = std::str::from_utf8(value) {
+                        return Err(leaf_error(
+                            leaf,
+                            i,
+                            format!("the string is not UTF-8 ({e}): {}", value.escape_ascii()),
+                        ));
+                    }
+                }
+                text.extend_from_slice(value);
+            }
+            Charset::Utf32 => {
+                let units: Vec<u32> = value
+                    .chunks_exact(4)
+                    .map(|c| u32::from_ne_bytes(c.try_into().expect("4 bytes")))
+                    .collect();
+                let end = units.iter().rposition(|&u| u != 0).map_or(0, |p| p + 1);
+                for &unit in &units[..end] {
+                    let c = char::from_u32(unit).ok_or_else(|| {
+                        leaf_error(
+                            leaf,
+                            i,
+                            format!("the string holds {unit:#x}, which is no Unicode character"),
+                        )
+                    })?;
+                    let mut utf8 = [0; 4];
+                    text.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+            }
+        }
+        offsets.push(i32::try_from(text.len()).map_err(|_| too_large())?);
+    }
+    let array = StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(text),
+        None,
+    )
+    .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?;
+    Ok(Arc::new(array))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_widen_with_their_sign() {
+        assert_eq!(widen(&(-5i16).to_ne_bytes(), true), -5);
+        assert_eq!(widen(&u64::MAX.to_ne_bytes(), false), u64::MAX as i128);
+        assert_eq!(widen(&i64::MIN.to_ne_bytes(), true), i64::MIN as i128);
+        assert_eq!(widen(&[0xFF], false), 255);
+    }
+}

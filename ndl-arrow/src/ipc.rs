@@ -1,0 +1,350 @@
+//! Arrow IPC files (`.arrow`, `.feather` v2) of records: written a batch at
+//! a time through a file that appears only once complete, read back a
+//! batch at a time.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::FileReader;
+use arrow_ipc::writer::FileWriter;
+use arrow_schema::SchemaRef;
+use ndl_runtime::{ByteOrder, Datatype, NdlType};
+
+use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::error::Error;
+use crate::file::{batch_rows, open, Staged};
+use crate::infer::{check, datatype_of};
+use crate::scatter::ReadOptions;
+use crate::schema::{schema_of, schema_with_order, stored_byte_order};
+
+/// Writes `records` to a new Arrow IPC file at `path` (replacing any),
+/// in batches of about 8 MiB. The file appears only once complete.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Point { id: u32, x: f64 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("points.arrow");
+/// let points = vec![Point { id: 1, x: 0.5 }];
+/// ndl_arrow::write_ipc(&path, &points)?;
+/// assert_eq!(ndl_arrow::read_ipc::<Point>(&path)?, points);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
+    let mut writer = IpcWriter::create(path)?;
+    writer.append(records)?;
+    writer.finish()
+}
+
+/// Reads every record of an Arrow IPC file, its columns matched to `T`'s
+/// members by name; columns `T` has no member for are refused (see
+/// [`read_ipc_with`]).
+///
+/// # Errors
+/// As [`read_parquet`](crate::read_parquet).
+pub fn read_ipc<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
+    read_ipc_with(path, &ReadOptions::default())
+}
+
+/// [`read_ipc`] with options.
+pub fn read_ipc_with<T: NdlType>(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<Vec<T>, Error> {
+    let mut reader = Reader::open(path.as_ref(), Some(&T::datatype()), options)?;
+    let mut records = Vec::new();
+    while let Some(batch) = reader.next_batch()? {
+        let part = from_record_batch_with::<T>(&batch, options)?;
+        if records.is_empty() {
+            records = part;
+        } else {
+            records.extend_from_slice(&part);
+        }
+    }
+    Ok(records)
+}
+
+/// An Arrow IPC file of `T` records being written: each
+/// [`append`](Self::append) goes out in batches of about 8 MiB, and the
+/// file appears at its path only on [`finish`](Self::finish). Dropped
+/// unfinished, it leaves nothing.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Tick { n: u64 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("ticks.feather");
+/// let mut writer = ndl_arrow::IpcWriter::<Tick>::create(&path)?;
+/// writer.append(&[Tick { n: 1 }, Tick { n: 2 }])?;
+/// writer.finish()?;
+/// assert_eq!(ndl_arrow::read_ipc::<Tick>(&path)?.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct IpcWriter<T> {
+    sink: Sink,
+    _records: std::marker::PhantomData<fn(&T)>,
+}
+
+impl<T> std::fmt::Debug for IpcWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IpcWriter")
+            .field("path", &self.sink.staged.dest())
+            .finish()
+    }
+}
+
+impl<T: NdlType> IpcWriter<T> {
+    /// Starts an Arrow IPC file of `T` records at `path`.
+    pub fn create(path: impl AsRef<Path>) -> Result<IpcWriter<T>, Error> {
+        let schema = Arc::new(schema_of(&T::datatype())?);
+        Ok(IpcWriter {
+            sink: Sink::create(path.as_ref(), schema)?,
+            _records: std::marker::PhantomData,
+        })
+    }
+
+    /// Writes `records`.
+    pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
+        for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
+            self.sink.write(&to_record_batch(part)?)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
+}
+
+/// An Arrow IPC file of records of a runtime datatype, handed in as
+/// bytes; it appears at its path only on [`finish`](Self::finish), and
+/// dropped unfinished leaves nothing.
+///
+/// ```
+/// use ndl_arrow::{IpcRecordReader, IpcRecordWriter, ReadOptions};
+/// use ndl_runtime::{ByteOrder, Datatype};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.arrow");
+/// let mut writer = IpcRecordWriter::create(&path, &Datatype::UInt16, ByteOrder::Little)?;
+/// writer.write(&[1, 0, 2, 0])?;
+/// writer.finish()?;
+///
+/// let mut reader = IpcRecordReader::open(&path, &ReadOptions::default())?;
+/// assert_eq!(reader.datatype(), &Datatype::UInt16);
+/// assert_eq!(reader.next_records()?.unwrap(), [1u16.to_ne_bytes(), 2u16.to_ne_bytes()].concat());
+/// assert_eq!(reader.next_records()?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct IpcRecordWriter {
+    sink: Sink,
+    datatype: Datatype,
+    order: ByteOrder,
+    schema: SchemaRef,
+}
+
+impl IpcRecordWriter {
+    /// Starts an Arrow IPC file at `path` of records of `datatype` whose
+    /// numbers are in `order`.
+    pub fn create(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        order: ByteOrder,
+    ) -> Result<IpcRecordWriter, Error> {
+        let schema = Arc::new(schema_with_order(datatype, order)?);
+        Ok(IpcRecordWriter {
+            sink: Sink::create(path.as_ref(), schema.clone())?,
+            datatype: datatype.clone(),
+            order,
+            schema,
+        })
+    }
+
+    /// Writes whole records laid out as the datatype says.
+    pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
+        let record = self.datatype.size().unwrap_or(0).max(1);
+        if !records.len().is_multiple_of(record) {
+            return Err(Error::PartialRecord {
+                len: records.len(),
+                record,
+            });
+        }
+        for part in records.chunks(batch_rows(record) * record) {
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            self.sink.write(&batch)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
+}
+
+/// Reads the records of an Arrow IPC file as bytes of their datatype, a
+/// stored batch at a time.
+#[derive(Debug)]
+pub struct IpcRecordReader {
+    reader: Reader,
+    options: ReadOptions,
+}
+
+impl IpcRecordReader {
+    /// Opens an Arrow IPC file; its records' datatype is the one its
+    /// metadata keeps, or else one made of its columns (see
+    /// [`datatype_of`]).
+    pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<IpcRecordReader, Error> {
+        Ok(IpcRecordReader {
+            reader: Reader::open(path.as_ref(), None, options)?,
+            options: *options,
+        })
+    }
+
+    /// Opens an Arrow IPC file to read records of `datatype` from it, the
+    /// columns matched by name.
+    pub fn open_as(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        options: &ReadOptions,
+    ) -> Result<IpcRecordReader, Error> {
+        Ok(IpcRecordReader {
+            reader: Reader::open(path.as_ref(), Some(datatype), options)?,
+            options: *options,
+        })
+    }
+
+    /// The number of records in the file, as its record batches' headers
+    /// say.
+    pub fn len(&self) -> u64 {
+        self.reader.rows
+    }
+
+    /// Whether the file holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The datatype of the records read.
+    pub fn datatype(&self) -> &Datatype {
+        &self.reader.datatype
+    }
+
+    /// The file's Arrow schema, its metadata included.
+    pub fn schema(&self) -> SchemaRef {
+        self.reader.batches.schema()
+    }
+
+    /// The byte order the records had when the file was written from
+    /// bytes, as its metadata says ([`BYTE_ORDER_KEY`](crate::schema::BYTE_ORDER_KEY)).
+    pub fn stored_byte_order(&self) -> Option<ByteOrder> {
+        stored_byte_order(&self.reader.batches.schema())
+    }
+
+    /// The next records, laid out as [`datatype`](Self::datatype) says, in
+    /// the options' byte order; `None` at the end.
+    pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        let Some(batch) = self.reader.next_batch()? else {
+            return Ok(None);
+        };
+        from_record_batch_raw(&self.reader.datatype, &batch, &self.options).map(Some)
+    }
+}
+
+/// An IPC file writer into a staged file.
+struct Sink {
+    writer: FileWriter<BufWriter<File>>,
+    staged: Staged,
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink")
+            .field("path", &self.staged.dest())
+            .finish()
+    }
+}
+
+impl Sink {
+    fn create(path: &Path, schema: SchemaRef) -> Result<Sink, Error> {
+        let staged = Staged::create(path)?;
+        let writer = FileWriter::try_new(staged.writer()?, &schema)
+            .map_err(Error::arrow(format!("{}", path.display())))?;
+        Ok(Sink { writer, staged })
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        self.writer
+            .write(batch)
+            .map_err(Error::arrow(format!("{}", self.staged.dest().display())))
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let Sink { mut writer, staged } = self;
+        let context = format!("{}", staged.dest().display());
+        writer.finish().map_err(Error::arrow(context.clone()))?;
+        let mut file = writer.into_inner().map_err(Error::arrow(context))?;
+        std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
+        staged.persist()
+    }
+}
+
+/// Record batches of an IPC file, checked against a datatype before any
+/// is read.
+#[derive(Debug)]
+struct Reader {
+    batches: FileReader<BufReader<File>>,
+    datatype: Datatype,
+    context: String,
+    /// The rows of every record batch, as the file's blocks say.
+    rows: u64,
+}
+
+impl Reader {
+    fn open(
+        path: &Path,
+        datatype: Option<&Datatype>,
+        options: &ReadOptions,
+    ) -> Result<Reader, Error> {
+        let context = format!("{}", path.display());
+        let mut file = open(path)?;
+        let rows = crate::ipc_check::check(&mut file).map_err(|message| Error::Corrupt {
+            context: context.clone(),
+            message,
+        })?;
+        let batches = FileReader::try_new(BufReader::new(file), None)
+            .map_err(Error::arrow(context.clone()))?;
+        let schema = batches.schema();
+        let datatype = match datatype {
+            Some(dt) => dt.clone(),
+            None => datatype_of(&schema)?,
+        };
+        check(&datatype, &schema, options)?;
+        Ok(Reader {
+            batches,
+            datatype,
+            context,
+            rows,
+        })
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
+        self.batches
+            .next()
+            .transpose()
+            .map_err(Error::arrow(self.context.clone()))
+    }
+}

@@ -1,0 +1,62 @@
+//! Typed records to and from Arrow record batches, Parquet files and
+//! Arrow IPC files, with schemas that pyarrow, pandas, polars and DuckDB
+//! read.
+//!
+//! A `#[derive(NdlType)]` record type knows its exact layout, so one call
+//! turns a slice of records into a [`RecordBatch`](arrow_array::RecordBatch)
+//! (one pass over their memory) or a Parquet file, and back, checked:
+//!
+//! ```
+//! use ndl_runtime::NdlType;
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+//! #[repr(C)]
+//! struct Reading {
+//!     station: u32,
+//!     temperature: f32,
+//! }
+//!
+//! let readings = vec![Reading { station: 7, temperature: 281.5 }];
+//! let batch = ndl_arrow::to_record_batch(&readings)?;
+//! assert_eq!(ndl_arrow::from_record_batch::<Reading>(&batch)?, readings);
+//! # Ok::<(), ndl_arrow::Error>(())
+//! ```
+//!
+//! The same works on records held as bytes of a runtime
+//! [`Datatype`](ndl_runtime::Datatype) (what `ndl convert` has):
+//! [`to_record_batch_raw`], [`from_record_batch_raw`], and the streaming
+//! readers and writers of each file format. The mapping of every datatype
+//! is in the [`schema`](mod@schema) module and `docs/arrow-mapping.md`.
+
+#![deny(missing_docs)]
+
+mod batch;
+mod error;
+mod file;
+mod gather;
+mod infer;
+mod ipc;
+mod ipc_check;
+mod parquet_file;
+mod plan;
+mod scatter;
+pub mod schema;
+mod strings;
+
+pub use batch::{
+    from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,
+    to_record_batch_raw,
+};
+pub use error::Error;
+pub use infer::datatype_of;
+pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
+pub use parquet_file::{
+    default_writer_properties, read_parquet, read_parquet_with, write_parquet, ParquetRecordReader,
+    ParquetRecordWriter, ParquetWriter,
+};
+pub use scatter::ReadOptions;
+pub use schema::{schema_of, DATATYPE_KEY};
+
+/// The arrow and parquet crates this crate is built on, for their types
+/// in its signatures.
+pub use {arrow_array, arrow_schema, parquet};

@@ -1,0 +1,453 @@
+//! Parquet files of records: written a row group at a time through a file
+//! that appears only once complete, read back a batch at a time.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::properties::WriterProperties;
+
+use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::error::Error;
+use crate::file::{batch_rows, open, Staged};
+use crate::infer::{check, datatype_of};
+use crate::scatter::ReadOptions;
+use crate::schema::{schema_of, schema_with_order, stored_byte_order};
+
+/// The properties files are written with unless told otherwise: zstd at
+/// level 1 (most of zstd's gain at a fraction of its time), row groups of
+/// at most 1 Mi rows or 128 MiB.
+///
+/// ```
+/// use ndl_arrow::parquet::basic::Compression;
+/// use ndl_arrow::parquet::schema::types::ColumnPath;
+///
+/// let props = ndl_arrow::default_writer_properties();
+/// assert!(matches!(props.compression(&ColumnPath::from("x")), Compression::ZSTD(_)));
+/// ```
+pub fn default_writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(1 << 20))
+        .set_max_row_group_bytes(Some(128 << 20))
+        .build()
+}
+
+/// Writes `records` to a new Parquet file at `path` (replacing any), with
+/// [`default_writer_properties`]. The file appears only once complete.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Point { id: u32, x: f64 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("points.parquet");
+/// let points = vec![Point { id: 1, x: 0.5 }, Point { id: 2, x: -1.0 }];
+/// ndl_arrow::write_parquet(&path, &points)?;
+/// assert_eq!(ndl_arrow::read_parquet::<Point>(&path)?, points);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_parquet<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
+    let mut writer = ParquetWriter::create(path)?;
+    writer.append(records)?;
+    writer.finish()
+}
+
+/// Reads every record of a Parquet file: its columns matched to `T`'s
+/// members by name, in any order, whoever wrote it; a file with columns
+/// `T` has no member for is refused (see [`read_parquet_with`]).
+///
+/// # Errors
+/// A file that is no Parquet file, a missing column, a wrong type, a null,
+/// an enum name that is no member: each names the column.
+pub fn read_parquet<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
+    read_parquet_with(path, &ReadOptions::default())
+}
+
+/// [`read_parquet`] with options.
+pub fn read_parquet_with<T: NdlType>(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<Vec<T>, Error> {
+    let dt = T::datatype();
+    let mut reader = Reader::open(path.as_ref(), Some(&dt), options, std::mem::size_of::<T>())?;
+    let mut records = Vec::new();
+    while let Some(batch) = reader.next_batch()? {
+        let part = from_record_batch_with::<T>(&batch, options)?;
+        if records.is_empty() {
+            records = part;
+        } else {
+            records.extend_from_slice(&part);
+        }
+    }
+    Ok(records)
+}
+
+/// A Parquet file of `T` records being written: each [`append`](Self::append)
+/// goes out in batches of about 8 MiB, row groups are flushed as they
+/// fill, and the file appears at its path only on [`finish`](Self::finish).
+/// Dropped unfinished, it leaves nothing.
+///
+/// ```
+/// use ndl_runtime::NdlType;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+/// #[repr(C)]
+/// struct Tick { n: u64 }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("ticks.parquet");
+/// let mut writer = ndl_arrow::ParquetWriter::<Tick>::create(&path)?;
+/// for n in 0..3 {
+///     writer.append(&[Tick { n }])?;
+/// }
+/// assert!(!path.exists());
+/// writer.finish()?;
+/// assert_eq!(ndl_arrow::read_parquet::<Tick>(&path)?.len(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ParquetWriter<T> {
+    sink: Sink,
+    _records: PhantomData<fn(&T)>,
+}
+
+impl<T> std::fmt::Debug for ParquetWriter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetWriter")
+            .field("path", &self.sink.staged.dest())
+            .finish()
+    }
+}
+
+impl<T: NdlType> ParquetWriter<T> {
+    /// Starts a Parquet file of `T` records at `path`, with
+    /// [`default_writer_properties`].
+    pub fn create(path: impl AsRef<Path>) -> Result<ParquetWriter<T>, Error> {
+        ParquetWriter::create_with(path, default_writer_properties())
+    }
+
+    /// Starts a Parquet file of `T` records at `path` with `properties`.
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        properties: WriterProperties,
+    ) -> Result<ParquetWriter<T>, Error> {
+        let schema = Arc::new(schema_of(&T::datatype())?);
+        Ok(ParquetWriter {
+            sink: Sink::create(path.as_ref(), schema, properties)?,
+            _records: PhantomData,
+        })
+    }
+
+    /// Writes `records`.
+    pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
+        for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
+            self.sink.write(&to_record_batch(part)?)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
+}
+
+/// A Parquet file of records of a runtime datatype, handed in as bytes:
+/// the writer `ndl convert` drives. As [`ParquetWriter`], it streams and
+/// publishes the file only on [`finish`](Self::finish).
+///
+/// ```
+/// use ndl_arrow::{ParquetRecordReader, ParquetRecordWriter, ReadOptions};
+/// use ndl_runtime::{ByteOrder, Datatype};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.parquet");
+/// let mut writer = ParquetRecordWriter::create(&path, &Datatype::Int16, ByteOrder::Big)?;
+/// writer.write(&[0, 1, 0, 2])?;
+/// writer.finish()?;
+///
+/// let mut reader = ParquetRecordReader::open(&path, &ReadOptions::default())?;
+/// assert_eq!(reader.datatype(), &Datatype::Int16);
+/// assert_eq!(reader.len(), 2);
+/// let records = reader.next_records()?.unwrap();
+/// assert_eq!(records, [1i16.to_ne_bytes(), 2i16.to_ne_bytes()].concat());
+/// assert_eq!(reader.next_records()?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ParquetRecordWriter {
+    sink: Sink,
+    datatype: Datatype,
+    order: ByteOrder,
+    schema: SchemaRef,
+}
+
+impl ParquetRecordWriter {
+    /// Starts a Parquet file at `path` of records of `datatype` whose
+    /// numbers are in `order`, with [`default_writer_properties`].
+    pub fn create(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        order: ByteOrder,
+    ) -> Result<ParquetRecordWriter, Error> {
+        ParquetRecordWriter::create_with(path, datatype, order, default_writer_properties())
+    }
+
+    /// [`create`](Self::create) with `properties`.
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        order: ByteOrder,
+        properties: WriterProperties,
+    ) -> Result<ParquetRecordWriter, Error> {
+        let schema = Arc::new(schema_with_order(datatype, order)?);
+        Ok(ParquetRecordWriter {
+            sink: Sink::create(path.as_ref(), schema.clone(), properties)?,
+            datatype: datatype.clone(),
+            order,
+            schema,
+        })
+    }
+
+    /// Writes whole records laid out as the datatype says.
+    pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
+        let record = self.datatype.size().unwrap_or(0).max(1);
+        if !records.len().is_multiple_of(record) {
+            return Err(Error::PartialRecord {
+                len: records.len(),
+                record,
+            });
+        }
+        for part in records.chunks(batch_rows(record) * record) {
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            self.sink.write(&batch)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
+}
+
+/// An Arrow writer into a staged file.
+struct Sink {
+    writer: ArrowWriter<BufWriter<File>>,
+    staged: Staged,
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink")
+            .field("path", &self.staged.dest())
+            .finish()
+    }
+}
+
+impl Sink {
+    fn create(path: &Path, schema: SchemaRef, properties: WriterProperties) -> Result<Sink, Error> {
+        let staged = Staged::create(path)?;
+        let writer = ArrowWriter::try_new(staged.writer()?, schema, Some(properties))
+            .map_err(Error::parquet(format!("{}", path.display())))?;
+        Ok(Sink { writer, staged })
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        self.writer
+            .write(batch)
+            .map_err(Error::parquet(format!("{}", self.staged.dest().display())))
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let Sink { writer, staged } = self;
+        let context = format!("{}", staged.dest().display());
+        let mut file = writer.into_inner().map_err(Error::parquet(context))?;
+        std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
+        staged.persist()
+    }
+}
+
+/// Reads the records of a Parquet file as bytes of their datatype, a
+/// batch of about 8 MiB at a time: the reader `ndl convert` drives.
+#[derive(Debug)]
+pub struct ParquetRecordReader {
+    reader: Reader,
+    options: ReadOptions,
+}
+
+impl ParquetRecordReader {
+    /// Opens a Parquet file; its records' datatype is the one its metadata
+    /// keeps, or else one made of its columns (see [`datatype_of`]).
+    pub fn open(
+        path: impl AsRef<Path>,
+        options: &ReadOptions,
+    ) -> Result<ParquetRecordReader, Error> {
+        Ok(ParquetRecordReader {
+            reader: Reader::open(path.as_ref(), None, options, 0)?,
+            options: *options,
+        })
+    }
+
+    /// Opens a Parquet file to read records of `datatype` from it, the
+    /// columns matched by name.
+    pub fn open_as(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        options: &ReadOptions,
+    ) -> Result<ParquetRecordReader, Error> {
+        Ok(ParquetRecordReader {
+            reader: Reader::open(path.as_ref(), Some(datatype), options, 0)?,
+            options: *options,
+        })
+    }
+
+    /// The datatype of the records read.
+    pub fn datatype(&self) -> &Datatype {
+        &self.reader.datatype
+    }
+
+    /// The file's Arrow schema, its metadata included.
+    pub fn schema(&self) -> SchemaRef {
+        self.reader.schema.clone()
+    }
+
+    /// The byte order the records had when the file was written from
+    /// bytes, as its metadata says ([`BYTE_ORDER_KEY`](crate::schema::BYTE_ORDER_KEY)).
+    pub fn stored_byte_order(&self) -> Option<ByteOrder> {
+        stored_byte_order(&self.reader.schema)
+    }
+
+    /// The number of records the file says it holds.
+    pub fn len(&self) -> u64 {
+        self.reader.rows
+    }
+
+    /// Whether the file holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.reader.rows == 0
+    }
+
+    /// The next records, laid out as [`datatype`](Self::datatype) says, in
+    /// the options' byte order; `None` at the end.
+    pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        let Some(batch) = self.reader.next_batch()? else {
+            return Ok(None);
+        };
+        from_record_batch_raw(&self.reader.datatype, &batch, &self.options).map(Some)
+    }
+}
+
+/// Record batches of a Parquet file, checked against a datatype before any
+/// is read, only the columns it needs decoded.
+#[derive(Debug)]
+struct Reader {
+    batches: ParquetRecordBatchReader,
+    datatype: Datatype,
+    schema: SchemaRef,
+    rows: u64,
+    context: String,
+}
+
+impl Reader {
+    fn open(
+        path: &Path,
+        datatype: Option<&Datatype>,
+        options: &ReadOptions,
+        record: usize,
+    ) -> Result<Reader, Error> {
+        let context = format!("{}", path.display());
+        let file = open(path)?;
+        let file_len = file.metadata().map_err(Error::io(path))?.len();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(Error::parquet(context.clone()))?;
+        check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt {
+            context: context.clone(),
+            message,
+        })?;
+        let schema = builder.schema().clone();
+        let datatype = match datatype {
+            Some(dt) => dt.clone(),
+            None => datatype_of(&schema)?,
+        };
+        check(&datatype, &schema, options)?;
+        let wanted: Vec<usize> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                crate::schema::columns(&datatype)
+                    .iter()
+                    .any(|(name, _, _)| name == f.name())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
+        let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+        let record = if record == 0 {
+            datatype.size().unwrap_or(1)
+        } else {
+            record
+        };
+        let batches = builder
+            .with_projection(mask)
+            .with_batch_size(batch_rows(record))
+            .build()
+            .map_err(Error::parquet(context.clone()))?;
+        Ok(Reader {
+            batches,
+            datatype,
+            schema,
+            rows,
+            context,
+        })
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
+        self.batches
+            .next()
+            .transpose()
+            .map_err(Error::arrow(self.context.clone()))
+    }
+}
+
+/// Checks that every column chunk the footer lists lies within the file
+/// (the parquet crate panics on a negative offset), and that row counts
+/// are not negative.
+fn check_chunks(metadata: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(format!("row group {g} has {} rows", group.num_rows()));
+        }
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let within = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(start, len)| start.checked_add(len))
+                .is_some_and(|end| end <= file_len);
+            if !within {
+                return Err(format!(
+                    "row group {g}, column `{}`: {len} bytes at {start}, outside the file of {file_len} bytes",
+                    column.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
+}

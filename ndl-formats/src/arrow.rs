@@ -1,0 +1,226 @@
+//! Parquet and Arrow IPC files as a [`Source`] and a [`Sink`], through
+//! ndl-arrow: records become columns and back, with the whole NDL
+//! datatype and the records' byte order kept in the file's metadata, so a
+//! `.npy` that goes through either comes back byte for byte.
+
+use std::path::{Path, PathBuf};
+
+use ndl_arrow::{IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter};
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::{ByteOrder, Datatype};
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::error::{Error, Result};
+use crate::npy::refuse_existing;
+use crate::sink::{Progress, Sink};
+use crate::source::{for_each_batch, Handover, Source};
+use crate::spec::ArraySpec;
+
+/// The two files of columns ndl-arrow reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnFile {
+    /// A Parquet file.
+    Parquet,
+    /// An Arrow IPC file (`.arrow`, Feather v2).
+    Ipc,
+}
+
+/// ndl-arrow's error about the file at `path`, which its own message does
+/// not always name.
+fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
+    move |source| Error::Arrow {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
+
+/// A reader of either file.
+enum Reader {
+    Parquet(ParquetRecordReader),
+    Ipc(IpcRecordReader),
+}
+
+impl Reader {
+    fn open(path: &Path, file: ColumnFile, options: &ndl_arrow::ReadOptions) -> Result<Reader> {
+        Ok(match file {
+            ColumnFile::Parquet => {
+                Reader::Parquet(ParquetRecordReader::open(path, options).map_err(in_file(path))?)
+            }
+            ColumnFile::Ipc => {
+                Reader::Ipc(IpcRecordReader::open(path, options).map_err(in_file(path))?)
+            }
+        })
+    }
+
+    /// Opens the file to read its records in the byte order they were
+    /// written in (native for files others wrote).
+    fn open_in_stored_order(path: &Path, file: ColumnFile) -> Result<Reader> {
+        let first = Reader::open(path, file, &ndl_arrow::ReadOptions::default())?;
+        let order = first.stored_byte_order();
+        if order == ByteOrder::NATIVE {
+            return Ok(first);
+        }
+        let options = ndl_arrow::ReadOptions {
+            byte_order: order,
+            ..ndl_arrow::ReadOptions::default()
+        };
+        Reader::open(path, file, &options)
+    }
+
+    fn datatype(&self) -> &Datatype {
+        match self {
+            Reader::Parquet(r) => r.datatype(),
+            Reader::Ipc(r) => r.datatype(),
+        }
+    }
+
+    fn stored_byte_order(&self) -> ByteOrder {
+        match self {
+            Reader::Parquet(r) => r.stored_byte_order(),
+            Reader::Ipc(r) => r.stored_byte_order(),
+        }
+        .unwrap_or(ByteOrder::NATIVE)
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Reader::Parquet(r) => r.len(),
+            Reader::Ipc(r) => r.len(),
+        }
+    }
+
+    fn next_records(&mut self) -> std::result::Result<Option<Vec<u8>>, ndl_arrow::Error> {
+        match self {
+            Reader::Parquet(r) => r.next_records(),
+            Reader::Ipc(r) => r.next_records(),
+        }
+    }
+
+    fn spec(&self) -> ArraySpec {
+        let mut spec = ArraySpec::new(self.datatype().clone(), vec![self.len()]);
+        spec.byte_order = self.stored_byte_order();
+        spec
+    }
+}
+
+/// The records of a Parquet or Arrow IPC file, a row group or record
+/// batch at a time.
+pub struct ColumnFileSource {
+    path: PathBuf,
+    spec: ArraySpec,
+    reader: Reader,
+    pending: Handover,
+}
+
+impl ColumnFileSource {
+    /// Opens the file at `path`.
+    pub fn open(path: &Path, file: ColumnFile) -> Result<ColumnFileSource> {
+        let reader = Reader::open_in_stored_order(path, file)?;
+        Ok(ColumnFileSource {
+            path: path.to_path_buf(),
+            spec: reader.spec(),
+            reader,
+            pending: Handover::default(),
+        })
+    }
+}
+
+impl Source for ColumnFileSource {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let (reader, path) = (&mut self.reader, &self.path);
+        self.pending
+            .fill(buf, size, || reader.next_records().map_err(in_file(path)))
+    }
+}
+
+/// A new Parquet or Arrow IPC file, appearing only once complete.
+pub struct ColumnFileSink {
+    path: PathBuf,
+    spec: ArraySpec,
+    file: ColumnFile,
+}
+
+impl ColumnFileSink {
+    /// A sink for records of `spec` at `path`, which must not exist.
+    pub fn create(path: &Path, spec: &ArraySpec, file: ColumnFile) -> Result<ColumnFileSink> {
+        refuse_existing(path)?;
+        if spec.shape.len() != 1 {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the array has shape {:?}; a table holds one-dimensional arrays of records",
+                    spec.shape
+                ),
+            });
+        }
+        Ok(ColumnFileSink {
+            path: path.to_path_buf(),
+            spec: spec.clone(),
+            file,
+        })
+    }
+}
+
+/// A writer of either file.
+enum Writer {
+    Parquet(ParquetRecordWriter),
+    Ipc(IpcRecordWriter),
+}
+
+impl Writer {
+    fn write(&mut self, records: &[u8]) -> std::result::Result<(), ndl_arrow::Error> {
+        match self {
+            Writer::Parquet(w) => w.write(records),
+            Writer::Ipc(w) => w.write(records),
+        }
+    }
+
+    fn finish(self) -> std::result::Result<(), ndl_arrow::Error> {
+        match self {
+            Writer::Parquet(w) => w.finish(),
+            Writer::Ipc(w) => w.finish(),
+        }
+    }
+}
+
+impl Sink for ColumnFileSink {
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let (path, dt, order) = (&self.path, &self.spec.datatype, self.spec.byte_order);
+        let mut writer = match self.file {
+            ColumnFile::Parquet => Writer::Parquet(
+                ParquetRecordWriter::create(path, dt, order).map_err(in_file(path))?,
+            ),
+            ColumnFile::Ipc => {
+                Writer::Ipc(IpcRecordWriter::create(path, dt, order).map_err(in_file(path))?)
+            }
+        };
+        let n = for_each_batch(source, |bytes, done| {
+            writer.write(bytes).map_err(in_file(path))?;
+            progress(done);
+            Ok(())
+        })?;
+        writer.finish().map_err(in_file(path))?;
+        Ok(n)
+    }
+}
+
+/// The table of the file at `path`, as one array of records.
+pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
+    let reader = Reader::open_in_stored_order(path, file)?;
+    let entry = Entry::new("/".into(), stem(path), reader.spec(), Storage::default());
+    Ok(Contents {
+        arrangement: Arrangement::One,
+        entries: vec![entry],
+        attributes: serde_json::Map::new(),
+        warnings: Vec::new(),
+    })
+}

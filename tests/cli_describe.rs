@@ -1,0 +1,508 @@
+//! `ndl describe` of the .npy and .npz files NumPy writes, in every
+//! language: the built binary's output read back by the real consumers
+//! (PyYAML and our NDL reader, NumPy's `descr_to_dtype`,
+//! `datashape.dshape`, NumPy for Zarr dtypes, `ncgen -k nc4` and
+//! `ncdump -h` for CDL).
+
+mod common;
+
+use common::cli::{compile_cdl, describe, ok, refused, shape_of, FORMATS};
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ndl_runtime::ndl::File as NdlFile;
+use ndl_runtime::Datatype;
+
+// ---- files NumPy writes ----------------------------------------------------
+
+/// Writes the test arrays with `np.save` into argv[1] and prints, per file,
+/// what the checks need to know beyond the file itself.
+const MAKE_NPY: &str = r#"
+import json, sys, warnings
+import numpy as np
+out = sys.argv[1]
+warnings.simplefilter('ignore')   # format 3.0 notices
+arrays = {
+    'padded': np.zeros(3, np.dtype({'names': ['a', 'b'], 'formats': ['<i4', '<i4'], 'offsets': [1, 6]})),
+    'trailing': np.zeros(2, np.dtype({'names': ['a'], 'formats': ['<i4'], 'itemsize': 8})),
+    'aligned': np.zeros(2, np.dtype([('a', 'i1'), ('b', '<f8'), ('c', 'u2')], align=True)),
+    'nested': np.zeros(2, np.dtype([('a', 'i1'), ('n', np.dtype([('x', 'i1'), ('y', '<i8')], align=True))], align=True)),
+    'nested_packed': np.zeros(2, np.dtype([('p', [('x', '<f4'), ('y', '<f4')]), ('v', '<f8')])),
+    'subarrays': np.zeros(2, np.dtype([('x', '<i4', (2,)), ('y', '<f8', (2, 2)), ('z', 'u1')])),
+    'struct_of_subarray_of_struct': np.zeros(2, np.dtype([('n', [('a', 'u1'), ('b', '<i2')], (3,)), ('v', 'V4')])),
+    'scalars': np.zeros(2, np.dtype([('s', 'S3'), ('u', '<U2'), ('b', '?'), ('c', '<c8'), ('h', '<f2')])),
+    'cdl_scalars': np.zeros(2, np.dtype([('s', 'S3'), ('b', '?'), ('c', '<c16'), ('i', '<i8'), ('v', 'V2')])),
+    'bytes5': np.array([b'ab', b'cdefg']),
+    'unicode3': np.array(['x', 'yz'], '<U3'),
+    'bools': np.array([True, False]),
+    'complex64': np.arange(4, dtype='<c8'),
+    'complex128_big': np.arange(4, dtype='>c16'),
+    'half': np.arange(4, dtype='<f2'),
+    'int32_big': np.arange(4, dtype='>i4'),
+    'struct_big': np.zeros(2, np.dtype([('a', '>i4'), ('b', '>f8')])),
+    'fortran': np.asfortranarray(np.arange(6, dtype='<f8').reshape(2, 3)),
+    'fortran_big_struct': np.asfortranarray(np.zeros((2, 3), np.dtype([('a', '>u2'), ('b', '>f4')]))),
+    'zero_d': np.array(5, '<i2'),
+    'empty': np.zeros((0, 3), '<f4'),
+    'empty_1d': np.zeros(0, '<u8'),
+    'subarray_dtype': np.zeros(2, np.dtype(('<i4', (3,)))),
+    'latin1_name': np.zeros(2, np.dtype([('\xe9t\xe9', '<i4')])),
+    'wide_name': np.zeros(2, np.dtype([('count', '<i8'), ('\u6574\u5f62', '<f4')])),
+    'many': np.arange(1000, dtype='<u2').reshape(10, 100),
+}
+def leaves(dt):
+    if dt.subdtype is not None:
+        yield from leaves(dt.subdtype[0])
+    elif dt.names is not None:
+        for name in dt.names:
+            yield from leaves(dt.fields[name][0])
+    else:
+        yield dt
+def in_cdl(dt):
+    # netCDF has no float16 or UTF-32, and a fixed string is only a
+    # compound member (char name(n)), not a variable's whole type.
+    if dt.names is None and dt.subdtype is None and dt.kind == 'S':
+        return False
+    return all(l.kind not in 'Uf' or (l.kind == 'f' and l.itemsize != 2) for l in leaves(dt))
+manifest = {}
+for name, a in arrays.items():
+    np.save(f'{out}/{name}.npy', a)
+    back = np.load(f'{out}/{name}.npy')
+    fields = None
+    if back.dtype.names is not None:
+        fields = [[n, back.dtype.fields[n][1]] for n in back.dtype.names]
+    manifest[name] = {
+        'shape': list(back.shape),
+        'itemsize': back.dtype.itemsize,
+        'fields': fields,
+        'cdl': in_cdl(back.dtype),
+    }
+print(json.dumps(manifest))
+"#;
+
+/// Checks every output of every file against NumPy, PyYAML and datashape;
+/// prints one line per failure. argv[1]: the directory; argv[2]: a JSON
+/// file {name: {format: stdout}}.
+const CHECK_OUTPUTS: &str = r#"
+import ast, json, sys
+import numpy as np
+import yaml, datashape
+from numpy.lib.format import descr_to_dtype
+SCALARS = {'bool': 'b1', 'int8': 'i1', 'uint8': 'u1', 'int16': 'i2', 'uint16': 'u2',
+           'int32': 'i4', 'uint32': 'u4', 'int64': 'i8', 'uint64': 'u8', 'float16': 'f2',
+           'float32': 'f4', 'float64': 'f8', 'complex64': 'c8', 'complex128': 'c16'}
+def from_ndl(t):
+    """The layout an NDL type describes, in a form from_numpy also gives."""
+    if isinstance(t, str):
+        return SCALARS[t]
+    if 'compound' in t:
+        members = [next(iter(m.items())) for m in t['compound']]
+        return ('struct', t['size'], [(n, m['offset'], from_ndl(m['type'])) for n, m in members])
+    if 'array' in t:
+        return ('array', from_ndl(t['array']['base']), tuple(t['array']['shape']))
+    if 'string' in t:
+        s = t['string']
+        return ('S' if s['charset'] == 'ascii' else 'U') + str(s['length'])
+    if 'opaque' in t:
+        return 'V' + str(t['opaque']['size'])
+    if 'enum' in t:
+        return SCALARS[t['enum']['base']]
+    raise ValueError(f'unknown NDL type {t!r}')
+def from_numpy(dt):
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return ('array', from_numpy(base), tuple(shape))
+    if dt.names is not None:
+        return ('struct', dt.itemsize,
+                [(n, dt.fields[n][1], from_numpy(dt.fields[n][0])) for n in dt.names])
+    if dt.kind == 'b':
+        return 'b1'
+    if dt.kind == 'U':
+        return 'U' + str(dt.itemsize // 4)
+    if dt.kind in 'SV':
+        return dt.kind + str(dt.itemsize)
+    return dt.kind + str(dt.itemsize)
+def endian(dt):
+    """'little'/'big' for the first multi-byte number, None without one."""
+    if dt.subdtype is not None:
+        return endian(dt.subdtype[0])
+    if dt.names is not None:
+        for n in dt.names:
+            e = endian(dt.fields[n][0])
+            if e:
+                return e
+        return None
+    if dt.byteorder == '|' or dt.kind in 'SVb':
+        return None
+    if dt.kind != 'U' and dt.itemsize == 1:
+        return None
+    return 'big' if dt.byteorder == '>' or (dt.byteorder == '=' and sys.byteorder == 'big') else 'little'
+def packed_dtype(dt):
+    if dt.subdtype is not None:
+        return np.dtype((packed_dtype(dt.subdtype[0]), dt.subdtype[1]))
+    if dt.names is None:
+        return dt
+    return np.dtype([(n, packed_dtype(dt.fields[n][0])) for n in dt.names])
+
+
+def tupled(d):
+    """A Zarr v2 dtype (JSON lists) as NumPy's descr (tuples)."""
+    if isinstance(d, str):
+        return d
+    return [tuple([f[0], tupled(f[1])] + ([tuple(f[2])] if len(f) > 2 else [])) for f in d]
+def ds_names(m):
+    return list(getattr(m, 'names', []) or [])
+def check(label, arr, outs, fail):
+    dt, shape = arr.dtype, arr.shape
+    fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous
+    if 'ndl' in outs:
+        nd = outs['ndl']
+        if nd['shape'] != list(shape):
+            fail(f'ndl shape {nd["shape"]} != {list(shape)}')
+        if from_ndl(nd['type']) != from_numpy(dt):
+            fail(f'ndl type {from_ndl(nd["type"])} != numpy {from_numpy(dt)}')
+        got = (nd.get('storage') or {}).get('endian')
+        if got != endian(dt):
+            fail(f'ndl endian {got} != {endian(dt)}')
+    if 'numpy' in outs:
+        d = outs['numpy']
+        if set(d) != {'descr', 'fortran_order', 'shape'}:
+            fail(f'numpy keys {sorted(d)}')
+        elif descr_to_dtype(d['descr']) != dt:
+            fail(f'numpy descr {d["descr"]!r} is {descr_to_dtype(d["descr"])!r}, not {dt!r}')
+        elif d['shape'] != shape or d['fortran_order'] != fortran:
+            fail(f'numpy shape/order {d["shape"]} {d["fortran_order"]} != {shape} {fortran}')
+    if 'datashape' in outs:
+        try:
+            ds = datashape.dshape(outs['datashape'])
+            if tuple(int(n) for n in ds.shape) != shape:
+                fail(f'datashape shape {ds.shape} != {shape}')
+            if dt.names is not None and ds_names(ds.measure) != list(dt.names):
+                fail(f'datashape fields {ds_names(ds.measure)} != {list(dt.names)}')
+        except Exception as e:
+            fail(f'datashape does not parse {outs["datashape"]!r}: {e!r}')
+    if 'zarr' in outs:
+        z = outs['zarr']
+        try:
+            # Zarr holds records packed: the dtype without its padding.
+            zdt = np.dtype(tupled(z['dtype']))
+            if zdt != packed_dtype(dt) or zdt.itemsize != packed_dtype(dt).itemsize:
+                fail(f'zarr dtype {z["dtype"]} is {zdt!r}, not {packed_dtype(dt)!r}')
+        except Exception as e:
+            fail(f'numpy refuses the zarr dtype {z["dtype"]}: {e!r}')
+        if z['shape'] != list(shape) or z['order'] != ('F' if fortran else 'C') or z['zarr_format'] != 2:
+            fail(f'zarr shape/order {z["shape"]} {z["order"]}')
+        if len(z['chunks']) != len(shape) or any(c < 1 for c in z['chunks']):
+            fail(f'zarr chunks {z["chunks"]}')
+failures = []
+directory, outputs = sys.argv[1], json.load(open(sys.argv[2]))
+for file, formats in outputs.items():
+    path = f'{directory}/{file}'
+    parsed = {}
+    for fmt, text in formats.items():
+        try:
+            if fmt == 'ndl':
+                parsed[fmt] = yaml.safe_load(text)
+            elif fmt == 'numpy':
+                parsed[fmt] = ast.literal_eval(text)
+            elif fmt == 'zarr':
+                parsed[fmt] = json.loads(text)
+            else:
+                parsed[fmt] = text
+        except Exception as e:
+            failures.append(f'{file} {fmt}: does not parse: {e!r}\n{text}')
+    if file.endswith('.npy'):
+        arr = np.load(path)
+        outs = {}
+        if 'ndl' in parsed:
+            (name, nd), = parsed['ndl']['ndarrays'].items()
+            if name != file[:-4]:
+                failures.append(f'{file}: ndarray named {name}')
+            outs['ndl'] = nd
+        for fmt in ('numpy', 'zarr'):
+            if fmt in parsed:
+                outs[fmt] = parsed[fmt]
+        if 'datashape' in parsed:
+            outs['datashape'] = parsed['datashape'].strip()
+        check(file, arr, outs, lambda m: failures.append(f'{file}: {m}'))
+    else:
+        npz = np.load(path)
+        names = [n for n in npz.files if isinstance(npz[n], np.ndarray)]
+        lines = {}
+        if 'datashape' in parsed:
+            for line in parsed['datashape'].splitlines():
+                k, _, v = line.partition(': ')
+                lines[k] = v
+        for name in names:
+            arr = npz[name]
+            outs = {}
+            if 'ndl' in parsed:
+                doc = parsed['ndl']
+                group, _, leaf = name.rpartition('/')
+                grouped = any(str(k).startswith('/') for k in doc)
+                try:
+                    outs['ndl'] = (doc['/' + group] if grouped else doc)['ndarrays'][leaf]
+                except (KeyError, TypeError):
+                    failures.append(f'{file}: no ndarray {name} in the NDL document')
+            for fmt in ('numpy', 'zarr'):
+                if fmt in parsed:
+                    if name in parsed[fmt]:
+                        outs[fmt] = parsed[fmt][name]
+                    else:
+                        failures.append(f'{file} {fmt}: no entry {name}')
+            if 'datashape' in parsed:
+                outs['datashape'] = lines.pop(name, '')
+            check(name, arr, outs, lambda m, name=name: failures.append(f'{file}/{name}: {m}'))
+        for fmt in ('numpy', 'zarr'):
+            if fmt in parsed and sorted(parsed[fmt]) != sorted(names):
+                failures.append(f'{file} {fmt}: entries {sorted(parsed[fmt])} != {sorted(names)}')
+        if lines:
+            failures.append(f'{file} datashape: extra lines {lines}')
+for f in failures:
+    print(f)
+"#;
+
+#[derive(Debug)]
+struct Made {
+    shape: Vec<usize>,
+    itemsize: usize,
+    fields: Option<Vec<(String, usize)>>,
+    cdl: bool,
+}
+
+fn make_npy_files(dir: &Path) -> BTreeMap<String, Made> {
+    let out = common::run_python(MAKE_NPY, &[dir.to_str().unwrap()]);
+    let manifest: serde_json::Value = serde_json::from_str(&out).expect("the manifest is JSON");
+    manifest
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, m)| {
+            let made = Made {
+                shape: m["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_u64().unwrap() as usize)
+                    .collect(),
+                itemsize: m["itemsize"].as_u64().unwrap() as usize,
+                fields: m["fields"].as_array().map(|fs| {
+                    fs.iter()
+                        .map(|f| {
+                            (
+                                f[0].as_str().unwrap().to_string(),
+                                f[1].as_u64().unwrap() as usize,
+                            )
+                        })
+                        .collect()
+                }),
+                cdl: m["cdl"].as_bool().unwrap(),
+            };
+            (name.clone(), made)
+        })
+        .collect()
+}
+
+/// Runs the Python cross-checks on `outputs` ({file: {format: stdout}}).
+fn cross_check(dir: &Path, outputs: &BTreeMap<String, BTreeMap<&str, String>>) {
+    let json = dir.join("outputs.json");
+    std::fs::write(&json, serde_json::to_string(outputs).unwrap()).unwrap();
+    let failures = common::run_python(
+        CHECK_OUTPUTS,
+        &[dir.to_str().unwrap(), json.to_str().unwrap()],
+    );
+    assert!(failures.is_empty(), "cross-checks failed:\n{failures}");
+}
+
+#[test]
+fn npy_files_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = make_npy_files(dir.path());
+    assert!(made.len() > 20, "{made:?}");
+    let mut outputs: BTreeMap<String, BTreeMap<&str, String>> = BTreeMap::new();
+    for (name, m) in &made {
+        let file = format!("{name}.npy");
+        let path = dir.path().join(&file);
+        let mut formats = BTreeMap::new();
+
+        let yaml = ok(describe(&path, "ndl", &[]), &format!("{file} ndl"));
+        let doc = NdlFile::from_yaml(&yaml)
+            .unwrap_or_else(|e| panic!("{file}: our NDL reader refuses the output: {e}\n{yaml}"));
+        let nd = doc
+            .ndarray(&format!("/{name}"))
+            .unwrap_or_else(|| panic!("{file}: no ndarray /{name}:\n{yaml}"));
+        assert_eq!(shape_of(nd), m.shape, "{file}");
+        let dt = nd.datatype.as_ref().expect("a datatype");
+        assert_eq!(dt.size(), Some(m.itemsize), "{file}: {dt:?}");
+        if let Some(fields) = &m.fields {
+            let Datatype::Compound(c) = dt else {
+                panic!("{file}: a compound expected, got {dt:?}")
+            };
+            let ours: Vec<(String, usize)> = c
+                .members
+                .iter()
+                .map(|m| (m.name.clone(), m.offset))
+                .collect();
+            assert_eq!(&ours, fields, "{file}");
+        }
+        formats.insert("ndl", yaml);
+
+        for format in ["numpy", "datashape"] {
+            let text = ok(describe(&path, format, &[]), &format!("{file} {format}"));
+            formats.insert(format, text);
+        }
+
+        // Padded records too: Zarr holds them packed.
+        let zarr = describe(&path, "zarr", &[]);
+        formats.insert("zarr", ok(zarr, &format!("{file} zarr")));
+
+        let cdl = describe(&path, "cdl", &[]);
+        if m.cdl {
+            let text = ok(cdl, &format!("{file} cdl"));
+            let dump = compile_cdl(&text, dir.path(), name);
+            // What ncgen built is what we described: ncdump prints it back.
+            assert_eq!(dump, text, "{file}: ncdump -h differs from the CDL");
+        } else {
+            refused(&cdl, &path, &["netCDF", "cannot be expressed"]);
+        }
+        outputs.insert(file, formats);
+    }
+    cross_check(dir.path(), &outputs);
+}
+
+/// `np.savez` and `np.savez_compressed` archives, names with `/` as groups.
+const MAKE_NPZ: &str = r#"
+import sys, zipfile
+import numpy as np
+out = sys.argv[1]
+arrays = {
+    'x': np.arange(3, dtype='<i8'),
+    'grp/y': np.ones(2, '>c8'),
+    'a/b/c': np.zeros((2, 2), '<i2'),
+    'a/z': np.zeros(1, [('p', '<f4'), ('q', 'u1')]),
+    'a/f': np.asfortranarray(np.zeros((2, 3), '<f4')),
+}
+np.savez(f'{out}/stored.npz', **arrays)
+np.savez_compressed(f'{out}/deflated.npz', **arrays)
+np.savez(f'{out}/flat.npz', np.arange(2, dtype='<u4'), np.zeros((), '?'), t=np.zeros(3, [('s', 'S2'), ('v', '<f8')]))
+np.savez(f'{out}/nothing.npz')
+# Members np.load returns as bytes, not arrays: a text file and an empty one.
+np.savez(f'{out}/extra.npz', x=np.arange(3, dtype='<i8'))
+with zipfile.ZipFile(f'{out}/extra.npz', 'a') as z:
+    z.writestr('notes.txt', 'Name: Test')
+    z.writestr('empty', b'')
+np.savez(f'{out}/padded.npz', x=np.arange(3, dtype='<i8'),
+         p=np.zeros(2, np.dtype([('a', 'u1'), ('b', '<i4')], align=True)))
+"#;
+
+#[test]
+fn npz_archives_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(MAKE_NPZ, &[dir.path().to_str().unwrap()]);
+    let mut outputs: BTreeMap<String, BTreeMap<&str, String>> = BTreeMap::new();
+    for archive in ["stored", "deflated", "flat"] {
+        let file = format!("{archive}.npz");
+        let path = dir.path().join(&file);
+        let mut formats = BTreeMap::new();
+        for format in ["ndl", "numpy", "datashape", "zarr"] {
+            formats.insert(
+                format,
+                ok(describe(&path, format, &[]), &format!("{file} {format}")),
+            );
+        }
+        let doc = NdlFile::from_yaml(&formats["ndl"])
+            .unwrap_or_else(|e| panic!("{file}: {e}\n{}", formats["ndl"]));
+        if archive == "flat" {
+            for name in ["/arr_0", "/arr_1", "/t"] {
+                assert!(doc.ndarray(name).is_some(), "{file}: {name}");
+            }
+        } else {
+            for (name, shape) in [
+                ("/x", vec![3]),
+                ("/grp/y", vec![2]),
+                ("/a/b/c", vec![2, 2]),
+                ("/a/z", vec![1]),
+                ("/a/f", vec![2, 3]),
+            ] {
+                let nd = doc
+                    .ndarray(name)
+                    .unwrap_or_else(|| panic!("{file}: no {name}:\n{}", formats["ndl"]));
+                assert_eq!(shape_of(nd), shape, "{file} {name}");
+            }
+            assert!(doc.group("/a/b").is_some(), "{file}");
+        }
+        let cdl = ok(describe(&path, "cdl", &[]), &format!("{file} cdl"));
+        let dump = compile_cdl(&cdl, dir.path(), archive);
+        assert_eq!(dump, cdl, "{file}: ncdump -h differs from the CDL");
+        if archive != "flat" {
+            assert!(cdl.contains("group: grp {"), "{cdl}");
+            assert!(cdl.contains("  group: b {"), "{cdl}");
+        }
+        outputs.insert(file, formats);
+    }
+    cross_check(dir.path(), &outputs);
+
+    // An empty archive is an empty document.
+    let empty = dir.path().join("nothing.npz");
+    assert_eq!(ok(describe(&empty, "ndl", &[]), "nothing.npz"), "{}\n");
+    assert_eq!(ok(describe(&empty, "numpy", &[]), "nothing.npz"), "{\n}\n");
+
+    // Members that are not .npy arrays are left out with a warning.
+    let extra = dir.path().join("extra.npz");
+    for format in FORMATS {
+        let run = describe(&extra, format, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let warnings: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(warnings.len(), 2, "{run:#?}");
+        for (w, member) in warnings.iter().zip(["notes.txt", "empty"]) {
+            assert!(w.starts_with("ndl: warning: "), "{w}");
+            assert!(
+                w.contains(&format!("`{member}`")) && w.contains("not a .npy"),
+                "{w}"
+            );
+        }
+        assert!(run.stdout.contains('x'), "{run:#?}");
+        assert!(
+            !run.stdout.contains("notes") && !run.stdout.contains("empty"),
+            "{run:#?}"
+        );
+    }
+
+    // A padded array is described packed, as a Zarr store holds it.
+    let padded = dir.path().join("padded.npz");
+    let zarr = ok(describe(&padded, "zarr", &[]), "padded.npz zarr");
+    let doc: serde_json::Value = serde_json::from_str(&zarr).unwrap();
+    assert_eq!(
+        doc["p"]["dtype"],
+        serde_json::json!([["a", "|u1"], ["b", "<i4"]]),
+        "{zarr}"
+    );
+    ok(describe(&padded, "ndl", &[]), "padded.npz ndl");
+}
+
+#[test]
+fn the_element_order_is_an_ndl_storage_directive() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1] + '/f.npy', np.asfortranarray(np.arange(6, dtype='>i4').reshape(2, 3)))\n\
+         np.save(sys.argv[1] + '/c.npy', np.arange(6, dtype='<i4').reshape(2, 3))\n\
+         np.save(sys.argv[1] + '/v.npy', np.arange(6, dtype='<i4'))",
+        &[dir.path().to_str().unwrap()],
+    );
+    for (file, order) in [("f", Some("F")), ("c", Some("C")), ("v", None)] {
+        let yaml = ok(
+            describe(&dir.path().join(format!("{file}.npy")), "ndl", &[]),
+            file,
+        );
+        let doc = NdlFile::from_yaml(&yaml).unwrap();
+        let storage = &doc.ndarray(&format!("/{file}")).unwrap().storage;
+        assert_eq!(storage.order.map(|o| o.name()), order, "{yaml}");
+        let pyyaml = common::run_python(
+            "import sys, yaml; print(yaml.safe_load(sys.argv[1])['ndarrays'][sys.argv[2]]['storage'].get('order'))",
+            &[&yaml, file],
+        );
+        assert_eq!(pyyaml.trim(), order.unwrap_or("None"), "{yaml}");
+    }
+}
