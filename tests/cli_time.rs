@@ -197,3 +197,44 @@ fn ok_quiet(args: &[&str]) {
     let run = ndl(args);
     assert_eq!(run.code, Some(0), "{args:?}: {run:#?}");
 }
+
+/// Stores of time records that zarr-python wrote: 3.4's v3 `struct` with
+/// `numpy.datetime64`/`numpy.timedelta64` fields and its v2 structured
+/// dtype with `<M8[ns]`/`<m8[s]`, NaT included, convert to a `.npy` that
+/// NumPy loads to the very values zarr-python wrote.
+#[test]
+fn time_records_zarr_python_wrote_convert_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let made = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, zarr\n\
+         dt = np.dtype([('t', '<M8[ns]'), ('d', '<m8[s]'), ('x', '<f8')])\n\
+         a = np.zeros(5, dt)\n\
+         a['t'] = np.array(['2026-11-25T12:00:00.000000001', 'NaT', '1969-12-31T23:59:59', '2262-04-11', '1970-01-01'], 'M8[ns]')\n\
+         a['d'] = np.array([1, -2, 'NaT', 86400, 0], 'm8[s]')\n\
+         a['x'] = np.arange(5) / 2\n\
+         np.save(sys.argv[1] + '/expected.npy', a)\n\
+         for fmt in (2, 3):\n\
+         \x20   z = zarr.create_array(sys.argv[1] + f'/v{fmt}.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=fmt)\n\
+         \x20   z[:] = a\n\
+         print('made')",
+        &[root.to_str().unwrap()],
+    );
+    assert_eq!(made.trim(), "made");
+    for format in [2, 3] {
+        let store = root.join(format!("v{format}.zarr"));
+        let back = root.join(format!("v{format}.npy"));
+        ok_quiet(&["convert", store.to_str().unwrap(), back.to_str().unwrap()]);
+        let same = common::run_python(
+            "import sys, numpy as np\n\
+             a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+             print(a.dtype == b.dtype, a.tobytes() == b.tobytes())",
+            &[
+                root.join("expected.npy").to_str().unwrap(),
+                back.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(same.trim(), "True True", "v{format}");
+    }
+}
