@@ -201,7 +201,9 @@ fn ok_quiet(args: &[&str]) {
 /// Stores of time records that zarr-python wrote: 3.4's v3 `struct` with
 /// `numpy.datetime64`/`numpy.timedelta64` fields and its v2 structured
 /// dtype with `<M8[ns]`/`<m8[s]`, NaT included, convert to a `.npy` that
-/// NumPy loads to the very values zarr-python wrote.
+/// NumPy loads to the very values zarr-python wrote. (zarr-python 3.4
+/// writes such a v2 array only uncompressed: numcodecs' compressors
+/// refuse a buffer of `M8` fields.)
 #[test]
 fn time_records_zarr_python_wrote_convert_exactly() {
     let dir = tempfile::tempdir().unwrap();
@@ -215,9 +217,10 @@ fn time_records_zarr_python_wrote_convert_exactly() {
          a['d'] = np.array([1, -2, 'NaT', 86400, 0], 'm8[s]')\n\
          a['x'] = np.arange(5) / 2\n\
          np.save(sys.argv[1] + '/expected.npy', a)\n\
-         for fmt in (2, 3):\n\
-         \x20   z = zarr.create_array(sys.argv[1] + f'/v{fmt}.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=fmt)\n\
-         \x20   z[:] = a\n\
+         z = zarr.create_array(sys.argv[1] + '/v3.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=3)\n\
+         z[:] = a\n\
+         z = zarr.create_array(sys.argv[1] + '/v2.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=2, compressors=None)\n\
+         z[:] = a\n\
          print('made')",
         &[root.to_str().unwrap()],
     );
