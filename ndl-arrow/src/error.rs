@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// A datatype that has no Arrow form here: variable-length data,
-    /// references (and, until issue #19, time).
+    /// references.
     #[error("column `{column}`: the datatype {datatype} has no Arrow form in ndl-arrow")]
     Unsupported {
         /// The dotted path of the column.

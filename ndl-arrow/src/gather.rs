@@ -18,13 +18,13 @@ use arrow_array::{
     PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Schema};
 use ndl_runtime::records::Packer;
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum, NdlType};
 
 use crate::error::Error;
 use crate::plan::{swap, Kind, Leaf, Plan};
-use crate::schema::{self, ITEM};
+use crate::schema;
 
 /// Records whose field bytes can be copied out, column by column.
 pub(crate) trait Records {
@@ -171,7 +171,7 @@ fn assemble<'p, 'a: 'p>(
             for (i, &d) in a.shape.iter().enumerate().rev() {
                 // The lists of this dimension: one per element of the outer ones.
                 let lists = len * a.shape[..i].iter().product::<usize>();
-                let item = Arc::new(Field::new(ITEM, array.data_type().clone(), false));
+                let item = schema::item(array.data_type().clone());
                 let size = i32::try_from(d).expect("checked by the schema");
                 array = Arc::new(
                     FixedSizeListArray::try_new_with_length(item, size, array, None, lists)
@@ -228,6 +228,7 @@ fn leaf_array(leaf: &Leaf<'_>, bytes: MutableBuffer, len: usize) -> Result<Array
             )
             .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?,
         ),
+        Kind::Time(t) => crate::time::to_arrow(leaf, *t, bytes, len)?,
     })
 }
 

@@ -17,7 +17,7 @@ use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 /// # Errors
 /// Metadata that is no NDL datatype or does not describe the columns; a
 /// column with no fixed-size form (variable-length strings or lists, a
-/// dictionary without known members, time until issue #19).
+/// dictionary without known members).
 ///
 /// ```
 /// use ndl_runtime::{Compound, Datatype};
@@ -111,9 +111,10 @@ fn field_datatype(field: &Field, path: &str) -> Result<Datatype, Error> {
             Datatype::Enum(Enum::with_inferred_base(members)?)
         }
         DataType::Timestamp(..) | DataType::Duration(_) | DataType::Date32 | DataType::Date64 => {
-            return Err(unsupported(
-                "is time, which ndl-arrow does not map yet (issue #19)",
-            ))
+            Datatype::Time(
+                crate::time::time_type_of(field.data_type())
+                    .ok_or_else(|| unsupported("is time of no NumPy unit"))?,
+            )
         }
         _ => {
             return Err(unsupported(

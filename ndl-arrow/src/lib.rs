@@ -38,10 +38,12 @@ mod infer;
 mod ipc;
 mod ipc_check;
 mod parquet_file;
+mod parquet_time;
 mod plan;
 mod scatter;
 pub mod schema;
 mod strings;
+mod time;
 
 pub use batch::{
     from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,

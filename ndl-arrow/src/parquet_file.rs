@@ -260,14 +260,16 @@ impl std::fmt::Debug for Sink {
 impl Sink {
     fn create(path: &Path, schema: SchemaRef, properties: WriterProperties) -> Result<Sink, Error> {
         let staged = Staged::create(path)?;
+        let schema = crate::parquet_time::schema(schema);
         let writer = ArrowWriter::try_new(staged.writer()?, schema, Some(properties))
             .map_err(Error::parquet(format!("{}", path.display())))?;
         Ok(Sink { writer, staged })
     }
 
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        let batch = crate::parquet_time::batch(batch)?;
         self.writer
-            .write(batch)
+            .write(&batch)
             .map_err(Error::parquet(format!("{}", self.staged.dest().display())))
     }
 

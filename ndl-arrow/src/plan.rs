@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use arrow_schema::DataType;
-use ndl_runtime::{Datatype, Enum, FixedString};
+use ndl_runtime::{Datatype, Enum, FixedString, TimeType};
 
 use crate::schema::{self, COMPLEX_PARTS};
 
@@ -47,6 +47,8 @@ pub(crate) enum Kind<'a> {
     Enum(&'a Enum),
     Text(FixedString),
     Opaque,
+    /// An `i64` count of a time unit, `i64::MIN` being NaT (a null).
+    Time(TimeType),
 }
 
 impl Kind<'_> {
@@ -54,7 +56,7 @@ impl Kind<'_> {
     /// reverses; 1 when there is nothing to reverse.
     pub fn swap_unit(&self, width: usize) -> usize {
         match self {
-            Kind::Number(_) => width,
+            Kind::Number(_) | Kind::Time(_) => width,
             Kind::Enum(e) => e.base.size(),
             Kind::Text(s) => s.charset.width(),
             Kind::Bool | Kind::Opaque => 1,
@@ -136,6 +138,7 @@ fn walk<'a>(
         Datatype::Enum(e) => Kind::Enum(e),
         Datatype::FixedString(s) => Kind::Text(*s),
         Datatype::Opaque(_) => Kind::Opaque,
+        Datatype::Time(t) => Kind::Time(*t),
         other => Kind::Number(schema::primitive(other)?),
     };
     push_leaf(kind, size, at, path, leaves);

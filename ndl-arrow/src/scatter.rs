@@ -140,7 +140,10 @@ fn flatten(
     options: &ReadOptions,
     out: &mut Vec<ArrayRef>,
 ) -> Result<(), Error> {
-    no_nulls(array, path, per_record)?;
+    // A null in a time column is NaT; elsewhere the records cannot hold it.
+    if !matches!(dt, Datatype::Time(_)) {
+        no_nulls(array, path, per_record)?;
+    }
     let expected = || schema::data_type_of(dt, path);
     let wrong_type = |found: &DataType| -> Result<(), Error> {
         Err(Error::schema(
@@ -319,6 +322,16 @@ fn leaf_bytes(leaf: &Leaf<'_>, array: &ArrayRef) -> Result<Buffer, Error> {
             }
             Buffer::from_vec(bytes)
         }
+        Kind::Time(t) => match crate::time::from_arrow(leaf, *t, array)? {
+            Some(counts) => counts,
+            None => {
+                let kind = match t.kind {
+                    ndl_runtime::time::TimeKind::DateTime => "a Timestamp (or a Date32, Date64)",
+                    ndl_runtime::time::TimeKind::TimeDelta => "a Duration",
+                };
+                return wrong(kind);
+            }
+        },
     })
 }
 

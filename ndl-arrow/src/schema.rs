@@ -13,9 +13,13 @@
 //! - a fixed string is `Utf8`, trailing NULs trimmed;
 //! - opaque data is `FixedSizeBinary`;
 //! - an enum is `Dictionary(Int8|Int16|Int32, Utf8)` of its member names,
-//!   never a `Union`, which polars, DuckDB and Parquet refuse.
+//!   never a `Union`, which polars, DuckDB and Parquet refuse;
+//! - time (`datetime64`, `timedelta64`) is `Timestamp(unit, None)` or
+//!   `Duration(unit)`, in the coarsest Arrow unit dividing the NumPy unit
+//!   (see the `time` module), NaT as null.
 //!
-//! No column is nullable: a record has a value in every field.
+//! Only time columns are nullable (NaT); every other record field has a
+//! value.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,6 +28,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use ndl_runtime::{ndl, ByteOrder, Datatype, Enum, Member};
 
 use crate::error::Error;
+use crate::time;
 
 /// The schema metadata key of the whole NDL datatype (its YAML), which
 /// makes the records' exact layout (offsets, record size, enum values)
@@ -141,16 +146,22 @@ fn field_of(
             metadata.insert(DIMS_KEY.to_owned(), m.dims.join(","));
         }
     }
-    Ok(Field::new(name, data_type_of(dt, path)?, false).with_metadata(metadata))
+    let nullable = matches!(dt, Datatype::Time(_));
+    Ok(Field::new(name, data_type_of(dt, path)?, nullable).with_metadata(metadata))
 }
 
 /// Whether the Arrow type alone gives back `dt`.
 fn says_it_all(dt: &Datatype) -> bool {
-    dt.as_int().is_some()
-        || matches!(
-            dt,
-            Datatype::Float16 | Datatype::Float32 | Datatype::Float64 | Datatype::Bool
-        )
+    match dt {
+        Datatype::Time(t) => time::says_it_all(*t),
+        _ => {
+            dt.as_int().is_some()
+                || matches!(
+                    dt,
+                    Datatype::Float16 | Datatype::Float32 | Datatype::Float64 | Datatype::Bool
+                )
+        }
+    }
 }
 
 /// polars' spelling of an enum's categories: each name's byte length, `;`,
@@ -178,6 +189,7 @@ pub(crate) fn data_type_of(dt: &Datatype, path: &str) -> Result<DataType, Error>
         Datatype::Enum(e) => {
             DataType::Dictionary(Box::new(dictionary_key(e)), Box::new(DataType::Utf8))
         }
+        Datatype::Time(t) => time::data_type(*t, path)?,
         Datatype::Compound(c) => DataType::Struct(
             c.members
                 .iter()
@@ -189,7 +201,7 @@ pub(crate) fn data_type_of(dt: &Datatype, path: &str) -> Result<DataType, Error>
             for &d in a.shape.iter().rev() {
                 let d = i32::try_from(d)
                     .map_err(|_| Error::schema(path, "array dimension too long for Arrow"))?;
-                t = DataType::FixedSizeList(Arc::new(Field::new(ITEM, t, false)), d);
+                t = DataType::FixedSizeList(item(t), d);
             }
             t
         }
@@ -200,6 +212,13 @@ pub(crate) fn data_type_of(dt: &Datatype, path: &str) -> Result<DataType, Error>
             })
         }
     })
+}
+
+/// The item field of a list of values of type `t`: nullable for time
+/// (NaT), as its column would be.
+pub(crate) fn item(t: DataType) -> Arc<Field> {
+    let nullable = matches!(t, DataType::Timestamp(..) | DataType::Duration(_));
+    Arc::new(Field::new(ITEM, t, nullable))
 }
 
 /// The Arrow primitive of a number or bool datatype.

@@ -1,0 +1,282 @@
+//! Time values (NumPy's `datetime64` and `timedelta64`) as Arrow
+//! `Timestamp` and `Duration`, NaT as null.
+//!
+//! Arrow counts in seconds, milliseconds, microseconds or nanoseconds. A
+//! NumPy unit is written in the coarsest of these that divides it
+//! exactly: `s`, `ms`, `us` and `ns` as they are; `D`, `h`, `m`, `W` and
+//! multiples such as `10s` as seconds; `10ms` as milliseconds; `1000ps`
+//! as nanoseconds. The counts are multiplied exactly, a product beyond an
+//! `i64` being an error naming record and column; the field's `ndl.type`
+//! keeps the NumPy unit, so reading back restores it exactly. Calendar
+//! units (`Y`, `M`) have no fixed length, and `ps`, `fs` and `as` are finer
+//! than Arrow counts: both are refused, naming the column.
+//!
+//! Reading, a `Timestamp` of any unit (with a time zone or without: its
+//! counts are UTC either way), a `Date32` or a `Date64` becomes instants
+//! and a `Duration` durations, of the records' unit, converted exactly or
+//! refused (a value that is no whole number of the unit, or beyond its
+//! range); a null becomes NaT.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, PrimitiveArray};
+use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
+use arrow_schema::{DataType, TimeUnit};
+use ndl_runtime::time::{BaseUnit, NumpyTimeUnit, TimeKind};
+use ndl_runtime::TimeType;
+
+use crate::error::Error;
+use crate::plan::Leaf;
+
+/// NumPy's Not-a-Time: the smallest `i64`.
+const NAT: i64 = i64::MIN;
+
+/// Arrow's units, coarsest first, with their NumPy counterparts.
+const ARROW_UNITS: [(TimeUnit, BaseUnit); 4] = [
+    (TimeUnit::Second, BaseUnit::Seconds),
+    (TimeUnit::Millisecond, BaseUnit::Millis),
+    (TimeUnit::Microsecond, BaseUnit::Micros),
+    (TimeUnit::Nanosecond, BaseUnit::Nanos),
+];
+
+/// The length of an Arrow unit in attoseconds (NumPy's finest unit).
+fn attos(unit: TimeUnit) -> i128 {
+    let base = ARROW_UNITS
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map_or(BaseUnit::Nanos, |&(_, b)| b);
+    base.attos().unwrap_or(1)
+}
+
+/// The Arrow unit values of `t` are written in, and how many of it one
+/// step of `t` is; `None` for units no Arrow unit divides.
+pub(crate) fn arrow_unit(t: TimeType) -> Option<(TimeUnit, i64)> {
+    let step = t.unit.attos()?;
+    ARROW_UNITS.iter().find_map(|&(unit, _)| {
+        let a = attos(unit);
+        (step % a == 0)
+            .then(|| i64::try_from(step / a).ok())
+            .flatten()
+            .map(|factor| (unit, factor))
+    })
+}
+
+/// The Arrow type of values of `t`, the column at `path`.
+pub(crate) fn data_type(t: TimeType, path: &str) -> Result<DataType, Error> {
+    let Some((unit, _)) = arrow_unit(t) else {
+        let why = if t.unit.attos().is_none() {
+            "calendar years and months have no fixed length, so no Arrow count holds them"
+        } else {
+            "it is no whole number of nanoseconds, Arrow's finest unit"
+        };
+        return Err(Error::schema(path, format!("the time type {t}: {why}")));
+    };
+    Ok(match t.kind {
+        TimeKind::DateTime => DataType::Timestamp(unit, None),
+        TimeKind::TimeDelta => DataType::Duration(unit),
+    })
+}
+
+/// Whether the Arrow type of `t` alone gives it back.
+pub(crate) fn says_it_all(t: TimeType) -> bool {
+    arrow_unit(t).is_some_and(|(_, factor)| factor == 1) && t.unit.multiple() == 1
+}
+
+/// The time type of values of an Arrow type written by others.
+pub(crate) fn time_type_of(t: &DataType) -> Option<TimeType> {
+    let unit = |u: &TimeUnit| {
+        let base = ARROW_UNITS.iter().find(|(a, _)| a == u).map(|&(_, b)| b)?;
+        Some(NumpyTimeUnit::new(base))
+    };
+    Some(match t {
+        DataType::Timestamp(u, _) => TimeType::datetime(unit(u)?),
+        DataType::Duration(u) => TimeType::timedelta(unit(u)?),
+        DataType::Date32 => TimeType::datetime(NumpyTimeUnit::new(BaseUnit::Days)),
+        DataType::Date64 => TimeType::datetime(NumpyTimeUnit::new(BaseUnit::Millis)),
+        _ => return None,
+    })
+}
+
+/// The Arrow array of a time leaf's `len` native counts, NaT as null.
+pub(crate) fn to_arrow(
+    leaf: &Leaf<'_>,
+    t: TimeType,
+    bytes: MutableBuffer,
+    len: usize,
+) -> Result<ArrayRef, Error> {
+    let (unit, factor) = arrow_unit(t).expect("checked by the schema");
+    let counts = ScalarBuffer::<i64>::new(bytes.into(), 0, len);
+    let valid = BooleanBuffer::collect_bool(len, |i| counts[i] != NAT);
+    let nulls = Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0);
+    let values = if factor == 1 {
+        counts
+    } else {
+        scale(leaf, t, &counts, factor, unit)?
+    };
+    Ok(match (t.kind, unit) {
+        (TimeKind::DateTime, TimeUnit::Second) => array::<TimestampSecondType>(values, nulls),
+        (TimeKind::DateTime, TimeUnit::Millisecond) => {
+            array::<TimestampMillisecondType>(values, nulls)
+        }
+        (TimeKind::DateTime, TimeUnit::Microsecond) => {
+            array::<TimestampMicrosecondType>(values, nulls)
+        }
+        (TimeKind::DateTime, TimeUnit::Nanosecond) => {
+            array::<TimestampNanosecondType>(values, nulls)
+        }
+        (TimeKind::TimeDelta, TimeUnit::Second) => array::<DurationSecondType>(values, nulls),
+        (TimeKind::TimeDelta, TimeUnit::Millisecond) => {
+            array::<DurationMillisecondType>(values, nulls)
+        }
+        (TimeKind::TimeDelta, TimeUnit::Microsecond) => {
+            array::<DurationMicrosecondType>(values, nulls)
+        }
+        (TimeKind::TimeDelta, TimeUnit::Nanosecond) => {
+            array::<DurationNanosecondType>(values, nulls)
+        }
+    })
+}
+
+fn array<T: ArrowPrimitiveType<Native = i64>>(
+    values: ScalarBuffer<i64>,
+    nulls: Option<NullBuffer>,
+) -> ArrayRef {
+    Arc::new(PrimitiveArray::<T>::new(values, nulls))
+}
+
+/// The counts times `factor`, exactly: a product beyond an `i64` (or that
+/// would read back as NaT) is an error naming record and column. NaT
+/// stays where it is, under a null.
+fn scale(
+    leaf: &Leaf<'_>,
+    t: TimeType,
+    counts: &[i64],
+    factor: i64,
+    unit: TimeUnit,
+) -> Result<ScalarBuffer<i64>, Error> {
+    let scaled = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| match c {
+            NAT => Ok(NAT),
+            c => c
+                .checked_mul(factor)
+                .filter(|&v| v != NAT)
+                .ok_or_else(|| Error::Value {
+                    record: leaf.record_of(i),
+                    column: leaf.path_of(i),
+                    message: format!(
+                        "{c} of {t} is beyond the range of an Arrow count of {}",
+                        unit_name(unit)
+                    ),
+                }),
+        })
+        .collect::<Result<Vec<i64>, Error>>()?;
+    Ok(ScalarBuffer::from(scaled))
+}
+
+fn unit_name(unit: TimeUnit) -> &'static str {
+    match unit {
+        TimeUnit::Second => "seconds",
+        TimeUnit::Millisecond => "milliseconds",
+        TimeUnit::Microsecond => "microseconds",
+        TimeUnit::Nanosecond => "nanoseconds",
+    }
+}
+
+/// The native counts of `t` of a time array of others, a null as NaT;
+/// `Ok(None)` when the array holds no time of `t`'s kind.
+pub(crate) fn from_arrow(
+    leaf: &Leaf<'_>,
+    t: TimeType,
+    array: &ArrayRef,
+) -> Result<Option<Buffer>, Error> {
+    let source = match time_type_of(array.data_type()) {
+        Some(s) if s.kind == t.kind => s,
+        _ => return Ok(None),
+    };
+    let counts: Vec<i64> = match array.data_type() {
+        DataType::Date32 => array
+            .as_primitive::<Date32Type>()
+            .values()
+            .iter()
+            .map(|&d| i64::from(d))
+            .collect(),
+        // Every other time type holds `i64` counts; their bytes are the
+        // same whatever the unit.
+        _ => {
+            let data = array.to_data();
+            let values =
+                ScalarBuffer::<i64>::new(data.buffers()[0].clone(), data.offset(), data.len());
+            values.to_vec()
+        }
+    };
+    let from = source.unit.attos().unwrap_or(1);
+    let to = t.unit.attos().expect("checked by the schema");
+    let mut out = Vec::with_capacity(counts.len() * 8);
+    for (i, &c) in counts.iter().enumerate() {
+        let value = if array.is_null(i) {
+            NAT
+        } else {
+            convert(c, from, to).map_err(|why| Error::Value {
+                record: leaf.record_of(i),
+                column: leaf.path_of(i),
+                message: format!("{c} of {source}: {why} {t}"),
+            })?
+        };
+        out.extend_from_slice(&value.to_ne_bytes());
+    }
+    Ok(Some(Buffer::from_vec(out)))
+}
+
+/// `count` steps of `from` attoseconds as steps of `to`, exactly.
+fn convert(count: i64, from: i128, to: i128) -> Result<i64, &'static str> {
+    let attos = i128::from(count) * from;
+    if attos % to != 0 {
+        return Err("not a whole number of steps of");
+    }
+    match i64::try_from(attos / to) {
+        Ok(NAT) => Err("NaT's count (yet not null) in"),
+        Ok(v) => Ok(v),
+        Err(_) => Err("beyond the range of an i64 count of"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(t: &str) -> Option<(TimeUnit, i64)> {
+        arrow_unit(t.parse().unwrap())
+    }
+
+    #[test]
+    fn each_numpy_unit_has_the_coarsest_arrow_unit_dividing_it() {
+        assert_eq!(unit("M8[ns]"), Some((TimeUnit::Nanosecond, 1)));
+        assert_eq!(unit("m8[s]"), Some((TimeUnit::Second, 1)));
+        assert_eq!(unit("M8[D]"), Some((TimeUnit::Second, 86_400)));
+        assert_eq!(unit("M8[W]"), Some((TimeUnit::Second, 7 * 86_400)));
+        assert_eq!(unit("M8[10ms]"), Some((TimeUnit::Millisecond, 10)));
+        assert_eq!(unit("M8[1500ms]"), Some((TimeUnit::Millisecond, 1500)));
+        assert_eq!(unit("M8[1000ps]"), Some((TimeUnit::Nanosecond, 1)));
+        assert_eq!(unit("M8[ps]"), None);
+        assert_eq!(unit("M8[M]"), None);
+        assert_eq!(unit("M8[Y]"), None);
+        assert!(says_it_all("M8[us]".parse().unwrap()));
+        assert!(!says_it_all("M8[1000ps]".parse().unwrap()));
+        assert!(!says_it_all("M8[h]".parse().unwrap()));
+    }
+
+    #[test]
+    fn conversions_are_exact_or_refused() {
+        let ms = 1_000_000_000_000_000;
+        let s = 1_000 * ms;
+        assert_eq!(convert(3, s, ms), Ok(3000));
+        assert_eq!(convert(-3000, ms, s), Ok(-3));
+        assert!(convert(1500, ms, s).is_err());
+        assert!(convert(i64::MAX, s, ms).is_err());
+        assert!(convert(i64::MIN + 1, ms, ms).is_ok());
+    }
+}

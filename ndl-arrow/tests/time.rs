@@ -1,0 +1,438 @@
+//! Time values (`DateTime64`, `TimeDelta64`) as Arrow `Timestamp` and
+//! `Duration`, NaT as null: typed round trips, the NumPy units Arrow has
+//! no unit for, and pyarrow and polars both ways.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{DurationMillisecondType, TimestampNanosecondType, TimestampSecondType};
+use arrow_array::Array;
+use arrow_schema::{DataType, TimeUnit};
+use ndl_runtime::time::{DateTime64, Micros, Millis, Nanos, Seconds, TimeDelta64};
+use ndl_runtime::{ByteOrder, Compound, Datatype, NdlType, TimeType};
+use ndl_testkit::{python312, run_with};
+
+/// 2026-11-25T12:00:00 UTC, in seconds.
+const NOON: i64 = 1_795_608_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Event {
+    id: u32,
+    at: DateTime64<Nanos>,
+    day: DateTime64<Seconds>,
+    took: TimeDelta64<Millis>,
+    window: [DateTime64<Seconds>; 2],
+}
+
+/// Event `i`; every third has NaT in `at`, `took` and `window[1]`.
+fn event(i: i64) -> Event {
+    let nat = i % 3 == 2;
+    Event {
+        id: i as u32,
+        at: if nat {
+            DateTime64::NAT
+        } else {
+            DateTime64::new((NOON + i) * 1_000_000_000 + i)
+        },
+        day: DateTime64::new(NOON + 86_400 * i),
+        took: if nat {
+            TimeDelta64::NAT
+        } else {
+            TimeDelta64::new(-1500 * i)
+        },
+        window: [
+            DateTime64::new(NOON - i),
+            if nat {
+                DateTime64::NAT
+            } else {
+                DateTime64::new(NOON + i)
+            },
+        ],
+    }
+}
+
+fn events(n: i64) -> Vec<Event> {
+    (0..n).map(event).collect()
+}
+
+#[test]
+fn typed_time_maps_to_timestamps_and_durations_with_nat_as_null() {
+    let data = events(6);
+    let batch = ndl_arrow::to_record_batch(&data).unwrap();
+    let schema = batch.schema();
+    let types: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| f.data_type().to_string())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "UInt32",
+            "Timestamp(ns)",
+            "Timestamp(s)",
+            "Duration(ms)",
+            "FixedSizeList(2 x Timestamp(s))"
+        ]
+    );
+    let nullable: Vec<bool> = schema.fields().iter().map(|f| f.is_nullable()).collect();
+    assert_eq!(nullable, [false, true, true, true, false]);
+    // The Arrow type says it all: no `ndl.type`.
+    assert!(!schema.field(1).metadata().contains_key("ndl.type"));
+
+    let at = batch.column(1).as_primitive::<TimestampNanosecondType>();
+    assert_eq!(at.value(1), (NOON + 1) * 1_000_000_000 + 1);
+    assert_eq!(
+        (at.null_count(), at.is_null(2), at.is_null(5)),
+        (2, true, true)
+    );
+    let day = batch.column(2).as_primitive::<TimestampSecondType>();
+    assert_eq!((day.value(3), day.null_count()), (NOON + 3 * 86_400, 0));
+    let took = batch.column(3).as_primitive::<DurationMillisecondType>();
+    assert_eq!((took.value(4), took.null_count()), (-6000, 2));
+    let window = batch.column(4).as_fixed_size_list();
+    let ends = window.values().as_primitive::<TimestampSecondType>();
+    assert_eq!(
+        (ends.value(2), ends.is_null(5), ends.null_count()),
+        (NOON - 1, true, 2)
+    );
+
+    assert_eq!(ndl_arrow::from_record_batch::<Event>(&batch).unwrap(), data);
+}
+
+#[test]
+fn typed_time_round_trips_through_parquet_and_ipc() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = events(1000);
+    let parquet = dir.path().join("e.parquet");
+    let ipc = dir.path().join("e.arrow");
+    ndl_arrow::write_parquet(&parquet, &data).unwrap();
+    ndl_arrow::write_ipc(&ipc, &data).unwrap();
+    assert_eq!(ndl_arrow::read_parquet::<Event>(&parquet).unwrap(), data);
+    assert_eq!(ndl_arrow::read_ipc::<Event>(&ipc).unwrap(), data);
+}
+
+fn time(code: &str) -> Datatype {
+    Datatype::Time(code.parse::<TimeType>().unwrap())
+}
+
+fn record_of(members: &[(&str, &str)]) -> Datatype {
+    Datatype::Compound(
+        Compound::c_layout(members.iter().map(|&(name, code)| (name, time(code)))).unwrap(),
+    )
+}
+
+fn bytes_of(counts: &[i64]) -> Vec<u8> {
+    counts.iter().flat_map(|c| c.to_ne_bytes()).collect()
+}
+
+/// Days, hours and multiples are written in the coarsest Arrow unit that
+/// divides them exactly, and come back in their own unit from the
+/// metadata.
+#[test]
+fn other_numpy_units_are_scaled_exactly_and_come_back() {
+    let dt = record_of(&[("d", "M8[D]"), ("h", "m8[h]"), ("t", "M8[10ms]")]);
+    let counts = [20_417, 3, 7, /* */ i64::MIN, -2, i64::MIN];
+    let records = bytes_of(&counts);
+    let batch = ndl_arrow::to_record_batch_raw(&dt, ByteOrder::NATIVE, &records).unwrap();
+    let schema = batch.schema();
+    assert_eq!(
+        schema.field(0).data_type(),
+        &DataType::Timestamp(TimeUnit::Second, None)
+    );
+    assert_eq!(
+        schema.field(1).data_type(),
+        &DataType::Duration(TimeUnit::Second)
+    );
+    assert_eq!(
+        schema.field(2).data_type(),
+        &DataType::Timestamp(TimeUnit::Millisecond, None)
+    );
+    assert_eq!(
+        schema.field(0).metadata()["ndl.type"],
+        "datetime: {unit: D}"
+    );
+    assert_eq!(
+        schema.field(2).metadata()["ndl.type"],
+        "datetime: {unit: \"10ms\"}"
+    );
+    let d = batch.column(0).as_primitive::<TimestampSecondType>();
+    assert_eq!((d.value(0), d.is_null(1)), (20_417 * 86_400, true));
+    let t = batch
+        .column(2)
+        .as_primitive::<arrow_array::types::TimestampMillisecondType>();
+    assert_eq!(t.value(0), 70);
+
+    let back = ndl_arrow::from_record_batch_raw(&dt, &batch, &Default::default()).unwrap();
+    assert_eq!(back, records);
+    // Without the schema metadata, the field's `ndl.type` restores the unit.
+    assert_eq!(
+        ndl_arrow::datatype_of(
+            &schema
+                .as_ref()
+                .clone()
+                .with_metadata(std::collections::HashMap::new())
+        )
+        .unwrap(),
+        dt
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("units.parquet");
+    let mut writer = ndl_arrow::ParquetRecordWriter::create(&path, &dt, ByteOrder::NATIVE).unwrap();
+    writer.write(&records).unwrap();
+    writer.finish().unwrap();
+    let mut reader = ndl_arrow::ParquetRecordReader::open(&path, &Default::default()).unwrap();
+    assert_eq!(reader.datatype(), &dt);
+    assert_eq!(reader.next_records().unwrap().unwrap(), records);
+}
+
+#[test]
+fn a_count_beyond_arrow_s_range_or_a_unit_it_has_not_is_an_error_naming_the_column() {
+    let dt = record_of(&[("d", "M8[D]")]);
+    let err = ndl_arrow::to_record_batch_raw(&dt, ByteOrder::NATIVE, &bytes_of(&[1, i64::MAX / 2]))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "record 1, column `d`: 4611686018427387903 of M8[D] is beyond the range of an Arrow count of seconds"
+    );
+    for (code, why) in [
+        ("M8[M]", "calendar years and months have no fixed length"),
+        ("m8[Y]", "calendar years and months have no fixed length"),
+        ("M8[ps]", "it is no whole number of nanoseconds"),
+        ("m8[as]", "it is no whole number of nanoseconds"),
+    ] {
+        let err = ndl_arrow::schema_of(&record_of(&[("when", code)]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!("column `when`: the time type {code}: {why}")),
+            "{err}"
+        );
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Coarse {
+    at: DateTime64<Seconds>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Fine {
+    at: DateTime64<Nanos>,
+}
+
+/// Reading into another unit converts exactly, or names what cannot be.
+#[test]
+fn reading_into_another_unit_converts_exactly_or_refuses() {
+    let fine = [
+        Fine {
+            at: DateTime64::new(NOON * 1_000_000_000),
+        },
+        Fine {
+            at: DateTime64::NAT,
+        },
+    ];
+    let batch = ndl_arrow::to_record_batch(&fine).unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Coarse>(&batch).unwrap(),
+        [
+            Coarse {
+                at: DateTime64::new(NOON)
+            },
+            Coarse {
+                at: DateTime64::NAT
+            }
+        ]
+    );
+    let inexact = ndl_arrow::to_record_batch(&[Fine {
+        at: DateTime64::new(1),
+    }])
+    .unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Coarse>(&inexact)
+            .unwrap_err()
+            .to_string(),
+        "record 0, column `at`: 1 of M8[ns]: not a whole number of steps of M8[s]"
+    );
+    let far = ndl_arrow::to_record_batch(&[
+        Coarse {
+            at: DateTime64::new(NOON),
+        },
+        Coarse {
+            at: DateTime64::new(i64::MAX / 10),
+        },
+    ])
+    .unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Fine>(&far).unwrap_err().to_string(),
+        "record 1, column `at`: 922337203685477580 of M8[s]: beyond the range of an i64 count of M8[ns]"
+    );
+    // Others' non-null count of `i64::MIN` would read as NaT: refused.
+    let schema = std::sync::Arc::new(ndl_arrow::schema::<Fine>());
+    let column = arrow_array::TimestampNanosecondArray::from(vec![0, i64::MIN]);
+    let batch =
+        arrow_array::RecordBatch::try_new(schema, vec![std::sync::Arc::new(column)]).unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Fine>(&batch)
+            .unwrap_err()
+            .to_string(),
+        "record 1, column `at`: -9223372036854775808 of M8[ns]: NaT's count (yet not null) in M8[ns]"
+    );
+    let durations = ndl_arrow::to_record_batch(&[Took {
+        at: TimeDelta64::new(1),
+    }])
+    .unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Coarse>(&durations)
+            .unwrap_err()
+            .to_string(),
+        "column `at`: expected a Timestamp (or a Date32, Date64), found Duration(ms)"
+    );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Took {
+    at: TimeDelta64<Millis>,
+}
+
+fn run(script: &str, args: &[&std::path::Path]) -> String {
+    let args: Vec<&str> = args.iter().map(|p| p.to_str().unwrap()).collect();
+    run_with(&python312(), script, &args)
+}
+
+#[test]
+fn pyarrow_reads_our_time_with_nat_as_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("e.parquet");
+    let ipc = dir.path().join("e.arrow");
+    let data = events(6);
+    ndl_arrow::write_parquet(&parquet, &data).unwrap();
+    ndl_arrow::write_ipc(&ipc, &data).unwrap();
+    let out = run(
+        r#"
+import sys, datetime, pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc
+NOON = 1795608000
+for table in [pq.read_table(sys.argv[1]), ipc.open_file(sys.argv[2]).read_all()]:
+    print(";".join(f"{f.name}:{f.type}:{f.nullable}" for f in table.schema))
+    at = table.column("at")
+    assert at.cast(pa.int64()).to_pylist() == [None if i % 3 == 2 else (NOON + i) * 10**9 + i for i in range(6)]
+    assert at.null_count == 2
+    assert table.column("day").to_pylist()[1] == datetime.datetime(2026, 11, 26, 12, 0, 0)
+    assert table.column("took").to_pylist()[1] == datetime.timedelta(milliseconds=-1500)
+    assert table.column("took").to_pylist()[2] is None
+    assert table.column("window").to_pylist()[2] == [datetime.datetime(2026, 11, 25, 11, 59, 58), None]
+import polars as pl
+for df in [pl.read_parquet(sys.argv[1]), pl.read_ipc(sys.argv[2])]:
+    assert df["at"].null_count() == 2 and df["took"].null_count() == 2
+    assert str(df["day"][1]) == "2026-11-26 12:00:00", df["day"][1]
+    assert df["at"].dt.nanosecond()[1] == 1
+"#,
+        &[&parquet, &ipc],
+    );
+    // Parquet has no timestamp of seconds: there they are milliseconds.
+    let schema = |s| {
+        format!("id:uint32:False;at:timestamp[ns]:True;day:timestamp[{s}]:True;took:duration[ms]:True;window:fixed_size_list<item: timestamp[{s}]>[2]:False")
+    };
+    assert_eq!(out.lines().collect::<Vec<_>>(), [schema("ms"), schema("s")]);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Observed {
+    id: i64,
+    at: DateTime64<Nanos>,
+    utc: DateTime64<Micros>,
+    seen: DateTime64<Seconds>,
+    took: TimeDelta64<Millis>,
+}
+
+/// Observation `i`, as the Python scripts write it: `utc` in a time zone,
+/// `seen` (milliseconds there) null every fourth.
+fn observed(i: i64) -> Observed {
+    Observed {
+        id: i,
+        at: DateTime64::new(NOON * 1_000_000_000 + i),
+        utc: DateTime64::new(NOON * 1_000_000 + i * 1000),
+        seen: if i % 4 == 3 {
+            DateTime64::NAT
+        } else {
+            DateTime64::new(NOON + i)
+        },
+        took: TimeDelta64::new(i * 250),
+    }
+}
+
+#[test]
+fn timestamps_pyarrow_and_polars_write_read_back_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        r#"
+import sys, os, pyarrow as pa, pyarrow.parquet as pq, pyarrow.feather as feather, polars as pl
+d = sys.argv[1]
+NOON = 1795608000
+n = 100
+at = [NOON * 10**9 + i for i in range(n)]
+utc = [NOON * 10**6 + i * 1000 for i in range(n)]
+seen = [None if i % 4 == 3 else (NOON + i) * 1000 for i in range(n)]
+took = [i * 250 for i in range(n)]
+table = pa.table({
+    "took": pa.array(took, pa.duration("ms")),
+    "seen": pa.array(seen, pa.timestamp("ms")),
+    "utc": pa.array(utc, pa.timestamp("us", tz="Europe/Paris")),
+    "at": pa.array(at, pa.timestamp("ns")),
+    "id": pa.array(range(n), pa.int64()),
+})
+pq.write_table(table, os.path.join(d, "pyarrow.parquet"))
+feather.write_feather(table, os.path.join(d, "pyarrow.feather"))
+df = pl.DataFrame({
+    "id": pl.Series(range(n), dtype=pl.Int64),
+    "at": pl.Series(at).cast(pl.Datetime("ns")),
+    "utc": pl.Series(utc).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
+    "seen": pl.Series(seen, dtype=pl.Int64).cast(pl.Datetime("ms")),
+    "took": pl.Series(took).cast(pl.Duration("ms")),
+})
+df.write_parquet(os.path.join(d, "polars.parquet"))
+df.write_ipc(os.path.join(d, "polars.arrow"))
+"#,
+        &[d],
+    );
+    let data: Vec<Observed> = (0..100).map(observed).collect();
+    for name in ["pyarrow.parquet", "polars.parquet"] {
+        let read = ndl_arrow::read_parquet::<Observed>(d.join(name));
+        assert_eq!(
+            read.unwrap_or_else(|e| panic!("{name}: {e}")),
+            data,
+            "{name}"
+        );
+    }
+    for name in ["pyarrow.feather", "polars.arrow"] {
+        let read = ndl_arrow::read_ipc::<Observed>(d.join(name));
+        assert_eq!(
+            read.unwrap_or_else(|e| panic!("{name}: {e}")),
+            data,
+            "{name}"
+        );
+    }
+    // Without our metadata, each column's datatype is the time type of
+    // its Arrow unit.
+    let reader =
+        ndl_arrow::ParquetRecordReader::open(d.join("pyarrow.parquet"), &Default::default())
+            .unwrap();
+    let Datatype::Compound(c) = reader.datatype() else {
+        panic!("a compound")
+    };
+    let codes: Vec<String> = c
+        .members
+        .iter()
+        .map(|m| match &m.datatype {
+            Datatype::Time(t) => t.to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(codes, ["m8[ms]", "M8[ms]", "M8[us]", "M8[ns]", "Int64"]);
+}
