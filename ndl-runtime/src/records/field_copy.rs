@@ -38,6 +38,49 @@ pub fn gather(records: &[u8], record: usize, fields: &[Range<usize>], outs: &mut
     gather_columns((records, record), fields, outs, |b| b);
 }
 
+/// Copies each column of `columns` (values of `fields[i].len()` bytes,
+/// back to back) into byte range `fields[i]` of every record of `records`
+/// (records of `record` bytes): the inverse of [`gather`], as readers of
+/// one array per field put records back together.
+///
+/// # Panics
+/// If a range reaches past the record, or a column holds another number
+/// of values than there are records.
+///
+/// ```
+/// let (a, b) = ([1u8, 3], [2u8, 0, 4, 0]);
+/// let mut packed = [9; 6];
+/// ndl_runtime::records::scatter(&[&a, &b], &[0..1, 1..3], &mut packed, 3);
+/// assert_eq!(packed, [1, 2, 0, 3, 4, 0]);
+/// ```
+pub fn scatter(columns: &[&[u8]], fields: &[Range<usize>], records: &mut [u8], record: usize) {
+    assert_eq!(columns.len(), fields.len(), "a field for each column");
+    let n = records.len().checked_div(record).unwrap_or(0);
+    for (column, field) in columns.iter().zip(fields) {
+        assert!(
+            field.end <= record,
+            "bytes {field:?} are not within a {record}-byte record"
+        );
+        assert_eq!(column.len(), n * field.len(), "column length");
+        if field.is_empty() {
+            continue;
+        }
+        let copy = FieldCopy {
+            memory: field.start,
+            packed: 0,
+            len: field.len(),
+        };
+        let from = (*column, field.len());
+        copy_fields(
+            &[copy],
+            Direction::Unpack,
+            from,
+            (&mut *records, record),
+            |b| b,
+        );
+    }
+}
+
 /// [`gather`] over any record bytes that `bytes` turns into `u8`s: block
 /// by block, each column of the block in its own loop.
 pub(super) fn gather_columns<S: Copy>(

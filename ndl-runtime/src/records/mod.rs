@@ -44,7 +44,7 @@ mod repacker;
 #[cfg(test)]
 mod tests;
 
-pub use field_copy::gather;
+pub use field_copy::{gather, scatter};
 pub(crate) use field_copy::{copy_fields, Direction, FieldCopy};
 pub(crate) use memory::{advise_huge_pages, assume_init, record_bytes};
 pub use packed::{InvalidValue, PackError, PackedLayout};

@@ -179,15 +179,13 @@ impl ColumnsSource {
 
     /// Copies each column's `values` into `records`.
     fn interleave(&self, values: &[Vec<u8>], records: &mut [u8]) {
-        for (o, values) in self.opened.iter().zip(values) {
-            let (at, size) = (o.column.offset, o.column.size);
-            for (r, v) in records
-                .chunks_exact_mut(self.record)
-                .zip(values.chunks_exact(size))
-            {
-                r[at..at + size].copy_from_slice(v);
-            }
-        }
+        let fields: Vec<_> = self
+            .opened
+            .iter()
+            .map(|o| o.column.offset..o.column.offset + o.column.size)
+            .collect();
+        let columns: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+        ndl_runtime::records::scatter(&columns, &fields, records, self.record);
     }
 }
 
