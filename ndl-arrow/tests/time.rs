@@ -436,3 +436,55 @@ df.write_ipc(os.path.join(d, "polars.arrow"))
         .collect();
     assert_eq!(codes, ["m8[ms]", "M8[ms]", "M8[us]", "M8[ns]", "Int64"]);
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Logged {
+    id: i32,
+    at: DateTime64<Micros>,
+    exact: DateTime64<Nanos>,
+    zoned: DateTime64<Seconds>,
+}
+
+#[test]
+fn duckdb_queries_our_time_and_writes_timestamps_we_read_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("e.parquet");
+    let theirs = dir.path().join("duckdb.parquet");
+    ndl_arrow::write_parquet(&ours, &events(6)).unwrap();
+    let out = run(
+        r#"
+import sys, duckdb
+f, out = sys.argv[1], sys.argv[2]
+print(duckdb.sql(f"""SELECT count("at"), count("day"), strftime(max("day"), '%Y-%m-%d %H:%M:%S') FROM '{f}'""").fetchall())
+print([(name, kind) for name, kind, *_ in duckdb.sql(f"""DESCRIBE SELECT "at", "day" FROM '{f}'""").fetchall()])
+duckdb.sql(f"""COPY (SELECT i::INTEGER AS id,
+    make_timestamp(1795608000000000 + i) AS "at",
+    CASE WHEN i % 4 = 3 THEN NULL ELSE make_timestamp_ns(1795608000000000000 + i) END AS exact,
+    to_timestamp(1795608000 + i) AS zoned
+  FROM range(10) t(i)) TO '{out}' (FORMAT parquet)""")
+"#,
+        &[&ours, &theirs],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "[(4, 6, '2026-11-30 12:00:00')]");
+    // DuckDB reads a Parquet timestamp of milliseconds as its TIMESTAMP
+    // (of microseconds).
+    assert_eq!(lines[1], "[('at', 'TIMESTAMP_NS'), ('day', 'TIMESTAMP')]");
+    let expected: Vec<Logged> = (0..10)
+        .map(|i| Logged {
+            id: i as i32,
+            at: DateTime64::new(NOON * 1_000_000 + i),
+            exact: if i % 4 == 3 {
+                DateTime64::NAT
+            } else {
+                DateTime64::new(NOON * 1_000_000_000 + i)
+            },
+            zoned: DateTime64::new(NOON + i),
+        })
+        .collect();
+    assert_eq!(
+        ndl_arrow::read_parquet::<Logged>(&theirs).unwrap(),
+        expected
+    );
+}
