@@ -208,9 +208,10 @@ pub(crate) fn from_arrow(
         // same whatever the unit.
         _ => {
             let data = array.to_data();
-            let values =
-                ScalarBuffer::<i64>::new(data.buffers()[0].clone(), data.offset(), data.len());
-            values.to_vec()
+            let Some(buffer) = data.buffers().first() else {
+                return Ok(None);
+            };
+            ScalarBuffer::<i64>::new(buffer.clone(), data.offset(), data.len()).to_vec()
         }
     };
     let from = source.unit.attos().unwrap_or(1);

@@ -6,7 +6,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{DurationMillisecondType, TimestampNanosecondType, TimestampSecondType};
 use arrow_array::Array;
 use arrow_schema::{DataType, TimeUnit};
-use ndl_runtime::time::{DateTime64, Micros, Millis, Nanos, Seconds, TimeDelta64};
+use ndl_runtime::time::{DateTime64, Days, Micros, Millis, Nanos, Seconds, TimeDelta64};
 use ndl_runtime::{ByteOrder, Compound, Datatype, NdlType, TimeType};
 use ndl_testkit::{python312, run_with};
 
@@ -487,4 +487,33 @@ duckdb.sql(f"""COPY (SELECT i::INTEGER AS id,
         ndl_arrow::read_parquet::<Logged>(&theirs).unwrap(),
         expected
     );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Dated {
+    day: DateTime64<Days>,
+}
+
+/// polars' `Date` is Arrow's `Date32`, days: instants of days.
+#[test]
+fn polars_dates_read_as_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dates.parquet");
+    run(
+        r#"
+import sys, datetime, polars as pl
+days = [datetime.date(2026, 11, 25) + datetime.timedelta(days=i) for i in range(3)]
+pl.DataFrame({"day": pl.Series(days + [None], dtype=pl.Date)}).write_parquet(sys.argv[1])
+"#,
+        &[&path],
+    );
+    let day = NOON / 86_400;
+    let days: Vec<Dated> = [day, day + 1, day + 2, i64::MIN]
+        .into_iter()
+        .map(|d| Dated {
+            day: DateTime64::new(d),
+        })
+        .collect();
+    assert_eq!(ndl_arrow::read_parquet::<Dated>(&path).unwrap(), days);
 }
