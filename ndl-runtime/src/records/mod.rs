@@ -46,7 +46,8 @@ mod tests;
 
 pub use field_copy::{gather, scatter};
 pub(crate) use field_copy::{copy_fields, Direction, FieldCopy};
-pub(crate) use memory::{advise_huge_pages, assume_init, record_bytes};
+pub use memory::advise_huge_pages;
+pub(crate) use memory::{assume_init, record_bytes};
 pub use packed::{InvalidValue, PackError, PackedLayout};
 pub use packer::Packer;
 pub use record_buf::{RecordBuf, RecordsMut};
