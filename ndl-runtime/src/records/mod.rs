@@ -44,8 +44,8 @@ mod repacker;
 #[cfg(test)]
 mod tests;
 
-pub use field_copy::{gather, scatter};
 pub(crate) use field_copy::{copy_fields, Direction, FieldCopy};
+pub use field_copy::{gather, scatter};
 pub use memory::advise_huge_pages;
 pub(crate) use memory::{assume_init, record_bytes};
 pub use packed::{InvalidValue, PackError, PackedLayout};
