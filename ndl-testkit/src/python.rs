@@ -9,27 +9,26 @@ use std::process::Command;
 /// `.venv` made by that script is found too. Without either the test fails:
 /// a cross-check never passes by skipping.
 pub fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NDL_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = workspace_root().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "no Python with numpy: run the tests with scripts/test-all.sh, which provisions .venv and sets NDL_PYTHON"
-    );
-    venv
+    venv_python("NDL_PYTHON", ".venv", "Python with numpy")
 }
 
 /// The Python 3.12 interpreter of the second test venv (zarr-python 3.4,
-/// xarray, Dask, netCDF4, moto, s3fs), from `NDL_PYTHON312` or `.venv312`.
+/// xarray, Dask, netCDF4, moto, s3fs, pyarrow, polars, DuckDB), from
+/// `NDL_PYTHON312` or `.venv312`.
 pub fn python312() -> PathBuf {
-    if let Some(p) = std::env::var_os("NDL_PYTHON312") {
+    venv_python("NDL_PYTHON312", ".venv312", "Python 3.12 with zarr 3.4")
+}
+
+/// The interpreter `var` names, else that of the workspace's venv `dir`;
+/// neither is a failure naming `what` and how to get it.
+fn venv_python(var: &str, dir: &str, what: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(var) {
         return PathBuf::from(p);
     }
-    let venv = workspace_root().join(".venv312/bin/python");
+    let venv = workspace_root().join(dir).join("bin/python");
     assert!(
         venv.exists(),
-        "no Python 3.12 with zarr 3.4: run the tests with scripts/test-all.sh, which provisions .venv312 and sets NDL_PYTHON312"
+        "no {what}: run the tests with scripts/test-all.sh, which provisions {dir} and sets {var}"
     );
     venv
 }
