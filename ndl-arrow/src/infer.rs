@@ -112,7 +112,7 @@ fn field_datatype(field: &Field, path: &str) -> Result<Datatype, Error> {
         }
         DataType::Timestamp(..) | DataType::Duration(_) | DataType::Date32 | DataType::Date64 => {
             Datatype::Time(
-                crate::time::time_type_of(field.data_type())
+                crate::time_type::time_type_of(field.data_type())
                     .ok_or_else(|| unsupported("is time of no NumPy unit"))?,
             )
         }

@@ -44,6 +44,7 @@ mod scatter;
 pub mod schema;
 mod strings;
 mod time;
+mod time_type;
 
 pub use batch::{
     from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,

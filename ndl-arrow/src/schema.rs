@@ -28,7 +28,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use ndl_runtime::{ndl, ByteOrder, Datatype, Enum, Member};
 
 use crate::error::Error;
-use crate::time;
+use crate::time_type;
 
 /// The schema metadata key of the whole NDL datatype (its YAML), which
 /// makes the records' exact layout (offsets, record size, enum values)
@@ -153,7 +153,7 @@ fn field_of(
 /// Whether the Arrow type alone gives back `dt`.
 fn says_it_all(dt: &Datatype) -> bool {
     match dt {
-        Datatype::Time(t) => time::says_it_all(*t),
+        Datatype::Time(t) => time_type::says_it_all(*t),
         _ => {
             dt.as_int().is_some()
                 || matches!(
@@ -189,7 +189,7 @@ pub(crate) fn data_type_of(dt: &Datatype, path: &str) -> Result<DataType, Error>
         Datatype::Enum(e) => {
             DataType::Dictionary(Box::new(dictionary_key(e)), Box::new(DataType::Utf8))
         }
-        Datatype::Time(t) => time::data_type(*t, path)?,
+        Datatype::Time(t) => time_type::data_type(*t, path)?,
         Datatype::Compound(c) => DataType::Struct(
             c.members
                 .iter()
