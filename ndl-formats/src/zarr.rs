@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::records::Repacker;
+use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::ByteOrder;
 use ndl_zarr::{ArrayInfo, StoreInfo, WriteOptions};
 
@@ -24,6 +24,9 @@ pub fn is_remote(path: &Path) -> bool {
 pub struct ZarrSource {
     path: PathBuf,
     spec: ArraySpec,
+    /// What turns records read in native order into the spec's order,
+    /// when the two differ: made once, not per batch.
+    to_spec_order: Option<PackedLayout>,
     /// Records per stored chunk.
     chunk: u64,
     next: u64,
@@ -57,9 +60,13 @@ impl ZarrSource {
             }
         };
         one_dimensional(path, &spec)?;
+        let to_spec_order = (spec.byte_order != ByteOrder::NATIVE)
+            .then(|| repacker(path, &spec.datatype).map(|r| r.layout().clone()))
+            .transpose()?;
         Ok(ZarrSource {
             path: path.to_path_buf(),
             spec,
+            to_spec_order,
             chunk,
             next: 0,
         })
@@ -87,10 +94,8 @@ impl Source for ZarrSource {
             return Ok(0);
         }
         let mut bytes = ndl_zarr::read_packed(&self.path, self.next..end)?;
-        if self.spec.byte_order != ByteOrder::NATIVE {
-            repacker(&self.path, &self.spec.datatype)?
-                .layout()
-                .swap(&mut bytes);
+        if let Some(layout) = &self.to_spec_order {
+            layout.swap(&mut bytes);
         }
         buf[..bytes.len()].copy_from_slice(&bytes);
         let n = (end - self.next) as usize;
