@@ -60,10 +60,10 @@ def leaves(dt):
     else:
         yield dt
 def in_cdl(dt):
-    # netCDF has no float16 or UTF-32, and a fixed string is only a
-    # compound member (char name(n)), not a variable's whole type.
-    if dt.names is None and dt.subdtype is None and dt.kind == 'S':
-        return False
+    # netCDF has no float16; a whole variable of text is `string` (U) or
+    # `char` with a dimension (S), but a compound holds no strings.
+    if dt.names is None and dt.subdtype is None and dt.kind in 'SU':
+        return True
     return all(l.kind not in 'Uf' or (l.kind == 'f' and l.itemsize != 2) for l in leaves(dt))
 manifest = {}
 for name, a in arrays.items():
@@ -479,6 +479,26 @@ fn npz_archives_in_every_format() {
         "{zarr}"
     );
     ok(describe(&padded, "ndl", &[]), "padded.npz ndl");
+}
+
+/// A field named with a CDL keyword, which ncdump prints bare and no
+/// spelling gets through ncgen: described as ncdump would, with a comment
+/// naming it instead of a refusal.
+#[test]
+fn cdl_keyword_names_are_described_with_a_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kw.npy");
+    ndl_testkit::python::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1], np.zeros(2, [('byte', '<i4'), ('x', '<f8')]))",
+        &[path.to_str().unwrap()],
+    );
+    let cdl = ok(describe(&path, "cdl", &[]), "kw.npy cdl");
+    assert!(
+        cdl.starts_with("// ncgen reads these names as CDL keywords in every spelling: byte\n"),
+        "{cdl}"
+    );
+    assert!(cdl.contains("\n    int byte ;\n"), "{cdl}");
 }
 
 #[test]

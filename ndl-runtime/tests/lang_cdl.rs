@@ -333,7 +333,7 @@ fn colliding_derived_names_get_a_number() {
 
 #[test]
 fn reserved_words_really_are_unusable_in_ncgen() {
-    // Why a member named `float` is an error: no spelling gets it through.
+    // Why a member named `float` is printed bare: no spelling gets it through.
     let dir = tempfile::tempdir().unwrap();
     for field in ["float", "\\float", "int", "NaN"] {
         let cdl = format!(
@@ -354,9 +354,7 @@ fn what_cdl_cannot_hold_is_a_clear_error() {
             members: vec![Member::new(name, 0, dt)],
         })
     };
-    for bad_name in [
-        "float", "string", "compound", "", "a/b", "x ", "#x", "tab\t",
-    ] {
+    for bad_name in ["", "a/b", "x ", "#x", "tab\t"] {
         let err = type_definitions("r_t", &member(bad_name, Datatype::Int8)).unwrap_err();
         assert!(
             matches!(err, LangError::BadName { .. }),
@@ -426,4 +424,101 @@ fn what_cdl_cannot_hold_is_a_clear_error() {
         doc.add_variable("b", &b, "t_t", &[]),
         Err(LangError::Duplicate { .. })
     ));
+}
+
+#[test]
+fn text_variables_are_strings_or_char_arrays_as_ncdump_prints_them() {
+    let utf32 = |length| {
+        Datatype::FixedString(FixedString {
+            length,
+            charset: Charset::Utf32,
+        })
+    };
+    let mut doc = Document::new("text").unwrap();
+    doc.add_dimension("n", Some(2)).unwrap();
+    doc.add_dimension("m", Some(3)).unwrap();
+    doc.add_variable("u", &utf32(5), "u_t", &["n"]).unwrap();
+    doc.add_variable("u2", &utf32(2), "u2_t", &["n", "m"])
+        .unwrap();
+    doc.add_variable("s", &ascii(5), "s_t", &["n"]).unwrap();
+    doc.add_variable("s2", &ascii(5), "s2_t", &["n", "m"])
+        .unwrap();
+    doc.add_variable("c", &ascii(1), "c_t", &["n"]).unwrap();
+    let ours = doc.to_string();
+    assert_eq!(
+        ours,
+        "netcdf text {\ndimensions:\n\tn = 2 ;\n\tm = 3 ;\n\tstring5 = 5 ;\nvariables:\n\
+         \tstring u(n) ;\n\tstring u2(n, m) ;\n\tchar s(n, string5) ;\n\
+         \tchar s2(n, m, string5) ;\n\tchar c(n) ;\n}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(compile_cdl(&ours, dir.path(), "text"), ours);
+
+    // A dimension of that name but another size is an error, not a lie.
+    let mut doc = Document::new("clash").unwrap();
+    doc.add_dimension("string5", Some(4)).unwrap();
+    assert!(matches!(
+        doc.add_variable("s", &ascii(5), "s_t", &["string5"]),
+        Err(LangError::Shape { .. })
+    ));
+}
+
+/// netCDF-C lets any of CDL's keywords name a variable, a dimension, an
+/// attribute, a compound member or an enum member, and ncdump prints them
+/// bare. ncgen 4.9 reads no spelling of them (its lexer takes a
+/// backslash before punctuation and digits only), so we print what
+/// ncdump prints and say so in a comment.
+#[test]
+fn keyword_names_print_as_ncdump_prints_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("keywords.nc");
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        r#"
+import sys, numpy as np, netCDF4
+d = netCDF4.Dataset(sys.argv[1], "w")
+d.createDimension("float", 2)
+rec = d.createCompoundType(np.dtype([("int", "<i4"), ("x", "<f8")]), "rec_t")
+for name in ["byte", "string"]:
+    v = d.createVariable(name, "i4", ("float",))
+    v.setncattr("NaN", 1)
+d.createVariable("compound", rec, ("float",))
+d.close()
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let dump = std::process::Command::new("ncdump")
+        .arg("-h")
+        .arg(&nc)
+        .output()
+        .expect("ncdump (Debian package netcdf-bin)");
+    assert!(dump.status.success());
+    let dump = String::from_utf8(dump.stdout).unwrap();
+
+    let rec = Datatype::Compound(
+        Compound::c_layout([("int", Datatype::Int32), ("x", Datatype::Float64)]).unwrap(),
+    );
+    let mut doc = Document::new("keywords").unwrap();
+    doc.add_dimension("float", Some(2)).unwrap();
+    for name in ["byte", "string"] {
+        doc.add_variable(name, &Datatype::Int32, "", &["float"])
+            .unwrap();
+        doc.add_attribute(
+            Some(name),
+            "NaN",
+            ndl_runtime::lang::cdl::AttrValue::Ints(IntType::Int64, vec![1]),
+        )
+        .unwrap();
+    }
+    doc.add_variable("compound", &rec, "rec_t", &["float"])
+        .unwrap();
+    let ours = doc.to_string();
+    let (comment, body) = ours.split_once('\n').unwrap();
+    assert_eq!(
+        comment,
+        "// ncgen reads these names as CDL keywords in every spelling: int, float, byte, \
+         string, compound, NaN"
+    );
+    assert_eq!(body, dump);
+    assert!(try_ncgen(&ours, dir.path(), "again").is_err());
 }

@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use super::name::{check_name, escape};
+use super::name::{check_name, escape, is_keyword};
 use super::print::type_text;
 use super::types::{TypeRef, TypeSet};
 use crate::lang::{LangError, Language};
 use crate::time::{CfTimeUnits, TimeKind};
-use crate::{Datatype, IntType, TimeType};
+use crate::{Charset, Datatype, FixedString, IntType, TimeType};
 
 /// A netCDF-4 CDL document with one (root) group: types, dimensions and
 /// variables, printed as `ncdump -h` prints the file `ncgen` makes of it.
@@ -231,12 +231,18 @@ impl Document {
                 why: format!("is not declared in netcdf {}", self.name),
             });
         }
-        let ty = self.types.add_root(type_name, dt)?;
+        let mut dims: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+        let ty = match dt {
+            Datatype::FixedString(s) if s.charset == Charset::Ascii && s.length > 1 => {
+                dims.push(self.string_dimension(s.length)?);
+                self.types.add_root(type_name, &CHAR)?
+            }
+            _ => self.types.add_root(type_name, dt)?,
+        };
         let time = match dt {
             Datatype::Time(t) => Some(cf_time_attributes(*t, dt)?),
             _ => None,
         };
-        let dims = dims.iter().map(|d| d.to_string()).collect();
         self.variables.push((ty, name.to_string(), dims));
         for (attr, value) in time.into_iter().flatten() {
             self.attributes
@@ -244,6 +250,45 @@ impl Document {
             self.implied.push((name.to_string(), attr.to_string()));
         }
         Ok(())
+    }
+
+    /// The dimension that holds the characters of a fixed string of
+    /// `length` bytes, `string<length>` as xarray names it, declared the
+    /// first time a variable needs it.
+    fn string_dimension(&mut self, length: usize) -> Result<String, LangError> {
+        let name = format!("string{length}");
+        match self.dimensions.iter().find(|(n, _)| *n == name) {
+            Some((_, Some(size))) if *size == length => {}
+            Some(_) => {
+                return Err(LangError::Shape {
+                    language: Language::Cdl,
+                    why: format!(
+                        "dimension {name:?} is declared with another size than the {length} \
+                         characters of the strings it would hold"
+                    ),
+                })
+            }
+            None => self.add_dimension(&name, Some(length))?,
+        }
+        Ok(name)
+    }
+
+    /// The names in this document and its groups that CDL reads as
+    /// keywords, each once, in the order met.
+    fn keyword_names(&self) -> Vec<String> {
+        let mut names: Vec<&str> = vec![self.name.as_str()];
+        names.extend(self.types.names());
+        names.extend(self.dimensions.iter().map(|(n, _)| n.as_str()));
+        names.extend(self.variables.iter().map(|(_, n, _)| n.as_str()));
+        names.extend(self.attributes.iter().map(|(_, n, _)| n.as_str()));
+        let mut found: Vec<String> = Vec::new();
+        let nested = self.groups.iter().flat_map(Document::keyword_names);
+        for name in names.into_iter().map(str::to_string).chain(nested) {
+            if is_keyword(&name) && !found.contains(&name) {
+                found.push(name);
+            }
+        }
+        found
     }
 
     fn duplicate(&self, role: &'static str, name: &str) -> LangError {
@@ -274,8 +319,32 @@ fn cf_time_attributes(
     Ok(attrs)
 }
 
+/// A one-byte text character: with a trailing dimension, a fixed string.
+const CHAR: Datatype = Datatype::FixedString(FixedString {
+    length: 1,
+    charset: Charset::Ascii,
+});
+
+/// The document as `ncdump -h` prints it. Names that are CDL keywords are
+/// printed bare, as `ncdump` prints them, since `ncgen` has no escape for
+/// them; a first comment line names them.
 impl fmt::Display for Document {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keywords = self.keyword_names();
+        if !keywords.is_empty() {
+            writeln!(
+                f,
+                "// ncgen reads these names as CDL keywords in every spelling: {}",
+                keywords.join(", ")
+            )?;
+        }
+        f.write_str(&self.body())
+    }
+}
+
+impl Document {
+    /// `netcdf name {` ... `}`, without the keyword comment.
+    fn body(&self) -> String {
         let mut out = format!("netcdf {} {{\n", escape(&self.name));
         if !self.types.is_empty() {
             out.push_str("types:\n");
@@ -332,11 +401,9 @@ impl fmt::Display for Document {
             group.render_nested(&mut out);
         }
         out.push_str("}\n");
-        f.write_str(&out)
+        out
     }
-}
 
-impl Document {
     /// Adds `group` as a subgroup, printed after the variables and global
     /// attributes, where CDL puts groups.
     pub fn add_group(&mut self, group: Document) {
@@ -346,7 +413,7 @@ impl Document {
     /// This document as a subgroup: `group: name {` ... `} // group name`,
     /// its lines indented as `ncdump` indents nested groups.
     fn render_nested(&self, out: &mut String) {
-        let text = self.to_string();
+        let text = self.body();
         let body = text
             .strip_prefix("netcdf ")
             .and_then(|t| t.strip_suffix("}\n"))

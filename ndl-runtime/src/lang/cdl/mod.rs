@@ -15,11 +15,13 @@
 //! | `compound` | `compound <name> { ... }; // <name>` |
 //! | array member of shape `(a, b)` | `T member(a, b) ;` |
 //! | fixed ASCII string of `n` as a member | `char member(n) ;` |
+//! | fixed ASCII string of `n > 1` as a variable | `char v(dims..., string<n>) ;`, the dimension `string<n> = n` declared once, as xarray names it |
+//! | fixed UTF-32 string (NumPy `U`) as a variable | `string v(dims...) ;`, as `ncdump` shows netCDF-4 text |
 //!
-//! Errors: `float16`, UTF-32 strings, references, empty compounds and
-//! enums, `opaque(0)`, a vlen of a fixed string or an array, and a
-//! fixed string, array or `float16` used as a whole type (netCDF spells
-//! those with dimensions of a variable).
+//! Errors: `float16`, UTF-32 strings inside compounds, references, empty
+//! compounds and enums, `opaque(0)`, a vlen of a fixed string or an
+//! array, and a fixed string, array or `float16` used as a type
+//! definition (netCDF spells those with dimensions of a variable).
 //!
 //! **Names.** The root type's name is the one given; a nested compound,
 //! enum, opaque or vlen is named after its member, `<member>_t` (a vlen's
@@ -28,11 +30,14 @@
 //! to one already defined is that type (structural sharing); the root type
 //! always gets the name given. Names are checked as netCDF-C's `NC_check_name` does (not
 //! empty, at most 256 bytes, no `/`, no control characters, no trailing
-//! space, first character a letter, digit, `_` or non-ASCII) and CDL's
-//! reserved words (`int`, `float`, `string`, `compound`, `NaN`, ...) are
-//! refused, since `ncgen` has no escape for them. Names are escaped like
-//! `ncdump` does, plus `%`, which `ncdump` leaves bare although `ncgen`
-//! rejects a bare `%`.
+//! space, first character a letter, digit, `_` or non-ASCII). Names are
+//! escaped like `ncdump` does, plus `%`, which `ncdump` leaves bare
+//! although `ncgen` rejects a bare `%`. CDL's reserved words (`byte`,
+//! `int`, `float`, `string`, `compound`, `NaN`, ...) are valid netCDF
+//! names but have no escape that `ncgen` reads (netCDF-C 4.9's lexer
+//! takes a backslash before punctuation and digits only): they are
+//! printed bare, as `ncdump` prints them, and a first comment line of the
+//! document names them, since `ncgen` cannot compile that text.
 //!
 //! **Layout.** CDL has no offsets: `ncgen` lays compounds out with C
 //! alignment. A compound's padding is therefore not described; a

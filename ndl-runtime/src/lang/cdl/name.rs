@@ -2,8 +2,10 @@
 
 use crate::lang::{LangError, Language};
 
-/// Words `ncgen` always reads as keywords, whatever escaping: they can
-/// never name anything in CDL.
+/// Words `ncgen` always reads as keywords, whatever escaping (netCDF-C
+/// 4.9's lexer takes a backslash only before punctuation and digits), so
+/// a CDL text naming something so cannot be compiled. `ncdump` prints
+/// such names bare, and so do we, with a comment saying so.
 const RESERVED: [&str; 39] = [
     "byte",
     "char",
@@ -59,7 +61,8 @@ const MAX_NAME: usize = 256;
 /// assert_eq!(escape_name("my field", "variable").unwrap(), r"my\ field");
 /// assert_eq!(escape_name("1st", "variable").unwrap(), r"\1st");
 /// assert_eq!(escape_name("café.x-y", "variable").unwrap(), "café.x-y");
-/// assert!(escape_name("float", "variable").is_err());
+/// // No escape exists for a keyword: printed bare, as `ncdump` does.
+/// assert_eq!(escape_name("float", "variable").unwrap(), "float");
 /// assert!(escape_name("a/b", "variable").is_err());
 /// ```
 pub fn escape_name(name: &str, role: &'static str) -> Result<String, LangError> {
@@ -105,10 +108,12 @@ pub(super) fn check_name(name: &str, role: &'static str) -> Result<(), LangError
     if name.ends_with(' ') {
         return bad("netCDF names do not end with a space");
     }
-    if RESERVED.contains(&name) {
-        return bad("it is a CDL keyword, which ncgen cannot read as a name in any spelling");
-    }
     Ok(())
+}
+
+/// Whether `ncgen` reads `name` as a keyword in every spelling.
+pub(super) fn is_keyword(name: &str) -> bool {
+    RESERVED.contains(&name)
 }
 
 /// Escapes a name already checked by [`check_name`].
@@ -136,12 +141,15 @@ mod tests {
         ] {
             assert_eq!(escape_name(raw, "variable").unwrap(), esc, "{raw}");
         }
-        for bad in [
-            "", " x", "#x", "x ", "a\nb", "int", "NaN", "compound", "a/b",
-        ] {
+        for bad in ["", " x", "#x", "x ", "a\nb", "a/b"] {
             assert!(escape_name(bad, "variable").is_err(), "{bad:?}");
         }
         assert!(escape_name(&"x".repeat(257), "variable").is_err());
         assert!(escape_name(&"x".repeat(256), "variable").is_ok());
+        for keyword in ["int", "NaN", "compound", "byte"] {
+            assert_eq!(escape_name(keyword, "variable").unwrap(), keyword);
+            assert!(is_keyword(keyword));
+        }
+        assert!(!is_keyword("INT"));
     }
 }

@@ -101,6 +101,16 @@ impl TypeSet {
         {
             return Ok(TypeRef::Prim("char"));
         }
+        // Text of any length as a whole variable: netCDF's string, as
+        // ncdump shows NumPy's `U` (a compound member of it stays an error:
+        // netCDF compounds hold no strings).
+        if let Datatype::FixedString(FixedString {
+            charset: Charset::Utf32,
+            ..
+        }) = dt
+        {
+            return Ok(TypeRef::Prim("string"));
+        }
         check_name(name, "type")?;
         self.reserved.insert(name.to_string());
         self.type_ref(dt, Naming::Exact(name.to_string()), &[])
@@ -263,6 +273,19 @@ impl TypeSet {
         check_name(&name, "type")?;
         self.defs.push((name.clone(), def));
         Ok(name)
+    }
+
+    /// Every name the definitions hold: the types', their fields' and
+    /// their enum members'.
+    pub(super) fn names(&self) -> impl Iterator<Item = &str> {
+        self.defs.iter().flat_map(|(name, def)| {
+            let inner: Vec<&str> = match def {
+                Def::Compound(fields) => fields.iter().map(|f| f.name.as_str()).collect(),
+                Def::Enum { members, .. } => members.iter().map(|m| m.name.as_str()).collect(),
+                Def::Opaque(_) | Def::Vlen(_) => vec![],
+            };
+            std::iter::once(name.as_str()).chain(inner)
+        })
     }
 
     /// Whether no type needs a definition.
