@@ -9,6 +9,8 @@
 //! records from a file of exactly their layout (`by-name/...`).
 
 mod common;
+#[path = "common/memory_cells.rs"]
+mod memory_cells;
 
 use std::fs::{self, File};
 use std::io::{Seek, SeekFrom, Write};
@@ -17,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use common::{records, Dense32, Padded24, Record};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use memory_cells::memory_cells;
 use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 use ndl_runtime::NdlType;
 
@@ -37,27 +40,7 @@ fn bench_record<T: Record>(c: &mut Criterion, order: ByteOrder) {
         let n = mb * (1 << 20) / std::mem::size_of::<T>();
         let recs: Vec<T> = records(n);
         let options = WriteOptions::new().byte_order(order);
-        let mut file = Vec::new();
-        options.write(&mut file, &recs).unwrap();
-        g.throughput(Throughput::Bytes(file.len() as u64));
-
-        g.bench_function(BenchmarkId::new("raw memcpy to Vec", mb), |b| {
-            let mut out = Vec::with_capacity(file.len());
-            b.iter(|| {
-                out.clear();
-                out.extend_from_slice(&file);
-            })
-        });
-        g.bench_function(BenchmarkId::new("write to Vec", mb), |b| {
-            let mut out = Vec::with_capacity(file.len());
-            b.iter(|| {
-                out.clear();
-                options.write(&mut out, &recs).unwrap();
-            })
-        });
-        g.bench_function(BenchmarkId::new("read from &[u8]", mb), |b| {
-            b.iter(|| ReadOptions::new().read::<T, _>(&file[..]).unwrap())
-        });
+        let file = memory_cells(&mut g, mb, &recs, &options);
         g.bench_function(BenchmarkId::new("npyz write to Vec", mb), |b| {
             use npyz::WriterBuilder;
             let mut out = Vec::with_capacity(file.len());

@@ -6,8 +6,12 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ndl_runtime::npy::{ByteOrder, ReadOptions, WriteOptions};
+#[path = "common/memory_cells.rs"]
+mod memory_cells;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use memory_cells::memory_cells;
+use ndl_runtime::npy::{ByteOrder, WriteOptions};
 use ndl_runtime::time::{DateTime64, Micros, Nanos, TimeDelta64};
 use ndl_runtime::NdlType;
 
@@ -41,26 +45,7 @@ fn bench<T: NdlType>(c: &mut Criterion, name: &str, make: impl Fn(u32) -> T) {
         let n = mb * (1 << 20) / std::mem::size_of::<T>();
         let recs: Vec<T> = (0..n as u32).map(&make).collect();
         let options = WriteOptions::new().byte_order(order);
-        let mut file = Vec::new();
-        options.write(&mut file, &recs).unwrap();
-        g.throughput(Throughput::Bytes(file.len() as u64));
-        g.bench_function(BenchmarkId::new("raw memcpy to Vec", mb), |b| {
-            let mut out = Vec::with_capacity(file.len());
-            b.iter(|| {
-                out.clear();
-                out.extend_from_slice(&file);
-            })
-        });
-        g.bench_function(BenchmarkId::new("write to Vec", mb), |b| {
-            let mut out = Vec::with_capacity(file.len());
-            b.iter(|| {
-                out.clear();
-                options.write(&mut out, &recs).unwrap();
-            })
-        });
-        g.bench_function(BenchmarkId::new("read from &[u8]", mb), |b| {
-            b.iter(|| ReadOptions::new().read::<T, _>(&file[..]).unwrap())
-        });
+        memory_cells(&mut g, mb, &recs, &options);
         g.finish();
     }
 }

@@ -36,34 +36,27 @@ fn venv_python(var: &str, dir: &str, what: &str) -> PathBuf {
 /// Runs a Python script with `python` and arguments, asserts it
 /// succeeded, returns its stdout.
 pub fn run_with(python: &std::path::Path, script: &str, args: &[&str]) -> String {
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("the test venv's python runs");
-    assert!(
-        out.status.success(),
-        "{} failed:\n--- script\n{script}\n--- stderr\n{}",
-        python.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    run(python, &["-c".as_ref(), script.as_ref()], args, script)
 }
 
 /// Runs the Python file `script` with `python` and arguments, asserts it
 /// succeeded, returns its stdout.
 pub fn run_file(python: &std::path::Path, script: &std::path::Path, args: &[&str]) -> String {
+    let what = format!("{} {args:?}", script.display());
+    run(python, &[script.as_os_str()], args, &what)
+}
+
+/// `python` with `first` then `args`; `what` names the script when it fails.
+fn run(python: &std::path::Path, first: &[&std::ffi::OsStr], args: &[&str], what: &str) -> String {
     let out = Command::new(python)
-        .arg(script)
+        .args(first)
         .args(args)
         .output()
         .expect("the test venv's python runs");
     assert!(
         out.status.success(),
-        "{} {} {args:?} failed:\n{}",
+        "{} failed:\n--- script\n{what}\n--- stderr\n{}",
         python.display(),
-        script.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
