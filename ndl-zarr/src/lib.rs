@@ -68,13 +68,17 @@
 #![deny(missing_docs)]
 
 mod append;
+mod chunk_shape;
 mod chunks;
 mod documents;
 mod error;
+mod grid;
 mod info;
 mod layout;
 mod lock;
 mod metadata;
+#[cfg(feature = "ndarray")]
+mod ndarray_io;
 mod options;
 mod part_reader;
 mod reader;
@@ -90,8 +94,10 @@ use std::path::Path;
 
 use ndl_runtime::NdlType;
 
+pub use chunk_shape::{default_chunk_shape, CHUNK_BYTES, SLAB_BYTES};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
+pub use grid::{GridReader, GridWriter};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
@@ -99,6 +105,8 @@ pub use lock::{
 };
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
+#[cfg(feature = "ndarray")]
+pub use ndarray_io::{read_ndarray, write_ndarray};
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};
 
