@@ -103,10 +103,10 @@ pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,
 };
-pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
-pub use ndl_runtime::ByteOrder;
 #[cfg(feature = "ndarray")]
 pub use ndarray_io::{read_ndarray, write_ndarray};
+pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
+pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};
 

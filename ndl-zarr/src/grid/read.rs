@@ -117,7 +117,9 @@ impl GridReader {
     pub fn slab_len(&self) -> u64 {
         let (axis, step) = slab_plan(&self.stored);
         match self.stored.shape.get(axis) {
-            Some(&len) => step.min(len.max(1)) * self.stored.shape[axis + 1..].iter().product::<u64>(),
+            Some(&len) => {
+                step.min(len.max(1)) * self.stored.shape[axis + 1..].iter().product::<u64>()
+            }
             None => 1,
         }
     }
@@ -131,8 +133,8 @@ impl GridReader {
         let mut out = vec![0; slab.len() as usize * size];
         let touched = chunks_touched(&slab, &self.stored.chunks);
         // Decoded chunks wait to be copied out: a group at a time, as many
-        // as a slab's bytes hold (at least one per thread).
-        let group = (SLAB_BYTES as usize / self.stored.chunk_bytes().max(1))
+        // as a quarter of a slab's bytes hold (at least one per thread).
+        let group = (SLAB_BYTES as usize / 4 / self.stored.chunk_bytes().max(1))
             .max(rayon::current_num_threads());
         for at in touched.chunks(group) {
             let decoded = parallel(&self.chunks.store, || {
@@ -192,6 +194,10 @@ fn slab_plan(stored: &Stored) -> (usize, u64) {
     }
     let fit = (SLAB_BYTES / row(axis).max(1)).max(1);
     let chunk = stored.chunks[axis];
-    let step = if chunk <= fit { fit / chunk * chunk } else { fit };
+    let step = if chunk <= fit {
+        fit / chunk * chunk
+    } else {
+        fit
+    };
     (axis, step)
 }
