@@ -219,17 +219,17 @@ impl Sink for ZarrSink {
             zarr = zarr.byte_order(self.spec.byte_order);
         }
         let mut writer = if self.spec.shape.len() == 1 {
-            Writer::Records(
+            Writer::Records(Box::new(
                 zarr.create_packed(&self.path, &self.spec.datatype)
                     .map_err(|e| self.in_store(e))?,
-            )
+            ))
         } else {
             let order = match self.spec.order {
                 Order::C => ArrayOrder::RowMajor,
                 Order::Fortran => ArrayOrder::ColumnMajor,
             };
             let grid = zarr.create_grid(&self.path, &self.spec.datatype, &self.spec.shape, order);
-            Writer::Grid(grid.map_err(|e| self.in_store(e))?)
+            Writer::Grid(Box::new(grid.map_err(|e| self.in_store(e))?))
         };
         let (record, packed_size) = (repacker.record_size().max(1), layout.size());
         let swap = self.spec.byte_order != ByteOrder::NATIVE;
@@ -259,8 +259,8 @@ impl Sink for ZarrSink {
 /// The store's writer: of one-dimensional records (either layout), or of
 /// an array of any other rank.
 enum Writer {
-    Records(ndl_zarr::PackedWriter),
-    Grid(ndl_zarr::GridWriter),
+    Records(Box<ndl_zarr::PackedWriter>),
+    Grid(Box<ndl_zarr::GridWriter>),
 }
 
 impl Writer {

@@ -47,7 +47,7 @@ pub fn default_chunk_shape(shape: &[u64], element: usize) -> Vec<u64> {
     let element = element.max(1) as u64;
     let budget = (CHUNK_BYTES / element).max(1);
     let mut chunks = vec![1; shape.len()];
-    balance(&shape[..], budget, &mut chunks[..]);
+    balance(shape, budget, &mut chunks);
     for d in 0..shape.len() {
         let row = shape[d + 1..]
             .iter()

@@ -61,7 +61,7 @@ impl Stored {
     }
 
     /// A chunk's elements in this view from the C order zarrs decodes to.
-    pub fn from_decoded(&self, chunk: Vec<u8>) -> Vec<u8> {
+    pub fn as_stored(&self, chunk: Vec<u8>) -> Vec<u8> {
         if !self.fortran {
             return chunk;
         }
@@ -71,7 +71,7 @@ impl Stored {
     }
 
     /// A chunk's elements in the C order zarrs encodes from this view's.
-    pub fn to_encoded(&self, chunk: Vec<u8>) -> Vec<u8> {
+    pub fn for_encoding(&self, chunk: Vec<u8>) -> Vec<u8> {
         if !self.fortran {
             return chunk;
         }

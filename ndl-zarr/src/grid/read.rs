@@ -141,7 +141,7 @@ impl GridReader {
                 at.par_iter()
                     .map(|at| {
                         let own = self.stored.chunk_indices(at);
-                        Ok((at, self.stored.from_decoded(self.chunks.read_chunk(&own)?)))
+                        Ok((at, self.stored.as_stored(self.chunks.read_chunk(&own)?)))
                     })
                     .collect::<Result<Vec<_>>>()
             })?;

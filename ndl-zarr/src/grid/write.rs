@@ -226,7 +226,7 @@ impl GridWriter {
                     if let Some(region) = slab.overlap(&chunk) {
                         copy_region(bytes, slab, &mut out, &chunk, &region, stored.size);
                     }
-                    let out = stored.to_encoded(out);
+                    let out = stored.for_encoding(out);
                     self.chunks
                         .write_chunk(&stored.chunk_indices(&at), Cow::Owned(out))
                 })
