@@ -1,32 +1,33 @@
-//! The one rule for the chunk shape of a new array when none is given, and
-//! the check of one that is. Plain arithmetic on shapes.
-//!
-//! **The rule.** A chunk holds about [`CHUNK_BYTES`] of packed elements,
-//! spread evenly across the dimensions: every extent is the same `n`, the
-//! `rank`-th root of the elements a chunk holds, except that an extent is
-//! never longer than its dimension (nor shorter than 1); what a short
-//! dimension leaves over goes evenly to the others. A one-dimensional
-//! array's chunks are thus `CHUNK_BYTES / element size` long, or the whole
-//! array.
-//!
-//! **Memory.** A writer of C-order elements keeps one *slab* of them in
-//! memory: one chunk's extent of the first dimension whose extent is above
-//! 1, whole along the dimensions after it (the elements of a chunk arrive
-//! only once all the slab's elements before them have). So that a slab
-//! stays under [`SLAB_BYTES`] whatever the array, the rule then shortens
-//! the first extents (to 1 if need be) until it does, and gives the
-//! elements taken away evenly to the later dimensions. A chunk shape
-//! given by hand is used as given: its slab is what it is.
+//! The one rule for the chunk shape of a new array when none is given
+//! ([`default_chunk_shape`]), and the check of one that is. Plain
+//! arithmetic on shapes.
 
 /// About this many bytes of packed elements per chunk.
 pub const CHUNK_BYTES: u64 = 2 << 20;
 
-/// The most bytes of a slab (see the module docs) that the default chunk
+/// The most bytes of a slab (see [`default_chunk_shape`]) that the default chunk
 /// shape lets a writer hold.
 pub const SLAB_BYTES: u64 = 64 << 20;
 
 /// The default chunk shape of an array of `shape` whose elements are
-/// `element` bytes, packed: see the [module docs](self).
+/// `element` bytes, packed.
+///
+/// **The rule.** A chunk holds about [`CHUNK_BYTES`] of packed elements,
+/// spread evenly across the dimensions: every extent is the same `n`, the
+/// `rank`-th root of the elements a chunk holds, except that an extent is
+/// never longer than its dimension (nor shorter than 1); what a short
+/// dimension leaves over goes evenly to the others. A one-dimensional
+/// array's chunks are thus `CHUNK_BYTES / element size` long, or the whole
+/// array.
+///
+/// **Memory.** A writer of C-order elements keeps one *slab* of them in
+/// memory: one chunk's extent of the first dimension whose extent is above
+/// 1, whole along the dimensions after it (the elements of a chunk arrive
+/// only once all the slab's elements before them have). So that a slab
+/// stays under [`SLAB_BYTES`] whatever the array, the rule then shortens
+/// the first extents (to 1 if need be) until it does, and gives the
+/// elements taken away evenly to the later dimensions. A chunk shape
+/// given by hand is used as given: its slab is what it is.
 ///
 /// ```
 /// use ndl_zarr::default_chunk_shape;
