@@ -47,6 +47,17 @@
 //!   chunks are encoded by zarrs (zstd by default; none, blosc, gzip;
 //!   sharding in v3).
 //!
+//! # Arrays of any rank
+//!
+//! `write_ndarray` and `read_ndarray` (feature `ndarray`) store and
+//! read `ndarray` arrays of any rank, 0-d included, as one array of
+//! records chunked in every dimension; [`WriteOptions::create_grid`] and
+//! [`GridReader`] do the same with packed elements, for datatypes known
+//! only at run time. A Fortran-order array is stored in Fortran order (v2
+//! `order: "F"`, v3 `transpose` reversing the dimensions). The default
+//! chunk shape is [`default_chunk_shape`]'s; a writer holds one slab of
+//! chunks in memory, a reader one slab of at most about [`SLAB_BYTES`].
+//!
 //! # Safety against crashes
 //!
 //! Every object (chunk or metadata) is written to a temporary file and
