@@ -218,7 +218,8 @@ impl WriteOptions {
     }
 
     /// The options that write a store with the layout of an NDL ndarray's
-    /// `storage` directives: `chunk` (its first extent is the chunk length),
+    /// `storage` directives: `chunk` (one extent: the chunk length; more:
+    /// the [`chunks`](WriteOptions::chunks) of an array of that rank),
     /// `filter` (the codec, as `ndl describe` prints it) and `endian`.
     ///
     /// ```
@@ -237,17 +238,10 @@ impl WriteOptions {
     /// ```
     pub fn from_storage(storage: &Storage) -> Result<WriteOptions> {
         let mut options = WriteOptions::new();
-        if let Some(chunk) = &storage.chunk {
-            match chunk.as_slice() {
-                [n] => options.chunk_len = Some(*n as u64),
-                other => {
-                    return Err(Error::Unsupported {
-                        message: format!(
-                            "chunk {other:?}: a records array is chunked along one dimension"
-                        ),
-                    })
-                }
-            }
+        match storage.chunk.as_deref() {
+            Some(&[n]) => options.chunk_len = Some(n as u64),
+            Some(extents) => options.chunks = Some(extents.iter().map(|&n| n as u64).collect()),
+            None => {}
         }
         let filter = storage.filter.clone().unwrap_or_default();
         let codecs: Vec<Value> = filter
@@ -374,13 +368,16 @@ mod tests {
     }
 
     #[test]
-    fn storage_directives_that_cannot_be_written_are_refused() {
+    fn storage_directives_are_written_or_refused() {
         let chunked = Storage {
             chunk: Some(vec![10, 2]),
             ..Storage::default()
         };
-        let e = WriteOptions::from_storage(&chunked).unwrap_err();
-        assert!(e.to_string().contains("chunked along one dimension"), "{e}");
+        let options = WriteOptions::from_storage(&chunked).unwrap();
+        assert_eq!(options.chunks, Some(vec![10, 2]));
+        let e = options.chunk_len_for(8).unwrap_err();
+        assert!(e.to_string().contains("a records array has 1"), "{e}");
+        assert_eq!(options.chunk_shape_for(&[30, 4], 8).unwrap(), [10, 2]);
         let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
         let filtered = Storage {
             filter: Some(vec![lz4]),

@@ -264,6 +264,34 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_in_fortran_order_reads_back_in_it_in_both_formats() {
+        for format in [ZarrFormat::V2, ZarrFormat::V3] {
+            let grid = Grid {
+                shape: vec![4, 6, 5],
+                chunks: vec![2, 3, 5],
+                array_order: ArrayOrder::ColumnMajor,
+            };
+            let options = WriteOptions::new().zarr_format(format);
+            let meta = ArrayMeta::gridded(&options, &record(), grid, Map::new(), vec![]).unwrap();
+            let back = read_back(&meta);
+            assert_eq!(back.array_order, ArrayOrder::ColumnMajor, "{format:?}");
+            assert_eq!(
+                (back.shape, back.chunk_shape),
+                (vec![4, 6, 5], vec![2, 3, 5]),
+                "{format:?}"
+            );
+        }
+        let zero_d = Grid {
+            shape: vec![],
+            chunks: vec![],
+            array_order: ArrayOrder::RowMajor,
+        };
+        let sharded = WriteOptions::new().shard_len(2);
+        let e = ArrayMeta::gridded(&sharded, &record(), zero_d, Map::new(), vec![]).unwrap_err();
+        assert!(e.to_string().contains("0-dimensional"), "{e}");
+    }
+
+    #[test]
     fn shards_hold_whole_chunks_in_v3_only() {
         let sharded = new(&WriteOptions::new().shard_len(6)).unwrap();
         assert_eq!(

@@ -56,7 +56,7 @@ pub(crate) fn check_records(store: &Store, meta: &ArrayMeta) -> Result<()> {
         return Err(Error::Shape {
             store: store.name.clone(),
             message: format!(
-                "the array has shape {:?}; records arrays are one-dimensional",
+                "the array has shape {:?}; only one-dimensional records arrays are appended to",
                 meta.shape
             ),
         });
