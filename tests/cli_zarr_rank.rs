@@ -196,7 +196,8 @@ fn every_description_of_an_nd_store_is_whole_and_its_cdl_compiles() {
 
 /// zarr-python writes stores in Fortran order and chunked in every
 /// dimension: v2 `order: "F"`, a v3 `transpose` reversing the dimensions,
-/// one permuting them otherwise (read in C order), and a 0-d array.
+/// one permuting them otherwise (read in C order), a 0-d array, shards,
+/// v2 chunk keys with `/`, and chunks never written (the fill value).
 const WRITE_ZARR: &str = r#"
 import sys, numpy as np, zarr, zarr.codecs as zc
 out = sys.argv[1]
@@ -206,6 +207,13 @@ z = zarr.create_array(f'{out}/v2_f.zarr', shape=a.shape, dtype=a.dtype, chunks=(
 z = zarr.create_array(f'{out}/v3_t.zarr', shape=a.shape, dtype=a.dtype, chunks=(1, 2, 3), filters=[zc.TransposeCodec(order=(2, 1, 0))]); z[...] = a
 z = zarr.create_array(f'{out}/v3_p.zarr', shape=a.shape, dtype=a.dtype, chunks=(2, 2, 2), filters=[zc.TransposeCodec(order=(1, 0, 2))]); z[...] = a
 z = zarr.create_array(f'{out}/zero.zarr', shape=(), dtype='<f8'); z[...] = 4.25
+z = zarr.create_array(f'{out}/sharded.zarr', shape=a.shape, dtype=a.dtype, chunks=(1, 1, 2), shards=(2, 2, 4)); z[...] = a
+z = zarr.create_array(f'{out}/slash.zarr', shape=a.shape, dtype=a.dtype, chunks=(2, 2, 2), zarr_format=2, chunk_key_encoding={'name': 'v2', 'separator': '/'}); z[...] = a
+# Chunks never written are the fill value, in either order.
+z = zarr.create_array(f'{out}/sparse_c.zarr', shape=a.shape, dtype=a.dtype, chunks=(1, 2, 2), fill_value=7); z[0, :2, :2] = a[0, :2, :2]
+z = zarr.create_array(f'{out}/sparse_f.zarr', shape=a.shape, dtype=a.dtype, chunks=(1, 2, 2), fill_value=7, zarr_format=2, order='F'); z[0, :2, :2] = a[0, :2, :2]
+e = np.full(a.shape, 7, dtype=a.dtype); e[0, :2, :2] = a[0, :2, :2]
+np.save(f'{out}/sparse.npy', e)
 print('ok')
 "#;
 
@@ -218,7 +226,15 @@ fn stores_zarr_python_writes_in_fortran_order_are_read_in_it() {
             run_with(&python, WRITE_ZARR, &[root.to_str().unwrap()]).trim(),
             "ok"
         );
-        for (store, fortran) in [("v2_f", true), ("v3_t", true), ("v3_p", false)] {
+        for (store, fortran, expected) in [
+            ("v2_f", true, "a"),
+            ("v3_t", true, "a"),
+            ("v3_p", false, "a"),
+            ("sharded", false, "a"),
+            ("slash", false, "a"),
+            ("sparse_c", false, "sparse"),
+            ("sparse_f", true, "sparse"),
+        ] {
             let back = root.join(format!("{store}.npy"));
             converted(
                 convert(&root.join(format!("{store}.zarr")), &back, &[]),
@@ -228,7 +244,7 @@ fn stores_zarr_python_writes_in_fortran_order_are_read_in_it() {
                 "import numpy as np; b = np.load('{}'); a = np.load('{}')\n\
                  assert np.array_equal(a, b) and b.flags['F_CONTIGUOUS'] == {} and not (b.flags['C_CONTIGUOUS'] and {}); print('ok')",
                 back.display(),
-                root.join("a.npy").display(),
+                root.join(format!("{expected}.npy")).display(),
                 if fortran { "True" } else { "False" },
                 if fortran { "True" } else { "False" },
             );
