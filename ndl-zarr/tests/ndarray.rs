@@ -147,6 +147,43 @@ fn a_grid_writer_takes_exactly_its_elements_and_publishes_only_when_finished() {
     assert!(e.to_string().contains("records layout"), "{e}");
 }
 
+/// A value the datatype does not admit is refused, naming the element by
+/// its indices in the array, in either order.
+#[test]
+fn a_bad_bool_is_named_by_its_indices() {
+    let dir = tempfile::tempdir().unwrap();
+    for order in [ArrayOrder::RowMajor, ArrayOrder::ColumnMajor] {
+        let path = dir.path().join(format!("{order:?}.zarr"));
+        let options = WriteOptions::new()
+            .codec(ndl_zarr::Codec::None)
+            .chunks(&[2, 2]);
+        let mut w = options
+            .create_grid(&path, &Datatype::UInt8, &[3, 4], order)
+            .unwrap();
+        // In the writer's order: element [2, 1] holds 2.
+        let mut values = vec![0u8; 12];
+        let at = match order {
+            ArrayOrder::RowMajor => 2 * 4 + 1,
+            ArrayOrder::ColumnMajor => 2 + 3,
+        };
+        values[at] = 2;
+        w.append(&values).unwrap();
+        w.finish().unwrap();
+        let doc = path.join("zarr.json");
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let text = text
+            .replace("\"uint8\"", "\"bool\"")
+            .replace("\"fill_value\": 0", "\"fill_value\": false");
+        std::fs::write(&doc, text).unwrap();
+        let e = GridReader::open(&path).unwrap().read_all().unwrap_err();
+        assert!(
+            matches!(e, ndl_zarr::Error::InvalidValue { chunk: 1, .. }),
+            "{order:?}: {e}"
+        );
+        assert!(e.to_string().contains("element [2, 1]"), "{order:?}: {e}");
+    }
+}
+
 /// zarr-python 3.4 reads what we write (C and Fortran order, v2 and v3),
 /// and writes chunked arrays we read, Fortran order included.
 const PEER: &str = r#"

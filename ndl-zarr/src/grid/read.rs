@@ -10,13 +10,13 @@ use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
 use rayon::prelude::*;
 
-use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Slabs};
+use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Block, Slabs};
 use super::Stored;
 use crate::chunk_shape::SLAB_BYTES;
 use crate::chunks::{parallel, ChunkIo};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::part_reader::{invalid, shape_error};
+use crate::part_reader::shape_error;
 use crate::store::Store;
 
 /// Reads the one array of a store, of any rank and chunked in any
@@ -152,17 +152,32 @@ impl GridReader {
                 }
             }
         }
-        self.check(&out)?;
+        self.check(&slab, &out)?;
         self.done += slab.len();
         Ok(Some(out))
     }
 
-    /// Checks the bools and enums of the next slab's elements; an error
-    /// counts elements in the order read.
-    fn check(&self, out: &[u8]) -> Result<()> {
-        self.layout
-            .check(out)
-            .map_err(|bad| invalid(&self.chunks.store, self.chunks.chunk_len, self.done, bad))
+    /// Checks the bools and enums of the elements of `slab`; an error
+    /// names the element by its indices in the array, and counts it in the
+    /// order read.
+    fn check(&self, slab: &Block, out: &[u8]) -> Result<()> {
+        self.layout.check(out).map_err(|bad| {
+            let mut at = slab.origin.clone();
+            let mut rest = bad.record as u64;
+            for d in (0..at.len()).rev() {
+                at[d] += rest % slab.extent[d];
+                rest /= slab.extent[d];
+            }
+            let at = self.stored.chunk_indices(&at);
+            Error::InvalidValue {
+                store: self.chunks.store.name.clone(),
+                chunk: at.first().map_or(0, |&i| i / self.chunks.chunk_len),
+                record: self.done + bad.record as u64,
+                field: bad.field,
+                offset: bad.offset,
+                message: format!("element {at:?}: {}", bad.message),
+            }
+        })
     }
 
     /// Every element left, in the array's order.
