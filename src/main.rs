@@ -77,9 +77,17 @@ struct ConvertArgs {
     #[arg(long, value_enum, default_value_t = LayoutArg::Records)]
     layout: LayoutArg,
 
-    /// Records per chunk (default: about 2 MiB of records).
+    /// Records per chunk of a one-dimensional array (default: about 2 MiB
+    /// of records); the same as --chunks N.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunk_len: Option<u64>,
+
+    /// The chunk shape, one extent per dimension of the array, such as
+    /// 256,256 (default: about 2 MiB of elements, spread evenly across the
+    /// dimensions, with the first extents shortened so that one slab of
+    /// chunks, what the writer holds in memory, stays under 64 MiB).
+    #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "chunk_len")]
+    chunks: Option<Vec<u64>>,
 
     /// The compression of each chunk: none, zstd, blosc, gzip or zlib, each
     /// but none with an optional level after a colon (zstd:9).
@@ -176,6 +184,9 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
         .chars_as_u1(args.chars_as_u1);
     if let Some(n) = args.chunk_len {
         zarr = zarr.chunk_len(n);
+    }
+    if let Some(extents) = &args.chunks {
+        zarr = zarr.chunks(extents);
     }
     let options = ConvertOptions {
         read: ReadOptions {

@@ -108,10 +108,18 @@ fn an_npz_of_two_members_needs_member() {
     refused(&run, &two, &["nope", "readings", "grid"]);
     assert_eq!(names(root), before, "nothing written");
 
-    // The 2-d member is refused as a 2-d .npy is.
-    let run = convert(&two, &dst, &["--member", "grid"]);
-    refused(&run, &two, &["grid", "[3, 4]", "one-dimensional"]);
-    assert_eq!(names(root), before, "nothing written");
+    // The 2-d member converts as a 2-d .npy does, and back.
+    let grid = root.join("grid.zarr");
+    converted(convert(&two, &grid, &["--member", "grid"]), "--member grid");
+    let back = root.join("grid_back.npy");
+    converted(convert(&grid, &back, &[]), "grid back");
+    let shape = ndl_runtime::npy::read_header(&mut std::fs::File::open(&back).unwrap())
+        .unwrap()
+        .shape;
+    assert_eq!(shape, [3, 4]);
+    std::fs::remove_dir_all(&grid).unwrap();
+    std::fs::remove_file(&back).unwrap();
+    assert_eq!(names(root), before, "the grid's files removed");
 
     // The member chosen, from a compressed archive.
     converted(

@@ -221,18 +221,25 @@ fn conversion_errors_are_refused_clearly() {
     );
     std::fs::remove_file(&notes).unwrap();
 
-    // Arrays not one-dimensional.
+    // Arrays not one-dimensional have no columns; chunks of another rank.
     let grid = files.path("grid.npy");
+    let grid_zarr = root.join("grid.zarr");
     refused(
-        &convert(&grid, &root.join("grid.zarr"), &[]),
-        &grid,
-        &["[3, 4]", "one-dimensional"],
+        &convert(&grid, &grid_zarr, &["--layout", "columns"]),
+        &grid_zarr,
+        &["[3, 4]", "columns layout", "records layout"],
+    );
+    refused(
+        &convert(&grid, &grid_zarr, &["--chunks", "2"]),
+        &grid_zarr,
+        &["[2]", "1 dimensions", "[3, 4]"],
     );
     let zerod = files.path("zerod.npy");
+    let zerod_zarr = root.join("zerod.zarr");
     refused(
-        &convert(&zerod, &root.join("zerod.zarr"), &[]),
-        &zerod,
-        &["[]", "one-dimensional"],
+        &convert(&zerod, &zerod_zarr, &["--layout", "columns"]),
+        &zerod_zarr,
+        &["[]", "columns layout"],
     );
     unchanged("n-d");
 

@@ -77,6 +77,8 @@ impl Handover {
         let mut filled = 0;
         while filled < want {
             if self.at == self.current.len() {
+                // The batch given out is let go before the next is made.
+                (self.current, self.at) = (Vec::new(), 0);
                 match next()? {
                     Some(batch) => (self.current, self.at) = (batch, 0),
                     None => break,

@@ -3,16 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::ByteOrder;
-use ndl_zarr::{ArrayInfo, StoreInfo, WriteOptions};
+use ndl_zarr::{ArrayInfo, GridReader, StoreInfo, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Source};
-use crate::spec::ArraySpec;
+use crate::source::{for_each_batch, Handover, Source};
+use crate::spec::{ArraySpec, Order};
 
 /// Whether `path` names a store in object storage (`s3://bucket/prefix`).
 pub fn is_remote(path: &Path) -> bool {
@@ -20,22 +21,39 @@ pub fn is_remote(path: &Path) -> bool {
 }
 
 /// The records of a store: its array of records, or the records of a
-/// columns group's `ndl_datatype`, packed.
+/// columns group's `ndl_datatype`, packed. An array of any other rank than
+/// 1, or chunked in more than its first dimension, is read a slab at a
+/// time, in the order it keeps ([`GridReader`]).
 pub struct ZarrSource {
     path: PathBuf,
     spec: ArraySpec,
     /// What turns records read in native order into the spec's order,
     /// when the two differ: made once, not per batch.
     to_spec_order: Option<PackedLayout>,
-    /// Records per stored chunk.
-    chunk: u64,
-    next: u64,
+    reading: Reading,
+}
+
+/// How a store's elements are read.
+enum Reading {
+    /// Records ranges of a one-dimensional array or a columns group:
+    /// records per stored chunk, and the next record.
+    Records { chunk: u64, next: u64 },
+    /// Slabs of an array of any rank, handed out in the sizes asked for.
+    Grid(Box<GridReader>, Handover),
 }
 
 impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
-        let (spec, chunk) = match StoreInfo::open(path)? {
+        let (spec, reading) = match StoreInfo::open(path)? {
+            StoreInfo::Array(info) if is_grid(&info) => {
+                let reader = GridReader::open(path)?;
+                let mut spec =
+                    ArraySpec::new(reader.stored_datatype().clone(), reader.shape().to_vec());
+                spec.byte_order = info.byte_order();
+                spec.order = order_of(reader.order());
+                (spec, Reading::Grid(Box::new(reader), Handover::default()))
+            }
             StoreInfo::Array(info) => {
                 let chunk = info
                     .inner_chunks()
@@ -45,7 +63,8 @@ impl ZarrSource {
                 let mut spec =
                     ArraySpec::new(info.stored_datatype().clone(), info.shape().to_vec());
                 spec.byte_order = info.byte_order();
-                (spec, chunk.unwrap_or(1))
+                let chunk = chunk.unwrap_or(1);
+                (spec, Reading::Records { chunk, next: 0 })
             }
             StoreInfo::Group(group) => {
                 let datatype = group.datatype().ok_or_else(|| Error::Unsupported {
@@ -56,10 +75,9 @@ impl ZarrSource {
                 let mut spec = ArraySpec::new(packed, vec![group.len()]);
                 spec.byte_order = ByteOrder::Little;
                 let chunk = group.arrays().first().map_or(1, |(_, a)| a.chunks()[0]);
-                (spec, chunk)
+                (spec, Reading::Records { chunk, next: 0 })
             }
         };
-        one_dimensional(path, &spec)?;
         let to_spec_order = (spec.byte_order != ByteOrder::NATIVE)
             .then(|| repacker(path, &spec.datatype).map(|r| r.layout().clone()))
             .transpose()?;
@@ -67,9 +85,22 @@ impl ZarrSource {
             path: path.to_path_buf(),
             spec,
             to_spec_order,
-            chunk,
-            next: 0,
+            reading,
         })
+    }
+}
+
+/// Whether an array is read a slab at a time: any but a one-dimensional
+/// array chunked along its one dimension.
+fn is_grid(info: &ArrayInfo) -> bool {
+    info.shape().len() != 1 || info.inner_chunks().is_some_and(|c| c.len() != 1)
+}
+
+/// The spec's order of a store's.
+fn order_of(order: ArrayOrder) -> Order {
+    match order {
+        ArrayOrder::RowMajor => Order::C,
+        ArrayOrder::ColumnMajor => Order::Fortran,
     }
 }
 
@@ -83,23 +114,34 @@ impl Source for ZarrSource {
     }
 
     fn batch_hint(&self) -> u64 {
-        self.chunk
+        match &self.reading {
+            Reading::Records { chunk, .. } => *chunk,
+            Reading::Grid(reader, _) => reader.slab_len(),
+        }
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         let size = self.spec.element_size().max(1);
-        let len = self.spec.len().unwrap_or(0);
-        let end = (self.next + (buf.len() / size) as u64).min(len);
-        if self.next >= end {
-            return Ok(0);
-        }
-        let mut bytes = ndl_zarr::read_packed(&self.path, self.next..end)?;
+        let n = match &mut self.reading {
+            Reading::Grid(reader, pending) => {
+                pending.fill(buf, size, || Ok(reader.next_slab()?))?
+            }
+            Reading::Records { next, .. } => {
+                let len = self.spec.len().unwrap_or(0);
+                let end = (*next + (buf.len() / size) as u64).min(len);
+                if *next >= end {
+                    return Ok(0);
+                }
+                let bytes = ndl_zarr::read_packed(&self.path, *next..end)?;
+                buf[..bytes.len()].copy_from_slice(&bytes);
+                let n = (end - *next) as usize;
+                *next = end;
+                n
+            }
+        };
         if let Some(layout) = &self.to_spec_order {
-            layout.swap(&mut bytes);
+            layout.swap(&mut buf[..n * size]);
         }
-        buf[..bytes.len()].copy_from_slice(&bytes);
-        let n = (end - self.next) as usize;
-        self.next = end;
         Ok(n)
     }
 }
@@ -141,7 +183,6 @@ impl ZarrSink {
         if !is_remote(path) {
             refuse_existing(path)?;
         }
-        one_dimensional(source.location(), source.spec())?;
         let mut spec = source.spec().clone();
         // Zarr has no array of arrays; the folded form has the same bytes.
         spec.datatype = spec.datatype.folded();
@@ -177,9 +218,19 @@ impl Sink for ZarrSink {
         if self.options.keep_byte_order {
             zarr = zarr.byte_order(self.spec.byte_order);
         }
-        let mut writer = zarr
-            .create_packed(&self.path, &self.spec.datatype)
-            .map_err(|e| self.in_store(e))?;
+        let mut writer = if self.spec.shape.len() == 1 {
+            Writer::Records(Box::new(
+                zarr.create_packed(&self.path, &self.spec.datatype)
+                    .map_err(|e| self.in_store(e))?,
+            ))
+        } else {
+            let order = match self.spec.order {
+                Order::C => ArrayOrder::RowMajor,
+                Order::Fortran => ArrayOrder::ColumnMajor,
+            };
+            let grid = zarr.create_grid(&self.path, &self.spec.datatype, &self.spec.shape, order);
+            Writer::Grid(Box::new(grid.map_err(|e| self.in_store(e))?))
+        };
         let (record, packed_size) = (repacker.record_size().max(1), layout.size());
         let swap = self.spec.byte_order != ByteOrder::NATIVE;
         let mut packed = Vec::new();
@@ -205,24 +256,33 @@ impl Sink for ZarrSink {
     }
 }
 
+/// The store's writer: of one-dimensional records (either layout), or of
+/// an array of any other rank.
+enum Writer {
+    Records(Box<ndl_zarr::PackedWriter>),
+    Grid(Box<ndl_zarr::GridWriter>),
+}
+
+impl Writer {
+    fn append(&mut self, packed: &[u8]) -> ndl_zarr::Result<()> {
+        match self {
+            Writer::Records(w) => w.append(packed),
+            Writer::Grid(w) => w.append(packed),
+        }
+    }
+
+    fn finish(self) -> ndl_zarr::Result<u64> {
+        match self {
+            Writer::Records(w) => w.finish(),
+            Writer::Grid(w) => w.finish(),
+        }
+    }
+}
+
 fn repacker(path: &Path, datatype: &ndl_runtime::Datatype) -> Result<Repacker> {
     Repacker::new(datatype).map_err(|source| Error::Pack {
         path: path.to_path_buf(),
         source,
-    })
-}
-
-/// Stores of records are one-dimensional until arrays of any rank are.
-fn one_dimensional(path: &Path, spec: &ArraySpec) -> Result<()> {
-    if spec.shape.len() == 1 {
-        return Ok(());
-    }
-    Err(Error::Unsupported {
-        path: path.to_path_buf(),
-        message: format!(
-            "the array has shape {:?}; only one-dimensional arrays of records convert",
-            spec.shape
-        ),
     })
 }
 
@@ -238,6 +298,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             .clone();
         let mut spec = ArraySpec::new(datatype, info.shape().to_vec());
         spec.byte_order = info.byte_order();
+        spec.order = order_of(info.order());
         let mut entry = Entry::new("/".into(), name, spec, info.storage());
         entry.attributes = info.attributes().clone();
         entry.dimension_names = info.dimension_names().map(<[_]>::to_vec);

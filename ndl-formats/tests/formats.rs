@@ -128,12 +128,58 @@ fn a_conversion_refused_leaves_nothing() {
         .write_file(&grid, &[0u8; 6])
         .unwrap();
     let dst = dir.path().join("g.zarr");
-    let e = convert(&grid, &dst, &ConvertOptions::default(), &|_| {}).unwrap_err();
+    // A 2-d array has no columns.
+    let mut columns = ConvertOptions::default();
+    columns.write.zarr.zarr = ndl_zarr::WriteOptions::new().layout(ndl_zarr::Layout::Columns);
+    let e = convert(&grid, &dst, &columns, &|_| {}).unwrap_err();
     assert!(matches!(e, Error::Unsupported { .. }), "{e}");
     assert!(e.to_string().contains("[2, 3]"), "{e}");
     assert!(!dst.exists());
+    assert!(
+        names_in(dir.path()).len() == 1,
+        "nothing left: {:?}",
+        names_in(dir.path())
+    );
     let exists = convert(&grid, &grid, &ConvertOptions::default(), &|_| {}).unwrap_err();
     assert!(matches!(exists, Error::Exists { .. }), "{exists}");
+}
+
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Arrays of any rank convert through Zarr in the order they keep: a
+/// Fortran-order 3-d array comes back byte for byte, chunked as asked.
+#[test]
+fn an_nd_array_in_fortran_order_goes_through_zarr_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("f.npy");
+    let values: Vec<u16> = (0..60).collect();
+    ndl_runtime::npy::WriteOptions::new()
+        .shape(&[3, 4, 5])
+        .fortran_order(true)
+        .write_file(&src, &values)
+        .unwrap();
+    let zarr = dir.path().join("f.zarr");
+    let mut options = ConvertOptions::default();
+    options.write.zarr.zarr = ndl_zarr::WriteOptions::new().chunks(&[2, 3, 2]);
+    assert_eq!(convert(&src, &zarr, &options, &|_| {}).unwrap(), 60);
+    let info = ndl_zarr::ArrayInfo::open(&zarr).unwrap();
+    assert_eq!(info.chunks(), [2, 3, 2]);
+    assert_eq!(info.order(), ndl_runtime::ndl::ArrayOrder::ColumnMajor);
+    let back = dir.path().join("back.npy");
+    convert(&zarr, &back, &ConvertOptions::default(), &|_| {}).unwrap();
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&src).unwrap());
+    let text = describe(&zarr, Language::Numpy, &Default::default())
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("'fortran_order': True, 'shape': (3, 4, 5)"),
+        "{text}"
+    );
 }
 
 /// A columns store names its dimension: the NDL document has a dimcoord

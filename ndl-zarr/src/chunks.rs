@@ -1,6 +1,8 @@
-//! One array's chunks along its first dimension, the unit both layouts
-//! read and write: a chunk holds `chunk_len` records (a records array's
-//! records, or a column's values), whole along the other dimensions.
+//! One array's chunks, the unit both layouts read and write: along the
+//! first dimension, a chunk holds `chunk_len` records (a records array's
+//! records, or a column's values), whole along the other dimensions; an
+//! array of any rank (a [`grid`](ChunkIo::grid)) is chunked in every
+//! dimension, its chunks named by their indices.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -124,9 +126,11 @@ const MAX_CHUNK_BYTES: usize = 1 << 31;
 pub(crate) struct ChunkIo {
     pub store: Store,
     engine: Engine,
-    /// Records per chunk (per shard, with sharding).
+    /// Records per chunk (per shard, with sharding): the chunk's extent
+    /// along the first dimension (1 for a 0-dimensional array).
     pub chunk_len: u64,
-    /// The bytes of one record, whole along the other dimensions.
+    /// The bytes of one record, the chunk's extents along the other
+    /// dimensions (whole, outside a grid).
     pub record: usize,
     /// The number of dimensions after the first.
     inner: usize,
@@ -158,24 +162,29 @@ impl ChunkIo {
                 ),
             });
         }
-        let elements: u64 = meta.shape[1..].iter().product();
+        ChunkIo::grid(store, meta)
+    }
+
+    /// The chunks of the array `meta` describes in `store`, of any rank and
+    /// chunked in any dimensions: read and written by their indices.
+    pub fn grid(store: &Store, meta: &ArrayMeta) -> Result<ChunkIo> {
+        let chunk_len = meta.chunk_shape.first().copied().unwrap_or(1);
+        let inner = meta.chunk_shape.get(1..).unwrap_or_default();
+        let elements: u64 = inner.iter().product();
         let size = meta.stored.size().unwrap_or(0) as u64;
         let record = usize::try_from(elements.saturating_mul(size)).map_err(|_| Error::Shape {
             store: store.name.clone(),
-            message: format!(
-                "a record of shape {:?} does not fit in memory",
-                &meta.shape[1..]
-            ),
+            message: format!("a record of shape {inner:?} does not fit in memory"),
         })?;
         let chunk_bytes = record
-            .checked_mul(meta.chunk_shape[0] as usize)
+            .checked_mul(chunk_len as usize)
             .filter(|&b| b <= MAX_CHUNK_BYTES);
         if chunk_bytes.is_none() {
             return Err(Error::Shape {
                 store: store.name.clone(),
                 message: format!(
                     "chunks of {} records of {record} bytes are more than the {MAX_CHUNK_BYTES} bytes a chunk may hold here",
-                    meta.chunk_shape[0]
+                    chunk_len
                 ),
             });
         }
@@ -184,9 +193,9 @@ impl ChunkIo {
         Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
-            chunk_len: meta.chunk_shape[0],
+            chunk_len,
             record,
-            inner: meta.shape.len() - 1,
+            inner: meta.shape.len().saturating_sub(1),
             zstd,
         })
     }
@@ -199,10 +208,15 @@ impl ChunkIo {
 
     /// The error for chunk `chunk`.
     pub fn error(&self, chunk: u64, e: impl std::fmt::Display) -> Error {
+        self.error_at(&self.indices(chunk), e)
+    }
+
+    /// The error for the chunk at `indices`, named by its key.
+    pub fn error_at(&self, indices: &[u64], e: impl std::fmt::Display) -> Error {
         Error::Chunk {
             store: self.store.name.clone(),
-            chunk,
-            key: self.engine.chunk_key(&self.indices(chunk)).to_string(),
+            chunk: indices.first().copied().unwrap_or(0),
+            key: self.engine.chunk_key(indices).to_string(),
             message: e.to_string(),
         }
     }
@@ -219,11 +233,18 @@ impl ChunkIo {
     /// it: a zstd frame that claims more bytes than a chunk holds is an
     /// error here, where the decoder would try to allocate them.
     pub fn read(&self, chunk: u64) -> Result<Vec<u8>> {
-        let indices = self.indices(chunk);
+        self.read_chunk(&self.indices(chunk))
+    }
+
+    /// The elements of the chunk at `indices`, decoded to C order within
+    /// the chunk (whatever order the store keeps them in), in native byte
+    /// order: the fill value where the chunk is missing.
+    pub fn read_chunk(&self, indices: &[u64]) -> Result<Vec<u8>> {
+        let error = |e: &dyn std::fmt::Display| self.error_at(indices, e);
         let encoded = self
             .engine
-            .retrieve_encoded_chunk(&indices)
-            .map_err(|e| self.error(chunk, e))?;
+            .retrieve_encoded_chunk(indices)
+            .map_err(|e| error(&e))?;
         let Some(encoded) = encoded else {
             let fill = self.engine.fill_value().as_ne_bytes();
             return Ok(fill.repeat(self.chunk_len as usize * (self.record / fill.len().max(1))));
@@ -231,22 +252,16 @@ impl ChunkIo {
         if self.zstd {
             let claimed = zstd::bulk::Decompressor::upper_bound(&encoded);
             if claimed.is_some_and(|n| n > self.chunk_bytes()) {
-                return Err(self.error(
-                    chunk,
-                    format!(
-                        "corrupt: its zstd frame claims {} decoded bytes, a chunk holds {}",
-                        claimed.unwrap_or(0),
-                        self.chunk_bytes()
-                    ),
-                ));
+                return Err(error(&format!(
+                    "corrupt: its zstd frame claims {} decoded bytes, a chunk holds {}",
+                    claimed.unwrap_or(0),
+                    self.chunk_bytes()
+                )));
             }
         }
         // Chunks are decoded in parallel, one per thread.
         let options = CodecOptions::default().with_concurrent_target(1);
-        let shape = self
-            .engine
-            .chunk_shape(&indices)
-            .map_err(|e| self.error(chunk, e))?;
+        let shape = self.engine.chunk_shape(indices).map_err(|e| error(&e))?;
         let decoded = self
             .engine
             .codecs()
@@ -257,17 +272,24 @@ impl ChunkIo {
                 self.engine.fill_value(),
                 &options,
             )
-            .map_err(|e| self.error(chunk, e))?;
-        let decoded = decoded.into_fixed().map_err(|e| self.error(chunk, e))?;
+            .map_err(|e| error(&e))?;
+        let decoded = decoded.into_fixed().map_err(|e| error(&e))?;
         if decoded.len() != self.chunk_bytes() {
-            return Err(self.error(chunk, "decoded chunk has the wrong length"));
+            return Err(error(&"decoded chunk has the wrong length"));
         }
         Ok(decoded.into_owned())
     }
 
     /// Encodes and stores chunk `chunk` from records in native byte order:
     /// a full chunk, or its first records, the rest being the fill value.
-    pub fn write(&self, chunk: u64, mut records: Cow<'_, [u8]>) -> Result<()> {
+    pub fn write(&self, chunk: u64, records: Cow<'_, [u8]>) -> Result<()> {
+        self.write_chunk(&self.indices(chunk), records)
+    }
+
+    /// Encodes and stores the chunk at `indices` from its elements in C
+    /// order within the chunk, in native byte order: all of them, or its
+    /// first ones, the rest being the fill value.
+    pub fn write_chunk(&self, indices: &[u64], mut records: Cow<'_, [u8]>) -> Result<()> {
         let full = self.chunk_len as usize * self.record;
         if records.len() < full {
             let fill = self.engine.fill_value().as_ne_bytes().to_vec();
@@ -279,12 +301,8 @@ impl ChunkIo {
         // Chunks are encoded in parallel, one per thread.
         let options = CodecOptions::default().with_concurrent_target(1);
         self.engine
-            .store_chunk_opt(
-                &self.indices(chunk),
-                ArrayBytes::new_flen(records),
-                &options,
-            )
-            .map_err(|e| self.error(chunk, e))
+            .store_chunk_opt(indices, ArrayBytes::new_flen(records), &options)
+            .map_err(|e| self.error_at(indices, e))
     }
 
     /// Decodes the chunk holding record `first`, and says where records

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use ndl_runtime::lang::zarr::ZarrFormat;
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{ArrayOrder, Storage};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
@@ -82,6 +82,29 @@ impl ArrayInfo {
         self.meta.order
     }
 
+    /// The order of the elements in the chunks: Fortran for a v2
+    /// `order: "F"` array of two or more dimensions, or a v3 one whose
+    /// `transpose` codec reverses its dimensions; else C.
+    ///
+    /// ```
+    /// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+    /// use ndl_zarr::{ArrayInfo, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.zarr");
+    /// let mut w = WriteOptions::new().create_grid(&path, &Datatype::Int8, &[2, 2], ArrayOrder::ColumnMajor)?;
+    /// w.append(&[1, 2, 3, 4])?;
+    /// w.finish()?;
+    /// assert_eq!(ArrayInfo::open(&path)?.order(), ArrayOrder::ColumnMajor);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn order(&self) -> ArrayOrder {
+        match self.meta.shape.len() {
+            0 | 1 => ArrayOrder::RowMajor,
+            _ => self.meta.array_order,
+        }
+    }
+
     /// The shape of the chunk grid's chunks (with sharding, of the shards).
     pub fn chunks(&self) -> &[u64] {
         &self.meta.chunk_shape
@@ -115,7 +138,7 @@ impl ArrayInfo {
 
     /// The NDL `storage` directives of the array: `chunk` (the chunks that
     /// are compressed, inside shards), `filter` (the compression codecs in
-    /// Zarr v3 form) and `endian`.
+    /// Zarr v3 form), `endian` and, for two or more dimensions, `order`.
     pub fn storage(&self) -> Storage {
         let chunk = self.inner_chunks().unwrap_or(self.chunks());
         let filter = self
@@ -130,6 +153,7 @@ impl ArrayInfo {
                 .stored_datatype()
                 .has_multibyte_numbers()
                 .then_some(self.byte_order()),
+            order: (self.shape().len() > 1).then_some(self.order()),
             ..Storage::default()
         }
     }

@@ -47,6 +47,17 @@
 //!   chunks are encoded by zarrs (zstd by default; none, blosc, gzip;
 //!   sharding in v3).
 //!
+//! # Arrays of any rank
+//!
+//! `write_ndarray` and `read_ndarray` (feature `ndarray`) store and
+//! read `ndarray` arrays of any rank, 0-d included, as one array of
+//! records chunked in every dimension; [`WriteOptions::create_grid`] and
+//! [`GridReader`] do the same with packed elements, for datatypes known
+//! only at run time. A Fortran-order array is stored in Fortran order (v2
+//! `order: "F"`, v3 `transpose` reversing the dimensions). The default
+//! chunk shape is [`default_chunk_shape`]'s; a writer holds one slab of
+//! chunks in memory, a reader one slab of at most about [`SLAB_BYTES`].
+//!
 //! # Safety against crashes
 //!
 //! Every object (chunk or metadata) is written to a temporary file and
@@ -68,13 +79,17 @@
 #![deny(missing_docs)]
 
 mod append;
+mod chunk_shape;
 mod chunks;
 mod documents;
 mod error;
+mod grid;
 mod info;
 mod layout;
 mod lock;
 mod metadata;
+#[cfg(feature = "ndarray")]
+mod ndarray_io;
 mod options;
 mod part_reader;
 mod reader;
@@ -90,13 +105,17 @@ use std::path::Path;
 
 use ndl_runtime::NdlType;
 
+pub use chunk_shape::{default_chunk_shape, CHUNK_BYTES, SLAB_BYTES};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
+pub use grid::{GridReader, GridWriter};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,
 };
+#[cfg(feature = "ndarray")]
+pub use ndarray_io::{read_ndarray, write_ndarray};
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};

@@ -5,6 +5,7 @@ use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
 use serde_json::Value;
 
+use crate::chunk_shape::{self, default_chunk_shape};
 use crate::error::{Error, Result};
 
 /// How records are laid out in a store.
@@ -23,6 +24,7 @@ pub struct WriteOptions {
     pub(crate) format: ZarrFormat,
     pub(crate) layout: Layout,
     pub(crate) chunk_len: Option<u64>,
+    pub(crate) chunks: Option<Vec<u64>>,
     pub(crate) shard_len: Option<u64>,
     pub(crate) codec: Codec,
     pub(crate) byte_order: Option<ByteOrder>,
@@ -33,9 +35,6 @@ pub struct WriteOptions {
     pub(crate) publish_on_finish: bool,
     pub(crate) durable: bool,
 }
-
-/// About 2 MiB of packed records per chunk when no length is given.
-const DEFAULT_CHUNK_BYTES: u64 = 2 << 20;
 
 impl WriteOptions {
     /// Zarr v3, one array of records, zstd level 3, little-endian, chunks
@@ -60,6 +59,42 @@ impl WriteOptions {
     pub fn chunk_len(mut self, records: u64) -> WriteOptions {
         self.chunk_len = Some(records);
         self
+    }
+
+    /// The chunk shape, one extent per dimension of the array (default:
+    /// [`default_chunk_shape`](crate::default_chunk_shape)). For a
+    /// one-dimensional array, `[n]` is [`chunk_len(n)`](WriteOptions::chunk_len).
+    ///
+    /// ```
+    /// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+    /// use ndl_zarr::WriteOptions;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let options = WriteOptions::new().chunks(&[2, 2]);
+    /// let w = options.create_grid(dir.path().join("a.zarr"), &Datatype::Int8, &[4, 4], ArrayOrder::RowMajor)?;
+    /// assert_eq!(w.chunk_shape(), [2, 2]);
+    /// let e = options.create_grid(dir.path().join("b.zarr"), &Datatype::Int8, &[4], ArrayOrder::RowMajor);
+    /// assert!(e.unwrap_err().to_string().contains("2 dimensions"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn chunks(mut self, extents: &[u64]) -> WriteOptions {
+        self.chunks = Some(extents.to_vec());
+        self
+    }
+
+    /// The chunk shape of a new array of `shape` elements of `element`
+    /// packed bytes: the one given, checked, else the default rule.
+    pub(crate) fn chunk_shape_for(&self, shape: &[u64], element: usize) -> Result<Vec<u64>> {
+        let given = match (&self.chunks, self.chunk_len) {
+            (Some(chunks), _) => Some(chunks.clone()),
+            (None, Some(n)) if shape.len() == 1 => Some(vec![n]),
+            _ => None,
+        };
+        let Some(chunks) = given else {
+            return Ok(default_chunk_shape(shape, element));
+        };
+        chunk_shape::check(shape, &chunks).map_err(|message| Error::Unsupported { message })?;
+        Ok(chunks)
     }
 
     /// Zarr v3 sharding: `records` per shard (one stored object), a
@@ -183,7 +218,8 @@ impl WriteOptions {
     }
 
     /// The options that write a store with the layout of an NDL ndarray's
-    /// `storage` directives: `chunk` (its first extent is the chunk length),
+    /// `storage` directives: `chunk` (one extent: the chunk length; more:
+    /// the [`chunks`](WriteOptions::chunks) of an array of that rank),
     /// `filter` (the codec, as `ndl describe` prints it) and `endian`.
     ///
     /// ```
@@ -202,17 +238,10 @@ impl WriteOptions {
     /// ```
     pub fn from_storage(storage: &Storage) -> Result<WriteOptions> {
         let mut options = WriteOptions::new();
-        if let Some(chunk) = &storage.chunk {
-            match chunk.as_slice() {
-                [n] => options.chunk_len = Some(*n as u64),
-                other => {
-                    return Err(Error::Unsupported {
-                        message: format!(
-                            "chunk {other:?}: a records array is chunked along one dimension"
-                        ),
-                    })
-                }
-            }
+        match storage.chunk.as_deref() {
+            Some(&[n]) => options.chunk_len = Some(n as u64),
+            Some(extents) => options.chunks = Some(extents.iter().map(|&n| n as u64).collect()),
+            None => {}
         }
         let filter = storage.filter.clone().unwrap_or_default();
         let codecs: Vec<Value> = filter
@@ -239,10 +268,22 @@ impl WriteOptions {
     /// The chunk length for records of `record` packed bytes.
     pub(crate) fn chunk_len_for(&self, record: usize) -> Result<u64> {
         let default = || {
-            let len = (DEFAULT_CHUNK_BYTES / record.max(1) as u64).max(1);
-            self.expected_len.map_or(len, |n| len.min(n.max(1)))
+            let len = self.expected_len.unwrap_or(u64::MAX);
+            default_chunk_shape(&[len], record)[0]
         };
-        let len = self.chunk_len.unwrap_or_else(default);
+        let given = match self.chunks.as_deref() {
+            Some(&[n]) => Some(n),
+            Some(other) => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "chunks {other:?} have {} dimensions, but a records array has 1",
+                        other.len()
+                    ),
+                })
+            }
+            None => self.chunk_len,
+        };
+        let len = given.unwrap_or_else(default);
         if len == 0 {
             return Err(Error::Unsupported {
                 message: "a chunk must hold at least one record".into(),
@@ -327,13 +368,16 @@ mod tests {
     }
 
     #[test]
-    fn storage_directives_that_cannot_be_written_are_refused() {
+    fn storage_directives_are_written_or_refused() {
         let chunked = Storage {
             chunk: Some(vec![10, 2]),
             ..Storage::default()
         };
-        let e = WriteOptions::from_storage(&chunked).unwrap_err();
-        assert!(e.to_string().contains("chunked along one dimension"), "{e}");
+        let options = WriteOptions::from_storage(&chunked).unwrap();
+        assert_eq!(options.chunks, Some(vec![10, 2]));
+        let e = options.chunk_len_for(8).unwrap_err();
+        assert!(e.to_string().contains("a records array has 1"), "{e}");
+        assert_eq!(options.chunk_shape_for(&[30, 4], 8).unwrap(), [10, 2]);
         let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
         let filtered = Storage {
             filter: Some(vec![lz4]),

@@ -402,7 +402,7 @@ impl PackedWriter {
 
 /// The record dimension's name: the store's directory name without its
 /// extension (`readings` for `readings.zarr`).
-fn dimension_name(dir: &Path) -> String {
+pub(crate) fn dimension_name(dir: &Path) -> String {
     dir.file_stem()
         .and_then(|s| s.to_str())
         .filter(|s| !s.is_empty())
@@ -412,7 +412,7 @@ fn dimension_name(dir: &Path) -> String {
 
 /// Readies the place of a new store: an empty directory, or a prefix of
 /// object storage without a store.
-fn prepare(store: &Store) -> Result<()> {
+pub(crate) fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
         let made = std::fs::create_dir_all(&dir).and_then(|()| match dir.parent() {
@@ -431,7 +431,7 @@ fn prepare(store: &Store) -> Result<()> {
 
 /// What a writer holds until `finish`, which releases it.
 #[derive(Debug, Default)]
-struct Held {
+pub(crate) struct Held {
     /// The append lock; on object storage, which has no rename, also the
     /// lock of a store being created in place (to be published, its
     /// metadata last): it keeps a second writer out meanwhile, as a check
@@ -445,7 +445,7 @@ impl Held {
     /// The store a new store at `dir` is written to (`dir`'s own, or, to be
     /// published on `finish`, one built out of sight), and what its writer
     /// holds.
-    fn new_store(options: &WriteOptions, dir: &Path) -> Result<(Store, Held)> {
+    pub(crate) fn new_store(options: &WriteOptions, dir: &Path) -> Result<(Store, Held)> {
         let mut store = Store::open(dir)?;
         if options.durable {
             store = store.durable()?;
@@ -465,12 +465,12 @@ impl Held {
 
     /// Fails if the lock was broken while held (its lease expired): what
     /// was written must then not be published.
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         self.lock.as_ref().map_or(Ok(()), AppendLock::check)
     }
 
     /// Releases the lock and publishes the store built out of sight.
-    fn release(self) -> Result<()> {
+    pub(crate) fn release(self) -> Result<()> {
         drop(self.lock);
         self.staging.map_or(Ok(()), Staging::publish)
     }

@@ -13,6 +13,7 @@ mod engine;
 mod parse;
 
 use ndl_runtime::lang::zarr::{ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON};
+use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{json, Map, Value};
 use zarrs::array::ArrayMetadataV3;
@@ -38,6 +39,9 @@ pub(crate) struct ArrayMeta {
     /// The records' datatype, packed.
     pub stored: Datatype,
     pub order: ByteOrder,
+    /// The order of the elements within a chunk as stored (v2 `order`, a
+    /// v3 `transpose`); zarrs decodes chunks to C order whatever it is.
+    pub array_order: ArrayOrder,
     /// The bytes-to-bytes codecs (v3 form), for descriptions.
     pub compressors: Vec<Value>,
     pub attributes: Map<String, Value>,
@@ -64,10 +68,37 @@ impl ArrayMeta {
         attributes: Map<String, Value>,
         dims: Vec<String>,
     ) -> Result<ArrayMeta> {
-        let whole = |first: u64| -> Vec<u64> {
-            std::iter::once(first)
-                .chain(shape[1..].iter().copied())
-                .collect()
+        let chunks = std::iter::once(chunk_len)
+            .chain(shape.iter().skip(1).copied())
+            .collect();
+        let grid = Grid {
+            shape,
+            chunks,
+            array_order: ArrayOrder::RowMajor,
+        };
+        ArrayMeta::gridded(options, stored, grid, attributes, dims)
+    }
+
+    /// The metadata of a new array of elements of `stored` (packed) on
+    /// `grid`, written with `options`; `dims` names the dimensions. With
+    /// sharding, a shard holds `shard_len` along the first dimension.
+    pub fn gridded(
+        options: &WriteOptions,
+        stored: &Datatype,
+        grid: Grid,
+        attributes: Map<String, Value>,
+        dims: Vec<String>,
+    ) -> Result<ArrayMeta> {
+        let Grid {
+            shape,
+            chunks,
+            array_order,
+        } = grid;
+        let chunk_len = chunks.first().copied().unwrap_or(1);
+        let with_first = |first: u64| -> Vec<u64> {
+            let mut c = chunks.clone();
+            c[0] = first;
+            c
         };
         let inner_chunk_shape = match options.shard_len {
             None => None,
@@ -76,20 +107,28 @@ impl ArrayMeta {
                     "sharding is a Zarr v3 feature; write v3 or leave out shard_len",
                 ))
             }
+            Some(_) if chunks.is_empty() => {
+                return Err(unsupported("a 0-dimensional array has no shards"))
+            }
             Some(shard) if shard == 0 || shard % chunk_len != 0 => {
                 return Err(unsupported(format!(
                     "a shard of {shard} records is not a whole number of chunks of {chunk_len}"
                 )))
             }
-            Some(_) => Some(whole(chunk_len)),
+            Some(_) => Some(chunks.clone()),
+        };
+        let grid_chunks = match options.shard_len {
+            Some(shard) => with_first(shard),
+            None => chunks.clone(),
         };
         let doc = ArrayDocument {
             format: options.format,
             shape: shape.clone(),
-            chunks: whole(options.shard_len.unwrap_or(chunk_len)),
+            chunks: grid_chunks,
             inner_chunks: inner_chunk_shape.clone(),
             datatype: stored.clone(),
             order: options.order(),
+            array_order,
             codec: options.codec,
             legacy_structured: options.legacy_structured,
             // Left out when empty, as zarr-python leaves them out.
@@ -111,6 +150,7 @@ impl ArrayMeta {
             inner_chunk_shape,
             stored: stored.clone(),
             order: doc.order,
+            array_order,
             compressors: options.codec.v3_codecs(stored.size().unwrap_or(0)),
             attributes,
             dimension_names: Some(dims.into_iter().map(Some).collect()),
@@ -141,6 +181,15 @@ impl ArrayMeta {
         meta.document["shape"][0] = json!(len);
         meta
     }
+}
+
+/// The shape of a new array, its chunks and the order of the elements in
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Grid {
+    pub shape: Vec<u64>,
+    pub chunks: Vec<u64>,
+    pub array_order: ArrayOrder,
 }
 
 fn unsupported(message: impl Into<String>) -> Error {
@@ -215,6 +264,34 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_in_fortran_order_reads_back_in_it_in_both_formats() {
+        for format in [ZarrFormat::V2, ZarrFormat::V3] {
+            let grid = Grid {
+                shape: vec![4, 6, 5],
+                chunks: vec![2, 3, 5],
+                array_order: ArrayOrder::ColumnMajor,
+            };
+            let options = WriteOptions::new().zarr_format(format);
+            let meta = ArrayMeta::gridded(&options, &record(), grid, Map::new(), vec![]).unwrap();
+            let back = read_back(&meta);
+            assert_eq!(back.array_order, ArrayOrder::ColumnMajor, "{format:?}");
+            assert_eq!(
+                (back.shape, back.chunk_shape),
+                (vec![4, 6, 5], vec![2, 3, 5]),
+                "{format:?}"
+            );
+        }
+        let zero_d = Grid {
+            shape: vec![],
+            chunks: vec![],
+            array_order: ArrayOrder::RowMajor,
+        };
+        let sharded = WriteOptions::new().shard_len(2);
+        let e = ArrayMeta::gridded(&sharded, &record(), zero_d, Map::new(), vec![]).unwrap_err();
+        assert!(e.to_string().contains("0-dimensional"), "{e}");
+    }
+
+    #[test]
     fn shards_hold_whole_chunks_in_v3_only() {
         let sharded = new(&WriteOptions::new().shard_len(6)).unwrap();
         assert_eq!(
@@ -252,9 +329,9 @@ mod tests {
             "{e}"
         );
         let fortran = json!({"zarr_format": 2, "shape": [2, 2], "chunks": [1, 1], "dtype": "<u4",
-            "compressor": null, "fill_value": null, "order": "F", "filters": null});
+            "compressor": null, "fill_value": null, "order": "K", "filters": null});
         let e = ArrayMeta::from_v2("s", &fortran, Map::new()).unwrap_err();
-        assert!(e.to_string().contains("Fortran"), "{e}");
+        assert!(e.to_string().contains("order `K`"), "{e}");
         let bad_dtype =
             json!({"zarr_format": 2, "shape": [2], "chunks": [1], "dtype": [["a", "<O"]]});
         let e = ArrayMeta::from_v2("s", &bad_dtype, Map::new()).unwrap_err();

@@ -5,6 +5,7 @@ use ndl_runtime::lang::zarr::{
     check_grid, parse_v2_dtype, parse_v3_data_type, regular_chunks, ArrayDocument, BadDataType,
     V3Codecs, ZarrFormat, ZARRAY, ZARR_JSON,
 };
+use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::ByteOrder;
 use serde_json::{json, Map, Value};
 use zarrs::array::ArrayMetadataV3;
@@ -78,6 +79,7 @@ impl ArrayMeta {
             inner_chunk_shape: codecs.inner_chunks,
             stored,
             order: codecs.order,
+            array_order: codecs.array_order,
             compressors: codecs.compressors,
             attributes: engine.attributes.clone(),
             dimension_names,
@@ -125,23 +127,18 @@ impl ArrayMeta {
             .map(serde_json::from_value)
             .transpose()
             .map_err(|e| bad(store, key, format!("filters: {e}")))?;
-        let array_order = match doc.get("order").and_then(Value::as_str) {
-            Some("C") | None => ArrayMetadataV2Order::C,
-            Some("F") if shape.len() <= 1 => ArrayMetadataV2Order::C,
-            Some("F") => {
-                return Err(bad(
-                    store,
-                    key,
-                    "Fortran order is not supported for records",
-                ))
-            }
+        // One dimension reads the same in either order.
+        let (array_order, v2_order) = match doc.get("order").and_then(Value::as_str) {
+            Some("C") | None => (ArrayOrder::RowMajor, ArrayMetadataV2Order::C),
+            Some("F") if shape.len() <= 1 => (ArrayOrder::RowMajor, ArrayMetadataV2Order::C),
+            Some("F") => (ArrayOrder::ColumnMajor, ArrayMetadataV2Order::F),
             Some(other) => return Err(bad(store, key, format!("order `{other}` is not C or F"))),
         };
         let (data_type, zeros) = engine::data_type(&stored).map_err(|m| bad(store, key, m))?;
         let data_type_meta: MetadataV3 = serde_json::from_value(data_type.clone())
             .map_err(|e| bad(store, key, e.to_string()))?;
         let codecs = zarrs::convert::codec_metadata_v2_to_v3(
-            array_order,
+            v2_order,
             shape.len(),
             &data_type_meta,
             Some(engine::endianness(order)),
@@ -194,6 +191,7 @@ impl ArrayMeta {
             inner_chunk_shape: None,
             stored,
             order,
+            array_order,
             compressors: read.compressors,
             attributes,
             dimension_names,

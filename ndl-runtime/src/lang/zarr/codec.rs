@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use crate::ndl::ArrayOrder;
 use crate::ByteOrder;
 
 /// The compression of each chunk.
@@ -136,11 +137,17 @@ impl Codec {
     }
 }
 
-/// What a v3 codec list says: the byte order (the `bytes` codec's), the
+/// What a v3 codec list says: the order of the elements (a `transpose`
+/// before `bytes`), the byte order (the `bytes` codec's), the
 /// bytes-to-bytes codecs after it, and, with sharding, the chunk shape
 /// within a shard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct V3Codecs {
+    /// Fortran order when the codecs before `bytes` are one `transpose`
+    /// that reverses two or more dimensions, as zarr-python writes an
+    /// array in Fortran order; else C (zarrs decodes any other transpose to
+    /// the array's own, C, order).
+    pub array_order: ArrayOrder,
     /// The byte order of numbers in the chunks.
     pub order: ByteOrder,
     /// The codecs after `bytes` (the compression).
@@ -189,8 +196,13 @@ impl V3Codecs {
                 .pointer("/configuration/chunk_shape")
                 .cloned()
                 .and_then(|c| serde_json::from_value(c).ok());
+            let array_order = match array_order(&codecs[..at]) {
+                ArrayOrder::RowMajor => within.array_order,
+                outer => outer,
+            };
             return Ok(V3Codecs {
                 inner_chunks,
+                array_order,
                 ..within
             });
         }
@@ -205,10 +217,34 @@ impl V3Codecs {
             None => ByteOrder::Little,
         };
         Ok(V3Codecs {
+            array_order: array_order(&codecs[..at]),
             order,
             compressors: codecs[at + 1..].to_vec(),
             inner_chunks: None,
         })
+    }
+}
+
+/// The order that the array-to-array codecs before `bytes` store the
+/// elements of a chunk in: Fortran for one `transpose` that reverses two or
+/// more dimensions.
+fn array_order(before_bytes: &[Value]) -> ArrayOrder {
+    let [codec] = before_bytes else {
+        return ArrayOrder::RowMajor;
+    };
+    let order: Option<Vec<usize>> = codec
+        .pointer("/configuration/order")
+        .cloned()
+        .and_then(|o| serde_json::from_value(o).ok());
+    match order {
+        Some(order)
+            if codec.get("name").and_then(Value::as_str) == Some("transpose")
+                && order.len() > 1
+                && order.iter().rev().copied().eq(0..order.len()) =>
+        {
+            ArrayOrder::ColumnMajor
+        }
+        _ => ArrayOrder::RowMajor,
     }
 }
 
@@ -264,6 +300,7 @@ mod tests {
         assert_eq!(
             plain,
             V3Codecs {
+                array_order: ArrayOrder::RowMajor,
                 order: ByteOrder::Big,
                 compressors: vec![gzip.clone()],
                 inner_chunks: None
@@ -283,6 +320,29 @@ mod tests {
             .contains("middle"));
         let no_endian = V3Codecs::read(&[json!({"name": "bytes"})]).unwrap();
         assert_eq!(no_endian.order, ByteOrder::Little);
+    }
+
+    #[test]
+    fn a_transpose_that_reverses_the_dimensions_is_fortran_order() {
+        let bytes = json!({"name": "bytes", "configuration": {"endian": "little"}});
+        let transpose =
+            |order: Value| json!({"name": "transpose", "configuration": {"order": order}});
+        let order_of = |codecs: &[Value]| V3Codecs::read(codecs).unwrap().array_order;
+        assert_eq!(
+            order_of(&[transpose(json!([2, 1, 0])), bytes.clone()]),
+            ArrayOrder::ColumnMajor
+        );
+        for other in [json!([1, 0, 2]), json!([0]), json!("F")] {
+            assert_eq!(
+                order_of(&[transpose(other.clone()), bytes.clone()]),
+                ArrayOrder::RowMajor,
+                "{other}"
+            );
+        }
+        let sharded = json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2, 2], "codecs": [transpose(json!([1, 0])), bytes.clone()]
+        }});
+        assert_eq!(order_of(&[sharded]), ArrayOrder::ColumnMajor);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::codec::Codec;
 use super::data_type::{base64_zeros, legacy_structured};
 use crate::lang::{LangError, Language};
+use crate::ndl::ArrayOrder;
 use crate::npy::ByteOrder;
 use crate::Datatype;
 
@@ -35,7 +36,7 @@ pub enum ZarrFormat {
 }
 
 /// An array's metadata as plain data: what its documents say, chunked
-/// regularly, fill value zero (v3) or none (v2), C order.
+/// regularly, fill value zero (v3) or none (v2), in C or Fortran order.
 ///
 /// ```
 /// use ndl_runtime::lang::zarr::{ArrayDocument, Codec, ZarrFormat};
@@ -66,6 +67,11 @@ pub struct ArrayDocument {
     pub datatype: Datatype,
     /// The byte order of numbers in the chunks.
     pub order: ByteOrder,
+    /// The order of the elements within a chunk: Fortran order is v2's
+    /// `order: "F"` and v3's `transpose` codec with the dimensions
+    /// reversed, as zarr-python writes them. One-dimensional arrays are
+    /// the same in both and are written as C.
+    pub array_order: ArrayOrder,
     /// The compression of each chunk.
     pub codec: Codec,
     /// v3: the legacy `structured` spelling of a record data type, with a
@@ -94,6 +100,7 @@ impl ArrayDocument {
             inner_chunks: None,
             datatype,
             order: ByteOrder::Little,
+            array_order: ArrayOrder::RowMajor,
             codec: Codec::None,
             legacy_structured: false,
             attributes: None,
@@ -139,10 +146,28 @@ impl ArrayDocument {
         doc
     }
 
-    /// The v3 codec list: `bytes` with the byte order (`vlen-utf8` for
-    /// strings), then the compression; inside `sharding_indexed` with
-    /// sharding, its index checked by `crc32c`.
+    /// Whether the elements are in Fortran order, which only an array of
+    /// two or more dimensions tells apart from C.
+    fn is_fortran(&self) -> bool {
+        self.array_order == ArrayOrder::ColumnMajor && self.shape.len() > 1
+    }
+
+    /// The v3 codec list: `transpose` for Fortran order, `bytes` with the
+    /// byte order (`vlen-utf8` for strings), then the compression; inside
+    /// `sharding_indexed` with sharding, its index checked by `crc32c`.
     pub fn v3_codecs(&self) -> Vec<Value> {
+        let codecs = self.v3_chunk_codecs();
+        if !self.is_fortran() {
+            return codecs;
+        }
+        let reversed: Vec<usize> = (0..self.shape.len()).rev().collect();
+        std::iter::once(json!({"name": "transpose", "configuration": {"order": reversed}}))
+            .chain(codecs)
+            .collect()
+    }
+
+    /// The codec list from `bytes` on.
+    fn v3_chunk_codecs(&self) -> Vec<Value> {
         let first = if self.datatype == Datatype::String {
             json!({"name": "vlen-utf8"})
         } else {
@@ -172,7 +197,7 @@ impl ArrayDocument {
             "dtype": self.datatype.to_zarr_v2_dtype(self.order)?,
             "compressor": self.codec.v2_compressor(),
             "fill_value": null,
-            "order": "C",
+            "order": if self.is_fortran() { "F" } else { "C" },
             "filters": null,
             "dimension_separator": ".",
         }))
@@ -421,6 +446,34 @@ mod tests {
             (&v2["dtype"], &v2["compressor"]),
             (&json!(">u2"), &json!({"id": "zlib", "level": 4}))
         );
+    }
+
+    #[test]
+    fn fortran_order_is_v2_order_f_and_a_v3_transpose_reversing_the_dimensions() {
+        let doc = ArrayDocument {
+            array_order: ArrayOrder::ColumnMajor,
+            ..ArrayDocument::new(
+                ZarrFormat::V3,
+                Datatype::UInt16,
+                vec![3, 4, 5],
+                vec![3, 4, 5],
+            )
+        };
+        let v3 = doc.v3().unwrap();
+        assert_eq!(
+            v3["codecs"][0],
+            json!({"name": "transpose", "configuration": {"order": [2, 1, 0]}})
+        );
+        assert_eq!(v3["codecs"][1]["name"], "bytes");
+        assert_eq!(doc.v2().unwrap()["order"], "F");
+        // One dimension is the same in either order: written as C.
+        let flat = ArrayDocument {
+            shape: vec![3],
+            chunks: vec![3],
+            ..doc
+        };
+        assert_eq!(flat.v3().unwrap()["codecs"][0]["name"], "bytes");
+        assert_eq!(flat.v2().unwrap()["order"], "C");
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod read;
 mod write;
 
 pub(crate) use read::RecordsSource;
-pub(crate) use write::{check_records, create, start};
+pub(crate) use write::{check_records, check_storable, create, start};
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;

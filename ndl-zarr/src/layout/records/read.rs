@@ -35,7 +35,7 @@ impl RecordsSource {
             return Err(shape_error(
                 store,
                 format!(
-                    "the array has shape {:?}; records are read from one-dimensional arrays",
+                    "the array has shape {:?}; records are read from one-dimensional arrays (read another rank with read_ndarray or GridReader)",
                     meta.shape
                 ),
             ));

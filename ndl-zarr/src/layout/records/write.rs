@@ -56,7 +56,7 @@ pub(crate) fn check_records(store: &Store, meta: &ArrayMeta) -> Result<()> {
         return Err(Error::Shape {
             store: store.name.clone(),
             message: format!(
-                "the array has shape {:?}; records arrays are one-dimensional",
+                "the array has shape {:?}; only one-dimensional records arrays are appended to",
                 meta.shape
             ),
         });
@@ -65,7 +65,7 @@ pub(crate) fn check_records(store: &Store, meta: &ArrayMeta) -> Result<()> {
 }
 
 /// Refuses what the chosen format cannot hold, saying what to do instead.
-fn check_storable(options: &WriteOptions, stored: &Datatype) -> Result<()> {
+pub(crate) fn check_storable(options: &WriteOptions, stored: &Datatype) -> Result<()> {
     let result = match options.format {
         ZarrFormat::V3 => stored.to_zarr_v3_data_type().map(drop),
         ZarrFormat::V2 => stored.to_zarr_v2_dtype(options.order()).map(drop),
