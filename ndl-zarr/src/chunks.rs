@@ -20,6 +20,7 @@ pub(crate) type Engine = Array<dyn ReadableWritableListableStorageTraits>;
 /// The zarrs array of `meta` on `store`.
 pub(crate) fn engine(store: &Store, meta: &ArrayMeta) -> Result<Engine> {
     struct_type::register();
+    crate::codecs::register();
     Array::new_with_metadata(
         store.storage.clone(),
         &store.node_path(),

@@ -69,6 +69,7 @@
 
 mod append;
 mod chunks;
+mod codecs;
 mod documents;
 mod error;
 mod info;

@@ -1,0 +1,57 @@
+//! The numcodecs codecs that zarr-python reads and zarrs lacks, as zarrs
+//! codec extensions: [`lz4`], [`crc32`], [`delta`] and [`quantize`], each
+//! registered with zarrs (v3 `numcodecs.<name>` and v2 `<name>`) so that
+//! zarrs' codec chains decode them like its own.
+//!
+//! zarr-python 3.4 also writes `numcodecs.gzip`, `numcodecs.zstd`,
+//! `numcodecs.blosc` and `numcodecs.crc32c`, the numcodecs forms of codecs
+//! zarrs has under their core names: [`register`] adds those names as
+//! aliases of zarrs' codecs, which read both configurations.
+
+mod crc32;
+mod delta;
+mod lz4;
+mod numeric;
+mod quantize;
+
+use std::sync::Once;
+
+use zarrs::array::codec::{BloscCodec, Crc32cCodec, GzipCodec, ZstdCodec};
+use zarrs::plugin::ExtensionAliasesV3;
+
+/// Makes zarrs read the numcodecs names of its own codecs (see the module
+/// docs); the codecs of this module register themselves.
+pub(crate) fn register() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        GzipCodec::aliases_v3_mut()
+            .aliases_str
+            .push("numcodecs.gzip".into());
+        ZstdCodec::aliases_v3_mut()
+            .aliases_str
+            .push("numcodecs.zstd".into());
+        BloscCodec::aliases_v3_mut()
+            .aliases_str
+            .push("numcodecs.blosc".into());
+        Crc32cCodec::aliases_v3_mut()
+            .aliases_str
+            .push("numcodecs.crc32c".into());
+    });
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    /// The bytes numcodecs (of zarr-python 3.4's venv) encodes the NumPy
+    /// array `array` to with `codec` (both Python expressions).
+    pub(crate) fn numcodecs_bytes(codec: &str, array: &str) -> Vec<u8> {
+        let script = format!(
+            "import numcodecs, numpy as np\nprint(bytes({codec}.encode({array})).hex())"
+        );
+        let hex = ndl_testkit::python::run_with(&ndl_testkit::python::python312(), &script, &[]);
+        let hex = hex.trim();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex from python"))
+            .collect()
+    }
+}
