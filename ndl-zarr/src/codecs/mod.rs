@@ -3,11 +3,10 @@
 //! registered with zarrs (v3 `numcodecs.<name>` and v2 `<name>`) so that
 //! zarrs' codec chains decode them like its own.
 //!
-//! zarr-python 3.4 also writes `numcodecs.gzip`, `numcodecs.zstd`,
-//! `numcodecs.blosc` and `numcodecs.crc32c`, the numcodecs forms of codecs
-//! zarrs has under their core names: [`register`] adds those names as
-//! aliases of zarrs' codecs, which read both configurations.
+//! zarr-python 3.4 also writes the numcodecs names of codecs zarrs has
+//! under their core names: [`aliases`] makes zarrs read those.
 
+mod aliases;
 mod crc32;
 mod delta;
 mod lz4;
@@ -16,27 +15,11 @@ mod quantize;
 
 use std::sync::Once;
 
-use zarrs::array::codec::{BloscCodec, Crc32cCodec, GzipCodec, ZstdCodec};
-use zarrs::plugin::ExtensionAliasesV3;
-
-/// Makes zarrs read the numcodecs names of its own codecs (see the module
-/// docs); the codecs of this module register themselves.
+/// Registers with zarrs what its codec registry needs at run time (see the
+/// module docs); the codecs of this module register themselves.
 pub(crate) fn register() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        GzipCodec::aliases_v3_mut()
-            .aliases_str
-            .push("numcodecs.gzip".into());
-        ZstdCodec::aliases_v3_mut()
-            .aliases_str
-            .push("numcodecs.zstd".into());
-        BloscCodec::aliases_v3_mut()
-            .aliases_str
-            .push("numcodecs.blosc".into());
-        Crc32cCodec::aliases_v3_mut()
-            .aliases_str
-            .push("numcodecs.crc32c".into());
-    });
+    ONCE.call_once(aliases::register);
 }
 
 #[cfg(test)]
