@@ -85,6 +85,7 @@ mod staging;
 mod store;
 mod struct_type;
 mod writer;
+mod zip;
 
 use std::ops::Range;
 use std::path::Path;
