@@ -4,7 +4,8 @@
 //! zarrs' codec chains decode them like its own.
 //!
 //! zarr-python 3.4 also writes the numcodecs names of codecs zarrs has
-//! under their core names: [`aliases`] makes zarrs read those.
+//! under their core names: [`aliases`] makes zarrs read those. What is
+//! still unread is named by [`unknown_v3`] and [`unknown_v2`].
 
 mod aliases;
 mod crc32;
@@ -12,6 +13,9 @@ mod delta;
 mod lz4;
 mod numeric;
 mod quantize;
+mod unknown;
+
+pub(crate) use unknown::{unknown_v2, unknown_v3};
 
 use std::sync::Once;
 

@@ -176,7 +176,11 @@ impl V3Codecs {
             .iter()
             .position(|c| name(c) == "bytes" || name(c) == "sharding_indexed")
         else {
-            return Err("no bytes or sharding_indexed codec".into());
+            let names: Vec<String> = codecs.iter().map(name).collect();
+            return Err(format!(
+                "no bytes or sharding_indexed codec among the codecs [{}]",
+                names.join(", ")
+            ));
         };
         if name(&codecs[at]) == "sharding_indexed" {
             let inner = codecs[at]
@@ -277,7 +281,8 @@ mod tests {
             (read.order, read.inner_chunks),
             (ByteOrder::Little, Some(vec![4]))
         );
-        assert!(V3Codecs::read(&[gzip]).unwrap_err().contains("no bytes"));
+        let e = V3Codecs::read(&[gzip]).unwrap_err();
+        assert!(e.contains("no bytes") && e.contains("[gzip]"), "{e}");
         assert!(V3Codecs::read(&[bytes("middle")])
             .unwrap_err()
             .contains("middle"));
