@@ -193,6 +193,7 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     let shown = |p: Progress| match p {
         Progress::Total(n) => bar.set_length(n),
         Progress::Done(n) => bar.set_position(n),
+        Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
     };
     let result = ndl_formats::convert(&args.src, &args.dst, &options, &shown);
     bar.finish_and_clear();

@@ -30,13 +30,17 @@ pub struct ZarrSource {
     /// Records per stored chunk.
     chunk: u64,
     next: u64,
+    /// What the reader should know about how the store was read.
+    notes: Vec<String>,
 }
 
 impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
+        let mut notes = Vec::new();
         let (spec, chunk) = match StoreInfo::open(path)? {
             StoreInfo::Array(info) => {
+                notes = info.notes().to_vec();
                 let chunk = info
                     .inner_chunks()
                     .unwrap_or(info.chunks())
@@ -69,6 +73,7 @@ impl ZarrSource {
             to_spec_order,
             chunk,
             next: 0,
+            notes,
         })
     }
 }
@@ -80,6 +85,10 @@ impl Source for ZarrSource {
 
     fn location(&self) -> &Path {
         &self.path
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     fn batch_hint(&self) -> u64 {
@@ -249,7 +258,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             arrangement: Arrangement::One,
             entries: vec![entry(stem(path), &info)?],
             attributes: serde_json::Map::new(),
-            warnings: Vec::new(),
+            warnings: info.notes().to_vec(),
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,

@@ -78,6 +78,7 @@ mod lock;
 mod metadata;
 mod options;
 mod part_reader;
+mod python_json;
 mod reader;
 #[cfg(feature = "s3")]
 mod s3;
