@@ -81,8 +81,12 @@ struct ConvertArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunk_len: Option<u64>,
 
-    /// The compression of each chunk: none, zstd, blosc, gzip or zlib, each
-    /// but none with an optional level after a colon (zstd:9).
+    /// The compression of each chunk: none, zstd, gzip, zlib, bz2, lz4,
+    /// crc32c or blosc; each but none and crc32c (a checksum, no
+    /// compression) with an optional level after a colon (zstd:9; lz4's is
+    /// its acceleration), blosc also with a compressor (blosclz, lz4, lz4hc,
+    /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
+    /// order: blosc:zstd:7:bitshuffle.
     #[arg(long, default_value = "zstd")]
     codec: ndl_zarr::Codec,
 

@@ -100,7 +100,7 @@ pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,
 };
-pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
+pub use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};

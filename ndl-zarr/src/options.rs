@@ -224,7 +224,7 @@ impl WriteOptions {
             })?;
         options.codec = Codec::from_v3_codecs(&codecs).ok_or_else(|| Error::Unsupported {
             message: format!(
-                "filter {}: only none, or one zstd, gzip or lz4 blosc codec, can be written",
+                "filter {}: only none, or one zstd, gzip, numcodecs.zlib, numcodecs.bz2, numcodecs.lz4, crc32c or blosc codec, can be written",
                 Value::Array(codecs.clone())
             ),
         })?;
@@ -334,13 +334,14 @@ mod tests {
         };
         let e = WriteOptions::from_storage(&chunked).unwrap_err();
         assert!(e.to_string().contains("chunked along one dimension"), "{e}");
-        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
+        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: numcodecs.lzma}").unwrap();
         let filtered = Storage {
             filter: Some(vec![lz4]),
             ..Storage::default()
         };
         let e = WriteOptions::from_storage(&filtered).unwrap_err();
         assert!(e.to_string().contains("only none, or one zstd"), "{e}");
+        assert!(e.to_string().contains("numcodecs.lzma"), "{e}");
         let zlib: serde_yaml::Value =
             serde_yaml::from_str("{name: numcodecs.zlib, configuration: {level: 2}}").unwrap();
         let zlib = Storage {
