@@ -31,7 +31,11 @@ print('\n'.join(bad) or f'ok {len(names)}')
 /// Writes the stores of `mode` with `python` into `out`; converts each
 /// with ndl and checks the values are zarr-python's. Returns the names.
 fn convert_every_store(python: &Path, mode: &str, out: &Path, ending: &str) -> Vec<String> {
-    let listed = common::run_file(python, Path::new(CODEC_STORES), &[out.to_str().unwrap(), mode]);
+    let listed = common::run_file(
+        python,
+        Path::new(CODEC_STORES),
+        &[out.to_str().unwrap(), mode],
+    );
     let names: Vec<String> = listed.lines().map(str::to_owned).collect();
     assert!(names.len() >= 2, "{mode}: {listed}");
     for name in &names {
@@ -55,8 +59,16 @@ fn convert_every_store(python: &Path, mode: &str, out: &Path, ending: &str) -> V
 fn every_codec_zarr_python_34_writes_in_v3_converts_to_equal_npy() {
     let dir = tempfile::tempdir().unwrap();
     let names = convert_every_store(&common::python312(), "v3", dir.path(), ".zarr");
-    for expected in ["v3_nc_lz4_rec", "v3_nc_delta_i4", "v3_blosc_lz4hc_bitshuffle_f8", "v3_sharding_rec"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} not written");
+    for expected in [
+        "v3_nc_lz4_rec",
+        "v3_nc_delta_i4",
+        "v3_blosc_lz4hc_bitshuffle_f8",
+        "v3_sharding_rec",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} not written"
+        );
     }
 }
 
@@ -68,8 +80,16 @@ fn every_codec_zarr_python_34_writes_in_v3_converts_to_equal_npy() {
 fn every_codec_zarr_python_31_writes_in_v2_converts_to_equal_npy() {
     let dir = tempfile::tempdir().unwrap();
     let names = convert_every_store(&common::python(), "v2", dir.path(), ".zarr");
-    for expected in ["v2_lz4_rec", "v2_filter_delta_astype_i4", "v2_blosc_zstd_-1_f8", "v2_crc32c_i4"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} not written");
+    for expected in [
+        "v2_lz4_rec",
+        "v2_filter_delta_astype_i4",
+        "v2_blosc_zstd_-1_f8",
+        "v2_crc32c_i4",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} not written"
+        );
     }
 }
 
@@ -86,7 +106,11 @@ fn zip_stores_are_read_and_never_taken_for_npz() {
         let run = describe(&out.join(format!("{name}.zarr.zip")), "ndl", &[]);
         assert_eq!(run.code, Some(0), "{run:#?}");
         for word in [&format!("{name}:"), "shape: [37]", "type: int32", codec] {
-            assert!(run.stdout.contains(word), "{name}: no {word:?} in\n{}", run.stdout);
+            assert!(
+                run.stdout.contains(word),
+                "{name}: no {word:?} in\n{}",
+                run.stdout
+            );
         }
     }
     let other = out.join("other.zip");
@@ -118,13 +142,28 @@ fn codecs_ndl_writes_are_read_by_zarr_python() {
         &[npy.to_str().unwrap()],
     );
     let codecs = [
-        "gzip:2", "zlib", "bz2:9", "lz4", "lz4:5", "crc32c", "blosc:zstd:7:bitshuffle",
-        "blosc:blosclz:noshuffle", "blosc:lz4hc", "blosc:zlib:1",
+        "gzip:2",
+        "zlib",
+        "bz2:9",
+        "lz4",
+        "lz4:5",
+        "crc32c",
+        "blosc:zstd:7:bitshuffle",
+        "blosc:blosclz:noshuffle",
+        "blosc:lz4hc",
+        "blosc:zlib:1",
     ];
     for codec in codecs {
         for format in ["3", "2"] {
             let store = root.join(format!("{}_v{format}.zarr", codec.replace(':', "_")));
-            let args = ["--codec", codec, "--zarr-format", format, "--chunk-len", "8"];
+            let args = [
+                "--codec",
+                codec,
+                "--zarr-format",
+                format,
+                "--chunk-len",
+                "8",
+            ];
             converted(convert(&npy, &store, &args), codec);
             check_store_312(&store, &npy);
             if format == "2" {
@@ -153,10 +192,18 @@ fn codecs_no_one_here_decodes_are_refused_by_name() {
          json.dump(d, open(f'{root}/pcodec.zarr/zarr.json', 'w'))",
         &[root.to_str().unwrap()],
     );
-    for (name, codec) in [("lzma3", "numcodecs.lzma"), ("lzma2", "lzma"), ("pcodec", "numcodecs.pcodec")] {
+    for (name, codec) in [
+        ("lzma3", "numcodecs.lzma"),
+        ("lzma2", "lzma"),
+        ("pcodec", "numcodecs.pcodec"),
+    ] {
         let store = root.join(format!("{name}.zarr"));
         let run = convert(&store, &root.join(format!("{name}.npy")), &[]);
-        refused(&run, &store, &[&format!("the codec `{codec}` is not supported")]);
+        refused(
+            &run,
+            &store,
+            &[&format!("the codec `{codec}` is not supported")],
+        );
         let run = describe(&store, "ndl", &[]);
         refused(&run, &store, &[&format!("`{codec}`")]);
     }
@@ -192,13 +239,23 @@ fn metadata_older_writers_left_is_tolerated() {
     let mut names = vec![];
     for name in ["b", "u", "nan"] {
         let store = root.join(format!("{name}.zarr"));
-        converted(convert(&store, &root.join(format!("got_{name}.npy")), &[]), name);
+        converted(
+            convert(&store, &root.join(format!("got_{name}.npy")), &[]),
+            name,
+        );
         names.push(name);
     }
     let nan = describe(&root.join("nan.zarr"), "ndl", &[]);
-    assert!(nan.stdout.contains("NaN") && nan.stdout.contains("-Infinity"), "{nan:#?}");
+    assert!(
+        nan.stdout.contains("NaN") && nan.stdout.contains("-Infinity"),
+        "{nan:#?}"
+    );
     let both = root.join("both.zarr");
-    let run = ndl(&["convert", both.to_str().unwrap(), root.join("got_both.npy").to_str().unwrap()]);
+    let run = ndl(&[
+        "convert",
+        both.to_str().unwrap(),
+        root.join("got_both.npy").to_str().unwrap(),
+    ]);
     assert_eq!(run.code, Some(0), "{run:#?}");
     assert_eq!(
         run.stderr.trim(),

@@ -124,7 +124,10 @@ impl ListableStorageTraits for ReadOnlyZip {
         self.zip.list_prefix(prefix)
     }
 
-    fn list_dir(&self, prefix: &StorePrefix) -> std::result::Result<StoreKeysPrefixes, StorageError> {
+    fn list_dir(
+        &self,
+        prefix: &StorePrefix,
+    ) -> std::result::Result<StoreKeysPrefixes, StorageError> {
         self.zip.list_dir(prefix)
     }
 

@@ -31,7 +31,14 @@ pub(crate) fn register() {
     ));
     register_codec_v3(CodecRuntimePluginV3::new(
         |name| name == "numcodecs.crc32c",
-        |m| core("numcodecs.crc32c", m, crc32c, <Crc32cCodec as CodecTraitsV3>::create),
+        |m| {
+            core(
+                "numcodecs.crc32c",
+                m,
+                crc32c,
+                <Crc32cCodec as CodecTraitsV3>::create,
+            )
+        },
     ));
 }
 
@@ -87,8 +94,16 @@ inventory::submit! { CodecPluginV2::new::<Crc32cV2>() }
 
 impl CodecTraitsV2 for Crc32cV2 {
     fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let v3 = MetadataV3::new_with_configuration("numcodecs.crc32c", metadata.configuration().clone());
-        core("numcodecs.crc32c", &v3, crc32c, <Crc32cCodec as CodecTraitsV3>::create)
+        let v3 = MetadataV3::new_with_configuration(
+            "numcodecs.crc32c",
+            metadata.configuration().clone(),
+        );
+        core(
+            "numcodecs.crc32c",
+            &v3,
+            crc32c,
+            <Crc32cCodec as CodecTraitsV3>::create,
+        )
     }
 }
 

@@ -58,14 +58,18 @@ impl Crc32Codec {
 impl CodecTraitsV3 for Crc32Codec {
     fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
         let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(configuration)?)))
+        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(
+            configuration,
+        )?)))
     }
 }
 
 impl CodecTraitsV2 for Crc32Codec {
     fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
         let configuration = metadata.configuration().clone();
-        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(configuration)?)))
+        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(
+            configuration,
+        )?)))
     }
 }
 
@@ -195,9 +199,14 @@ mod tests {
             assert_eq!(ours, expected, "{location}");
             assert_eq!(c.decode(ours, &size, &options).unwrap(), data);
         }
-        let mut bad = codec("start").encode(Cow::Borrowed(&data), &options).unwrap().into_owned();
+        let mut bad = codec("start")
+            .encode(Cow::Borrowed(&data), &options)
+            .unwrap()
+            .into_owned();
         bad[10] ^= 1;
-        let e = codec("start").decode(Cow::Owned(bad), &size, &options).unwrap_err();
+        let e = codec("start")
+            .decode(Cow::Owned(bad), &size, &options)
+            .unwrap_err();
         assert!(matches!(e, CodecError::InvalidChecksum), "{e}");
         let short = codec("start").decode(Cow::Borrowed(&[1, 2][..]), &size, &options);
         assert!(short.unwrap_err().to_string().contains("numcodecs.crc32"));

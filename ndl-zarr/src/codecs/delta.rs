@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError,
-    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2,
-    CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
+    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
 };
 use zarrs::array::{DataType, FillValue};
 use zarrs::metadata::v2::MetadataV2;
@@ -68,14 +68,18 @@ impl DeltaCodec {
 impl CodecTraitsV3 for DeltaCodec {
     fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
         let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(configuration)?)))
+        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
+            configuration,
+        )?)))
     }
 }
 
 impl CodecTraitsV2 for DeltaCodec {
     fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
         let configuration = metadata.configuration().clone();
-        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(configuration)?)))
+        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
+            configuration,
+        )?)))
     }
 }
 

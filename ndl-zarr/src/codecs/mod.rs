@@ -31,9 +31,8 @@ pub(crate) mod tests {
     /// The bytes numcodecs (of zarr-python 3.4's venv) encodes the NumPy
     /// array `array` to with `codec` (both Python expressions).
     pub(crate) fn numcodecs_bytes(codec: &str, array: &str) -> Vec<u8> {
-        let script = format!(
-            "import numcodecs, numpy as np\nprint(bytes({codec}.encode({array})).hex())"
-        );
+        let script =
+            format!("import numcodecs, numpy as np\nprint(bytes({codec}.encode({array})).hex())");
         let hex = ndl_testkit::python::run_with(&ndl_testkit::python::python312(), &script, &[]);
         let hex = hex.trim();
         (0..hex.len())

@@ -144,11 +144,17 @@ mod tests {
         let u2 = Numeric::UInt(2);
         assert_eq!(u2.sub(Scalar::Int(0), Scalar::Int(1)), Scalar::Int(65535));
         let f4 = Numeric::Float(4);
-        assert_eq!(f4.cast(Scalar::Float(0.1)), Scalar::Float(f64::from(0.1f32)));
+        assert_eq!(
+            f4.cast(Scalar::Float(0.1)),
+            Scalar::Float(f64::from(0.1f32))
+        );
         let mut out = vec![];
         Numeric::Int(4).write(Scalar::Int(-2), &mut out);
         assert_eq!(Numeric::Int(4).read(&out, 0), Scalar::Int(-2));
         Numeric::UInt(8).write(Scalar::Int(u64::MAX.into()), &mut out);
-        assert_eq!(Numeric::UInt(8).read(&out[4..], 0), Scalar::Int(u64::MAX.into()));
+        assert_eq!(
+            Numeric::UInt(8).read(&out[4..], 0),
+            Scalar::Int(u64::MAX.into())
+        );
     }
 }

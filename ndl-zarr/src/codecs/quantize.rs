@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError,
-    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2,
-    CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
+    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
 };
 use zarrs::array::{DataType, FillValue};
 use zarrs::metadata::v2::MetadataV2;
@@ -211,7 +211,9 @@ mod tests {
         let array = "np.array([0.1, -2.345678, 1e6 + 0.5, 3.0])";
         for (digits, astype) in [(3, Numeric::Float(8)), (1, Numeric::Float(4))] {
             let codec = match astype {
-                Numeric::Float(4) => format!("numcodecs.Quantize({digits}, dtype='<f8', astype='<f4')"),
+                Numeric::Float(4) => {
+                    format!("numcodecs.Quantize({digits}, dtype='<f8', astype='<f4')")
+                }
                 _ => format!("numcodecs.Quantize({digits}, dtype='<f8')"),
             };
             let expected = numcodecs_bytes(&codec, array);

@@ -185,7 +185,9 @@ impl Codec {
             "gzip" => Codec::Gzip(u32::try_from(level?).ok()?),
             "numcodecs.zlib" => Codec::Zlib(u32::try_from(level?).ok()?),
             "numcodecs.bz2" => Codec::Bz2(u32::try_from(level?).ok()?),
-            "numcodecs.lz4" => Codec::Lz4(u32::try_from(config.get("acceleration")?.as_u64()?).ok()?),
+            "numcodecs.lz4" => {
+                Codec::Lz4(u32::try_from(config.get("acceleration")?.as_u64()?).ok()?)
+            }
             "crc32c" => Codec::Crc32c,
             "blosc" => Codec::from_blosc(Blosc {
                 cname: BloscCname::from_name(config.get("cname")?.as_str()?)?,
@@ -333,8 +335,17 @@ mod tests {
     #[test]
     fn a_bad_codec_is_refused_naming_it() {
         for bad in [
-            "lzma", "none:1", "zstd:23", "gzip:10", "zlib:x", "blosc:-1", "", "bz2:0", "lz4:0",
-            "crc32c:1", "blosc:lzma",
+            "lzma",
+            "none:1",
+            "zstd:23",
+            "gzip:10",
+            "zlib:x",
+            "blosc:-1",
+            "",
+            "bz2:0",
+            "lz4:0",
+            "crc32c:1",
+            "blosc:lzma",
         ] {
             let message = bad.parse::<Codec>().unwrap_err();
             let (name, level) = bad.split_once(':').unwrap_or((bad, ""));
