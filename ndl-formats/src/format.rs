@@ -180,3 +180,42 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zip file at `path` with members `names` (one byte each).
+    fn zip(path: &Path, names: &[&str]) {
+        ndl_testkit::python::run_python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    for n in sys.argv[2:]:\n        z.writestr(n, b'x')",
+            &[&[path.to_str().unwrap()], names].concat(),
+        );
+    }
+
+    #[test]
+    fn a_zip_is_known_by_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str, members: &[&str]| {
+            let path = dir.path().join(name);
+            zip(&path, members);
+            Format::of_existing(&path)
+        };
+        assert_eq!(at("a.zip", &["zarr.json", "c/0"]).unwrap(), Format::Zarr);
+        assert_eq!(
+            at("b.zip", &[".zgroup", "x/.zarray"]).unwrap(),
+            Format::Zarr
+        );
+        assert_eq!(at("c.npz", &["a.npy", "b.npy"]).unwrap(), Format::Npz);
+        assert_eq!(at("d.npz", &[]).unwrap(), Format::Npz);
+        let e = at("e.zip", &["a.npy", "notes.txt"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("neither an .npz") && e.contains("notes.txt"),
+            "{e}"
+        );
+        let e = at("f.zip", &["s/zarr.json"]).unwrap_err().to_string();
+        assert!(e.contains("s/zarr.json"), "{e}");
+    }
+}

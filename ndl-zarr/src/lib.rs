@@ -44,8 +44,8 @@
 //!   (v3) or `_ARRAY_DIMENSIONS` (v2) name the record dimension, as xarray
 //!   needs.
 //! - Metadata documents are written by this crate, with standard keys only;
-//!   chunks are encoded by zarrs (zstd by default; none, blosc, gzip;
-//!   sharding in v3).
+//!   chunks are encoded by zarrs (zstd by default; none, gzip, zlib, bz2,
+//!   lz4, crc32c, blosc with any compressor and shuffle; sharding in v3).
 //!
 //! # Safety against crashes
 //!
@@ -60,7 +60,10 @@
 //!
 //! [`read`] accepts arrays of records this crate writes and those
 //! zarr-python writes (v2 structured dtypes, v3 `struct` and `structured`),
-//! with any codec zarrs decodes. The stored datatype must match `T` field
+//! with every codec zarr-python reads with numcodecs (zarrs' own, and
+//! numcodecs' lz4, crc32, delta and quantize registered with zarrs as codec
+//! extensions), in a directory, object storage or a zip file (`.zarr.zip`,
+//! read-only). A codec no one here decodes is [`Error::UnsupportedCodec`]. The stored datatype must match `T` field
 //! by field (names, types, sizes; enums match their base integer), and
 //! every bool and enum value is checked. Errors name the store, the chunk,
 //! the record and the field.

@@ -120,3 +120,56 @@ impl CodecTraitsV2 for BitroundV2 {
         <BitroundCodec as CodecTraitsV3>::create(&v3)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::json;
+    use zarrs::array::codec::api::{BytesRepresentation, CodecOptions};
+
+    use super::*;
+    use crate::codecs::tests::numcodecs_bytes;
+
+    /// Decodes `encoded` with the codec of the v3 metadata `codec`.
+    fn decode(codec: Value, encoded: Vec<u8>, size: u64) -> Vec<u8> {
+        crate::codecs::register();
+        let metadata: MetadataV3 = serde_json::from_value(codec).unwrap();
+        let Ok(Codec::BytesToBytes(codec)) = Codec::from_metadata(&metadata) else {
+            panic!("{metadata:?} is no bytes to bytes codec")
+        };
+        let size = BytesRepresentation::FixedSize(size);
+        let options = CodecOptions::default();
+        codec
+            .decode(Cow::Owned(encoded), &size, &options)
+            .unwrap()
+            .into_owned()
+    }
+
+    #[test]
+    fn numcodecs_names_decode_what_numcodecs_encodes_with_its_defaults() {
+        let array = "np.arange(100, dtype='<i4')";
+        let decoded: Vec<u8> = (0..100i32).flat_map(i32::to_le_bytes).collect();
+        for (codec, metadata) in [
+            (
+                "numcodecs.CRC32C()",
+                json!({"name": "numcodecs.crc32c", "configuration": {}}),
+            ),
+            (
+                "numcodecs.Zstd(level=2)",
+                json!({"name": "numcodecs.zstd", "configuration": {"level": 2}}),
+            ),
+            (
+                "numcodecs.GZip(level=3)",
+                json!({"name": "numcodecs.gzip", "configuration": {"level": 3}}),
+            ),
+            (
+                "numcodecs.Blosc(cname='zstd', clevel=4, shuffle=2)",
+                json!({"name": "numcodecs.blosc", "configuration": {"cname": "zstd", "clevel": 4, "shuffle": 2}}),
+            ),
+        ] {
+            let encoded = numcodecs_bytes(codec, array);
+            assert_eq!(decode(metadata, encoded, 400), decoded, "{codec}");
+        }
+    }
+}
