@@ -93,14 +93,16 @@ impl Format {
 const ZARR_ROOT: [&str; 4] = ["zarr.json", ".zarray", ".zgroup", ".zattrs"];
 
 /// What a zip file at `path` is, by its members: a Zarr zip store (Zarr
-/// metadata at its root), or an `.npz` archive (only `.npy` members, or
-/// none, as an empty `np.savez` writes).
+/// metadata at its root), or an `.npz` archive (`.npy` members, or none,
+/// as an empty `np.savez` writes).
 fn zip_format(path: &Path) -> Result<Format> {
     let members = NpzReader::open(path)?.member_names();
     if members.iter().any(|m| ZARR_ROOT.contains(&m.as_str())) {
         return Ok(Format::Zarr);
     }
-    if members.iter().all(|m| m.ends_with(".npy")) {
+    // NumPy loads an archive with other members too (as bytes); describing
+    // one leaves them out with a warning.
+    if members.is_empty() || members.iter().any(|m| m.ends_with(".npy")) {
         return Ok(Format::Npz);
     }
     let mut shown: Vec<&str> = members.iter().take(5).map(String::as_str).collect();
@@ -110,7 +112,7 @@ fn zip_format(path: &Path) -> Result<Format> {
     Err(Error::UnknownFormat {
         path: path.to_path_buf(),
         reason: format!(
-            "a zip file that is neither an .npz archive (only .npy members) nor a Zarr zip store \
+            "a zip file that is neither an .npz archive (.npy members) nor a Zarr zip store \
              (zarr.json, .zarray or .zgroup at its root); it holds {}",
             shown.join(", ")
         ),
@@ -208,7 +210,8 @@ mod tests {
         );
         assert_eq!(at("c.npz", &["a.npy", "b.npy"]).unwrap(), Format::Npz);
         assert_eq!(at("d.npz", &[]).unwrap(), Format::Npz);
-        let e = at("e.zip", &["a.npy", "notes.txt"])
+        assert_eq!(at("e.npz", &["a.npy", "notes.txt"]).unwrap(), Format::Npz);
+        let e = at("e.zip", &["readme.txt", "notes.txt"])
             .unwrap_err()
             .to_string();
         assert!(

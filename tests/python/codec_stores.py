@@ -80,7 +80,7 @@ def v3_cases():
     yield "nc_delta", ["i4"], {"filters": [nc.Delta(dtype="<i4")]}
     yield "nc_delta_f8", ["f8"], {"filters": [nc.Delta(dtype="<f8")]}
     yield "nc_fixedscaleoffset", ["f8"], {
-        "filters": [nc.FixedScaleOffset(offset=1, scale=4, dtype="<f8", astype="<i4")]
+        "filters": [nc.FixedScaleOffset(offset=0.1, scale=1000.3, dtype="<f8", astype="<i4")]
     }
     yield "nc_quantize", ["f8"], {"filters": [nc.Quantize(digits=2, dtype="<f8")]}
     yield "nc_bitround", ["f8"], {"filters": [nc.BitRound(keepbits=12)]}
@@ -119,7 +119,7 @@ def v2_cases():
     yield "filter_delta", ["i4"], {"filters": [numcodecs.Delta(dtype="<i4")]}
     yield "filter_delta_astype", ["i4"], {"filters": [numcodecs.Delta(dtype="<i4", astype="<i8")]}
     yield "filter_fixedscaleoffset", ["f8"], {
-        "filters": [numcodecs.FixedScaleOffset(offset=1, scale=4, dtype="<f8", astype="<i4")],
+        "filters": [numcodecs.FixedScaleOffset(offset=0.1, scale=1000.3, dtype="<f8", astype="<i4")],
         "compressors": numcodecs.Zstd(1),
     }
     yield "filter_quantize", ["f8"], {"filters": [numcodecs.Quantize(digits=2, dtype="<f8")]}
