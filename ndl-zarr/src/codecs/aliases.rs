@@ -128,12 +128,12 @@ mod tests {
     use serde_json::json;
     use zarrs::array::codec::api::{BytesRepresentation, CodecOptions};
 
+    use super::super::numcodecs_python::numcodecs_bytes;
     use super::*;
-    use crate::codecs::tests::numcodecs_bytes;
 
     /// Decodes `encoded` with the codec of the v3 metadata `codec`.
     fn decode(codec: Value, encoded: Vec<u8>, size: u64) -> Vec<u8> {
-        crate::codecs::register();
+        register();
         let metadata: MetadataV3 = serde_json::from_value(codec).unwrap();
         let Ok(Codec::BytesToBytes(codec)) = Codec::from_metadata(&metadata) else {
             panic!("{metadata:?} is no bytes to bytes codec")

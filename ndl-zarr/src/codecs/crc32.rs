@@ -172,8 +172,8 @@ impl BytesToBytesCodecTraits for Crc32Codec {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
     use super::*;
-    use crate::codecs::tests::numcodecs_bytes;
 
     fn codec(location: &str) -> Crc32Codec {
         let Ok(serde_json::Value::Object(c)) =

@@ -189,8 +189,8 @@ fn decode(dtype: Numeric, astype: Numeric, encoded: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
     use super::*;
-    use crate::codecs::tests::numcodecs_bytes;
 
     fn i4s(values: &[i32]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_ne_bytes()).collect()

@@ -234,8 +234,8 @@ impl ArrayToArrayCodecTraits for FixedScaleOffsetCodec {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numcodecs_python::{numcodecs_bytes, python_bytes};
     use super::*;
-    use crate::codecs::tests::{numcodecs_bytes, python_bytes};
 
     fn codec(offset: f64, scale: f64, dtype: &str, astype: &str) -> FixedScaleOffsetCodec {
         let config =

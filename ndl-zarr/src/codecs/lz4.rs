@@ -117,8 +117,8 @@ impl BytesToBytesCodecTraits for Lz4Codec {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
     use super::*;
-    use crate::codecs::tests::numcodecs_bytes;
 
     #[test]
     fn reads_what_numcodecs_writes_and_back() {

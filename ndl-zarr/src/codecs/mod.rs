@@ -13,11 +13,11 @@ mod crc32;
 mod delta;
 mod fixedscaleoffset;
 mod lz4;
+#[cfg(test)]
+mod numcodecs_python;
 mod numeric;
 mod quantize;
 mod unknown;
-
-pub(crate) use unknown::{unknown_v2, unknown_v3};
 
 use std::sync::Once;
 
@@ -31,23 +31,18 @@ pub(crate) fn register() {
     });
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    /// The bytes numcodecs (of zarr-python 3.4's venv) encodes the NumPy
-    /// array `array` to with `codec` (both Python expressions).
-    pub(crate) fn numcodecs_bytes(codec: &str, array: &str) -> Vec<u8> {
-        python_bytes(&format!("{codec}.encode({array})"))
-    }
+/// The name of the first codec of a v3 `codecs` list (sharding's inner
+/// lists included) that zarrs, with this module's codecs, cannot read.
+pub(crate) fn unknown_v3(codecs: &[serde_json::Value]) -> Option<String> {
+    register();
+    unknown::unknown_v3(codecs)
+}
 
-    /// The bytes of the Python expression `expr` (numpy as `np` and
-    /// numcodecs imported), evaluated in zarr-python 3.4's venv.
-    pub(crate) fn python_bytes(expr: &str) -> Vec<u8> {
-        let script = format!("import numcodecs, numpy as np\nprint(bytes({expr}).hex())");
-        let hex = ndl_testkit::python::run_with(&ndl_testkit::python::python312(), &script, &[]);
-        let hex = hex.trim();
-        (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex from python"))
-            .collect()
-    }
+/// The id of the first v2 filter or compressor that zarrs, with this
+/// module's codecs, cannot read.
+pub(crate) fn unknown_v2<'a>(
+    codecs: impl IntoIterator<Item = &'a zarrs::metadata::v2::MetadataV2>,
+) -> Option<String> {
+    register();
+    unknown::unknown_v2(codecs)
 }

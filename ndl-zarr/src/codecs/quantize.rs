@@ -201,8 +201,8 @@ fn cast(from: Numeric, to: Numeric, bytes: &[u8], f: impl Fn(Scalar) -> Scalar) 
 
 #[cfg(test)]
 mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
     use super::*;
-    use crate::codecs::tests::numcodecs_bytes;
 
     #[test]
     fn encodes_as_numcodecs_and_decodes_by_a_cast() {

@@ -11,7 +11,6 @@ use zarrs::plugin::PluginCreateError;
 /// The name of the first codec of a v3 `codecs` list (sharding's inner
 /// lists included) that no plugin reads.
 pub(crate) fn unknown_v3(codecs: &[Value]) -> Option<String> {
-    super::register();
     codecs.iter().find_map(|codec| {
         let name = codec.get("name").and_then(Value::as_str)?;
         if name == "sharding_indexed" {
@@ -28,7 +27,6 @@ pub(crate) fn unknown_v3(codecs: &[Value]) -> Option<String> {
 
 /// The id of the first v2 filter or compressor that no plugin reads.
 pub(crate) fn unknown_v2<'a>(codecs: impl IntoIterator<Item = &'a MetadataV2>) -> Option<String> {
-    super::register();
     codecs
         .into_iter()
         .find(|c| unsupported(Codec::from_metadata(*c)))
