@@ -89,8 +89,12 @@ struct ConvertArgs {
     #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "chunk_len")]
     chunks: Option<Vec<u64>>,
 
-    /// The compression of each chunk: none, zstd, blosc, gzip or zlib, each
-    /// but none with an optional level after a colon (zstd:9).
+    /// The compression of each chunk: none, zstd, gzip, zlib, bz2, lz4,
+    /// crc32c or blosc; each but none and crc32c (a checksum, no
+    /// compression) with an optional level after a colon (zstd:9; lz4's is
+    /// its acceleration), blosc also with a compressor (blosclz, lz4, lz4hc,
+    /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
+    /// order: blosc:zstd:7:bitshuffle.
     #[arg(long, default_value = "zstd")]
     codec: ndl_zarr::Codec,
 
@@ -204,6 +208,7 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     let shown = |p: Progress| match p {
         Progress::Total(n) => bar.set_length(n),
         Progress::Done(n) => bar.set_position(n),
+        Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
     };
     let result = ndl_formats::convert(&args.src, &args.dst, &options, &shown);
     bar.finish_and_clear();

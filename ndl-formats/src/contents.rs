@@ -98,6 +98,11 @@ pub(crate) fn join(group: &str, name: &str) -> String {
 
 /// The name of a file or store without its ending.
 pub(crate) fn stem(path: &std::path::Path) -> String {
+    // A zip store's name has two endings (`x.zarr.zip`): both go.
+    let path = match path.extension() {
+        Some(zip) if zip == "zip" => path.with_extension(""),
+        _ => path.to_path_buf(),
+    };
     path.file_stem()
         .map_or_else(|| "array".into(), |s| s.to_string_lossy().into_owned())
 }

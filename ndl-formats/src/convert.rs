@@ -16,8 +16,9 @@ pub struct ConvertOptions {
 }
 
 /// Converts the array at `src` into a new file or store at `dst`, which
-/// appears only once complete; `progress` learns the number of elements
-/// written so far, and the total first. Returns the number of elements.
+/// appears only once complete; `progress` learns what to know about how
+/// the source was read, then the total number of elements, then the number
+/// written so far. Returns the number of elements.
 pub fn convert(
     src: &Path,
     dst: &Path,
@@ -25,14 +26,20 @@ pub fn convert(
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
     let mut source = open(src, &options.read)?;
+    for note in source.notes() {
+        progress(Progress::Note(note.clone()));
+    }
     let sink = create(dst, source.as_ref(), &options.write)?;
     progress(Progress::Total(source.spec().len().unwrap_or(0)));
     sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
 }
 
 /// What a conversion reports as it goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Progress {
+    /// Something to know about how the source was read (a store holding
+    /// both `zarr.json` and `.zarray` read as v3), one sentence.
+    Note(String),
     /// The number of elements to convert.
     Total(u64),
     /// The number of elements converted so far.

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use ndl_runtime::npy::{self, HeaderLimits};
+use ndl_runtime::npz::NpzReader;
 
 use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 use crate::contents::stem;
@@ -34,7 +35,8 @@ pub enum Format {
 
 impl Format {
     /// The format of what is at `path`: a directory or an `s3://` prefix is
-    /// a Zarr store, a file is known by its first bytes.
+    /// a Zarr store, a file is known by its first bytes, and a zip file by
+    /// its members (an `.npz` archive or a Zarr zip store).
     pub fn of_existing(path: &Path) -> Result<Format> {
         if path.is_dir() || is_remote(path) {
             return Ok(Format::Zarr);
@@ -59,7 +61,7 @@ impl Format {
             return Ok(Format::Arrow);
         }
         if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
-            return Ok(Format::Npz);
+            return zip_format(path);
         }
         Err(Error::UnknownFormat {
             path: path.to_path_buf(),
@@ -85,6 +87,36 @@ impl Format {
             }),
         }
     }
+}
+
+/// The metadata documents at a Zarr store's root, v3 and v2.
+const ZARR_ROOT: [&str; 4] = ["zarr.json", ".zarray", ".zgroup", ".zattrs"];
+
+/// What a zip file at `path` is, by its members: a Zarr zip store (Zarr
+/// metadata at its root), or an `.npz` archive (`.npy` members, or none,
+/// as an empty `np.savez` writes).
+fn zip_format(path: &Path) -> Result<Format> {
+    let members = NpzReader::open(path)?.member_names();
+    if members.iter().any(|m| ZARR_ROOT.contains(&m.as_str())) {
+        return Ok(Format::Zarr);
+    }
+    // NumPy loads an archive with other members too (as bytes); describing
+    // one leaves them out with a warning.
+    if members.is_empty() || members.iter().any(|m| m.ends_with(".npy")) {
+        return Ok(Format::Npz);
+    }
+    let mut shown: Vec<&str> = members.iter().take(5).map(String::as_str).collect();
+    if members.len() > shown.len() {
+        shown.push("…");
+    }
+    Err(Error::UnknownFormat {
+        path: path.to_path_buf(),
+        reason: format!(
+            "a zip file that is neither an .npz archive (.npy members) nor a Zarr zip store \
+             (zarr.json, .zarray or .zgroup at its root); it holds {}",
+            shown.join(", ")
+        ),
+    })
 }
 
 /// Why a file's first bytes are no array file's.
@@ -149,4 +181,44 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zip file at `path` with members `names` (one byte each).
+    fn zip(path: &Path, names: &[&str]) {
+        ndl_testkit::python::run_python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    for n in sys.argv[2:]:\n        z.writestr(n, b'x')",
+            &[&[path.to_str().unwrap()], names].concat(),
+        );
+    }
+
+    #[test]
+    fn a_zip_is_known_by_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str, members: &[&str]| {
+            let path = dir.path().join(name);
+            zip(&path, members);
+            Format::of_existing(&path)
+        };
+        assert_eq!(at("a.zip", &["zarr.json", "c/0"]).unwrap(), Format::Zarr);
+        assert_eq!(
+            at("b.zip", &[".zgroup", "x/.zarray"]).unwrap(),
+            Format::Zarr
+        );
+        assert_eq!(at("c.npz", &["a.npy", "b.npy"]).unwrap(), Format::Npz);
+        assert_eq!(at("d.npz", &[]).unwrap(), Format::Npz);
+        assert_eq!(at("e.npz", &["a.npy", "notes.txt"]).unwrap(), Format::Npz);
+        let e = at("e.zip", &["readme.txt", "notes.txt"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("neither an .npz") && e.contains("notes.txt"),
+            "{e}"
+        );
+        let e = at("f.zip", &["s/zarr.json"]).unwrap_err().to_string();
+        assert!(e.contains("s/zarr.json"), "{e}");
+    }
 }

@@ -22,6 +22,12 @@ pub trait Source {
     /// Where the elements come from, as errors about them name it.
     fn location(&self) -> &Path;
 
+    /// What the reader should know about how the array was read, one
+    /// sentence each (a command prints them on stderr).
+    fn notes(&self) -> &[String] {
+        &[]
+    }
+
     /// How many elements a read should ask for at once so that each stored
     /// chunk is decoded once: batches are made a multiple of it.
     fn batch_hint(&self) -> u64 {

@@ -31,6 +31,8 @@ pub struct ZarrSource {
     /// when the two differ: made once, not per batch.
     to_spec_order: Option<PackedLayout>,
     reading: Reading,
+    /// What the reader should know about how the store was read.
+    notes: Vec<String>,
 }
 
 /// How a store's elements are read.
@@ -45,8 +47,10 @@ enum Reading {
 impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
+        let mut notes = Vec::new();
         let (spec, reading) = match StoreInfo::open(path)? {
             StoreInfo::Array(info) if is_grid(&info) => {
+                notes = info.notes().to_vec();
                 let reader = GridReader::open(path)?;
                 let mut spec =
                     ArraySpec::new(reader.stored_datatype().clone(), reader.shape().to_vec());
@@ -55,6 +59,7 @@ impl ZarrSource {
                 (spec, Reading::Grid(Box::new(reader), Handover::default()))
             }
             StoreInfo::Array(info) => {
+                notes = info.notes().to_vec();
                 let chunk = info
                     .inner_chunks()
                     .unwrap_or(info.chunks())
@@ -86,6 +91,7 @@ impl ZarrSource {
             spec,
             to_spec_order,
             reading,
+            notes,
         })
     }
 }
@@ -111,6 +117,10 @@ impl Source for ZarrSource {
 
     fn location(&self) -> &Path {
         &self.path
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     fn batch_hint(&self) -> u64 {
@@ -310,7 +320,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             arrangement: Arrangement::One,
             entries: vec![entry(stem(path), &info)?],
             attributes: serde_json::Map::new(),
-            warnings: Vec::new(),
+            warnings: info.notes().to_vec(),
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,

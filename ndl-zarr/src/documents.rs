@@ -8,12 +8,13 @@ use crate::error::{Error, Result};
 use crate::metadata::{bad, ArrayMeta};
 use crate::store::Store;
 
-/// The JSON document at `key`, `None` when there is none.
+/// The JSON document at `key`, `None` when there is none; Python's bare
+/// `NaN` and infinities are read as strings.
 fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
     let Some(bytes) = store.get(key)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
+    crate::python_json::parse(&bytes)
         .map(Some)
         .map_err(|e| bad(&store.name, key, format!("not JSON: {e}")))
 }

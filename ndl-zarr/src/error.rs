@@ -44,6 +44,16 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The array's chunks are encoded with a codec no one here decodes.
+    #[error("{store}: {key}: the codec `{codec}` is not supported")]
+    UnsupportedCodec {
+        /// The store.
+        store: String,
+        /// The metadata object's key.
+        key: String,
+        /// The codec's name (v3) or id (v2).
+        codec: String,
+    },
     /// The stored data type cannot be read.
     #[error("{store}: {key}: data type, field `{field}`: {message}")]
     DataType {

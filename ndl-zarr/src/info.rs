@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ndl_runtime::lang::zarr::ZarrFormat;
+use ndl_runtime::lang::zarr::{ZarrFormat, ZARRAY};
 use ndl_runtime::ndl::{ArrayOrder, Storage};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Datatype};
@@ -32,6 +32,7 @@ use crate::store::Store;
 #[derive(Clone, Debug)]
 pub struct ArrayInfo {
     meta: ArrayMeta,
+    notes: Vec<String>,
 }
 
 impl ArrayInfo {
@@ -45,7 +46,32 @@ impl ArrayInfo {
         let meta = ArrayMeta::read(store)?;
         // Checks that zarrs can decode the chunks (codecs, grid) too.
         crate::chunks::engine(store, &meta)?;
-        Ok(ArrayInfo { meta })
+        let mut notes = Vec::new();
+        if meta.format == ZarrFormat::V3 && store.get(ZARRAY)?.is_some() {
+            notes.push(format!(
+                "{}: both zarr.json and .zarray are here: read as Zarr v3 (zarr.json), as zarr-python does",
+                store.name
+            ));
+        }
+        Ok(ArrayInfo { meta, notes })
+    }
+
+    /// What a reader should know about how the array was read, one
+    /// sentence each: that a store holding both `zarr.json` and `.zarray`
+    /// was read as v3.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("x.zarr");
+    /// ndl_zarr::write(&path, &[1u8, 2])?;
+    /// assert!(ndl_zarr::ArrayInfo::open(&path)?.notes().is_empty());
+    /// std::fs::write(path.join(".zarray"), "{}")?;
+    /// let info = ndl_zarr::ArrayInfo::open(&path)?;
+    /// assert!(info.notes()[0].contains("read as Zarr v3"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The Zarr format.

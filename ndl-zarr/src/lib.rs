@@ -44,8 +44,8 @@
 //!   (v3) or `_ARRAY_DIMENSIONS` (v2) name the record dimension, as xarray
 //!   needs.
 //! - Metadata documents are written by this crate, with standard keys only;
-//!   chunks are encoded by zarrs (zstd by default; none, blosc, gzip;
-//!   sharding in v3).
+//!   chunks are encoded by zarrs (zstd by default; none, gzip, zlib, bz2,
+//!   lz4, crc32c, blosc with any compressor and shuffle; sharding in v3).
 //!
 //! # Arrays of any rank
 //!
@@ -71,7 +71,10 @@
 //!
 //! [`read`] accepts arrays of records this crate writes and those
 //! zarr-python writes (v2 structured dtypes, v3 `struct` and `structured`),
-//! with any codec zarrs decodes. The stored datatype must match `T` field
+//! with every codec zarr-python reads with numcodecs (zarrs' own, and
+//! numcodecs' lz4, crc32, delta and quantize registered with zarrs as codec
+//! extensions), in a directory, object storage or a zip file (`.zarr.zip`,
+//! read-only). A codec no one here decodes is [`Error::UnsupportedCodec`]. The stored datatype must match `T` field
 //! by field (names, types, sizes; enums match their base integer), and
 //! every bool and enum value is checked. Errors name the store, the chunk,
 //! the record and the field.
@@ -81,6 +84,7 @@
 mod append;
 mod chunk_shape;
 mod chunks;
+mod codecs;
 mod documents;
 mod error;
 mod grid;
@@ -92,6 +96,7 @@ mod metadata;
 mod ndarray_io;
 mod options;
 mod part_reader;
+mod python_json;
 mod reader;
 #[cfg(feature = "s3")]
 mod s3;
@@ -99,6 +104,7 @@ mod staging;
 mod store;
 mod struct_type;
 mod writer;
+mod zip;
 
 use std::ops::Range;
 use std::path::Path;
@@ -116,7 +122,7 @@ pub use lock::{
 };
 #[cfg(feature = "ndarray")]
 pub use ndarray_io::{read_ndarray, write_ndarray};
-pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
+pub use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use writer::{ArrayWriter, PackedWriter};

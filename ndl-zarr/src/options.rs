@@ -253,7 +253,7 @@ impl WriteOptions {
             })?;
         options.codec = Codec::from_v3_codecs(&codecs).ok_or_else(|| Error::Unsupported {
             message: format!(
-                "filter {}: only none, or one zstd, gzip or lz4 blosc codec, can be written",
+                "filter {}: only none, or one zstd, gzip, numcodecs.zlib, numcodecs.bz2, numcodecs.lz4, crc32c or blosc codec, can be written",
                 Value::Array(codecs.clone())
             ),
         })?;
@@ -378,13 +378,14 @@ mod tests {
         let e = options.chunk_len_for(8).unwrap_err();
         assert!(e.to_string().contains("a records array has 1"), "{e}");
         assert_eq!(options.chunk_shape_for(&[30, 4], 8).unwrap(), [10, 2]);
-        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: lz4}").unwrap();
+        let lz4: serde_yaml::Value = serde_yaml::from_str("{name: numcodecs.lzma}").unwrap();
         let filtered = Storage {
             filter: Some(vec![lz4]),
             ..Storage::default()
         };
         let e = WriteOptions::from_storage(&filtered).unwrap_err();
         assert!(e.to_string().contains("only none, or one zstd"), "{e}");
+        assert!(e.to_string().contains("numcodecs.lzma"), "{e}");
         let zlib: serde_yaml::Value =
             serde_yaml::from_str("{name: numcodecs.zlib, configuration: {level: 2}}").unwrap();
         let zlib = Storage {

@@ -55,6 +55,8 @@ pub(crate) enum Place {
     Remote(crate::s3::Remote),
     /// Memory (tests, fuzzing).
     Memory,
+    /// A zip file, read-only.
+    Zip,
 }
 
 impl std::fmt::Debug for Store {
@@ -77,10 +79,17 @@ impl Store {
                 message: format!("{text}: S3 stores need ndl-zarr's `s3` feature ({rest})"),
             });
         }
-        if let Some(path) = text.strip_prefix("file://") {
-            return Store::local(Path::new(path));
+        let path = text.strip_prefix("file://").map_or(location, Path::new);
+        if crate::zip::is_zip(path) {
+            return Ok(Store {
+                storage: Arc::new(crate::zip::open(path)?),
+                name: text.to_string(),
+                prefix: String::new(),
+                place: Place::Zip,
+                writes: Writes::default(),
+            });
         }
-        Store::local(location)
+        Store::local(path)
     }
 
     /// A store on object storage.
@@ -106,7 +115,7 @@ impl Store {
 
     /// Whether the store is in object storage.
     pub fn is_remote(&self) -> bool {
-        !matches!(self.place, Place::Local(_) | Place::Memory)
+        !matches!(self.place, Place::Local(_) | Place::Memory | Place::Zip)
     }
 
     /// The node's local directory, for a local store (a `file://` URL's
@@ -239,6 +248,8 @@ impl Store {
             Place::Remote(remote) => remote
                 .create_new(&full, value.to_vec())
                 .map_err(|e| self.error(key, e)),
+            // Refused by the zip store, naming it.
+            Place::Zip => self.set(key, value.to_vec()).map(|()| true),
             Place::Memory => {
                 if self.get(key)?.is_some() {
                     return Ok(false);

@@ -135,6 +135,24 @@ impl<R: Read + Seek> NpzReader<R> {
             .collect()
     }
 
+    /// The names of all members as stored, in archive order: an archive
+    /// NumPy wrote holds only `.npy` members.
+    ///
+    /// ```
+    /// use ndl_runtime::npz::{NpzReader, NpzWriter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("a.npz");
+    /// let mut w = NpzWriter::create(&path)?;
+    /// w.add("x", &[1u8])?;
+    /// w.finish()?;
+    /// assert_eq!(NpzReader::open(&path)?.member_names(), ["x.npy"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn member_names(&self) -> Vec<String> {
+        self.zip.file_names().map(str::to_string).collect()
+    }
+
     /// Reads the 1-D array `name` as records of `T`, checking the member's
     /// CRC-32.
     pub fn read<T: NdlType>(&mut self, name: &str) -> Result<Vec<T>> {

@@ -86,12 +86,17 @@ pub(crate) fn endianness(order: ByteOrder) -> Endianness {
 
 /// The engine's v3 fill value for a v2 `fill_value`: `zeros` for `null` (no
 /// fill value: zarr-python reads missing chunks as zeros too), base64 of a
-/// record for records, the value itself for scalars.
+/// record for records, a bool for a number of a bool, the value itself for
+/// other scalars.
 pub(crate) fn v2_fill(stored: &Datatype, fill: &Value, zeros: Value) -> Result<Value, String> {
     match (stored, fill) {
         // Raw bits: zeros whatever the string says (zarr-python writes `""`).
         (_, Value::Null) => Ok(zeros),
         _ if is_raw(stored) => Ok(zeros),
+        // zarr-python 2 wrote `0` for bools and for `U` strings (its
+        // default fill); zarr-python reads them as false and "".
+        (Datatype::Bool, Value::Number(n)) => Ok(json!(n.as_f64() != Some(0.0))),
+        (Datatype::FixedString(_), Value::Number(n)) if n.as_f64() == Some(0.0) => Ok(zeros),
         (Datatype::Compound(_), Value::String(_)) => {
             let bytes = struct_type::fill_bytes(stored, fill)
                 .ok_or_else(|| format!("fill_value {fill} does not fit the dtype"))?;
@@ -101,5 +106,28 @@ pub(crate) fn v2_fill(stored: &Datatype, fill: &Value, zeros: Value) -> Result<V
             "fill_value {other} of a structured dtype is not base64"
         )),
         (_, other) => Ok(other.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::FixedString;
+
+    use super::*;
+
+    #[test]
+    fn zarr_python_2_fill_values_of_bools_and_strings_are_read() {
+        let zeros = json!("zeros");
+        let fill = |dt: &Datatype, v: Value| v2_fill(dt, &v, zeros.clone()).unwrap();
+        assert_eq!(fill(&Datatype::Bool, json!(0)), json!(false));
+        assert_eq!(fill(&Datatype::Bool, json!(1)), json!(true));
+        assert_eq!(fill(&Datatype::Bool, json!(true)), json!(true));
+        let u3 = Datatype::FixedString(FixedString {
+            charset: Charset::Utf32,
+            length: 3,
+        });
+        assert_eq!(fill(&u3, json!(0)), zeros);
+        assert_eq!(fill(&u3, json!("")), json!(""));
+        assert_eq!(fill(&Datatype::Int32, json!(0)), json!(0));
     }
 }

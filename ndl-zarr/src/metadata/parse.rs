@@ -24,6 +24,15 @@ pub(crate) fn bad(store: &str, key: &str, message: impl Into<String>) -> Error {
     }
 }
 
+/// A codec of `store`'s document at `key` that no one here decodes.
+fn unsupported_codec(store: &str, key: &str, codec: String) -> Error {
+    Error::UnsupportedCodec {
+        store: store.to_string(),
+        key: key.to_string(),
+        codec,
+    }
+}
+
 /// A data type of `store`'s document at `key` that cannot be read.
 fn bad_type(store: &str, key: &str, e: BadDataType) -> Error {
     Error::DataType {
@@ -50,6 +59,9 @@ impl ArrayMeta {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
+        if let Some(codec) = crate::codecs::unknown_v3(&codecs) {
+            return Err(unsupported_codec(store, key, codec));
+        }
         let codecs = V3Codecs::read(&codecs).map_err(|m| bad(store, key, m))?;
         if engine::is_struct(&doc) {
             // zarr-python 3.1 writes `bytes` without `endian` for
@@ -127,6 +139,10 @@ impl ArrayMeta {
             .map(serde_json::from_value)
             .transpose()
             .map_err(|e| bad(store, key, format!("filters: {e}")))?;
+        let v2_codecs = filters.iter().flatten().chain(&compressor);
+        if let Some(codec) = crate::codecs::unknown_v2(v2_codecs) {
+            return Err(unsupported_codec(store, key, codec));
+        }
         // One dimension reads the same in either order.
         let (array_order, v2_order) = match doc.get("order").and_then(Value::as_str) {
             Some("C") | None => (ArrayOrder::RowMajor, ArrayMetadataV2Order::C),

@@ -14,7 +14,7 @@ fn unknown_codecs_are_refused() {
             .push(json!({"name": "lzma9", "configuration": {"level": 3}}))
     });
     for (_, e) in all_metadata_readers(&f) {
-        metadata_error(&f, &e, "zarr.json", &["lzma9"]);
+        unsupported_codec(&f, &e, "zarr.json", "lzma9");
     }
     // v3: no `bytes` codec at all, and a bytes codec with a bad endian.
     for codecs in [
@@ -32,6 +32,14 @@ fn unknown_codecs_are_refused() {
     for (key, value) in [
         ("compressor", json!({"id": "lzma9", "preset": 1})),
         ("filters", json!([{"id": "lzma9"}])),
+    ] {
+        let f = store(ZarrFormat::V2, Codec::None);
+        f.edit_meta(|d| d[key] = value.clone());
+        for (_, e) in all_metadata_readers(&f) {
+            unsupported_codec(&f, &e, ".zarray", "lzma9");
+        }
+    }
+    for (key, value) in [
         ("compressor", json!("zstd")),
         ("compressor", json!({"level": 1})),
     ] {
@@ -45,6 +53,16 @@ fn unknown_codecs_are_refused() {
             says(&e, &[&f.name(), ".zarray"]);
         }
     }
+}
+
+/// Asserts `e` is `Error::UnsupportedCodec` naming `codec` at `key`.
+#[track_caller]
+fn unsupported_codec(f: &Fixture, e: &Error, key: &str, codec: &str) {
+    assert!(
+        matches!(e, Error::UnsupportedCodec { store, key: k, codec: c } if *store == f.name() && k == key && c == codec),
+        "expected the codec {codec} refused at {key}, got {e:?}"
+    );
+    says(e, &[&f.name(), key, &format!("`{codec}`")]);
 }
 
 #[test]

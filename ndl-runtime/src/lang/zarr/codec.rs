@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::ndl::ArrayOrder;
+use super::blosc::{Blosc, BloscCname, BloscShuffle};
 use crate::ByteOrder;
 
 /// The compression of each chunk.
@@ -23,6 +24,17 @@ pub enum Codec {
     /// zlib at a level (0 to 9): numcodecs' `zlib` (v3 `numcodecs.zlib`),
     /// the deflate that netCDF-C reads from Zarr v2 (it fails on gzip).
     Zlib(u32),
+    /// Blosc with any compressor and shuffle (the shuffle's element is the
+    /// packed record).
+    BloscWith(Blosc),
+    /// bzip2 at a level (1 to 9): numcodecs' `bz2` (v3 `numcodecs.bz2`).
+    Bz2(u32),
+    /// LZ4 at an acceleration (1 and up: faster and larger): numcodecs'
+    /// `lz4` (v3 `numcodecs.lz4`), its size then one LZ4 block.
+    Lz4(u32),
+    /// No compression, a CRC-32C checksum after each chunk (v3 `crc32c`,
+    /// v2 numcodecs' `crc32c`), which readers check.
+    Crc32c,
 }
 
 impl Default for Codec {
@@ -35,17 +47,29 @@ impl Default for Codec {
 impl std::str::FromStr for Codec {
     type Err = String;
 
-    /// `none`, `zstd`, `zstd:LEVEL`, `blosc`, `blosc:LEVEL`, `gzip`,
-    /// `gzip:LEVEL`, `zlib`, `zlib:LEVEL`.
+    /// `none`, `zstd[:LEVEL]`, `gzip[:LEVEL]`, `zlib[:LEVEL]`,
+    /// `bz2[:LEVEL]`, `lz4[:ACCELERATION]`, `crc32c`, and `blosc`, then
+    /// optionally a level, a compressor and a shuffle in any order
+    /// (`blosc:zstd:7:bitshuffle`, see [`Blosc`]).
     ///
     /// ```
-    /// use ndl_runtime::lang::zarr::Codec;
+    /// use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec};
     /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
     /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
     /// assert_eq!("zlib:1".parse(), Ok(Codec::Zlib(1)));
+    /// assert_eq!("blosc:3".parse(), Ok(Codec::Blosc(3)));
+    /// let zstd = Blosc { cname: BloscCname::Zstd, clevel: 5, shuffle: BloscShuffle::NoShuffle };
+    /// assert_eq!("blosc:zstd:noshuffle".parse(), Ok(Codec::BloscWith(zstd)));
+    /// assert_eq!("lz4".parse(), Ok(Codec::Lz4(1)));
     /// assert!("lzma".parse::<Codec>().is_err());
     /// ```
     fn from_str(s: &str) -> std::result::Result<Codec, String> {
+        if let Some(settings) = s.strip_prefix("blosc:") {
+            return settings
+                .parse::<Blosc>()
+                .map(Codec::from_blosc)
+                .map_err(|e| format!("codec `{s}`: {e}"));
+        }
         let (name, level) = match s.split_once(':') {
             Some((n, l)) => (n, Some(l)),
             None => (s, None),
@@ -71,14 +95,29 @@ impl std::str::FromStr for Codec {
             "blosc" => Ok(Codec::Blosc(parse_level(5, 0..=9)? as u8)),
             "gzip" => Ok(Codec::Gzip(parse_level(6, 0..=9)? as u32)),
             "zlib" => Ok(Codec::Zlib(parse_level(6, 0..=9)? as u32)),
+            "bz2" => Ok(Codec::Bz2(parse_level(1, 1..=9)? as u32)),
+            "lz4" => Ok(Codec::Lz4(parse_level(1, 1..=65_537)? as u32)),
+            "crc32c" if level.is_none() => Ok(Codec::Crc32c),
             _ => Err(format!(
-                "unknown codec `{s}`: use none, zstd[:LEVEL], blosc[:LEVEL], gzip[:LEVEL] or zlib[:LEVEL]"
+                "unknown codec `{s}`: use none, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], \
+                 bz2[:LEVEL], lz4[:ACCELERATION], crc32c or blosc[:LEVEL][:COMPRESSOR][:SHUFFLE]"
             )),
         }
     }
 }
 
 impl Codec {
+    /// `blosc` as a codec: [`Codec::Blosc`] for LZ4 with a byte shuffle,
+    /// else [`Codec::BloscWith`].
+    pub fn from_blosc(blosc: Blosc) -> Codec {
+        let default = Blosc::default();
+        if (blosc.cname, blosc.shuffle) == (default.cname, default.shuffle) {
+            Codec::Blosc(blosc.clevel)
+        } else {
+            Codec::BloscWith(blosc)
+        }
+    }
+
     /// The Zarr v3 bytes-to-bytes codecs (empty for none). `record` is the
     /// packed record size, blosc's shuffle element.
     pub fn v3_codecs(self, record: usize) -> Vec<Value> {
@@ -94,6 +133,17 @@ impl Codec {
             Codec::Zlib(level) => {
                 vec![json!({"name": "numcodecs.zlib", "configuration": {"level": level}})]
             }
+            Codec::BloscWith(b) => vec![json!({"name": "blosc", "configuration": {
+                "cname": b.cname.name(), "clevel": b.clevel, "shuffle": b.shuffle.name(),
+                "typesize": record, "blocksize": 0
+            }})],
+            Codec::Bz2(level) => {
+                vec![json!({"name": "numcodecs.bz2", "configuration": {"level": level}})]
+            }
+            Codec::Lz4(acceleration) => vec![json!({
+                "name": "numcodecs.lz4", "configuration": {"acceleration": acceleration}
+            })],
+            Codec::Crc32c => vec![json!({"name": "crc32c"})],
         }
     }
 
@@ -108,6 +158,13 @@ impl Codec {
             }
             Codec::Gzip(level) => json!({"id": "gzip", "level": level}),
             Codec::Zlib(level) => json!({"id": "zlib", "level": level}),
+            Codec::BloscWith(b) => json!({
+                "id": "blosc", "cname": b.cname.name(), "clevel": b.clevel,
+                "shuffle": b.shuffle.number(), "blocksize": 0
+            }),
+            Codec::Bz2(level) => json!({"id": "bz2", "level": level}),
+            Codec::Lz4(acceleration) => json!({"id": "lz4", "acceleration": acceleration}),
+            Codec::Crc32c => json!({"id": "crc32c"}),
         }
     }
 
@@ -118,18 +175,34 @@ impl Codec {
         let [c] = codecs else {
             return codecs.is_empty().then_some(Codec::None);
         };
-        let config = c.get("configuration")?.as_object()?;
+        let empty = serde_json::Map::new();
+        let config = match c.get("configuration") {
+            None => &empty,
+            Some(config) => config.as_object()?,
+        };
         let level = config.get("level").and_then(Value::as_i64);
         let codec = match c.get("name")?.as_str()? {
             "zstd" => Codec::Zstd(i32::try_from(level?).ok()?),
             "gzip" => Codec::Gzip(u32::try_from(level?).ok()?),
             "numcodecs.zlib" => Codec::Zlib(u32::try_from(level?).ok()?),
-            "blosc" => Codec::Blosc(u8::try_from(config.get("clevel")?.as_u64()?).ok()?),
+            "numcodecs.bz2" => Codec::Bz2(u32::try_from(level?).ok()?),
+            "numcodecs.lz4" => {
+                Codec::Lz4(u32::try_from(config.get("acceleration")?.as_u64()?).ok()?)
+            }
+            "crc32c" => Codec::Crc32c,
+            "blosc" => Codec::from_blosc(Blosc {
+                cname: BloscCname::from_name(config.get("cname")?.as_str()?)?,
+                clevel: u8::try_from(config.get("clevel")?.as_u64()?).ok()?,
+                shuffle: BloscShuffle::from_name(config.get("shuffle")?.as_str()?)?,
+            }),
             _ => return None,
         };
         let record = config.get("typesize").and_then(Value::as_u64).unwrap_or(0) as usize;
         let mut written = codec.v3_codecs(record).pop()?;
-        let written = written.get_mut("configuration")?.as_object_mut()?;
+        let Some(written) = written.get_mut("configuration") else {
+            return config.is_empty().then_some(codec);
+        };
+        let written = written.as_object_mut()?;
         if !config.contains_key("typesize") {
             written.remove("typesize");
         }
@@ -183,7 +256,11 @@ impl V3Codecs {
             .iter()
             .position(|c| name(c) == "bytes" || name(c) == "sharding_indexed")
         else {
-            return Err("no bytes or sharding_indexed codec".into());
+            let names: Vec<String> = codecs.iter().map(name).collect();
+            return Err(format!(
+                "no bytes or sharding_indexed codec among the codecs [{}]",
+                names.join(", ")
+            ));
         };
         if name(&codecs[at]) == "sharding_indexed" {
             let inner = codecs[at]
@@ -253,7 +330,7 @@ mod tests {
     use super::*;
 
     /// Every name `ndl convert --codec` offers, with and without a level.
-    const OFFERED: [(&str, Codec); 9] = [
+    const OFFERED: [(&str, Codec); 16] = [
         ("none", Codec::None),
         ("zstd", Codec::Zstd(3)),
         ("zstd:-5", Codec::Zstd(-5)),
@@ -263,6 +340,20 @@ mod tests {
         ("gzip:1", Codec::Gzip(1)),
         ("zlib", Codec::Zlib(6)),
         ("zlib:4", Codec::Zlib(4)),
+        ("bz2", Codec::Bz2(1)),
+        ("bz2:9", Codec::Bz2(9)),
+        ("lz4", Codec::Lz4(1)),
+        ("lz4:8", Codec::Lz4(8)),
+        ("crc32c", Codec::Crc32c),
+        ("blosc:lz4:shuffle:2", Codec::Blosc(2)),
+        (
+            "blosc:bitshuffle:zstd",
+            Codec::BloscWith(Blosc {
+                cname: BloscCname::Zstd,
+                clevel: 5,
+                shuffle: BloscShuffle::BitShuffle,
+            }),
+        ),
     ];
 
     #[test]
@@ -280,7 +371,17 @@ mod tests {
     #[test]
     fn a_bad_codec_is_refused_naming_it() {
         for bad in [
-            "lzma", "none:1", "zstd:23", "gzip:10", "zlib:x", "blosc:-1", "",
+            "lzma",
+            "none:1",
+            "zstd:23",
+            "gzip:10",
+            "zlib:x",
+            "blosc:-1",
+            "",
+            "bz2:0",
+            "lz4:0",
+            "crc32c:1",
+            "blosc:lzma",
         ] {
             let message = bad.parse::<Codec>().unwrap_err();
             let (name, level) = bad.split_once(':').unwrap_or((bad, ""));
@@ -314,7 +415,8 @@ mod tests {
             (read.order, read.inner_chunks),
             (ByteOrder::Little, Some(vec![4]))
         );
-        assert!(V3Codecs::read(&[gzip]).unwrap_err().contains("no bytes"));
+        let e = V3Codecs::read(&[gzip]).unwrap_err();
+        assert!(e.contains("no bytes") && e.contains("[gzip]"), "{e}");
         assert!(V3Codecs::read(&[bytes("middle")])
             .unwrap_err()
             .contains("middle"));

@@ -1,0 +1,234 @@
+//! numcodecs' `delta` filter (v3 `numcodecs.delta`, v2 `delta`), an array
+//! to array codec: the first element, then each element minus the one
+//! before, in `astype` (default `dtype`); decoding is NumPy's `cumsum` into
+//! `dtype`. The chunk is one flat sequence, as numcodecs flattens it.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use zarrs::array::codec::api::{
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
+    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+};
+use zarrs::array::{DataType, FillValue};
+use zarrs::metadata::v2::MetadataV2;
+use zarrs::metadata::v3::MetadataV3;
+use zarrs::metadata::Configuration;
+use zarrs::plugin::{PluginCreateError, ZarrVersion};
+
+use super::numeric::Numeric;
+
+/// The `delta` codec: differences of consecutive elements.
+#[derive(Clone, Debug)]
+pub(crate) struct DeltaCodec {
+    dtype: Numeric,
+    astype: Numeric,
+    configuration: Configuration,
+}
+
+#[derive(Deserialize)]
+struct DeltaConfiguration {
+    dtype: String,
+    astype: Option<String>,
+}
+
+zarrs::plugin::impl_extension_aliases!(DeltaCodec, v3: "numcodecs.delta", v2: "delta");
+
+inventory::submit! { CodecPluginV3::new::<DeltaCodec>() }
+inventory::submit! { CodecPluginV2::new::<DeltaCodec>() }
+
+impl DeltaCodec {
+    fn new(configuration: Configuration) -> Result<DeltaCodec, PluginCreateError> {
+        let c: DeltaConfiguration = configuration.to_typed()?;
+        let dtype = Numeric::parse("delta", &c.dtype)?;
+        let astype = match &c.astype {
+            Some(astype) => Numeric::parse("delta", astype)?,
+            None => dtype,
+        };
+        Ok(DeltaCodec {
+            dtype,
+            astype,
+            configuration,
+        })
+    }
+
+    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
+        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
+            return Ok(());
+        }
+        Err(CodecError::UnsupportedDataType(
+            data_type.clone(),
+            "numcodecs.delta".into(),
+        ))
+    }
+}
+
+impl CodecTraitsV3 for DeltaCodec {
+    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().cloned().unwrap_or_default();
+        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraitsV2 for DeltaCodec {
+    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().clone();
+        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraits for DeltaCodec {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn configuration(
+        &self,
+        _version: ZarrVersion,
+        _options: &CodecMetadataOptions,
+    ) -> Option<Configuration> {
+        Some(self.configuration.clone())
+    }
+
+    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
+        // Every element depends on all before it.
+        PartialDecoderCapability {
+            partial_read: false,
+            partial_decode: false,
+        }
+    }
+
+    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
+        PartialEncoderCapability {
+            partial_encode: false,
+        }
+    }
+}
+
+impl ArrayCodecTraits for DeltaCodec {
+    fn recommended_concurrency(
+        &self,
+        _shape: &[NonZeroU64],
+        _data_type: &DataType,
+    ) -> Result<RecommendedConcurrency, CodecError> {
+        Ok(RecommendedConcurrency::new_maximum(1))
+    }
+}
+
+impl ArrayToArrayCodecTraits for DeltaCodec {
+    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
+        self
+    }
+
+    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
+        self.check(decoded_data_type)?;
+        self.astype
+            .data_type()
+            .map_err(|e| CodecError::Other(e.to_string()))
+    }
+
+    fn encode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        Ok(encode(self.dtype, self.astype, &bytes.into_fixed()?).into())
+    }
+
+    fn decode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        Ok(decode(self.dtype, self.astype, &bytes.into_fixed()?).into())
+    }
+}
+
+/// `decoded` (elements of `dtype`) as differences in `astype`.
+fn encode(dtype: Numeric, astype: Numeric, decoded: &[u8]) -> Vec<u8> {
+    let n = decoded.len() / dtype.size();
+    let mut out = Vec::with_capacity(n * astype.size());
+    for i in 0..n {
+        let value = dtype.read(decoded, i);
+        let delta = match i {
+            0 => value,
+            _ => dtype.sub(value, dtype.read(decoded, i - 1)),
+        };
+        astype.write(delta, &mut out);
+    }
+    out
+}
+
+/// The running sums, in `dtype`, of `encoded` (elements of `astype`).
+fn decode(dtype: Numeric, astype: Numeric, encoded: &[u8]) -> Vec<u8> {
+    let n = encoded.len() / astype.size();
+    let mut out = Vec::with_capacity(n * dtype.size());
+    let mut sum = None;
+    for i in 0..n {
+        let value = dtype.cast(astype.read(encoded, i));
+        let next = sum.map_or(value, |s| dtype.add(s, value));
+        dtype.write(next, &mut out);
+        sum = Some(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
+    use super::*;
+
+    fn i4s(values: &[i32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn decodes_what_numcodecs_encodes() {
+        let values: Vec<i32> = vec![5, 7, 7, -3, i32::MAX, i32::MIN, 0];
+        let encoded = numcodecs_bytes(
+            "numcodecs.Delta(dtype='<i4')",
+            "np.array([5, 7, 7, -3, 2**31 - 1, -2**31, 0], dtype='<i4')",
+        );
+        let (i4, f8, i2) = (Numeric::Int(4), Numeric::Float(8), Numeric::Int(2));
+        assert_eq!(encode(i4, i4, &i4s(&values)), encoded);
+        assert_eq!(decode(i4, i4, &encoded), i4s(&values));
+        let floats: Vec<u8> = [0.5f64, 1.25, -2.0]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        let narrowed = numcodecs_bytes(
+            "numcodecs.Delta(dtype='<f8', astype='<i2')",
+            "np.array([0.5, 1.25, -2.0])",
+        );
+        assert_eq!(encode(f8, i2, &floats), narrowed);
+        let expected: Vec<u8> = [0.0f64, 0.0, -3.0]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        assert_eq!(decode(f8, i2, &narrowed), expected);
+    }
+
+    #[test]
+    fn a_dtype_that_is_no_number_is_refused_naming_the_codec() {
+        let config = serde_json::json!({"dtype": "|S4"});
+        let Ok(serde_json::Value::Object(map)) = serde_json::to_value(config) else {
+            unreachable!()
+        };
+        let e = DeltaCodec::new(map.into()).unwrap_err().to_string();
+        assert!(e.contains("delta") && e.contains("|S4"), "{e}");
+    }
+}

@@ -1,0 +1,269 @@
+//! numcodecs' `fixedscaleoffset` filter (v3 `numcodecs.fixedscaleoffset`,
+//! v2 `fixedscaleoffset`), an array to array codec: `round((x - offset) *
+//! scale)` stored as `astype`, decoded as `enc / scale + offset` in float64
+//! and cast to `dtype`, as numcodecs computes it.
+//!
+//! zarrs has this codec, but holds `offset` and `scale` as float32 and
+//! casts through float32: values then differ from numcodecs' in their last
+//! digits. This one replaces it (see [`register`]).
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use zarrs::array::codec::api::{
+    register_codec_v3, ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError,
+    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraits,
+    CodecTraitsV2, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
+    RecommendedConcurrency,
+};
+use zarrs::array::{DataType, FillValue};
+use zarrs::metadata::v2::MetadataV2;
+use zarrs::metadata::v3::MetadataV3;
+use zarrs::metadata::Configuration;
+use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError, ZarrVersion};
+
+use super::numeric::{Numeric, Scalar};
+
+/// The `fixedscaleoffset` codec.
+#[derive(Clone, Debug)]
+pub(crate) struct FixedScaleOffsetCodec {
+    offset: f64,
+    scale: f64,
+    dtype: Numeric,
+    astype: Numeric,
+    configuration: Configuration,
+}
+
+#[derive(Deserialize)]
+struct FixedScaleOffsetConfiguration {
+    offset: f64,
+    scale: f64,
+    dtype: String,
+    astype: Option<String>,
+}
+
+zarrs::plugin::impl_extension_aliases!(FixedScaleOffsetCodec,
+    v3: "numcodecs.fixedscaleoffset",
+    v2: "fixedscaleoffset"
+);
+
+inventory::submit! { CodecPluginV2::new::<FixedScaleOffsetCodec>() }
+
+/// Makes this codec the one zarrs creates for the name, in place of its
+/// own: a run-time v3 plugin comes before zarrs' compiled-in ones, and
+/// zarrs' v2 name is taken from its codec.
+pub(crate) fn register() {
+    register_codec_v3(CodecRuntimePluginV3::new(
+        |name| name == "numcodecs.fixedscaleoffset",
+        <FixedScaleOffsetCodec as CodecTraitsV3>::create,
+    ));
+    zarrs::array::codec::FixedScaleOffsetCodec::aliases_v2_mut().default_name = "".into();
+}
+
+impl FixedScaleOffsetCodec {
+    fn new(configuration: Configuration) -> Result<FixedScaleOffsetCodec, PluginCreateError> {
+        let c: FixedScaleOffsetConfiguration = configuration.to_typed()?;
+        let dtype = Numeric::parse("fixedscaleoffset", &c.dtype)?;
+        let astype = match &c.astype {
+            Some(astype) => Numeric::parse("fixedscaleoffset", astype)?,
+            None => dtype,
+        };
+        Ok(FixedScaleOffsetCodec {
+            offset: c.offset,
+            scale: c.scale,
+            dtype,
+            astype,
+            configuration,
+        })
+    }
+
+    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
+        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
+            return Ok(());
+        }
+        Err(CodecError::UnsupportedDataType(
+            data_type.clone(),
+            "numcodecs.fixedscaleoffset".into(),
+        ))
+    }
+
+    /// `round((x - offset) * scale)`, in `dtype`'s float (float64 for
+    /// integers), as `astype`.
+    fn encode_bytes(&self, decoded: &[u8]) -> Vec<u8> {
+        let float = match self.dtype {
+            Numeric::Float(4) => Numeric::Float(4),
+            _ => Numeric::Float(8),
+        };
+        let n = decoded.len() / self.dtype.size();
+        let mut out = Vec::with_capacity(n * self.astype.size());
+        for i in 0..n {
+            let x = float.cast(self.dtype.read(decoded, i));
+            let shifted = float.sub(x, Scalar::Float(self.offset));
+            let Scalar::Float(scaled) = float.cast(Scalar::Float(as_f64(shifted) * self.scale))
+            else {
+                unreachable!("a float type casts to a float")
+            };
+            self.astype
+                .write(Scalar::Float(round_half_even(scaled)), &mut out);
+        }
+        out
+    }
+
+    /// `enc / scale + offset` in float64, as `dtype`.
+    fn decode_bytes(&self, encoded: &[u8]) -> Vec<u8> {
+        let n = encoded.len() / self.astype.size();
+        let mut out = Vec::with_capacity(n * self.dtype.size());
+        for i in 0..n {
+            let enc = as_f64(self.astype.read(encoded, i));
+            self.dtype
+                .write(Scalar::Float(enc / self.scale + self.offset), &mut out);
+        }
+        out
+    }
+}
+
+fn as_f64(value: Scalar) -> f64 {
+    match value {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    }
+}
+
+/// NumPy's `around`: halves go to the even neighbour.
+fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (r - x).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+impl CodecTraitsV3 for FixedScaleOffsetCodec {
+    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().cloned().unwrap_or_default();
+        Ok(Codec::ArrayToArray(Arc::new(FixedScaleOffsetCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraitsV2 for FixedScaleOffsetCodec {
+    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().clone();
+        Ok(Codec::ArrayToArray(Arc::new(FixedScaleOffsetCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraits for FixedScaleOffsetCodec {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn configuration(
+        &self,
+        _version: ZarrVersion,
+        _options: &CodecMetadataOptions,
+    ) -> Option<Configuration> {
+        Some(self.configuration.clone())
+    }
+
+    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
+        PartialDecoderCapability {
+            partial_read: false,
+            partial_decode: false,
+        }
+    }
+
+    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
+        PartialEncoderCapability {
+            partial_encode: false,
+        }
+    }
+}
+
+impl ArrayCodecTraits for FixedScaleOffsetCodec {
+    fn recommended_concurrency(
+        &self,
+        _shape: &[NonZeroU64],
+        _data_type: &DataType,
+    ) -> Result<RecommendedConcurrency, CodecError> {
+        Ok(RecommendedConcurrency::new_maximum(1))
+    }
+}
+
+impl ArrayToArrayCodecTraits for FixedScaleOffsetCodec {
+    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
+        self
+    }
+
+    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
+        self.check(decoded_data_type)?;
+        self.astype
+            .data_type()
+            .map_err(|e| CodecError::Other(e.to_string()))
+    }
+
+    fn encode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        Ok(self.encode_bytes(&bytes.into_fixed()?).into())
+    }
+
+    fn decode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        Ok(self.decode_bytes(&bytes.into_fixed()?).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::numcodecs_python::{numcodecs_bytes, python_bytes};
+    use super::*;
+
+    fn codec(offset: f64, scale: f64, dtype: &str, astype: &str) -> FixedScaleOffsetCodec {
+        let config =
+            serde_json::json!({"offset": offset, "scale": scale, "dtype": dtype, "astype": astype});
+        let serde_json::Value::Object(map) = config else {
+            unreachable!()
+        };
+        FixedScaleOffsetCodec::new(map.into()).unwrap()
+    }
+
+    #[test]
+    fn encodes_and_decodes_as_numcodecs_to_the_last_digit() {
+        let array = "np.linspace(-3, 5, 37)";
+        let values: Vec<u8> = (0..37)
+            .flat_map(|i| (-3.0 + 8.0 * f64::from(i) / 36.0).to_ne_bytes())
+            .collect();
+        let script = |c: &str| {
+            format!(
+                "numcodecs.FixedScaleOffset(offset=0.1, scale=1000.3, dtype='<f8', astype='{c}')"
+            )
+        };
+        for astype in ["<i4", "<i2"] {
+            let encoded = numcodecs_bytes(&script(astype), array);
+            let c = codec(0.1, 1000.3, "<f8", astype);
+            assert_eq!(c.encode_bytes(&values), encoded, "{astype}");
+            let fso = script(astype);
+            let decoded = python_bytes(&format!("{fso}.decode({fso}.encode({array}))"));
+            assert_eq!(c.decode_bytes(&encoded), decoded, "{astype}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! numcodecs' `quantize` filter (v3 `numcodecs.quantize`, v2 `quantize`),
+//! an array to array codec: floats rounded to `digits` decimal digits (in
+//! binary steps) and cast to `astype` (default `dtype`); decoding only
+//! casts back to `dtype`, since the rounding cannot be undone.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use zarrs::array::codec::api::{
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
+    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+};
+use zarrs::array::{DataType, FillValue};
+use zarrs::metadata::v2::MetadataV2;
+use zarrs::metadata::v3::MetadataV3;
+use zarrs::metadata::Configuration;
+use zarrs::plugin::{PluginCreateError, ZarrVersion};
+
+use super::numeric::{Numeric, Scalar};
+
+/// The `quantize` codec: floats kept to a number of decimal digits.
+#[derive(Clone, Debug)]
+pub(crate) struct QuantizeCodec {
+    digits: i32,
+    dtype: Numeric,
+    astype: Numeric,
+    configuration: Configuration,
+}
+
+#[derive(Deserialize)]
+struct QuantizeConfiguration {
+    digits: i32,
+    dtype: String,
+    astype: Option<String>,
+}
+
+zarrs::plugin::impl_extension_aliases!(QuantizeCodec, v3: "numcodecs.quantize", v2: "quantize");
+
+inventory::submit! { CodecPluginV3::new::<QuantizeCodec>() }
+inventory::submit! { CodecPluginV2::new::<QuantizeCodec>() }
+
+impl QuantizeCodec {
+    fn new(configuration: Configuration) -> Result<QuantizeCodec, PluginCreateError> {
+        let c: QuantizeConfiguration = configuration.to_typed()?;
+        let dtype = Numeric::parse("quantize", &c.dtype)?;
+        let astype = match &c.astype {
+            Some(astype) => Numeric::parse("quantize", astype)?,
+            None => dtype,
+        };
+        if !matches!((dtype, astype), (Numeric::Float(_), Numeric::Float(_))) {
+            return Err(PluginCreateError::Other(format!(
+                "quantize: dtype `{}` and astype must be float32 or float64",
+                c.dtype
+            )));
+        }
+        Ok(QuantizeCodec {
+            digits: c.digits,
+            dtype,
+            astype,
+            configuration,
+        })
+    }
+
+    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
+        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
+            return Ok(());
+        }
+        Err(CodecError::UnsupportedDataType(
+            data_type.clone(),
+            "numcodecs.quantize".into(),
+        ))
+    }
+}
+
+impl CodecTraitsV3 for QuantizeCodec {
+    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().cloned().unwrap_or_default();
+        Ok(Codec::ArrayToArray(Arc::new(QuantizeCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraitsV2 for QuantizeCodec {
+    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().clone();
+        Ok(Codec::ArrayToArray(Arc::new(QuantizeCodec::new(
+            configuration,
+        )?)))
+    }
+}
+
+impl CodecTraits for QuantizeCodec {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn configuration(
+        &self,
+        _version: ZarrVersion,
+        _options: &CodecMetadataOptions,
+    ) -> Option<Configuration> {
+        Some(self.configuration.clone())
+    }
+
+    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
+        PartialDecoderCapability {
+            partial_read: false,
+            partial_decode: false,
+        }
+    }
+
+    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
+        PartialEncoderCapability {
+            partial_encode: false,
+        }
+    }
+}
+
+impl ArrayCodecTraits for QuantizeCodec {
+    fn recommended_concurrency(
+        &self,
+        _shape: &[NonZeroU64],
+        _data_type: &DataType,
+    ) -> Result<RecommendedConcurrency, CodecError> {
+        Ok(RecommendedConcurrency::new_maximum(1))
+    }
+}
+
+impl ArrayToArrayCodecTraits for QuantizeCodec {
+    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
+        self
+    }
+
+    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
+        self.check(decoded_data_type)?;
+        self.astype
+            .data_type()
+            .map_err(|e| CodecError::Other(e.to_string()))
+    }
+
+    fn encode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        let scale = scale(self.digits);
+        let round = |v: Scalar| match v {
+            Scalar::Float(f) => Scalar::Float(round_half_even(scale * f) / scale),
+            other => other,
+        };
+        Ok(cast(self.dtype, self.astype, &bytes.into_fixed()?, round).into())
+    }
+
+    fn decode<'a>(
+        &self,
+        bytes: ArrayBytes<'a>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        _fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
+        self.check(data_type)?;
+        Ok(cast(self.astype, self.dtype, &bytes.into_fixed()?, |v| v).into())
+    }
+}
+
+/// numcodecs' binary step for `digits` decimal digits: the power of two
+/// at least `10^digits`.
+fn scale(digits: i32) -> f64 {
+    let exp = (10f64.powi(-digits)).log10();
+    let exp = if exp < 0.0 { exp.floor() } else { exp.ceil() };
+    2f64.powf((10f64.powf(-exp)).log2().ceil())
+}
+
+/// NumPy's `around`: halves go to the even neighbour.
+fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (r - x).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+/// Each element of `bytes` (of `from`) changed by `f` and written as `to`.
+fn cast(from: Numeric, to: Numeric, bytes: &[u8], f: impl Fn(Scalar) -> Scalar) -> Vec<u8> {
+    let n = bytes.len() / from.size();
+    let mut out = Vec::with_capacity(n * to.size());
+    for i in 0..n {
+        to.write(f(from.read(bytes, i)), &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::numcodecs_python::numcodecs_bytes;
+    use super::*;
+
+    #[test]
+    fn encodes_as_numcodecs_and_decodes_by_a_cast() {
+        let values = [0.1f64, -2.345_678, 1e6 + 0.5, 3.0];
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let array = "np.array([0.1, -2.345678, 1e6 + 0.5, 3.0])";
+        for (digits, astype) in [(3, Numeric::Float(8)), (1, Numeric::Float(4))] {
+            let codec = match astype {
+                Numeric::Float(4) => {
+                    format!("numcodecs.Quantize({digits}, dtype='<f8', astype='<f4')")
+                }
+                _ => format!("numcodecs.Quantize({digits}, dtype='<f8')"),
+            };
+            let expected = numcodecs_bytes(&codec, array);
+            let scale = scale(digits);
+            let round = |v: Scalar| match v {
+                Scalar::Float(f) => Scalar::Float(round_half_even(scale * f) / scale),
+                other => other,
+            };
+            let encoded = cast(Numeric::Float(8), astype, &bytes, round);
+            assert_eq!(encoded, expected, "{codec}");
+            let decoded = cast(astype, Numeric::Float(8), &encoded, |v| v);
+            assert_eq!(decoded.len(), bytes.len());
+        }
+    }
+
+    #[test]
+    fn halves_round_to_even_as_numpy_does() {
+        assert_eq!(round_half_even(2.5), 2.0);
+        assert_eq!(round_half_even(-3.5), -4.0);
+        assert_eq!(round_half_even(1.4), 1.0);
+        assert_eq!(scale(3), 1024.0);
+    }
+}

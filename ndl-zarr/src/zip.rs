@@ -1,0 +1,161 @@
+//! Zip stores (`.zarr.zip`, zarr-python's `ZipStore`): a zip file whose
+//! members are a store's keys, read through zarrs' zip storage adapter.
+//! They are read-only here: every write is refused, naming the file.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::byte_range::ByteRangeIterator;
+use zarrs::storage::{
+    Bytes, ListableStorageTraits, MaybeBytes, MaybeBytesIterator, OffsetBytesIterator,
+    ReadableStorageTraits, StorageError, StoreKey, StoreKeys, StoreKeysPrefixes, StorePrefix,
+    WritableStorageTraits,
+};
+use zarrs_zip::ZipStorageAdapter;
+
+use crate::error::{Error, Result};
+
+/// The first bytes of a zip file (a local file header, or the end of an
+/// empty archive's central directory).
+const MAGIC: [&[u8]; 2] = [b"PK\x03\x04", b"PK\x05\x06"];
+
+/// Whether `path` is a file that starts as a zip file does.
+pub(crate) fn is_zip(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = Vec::with_capacity(4);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4).read_to_end(&mut start));
+    path.is_file() && read.is_ok() && MAGIC.contains(&start.as_slice())
+}
+
+/// The zip file at `path`, as a store.
+pub(crate) fn open(path: &Path) -> Result<ReadOnlyZip> {
+    let bad = |message: String| Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(message),
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| bad("the zip file's name is not UTF-8".into()))?;
+    let fs = FilesystemStore::new(dir).map_err(|e| bad(e.to_string()))?;
+    let key = StoreKey::new(name).map_err(|e| bad(e.to_string()))?;
+    let zip = ZipStorageAdapter::new(Arc::new(fs), key)
+        .map_err(|e| bad(format!("not a readable zip file: {e}")))?;
+    Ok(ReadOnlyZip {
+        zip,
+        name: path.display().to_string(),
+    })
+}
+
+/// A zip store, whose writes are refused.
+pub(crate) struct ReadOnlyZip {
+    zip: ZipStorageAdapter<FilesystemStore>,
+    name: String,
+}
+
+impl ReadOnlyZip {
+    fn refuse(&self) -> StorageError {
+        StorageError::Other(format!(
+            "{} is a zip store, which is read-only: convert it to a directory store to change it",
+            self.name
+        ))
+    }
+}
+
+impl ReadableStorageTraits for ReadOnlyZip {
+    fn get_partial_many<'a>(
+        &'a self,
+        key: &StoreKey,
+        byte_ranges: ByteRangeIterator<'a>,
+    ) -> std::result::Result<MaybeBytesIterator<'a>, StorageError> {
+        self.zip.get_partial_many(key, byte_ranges)
+    }
+
+    fn get(&self, key: &StoreKey) -> std::result::Result<MaybeBytes, StorageError> {
+        self.zip.get(key)
+    }
+
+    fn size_key(&self, key: &StoreKey) -> std::result::Result<Option<u64>, StorageError> {
+        self.zip.size_key(key)
+    }
+
+    fn supports_get_partial(&self) -> bool {
+        self.zip.supports_get_partial()
+    }
+}
+
+impl WritableStorageTraits for ReadOnlyZip {
+    fn set(&self, _key: &StoreKey, _value: Bytes) -> std::result::Result<(), StorageError> {
+        Err(self.refuse())
+    }
+
+    fn set_partial_many(
+        &self,
+        _key: &StoreKey,
+        _offset_values: OffsetBytesIterator,
+    ) -> std::result::Result<(), StorageError> {
+        Err(self.refuse())
+    }
+
+    fn erase(&self, _key: &StoreKey) -> std::result::Result<(), StorageError> {
+        Err(self.refuse())
+    }
+
+    fn erase_prefix(&self, _prefix: &StorePrefix) -> std::result::Result<(), StorageError> {
+        Err(self.refuse())
+    }
+
+    fn supports_set_partial(&self) -> bool {
+        false
+    }
+}
+
+impl ListableStorageTraits for ReadOnlyZip {
+    fn list(&self) -> std::result::Result<StoreKeys, StorageError> {
+        self.zip.list()
+    }
+
+    fn list_prefix(&self, prefix: &StorePrefix) -> std::result::Result<StoreKeys, StorageError> {
+        self.zip.list_prefix(prefix)
+    }
+
+    fn list_dir(
+        &self,
+        prefix: &StorePrefix,
+    ) -> std::result::Result<StoreKeysPrefixes, StorageError> {
+        self.zip.list_dir(prefix)
+    }
+
+    fn size_prefix(&self, prefix: &StorePrefix) -> std::result::Result<u64, StorageError> {
+        self.zip.size_prefix(prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zip_store_reads_its_members_and_refuses_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.zarr.zip");
+        let script = "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n    z.writestr('zarr.json', '{}')\n    z.writestr('c/0', b'abc')";
+        ndl_testkit::python::run_python(script, &[path.to_str().unwrap()]);
+        assert!(is_zip(&path));
+        assert!(!is_zip(dir.path()));
+        let zip = open(&path).unwrap();
+        let key = StoreKey::new("c/0").unwrap();
+        assert_eq!(zip.get(&key).unwrap().as_deref(), Some(&b"abc"[..]));
+        let e = zip.set(&key, Bytes::from_static(b"x")).unwrap_err();
+        assert!(e.to_string().contains("read-only"), "{e}");
+        assert!(e.to_string().contains("s.zarr.zip"), "{e}");
+        std::fs::write(dir.path().join("bad.zip"), b"PK\x03\x04 nothing").unwrap();
+        let e = open(&dir.path().join("bad.zip")).err().unwrap();
+        assert!(e.to_string().contains("not a readable zip file"), "{e}");
+    }
+}
