@@ -16,26 +16,12 @@ const ARROW_UNITS: [(TimeUnit, BaseUnit); 4] = [
     (TimeUnit::Nanosecond, BaseUnit::Nanos),
 ];
 
-/// The length of an Arrow unit in attoseconds (NumPy's finest unit).
-pub(crate) fn attos(unit: TimeUnit) -> i128 {
-    let base = ARROW_UNITS
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map_or(BaseUnit::Nanos, |&(_, b)| b);
-    base.attos().unwrap_or(1)
-}
-
 /// The Arrow unit values of `t` are written in, and how many of it one
 /// step of `t` is; `None` for units no Arrow unit divides.
 pub(crate) fn arrow_unit(t: TimeType) -> Option<(TimeUnit, i64)> {
-    let step = t.unit.attos()?;
-    ARROW_UNITS.iter().find_map(|&(unit, _)| {
-        let a = attos(unit);
-        (step % a == 0)
-            .then(|| i64::try_from(step / a).ok())
-            .flatten()
-            .map(|factor| (unit, factor))
-    })
+    let (base, factor) = t.unit.whole_in(&ARROW_UNITS.map(|(_, b)| b))?;
+    let (unit, _) = ARROW_UNITS.iter().find(|(_, b)| *b == base)?;
+    Some((*unit, factor))
 }
 
 /// The Arrow type of values of `t`, the column at `path`.

@@ -104,6 +104,19 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A value to be written that the store cannot hold: a time count
+    /// whose product with its stored unit's factor is beyond an `i64`.
+    #[error("{store}: record {record}, field `{field}`: {message}")]
+    ValueOutOfRange {
+        /// The store.
+        store: String,
+        /// The record's index in the array once written.
+        record: u64,
+        /// The dotted path of the field.
+        field: String,
+        /// What does not fit.
+        message: String,
+    },
     /// The type or the options cannot be stored as asked.
     #[error("{message}")]
     Unsupported {

@@ -51,8 +51,9 @@ pub enum TimeError {
     Inexact {
         /// The value, as its type prints it.
         value: String,
-        /// The unit converted to, as NumPy names it (`seconds`).
-        unit: &'static str,
+        /// The unit converted to, as NumPy names it (`seconds`), or its
+        /// code with a multiple (`10ms`).
+        unit: String,
     },
     /// A CF `units` attribute of time that is not `<unit> since <epoch>`
     /// or `<unit>` with a CF time unit.
@@ -77,8 +78,8 @@ pub enum TimeError {
          the calendars read are standard, gregorian and proleptic_gregorian"
     )]
     Calendar(String),
-    /// A unit with no CF units: years, months, weeks, below nanoseconds,
-    /// and multiples.
+    /// A unit with no CF units of its own: years, months, weeks, below
+    /// nanoseconds, and multiples.
     #[error(
         "NumPy time unit `{0}` has no CF units: CF time counts days, hours, minutes, \
          seconds, milliseconds, microseconds or nanoseconds, one at a time"

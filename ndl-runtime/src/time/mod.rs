@@ -142,7 +142,7 @@ macro_rules! time_type {
                 if nanos % unit != 0 {
                     return Err(TimeError::Inexact {
                         value: value.to_string(),
-                        unit: U::UNIT.name(),
+                        unit: U::UNIT.name().to_owned(),
                     });
                 }
                 match i64::try_from(nanos / unit) {

@@ -228,6 +228,37 @@ impl NumpyTimeUnit {
         Some(self.unit.attos()? * i128::from(self.multiple))
     }
 
+    /// The coarsest of `units` that one step of this unit is a whole
+    /// number of, and that number: how a format that counts in fewer units
+    /// (CF time, Arrow) holds this one exactly. `W` in days is 7 of them,
+    /// `10ms` in seconds or milliseconds is 10 milliseconds. `None` when
+    /// none of `units` divides a step (or the number is beyond an `i64`),
+    /// and for years and months, which have no fixed length.
+    ///
+    /// ```
+    /// use ndl_runtime::time::{BaseUnit, NumpyTimeUnit};
+    ///
+    /// let cf = [BaseUnit::Days, BaseUnit::Seconds, BaseUnit::Millis, BaseUnit::Nanos];
+    /// let unit = |s: &str| s.parse::<NumpyTimeUnit>().unwrap().whole_in(&cf);
+    /// assert_eq!(unit("W"), Some((BaseUnit::Days, 7)));
+    /// assert_eq!(unit("10ms"), Some((BaseUnit::Millis, 10)));
+    /// assert_eq!(unit("1000ps"), Some((BaseUnit::Nanos, 1)));
+    /// assert_eq!(unit("ps"), None);
+    /// assert_eq!(unit("M"), None);
+    /// ```
+    pub fn whole_in(self, units: &[BaseUnit]) -> Option<(BaseUnit, i64)> {
+        let step = self.attos()?;
+        units
+            .iter()
+            .filter_map(|&u| {
+                let length = u.attos()?;
+                let count = i64::try_from(step / length).ok()?;
+                (step % length == 0).then_some((u, count, length))
+            })
+            .max_by_key(|&(_, _, length)| length)
+            .map(|(u, count, _)| (u, count))
+    }
+
     /// The NumPy code of a time type of this unit, without byte order:
     /// `M8[10ms]`, `m8[s]`.
     pub fn code(self, kind: TimeKind) -> String {

@@ -127,13 +127,42 @@ impl CfTimeUnits {
     /// # Ok::<(), ndl_runtime::time::TimeError>(())
     /// ```
     pub fn of(t: TimeType) -> Result<CfTimeUnits, TimeError> {
-        if t.unit.multiple() != 1 {
-            return Err(TimeError::NoCfUnits(t.unit));
+        match CfTimeUnits::scaled(t)? {
+            (units, 1) if t.unit.multiple() == 1 => Ok(units),
+            _ => Err(TimeError::NoCfUnits(t.unit)),
         }
-        match t.kind {
-            TimeKind::DateTime => CfTimeUnits::datetime(t.unit.unit()),
-            TimeKind::TimeDelta => CfTimeUnits::timedelta(t.unit.unit()),
-        }
+    }
+
+    /// The CF units that hold values of a time datatype exactly, and how
+    /// many of them one count of it is: the coarsest CF unit of which its
+    /// unit is a whole number (`W` is 7 days, `10ms` 10 milliseconds,
+    /// `1000ps` 1 nanosecond, `60s` 1 minute), since 1970-01-01 00:00:00
+    /// for instants.
+    ///
+    /// Years and months (no fixed length), and units below nanoseconds
+    /// that are no whole number of them (`ps`, `1500ps`), have none.
+    ///
+    /// ```
+    /// use ndl_runtime::time::CfTimeUnits;
+    ///
+    /// let (units, factor) = CfTimeUnits::scaled("M8[W]".parse()?)?;
+    /// assert_eq!((units.to_string().as_str(), factor), ("days since 1970-01-01 00:00:00", 7));
+    /// let (units, factor) = CfTimeUnits::scaled("m8[10ms]".parse()?)?;
+    /// assert_eq!((units.to_string().as_str(), factor), ("milliseconds", 10));
+    /// assert!(CfTimeUnits::scaled("M8[ps]".parse()?).is_err());
+    /// assert!(CfTimeUnits::scaled("M8[M]".parse()?).is_err());
+    /// # Ok::<(), ndl_runtime::time::TimeError>(())
+    /// ```
+    pub fn scaled(t: TimeType) -> Result<(CfTimeUnits, i64), TimeError> {
+        let (unit, factor) = t
+            .unit
+            .whole_in(&CF_UNITS.map(|u| u.0))
+            .ok_or(TimeError::NoCfUnits(t.unit))?;
+        let epoch = match t.kind {
+            TimeKind::DateTime => Some(0),
+            TimeKind::TimeDelta => None,
+        };
+        Ok((CfTimeUnits { unit, epoch }, factor))
     }
 
     /// Reads a CF `units` attribute, `<unit> since <epoch>` or `<unit>`,
@@ -264,7 +293,10 @@ impl CfDecoder {
         if n % self.divisor != 0 {
             return Err(TimeError::Inexact {
                 value: format!("{count} {}", self.units),
-                unit: self.to.unit().name(),
+                unit: match self.to.multiple() {
+                    1 => self.to.unit().name().to_owned(),
+                    _ => self.to.to_string(),
+                },
             });
         }
         self.fit(n / self.divisor, &count)

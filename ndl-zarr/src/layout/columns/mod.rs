@@ -23,7 +23,12 @@
 //!   1970-01-01 00:00:00"`, `calendar: "proleptic_gregorian"`, or for a
 //!   duration `units: "seconds"` and `dtype: "timedelta64[s]"`, and
 //!   `_FillValue` NaT), which xarray decodes; never an `M8` array, on which
-//!   Debian's ncdump 4.9 crashes. Reading into a time field decodes the
+//!   Debian's ncdump 4.9 crashes. A unit CF has no name for is stored in
+//!   the coarsest CF unit it is a whole number of (`W` as days ×7, `10ms`
+//!   as milliseconds ×10), a product beyond `i64` an error naming record
+//!   and field; years, months and sub-nanosecond units that are no whole
+//!   number of nanoseconds stay plain counts with a `comment`, their unit
+//!   in the group's `ndl_datatype`. Reading into a time field decodes the
 //!   CF time of stores others wrote (xarray: any unit from days to
 //!   nanoseconds since any epoch, int64 or float64, calendars `standard`,
 //!   `gregorian` and `proleptic_gregorian`, NaT from `_FillValue`);
@@ -74,6 +79,9 @@ pub(crate) struct Column {
     pub dims: Vec<String>,
     /// The array's attributes.
     pub attributes: Map<String, Value>,
+    /// How many stored counts one count of a time field is, when its unit
+    /// is stored in a coarser CF unit (`W` as 7 days); 1 otherwise.
+    pub time_factor: i64,
 }
 
 /// How columns are written.
@@ -146,6 +154,7 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
         named => named.to_vec(),
     };
     let mut attributes = Map::new();
+    let mut time_factor = 1;
     if let Some(d) = leaf.description {
         attributes.insert("long_name".into(), json!(d));
     }
@@ -191,7 +200,7 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
             Datatype::UInt8
         }
         Datatype::Time(t) => {
-            cf_time(&mut attributes, *t);
+            time_factor = cf_time(&mut attributes, *t);
             Datatype::Int64
         }
         other => other.clone(),
@@ -205,6 +214,7 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
         inner,
         dims,
         attributes,
+        time_factor,
     });
     Ok(())
 }
@@ -219,25 +229,48 @@ fn flags(attributes: &mut Map<String, Value>, typestr: &str, values: Value, mean
 }
 
 /// A time column's CF attributes, which xarray decodes to the same
-/// datetime64/timedelta64 values: `units` and `calendar` for instants,
-/// `units` and xarray's `dtype` for durations, and `_FillValue` = NaT as an
-/// attribute (Debian's ncdump ignores the array's own fill value). A unit
-/// CF has no name for (years, months, weeks, below nanoseconds, a
-/// multiple) gets only the fill: its values stay plain counts, and the
-/// group's `ndl_datatype` keeps the unit for us.
-fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) {
-    if let Ok(units) = CfTimeUnits::of(t) {
-        attributes.insert("units".into(), json!(units.to_string()));
-        match t.kind {
-            TimeKind::DateTime => {
-                attributes.insert("calendar".into(), json!(CfTimeUnits::CALENDAR));
+/// datetime64/timedelta64 values, and how many stored counts one count of
+/// the field is: `units` and `calendar` for instants, `units` and xarray's
+/// `dtype` for durations, and `_FillValue` = NaT as an attribute (Debian's
+/// ncdump ignores the array's own fill value).
+///
+/// A unit that is a whole number of a CF unit (weeks, multiples such as
+/// `10ms`, `1000ps`) is stored in the coarsest such unit, the counts
+/// multiplied exactly; the group's `ndl_datatype` keeps the unit, to which
+/// reading divides back. Years and months (no fixed length) and units below
+/// nanoseconds that are no whole number of them (`ps`) have no CF units:
+/// their values stay plain counts, with a `comment` that names the unit.
+fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) -> i64 {
+    let factor = match CfTimeUnits::scaled(t) {
+        Ok((units, factor)) => {
+            attributes.insert("units".into(), json!(units.to_string()));
+            match t.kind {
+                TimeKind::DateTime => {
+                    attributes.insert("calendar".into(), json!(CfTimeUnits::CALENDAR));
+                }
+                TimeKind::TimeDelta => {
+                    let dtype = format!("timedelta64[{}]", units.unit().code());
+                    attributes.insert("dtype".into(), json!(dtype));
+                }
             }
-            TimeKind::TimeDelta => {
-                attributes.insert("dtype".into(), json!(format!("timedelta64[{}]", t.unit)));
-            }
+            factor
         }
-    }
+        Err(_) => {
+            let since = match t.kind {
+                TimeKind::DateTime => " since 1970-01-01",
+                TimeKind::TimeDelta => "",
+            };
+            let comment = format!(
+                "counts of NumPy {}[{}]{since}, a unit CF time has not",
+                t.kind.numpy_name(),
+                t.unit
+            );
+            attributes.insert("comment".into(), json!(comment));
+            1
+        }
+    };
     attributes.insert("_FillValue".into(), json!(i64::MIN));
+    factor
 }
 
 /// The attribute type map netCDF-C 4.9 reads.

@@ -275,6 +275,7 @@ mod tests {
             inner: vec![],
             dims: vec![],
             attributes: Map::new(),
+            time_factor: 1,
         };
         let meta = ArrayMeta::new(
             &WriteOptions::new(),

@@ -7,6 +7,7 @@ use ndl_runtime::Datatype;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
+use super::cf_time::{first_unscalable, scale};
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::{parallel, with_buffer, ChunkIo};
@@ -178,6 +179,7 @@ impl ColumnsWriter {
             let column = store.child(&c.name);
             let meta = ArrayMeta::read(&column)?;
             super::read::check_column(&column, &meta, &c)?;
+            check_time_units(&column, &meta, &c)?;
             let appender = start(ChunkIo::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
@@ -192,7 +194,78 @@ impl ColumnsWriter {
     /// Appends `n` records whose columns `gather` copies out: first those
     /// that complete the columns' partial last chunks, then whole chunks,
     /// then the rest into the columns' tails.
+    ///
+    /// Time counts stored in a coarser CF unit are multiplied on the way;
+    /// if one overflows, nothing is appended.
     pub fn append_with(&mut self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
+        let scaled: Vec<(Range<usize>, i64)> = self
+            .columns
+            .iter()
+            .zip(&self.fields)
+            .filter(|((c, _), _)| c.time_factor != 1)
+            .map(|((c, _), f)| (f.clone(), c.time_factor))
+            .collect();
+        if scaled.is_empty() {
+            return self.append_gathered(n, gather);
+        }
+        self.check_time_range(n, gather)?;
+        self.append_gathered(n, &|range, fields, outs| {
+            gather(range, fields, outs);
+            for (field, out) in fields.iter().zip(outs) {
+                if let Some((_, factor)) = scaled.iter().find(|(f, _)| f == field) {
+                    scale(out, *factor);
+                }
+            }
+        })
+    }
+
+    /// Finds the first time count of the `n` records that `gather` copies
+    /// out whose product with its column's factor overflows, before any is
+    /// stored: the error names its record and field.
+    fn check_time_range(&self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
+        const BLOCK: usize = 1 << 16;
+        let scaled: Vec<(&(Column, Appender), &Range<usize>)> = self
+            .columns
+            .iter()
+            .zip(&self.fields)
+            .filter(|((c, _), _)| c.time_factor != 1)
+            .collect();
+        let fields: Vec<Range<usize>> = scaled.iter().map(|(_, f)| (*f).clone()).collect();
+        for start in (0..n).step_by(BLOCK) {
+            let end = (start + BLOCK).min(n);
+            let mut buffers: Vec<Vec<u8>> = fields
+                .iter()
+                .map(|f| vec![0; (end - start) * f.len()])
+                .collect();
+            let mut outs: Vec<&mut [u8]> = buffers.iter_mut().map(Vec::as_mut_slice).collect();
+            gather(start..end, &fields, &mut outs);
+            for (((c, a), _), values) in scaled.iter().zip(&buffers) {
+                if let Some((i, count)) = first_unscalable(values, c.time_factor) {
+                    let Datatype::Time(t) = &c.leaf else {
+                        unreachable!("only time columns have a factor")
+                    };
+                    let per_record = c.size / 8;
+                    return Err(Error::ValueOutOfRange {
+                        store: a.store().name.clone(),
+                        record: self.len() + (start + i / per_record) as u64,
+                        field: c.name.clone(),
+                        message: format!(
+                            "{count} of {t} is {} in the column's CF units ({}), beyond an int64",
+                            i128::from(count) * i128::from(c.time_factor),
+                            c.attributes
+                                .get("units")
+                                .and_then(|u| u.as_str())
+                                .unwrap_or("")
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the `n` records `gather` copies out, as they are.
+    fn append_gathered(&mut self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
         let Some((_, first)) = self.columns.first() else {
             return Ok(());
         };
@@ -286,6 +359,30 @@ impl ColumnsWriter {
         self.group.map_or(Ok(()), |g| g.write())?;
         Ok(len)
     }
+}
+
+/// Appending to a time column needs the CF units this writer stores its
+/// counts in: a store written otherwise (by another tool, or with other
+/// units) would get counts of another unit.
+fn check_time_units(store: &Store, meta: &ArrayMeta, c: &Column) -> Result<()> {
+    if !matches!(c.leaf, Datatype::Time(_)) {
+        return Ok(());
+    }
+    let (theirs, ours) = (meta.attributes.get("units"), c.attributes.get("units"));
+    if theirs == ours && meta.stored == Datatype::Int64 {
+        return Ok(());
+    }
+    let show = |u: Option<&serde_json::Value>| u.map_or("none".to_string(), |u| u.to_string());
+    Err(Error::TypeMismatch {
+        store: store.name.clone(),
+        field: c.name.clone(),
+        message: format!(
+            "the time column's `units` are {}, appending stores int64 counts in {}: \
+             rewrite the store to append to it",
+            show(theirs),
+            show(ours)
+        ),
+    })
 }
 
 fn in_column(c: &Column, e: Error) -> Error {
