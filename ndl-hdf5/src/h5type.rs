@@ -12,10 +12,12 @@ use std::ffi::{c_void, CString};
 
 use hdf5::globals::*;
 use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5t::{
-    H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose, H5Tcopy,
-    H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Tset_cset, H5Tset_ebias, H5Tset_fields,
-    H5Tset_order, H5Tset_precision, H5Tset_size, H5Tset_strpad, H5Tset_tag,
+    H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose, H5Tcommit2,
+    H5Tcopy, H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Topen2, H5Tset_cset,
+    H5Tset_ebias, H5Tset_fields, H5Tset_order, H5Tset_precision, H5Tset_size, H5Tset_strpad,
+    H5Tset_tag,
 };
 use ndl_runtime::{ByteOrder, Charset, Datatype, IntType};
 
@@ -41,7 +43,7 @@ pub struct TypeError {
 /// ```
 pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
     hdf5::sync::sync(|| {
-        let id = Built::new(dt, order, "")?;
+        let id = Built::build(dt, order, "", None)?;
         // SAFETY: `id` is a new type handle that we own; the handle takes
         // over its single reference.
         unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
@@ -49,6 +51,102 @@ pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, Type
             why: e.to_string(),
         })
     })
+}
+
+/// The type of `dt` in `order`, committed to `file` under `name`, with
+/// every user-defined type inside it (enums, bools, nested compounds,
+/// complex numbers, opaque) committed first, each once, under its
+/// member's name (`<member>_t`, `_2`, `_3` … before `_t` when another
+/// definition holds the name; `bool_t` for bools and nc-complex's
+/// `_PFNC_FLOAT_COMPLEX_TYPE` / `_PFNC_DOUBLE_COMPLEX_TYPE`, as the CDL
+/// description names them): netCDF-C reads a compound only when its
+/// member types are committed types.
+pub(crate) fn commit_type(
+    file: &hdf5::File,
+    name: &str,
+    dt: &Datatype,
+    order: ByteOrder,
+) -> Result<hdf5::Datatype, TypeError> {
+    hdf5::sync::sync(|| {
+        let mut committer = Committer {
+            file: file.id(),
+            named: Vec::new(),
+        };
+        let id = Built::build(dt, order, "", Some(&mut committer))?;
+        committer.commit(&id, name, "")?;
+        // SAFETY: `id` is a type handle that we own; the handle takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+            field: String::new(),
+            why: e.to_string(),
+        })
+    })
+}
+
+/// The user-defined types committed to one file so far.
+struct Committer {
+    file: hid_t,
+    /// Each committed definition, by datatype and order, and its name.
+    named: Vec<((Datatype, ByteOrder), String)>,
+}
+
+impl Committer {
+    fn commit(&mut self, t: &Built, name: &str, field: &str) -> Result<(), TypeError> {
+        let c_name = c_name(name, field)?;
+        // SAFETY: `t` is a transient type we own; the file is open.
+        let status = unsafe {
+            H5Tcommit2(
+                self.file,
+                c_name.as_ptr(),
+                t.0,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            )
+        };
+        check(status, field, "H5Tcommit2")
+    }
+
+    /// The committed type of the member at `field` of datatype `dt`, built
+    /// by `build`: the one committed before for the same definition, or a
+    /// new one under a free name.
+    fn member(
+        &mut self,
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        build: impl FnOnce(&mut Committer) -> Result<Built, TypeError>,
+    ) -> Result<Built, TypeError> {
+        let key = (dt.clone(), order);
+        if let Some((_, name)) = self.named.iter().find(|(k, _)| *k == key) {
+            let c = c_name(name, field)?;
+            // SAFETY: opening a type this committer committed to the file.
+            let id = unsafe { H5Topen2(self.file, c.as_ptr(), H5P_DEFAULT) };
+            return check_id(id, field, "H5Topen2");
+        }
+        let t = build(self)?;
+        let (first, stem) = match dt {
+            // The names the CDL description gives them: h5py's bool, and
+            // nc-complex's compounds, which netCDF tools know as complex.
+            Datatype::Bool => ("bool_t".to_string(), "bool"),
+            Datatype::Complex64 => ("_PFNC_FLOAT_COMPLEX_TYPE".to_string(), "complex64"),
+            Datatype::Complex128 => ("_PFNC_DOUBLE_COMPLEX_TYPE".to_string(), "complex128"),
+            _ => {
+                let stem = field.rsplit('.').next().unwrap_or(field);
+                (format!("{stem}_t"), stem)
+            }
+        };
+        let mut name = first;
+        for k in 2.. {
+            if !self.named.iter().any(|(_, n)| *n == name) {
+                break;
+            }
+            name = format!("{stem}_{k}_t");
+        }
+        self.commit(&t, &name, field)?;
+        self.named.push((key, name));
+        Ok(t)
+    }
 }
 
 /// A type handle being built, closed on drop unless handed over.
@@ -68,8 +166,40 @@ impl Built {
         std::mem::replace(&mut self.0, -1)
     }
 
-    /// The type of `dt` at member path `field`.
-    fn new(dt: &Datatype, order: ByteOrder, field: &str) -> Result<Built, TypeError> {
+    /// The type of `dt` at member path `field`; with a `committer`, every
+    /// user-defined type inside it is committed.
+    fn build(
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        mut committer: Option<&mut Committer>,
+    ) -> Result<Built, TypeError> {
+        let user_defined = matches!(
+            dt,
+            Datatype::Bool
+                | Datatype::Enum(_)
+                | Datatype::Compound(_)
+                | Datatype::Complex64
+                | Datatype::Complex128
+                | Datatype::Opaque(_)
+                | Datatype::Time(_)
+        );
+        match committer.as_deref_mut() {
+            Some(c) if user_defined && !field.is_empty() => c.member(dt, order, field, |c| {
+                Built::transient(dt, order, field, Some(c))
+            }),
+            _ => Built::transient(dt, order, field, committer),
+        }
+    }
+
+    /// The type of `dt` itself, not committed; its members as
+    /// [`build`](Built::build) makes them.
+    fn transient(
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        committer: Option<&mut Committer>,
+    ) -> Result<Built, TypeError> {
         let fail = |why: &str| TypeError {
             field: field.to_string(),
             why: why.to_string(),
@@ -111,7 +241,7 @@ impl Built {
                         ndl_runtime::Member::new("i", half, part),
                     ],
                 };
-                compound(&c, order, field)?
+                compound(&c, order, field, committer)?
             }
             Datatype::FixedString(s) if s.charset == Charset::Ascii => string(s.length, field)?,
             Datatype::FixedString(_) => {
@@ -128,13 +258,13 @@ impl Built {
                 opaque(8, Some(&tag), field)?
             }
             Datatype::Array(a) => {
-                let base = Built::new(&a.base, order, field)?;
+                let base = Built::build(&a.base, order, field, committer)?;
                 let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
                 // SAFETY: `dims` holds `rank` extents and outlives the call.
                 let id = unsafe { H5Tarray_create2(base.0, dims.len() as u32, dims.as_ptr()) };
                 check_id(id, field, "H5Tarray_create2")?
             }
-            Datatype::Compound(c) => compound(c, order, field)?,
+            Datatype::Compound(c) => compound(c, order, field, committer)?,
             _ => {
                 return Err(fail(
                     "variable-length and reference datatypes are not written to HDF5 here",
@@ -285,7 +415,12 @@ fn opaque(size: usize, tag: Option<&str>, field: &str) -> Result<Built, TypeErro
 }
 
 /// A compound of `c`'s exact size with each member at its offset.
-fn compound(c: &ndl_runtime::Compound, order: ByteOrder, field: &str) -> Result<Built, TypeError> {
+fn compound(
+    c: &ndl_runtime::Compound,
+    order: ByteOrder,
+    field: &str,
+    mut committer: Option<&mut Committer>,
+) -> Result<Built, TypeError> {
     if c.members.is_empty() || c.size == 0 {
         return Err(TypeError {
             field: field.to_string(),
@@ -304,7 +439,7 @@ fn compound(c: &ndl_runtime::Compound, order: ByteOrder, field: &str) -> Result<
         } else {
             format!("{field}.{}", m.name)
         };
-        let member = Built::new(&m.datatype, order, &path)?;
+        let member = Built::build(&m.datatype, order, &path, committer.as_deref_mut())?;
         let name = c_name(&m.name, &path)?;
         // SAFETY: `member` is a type we own, copied into the compound.
         let status = unsafe { H5Tinsert(t.0, name.as_ptr(), m.offset, member.0) };

@@ -4,11 +4,12 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
+use hdf5::plist::file_create::{AttrCreationOrder, LinkCreationOrder};
 use ndl_runtime::records::{Packer, Repacker};
 use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::{Error, Result};
-use crate::h5type::hdf5_type;
+use crate::h5type::{commit_type, hdf5_type};
 use crate::options::WriteOptions;
 use crate::raw_io;
 
@@ -98,7 +99,15 @@ impl<T: NdlType> DatasetWriter<T> {
             .tempfile_in(&dir)
             .map_err(|source| io(&path, source))?
             .into_temp_path();
-        let file = hdf5::File::create(&temp).map_err(hdf5_error(&path, ""))?;
+        // netCDF-C reads a file whose links and attributes keep their
+        // creation order, as it writes them.
+        let file = hdf5::File::with_options()
+            .with_fcpl(|p| {
+                p.link_creation_order(LinkCreationOrder::Indexed)
+                    .attr_creation_order(AttrCreationOrder::Indexed)
+            })
+            .create(&temp)
+            .map_err(hdf5_error(&path, ""))?;
         let datatype = T::datatype();
         let type_error = |source| Error::Type {
             path: path.clone(),
@@ -106,9 +115,8 @@ impl<T: NdlType> DatasetWriter<T> {
             source,
         };
         let memory_type = hdf5_type(&datatype, ByteOrder::NATIVE).map_err(type_error)?;
-        let file_type = hdf5_type(&datatype, options.byte_order).map_err(type_error)?;
-        file.commit_datatype(&type_name::<T>(), &file_type)
-            .map_err(hdf5_error(&path, dataset))?;
+        let file_type = commit_type(&file, &type_name::<T>(), &datatype, options.byte_order)
+            .map_err(type_error)?;
         let size = datatype.size().unwrap_or(1).max(1);
         let created = options
             .builder(&file, &file_type, size)
