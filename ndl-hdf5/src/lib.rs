@@ -26,14 +26,18 @@
 
 mod error;
 mod h5type;
+mod inventory;
 mod options;
 mod raw_io;
 mod read;
 mod shape_check;
+mod stored_type;
 mod write;
 
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, TypeError};
+pub use inventory::{DatasetInfo, GroupInfo, Inventory};
 pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::read;
+pub use stored_type::StoredType;
 pub use write::{write, DatasetWriter};
