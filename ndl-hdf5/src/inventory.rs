@@ -64,7 +64,7 @@ impl Inventory {
     /// The inventory of the HDF5 file at `path`.
     pub fn of(path: impl AsRef<Path>) -> Result<Inventory> {
         let path = path.as_ref();
-        let file = hdf5::File::open(path).map_err(hdf5_error(path, ""))?;
+        let file = crate::file::open(path)?;
         let mut inventory = Inventory::default();
         let root: &hdf5::Group = &file;
         visit(path, root, "/", &mut inventory)?;

@@ -24,16 +24,20 @@
 //! pkg-config; `scripts/test-all.sh` installs it. Its error stack is never
 //! printed: errors come back as [`Error`], naming the file and dataset.
 
+mod array_io;
 mod error;
+mod file;
 mod h5type;
 mod inventory;
 mod options;
 mod raw_io;
 mod read;
 mod shape_check;
+mod staging;
 mod stored_type;
 mod write;
 
+pub use array_io::{ArrayReader, ArrayWriter};
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory};

@@ -122,4 +122,39 @@ impl WriteOptions {
         }
         builder
     }
+
+    /// The builder of a new dataset of fixed `shape`: contiguous when
+    /// nothing filters it, else chunked by rows of about [`CHUNK_BYTES`].
+    pub(crate) fn fixed_builder(
+        &self,
+        file: &hdf5::File,
+        file_type: &hdf5::Datatype,
+        size: usize,
+        shape: &[u64],
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let extents: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+        let filtered = self.shuffle || self.codec != Codec::None;
+        let mut builder = file
+            .new_dataset_builder()
+            .empty_as(file_type)
+            .shape(extents.clone())
+            .create_intermediate_group(true);
+        if !filtered || extents.is_empty() || extents.contains(&0) {
+            return builder;
+        }
+        let row: usize = extents[1..].iter().product::<usize>().max(1) * size.max(1);
+        let mut chunk = extents.clone();
+        chunk[0] = self
+            .chunk
+            .unwrap_or((CHUNK_BYTES / row).max(1))
+            .min(extents[0]);
+        builder = builder.chunk(chunk);
+        if self.shuffle {
+            builder = builder.shuffle();
+        }
+        if let Codec::Deflate(level) = self.codec {
+            builder = builder.deflate(level.min(9));
+        }
+        builder
+    }
 }

@@ -22,7 +22,7 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// into records of `T`. See [`write`](crate::write) for an example.
 pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
     let path = path.as_ref();
-    let file = hdf5::File::open(path).map_err(hdf5_error(path, ""))?;
+    let file = crate::file::open(path)?;
     let found = file.dataset(dataset).map_err(hdf5_error(path, dataset))?;
     let mismatch = |field: &str, message: String| Error::Mismatch {
         path: path.to_path_buf(),
@@ -60,7 +60,7 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     for mut part in records.parts_mut(per_block) {
         let first = part.start() as u64;
         packed.resize(part.len() * packed_size, 0);
-        raw_io::read(&found, &memory_type, first, &mut packed)
+        raw_io::read_rows(&found, &memory_type, &[n as u64], first, &mut packed)
             .map_err(hdf5_error(path, dataset))?;
         packer
             .unpack(&packed, &mut part)

@@ -4,7 +4,6 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use hdf5::plist::file_create::{AttrCreationOrder, LinkCreationOrder};
 use ndl_runtime::records::{Packer, Repacker};
 use ndl_runtime::{ByteOrder, NdlType};
 
@@ -12,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::h5type::{commit_type, hdf5_type};
 use crate::options::WriteOptions;
 use crate::raw_io;
+use crate::staging::Staged;
 
 /// Records staged and written at a time: memory stays bounded whatever
 /// the length of an append.
@@ -57,14 +57,12 @@ pub fn write<T: NdlType>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -
 /// crash during an append can leave that file unreadable; copy it first
 /// where that matters.
 pub struct DatasetWriter<T> {
-    file: Option<hdf5::File>,
+    target: Target,
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
     packer: Packer<T>,
     repacker: Repacker,
     len: u64,
-    /// For a new file: where it is built, and where it goes.
-    staged: Option<(tempfile::TempPath, PathBuf)>,
     path: PathBuf,
     name: String,
     _records: PhantomData<T>,
@@ -85,29 +83,7 @@ impl<T: NdlType> DatasetWriter<T> {
         options: &WriteOptions,
     ) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&dir).map_err(|source| io(&path, source))?;
-        let stem = path
-            .file_name()
-            .map_or("ndl".into(), |n| n.to_string_lossy());
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{stem}."))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|source| io(&path, source))?
-            .into_temp_path();
-        // netCDF-C reads a file whose links and attributes keep their
-        // creation order, as it writes them.
-        let file = hdf5::File::with_options()
-            .with_fcpl(|p| {
-                p.link_creation_order(LinkCreationOrder::Indexed)
-                    .attr_creation_order(AttrCreationOrder::Indexed)
-            })
-            .create(&temp)
-            .map_err(hdf5_error(&path, ""))?;
+        let staged = Staged::create(&path)?;
         let datatype = T::datatype();
         let type_error = |source| Error::Type {
             path: path.clone(),
@@ -115,28 +91,26 @@ impl<T: NdlType> DatasetWriter<T> {
             source,
         };
         let memory_type = hdf5_type(&datatype, ByteOrder::NATIVE).map_err(type_error)?;
-        let file_type = commit_type(&file, &type_name::<T>(), &datatype, options.byte_order)
-            .map_err(type_error)?;
+        let file_type = commit_type(
+            staged.file(),
+            &type_name::<T>(),
+            &datatype,
+            options.byte_order,
+        )
+        .map_err(type_error)?;
         let size = datatype.size().unwrap_or(1).max(1);
         let created = options
-            .builder(&file, &file_type, size)
+            .builder(staged.file(), &file_type, size)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
-        Self::new(
-            Some(file),
-            created,
-            memory_type,
-            Some((temp, path.clone())),
-            path,
-            dataset,
-        )
+        Self::new(Target::New(staged), created, memory_type, path, dataset)
     }
 
     /// Opens the dataset `dataset` of the file at `path` for appending: its
     /// type must be exactly `T`'s, in either byte order.
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let file = hdf5::File::open_rw(&path).map_err(hdf5_error(&path, ""))?;
+        let file = crate::file::open_rw(&path)?;
         let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
         let memory_type =
             hdf5_type(&T::datatype(), ByteOrder::NATIVE).map_err(|source| Error::Type {
@@ -161,14 +135,13 @@ impl<T: NdlType> DatasetWriter<T> {
                 message: "appends need a one-dimensional dataset of exactly the record type".into(),
             });
         }
-        Self::new(Some(file), found, memory_type, None, path, dataset)
+        Self::new(Target::Existing(file), found, memory_type, path, dataset)
     }
 
     fn new(
-        file: Option<hdf5::File>,
+        target: Target,
         dataset: hdf5::Dataset,
         memory_type: hdf5::Datatype,
-        staged: Option<(tempfile::TempPath, PathBuf)>,
         path: PathBuf,
         name: &str,
     ) -> Result<Self> {
@@ -186,13 +159,12 @@ impl<T: NdlType> DatasetWriter<T> {
         })?;
         let len = dataset.shape().first().copied().unwrap_or(0) as u64;
         Ok(DatasetWriter {
-            file,
+            target,
             dataset,
             memory_type,
             packer,
             repacker,
             len,
-            staged,
             path,
             name: name.to_string(),
             _records: PhantomData,
@@ -216,7 +188,7 @@ impl<T: NdlType> DatasetWriter<T> {
             self.dataset
                 .resize(end as usize)
                 .map_err(hdf5_error(&self.path, &self.name))?;
-            raw_io::write(&self.dataset, &self.memory_type, self.len, &staged)
+            raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, &staged)
                 .map_err(hdf5_error(&self.path, &self.name))?;
             self.len = end;
         }
@@ -234,17 +206,22 @@ impl<T: NdlType> DatasetWriter<T> {
     }
 
     /// Flushes and closes the file; a new one is renamed into place.
-    pub fn finish(mut self) -> Result<()> {
-        if let Some(file) = self.file.take() {
-            file.flush().map_err(hdf5_error(&self.path, &self.name))?;
-            drop(self.dataset);
-            file.close().map_err(hdf5_error(&self.path, &self.name))?;
+    pub fn finish(self) -> Result<()> {
+        drop(self.dataset);
+        match self.target {
+            Target::New(staged) => staged.publish(),
+            Target::Existing(file) => {
+                file.flush().map_err(hdf5_error(&self.path, &self.name))?;
+                file.close().map_err(hdf5_error(&self.path, &self.name))
+            }
         }
-        if let Some((temp, path)) = self.staged.take() {
-            temp.persist(&path).map_err(|e| io(&path, e.error))?;
-        }
-        Ok(())
     }
+}
+
+/// The file a writer writes: a new one being built, or one appended to.
+enum Target {
+    New(Staged),
+    Existing(hdf5::File),
 }
 
 /// The name `T`'s type is committed under: its Rust name, without path
@@ -253,13 +230,6 @@ fn type_name<T>() -> String {
     let full = std::any::type_name::<T>();
     let plain = full.split('<').next().unwrap_or(full);
     plain.rsplit("::").next().unwrap_or(plain).to_string()
-}
-
-fn io(path: &Path, source: std::io::Error) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// The error of an HDF5 call on `path`'s `dataset`.
