@@ -3,7 +3,7 @@
 //! A `#[derive(NdlType)]` record type becomes an HDF5 compound type with
 //! exactly its offsets and size, committed to the file under the type's
 //! name, so that h5py reads a dataset of them as exactly the NumPy dtype
-//! that `np.save` gives the same records. [`write`] and [`read`] move a
+//! that `np.save` gives the same records. [`write()`] and [`read()`] move a
 //! slice; [`DatasetWriter`] streams into a chunked, extendable dataset.
 //!
 //! | datatype | HDF5 type (h5py's for the same dtype) |

@@ -19,7 +19,7 @@ use crate::write::hdf5_error;
 const BLOCK_BYTES: usize = 8 << 20;
 
 /// Reads the one-dimensional dataset `dataset` of the HDF5 file at `path`
-/// into records of `T`. See [`write`](crate::write) for an example.
+/// into records of `T`. See [`write()`](crate::write()) for an example.
 pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
     let path = path.as_ref();
     let file = crate::file::open(path)?;

@@ -59,7 +59,7 @@ with h5py.File(sys.argv[1], "w") as f:
     // Mixed byte orders read in the first number's order.
     let mut recs = ArrayReader::open(&theirs, "recs").unwrap();
     assert_eq!(recs.stored().byte_order, ByteOrder::Big);
-    assert_eq!(recs.stored().other_order, [4..12]);
+    assert_eq!(recs.stored().other_order, vec![4..12]);
     let bytes = read_all(&mut recs);
     assert_eq!(bytes.len(), 14 * 12);
     assert_eq!(&bytes[12..24], [0, 0, 0, 1, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0]);
