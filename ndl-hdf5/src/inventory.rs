@@ -48,8 +48,10 @@ pub struct DatasetInfo {
     pub max_shape: Vec<Option<u64>>,
     /// Its chunk shape, when chunked.
     pub chunks: Option<Vec<u64>>,
-    /// Its filters, by name: `deflate(4)`, `shuffle`, `fletcher32`, ...
-    pub filters: Vec<String>,
+    /// Its filters in the order they run when writing, each as Zarr v3
+    /// names a codec: `{"name": "deflate", "configuration": {"level": 4}}`,
+    /// `{"name": "shuffle"}`, ...
+    pub filters: Vec<Value>,
     /// Its attributes, as JSON values; those of a kind JSON cannot hold
     /// (compounds, references) are described in words.
     pub attributes: Map<String, Value>,
@@ -157,17 +159,22 @@ fn dimension_names(dataset: &hdf5::Dataset) -> Option<Vec<Option<String>>> {
     Some(names)
 }
 
-fn filter_name(filter: &Filter) -> String {
+fn filter_name(filter: &Filter) -> Value {
+    let named = |name: &str| serde_json::json!({ "name": name });
     match filter {
-        Filter::Deflate(level) => format!("deflate({level})"),
-        Filter::Shuffle => "shuffle".into(),
-        Filter::Fletcher32 => "fletcher32".into(),
-        Filter::SZip(..) => "szip".into(),
-        Filter::NBit => "nbit".into(),
-        Filter::ScaleOffset(..) => "scaleoffset".into(),
-        Filter::User(id, _) => format!("filter {id}"),
+        Filter::Deflate(level) => {
+            serde_json::json!({"name": "deflate", "configuration": {"level": level}})
+        }
+        Filter::Shuffle => named("shuffle"),
+        Filter::Fletcher32 => named("fletcher32"),
+        Filter::SZip(..) => named("szip"),
+        Filter::NBit => named("nbit"),
+        Filter::ScaleOffset(..) => named("scaleoffset"),
+        Filter::User(id, values) => {
+            serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
+        }
         #[allow(unreachable_patterns)]
-        _ => "filter".into(),
+        _ => named("filter"),
     }
 }
 

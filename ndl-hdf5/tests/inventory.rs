@@ -52,7 +52,10 @@ with h5py.File(sys.argv[1], "w") as f:
         (&[5, 2][..], &[None, Some(2)][..])
     );
     assert_eq!(recs.chunks.as_deref(), Some(&[2, 2][..]));
-    assert_eq!(recs.filters, ["shuffle", "deflate(4)"]);
+    assert_eq!(
+        recs.filters,
+        [json!({"name": "shuffle"}), json!({"name": "deflate", "configuration": {"level": 4}})]
+    );
     let Datatype::Compound(c) = &recs.stored.datatype else {
         panic!("{:?}", recs.stored)
     };
