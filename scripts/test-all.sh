@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The HDF5 library ndl-hdf5 builds against.
+scripts/setup.sh
+
 need_apt=()
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 command -v ncdump >/dev/null || need_apt+=(netcdf-bin)

@@ -26,6 +26,14 @@ pub enum Error {
         /// What ndl-arrow found.
         source: Box<ndl_arrow::Error>,
     },
+    /// An HDF5 file could not be read or written.
+    #[error("{source}")]
+    Hdf5 {
+        /// The file.
+        path: PathBuf,
+        /// What ndl-hdf5 found; its message names the file and dataset.
+        source: Box<ndl_hdf5::Error>,
+    },
     /// An I/O error on `path`.
     #[error("{}: {source}", path.display())]
     Io {

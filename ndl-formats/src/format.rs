@@ -11,6 +11,7 @@ use ndl_runtime::npz::NpzReader;
 use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 use crate::contents::stem;
 use crate::error::{Error, Result};
+use crate::hdf5::{Hdf5Sink, Hdf5Source};
 use crate::npy::{NpySink, NpySource};
 use crate::npz::{NpzSink, NpzSource};
 use crate::sink::Sink;
@@ -31,6 +32,9 @@ pub enum Format {
     Parquet,
     /// An Arrow IPC file (`.arrow`, Feather v2): a table of records.
     Arrow,
+    /// An HDF5 file (`.h5`, `.hdf5`; netCDF-4's `.nc` is one): datasets
+    /// in groups.
+    Hdf5,
 }
 
 impl Format {
@@ -45,19 +49,23 @@ impl Format {
             path: path.to_path_buf(),
             source,
         };
-        let mut start = Vec::with_capacity(6);
+        let mut start = Vec::with_capacity(8);
         File::open(path)
             .map_err(io)?
-            .take(6)
+            .take(8)
             .read_to_end(&mut start)
             .map_err(io)?;
-        if start.as_slice() == npy::MAGIC {
+        if start.as_slice() == crate::hdf5::SIGNATURE {
+            return Ok(Format::Hdf5);
+        }
+        let start = &start[..start.len().min(6)];
+        if start == npy::MAGIC {
             return Ok(Format::Npy);
         }
         if start.starts_with(b"PAR1") {
             return Ok(Format::Parquet);
         }
-        if start.as_slice() == b"ARROW1" {
+        if start == b"ARROW1" {
             return Ok(Format::Arrow);
         }
         if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
@@ -65,7 +73,7 @@ impl Format {
         }
         Err(Error::UnknownFormat {
             path: path.to_path_buf(),
-            reason: not_an_array_file(&start),
+            reason: not_an_array_file(start),
         })
     }
 
@@ -78,10 +86,11 @@ impl Format {
             Some("zarr") => Ok(Format::Zarr),
             Some("parquet") => Ok(Format::Parquet),
             Some("arrow" | "feather") => Ok(Format::Arrow),
+            Some("h5" | "hdf5" | "nc") => Ok(Format::Hdf5),
             _ if is_remote(path) => Ok(Format::Zarr),
             _ => Err(Error::UnknownFormat {
                 path: path.to_path_buf(),
-                reason: "not a .npy, .npz, .parquet or .arrow file nor a .zarr store \
+                reason: "not a .npy, .npz, .parquet, .arrow, .h5 or .nc file nor a .zarr store \
                          (say which by the name's ending)"
                     .into(),
             }),
@@ -135,7 +144,7 @@ fn not_an_array_file(start: &[u8]) -> String {
         .map(char::from)
         .collect();
     format!(
-        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file), a Parquet or Arrow IPC file nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
+        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file), a Parquet, Arrow IPC or HDF5 file nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
     )
 }
 
@@ -167,6 +176,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
         Format::Zarr => Box::new(ZarrSource::open(path)?),
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
+        Format::Hdf5 => Box::new(Hdf5Source::open(path, options.member.as_deref())?),
     })
 }
 
@@ -180,6 +190,7 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Zarr => Box::new(ZarrSink::create(path, source, &options.zarr)?),
         Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
+        Format::Hdf5 => Box::new(Hdf5Sink::create(path, spec)?),
     })
 }
 

@@ -1,0 +1,251 @@
+//! HDF5 files (`.h5`, `.hdf5`, and netCDF-4's `.nc`, which are HDF5) as a
+//! [`Source`] and a [`Sink`], through ndl-hdf5: one dataset each, of any
+//! rank, in C order.
+
+use std::path::{Path, PathBuf};
+
+use ndl_hdf5::{ArrayReader, ArrayWriter, Inventory, WriteOptions};
+use ndl_runtime::ndl::Storage;
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::error::{Error, Result};
+use crate::npy::refuse_existing;
+use crate::sink::{Progress, Sink};
+use crate::source::{for_each_batch, Source};
+use crate::spec::{ArraySpec, Order};
+
+/// The first bytes of an HDF5 file (its superblock signature).
+pub(crate) const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+
+fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
+    move |source| Error::Hdf5 {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
+
+/// The dataset to read of the file at `path`: `member`, else the file's
+/// only dataset of numbers or records.
+fn dataset_to_read(path: &Path, member: Option<&str>) -> Result<String> {
+    if let Some(member) = member {
+        return Ok(member.to_string());
+    }
+    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    let data: Vec<String> = inventory
+        .datasets
+        .iter()
+        .filter(|d| !d.is_scale)
+        .map(|d| crate::contents::join(&d.group, &d.name))
+        .collect();
+    match data.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: "the file holds no dataset".into(),
+        }),
+        many => Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file holds {} datasets ({}); say which with --member",
+                many.len(),
+                many.join(", ")
+            ),
+        }),
+    }
+}
+
+/// The elements of one dataset, read a block of rows at a time.
+pub struct Hdf5Source {
+    reader: ArrayReader,
+    spec: ArraySpec,
+    path: PathBuf,
+    rows_left: u64,
+    /// Elements per row, and bytes per element.
+    row: (u64, usize),
+    /// Rows read but not handed out yet, when a row is more than a read
+    /// asks for.
+    pending: crate::source::Handover,
+}
+
+impl Hdf5Source {
+    /// Opens `member` of the HDF5 file at `path`, or its only dataset.
+    pub fn open(path: &Path, member: Option<&str>) -> Result<Hdf5Source> {
+        let dataset = dataset_to_read(path, member)?;
+        let reader = ArrayReader::open(path, &dataset).map_err(in_file(path))?;
+        let stored = reader.stored().clone();
+        let shape = reader.shape().to_vec();
+        let mut spec = ArraySpec::new(stored.datatype, shape.clone());
+        spec.byte_order = stored.byte_order;
+        if spec.datatype.size().is_none() {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: format!(
+                    "dataset `{dataset}` holds variable-length or reference values, which do not convert"
+                ),
+            });
+        }
+        let per_row: u64 = shape.iter().skip(1).product();
+        Ok(Hdf5Source {
+            rows_left: shape.first().copied().unwrap_or(1),
+            row: (per_row, spec.element_size()),
+            reader,
+            spec,
+            path: path.to_path_buf(),
+            pending: Default::default(),
+        })
+    }
+}
+
+impl Source for Hdf5Source {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn batch_hint(&self) -> u64 {
+        self.row.0.max(1)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let (per_row, size) = self.row;
+        let row_bytes = per_row as usize * size;
+        let (reader, rows_left, path) = (&mut self.reader, &mut self.rows_left, &self.path);
+        self.pending.fill(buf, size.max(1), || {
+            if *rows_left == 0 || row_bytes == 0 {
+                return Ok(None);
+            }
+            let rows = ((crate::source::BATCH_BYTES / row_bytes).max(1) as u64).min(*rows_left);
+            let mut block = vec![0; rows as usize * row_bytes];
+            let got = reader.read_rows(&mut block).map_err(in_file(path))?;
+            *rows_left -= got as u64;
+            block.truncate(got * row_bytes);
+            Ok((got > 0).then_some(block))
+        })
+    }
+}
+
+/// A new HDF5 file holding one dataset, named after the source.
+pub struct Hdf5Sink {
+    path: PathBuf,
+    spec: ArraySpec,
+}
+
+impl Hdf5Sink {
+    /// A sink for an array of `spec` at `path`, which must not exist.
+    /// HDF5 has no Fortran order: such an array is refused.
+    pub fn create(path: &Path, spec: &ArraySpec) -> Result<Hdf5Sink> {
+        refuse_existing(path)?;
+        if spec.order == Order::Fortran && spec.shape.len() > 1 {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: "HDF5 stores arrays in C order only; a Fortran-order array of 2 or more \
+                          dimensions does not convert to it"
+                    .into(),
+            });
+        }
+        Ok(Hdf5Sink {
+            path: path.to_path_buf(),
+            spec: spec.clone(),
+        })
+    }
+}
+
+impl Sink for Hdf5Sink {
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let name = stem(source.location());
+        let spec = &self.spec;
+        let mut writer = ArrayWriter::create(
+            &self.path,
+            &name,
+            &spec.datatype,
+            spec.byte_order,
+            &spec.shape,
+            &format!("{name}_t"),
+            &WriteOptions::new().byte_order(spec.byte_order),
+        )
+        .map_err(in_file(&self.path))?;
+        let row = writer.row_bytes().max(1);
+        let mut carry: Vec<u8> = Vec::new();
+        let n = for_each_batch(source, |bytes, done| {
+            // Whole rows go out; a row cut by the batch waits for the next.
+            carry.extend_from_slice(bytes);
+            let whole = carry.len() / row * row;
+            writer.write_rows(&carry[..whole]).map_err(in_file(&self.path))?;
+            carry.drain(..whole);
+            progress(done);
+            Ok(())
+        })?;
+        if !carry.is_empty() {
+            return Err(Error::EndsEarly {
+                path: source.location().to_path_buf(),
+                record: n,
+            });
+        }
+        writer.finish().map_err(in_file(&self.path))?;
+        Ok(n)
+    }
+}
+
+/// Every dataset of the HDF5 file at `path`, in its groups.
+pub fn contents(path: &Path) -> Result<Contents> {
+    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    let mut entries = Vec::new();
+    for d in &inventory.datasets {
+        let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
+        spec.byte_order = d.stored.byte_order;
+        let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
+        entry.attributes = d.attributes.clone();
+        entry.attributes.retain(|name, _| !is_bookkeeping(name));
+        entry.dimension_names = d.dimension_names.clone();
+        entry.other_order = d.stored.other_order.clone();
+        entries.push(entry);
+    }
+    let mut attributes = inventory
+        .groups
+        .first()
+        .map(|g| g.attributes.clone())
+        .unwrap_or_default();
+    attributes.retain(|name, _| !is_bookkeeping(name));
+    let arrangement = if entries.iter().any(|e| e.dimension_names.is_some()) {
+        Arrangement::Group
+    } else {
+        Arrangement::Archive
+    };
+    Ok(Contents {
+        arrangement,
+        entries,
+        attributes,
+        warnings: Vec::new(),
+    })
+}
+
+/// The HDF5 and netCDF attributes that keep the file's bookkeeping.
+fn is_bookkeeping(name: &str) -> bool {
+    matches!(
+        name,
+        "DIMENSION_LIST" | "REFERENCE_LIST" | "CLASS" | "NAME" | "_Netcdf4Dimid"
+            | "_Netcdf4Coordinates" | "_NCProperties"
+    )
+}
+
+/// A dataset's chunks, filters and byte order as NDL storage directives.
+fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
+    Storage {
+        chunk: d.chunks.as_ref().map(|c| c.iter().map(|&c| c as usize).collect()),
+        filter: (!d.filters.is_empty()).then(|| {
+            d.filters
+                .iter()
+                .filter_map(|f| serde_yaml::to_value(f).ok())
+                .collect()
+        }),
+        endian: d
+            .stored
+            .datatype
+            .has_multibyte_numbers()
+            .then_some(d.stored.byte_order),
+        ..Storage::default()
+    }
+}

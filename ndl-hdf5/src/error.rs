@@ -1,0 +1,80 @@
+//! What can go wrong, and where: every error names the file, and the
+//! dataset and field where it has one.
+
+use std::path::PathBuf;
+
+use crate::h5type::TypeError;
+
+/// An error of ndl-hdf5.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The HDF5 library refused something: the file is not HDF5, is
+    /// truncated, or the call failed.
+    #[error("{}{}: {message}", path.display(), at(dataset))]
+    Hdf5 {
+        /// The file.
+        path: PathBuf,
+        /// The dataset, empty for the file itself.
+        dataset: String,
+        /// What the library said, or what was being done.
+        message: String,
+    },
+    /// The records' datatype has no HDF5 type here.
+    #[error("{}{}: {source}", path.display(), at(dataset))]
+    Type {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// Which field, and why.
+        source: TypeError,
+    },
+    /// The dataset does not hold records of the type asked for.
+    #[error("{}{}: field `{field}`: {message}", path.display(), at(dataset))]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// The field of the type asked for, empty for the whole record.
+        field: String,
+        /// What differs.
+        message: String,
+    },
+    /// A stored value that the record type does not admit.
+    #[error("{}{}: record {record}, field `{field}` (byte {offset} of the record): {message}", path.display(), at(dataset))]
+    InvalidValue {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// The record's index.
+        record: u64,
+        /// The field.
+        field: String,
+        /// The field's byte offset within the record.
+        offset: usize,
+        /// Why the value is refused.
+        message: String,
+    },
+    /// Reading or writing the file itself.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+fn at(dataset: &str) -> String {
+    if dataset.is_empty() {
+        String::new()
+    } else {
+        format!(", dataset `{dataset}`")
+    }
+}
+
+/// A result of ndl-hdf5.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,456 @@
+//! Every [`Datatype`] as the HDF5 type h5py writes for the same NumPy
+//! dtype: compounds with our exact offsets and size, enums with their
+//! base, bool as h5py's `FALSE`/`TRUE` enum, complex as the compound
+//! `{r, i}`, `S<n>` as a null-padded ASCII string, opaque with its tag,
+//! time as an opaque tagged `NUMPY:<M8[ns]`, and both byte orders.
+//!
+//! The types are built with the C library's `H5T` calls: hdf5-metno's
+//! type descriptors cannot say byte order, opaque tags or
+//! multi-dimensional array members.
+
+use std::ffi::{c_void, CString};
+
+use hdf5::globals::*;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5t::{
+    H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose, H5Tcommit2,
+    H5Tcopy, H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Topen2, H5Tset_cset,
+    H5Tset_ebias, H5Tset_fields, H5Tset_order, H5Tset_precision, H5Tset_size, H5Tset_strpad,
+    H5Tset_tag,
+};
+use ndl_runtime::{ByteOrder, Charset, Datatype, IntType};
+
+/// Why a datatype has no HDF5 type here, and where in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{why}", if field.is_empty() { String::new() } else { format!("field `{field}`: ") })]
+pub struct TypeError {
+    /// The dotted path of the member, empty for the whole type.
+    pub field: String,
+    /// What is missing.
+    pub why: String,
+}
+
+/// The HDF5 type of `dt` with every multi-byte number in `order`.
+///
+/// ```
+/// use ndl_runtime::{ByteOrder, Compound, Datatype};
+///
+/// let rec = Compound::c_layout([("id", Datatype::UInt8), ("t", Datatype::Float64)]).unwrap();
+/// let t = ndl_hdf5::hdf5_type(&Datatype::Compound(rec), ByteOrder::Little).unwrap();
+/// assert_eq!(t.size(), 16);
+/// assert!(ndl_hdf5::hdf5_type(&Datatype::String, ByteOrder::Little).is_err());
+/// ```
+pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
+    hdf5::sync::sync(|| {
+        let id = Built::build(dt, order, "", None)?;
+        // SAFETY: `id` is a new type handle that we own; the handle takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+            field: String::new(),
+            why: e.to_string(),
+        })
+    })
+}
+
+/// The type of `dt` in `order`, committed to `file` under `name`, with
+/// every user-defined type inside it (enums, bools, nested compounds,
+/// complex numbers, opaque) committed first, each once, under its
+/// member's name (`<member>_t`, `_2`, `_3` … before `_t` when another
+/// definition holds the name; `bool_t` for bools and nc-complex's
+/// `_PFNC_FLOAT_COMPLEX_TYPE` / `_PFNC_DOUBLE_COMPLEX_TYPE`, as the CDL
+/// description names them): netCDF-C reads a compound only when its
+/// member types are committed types.
+pub(crate) fn commit_type(
+    file: &hdf5::File,
+    name: &str,
+    dt: &Datatype,
+    order: ByteOrder,
+) -> Result<hdf5::Datatype, TypeError> {
+    hdf5::sync::sync(|| {
+        let mut committer = Committer {
+            file: file.id(),
+            named: Vec::new(),
+        };
+        let id = Built::build(dt, order, "", Some(&mut committer))?;
+        committer.commit(&id, name, "")?;
+        // SAFETY: `id` is a type handle that we own; the handle takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+            field: String::new(),
+            why: e.to_string(),
+        })
+    })
+}
+
+/// The user-defined types committed to one file so far.
+struct Committer {
+    file: hid_t,
+    /// Each committed definition, by datatype and order, and its name.
+    named: Vec<((Datatype, ByteOrder), String)>,
+}
+
+impl Committer {
+    fn commit(&mut self, t: &Built, name: &str, field: &str) -> Result<(), TypeError> {
+        let c_name = c_name(name, field)?;
+        // SAFETY: `t` is a transient type we own; the file is open.
+        let status = unsafe {
+            H5Tcommit2(
+                self.file,
+                c_name.as_ptr(),
+                t.0,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            )
+        };
+        check(status, field, "H5Tcommit2")
+    }
+
+    /// The committed type of the member at `field` of datatype `dt`, built
+    /// by `build`: the one committed before for the same definition, or a
+    /// new one under a free name.
+    fn member(
+        &mut self,
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        build: impl FnOnce(&mut Committer) -> Result<Built, TypeError>,
+    ) -> Result<Built, TypeError> {
+        let key = (dt.clone(), order);
+        if let Some((_, name)) = self.named.iter().find(|(k, _)| *k == key) {
+            let c = c_name(name, field)?;
+            // SAFETY: opening a type this committer committed to the file.
+            let id = unsafe { H5Topen2(self.file, c.as_ptr(), H5P_DEFAULT) };
+            return check_id(id, field, "H5Topen2");
+        }
+        let t = build(self)?;
+        let (first, stem) = match dt {
+            // The names the CDL description gives them: h5py's bool, and
+            // nc-complex's compounds, which netCDF tools know as complex.
+            Datatype::Bool => ("bool_t".to_string(), "bool"),
+            Datatype::Complex64 => ("_PFNC_FLOAT_COMPLEX_TYPE".to_string(), "complex64"),
+            Datatype::Complex128 => ("_PFNC_DOUBLE_COMPLEX_TYPE".to_string(), "complex128"),
+            _ => {
+                let stem = field.rsplit('.').next().unwrap_or(field);
+                (format!("{stem}_t"), stem)
+            }
+        };
+        let mut name = first;
+        for k in 2.. {
+            if !self.named.iter().any(|(_, n)| *n == name) {
+                break;
+            }
+            name = format!("{stem}_{k}_t");
+        }
+        self.commit(&t, &name, field)?;
+        self.named.push((key, name));
+        Ok(t)
+    }
+}
+
+/// A type handle being built, closed on drop unless handed over.
+struct Built(hid_t);
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        if self.0 >= 0 {
+            // SAFETY: a handle we created and still own.
+            unsafe { H5Tclose(self.0) };
+        }
+    }
+}
+
+impl Built {
+    fn into_raw(mut self) -> hid_t {
+        std::mem::replace(&mut self.0, -1)
+    }
+
+    /// The type of `dt` at member path `field`; with a `committer`, every
+    /// user-defined type inside it is committed.
+    fn build(
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        mut committer: Option<&mut Committer>,
+    ) -> Result<Built, TypeError> {
+        let user_defined = matches!(
+            dt,
+            Datatype::Bool
+                | Datatype::Enum(_)
+                | Datatype::Compound(_)
+                | Datatype::Complex64
+                | Datatype::Complex128
+                | Datatype::Opaque(_)
+                | Datatype::Time(_)
+        );
+        match committer.as_deref_mut() {
+            Some(c) if user_defined && !field.is_empty() => c.member(dt, order, field, |c| {
+                Built::transient(dt, order, field, Some(c))
+            }),
+            _ => Built::transient(dt, order, field, committer),
+        }
+    }
+
+    /// The type of `dt` itself, not committed; its members as
+    /// [`build`](Built::build) makes them.
+    fn transient(
+        dt: &Datatype,
+        order: ByteOrder,
+        field: &str,
+        committer: Option<&mut Committer>,
+    ) -> Result<Built, TypeError> {
+        let fail = |why: &str| TypeError {
+            field: field.to_string(),
+            why: why.to_string(),
+        };
+        let id = match dt {
+            Datatype::Int8 => copy(*H5T_STD_I8LE, field)?,
+            Datatype::UInt8 => copy(*H5T_STD_U8LE, field)?,
+            Datatype::Int16 => ordered(*H5T_STD_I16LE, order, field)?,
+            Datatype::UInt16 => ordered(*H5T_STD_U16LE, order, field)?,
+            Datatype::Int32 => ordered(*H5T_STD_I32LE, order, field)?,
+            Datatype::UInt32 => ordered(*H5T_STD_U32LE, order, field)?,
+            Datatype::Int64 => ordered(*H5T_STD_I64LE, order, field)?,
+            Datatype::UInt64 => ordered(*H5T_STD_U64LE, order, field)?,
+            Datatype::Float32 => ordered(*H5T_IEEE_F32LE, order, field)?,
+            Datatype::Float64 => ordered(*H5T_IEEE_F64LE, order, field)?,
+            Datatype::Float16 => half(order, field)?,
+            Datatype::Bool => {
+                enumeration(IntType::Int8, &[("FALSE", 0), ("TRUE", 1)], order, field)?
+            }
+            Datatype::Enum(e) => {
+                let members: Vec<(&str, i128)> = e
+                    .members
+                    .iter()
+                    .map(|m| (m.name.as_str(), m.value))
+                    .collect();
+                enumeration(e.base, &members, order, field)?
+            }
+            Datatype::Complex64 | Datatype::Complex128 => {
+                let part = if *dt == Datatype::Complex64 {
+                    Datatype::Float32
+                } else {
+                    Datatype::Float64
+                };
+                let half = part.size().unwrap_or(0);
+                let c = ndl_runtime::Compound {
+                    size: 2 * half,
+                    members: vec![
+                        ndl_runtime::Member::new("r", 0, part.clone()),
+                        ndl_runtime::Member::new("i", half, part),
+                    ],
+                };
+                compound(&c, order, field, committer)?
+            }
+            Datatype::FixedString(s) if s.charset == Charset::Ascii => string(s.length, field)?,
+            Datatype::FixedString(_) => {
+                return Err(fail(
+                    "NumPy's `U` (UTF-32) has no HDF5 type; h5py refuses it too",
+                ))
+            }
+            Datatype::Opaque(o) => opaque(o.size, o.tag.as_deref(), field)?,
+            Datatype::Time(t) => {
+                let tag = format!(
+                    "NUMPY:{}{t}",
+                    if order == ByteOrder::Big { '>' } else { '<' }
+                );
+                opaque(8, Some(&tag), field)?
+            }
+            Datatype::Array(a) => {
+                let base = Built::build(&a.base, order, field, committer)?;
+                let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
+                // SAFETY: `dims` holds `rank` extents and outlives the call.
+                let id = unsafe { H5Tarray_create2(base.0, dims.len() as u32, dims.as_ptr()) };
+                check_id(id, field, "H5Tarray_create2")?
+            }
+            Datatype::Compound(c) => compound(c, order, field, committer)?,
+            _ => {
+                return Err(fail(
+                    "variable-length and reference datatypes are not written to HDF5 here",
+                ))
+            }
+        };
+        Ok(id)
+    }
+}
+
+fn check_id(id: hid_t, field: &str, call: &str) -> Result<Built, TypeError> {
+    if id < 0 {
+        return Err(TypeError {
+            field: field.to_string(),
+            why: format!("{call} failed"),
+        });
+    }
+    Ok(Built(id))
+}
+
+fn check(status: i32, field: &str, call: &str) -> Result<(), TypeError> {
+    if status < 0 {
+        return Err(TypeError {
+            field: field.to_string(),
+            why: format!("{call} failed"),
+        });
+    }
+    Ok(())
+}
+
+fn copy(base: hid_t, field: &str) -> Result<Built, TypeError> {
+    // SAFETY: `base` is one of the library's predefined types.
+    check_id(unsafe { H5Tcopy(base) }, field, "H5Tcopy")
+}
+
+/// A copy of a little-endian predefined type in `order`.
+fn ordered(base: hid_t, order: ByteOrder, field: &str) -> Result<Built, TypeError> {
+    let t = copy(base, field)?;
+    set_order(&t, order, field)?;
+    Ok(t)
+}
+
+fn set_order(t: &Built, order: ByteOrder, field: &str) -> Result<(), TypeError> {
+    let o = match order {
+        ByteOrder::Big => H5T_order_t::H5T_ORDER_BE,
+        ByteOrder::Little => H5T_order_t::H5T_ORDER_LE,
+    };
+    // SAFETY: `t` is an atomic type we own.
+    check(unsafe { H5Tset_order(t.0, o) }, field, "H5Tset_order")
+}
+
+/// IEEE half precision, built as h5py builds it: a float of 16 bits, sign
+/// bit 15, exponent at 10 of 5 bits, mantissa at 0 of 10, bias 15.
+fn half(order: ByteOrder, field: &str) -> Result<Built, TypeError> {
+    let t = copy(*H5T_IEEE_F32LE, field)?;
+    // SAFETY: `t` is a float type we own; the fields fit 16 bits, set
+    // before the size and precision shrink to them.
+    unsafe {
+        check(H5Tset_fields(t.0, 15, 10, 5, 0, 10), field, "H5Tset_fields")?;
+        check(H5Tset_size(t.0, 2), field, "H5Tset_size")?;
+        check(H5Tset_precision(t.0, 16), field, "H5Tset_precision")?;
+        check(H5Tset_ebias(t.0, 15), field, "H5Tset_ebias")?;
+    }
+    set_order(&t, order, field)?;
+    Ok(t)
+}
+
+fn int_base(base: IntType, order: ByteOrder, field: &str) -> Result<Built, TypeError> {
+    match base {
+        IntType::Int8 => copy(*H5T_STD_I8LE, field),
+        IntType::UInt8 => copy(*H5T_STD_U8LE, field),
+        IntType::Int16 => ordered(*H5T_STD_I16LE, order, field),
+        IntType::UInt16 => ordered(*H5T_STD_U16LE, order, field),
+        IntType::Int32 => ordered(*H5T_STD_I32LE, order, field),
+        IntType::UInt32 => ordered(*H5T_STD_U32LE, order, field),
+        IntType::Int64 => ordered(*H5T_STD_I64LE, order, field),
+        IntType::UInt64 => ordered(*H5T_STD_U64LE, order, field),
+    }
+}
+
+/// An enum of `base`; each value is given to the library in the base's
+/// own layout (its size and `order`), as `H5Tenum_insert` takes it.
+fn enumeration(
+    base: IntType,
+    members: &[(&str, i128)],
+    order: ByteOrder,
+    field: &str,
+) -> Result<Built, TypeError> {
+    let base_type = int_base(base, order, field)?;
+    // SAFETY: `base_type` is an integer type we own.
+    let t = check_id(
+        unsafe { H5Tenum_create(base_type.0) },
+        field,
+        "H5Tenum_create",
+    )?;
+    let size = Datatype::from(base).size().unwrap_or(1);
+    for &(name, value) in members {
+        let mut bytes = match order {
+            ByteOrder::Big => value.to_be_bytes()[16 - size..].to_vec(),
+            ByteOrder::Little => value.to_le_bytes()[..size].to_vec(),
+        };
+        let name = c_name(name, field)?;
+        // SAFETY: `bytes` holds one value of the enum's base, in its order.
+        let status =
+            unsafe { H5Tenum_insert(t.0, name.as_ptr(), bytes.as_mut_ptr() as *const c_void) };
+        check(status, field, "H5Tenum_insert")?;
+    }
+    Ok(t)
+}
+
+/// A null-padded ASCII string of `length` bytes, NumPy's `S<length>`.
+fn string(length: usize, field: &str) -> Result<Built, TypeError> {
+    let t = copy(*H5T_C_S1, field)?;
+    // SAFETY: `t` is a string type we own.
+    unsafe {
+        check(H5Tset_size(t.0, length.max(1)), field, "H5Tset_size")?;
+        check(
+            H5Tset_strpad(t.0, H5T_str_t::H5T_STR_NULLPAD),
+            field,
+            "H5Tset_strpad",
+        )?;
+        check(
+            H5Tset_cset(t.0, H5T_cset_t::H5T_CSET_ASCII),
+            field,
+            "H5Tset_cset",
+        )?;
+    }
+    Ok(t)
+}
+
+fn opaque(size: usize, tag: Option<&str>, field: &str) -> Result<Built, TypeError> {
+    // SAFETY: creating a new opaque type of `size` bytes.
+    let t = check_id(
+        unsafe { H5Tcreate(H5T_class_t::H5T_OPAQUE, size.max(1)) },
+        field,
+        "H5Tcreate",
+    )?;
+    if let Some(tag) = tag {
+        let tag = c_name(tag, field)?;
+        // SAFETY: `t` is our opaque type; the tag is a C string.
+        check(
+            unsafe { H5Tset_tag(t.0, tag.as_ptr()) },
+            field,
+            "H5Tset_tag",
+        )?;
+    }
+    Ok(t)
+}
+
+/// A compound of `c`'s exact size with each member at its offset.
+fn compound(
+    c: &ndl_runtime::Compound,
+    order: ByteOrder,
+    field: &str,
+    mut committer: Option<&mut Committer>,
+) -> Result<Built, TypeError> {
+    if c.members.is_empty() || c.size == 0 {
+        return Err(TypeError {
+            field: field.to_string(),
+            why: "HDF5 compounds have at least one member and one byte".into(),
+        });
+    }
+    // SAFETY: creating a new compound type of `c.size` bytes.
+    let t = check_id(
+        unsafe { H5Tcreate(H5T_class_t::H5T_COMPOUND, c.size) },
+        field,
+        "H5Tcreate",
+    )?;
+    for m in &c.members {
+        let path = if field.is_empty() {
+            m.name.clone()
+        } else {
+            format!("{field}.{}", m.name)
+        };
+        let member = Built::build(&m.datatype, order, &path, committer.as_deref_mut())?;
+        let name = c_name(&m.name, &path)?;
+        // SAFETY: `member` is a type we own, copied into the compound.
+        let status = unsafe { H5Tinsert(t.0, name.as_ptr(), m.offset, member.0) };
+        check(status, &path, "H5Tinsert")?;
+    }
+    Ok(t)
+}
+
+fn c_name(name: &str, field: &str) -> Result<CString, TypeError> {
+    CString::new(name).map_err(|_| TypeError {
+        field: field.to_string(),
+        why: format!("the name {name:?} holds a NUL byte, which HDF5 names cannot"),
+    })
+}

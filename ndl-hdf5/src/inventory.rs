@@ -1,0 +1,269 @@
+//! What an HDF5 file holds, whoever wrote it: its groups, datasets and
+//! attributes, each dataset's type in our model, shape, chunks and
+//! filters, and the dimension scales attached to it. Plain data, for
+//! descriptions.
+
+use std::path::Path;
+
+use hdf5::filters::Filter;
+use hdf5::types::{VarLenArray, VarLenAscii, VarLenUnicode};
+use hdf5::{ObjectReference1, ReferencedObject};
+use hdf5_sys::h5a::H5Aread;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::stored_type::{stored_type, StoredType};
+use crate::write::hdf5_error;
+
+/// A file's groups and datasets, in name order within each group.
+#[derive(Clone, Debug, Default)]
+pub struct Inventory {
+    /// Every group, the root (`/`) first, each with its attributes.
+    pub groups: Vec<GroupInfo>,
+    /// Every dataset.
+    pub datasets: Vec<DatasetInfo>,
+}
+
+/// One group.
+#[derive(Clone, Debug)]
+pub struct GroupInfo {
+    /// Its path, `/` for the root.
+    pub path: String,
+    /// Its attributes, as JSON values.
+    pub attributes: Map<String, Value>,
+}
+
+/// One dataset.
+#[derive(Clone, Debug)]
+pub struct DatasetInfo {
+    /// The group it is in (`/` at the root).
+    pub group: String,
+    /// Its name within that group.
+    pub name: String,
+    /// Its element type.
+    pub stored: StoredType,
+    /// Its extents.
+    pub shape: Vec<u64>,
+    /// Its largest extents, `None` where unlimited.
+    pub max_shape: Vec<Option<u64>>,
+    /// Its chunk shape, when chunked.
+    pub chunks: Option<Vec<u64>>,
+    /// Its filters in the order they run when writing, each as Zarr v3
+    /// names a codec: `{"name": "deflate", "configuration": {"level": 4}}`,
+    /// `{"name": "shuffle"}`, ...
+    pub filters: Vec<Value>,
+    /// Its attributes, as JSON values; those of a kind JSON cannot hold
+    /// (compounds, references) are described in words.
+    pub attributes: Map<String, Value>,
+    /// The names of the dimension scales attached to each dimension
+    /// (netCDF's dimensions), where there are.
+    pub dimension_names: Option<Vec<Option<String>>>,
+    /// Whether it is itself a dimension scale.
+    pub is_scale: bool,
+}
+
+impl Inventory {
+    /// The inventory of the HDF5 file at `path`.
+    pub fn of(path: impl AsRef<Path>) -> Result<Inventory> {
+        let path = path.as_ref();
+        let file = crate::file::open(path)?;
+        let mut inventory = Inventory::default();
+        let root: &hdf5::Group = &file;
+        visit(path, root, "/", &mut inventory)?;
+        Ok(inventory)
+    }
+}
+
+fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Result<()> {
+    out.groups.push(GroupInfo {
+        path: at.to_string(),
+        attributes: attributes(group),
+    });
+    let names = group.member_names().map_err(hdf5_error(path, at))?;
+    for name in names {
+        let child = if at == "/" {
+            format!("/{name}")
+        } else {
+            format!("{at}/{name}")
+        };
+        if let Ok(dataset) = group.dataset(&name) {
+            out.datasets
+                .push(dataset_info(path, &dataset, at, &name, &child)?);
+        } else if let Ok(sub) = group.group(&name) {
+            visit(path, &sub, &child, out)?;
+        }
+        // Committed types and broken links are neither: nothing to list.
+    }
+    Ok(())
+}
+
+fn dataset_info(
+    path: &Path,
+    dataset: &hdf5::Dataset,
+    group: &str,
+    name: &str,
+    full: &str,
+) -> Result<DatasetInfo> {
+    let dtype = dataset.dtype().map_err(hdf5_error(path, full))?;
+    let stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
+        path: path.to_path_buf(),
+        dataset: full.to_string(),
+        message,
+    })?;
+    let space = dataset.space().map_err(hdf5_error(path, full))?;
+    let attributes = attributes(dataset);
+    let is_scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
+    Ok(DatasetInfo {
+        group: group.to_string(),
+        name: name.to_string(),
+        stored,
+        shape: dataset.shape().iter().map(|&d| d as u64).collect(),
+        max_shape: space
+            .maxdims()
+            .iter()
+            .map(|d| d.map(|d| d as u64))
+            .collect(),
+        chunks: dataset
+            .chunk()
+            .map(|c| c.iter().map(|&d| d as u64).collect()),
+        filters: dataset.filters().iter().map(filter_name).collect(),
+        dimension_names: dimension_names(dataset),
+        is_scale,
+        attributes,
+    })
+}
+
+/// The names of the dimension scales attached to each dimension of
+/// `dataset` (its `DIMENSION_LIST`): each scale's own name, which netCDF
+/// gives its dimension.
+fn dimension_names(dataset: &hdf5::Dataset) -> Option<Vec<Option<String>>> {
+    let list = dataset.attr("DIMENSION_LIST").ok()?;
+    let per_dimension = list.read_raw::<VarLenArray<ObjectReference1>>().ok()?;
+    let names = per_dimension
+        .iter()
+        .map(|refs| {
+            let first = refs.iter().next()?;
+            match dataset.dereference(first).ok()? {
+                ReferencedObject::Dataset(scale) => Some(
+                    scale
+                        .name()
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
+                _ => None,
+            }
+        })
+        .collect();
+    Some(names)
+}
+
+fn filter_name(filter: &Filter) -> Value {
+    let named = |name: &str| serde_json::json!({ "name": name });
+    match filter {
+        Filter::Deflate(level) => {
+            serde_json::json!({"name": "deflate", "configuration": {"level": level}})
+        }
+        Filter::Shuffle => named("shuffle"),
+        Filter::Fletcher32 => named("fletcher32"),
+        Filter::SZip(..) => named("szip"),
+        Filter::NBit => named("nbit"),
+        Filter::ScaleOffset(..) => named("scaleoffset"),
+        Filter::User(id, values) => {
+            serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
+        }
+        #[allow(unreachable_patterns)]
+        _ => named("filter"),
+    }
+}
+
+/// The attributes of `location` as JSON: numbers, text, and lists of them.
+fn attributes(location: &hdf5::Location) -> Map<String, Value> {
+    let mut out = Map::new();
+    let Ok(names) = location.attr_names() else {
+        return out;
+    };
+    for name in names {
+        let Ok(attr) = location.attr(&name) else {
+            continue;
+        };
+        out.insert(name, attribute_value(&attr));
+    }
+    out
+}
+
+fn attribute_value(attr: &hdf5::Attribute) -> Value {
+    let Ok(dtype) = attr.dtype() else {
+        return Value::Null;
+    };
+    let kind = stored_type(dtype.id()).map(|s| s.datatype);
+    let scalar = attr.ndim() == 0;
+    let many = |values: Vec<Value>| {
+        if scalar {
+            values.into_iter().next().unwrap_or(Value::Null)
+        } else {
+            Value::Array(values)
+        }
+    };
+    use ndl_runtime::Datatype as D;
+    match kind {
+        Ok(D::Float16 | D::Float32 | D::Float64) => attr
+            .read_raw::<f64>()
+            .map(|v| many(v.into_iter().map(float).collect()))
+            .unwrap_or(Value::Null),
+        Ok(D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64) => attr
+            .read_raw::<u64>()
+            .map(|v| many(v.into_iter().map(Value::from).collect()))
+            .unwrap_or(Value::Null),
+        Ok(D::Int8 | D::Int16 | D::Int32 | D::Int64) => attr
+            .read_raw::<i64>()
+            .map(|v| many(v.into_iter().map(Value::from).collect()))
+            .unwrap_or(Value::Null),
+        Ok(D::String) => match attr.read_raw::<VarLenUnicode>() {
+            Ok(v) => many(v.into_iter().map(|s| Value::from(s.as_str())).collect()),
+            Err(_) => attr
+                .read_raw::<VarLenAscii>()
+                .map(|v| many(v.into_iter().map(|s| Value::from(s.as_str())).collect()))
+                .unwrap_or(Value::Null),
+        },
+        Ok(D::FixedString(_)) => fixed_strings(attr)
+            .map(|v| many(v.into_iter().map(Value::from).collect()))
+            .unwrap_or(Value::Null),
+        Ok(other) => Value::from(format!(
+            "<an attribute of {}>",
+            other.keyword().unwrap_or("a datatype JSON cannot hold")
+        )),
+        Err(why) => Value::from(format!("<{why}>")),
+    }
+}
+
+/// JSON has no NaN or infinities: those become their names, as text.
+fn float(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or_else(|| Value::from(v.to_string()), Value::Number)
+}
+
+/// Fixed-length strings, as stored, without their trailing NULs.
+fn fixed_strings(attr: &hdf5::Attribute) -> hdf5::Result<Vec<String>> {
+    let dtype = attr.dtype()?;
+    let size = dtype.size().max(1);
+    let n: usize = attr.shape().iter().product::<usize>().max(1);
+    let mut bytes = vec![0u8; size * n];
+    hdf5::sync::sync(|| {
+        // SAFETY: `bytes` has room for the attribute's `n` elements of its
+        // own type, which it is read as.
+        let status = unsafe { H5Aread(attr.id(), dtype.id(), bytes.as_mut_ptr().cast()) };
+        if status < 0 {
+            return Err(hdf5::Error::query().unwrap_or_else(|e| e));
+        }
+        Ok(())
+    })?;
+    Ok(bytes
+        .chunks(size)
+        .map(|s| {
+            String::from_utf8_lossy(s)
+                .trim_end_matches('\0')
+                .to_string()
+        })
+        .collect())
+}

@@ -1,0 +1,47 @@
+//! Typed records in HDF5 files, as h5py reads them.
+//!
+//! A `#[derive(NdlType)]` record type becomes an HDF5 compound type with
+//! exactly its offsets and size, committed to the file under the type's
+//! name, so that h5py reads a dataset of them as exactly the NumPy dtype
+//! that `np.save` gives the same records. [`write()`] and [`read()`] move a
+//! slice; [`DatasetWriter`] streams into a chunked, extendable dataset.
+//!
+//! | datatype | HDF5 type (h5py's for the same dtype) |
+//! | --- | --- |
+//! | integers, floats, f16 | the IEEE / standard types in the record's byte order; f16 with h5py's fields (15, 10, 5, 0, 10), bias 15 |
+//! | `bool` | `int8` enum `{FALSE = 0, TRUE = 1}` |
+//! | enum | enum of its base type and members |
+//! | complex | compound `{r, i}` |
+//! | `S<n>` | fixed ASCII string of `n` bytes, null-padded |
+//! | opaque | opaque of its size, with its tag |
+//! | time (`M8[ns]`, ...) | opaque of 8 bytes tagged `NUMPY:<M8[ns]`, as `h5py.opaque_dtype` |
+//! | `[T; N]` | array of `T` |
+//! | struct | compound with the struct's offsets and size |
+//!
+//! NumPy's `U` (UTF-32), variable-length and reference types are errors.
+//!
+//! The HDF5 C library is Debian's `libhdf5-dev` (1.10), found through
+//! pkg-config; `scripts/test-all.sh` installs it. Its error stack is never
+//! printed: errors come back as [`Error`], naming the file and dataset.
+
+mod array_io;
+mod error;
+mod file;
+mod h5type;
+mod inventory;
+mod options;
+mod raw_io;
+mod read;
+mod shape_check;
+mod staging;
+mod stored_type;
+mod write;
+
+pub use array_io::{ArrayReader, ArrayWriter};
+pub use error::{Error, Result};
+pub use h5type::{hdf5_type, TypeError};
+pub use inventory::{DatasetInfo, GroupInfo, Inventory};
+pub use options::{Codec, WriteOptions, CHUNK_BYTES};
+pub use read::read;
+pub use stored_type::StoredType;
+pub use write::{write, DatasetWriter};

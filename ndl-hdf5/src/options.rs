@@ -1,0 +1,160 @@
+//! How a new dataset is stored: plain data, read by the writers.
+
+use ndl_runtime::ByteOrder;
+
+/// About this many bytes of records per chunk of a new dataset, unless
+/// [`WriteOptions::chunk`] says otherwise.
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// The compression of each chunk, with the filters that stock h5py reads
+/// without plugins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Codec {
+    /// Stored as is.
+    #[default]
+    None,
+    /// HDF5's deflate (zlib) at a level from 0 to 9.
+    Deflate(u8),
+}
+
+/// How [`DatasetWriter::create_with`](crate::DatasetWriter::create_with)
+/// stores a new dataset.
+///
+/// ```
+/// use ndl_hdf5::{Codec, WriteOptions};
+/// use ndl_runtime::ByteOrder;
+///
+/// let options = WriteOptions::new().codec(Codec::Deflate(4)).shuffle(true).chunk(4096);
+/// assert_eq!(options.byte_order, ByteOrder::NATIVE);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteOptions {
+    /// Each chunk's compression (default none).
+    pub codec: Codec,
+    /// Whether HDF5's byte shuffle runs before the codec (default off).
+    pub shuffle: bool,
+    /// Records per chunk; `None`: about [`CHUNK_BYTES`], or fewer when
+    /// [`expected_len`](WriteOptions::expected_len) says the dataset holds fewer.
+    pub chunk: Option<usize>,
+    /// How many records the dataset will likely hold, for the chunk size.
+    pub expected_len: Option<u64>,
+    /// The byte order of the stored numbers (default native); reads
+    /// convert them back.
+    pub byte_order: ByteOrder,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            codec: Codec::None,
+            shuffle: false,
+            chunk: None,
+            expected_len: None,
+            byte_order: ByteOrder::NATIVE,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// The defaults: uncompressed chunks of about a MiB, native order.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the codec.
+    pub fn codec(mut self, codec: Codec) -> Self {
+        self.codec = codec;
+        self
+    }
+
+    /// Sets whether to shuffle bytes before the codec.
+    pub fn shuffle(mut self, shuffle: bool) -> Self {
+        self.shuffle = shuffle;
+        self
+    }
+
+    /// Sets the records per chunk.
+    pub fn chunk(mut self, records: usize) -> Self {
+        self.chunk = Some(records.max(1));
+        self
+    }
+
+    /// Says how many records the dataset will likely hold.
+    pub fn expected_len(mut self, records: u64) -> Self {
+        self.expected_len = Some(records);
+        self
+    }
+
+    /// Sets the stored byte order.
+    pub fn byte_order(mut self, order: ByteOrder) -> Self {
+        self.byte_order = order;
+        self
+    }
+
+    /// Records per chunk for records of `size` bytes.
+    pub fn chunk_records(&self, size: usize) -> usize {
+        let default = (CHUNK_BYTES / size.max(1)).max(1);
+        let hinted = self
+            .expected_len
+            .map_or(default, |n| default.min(n.max(1) as usize));
+        self.chunk.unwrap_or(hinted)
+    }
+
+    /// The builder of a new empty, extendable dataset of `file_type`.
+    pub(crate) fn builder(
+        &self,
+        file: &hdf5::File,
+        file_type: &hdf5::Datatype,
+        size: usize,
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let mut builder = file
+            .new_dataset_builder()
+            .empty_as(file_type)
+            .chunk(self.chunk_records(size))
+            .shape(0..)
+            .create_intermediate_group(true);
+        if self.shuffle {
+            builder = builder.shuffle();
+        }
+        if let Codec::Deflate(level) = self.codec {
+            builder = builder.deflate(level.min(9));
+        }
+        builder
+    }
+
+    /// The builder of a new dataset of fixed `shape`: contiguous when
+    /// nothing filters it, else chunked by rows of about [`CHUNK_BYTES`].
+    pub(crate) fn fixed_builder(
+        &self,
+        file: &hdf5::File,
+        file_type: &hdf5::Datatype,
+        size: usize,
+        shape: &[u64],
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let extents: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+        let filtered = self.shuffle || self.codec != Codec::None;
+        let mut builder = file
+            .new_dataset_builder()
+            .empty_as(file_type)
+            .shape(extents.clone())
+            .create_intermediate_group(true);
+        if !filtered || extents.is_empty() || extents.contains(&0) {
+            return builder;
+        }
+        let row: usize = extents[1..].iter().product::<usize>().max(1) * size.max(1);
+        let mut chunk = extents.clone();
+        chunk[0] = self
+            .chunk
+            .unwrap_or((CHUNK_BYTES / row).max(1))
+            .min(extents[0]);
+        builder = builder.chunk(chunk);
+        if self.shuffle {
+            builder = builder.shuffle();
+        }
+        if let Codec::Deflate(level) = self.codec {
+            builder = builder.deflate(level.min(9));
+        }
+        builder
+    }
+}

@@ -1,0 +1,144 @@
+//! Whole rows of a dataset (a range of its first dimension, whole along
+//! the others) moved between memory and the file as bytes of a runtime
+//! type: hdf5-metno's typed readers and writers need a compile-time
+//! `H5Type`, so the copies go through `H5Dwrite` and `H5Dread` with the
+//! type's handle.
+
+use hdf5_sys::h5d::{H5Dget_space, H5Dread, H5Dwrite};
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_hyperslab, H5S_ALL};
+
+/// A dataspace handle we own, closed on drop.
+struct Space(hid_t);
+
+impl Drop for Space {
+    fn drop(&mut self) {
+        if self.0 != H5S_ALL {
+            // SAFETY: a dataspace we created, closed once.
+            unsafe { H5Sclose(self.0) };
+        }
+    }
+}
+
+fn failed() -> hdf5::Error {
+    hdf5::Error::query().unwrap_or_else(|e| e)
+}
+
+/// The file and memory spaces of rows `first..first + rows` of a dataset
+/// of `shape`; the whole (scalar) dataset when `shape` is empty.
+fn spaces(dset: hid_t, shape: &[u64], first: u64, rows: u64) -> hdf5::Result<(Space, Space)> {
+    if shape.is_empty() {
+        return Ok((Space(H5S_ALL), Space(H5S_ALL)));
+    }
+    let mut start = vec![0u64; shape.len()];
+    start[0] = first;
+    let mut count = shape.to_vec();
+    count[0] = rows;
+    // SAFETY: `dset` is an open dataset; the new space is ours.
+    let file = Space(unsafe { H5Dget_space(dset) });
+    if file.0 < 0 {
+        return Err(failed());
+    }
+    // SAFETY: `start` and `count` hold one extent per dimension.
+    let status = unsafe {
+        H5Sselect_hyperslab(
+            file.0,
+            H5S_seloper_t::H5S_SELECT_SET,
+            start.as_ptr(),
+            std::ptr::null(),
+            count.as_ptr(),
+            std::ptr::null(),
+        )
+    };
+    if status < 0 {
+        return Err(failed());
+    }
+    // SAFETY: `count` holds `rank` extents.
+    let memory =
+        Space(unsafe { H5Screate_simple(count.len() as i32, count.as_ptr(), std::ptr::null()) });
+    if memory.0 < 0 {
+        return Err(failed());
+    }
+    Ok((file, memory))
+}
+
+/// Writes `bytes`, elements of `memory_type` in C order, as rows
+/// `first..` of `dset`, of `shape`.
+pub(crate) fn write_rows(
+    dset: &hdf5::Dataset,
+    memory_type: &hdf5::Datatype,
+    shape: &[u64],
+    first: u64,
+    bytes: &[u8],
+) -> hdf5::Result<()> {
+    let row = row_bytes(memory_type, shape);
+    if bytes.is_empty() || row == 0 {
+        return Ok(());
+    }
+    assert_eq!(bytes.len() % row, 0, "whole rows");
+    let rows = (bytes.len() / row) as u64;
+    hdf5::sync::sync(|| {
+        let (file, memory) = spaces(dset.id(), shape, first, rows)?;
+        // SAFETY: `bytes` holds the elements the memory space selects, of
+        // `memory_type`, and every handle is open.
+        let status = unsafe {
+            H5Dwrite(
+                dset.id(),
+                memory_type.id(),
+                memory.0,
+                file.0,
+                H5P_DEFAULT,
+                bytes.as_ptr().cast(),
+            )
+        };
+        if status < 0 {
+            return Err(failed());
+        }
+        Ok(())
+    })
+}
+
+/// Reads rows `first..` of `dset`, of `shape`, into `out`, elements of
+/// `memory_type` in C order, which the library converts them to (by field
+/// name for compounds, and to the memory's byte order).
+pub(crate) fn read_rows(
+    dset: &hdf5::Dataset,
+    memory_type: &hdf5::Datatype,
+    shape: &[u64],
+    first: u64,
+    out: &mut [u8],
+) -> hdf5::Result<()> {
+    let row = row_bytes(memory_type, shape);
+    if out.is_empty() || row == 0 {
+        return Ok(());
+    }
+    assert_eq!(out.len() % row, 0, "whole rows");
+    let rows = (out.len() / row) as u64;
+    hdf5::sync::sync(|| {
+        let (file, memory) = spaces(dset.id(), shape, first, rows)?;
+        // SAFETY: `out` has room for the elements the memory space
+        // selects, of `memory_type`, and every handle is open.
+        let status = unsafe {
+            H5Dread(
+                dset.id(),
+                memory_type.id(),
+                memory.0,
+                file.0,
+                H5P_DEFAULT,
+                out.as_mut_ptr().cast(),
+            )
+        };
+        if status < 0 {
+            return Err(failed());
+        }
+        Ok(())
+    })
+}
+
+/// The bytes of one row of a dataset of `shape`: its elements after the
+/// first dimension (one element for a scalar).
+pub(crate) fn row_bytes(memory_type: &hdf5::Datatype, shape: &[u64]) -> usize {
+    let elements: u64 = shape.iter().skip(1).product();
+    memory_type.size() * elements as usize
+}

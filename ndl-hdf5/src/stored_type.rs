@@ -1,0 +1,301 @@
+//! The [`Datatype`] of a type in a file, whoever wrote it: the inverse of
+//! [`h5type`](crate::h5type), and more, since other writers use types we
+//! never write (variable-length strings and sequences, references,
+//! bitfields, mixed byte orders).
+
+use std::ffi::CStr;
+use std::ops::Range;
+
+use hdf5_sys::h5::H5free_memory;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5t::{
+    H5T_class_t, H5T_order_t, H5T_sign_t, H5Tclose, H5Tget_array_dims2, H5Tget_array_ndims,
+    H5Tget_class, H5Tget_member_name, H5Tget_member_offset, H5Tget_member_type,
+    H5Tget_member_value, H5Tget_nmembers, H5Tget_order, H5Tget_sign, H5Tget_size, H5Tget_super,
+    H5Tget_tag, H5Tis_variable_str,
+};
+use ndl_runtime::{
+    ByteOrder, Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque,
+    Selection, TimeType,
+};
+
+/// A stored type as our model has it: the datatype, the byte order of its
+/// multi-byte numbers (the first one's, where they differ), and the byte
+/// ranges of the numbers stored in the other order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredType {
+    /// The datatype, with the file's offsets and sizes.
+    pub datatype: Datatype,
+    /// The order of the element's multi-byte numbers.
+    pub byte_order: ByteOrder,
+    /// Byte ranges of numbers stored in the order opposite to
+    /// `byte_order`.
+    pub other_order: Vec<Range<usize>>,
+}
+
+/// The stored type of the type handle `id`.
+pub(crate) fn stored_type(id: hid_t) -> Result<StoredType, String> {
+    let mut numbers = Vec::new();
+    let datatype = hdf5::sync::sync(|| walk(id, 0, &mut numbers))?;
+    let byte_order = numbers.first().map_or(ByteOrder::NATIVE, |(_, o)| *o);
+    let other_order = numbers
+        .into_iter()
+        .filter(|(_, o)| *o != byte_order)
+        .map(|(r, _)| r)
+        .collect();
+    Ok(StoredType {
+        datatype,
+        byte_order,
+        other_order,
+    })
+}
+
+/// A type handle the library gave us, closed on drop.
+struct Owned(hid_t);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: a handle the library gave us, closed once.
+        unsafe { H5Tclose(self.0) };
+    }
+}
+
+/// The datatype of `id` at byte `offset` of the element; each multi-byte
+/// number's bytes and order go to `numbers`.
+fn walk(
+    id: hid_t,
+    offset: usize,
+    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+) -> Result<Datatype, String> {
+    // SAFETY: `id` is an open type handle; these only read it.
+    let (class, size) = unsafe { (H5Tget_class(id), H5Tget_size(id)) };
+    let number = |numbers: &mut Vec<_>| {
+        if size > 1 {
+            numbers.push((offset..offset + size, order_of(id)));
+        }
+    };
+    Ok(match class {
+        H5T_class_t::H5T_INTEGER => {
+            number(numbers);
+            Datatype::from(int_type(id, size)?)
+        }
+        H5T_class_t::H5T_FLOAT => {
+            number(numbers);
+            match size {
+                2 => Datatype::Float16,
+                4 => Datatype::Float32,
+                8 => Datatype::Float64,
+                n => return Err(format!("a float of {n} bytes has no NumPy type")),
+            }
+        }
+        H5T_class_t::H5T_STRING => {
+            // SAFETY: `id` is a string type.
+            if unsafe { H5Tis_variable_str(id) } > 0 {
+                Datatype::String
+            } else {
+                // ASCII or UTF-8 alike: `size` bytes, NumPy's `S<size>`.
+                Datatype::FixedString(FixedString {
+                    length: size,
+                    charset: Charset::Ascii,
+                })
+            }
+        }
+        H5T_class_t::H5T_BITFIELD => Datatype::Opaque(Opaque {
+            size,
+            tag: Some(format!("HDF5 bitfield of {size} bytes")),
+        }),
+        H5T_class_t::H5T_OPAQUE => opaque(id, size, offset, numbers),
+        H5T_class_t::H5T_COMPOUND => compound(id, size, offset, numbers)?,
+        H5T_class_t::H5T_ENUM => {
+            number(numbers);
+            enumeration(id, size)?
+        }
+        H5T_class_t::H5T_ARRAY => {
+            // SAFETY: `id` is an array type; the base is a new handle.
+            let base = Owned(unsafe { H5Tget_super(id) });
+            // SAFETY: as above.
+            let rank = unsafe { H5Tget_array_ndims(id) }.max(0) as usize;
+            let mut dims = vec![0u64; rank];
+            // SAFETY: `dims` has room for `rank` extents.
+            unsafe { H5Tget_array_dims2(id, dims.as_mut_ptr()) };
+            // SAFETY: `base` is open.
+            let base_size = unsafe { H5Tget_size(base.0) };
+            let elements: usize = dims.iter().product::<u64>() as usize;
+            let mut element = None;
+            for k in 0..elements.max(1) {
+                let dt = walk(base.0, offset + k * base_size, numbers)?;
+                element.get_or_insert(dt);
+            }
+            let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            element.unwrap_or(Datatype::UInt8).array_of(&shape)
+        }
+        H5T_class_t::H5T_VLEN => {
+            // SAFETY: `id` is a vlen type; the base is a new handle.
+            let base = Owned(unsafe { H5Tget_super(id) });
+            let mut inner = Vec::new();
+            Datatype::Vlen(Box::new(walk(base.0, 0, &mut inner)?))
+        }
+        H5T_class_t::H5T_REFERENCE => {
+            if size <= 8 {
+                Datatype::ObjRef
+            } else {
+                Datatype::RegRef(Selection::Block)
+            }
+        }
+        other => return Err(format!("HDF5 type class {other:?} has no datatype here")),
+    })
+}
+
+fn order_of(id: hid_t) -> ByteOrder {
+    // SAFETY: `id` is an atomic type.
+    match unsafe { H5Tget_order(id) } {
+        H5T_order_t::H5T_ORDER_BE => ByteOrder::Big,
+        _ => ByteOrder::Little,
+    }
+}
+
+fn int_type(id: hid_t, size: usize) -> Result<IntType, String> {
+    // SAFETY: `id` is an integer type.
+    let signed = unsafe { H5Tget_sign(id) } == H5T_sign_t::H5T_SGN_2;
+    Ok(match (size, signed) {
+        (1, true) => IntType::Int8,
+        (1, false) => IntType::UInt8,
+        (2, true) => IntType::Int16,
+        (2, false) => IntType::UInt16,
+        (4, true) => IntType::Int32,
+        (4, false) => IntType::UInt32,
+        (8, true) => IntType::Int64,
+        (8, false) => IntType::UInt64,
+        (n, _) => return Err(format!("an integer of {n} bytes has no NumPy type")),
+    })
+}
+
+/// An opaque type; h5py's tagged NumPy times (`NUMPY:<M8[ns]`) are times.
+fn opaque(
+    id: hid_t,
+    size: usize,
+    offset: usize,
+    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+) -> Datatype {
+    // SAFETY: `id` is an opaque type; the tag is the library's allocation,
+    // read once and freed with its own free.
+    let tag = unsafe {
+        let raw = H5Tget_tag(id);
+        if raw.is_null() {
+            None
+        } else {
+            let tag = CStr::from_ptr(raw).to_string_lossy().into_owned();
+            H5free_memory(raw.cast());
+            Some(tag)
+        }
+    };
+    if let Some(code) = tag.as_deref().and_then(|t| t.strip_prefix("NUMPY:")) {
+        let order = match code.as_bytes().first() {
+            Some(b'>') => Some(ByteOrder::Big),
+            Some(b'<') => Some(ByteOrder::Little),
+            _ => None,
+        };
+        let plain = code.trim_start_matches(['<', '>', '=', '|']);
+        if let (Ok(t), 8) = (plain.parse::<TimeType>(), size) {
+            numbers.push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
+            return Datatype::Time(t);
+        }
+    }
+    Datatype::Opaque(Opaque {
+        size,
+        tag: tag.filter(|t| !t.is_empty()),
+    })
+}
+
+fn compound(
+    id: hid_t,
+    size: usize,
+    offset: usize,
+    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+) -> Result<Datatype, String> {
+    // SAFETY: `id` is a compound type.
+    let n = unsafe { H5Tget_nmembers(id) }.max(0) as u32;
+    let mut members = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let name = member_name(id, i)?;
+        // SAFETY: `i` is a member index; the type is a new handle.
+        let (at, member) = unsafe {
+            (
+                H5Tget_member_offset(id, i),
+                Owned(H5Tget_member_type(id, i)),
+            )
+        };
+        let datatype =
+            walk(member.0, offset + at, numbers).map_err(|e| format!("member `{name}`: {e}"))?;
+        members.push(Member::new(name, at, datatype));
+    }
+    members.sort_by_key(|m| m.offset);
+    Ok(Datatype::Compound(Compound { size, members }))
+}
+
+fn enumeration(id: hid_t, size: usize) -> Result<Datatype, String> {
+    // SAFETY: `id` is an enum type; its base is a new handle.
+    let base = Owned(unsafe { H5Tget_super(id) });
+    let base_type = int_type(base.0, size)?;
+    let big = order_of(base.0) == ByteOrder::Big;
+    // SAFETY: as above.
+    let n = unsafe { H5Tget_nmembers(id) }.max(0) as u32;
+    let mut members = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let name = member_name(id, i)?;
+        let mut bytes = [0u8; 8];
+        // SAFETY: the value is `size` bytes (at most 8) of the base type.
+        unsafe { H5Tget_member_value(id, i, bytes.as_mut_ptr().cast()) };
+        members.push(EnumMember::new(name, value(&bytes[..size], base_type, big)));
+    }
+    // h5py's bool: an int8 enum of exactly FALSE = 0 and TRUE = 1.
+    let is_bool = base_type == IntType::Int8
+        && members.len() == 2
+        && members.iter().any(|m| m.name == "FALSE" && m.value == 0)
+        && members.iter().any(|m| m.name == "TRUE" && m.value == 1);
+    if is_bool {
+        return Ok(Datatype::Bool);
+    }
+    Ok(Datatype::Enum(Enum {
+        base: base_type,
+        members,
+    }))
+}
+
+/// An enum value stored in `bytes`, of `base`, big-endian or not.
+fn value(bytes: &[u8], base: IntType, big: bool) -> i128 {
+    let mut wide = [0u8; 16];
+    let negative = match (base, big) {
+        (IntType::Int8 | IntType::Int16 | IntType::Int32 | IntType::Int64, true) => {
+            bytes[0] & 0x80 != 0
+        }
+        (IntType::Int8 | IntType::Int16 | IntType::Int32 | IntType::Int64, false) => {
+            bytes[bytes.len() - 1] & 0x80 != 0
+        }
+        _ => false,
+    };
+    if negative {
+        wide = [0xFF; 16];
+    }
+    if big {
+        wide[16 - bytes.len()..].copy_from_slice(bytes);
+        i128::from_be_bytes(wide)
+    } else {
+        wide[..bytes.len()].copy_from_slice(bytes);
+        i128::from_le_bytes(wide)
+    }
+}
+
+fn member_name(id: hid_t, i: u32) -> Result<String, String> {
+    // SAFETY: `i` is a member index; the name is the library's allocation,
+    // read once and freed with its own free.
+    unsafe {
+        let raw = H5Tget_member_name(id, i);
+        if raw.is_null() {
+            return Err(format!("member {i} has no name"));
+        }
+        let name = CStr::from_ptr(raw).to_string_lossy().into_owned();
+        H5free_memory(raw.cast());
+        Ok(name)
+    }
+}

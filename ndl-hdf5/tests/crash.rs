@@ -1,0 +1,62 @@
+//! kill -9 in the middle of writing a new HDF5 file: no file appears at
+//! its path, only the hidden one it was being built in; a file written
+//! before under that name is untouched.
+
+use std::path::Path;
+
+use ndl_hdf5::DatasetWriter;
+use ndl_testkit::child::{say, this_test, Running};
+use ndl_testkit::records::Padded;
+
+const CHILD: &str = "NDL_HDF5_CRASH_CHILD";
+
+fn records(first: u32, n: u32) -> Vec<Padded> {
+    (first..first + n)
+        .map(|i| Padded {
+            a: i as u8,
+            b: f64::from(i),
+            c: i as u16,
+        })
+        .collect()
+}
+
+/// The child: appends forever to a new file at `path`, saying so.
+fn write_until_killed(path: &Path) {
+    let mut w = DatasetWriter::<Padded>::create(path, "data").unwrap();
+    for k in 0.. {
+        w.append(&records(k * 10_000, 10_000)).unwrap();
+        say("appended");
+    }
+}
+
+#[test]
+fn a_killed_writer_leaves_no_file_and_keeps_the_old_one() {
+    if let Ok(path) = std::env::var(CHILD) {
+        write_until_killed(Path::new(&path));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.h5");
+    let old = records(7, 3);
+    ndl_hdf5::write(&path, "data", &old).unwrap();
+
+    let mut child = Running::spawn(
+        this_test("a_killed_writer_leaves_no_file_and_keeps_the_old_one").env(CHILD, &path),
+    );
+    child.wait_for("appended");
+    child.wait_for("appended");
+    child.kill();
+
+    assert_eq!(ndl_hdf5::read::<Padded>(&path, "data").unwrap(), old);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with(".out.h5.") && n.ends_with(".tmp")),
+        "{names:?}"
+    );
+}

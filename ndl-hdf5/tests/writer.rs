@@ -1,0 +1,115 @@
+//! The streaming writer and the storage options, checked with h5py.
+
+use ndl_hdf5::{Codec, DatasetWriter, WriteOptions};
+use ndl_runtime::ByteOrder;
+use ndl_testkit::python::{python312, run_with};
+use ndl_testkit::records::Padded;
+
+fn records(range: std::ops::Range<u32>) -> Vec<Padded> {
+    range
+        .map(|i| Padded {
+            a: i as u8,
+            b: f64::from(i) / 4.0,
+            c: (i * 3) as u16,
+        })
+        .collect()
+}
+
+#[test]
+fn appends_stream_into_one_extendable_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stream.h5");
+    let options = WriteOptions::new()
+        .chunk(1000)
+        .codec(Codec::Deflate(6))
+        .shuffle(true);
+    let mut w = DatasetWriter::<Padded>::create_with(&path, "/a/b/data", &options).unwrap();
+    for k in 0..5 {
+        w.append(&records(k * 700..(k + 1) * 700)).unwrap();
+        // Nothing at `path` until the file is complete.
+        assert!(!path.exists());
+    }
+    assert_eq!(w.len(), 3500);
+    w.finish().unwrap();
+    assert_eq!(
+        ndl_hdf5::read::<Padded>(&path, "/a/b/data").unwrap(),
+        records(0..3500)
+    );
+
+    let mut w = DatasetWriter::<Padded>::open(&path, "/a/b/data").unwrap();
+    w.append(&records(3500..4000)).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        ndl_hdf5::read::<Padded>(&path, "/a/b/data").unwrap(),
+        records(0..4000)
+    );
+
+    let out = run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+d = h5py.File(sys.argv[1], "r")["a/b/data"]
+print(d.shape, d.maxshape, d.chunks, d.compression, d.compression_opts, d.shuffle)
+print(int(d["c"].sum()), float(d["b"][-1]))
+"#,
+        &[path.to_str().unwrap()],
+    );
+    let want_sum: u64 = (0..4000u64).map(|i| (i * 3) % 65536).sum();
+    assert_eq!(
+        out,
+        format!(
+            "(4000,) (None,) (1000,) gzip 6 True\n{want_sum} {}\n",
+            3999.0 / 4.0
+        )
+    );
+    // Another type is not appended to it.
+    let e = DatasetWriter::<ndl_testkit::records::Packed>::open(&path, "/a/b/data")
+        .err()
+        .unwrap();
+    assert!(matches!(e, ndl_hdf5::Error::Mismatch { .. }), "{e}");
+}
+
+#[test]
+fn big_endian_files_are_numpys_big_endian_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    let h5 = dir.path().join("be.h5");
+    let npy = dir.path().join("be.npy");
+    let recs = records(0..10);
+    let options = WriteOptions::new().byte_order(ByteOrder::Big);
+    let mut w = DatasetWriter::<Padded>::create_with(&h5, "data", &options).unwrap();
+    w.append(&recs).unwrap();
+    w.finish().unwrap();
+    ndl_runtime::npy::WriteOptions::new()
+        .byte_order(ByteOrder::Big)
+        .write_file(&npy, &recs)
+        .unwrap();
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+d = h5py.File(sys.argv[1], "r")["data"]
+want = np.load(sys.argv[2])
+assert d.dtype == want.dtype and d.dtype["b"].byteorder == ">", (d.dtype, want.dtype)
+assert d[...].tobytes() == want.tobytes()
+"#,
+        &[h5.to_str().unwrap(), npy.to_str().unwrap()],
+    );
+    assert_eq!(ndl_hdf5::read::<Padded>(&h5, "data").unwrap(), recs);
+    // Appends go on in the file's order.
+    let mut w = DatasetWriter::<Padded>::open(&h5, "data").unwrap();
+    w.append(&records(10..20)).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        ndl_hdf5::read::<Padded>(&h5, "data").unwrap(),
+        records(0..20)
+    );
+}
+
+#[test]
+fn a_small_write_takes_a_small_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.h5");
+    ndl_hdf5::write(&path, "data", &records(0..10)).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 16 * 1024, "{size} bytes for 10 records");
+}

@@ -1,0 +1,121 @@
+//! `ndl convert` and `ndl describe` with HDF5 files: what NumPy saves
+//! goes to `.h5` and back byte for byte, h5py reads it equal, files that
+//! h5py and netCDF4-python wrote convert dataset by dataset and describe
+//! in NDL that PyYAML reads.
+
+mod common;
+
+use common::cli::{convert, converted, describe, ok, refused};
+use ndl_testkit::python::{python312, run_with};
+
+/// Arrays of every kind NumPy saves that HDF5 holds: records (padded,
+/// nested, big-endian, with bools, enums-as-ints, subarrays, strings),
+/// plain arrays of rank 0 to 3, and an empty one.
+const MAKE: &str = r#"
+import sys, numpy as np
+d = sys.argv[1]
+rec = np.dtype([("id", "<u4"), ("ok", "?"), ("v", "<f8"), ("m", "<i2", (2, 3)), ("s", "S5")], align=True)
+a = np.zeros(7, rec); a["id"] = np.arange(7); a["ok"] = [True, False] * 3 + [True]; a["v"] = np.linspace(0, 1, 7); a["s"] = b"abc"
+np.save(f"{d}/recs.npy", a)
+np.save(f"{d}/big.npy", np.zeros(4, [("a", ">i4"), ("b", ">f8")]) )
+np.save(f"{d}/cube.npy", np.arange(60, dtype="<u2").reshape(3, 4, 5))
+np.save(f"{d}/scalar.npy", np.float64(2.5))
+np.save(f"{d}/empty.npy", np.zeros((0, 3), "<i8"))
+np.save(f"{d}/complex.npy", (np.arange(4) + 1j).astype("<c16"))
+np.save(f"{d}/time.npy", np.array(["2026-11-25T12:00", "NaT"], "<M8[s]"))
+"#;
+
+#[test]
+fn npy_to_h5_and_back_is_byte_for_byte_and_h5py_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    for name in ["recs", "big", "cube", "scalar", "empty", "complex", "time"] {
+        let npy = d.join(format!("{name}.npy"));
+        let h5 = d.join(format!("{name}.h5"));
+        let back = d.join(format!("{name}_back.npy"));
+        converted(convert(&npy, &h5, &[]), &format!("{name} to .h5"));
+        converted(convert(&h5, &back, &[]), &format!("{name} back"));
+        assert_eq!(
+            std::fs::read(&npy).unwrap(),
+            std::fs::read(&back).unwrap(),
+            "{name}: the .npy that came back differs"
+        );
+        run_with(
+            &python312(),
+            r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    got = f[sys.argv[3]][()]
+want = np.load(sys.argv[2])
+assert got.dtype == want.dtype, (got.dtype, want.dtype)
+assert np.asarray(got).tobytes() == want.tobytes()
+"#,
+            &[h5.to_str().unwrap(), npy.to_str().unwrap(), name],
+        );
+    }
+    // A Fortran-order array has no HDF5 form: refused, nothing written.
+    let f = d.join("fortran.npy");
+    run_with(
+        &python312(),
+        "import sys, numpy as np; np.save(sys.argv[1], np.asfortranarray(np.zeros((2, 3))))",
+        &[f.to_str().unwrap()],
+    );
+    let h5 = d.join("fortran.h5");
+    refused(&convert(&f, &h5, &[]), &h5, &["C order"]);
+    assert!(!h5.exists());
+}
+
+#[test]
+fn files_h5py_and_netcdf4_wrote_convert_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("cf.nc");
+    let h5 = d.join("many.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, netCDF4, numpy as np
+n = netCDF4.Dataset(sys.argv[1], "w")
+n.createDimension("time", None); n.createDimension("lat", 3)
+t = n.createVariable("time", "f8", ("time",)); t.units = "days since 2000-01-01"
+v = n.createVariable("tas", "f4", ("time", "lat"), zlib=True); v.long_name = "air temperature"
+v[0:2, :] = np.arange(6).reshape(2, 3); t[0:2] = [0, 1]; n.title = "cf"; n.close()
+with h5py.File(sys.argv[2], "w") as f:
+    f["a"] = np.arange(3); f.create_group("g")["b"] = np.zeros(2, [("x", "<f4"), ("y", "u1")])
+    f["g/b"].attrs["units"] = "m"
+"#,
+        &[nc.to_str().unwrap(), h5.to_str().unwrap()],
+    );
+    let out = d.join("tas.npy");
+    converted(convert(&nc, &out, &["--member", "tas"]), "tas");
+    run_with(
+        &python312(),
+        "import sys, numpy as np; a = np.load(sys.argv[1]); assert a.dtype == '<f4' and a.shape == (2, 3) and a.sum() == 15, a",
+        &[out.to_str().unwrap()],
+    );
+    // Several datasets and no --member: refused, naming them.
+    let e = convert(&h5, &d.join("x.npy"), &[]);
+    refused(&e, &h5, &["--member", "/a", "/g/b"]);
+    converted(convert(&h5, &d.join("b.npy"), &["--member", "g/b"]), "g/b");
+
+    let ndl = ok(describe(&nc, "ndl", &[]), "describe cf.nc");
+    let parsed = run_with(
+        &python312(),
+        "import sys, yaml, json; print(json.dumps(yaml.safe_load(open(sys.argv[1]).read())))",
+        &[{
+            let p = d.join("cf.yaml");
+            std::fs::write(&p, &ndl).unwrap();
+            p.to_str().unwrap().to_string()
+        }
+        .as_str()],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&parsed).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("air temperature"), "{ndl}");
+    assert!(text.contains("\"tas\""), "{ndl}");
+    assert!(text.contains("\"lat\""), "{ndl}");
+    let cdl = ok(describe(&h5, "cdl", &[]), "describe many.h5 as CDL");
+    assert!(cdl.contains("group: g {"), "{cdl}");
+    ok(describe(&h5, "numpy", &[]), "describe many.h5 as numpy");
+}
