@@ -97,7 +97,11 @@ fn root(x: u64, k: u32) -> u64 {
     while n > 1 && n.checked_pow(k).is_none_or(|p| p > x) {
         n -= 1;
     }
-    while n.checked_add(1).and_then(|m| m.checked_pow(k)).is_some_and(|p| p <= x) {
+    while n
+        .checked_add(1)
+        .and_then(|m| m.checked_pow(k))
+        .is_some_and(|p| p <= x)
+    {
         n += 1;
     }
     n.max(1)

@@ -253,9 +253,9 @@ impl ChunkIo {
             let claimed = zstd::bulk::Decompressor::upper_bound(&encoded);
             if claimed.is_some_and(|n| n > self.chunk_bytes()) {
                 return Err(error(&format!(
-                        "corrupt: its zstd frame claims {} decoded bytes, a chunk holds {}",
-                        claimed.unwrap_or(0),
-                        self.chunk_bytes()
+                    "corrupt: its zstd frame claims {} decoded bytes, a chunk holds {}",
+                    claimed.unwrap_or(0),
+                    self.chunk_bytes()
                 )));
             }
         }

@@ -86,6 +86,7 @@ mod reader;
 mod s3;
 mod staging;
 mod store;
+mod strings;
 mod struct_type;
 mod writer;
 
@@ -103,11 +104,15 @@ pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,
 };
-pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
-pub use ndl_runtime::ByteOrder;
 #[cfg(feature = "ndarray")]
 pub use ndarray_io::{read_ndarray, write_ndarray};
+pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
+pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
+pub use strings::{
+    read_byte_strings, read_strings, write_byte_strings, write_strings, VlenKind, VlenReader,
+    VlenValues, VlenWriter, Widest,
+};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:

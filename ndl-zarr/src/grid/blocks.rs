@@ -181,7 +181,11 @@ pub(crate) fn reverse_axes(src: &[u8], shape: &[u64], size: usize) -> Vec<u8> {
     let mut at = vec![0u64; rank - 1];
     let mut s = 0;
     loop {
-        let base: usize = at.iter().zip(&strides).map(|(&i, st)| i as usize * st).sum();
+        let base: usize = at
+            .iter()
+            .zip(&strides)
+            .map(|(&i, st)| i as usize * st)
+            .sum();
         for i in 0..last {
             let d = base + i * strides[rank - 1];
             dst[d..d + size].copy_from_slice(&src[s..s + size]);

@@ -117,7 +117,9 @@ impl GridReader {
     pub fn slab_len(&self) -> u64 {
         let (axis, step) = slab_plan(&self.stored);
         match self.stored.shape.get(axis) {
-            Some(&len) => step.min(len.max(1)) * self.stored.shape[axis + 1..].iter().product::<u64>(),
+            Some(&len) => {
+                step.min(len.max(1)) * self.stored.shape[axis + 1..].iter().product::<u64>()
+            }
             None => 1,
         }
     }
@@ -192,6 +194,10 @@ fn slab_plan(stored: &Stored) -> (usize, u64) {
     }
     let fit = (SLAB_BYTES / row(axis).max(1)).max(1);
     let chunk = stored.chunks[axis];
-    let step = if chunk <= fit { fit / chunk * chunk } else { fit };
+    let step = if chunk <= fit {
+        fit / chunk * chunk
+    } else {
+        fit
+    };
     (axis, step)
 }
