@@ -26,13 +26,18 @@ pub fn convert(
 ) -> Result<u64> {
     let mut source = open(src, &options.read)?;
     let sink = create(dst, source.as_ref(), &options.write)?;
+    for note in source.notes() {
+        progress(Progress::Note(note));
+    }
     progress(Progress::Total(source.spec().len().unwrap_or(0)));
     sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
 }
 
 /// What a conversion reports as it goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Progress {
+    /// What the source says about how it is read (before the total).
+    Note(String),
     /// The number of elements to convert.
     Total(u64),
     /// The number of elements converted so far.

@@ -28,6 +28,12 @@ pub trait Source {
         1
     }
 
+    /// What a reader should be told about how the elements are read (a
+    /// conversion prints them): none for most sources.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Fills the front of `buf` with the next whole elements, as many as
     /// fit and remain; returns how many. Returns 0 only at the end.
     fn read(&mut self, buf: &mut [u8]) -> Result<usize>;
