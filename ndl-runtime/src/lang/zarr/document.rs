@@ -452,7 +452,12 @@ mod tests {
     fn fortran_order_is_v2_order_f_and_a_v3_transpose_reversing_the_dimensions() {
         let doc = ArrayDocument {
             array_order: ArrayOrder::ColumnMajor,
-            ..ArrayDocument::new(ZarrFormat::V3, Datatype::UInt16, vec![3, 4, 5], vec![3, 4, 5])
+            ..ArrayDocument::new(
+                ZarrFormat::V3,
+                Datatype::UInt16,
+                vec![3, 4, 5],
+                vec![3, 4, 5],
+            )
         };
         let v3 = doc.v3().unwrap();
         assert_eq!(
