@@ -113,6 +113,11 @@ pub use strings::{
     read_byte_strings, read_strings, write_byte_strings, write_strings, VlenKind, VlenReader,
     VlenValues, VlenWriter, Widest,
 };
+#[cfg(feature = "ndarray")]
+pub use strings::{
+    read_byte_strings_ndarray, read_strings_ndarray, write_byte_strings_ndarray,
+    write_strings_ndarray,
+};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:

@@ -13,6 +13,8 @@
 //! ```
 
 mod meta;
+#[cfg(feature = "ndarray")]
+mod nd;
 mod read;
 mod values;
 mod write;
@@ -20,6 +22,11 @@ mod write;
 use std::path::Path;
 
 pub use meta::VlenKind;
+#[cfg(feature = "ndarray")]
+pub use nd::{
+    read_byte_strings_ndarray, read_strings_ndarray, write_byte_strings_ndarray,
+    write_strings_ndarray,
+};
 pub use read::{VlenReader, Widest};
 pub use values::VlenValues;
 pub use write::VlenWriter;
@@ -72,7 +79,7 @@ pub fn read_strings(dir: impl AsRef<Path>) -> Result<Vec<String>> {
 /// ```
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("b.zarr");
-/// ndl_zarr::write_byte_strings(&path, &[b"x", b"yz"])?;
+/// ndl_zarr::write_byte_strings(&path, &[&b"x"[..], b"yz"])?;
 /// assert_eq!(ndl_zarr::read_byte_strings(&path)?, [b"x".to_vec(), b"yz".to_vec()]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
