@@ -14,14 +14,14 @@ const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 
 /// Element `i`'s value, as `value` in strings.py computes it.
 fn text(i: u64) -> String {
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         return String::new();
     }
     format!("{}ß{i}", "é".repeat((i % 5) as usize))
 }
 
 fn bytes(i: u64) -> Vec<u8> {
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         return Vec::new();
     }
     let mut v = [0, (i % 256) as u8].repeat((i % 4) as usize);
