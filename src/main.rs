@@ -104,9 +104,26 @@ struct ConvertArgs {
     #[arg(long)]
     chars_as_u1: bool,
 
+    /// How fixed strings (NumPy U and S) are stored in a Zarr store: as
+    /// they are, or as variable-length values (v3 `string` /
+    /// `variable_length_bytes`, v2 `|O` with `vlen-utf8` / `vlen-bytes`),
+    /// trailing NULs trimmed as NumPy trims them. Variable-length values
+    /// read from a store always become the narrowest fixed U or S.
+    #[arg(long, value_enum, default_value_t = StringsArg::Fixed)]
+    strings: StringsArg,
+
     /// The member of a .npz archive to convert, when it has more than one.
     #[arg(long)]
     member: Option<String>,
+}
+
+/// How strings are stored in a Zarr store.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StringsArg {
+    /// Fixed width, as the source has them.
+    Fixed,
+    /// Variable length.
+    Variable,
 }
 
 /// The layouts of a store.
@@ -201,14 +218,15 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
             zarr: ndl_formats::ZarrSinkOptions {
                 zarr,
                 keep_byte_order: args.layout == LayoutArg::Records,
+                variable_strings: args.strings == StringsArg::Variable,
             },
         },
     };
     let bar = progress_bar();
     let shown = |p: Progress| match p {
+        Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
         Progress::Total(n) => bar.set_length(n),
         Progress::Done(n) => bar.set_position(n),
-        Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
     };
     let result = ndl_formats::convert(&args.src, &args.dst, &options, &shown);
     bar.finish_and_clear();

@@ -17,6 +17,8 @@ use crate::npz::{NpzSink, NpzSource};
 use crate::sink::Sink;
 use crate::source::Source;
 use crate::zarr::{is_remote, ZarrSink, ZarrSinkOptions, ZarrSource};
+use crate::zarr_strings::{VlenSink, VlenSource};
+use ndl_zarr::VlenReader;
 
 /// The formats of arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,6 +175,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
             options.member.as_deref(),
             &options.limits,
         )?),
+        Format::Zarr if VlenReader::probe(path)?.is_some() => Box::new(VlenSource::open(path)?),
         Format::Zarr => Box::new(ZarrSource::open(path)?),
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
@@ -187,6 +190,9 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
     Ok(match Format::of_destination(path)? {
         Format::Npy => Box::new(NpySink::create(path, spec)?),
         Format::Npz => Box::new(NpzSink::create(path, &stem(source.location()), spec)?),
+        Format::Zarr if options.zarr.variable_strings => {
+            Box::new(VlenSink::create(path, source, &options.zarr.zarr)?)
+        }
         Format::Zarr => Box::new(ZarrSink::create(path, source, &options.zarr)?),
         Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),

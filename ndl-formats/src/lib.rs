@@ -41,6 +41,7 @@ mod sink;
 mod source;
 mod spec;
 mod zarr;
+mod zarr_strings;
 
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 pub use contents::{Arrangement, Contents, Entry};
@@ -55,3 +56,4 @@ pub use sink::{Progress as SinkProgress, Sink};
 pub use source::{for_each_batch, Source, BATCH_BYTES};
 pub use spec::{ArraySpec, Order};
 pub use zarr::{is_remote, ZarrSink, ZarrSinkOptions, ZarrSource};
+pub use zarr_strings::{VlenSink, VlenSource};

@@ -165,6 +165,9 @@ pub struct ZarrSinkOptions {
     /// Whether the store keeps the source's byte order (the records
     /// layout can; columns are little-endian, as netCDF-C reads them).
     pub keep_byte_order: bool,
+    /// Whether fixed strings (NumPy `U`, `S`) are stored as variable-length
+    /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`).
+    pub variable_strings: bool,
 }
 
 impl Default for ZarrSinkOptions {
@@ -174,6 +177,7 @@ impl Default for ZarrSinkOptions {
         ZarrSinkOptions {
             zarr: WriteOptions::new(),
             keep_byte_order: true,
+            variable_strings: false,
         }
     }
 }
@@ -315,6 +319,9 @@ pub fn contents(path: &Path) -> Result<Contents> {
         entry.native_metadata = Some(info.metadata().clone());
         Ok(entry)
     };
+    if ndl_zarr::VlenReader::probe(path)?.is_some() {
+        return crate::zarr_strings::contents(path);
+    }
     Ok(match StoreInfo::open(path)? {
         StoreInfo::Array(info) => Contents {
             arrangement: Arrangement::One,

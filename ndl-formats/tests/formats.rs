@@ -267,6 +267,7 @@ fn a_subarray_of_a_subarray_converts_folded() {
                 zarr: ndl_formats::ZarrSinkOptions {
                     zarr,
                     keep_byte_order: true,
+                    variable_strings: false,
                 },
             },
             ..ConvertOptions::default()

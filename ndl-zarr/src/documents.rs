@@ -10,7 +10,7 @@ use crate::store::Store;
 
 /// The JSON document at `key`, `None` when there is none; Python's bare
 /// `NaN` and infinities are read as strings.
-fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
+pub(crate) fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
     let Some(bytes) = store.get(key)? else {
         return Ok(None);
     };
@@ -20,7 +20,7 @@ fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
 }
 
 /// The attributes document of a v2 node, empty when there is none.
-fn v2_attributes(store: &Store) -> Result<Map<String, Value>> {
+pub(crate) fn v2_attributes(store: &Store) -> Result<Map<String, Value>> {
     match json_at(store, ZATTRS)? {
         None => Ok(Map::new()),
         Some(Value::Object(a)) => Ok(a),
@@ -29,7 +29,7 @@ fn v2_attributes(store: &Store) -> Result<Map<String, Value>> {
 }
 
 /// Bytes of a document as written: pretty, with a final newline.
-fn pretty(doc: &Value) -> Vec<u8> {
+pub(crate) fn pretty(doc: &Value) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(doc).unwrap_or_default();
     out.push(b'\n');
     out

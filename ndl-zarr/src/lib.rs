@@ -102,6 +102,7 @@ mod reader;
 mod s3;
 mod staging;
 mod store;
+mod strings;
 mod struct_type;
 mod writer;
 mod zip;
@@ -125,6 +126,15 @@ pub use ndarray_io::{read_ndarray, write_ndarray};
 pub use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
+pub use strings::{
+    read_byte_strings, read_strings, write_byte_strings, write_strings, VlenKind, VlenReader,
+    VlenValues, VlenWriter, Widest,
+};
+#[cfg(feature = "ndarray")]
+pub use strings::{
+    read_byte_strings_ndarray, read_strings_ndarray, write_byte_strings_ndarray,
+    write_strings_ndarray,
+};
 pub use writer::{ArrayWriter, PackedWriter};
 
 /// Writes `data` as a new store at `dir` holding one array of records:

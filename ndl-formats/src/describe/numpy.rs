@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use ndl_runtime::Datatype;
+
 use crate::contents::{Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::npy::header_of;
@@ -24,8 +26,15 @@ pub(super) fn dicts(path: &Path, contents: &Contents) -> Result<String> {
     Ok(out)
 }
 
-/// The header dict as NumPy writes it, without the padding.
+/// The header dict as NumPy writes it, without the padding. Variable-length
+/// strings and bytes have NumPy's dtype of Python objects, `|O`, which
+/// `np.save` writes (pickling the values).
 fn dict(path: &Path, e: &Entry) -> Result<String> {
+    if matches!(e.spec.datatype, Datatype::String | Datatype::Vlen(_)) {
+        let mut objects = e.clone();
+        objects.spec.datatype = Datatype::UInt8;
+        return Ok(dict(path, &objects)?.replacen("'|u1'", "'|O'", 1));
+    }
     let mut header = header_of(&e.spec);
     header.other_order.clone_from(&e.other_order);
     let bytes = header.to_bytes().map_err(|source| Error::Description {

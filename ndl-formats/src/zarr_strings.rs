@@ -1,0 +1,343 @@
+//! Zarr arrays of variable-length strings and bytes as a [`Source`] and a
+//! [`Sink`], and as an entry of a description.
+//!
+//! Reading, values become the narrowest fixed NumPy type that holds every
+//! one: `U<n>` for text (v3 `string`, v2 `vlen-utf8`), `S<n>` for bytes
+//! (v3 `variable_length_bytes`, v2 `vlen-bytes`), found by a first pass
+//! over the chunks. Writing (`ndl convert --strings variable`), fixed `U`
+//! and `S` values become variable-length ones, their trailing NULs
+//! trimmed as NumPy trims them.
+
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
+use ndl_zarr::{VlenKind, VlenReader, VlenValues, WriteOptions};
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::error::{Error, Result};
+use crate::npy::refuse_existing;
+use crate::sink::{Progress, Sink};
+use crate::source::{for_each_batch, Source};
+use crate::spec::{ArraySpec, Order};
+
+/// A fixed width is refused when its padded values would be this many
+/// times the bytes of the values as stored...
+const MAX_PADDING_RATIO: u64 = 256;
+/// ...and more than this many bytes in all.
+const PADDING_FLOOR: u64 = 1 << 30;
+
+/// The values of a variable-length array, padded to the narrowest fixed
+/// width that holds them all, a slab of chunk rows at a time.
+pub struct VlenSource {
+    path: PathBuf,
+    spec: ArraySpec,
+    reader: VlenReader,
+    notes: Vec<String>,
+    /// The slab being handed out, and the next of its values.
+    slab: Option<(VlenValues, usize)>,
+}
+
+impl VlenSource {
+    /// Opens the store at `path` and finds its widest value (one pass over
+    /// every chunk).
+    ///
+    /// # Errors
+    /// If the store holds no variable-length array, a chunk or value is
+    /// corrupt, or the width would make the padded values more than 256
+    /// times (and more than 1 GiB beyond) the values as stored: the error
+    /// names the widest element and its chunk.
+    pub fn open(path: &Path) -> Result<VlenSource> {
+        let reader = VlenReader::open(path)?;
+        let widest = reader.widest()?;
+        let kind = reader.kind();
+        let charset = match kind {
+            VlenKind::Text => Charset::Utf32,
+            VlenKind::Bytes => Charset::Ascii,
+        };
+        let length = usize::try_from(widest.len.max(1)).unwrap_or(usize::MAX);
+        let datatype = Datatype::FixedString(FixedString { length, charset });
+        let spec = ArraySpec::new(datatype, reader.shape().to_vec());
+        let n = spec.len().unwrap_or(u64::MAX);
+        let item = (length as u64).saturating_mul(charset.width() as u64);
+        let padded = n.saturating_mul(item);
+        let stored = widest.total_bytes.saturating_add(n.saturating_mul(4));
+        let at = |index: &[u64]| -> String {
+            let chunks: Vec<u64> = index
+                .iter()
+                .zip(reader.chunk_shape())
+                .map(|(i, c)| i / c)
+                .collect();
+            format!("element {index:?} (chunk {chunks:?})")
+        };
+        if item > i32::MAX as u64 || (padded > PADDING_FLOOR && padded / MAX_PADDING_RATIO > stored)
+        {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: format!(
+                    "{} holds {} {}: a fixed width that holds it, for all {n} elements, makes {padded} bytes of {} from {stored} bytes of values; convert to a format with variable-length strings (Parquet, Arrow, Zarr)",
+                    at(&widest.index),
+                    widest.len,
+                    unit(kind),
+                    spec.datatype.numpy_descr(),
+                ),
+            });
+        }
+        let note = format!(
+            "{}: {} values are variable-length, which .npy holds only as Python objects (pickles): they are written as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {}){}",
+            path.display(),
+            match kind {
+                VlenKind::Text => "the string",
+                VlenKind::Bytes => "the byte-string",
+            },
+            spec.datatype.numpy_descr(),
+            at(&widest.index),
+            widest.len,
+            unit(kind),
+            match kind {
+                VlenKind::Text => "; trailing NUL characters are lost, as NumPy strips them",
+                VlenKind::Bytes => "; trailing NUL bytes are lost, as NumPy strips them",
+            },
+        );
+        Ok(VlenSource {
+            path: path.to_path_buf(),
+            spec,
+            reader,
+            notes: vec![note],
+            slab: None,
+        })
+    }
+}
+
+fn unit(kind: VlenKind) -> &'static str {
+    match kind {
+        VlenKind::Text => "characters",
+        VlenKind::Bytes => "bytes",
+    }
+}
+
+impl Source for VlenSource {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn batch_hint(&self) -> u64 {
+        self.reader.slab_len().max(1)
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let text = self.reader.kind() == VlenKind::Text;
+        let mut n = 0;
+        'elements: for out in buf.chunks_exact_mut(size) {
+            loop {
+                if let Some((slab, at)) = &mut self.slab {
+                    if *at < slab.len() {
+                        pad(slab.get(*at), out, text);
+                        (*at, n) = (*at + 1, n + 1);
+                        continue 'elements;
+                    }
+                }
+                match self.reader.next_slab()? {
+                    Some(slab) => self.slab = Some((slab, 0)),
+                    None => break 'elements,
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Writes `value` into the fixed-width element `out`, zero-padded: text
+/// as native UTF-32 code units, bytes as they are.
+fn pad(value: &[u8], out: &mut [u8], text: bool) {
+    out.fill(0);
+    if !text {
+        out[..value.len()].copy_from_slice(value);
+        return;
+    }
+    // The chunk was checked to be UTF-8 when decoded.
+    let chars = String::from_utf8_lossy(value);
+    for (c, unit) in chars.chars().zip(out.chunks_exact_mut(4)) {
+        unit.copy_from_slice(&u32::from(c).to_ne_bytes());
+    }
+}
+
+/// A new Zarr store of variable-length values from a source of fixed
+/// `U` / `S` strings, published whole once complete.
+pub struct VlenSink {
+    path: PathBuf,
+    spec: ArraySpec,
+    kind: VlenKind,
+    options: WriteOptions,
+}
+
+impl VlenSink {
+    /// A sink at `path` for the fixed strings of `source`.
+    ///
+    /// # Errors
+    /// If the source's elements are not fixed strings, or are in Fortran
+    /// order with two or more dimensions.
+    pub fn create(path: &Path, source: &dyn Source, options: &WriteOptions) -> Result<VlenSink> {
+        let spec = source.spec().clone();
+        let unsupported = |message: String| Error::Unsupported {
+            path: path.to_path_buf(),
+            message,
+        };
+        let kind = match &spec.datatype {
+            Datatype::FixedString(s) if s.charset == Charset::Utf32 => VlenKind::Text,
+            Datatype::FixedString(_) => VlenKind::Bytes,
+            other => {
+                return Err(unsupported(format!(
+                    "variable-length strings are written from arrays of fixed strings (NumPy U or S), not {}",
+                    other.numpy_descr()
+                )))
+            }
+        };
+        if spec.order == Order::Fortran && spec.shape.len() > 1 {
+            return Err(unsupported(
+                "variable-length strings are written in C order; this array is in Fortran order"
+                    .into(),
+            ));
+        }
+        if !crate::zarr::is_remote(path) {
+            refuse_existing(path)?;
+        }
+        Ok(VlenSink {
+            path: path.to_path_buf(),
+            spec,
+            kind,
+            options: options.clone(),
+        })
+    }
+}
+
+impl Sink for VlenSink {
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let options = self.options.clone().publish_on_finish(true);
+        let mut writer = options.create_vlen(&self.path, self.kind, &self.spec.shape)?;
+        let size = self.spec.element_size().max(1);
+        let from = source.location().to_path_buf();
+        let mut text = String::new();
+        let n = for_each_batch(source, |bytes, done| {
+            let first = done - (bytes.len() / size) as u64;
+            for (i, element) in bytes.chunks_exact(size).enumerate() {
+                let value = match self.kind {
+                    VlenKind::Bytes => trim_nuls(element, 1),
+                    VlenKind::Text => {
+                        utf32(element, self.spec.byte_order, &mut text).map_err(|message| {
+                            Error::InvalidValue {
+                                path: from.clone(),
+                                record: first + i as u64,
+                                field: String::new(),
+                                message,
+                            }
+                        })?;
+                        text.as_bytes()
+                    }
+                };
+                writer.append(value)?;
+            }
+            progress(done);
+            Ok(())
+        })?;
+        writer.finish()?;
+        Ok(n)
+    }
+}
+
+/// `element` without its trailing NUL units of `width` bytes.
+fn trim_nuls(element: &[u8], width: usize) -> &[u8] {
+    let mut end = element.len();
+    while end >= width && element[end - width..end].iter().all(|&b| b == 0) {
+        end -= width;
+    }
+    &element[..end]
+}
+
+/// Decodes the UTF-32 `element` in `order`, trailing NULs trimmed, into
+/// `out`.
+fn utf32(element: &[u8], order: ByteOrder, out: &mut String) -> std::result::Result<(), String> {
+    out.clear();
+    for unit in trim_nuls(element, 4).chunks_exact(4) {
+        let b = [unit[0], unit[1], unit[2], unit[3]];
+        let code = match order {
+            ByteOrder::Little => u32::from_le_bytes(b),
+            ByteOrder::Big => u32::from_be_bytes(b),
+        };
+        let c = char::from_u32(code)
+            .ok_or_else(|| format!("U+{code:04X} is not a Unicode scalar value"))?;
+        out.push(c);
+    }
+    Ok(())
+}
+
+/// The one variable-length array of the store at `path`, as a description
+/// shows it: the NDL datatype `string` (text) or a vlen of `uint8`
+/// (bytes), the store's own metadata document.
+pub fn contents(path: &Path) -> Result<Contents> {
+    let reader = VlenReader::open(path)?;
+    let spec = ArraySpec::new(reader.kind().datatype(), reader.shape().to_vec());
+    let filter: Vec<serde_yaml::Value> = reader
+        .compressors()
+        .iter()
+        .filter_map(|c| serde_yaml::to_value(c).ok())
+        .collect();
+    let storage = Storage {
+        chunk: Some(reader.chunk_shape().iter().map(|&c| c as usize).collect()),
+        filter: (!filter.is_empty()).then_some(filter),
+        ..Storage::default()
+    };
+    let mut entry = Entry::new("/".into(), stem(path), spec, storage);
+    entry.attributes = reader.attributes().clone();
+    entry.dimension_names = reader.dimension_names().map(<[_]>::to_vec);
+    entry.native_metadata = Some(reader.metadata().clone());
+    Ok(Contents {
+        arrangement: Arrangement::One,
+        entries: vec![entry],
+        attributes: serde_json::Map::new(),
+        warnings: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_nuls_are_trimmed_as_numpy_trims_them() {
+        assert_eq!(trim_nuls(b"ab\0\0", 1), b"ab");
+        assert_eq!(trim_nuls(b"\0a\0", 1), b"\0a");
+        assert_eq!(trim_nuls(b"\0\0", 1), b"");
+        let mut s = String::new();
+        let mut e = Vec::new();
+        for c in ['é', 'x', '\0'] {
+            e.extend_from_slice(&u32::from(c).to_be_bytes());
+        }
+        utf32(&e, ByteOrder::Big, &mut s).unwrap();
+        assert_eq!(s, "éx");
+        let bad = 0xD800u32.to_le_bytes();
+        assert!(utf32(&bad, ByteOrder::Little, &mut s)
+            .unwrap_err()
+            .contains("U+D800"));
+    }
+
+    #[test]
+    fn values_are_padded_to_the_width() {
+        let mut out = [9u8; 8];
+        pad("é".as_bytes(), &mut out, true);
+        assert_eq!(out[..4], u32::from('é').to_ne_bytes());
+        assert_eq!(out[4..], [0; 4]);
+        let mut out = [9u8; 3];
+        pad(b"\x01", &mut out, false);
+        assert_eq!(out, [1, 0, 0]);
+    }
+}

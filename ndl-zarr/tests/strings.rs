@@ -1,0 +1,240 @@
+//! Variable-length strings and bytes, checked by the real consumers:
+//! zarr-python 3.4 (Python 3.12) writes v2 and v3 arrays that read back
+//! here equal, and reads what we write equal, as zarr-python 3.1 does;
+//! zarr-python 2.18's stores (fill value 0) are checked in, small; corrupt
+//! chunks are typed errors naming the chunk and the element.
+
+use std::path::{Path, PathBuf};
+
+use ndl_testkit::{python, python312, run_file};
+use ndl_zarr::{Codec, Error, VlenKind, VlenReader, WriteOptions, ZarrFormat};
+
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/strings.py");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+
+/// Element `i`'s value, as `value` in strings.py computes it.
+fn text(i: u64) -> String {
+    if i.is_multiple_of(7) {
+        return String::new();
+    }
+    format!("{}ß{i}", "é".repeat((i % 5) as usize))
+}
+
+fn bytes(i: u64) -> Vec<u8> {
+    if i.is_multiple_of(7) {
+        return Vec::new();
+    }
+    let mut v = [0, (i % 256) as u8].repeat((i % 4) as usize);
+    v.extend_from_slice(i.to_string().as_bytes());
+    v
+}
+
+fn kind_arg(kind: VlenKind) -> &'static str {
+    match kind {
+        VlenKind::Text => "text",
+        VlenKind::Bytes => "bytes",
+    }
+}
+
+fn extents(e: &[u64]) -> String {
+    e.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn read_back(path: &Path, kind: VlenKind) -> Vec<Vec<u8>> {
+    match kind {
+        VlenKind::Text => ndl_zarr::read_strings(path)
+            .unwrap()
+            .into_iter()
+            .map(String::into_bytes)
+            .collect(),
+        VlenKind::Bytes => ndl_zarr::read_byte_strings(path).unwrap(),
+    }
+}
+
+fn expected(kind: VlenKind, n: u64) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| match kind {
+            VlenKind::Text => text(i).into_bytes(),
+            VlenKind::Bytes => bytes(i),
+        })
+        .collect()
+}
+
+/// Shapes and chunks: 1-D, 2-D chunked in both dimensions with ragged
+/// edges, 0-D.
+const CASES: [(&[u64], &[u64]); 3] = [(&[23], &[4]), (&[5, 3], &[2, 2]), (&[], &[])];
+
+#[test]
+fn what_zarr_python_writes_reads_back_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [2, 3] {
+        for kind in [VlenKind::Text, VlenKind::Bytes] {
+            for (shape, chunks) in CASES {
+                let path =
+                    dir.path()
+                        .join(format!("v{format}_{}_{}.zarr", kind_arg(kind), shape.len()));
+                let p = path.to_str().unwrap();
+                let args = [
+                    kind_arg(kind),
+                    &format.to_string(),
+                    &extents(shape),
+                    &extents(chunks),
+                ];
+                run_file(
+                    &python312(),
+                    Path::new(SCRIPT),
+                    &[&["write", p][..], &args].concat(),
+                );
+                let reader = VlenReader::open(&path).unwrap();
+                assert_eq!((reader.kind(), reader.shape()), (kind, shape), "{p}");
+                let n = shape.iter().product();
+                assert_eq!(read_back(&path, kind), expected(kind, n), "{p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn what_we_write_zarr_python_reads_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [ZarrFormat::V2, ZarrFormat::V3] {
+        for kind in [VlenKind::Text, VlenKind::Bytes] {
+            for (shape, chunks) in CASES {
+                let name = format!("{format:?}_{}_{}.zarr", kind_arg(kind), shape.len());
+                let path = dir.path().join(name);
+                let n: u64 = shape.iter().product();
+                let options = WriteOptions::new()
+                    .zarr_format(format)
+                    .codec(Codec::Gzip(5))
+                    .chunks(chunks);
+                match kind {
+                    VlenKind::Text => {
+                        let values: Vec<String> = (0..n).map(text).collect();
+                        options.write_strings(&path, shape, &values).unwrap();
+                    }
+                    VlenKind::Bytes => {
+                        let values: Vec<Vec<u8>> = (0..n).map(bytes).collect();
+                        options.write_byte_strings(&path, shape, &values).unwrap();
+                    }
+                }
+                assert_eq!(read_back(&path, kind), expected(kind, n));
+                let p = path.to_str().unwrap();
+                for py in [python312(), python()] {
+                    let out = run_file(
+                        &py,
+                        Path::new(SCRIPT),
+                        &["check", p, kind_arg(kind), &extents(shape)],
+                    );
+                    assert!(out.starts_with("ok"), "{p}: {out}");
+                }
+            }
+        }
+    }
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(DATA).join(name)
+}
+
+#[test]
+fn zarr_python_2_stores_read_with_their_fill_value_of_0() {
+    assert_eq!(
+        ndl_zarr::read_strings(fixture("z2_vlen_utf8.zarr")).unwrap(),
+        ["", "é", "long text"]
+    );
+    assert_eq!(
+        ndl_zarr::read_byte_strings(fixture("z2_vlen_bytes.zarr")).unwrap(),
+        [b"".to_vec(), b"\x00\x01".to_vec(), b"xyz".to_vec()]
+    );
+    let e = VlenReader::open(fixture("z2_vlen_array.zarr")).unwrap_err();
+    assert!(matches!(e, Error::DataType { .. }), "{e}");
+    assert!(e.to_string().contains("vlen-array"), "{e}");
+    let e = ndl_zarr::read_strings(fixture("z2_vlen_bytes.zarr")).unwrap_err();
+    assert!(matches!(e, Error::TypeMismatch { .. }), "{e}");
+}
+
+/// A store of 3 strings in chunks of 2, uncompressed, whose chunk `1`
+/// (v2 keys) is replaced by `chunk`.
+fn with_chunk(dir: &Path, name: &str, chunk: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .codec(Codec::None)
+        .chunks(&[2])
+        .write_strings(&path, &[3], &["ab", "cd", "ef"])
+        .unwrap();
+    std::fs::write(path.join("1"), chunk).unwrap();
+    path
+}
+
+#[test]
+fn corrupt_chunks_are_errors_naming_the_chunk_and_element() {
+    let dir = tempfile::tempdir().unwrap();
+    // count 2, then a length of 1000 bytes that the chunk does not hold.
+    let mut overrun = 2u32.to_le_bytes().to_vec();
+    overrun.extend_from_slice(&1000u32.to_le_bytes());
+    overrun.extend_from_slice(b"ef");
+    let path = with_chunk(dir.path(), "overrun.zarr", &overrun);
+    let e = ndl_zarr::read_strings(&path).unwrap_err();
+    assert!(matches!(e, Error::Chunk { chunk: 1, .. }), "{e}");
+    assert!(e.to_string().contains("element 0 of the chunk"), "{e}");
+
+    let mut bad_count = 9u32.to_le_bytes().to_vec();
+    bad_count.extend_from_slice(&[0; 8]);
+    let path = with_chunk(dir.path(), "count.zarr", &bad_count);
+    let e = ndl_zarr::read_strings(&path).unwrap_err();
+    assert!(e.to_string().contains("9 values, not 2"), "{e}");
+
+    let mut latin1 = 2u32.to_le_bytes().to_vec();
+    for v in [&b"ok"[..], b"caf\xe9"] {
+        latin1.extend_from_slice(&(v.len() as u32).to_le_bytes());
+        latin1.extend_from_slice(v);
+    }
+    let path = with_chunk(dir.path(), "latin1.zarr", &latin1);
+    let e = ndl_zarr::read_strings(&path).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidValue {
+                chunk: 1,
+                record: 1,
+                offset: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("not UTF-8"), "{e}");
+}
+
+#[test]
+fn the_widest_value_is_found_in_one_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.zarr");
+    let values = ["a", "ééééé", "", "xyz", "ab"];
+    WriteOptions::new()
+        .chunks(&[2, 1])
+        .write_strings(&path, &[5, 1], &values)
+        .unwrap();
+    let w = VlenReader::open(&path).unwrap().widest().unwrap();
+    assert_eq!((w.len, w.index), (5, vec![1, 0]));
+    assert_eq!(w.total_bytes, 1 + 10 + 3 + 2);
+}
+
+#[test]
+fn text_must_be_utf8_and_counts_must_match_the_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = WriteOptions::new()
+        .publish_on_finish(true)
+        .create_vlen(dir.path().join("t.zarr"), VlenKind::Text, &[2])
+        .unwrap();
+    assert!(w
+        .append(b"\xff")
+        .unwrap_err()
+        .to_string()
+        .contains("not UTF-8"));
+    w.append(b"fine").unwrap();
+    let e = w.finish().unwrap_err();
+    assert!(e.to_string().contains("1 values were written"), "{e}");
+    assert!(!dir.path().join("t.zarr").exists(), "nothing is published");
+}
