@@ -116,6 +116,31 @@ pub(crate) fn with_buffer<R>(len: usize, work: impl FnOnce(&mut [u8]) -> R) -> R
     result
 }
 
+/// Runs `work` with this thread's zstd decompressor, kept from chunk to
+/// chunk: a context is made once per thread, not once per chunk.
+fn with_decompressor<R>(work: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> R) -> R {
+    thread_local! {
+        static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    DECOMPRESSOR.with(|cell| {
+        // Taken, not borrowed, as in `with_buffer`: a nested use on this
+        // thread makes a context of its own.
+        let mut taken = cell.borrow_mut().take();
+        let result = match &mut taken {
+            Some(d) => work(d),
+            None => {
+                let mut d = zstd::bulk::Decompressor::new().expect("a zstd context");
+                let r = work(&mut d);
+                taken = Some(d);
+                r
+            }
+        };
+        *cell.borrow_mut() = taken;
+        result
+    })
+}
+
 /// The largest buffer [`with_buffer`] keeps for the next chunk.
 const KEPT_BUFFER_BYTES: usize = 16 << 20;
 
@@ -137,6 +162,9 @@ pub(crate) struct ChunkIo {
     inner: usize,
     /// Whether the chunks are zstd frames (bytes, then zstd only).
     zstd: bool,
+    /// Whether a chunk's zstd frame decodes to exactly the records in
+    /// native byte order, with nothing for zarrs' codecs left to do.
+    direct: bool,
 }
 
 impl std::fmt::Debug for ChunkIo {
@@ -195,6 +223,7 @@ impl ChunkIo {
         let zstd = meta.inner_chunk_shape.is_none()
             && no_filters
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
+        let native = meta.order == ndl_runtime::ByteOrder::NATIVE || !meta.stored.has_multibyte_numbers();
         Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
@@ -202,6 +231,7 @@ impl ChunkIo {
             record,
             inner: meta.shape.len().saturating_sub(1),
             zstd,
+            direct: zstd && native && meta.engine.codecs.len() == 2,
         })
     }
 
@@ -310,17 +340,50 @@ impl ChunkIo {
             .map_err(|e| self.error_at(indices, e))
     }
 
-    /// Decodes the chunk holding record `first`, and says where records
-    /// `first..first + count` (all in that chunk) are in its bytes.
-    pub fn read_at(&self, first: u64, count: usize) -> Result<(Vec<u8>, Range<usize>)> {
+    /// Runs `work` on the records of chunk `chunk`, decoded, in native
+    /// byte order. A plain zstd chunk is decoded by this thread's own zstd
+    /// context into this thread's own buffer, both kept from chunk to
+    /// chunk: no allocation, and the records stay in cache for `work`.
+    /// Any other goes through zarrs' codecs ([`read`](ChunkIo::read)).
+    pub fn with_decoded<R>(&self, chunk: u64, work: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+        if !self.direct {
+            return work(&self.read(chunk)?);
+        }
+        let indices = self.indices(chunk);
+        let encoded = self
+            .engine
+            .retrieve_encoded_chunk(&indices)
+            .map_err(|e| self.error(chunk, e))?;
+        let Some(encoded) = encoded else {
+            return work(&self.read(chunk)?);
+        };
+        with_buffer(self.chunk_bytes(), |buffer| {
+            // A frame that claims more than the buffer holds fails here,
+            // without allocating: the buffer is the chunk's size.
+            let n = with_decompressor(|d| d.decompress_to_buffer(&encoded, buffer))
+                .map_err(|e| self.error(chunk, format!("corrupt: {e}")))?;
+            if n != buffer.len() {
+                return Err(self.error(chunk, "decoded chunk has the wrong length"));
+            }
+            work(buffer)
+        })
+    }
+
+    /// Runs `work` on records `first..first + count` (all in one chunk),
+    /// decoded as [`with_decoded`](ChunkIo::with_decoded) decodes them.
+    pub fn with_records<R>(
+        &self,
+        first: u64,
+        count: usize,
+        work: impl FnOnce(&[u8]) -> Result<R>,
+    ) -> Result<R> {
         let chunk = first / self.chunk_len;
-        let decoded = self.read(chunk)?;
         let from = (first % self.chunk_len) as usize * self.record;
         let at = from..from + count * self.record;
-        if decoded.len() < at.end {
-            return Err(self.error(chunk, "decoded chunk is short"));
-        }
-        Ok((decoded, at))
+        self.with_decoded(chunk, |decoded| match decoded.get(at) {
+            Some(records) => work(records),
+            None => Err(self.error(chunk, "decoded chunk is short")),
+        })
     }
 }
 
@@ -354,10 +417,35 @@ mod tests {
         let mut whole = records.clone();
         whole.extend_from_slice(&0u16.to_ne_bytes());
         assert_eq!(io.read(1).unwrap(), whole);
-        let (decoded, at) = io.read_at(4, 1).unwrap();
-        assert_eq!(&decoded[at], &2u16.to_ne_bytes());
+        let second = io.with_records(4, 1, |r| Ok(r.to_vec())).unwrap();
+        assert_eq!(second, 2u16.to_ne_bytes());
         // A chunk never written is the fill value.
         assert_eq!(io.read(0).unwrap(), vec![0; 6]);
+    }
+
+    #[test]
+    fn plain_zstd_chunks_decode_directly_and_refuse_bombs() {
+        let io = chunk_io(&WriteOptions::new(), vec![7]);
+        assert!(io.direct, "native zstd chunks take the direct path");
+        let records: Vec<u8> = [5u16, 6, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        io.write(0, Cow::Borrowed(&records)).unwrap();
+        assert_eq!(io.with_decoded(0, |r| Ok(r.to_vec())).unwrap(), records);
+        assert_eq!(io.with_records(1, 2, |r| Ok(r.to_vec())).unwrap(), &records[2..]);
+        // A missing chunk is the fill value on this path too.
+        assert_eq!(io.with_decoded(2, |r| Ok(r.to_vec())).unwrap(), vec![0; 6]);
+        let swapped = chunk_io(
+            &WriteOptions::new().byte_order(ndl_runtime::ByteOrder::NATIVE.opposite()),
+            vec![7],
+        );
+        assert!(!swapped.direct, "swapped chunks go through zarrs' bytes codec");
+        // A frame of more than a chunk's bytes is refused, not allocated.
+        let big = zstd::bulk::compress(&vec![0u8; 1 << 20], 1).unwrap();
+        io.store
+            .storage
+            .set(&io.engine.chunk_key(&[1]), big.into())
+            .unwrap();
+        let e = io.with_decoded(1, |r| Ok(r.len())).unwrap_err();
+        assert!(e.to_string().contains("corrupt"), "{e}");
     }
 
     #[test]

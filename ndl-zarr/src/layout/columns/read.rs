@@ -75,10 +75,12 @@ impl Opened {
         let mut at = range.start;
         while at < range.end {
             let chunk = at / chunk_len;
-            let decoded = self.chunks.read(chunk)?;
             let from = (at - chunk * chunk_len) as usize;
             let to = ((range.end - chunk * chunk_len).min(chunk_len)) as usize;
-            out.extend_from_slice(&decoded[from * size..to * size]);
+            self.chunks.with_decoded(chunk, |decoded| {
+                out.extend_from_slice(&decoded[from * size..to * size]);
+                Ok(())
+            })?;
             at = chunk * chunk_len + to as u64;
         }
         if let Some(time) = &self.time {

@@ -86,8 +86,10 @@ impl PartSource for RecordsSource {
 
     fn packed(&self, first: u64, out: &mut [u8]) -> Result<()> {
         let count = out.len() / self.stored.size().max(1);
-        let (decoded, at) = self.chunks.read_at(first, count)?;
-        out.copy_from_slice(&decoded[at]);
+        self.chunks.with_records(first, count, |records| {
+            out.copy_from_slice(records);
+            Ok(())
+        })?;
         self.stored.check(out).map_err(self.invalid(first))
     }
 
@@ -97,13 +99,13 @@ impl PartSource for RecordsSource {
         first: u64,
         part: &mut RecordsMut<'_, T>,
     ) -> Result<()> {
-        let (decoded, at) = self.chunks.read_at(first, part.len())?;
-        let bytes = &decoded[at];
-        match &self.by_name {
-            Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
-            None => packer.unpack(bytes, part),
-        }
-        .map_err(self.invalid(first))
+        self.chunks.with_records(first, part.len(), |bytes| {
+            match &self.by_name {
+                Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
+                None => packer.unpack(bytes, part),
+            }
+            .map_err(self.invalid(first))
+        })
     }
 }
 
