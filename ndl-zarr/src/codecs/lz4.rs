@@ -106,9 +106,24 @@ impl BytesToBytesCodecTraits for Lz4Codec {
     fn decode<'a>(
         &self,
         encoded_value: ArrayBytesRaw<'a>,
-        _decoded_representation: &BytesRepresentation,
+        decoded_representation: &BytesRepresentation,
         _options: &CodecOptions,
     ) -> Result<ArrayBytesRaw<'a>, CodecError> {
+        let claimed = encoded_value
+            .get(..4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
+            .ok_or_else(|| CodecError::Other("numcodecs.lz4: no size before the block".into()))?;
+        // The size is read before any byte is decoded: an LZ4 block
+        // expands at most 255-fold, and a chunk's size is known.
+        let most = match decoded_representation.size() {
+            Some(size) => size,
+            None => (encoded_value.len() as u64).saturating_mul(255),
+        };
+        if claimed > most {
+            return Err(CodecError::Other(format!(
+                "numcodecs.lz4: the block claims {claimed} decoded bytes, more than the {most} it can hold"
+            )));
+        }
         lz4_flex::block::decompress_size_prepended(&encoded_value)
             .map(Cow::Owned)
             .map_err(|e| CodecError::Other(format!("numcodecs.lz4: {e}")))
@@ -138,5 +153,12 @@ mod tests {
             .decode(Cow::Borrowed(&[9, 0, 0, 0, 0xff][..]), &size, &options)
             .unwrap_err();
         assert!(e.to_string().contains("numcodecs.lz4"), "{e}");
+        // A size of 4 GiB is refused before anything is allocated.
+        let bomb = [0xff, 0xff, 0xff, 0xff, 0];
+        let e = codec.decode(Cow::Borrowed(&bomb[..]), &size, &options).unwrap_err();
+        assert!(e.to_string().contains("more than the 4000"), "{e}");
+        let unknown = BytesRepresentation::UnboundedSize;
+        let e = codec.decode(Cow::Borrowed(&bomb[..]), &unknown, &options).unwrap_err();
+        assert!(e.to_string().contains("claims 4294967295"), "{e}");
     }
 }
