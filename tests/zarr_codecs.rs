@@ -64,6 +64,7 @@ fn every_codec_zarr_python_34_writes_in_v3_converts_to_equal_npy() {
         "v3_nc_delta_i4",
         "v3_blosc_lz4hc_bitshuffle_f8",
         "v3_sharding_rec",
+        "v3_nc_crc32c_start_i4",
     ] {
         assert!(
             names.iter().any(|n| n == expected),
@@ -85,6 +86,7 @@ fn every_codec_zarr_python_31_writes_in_v2_converts_to_equal_npy() {
         "v2_filter_delta_astype_i4",
         "v2_blosc_zstd_-1_f8",
         "v2_crc32c_i4",
+        "v2_crc32c_start_i4",
     ] {
         assert!(
             names.iter().any(|n| n == expected),

@@ -59,6 +59,7 @@ def v3_cases():
         "nc_crc32": [nc.CRC32()],
         "nc_crc32_end": [nc.CRC32(location="end")],
         "nc_crc32c": [nc.CRC32C()],
+        "nc_crc32c_start": [nc.CRC32C(location="start")],
         "nc_shuffle": [nc.Shuffle(elementsize=4)],
         "nc_shuffle_zlib": [nc.Shuffle(elementsize=4), nc.Zlib(level=1)],
     }
@@ -102,6 +103,7 @@ def v2_cases():
         "fletcher32": numcodecs.Fletcher32(),
         "crc32": numcodecs.CRC32(),
         "crc32c": numcodecs.CRC32C(),
+        "crc32c_start": numcodecs.CRC32C(location="start"),
         "shuffle": numcodecs.Shuffle(elementsize=4),
     }
     for cname in CNAMES:

@@ -3,20 +3,28 @@
 //! `numcodecs.crc32c`): each is registered with zarrs as a plugin that
 //! fills in numcodecs' defaults, which zarr-python leaves out of the
 //! configuration, and creates zarrs' own codec. In v2, numcodecs' `crc32c`
-//! without `location` and `bitround` (which zarrs knows in v3 only) are
-//! registered the same way.
+//! (whose `location` zarrs loses) and `bitround` (which zarrs knows in v3
+//! only) are registered the same way.
+
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 use zarrs::array::codec::api::{
-    register_codec_v3, Codec, CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV2, CodecTraitsV3,
+    register_codec_v3, BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError,
+    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraits,
+    CodecTraitsV2, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
+    RecommendedConcurrency,
 };
 use zarrs::array::codec::{BitroundCodec, BloscCodec, Crc32cCodec, GzipCodec, ZstdCodec};
+use zarrs::array::ArrayBytesRaw;
 use zarrs::metadata::v2::MetadataV2;
 use zarrs::metadata::v3::MetadataV3;
-use zarrs::plugin::PluginCreateError;
+use zarrs::metadata::Configuration;
+use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError, ZarrVersion};
 
 /// Registers the numcodecs names with zarrs.
 pub(crate) fn register() {
+    Crc32cCodec::aliases_v2_mut().default_name = "".into();
     register_codec_v3(CodecRuntimePluginV3::new(
         |name| name == "numcodecs.gzip",
         |m| core("gzip", m, |c| c, <GzipCodec as CodecTraitsV3>::create),
@@ -85,25 +93,92 @@ fn blosc(c: Map<String, Value>) -> Map<String, Value> {
     core
 }
 
-/// numcodecs' v2 `crc32c`, whose `location` zarrs requires.
-pub(crate) struct Crc32cV2;
+/// numcodecs' v2 `crc32c`: zarrs' codec, which needs a `location`, named
+/// `numcodecs.crc32c` in v3 with its configuration, so that a checksum at
+/// the start stays there. zarrs' own v2 name converts it to the core
+/// `crc32c`, which has the checksum at the end: [`register`] takes that
+/// name from it.
+#[derive(Debug)]
+pub(crate) struct Crc32cV2 {
+    inner: Arc<dyn BytesToBytesCodecTraits>,
+    configuration: Configuration,
+}
 
-zarrs::plugin::impl_extension_aliases!(Crc32cV2, v2: "crc32c");
+zarrs::plugin::impl_extension_aliases!(Crc32cV2, v3: "numcodecs.crc32c", v2: "crc32c");
 
 inventory::submit! { CodecPluginV2::new::<Crc32cV2>() }
 
 impl CodecTraitsV2 for Crc32cV2 {
     fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let v3 = MetadataV3::new_with_configuration(
-            "numcodecs.crc32c",
-            metadata.configuration().clone(),
-        );
-        core(
-            "numcodecs.crc32c",
-            &v3,
-            crc32c,
-            <Crc32cCodec as CodecTraitsV3>::create,
-        )
+        let configuration = crc32c(metadata.configuration().clone().into());
+        let v3 = MetadataV3::new_with_configuration("numcodecs.crc32c", configuration.clone());
+        let Codec::BytesToBytes(inner) = <Crc32cCodec as CodecTraitsV3>::create(&v3)? else {
+            return Err(PluginCreateError::Other("crc32c: not a bytes codec".into()));
+        };
+        Ok(Codec::BytesToBytes(Arc::new(Crc32cV2 {
+            inner,
+            configuration: configuration.into(),
+        })))
+    }
+}
+
+impl CodecTraits for Crc32cV2 {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn configuration(
+        &self,
+        _version: ZarrVersion,
+        _options: &CodecMetadataOptions,
+    ) -> Option<Configuration> {
+        Some(self.configuration.clone())
+    }
+
+    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
+        self.inner.partial_decoder_capability()
+    }
+
+    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
+        self.inner.partial_encoder_capability()
+    }
+}
+
+impl BytesToBytesCodecTraits for Crc32cV2 {
+    fn into_dyn(self: Arc<Self>) -> Arc<dyn BytesToBytesCodecTraits> {
+        self
+    }
+
+    fn recommended_concurrency(
+        &self,
+        decoded_representation: &BytesRepresentation,
+    ) -> Result<RecommendedConcurrency, CodecError> {
+        self.inner.recommended_concurrency(decoded_representation)
+    }
+
+    fn encoded_representation(
+        &self,
+        decoded_representation: &BytesRepresentation,
+    ) -> BytesRepresentation {
+        self.inner.encoded_representation(decoded_representation)
+    }
+
+    fn encode<'a>(
+        &self,
+        decoded_value: ArrayBytesRaw<'a>,
+        options: &CodecOptions,
+    ) -> Result<ArrayBytesRaw<'a>, CodecError> {
+        self.inner.encode(decoded_value, options)
+    }
+
+    fn decode<'a>(
+        &self,
+        encoded_value: ArrayBytesRaw<'a>,
+        decoded_representation: &BytesRepresentation,
+        options: &CodecOptions,
+    ) -> Result<ArrayBytesRaw<'a>, CodecError> {
+        self.inner
+            .decode(encoded_value, decoded_representation, options)
     }
 }
 
