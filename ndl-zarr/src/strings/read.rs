@@ -401,6 +401,23 @@ impl VlenReader {
     }
 }
 
+/// Every value of the array at `dir`, which must hold values of `kind`.
+pub(crate) fn read_kind(dir: &Path, kind: VlenKind) -> Result<VlenValues> {
+    let reader = VlenReader::open(dir)?;
+    if reader.kind() != kind {
+        return Err(Error::TypeMismatch {
+            store: dir.display().to_string(),
+            field: String::new(),
+            message: format!(
+                "the array holds {:?}, not {:?}",
+                reader.kind().datatype(),
+                kind.datatype()
+            ),
+        });
+    }
+    reader.read_all()
+}
+
 /// Checks the framing of `n` values as `vlen-utf8` / `vlen-bytes` write
 /// them (numcodecs' VLen codecs): a little-endian `u32` count, then each
 /// value's `u32` length and bytes. On failure, the element at fault and why.
