@@ -262,3 +262,29 @@ fn slabs_of_several_chunk_rows_come_out_in_c_order() {
     assert_eq!(lens[6], 8 * 3);
     assert_eq!(all, expected(VlenKind::Text, n));
 }
+
+/// Arrays whose chunks are not plain framed values (sharded; v2 in
+/// Fortran order) are decoded by zarrs whole.
+#[test]
+fn sharded_and_fortran_order_stores_read_through_zarrs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sharded, fortran) = (dir.path().join("sh.zarr"), dir.path().join("f.zarr"));
+    let script = r#"
+import sys, zarr, numpy as np
+a = zarr.create_array(sys.argv[1], shape=(10,), chunks=(2,), shards=(4,), dtype=str)
+a[:] = np.array(['x' * i for i in range(10)])
+b = zarr.create_array(sys.argv[2], shape=(3, 2), chunks=(2, 2), dtype=str, zarr_format=2, order='F')
+b[...] = np.array([['a', 'bb'], ['ccc', 'd'], ['', 'e']])
+"#;
+    ndl_testkit::run_with(
+        &python312(),
+        script,
+        &[sharded.to_str().unwrap(), fortran.to_str().unwrap()],
+    );
+    let want: Vec<String> = (0..10).map(|i| "x".repeat(i)).collect();
+    assert_eq!(ndl_zarr::read_strings(&sharded).unwrap(), want);
+    assert_eq!(
+        ndl_zarr::read_strings(&fortran).unwrap(),
+        ["a", "bb", "ccc", "d", "", "e"]
+    );
+}
