@@ -319,9 +319,6 @@ pub fn contents(path: &Path) -> Result<Contents> {
         entry.native_metadata = Some(info.metadata().clone());
         Ok(entry)
     };
-    if ndl_zarr::VlenReader::probe(path)?.is_some() {
-        return crate::zarr_strings::contents(path);
-    }
     Ok(match StoreInfo::open(path)? {
         StoreInfo::Array(info) => Contents {
             arrangement: Arrangement::One,

@@ -84,7 +84,7 @@ impl VlenSource {
             });
         }
         let note = format!(
-            "{}: {} values are variable-length, which .npy holds only as Python objects (pickles): they are written as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {}){}",
+            "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {}), as .npy has variable-length values only as pickled Python objects{}",
             path.display(),
             match kind {
                 VlenKind::Text => "the string",

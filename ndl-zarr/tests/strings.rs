@@ -238,3 +238,53 @@ fn text_must_be_utf8_and_counts_must_match_the_shape() {
     assert!(e.to_string().contains("1 values were written"), "{e}");
     assert!(!dir.path().join("t.zarr").exists(), "nothing is published");
 }
+
+#[test]
+fn slabs_of_several_chunk_rows_come_out_in_c_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.zarr");
+    let n = 200 * 3;
+    let values: Vec<String> = (0..n).map(text).collect();
+    WriteOptions::new()
+        .chunks(&[1, 2])
+        .write_strings(&path, &[200, 3], &values)
+        .unwrap();
+    let mut reader = VlenReader::open(&path).unwrap();
+    // 2 chunks a row: 32 rows a slab, the last of 8.
+    assert_eq!(reader.slab_len(), 32 * 3);
+    let mut lens = Vec::new();
+    let mut all = Vec::new();
+    while let Some(slab) = reader.next_slab().unwrap() {
+        lens.push(slab.len());
+        all.extend(slab.iter().map(<[u8]>::to_vec));
+    }
+    assert_eq!(lens.len(), 7);
+    assert_eq!(lens[6], 8 * 3);
+    assert_eq!(all, expected(VlenKind::Text, n));
+}
+
+/// Arrays whose chunks are not plain framed values (sharded; v2 in
+/// Fortran order) are decoded by zarrs whole.
+#[test]
+fn sharded_and_fortran_order_stores_read_through_zarrs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sharded, fortran) = (dir.path().join("sh.zarr"), dir.path().join("f.zarr"));
+    let script = r#"
+import sys, zarr, numpy as np
+a = zarr.create_array(sys.argv[1], shape=(10,), chunks=(2,), shards=(4,), dtype=str)
+a[:] = np.array(['x' * i for i in range(10)])
+b = zarr.create_array(sys.argv[2], shape=(3, 2), chunks=(2, 2), dtype=str, zarr_format=2, order='F')
+b[...] = np.array([['a', 'bb'], ['ccc', 'd'], ['', 'e']])
+"#;
+    ndl_testkit::run_with(
+        &python312(),
+        script,
+        &[sharded.to_str().unwrap(), fortran.to_str().unwrap()],
+    );
+    let want: Vec<String> = (0..10).map(|i| "x".repeat(i)).collect();
+    assert_eq!(ndl_zarr::read_strings(&sharded).unwrap(), want);
+    assert_eq!(
+        ndl_zarr::read_strings(&fortran).unwrap(),
+        ["a", "bb", "ccc", "d", "", "e"]
+    );
+}

@@ -97,6 +97,9 @@ pub fn read_contents(path: &Path, format: Format, options: &DescribeOptions) -> 
     match format {
         Format::Npy => crate::npy::contents(path, &options.limits),
         Format::Npz => crate::npz::contents(path, &options.limits),
+        Format::Zarr if ndl_zarr::VlenReader::probe(path)?.is_some() => {
+            crate::zarr_strings::contents(path)
+        }
         Format::Zarr => crate::zarr::contents(path),
         Format::Parquet => crate::arrow::contents(path, crate::arrow::ColumnFile::Parquet),
         Format::Arrow => crate::arrow::contents(path, crate::arrow::ColumnFile::Ipc),

@@ -31,7 +31,7 @@ pub use read::{VlenReader, Widest};
 pub use values::VlenValues;
 pub use write::VlenWriter;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::options::WriteOptions;
 
 /// Writes `values` as a new store at `dir` holding one one-dimensional
@@ -65,7 +65,7 @@ pub fn write_byte_strings<B: AsRef<[u8]>>(dir: impl AsRef<Path>, values: &[B]) -
 /// If the array holds no strings (byte strings are refused: read them
 /// with [`read_byte_strings`]), or a chunk or value is corrupt.
 pub fn read_strings(dir: impl AsRef<Path>) -> Result<Vec<String>> {
-    let values = read_kind(dir.as_ref(), VlenKind::Text)?;
+    let values = read::read_kind(dir.as_ref(), VlenKind::Text)?;
     // Each value was checked to be UTF-8 as its chunk was decoded.
     Ok(values
         .iter()
@@ -84,22 +84,6 @@ pub fn read_strings(dir: impl AsRef<Path>) -> Result<Vec<String>> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_byte_strings(dir: impl AsRef<Path>) -> Result<Vec<Vec<u8>>> {
-    let values = read_kind(dir.as_ref(), VlenKind::Bytes)?;
+    let values = read::read_kind(dir.as_ref(), VlenKind::Bytes)?;
     Ok(values.iter().map(<[u8]>::to_vec).collect())
-}
-
-fn read_kind(dir: &Path, kind: VlenKind) -> Result<VlenValues> {
-    let reader = VlenReader::open(dir)?;
-    if reader.kind() != kind {
-        return Err(Error::TypeMismatch {
-            store: dir.display().to_string(),
-            field: String::new(),
-            message: format!(
-                "the array holds {:?}, not {:?}",
-                reader.kind().datatype(),
-                kind.datatype()
-            ),
-        });
-    }
-    reader.read_all()
 }

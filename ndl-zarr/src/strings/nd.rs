@@ -6,7 +6,7 @@ use std::path::Path;
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn};
 
 use super::meta::VlenKind;
-use super::read::VlenReader;
+use super::read::{read_kind, VlenReader};
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 
@@ -94,14 +94,23 @@ where
 pub fn read_strings_ndarray(dir: impl AsRef<Path>) -> Result<Array<String, IxDyn>> {
     let dir = dir.as_ref();
     let shape = VlenReader::open(dir)?.shape().to_vec();
-    shaped(dir, &shape, super::read_strings(dir)?)
+    // Each value was checked to be UTF-8 as its chunk was decoded.
+    let values = read_kind(dir, VlenKind::Text)?
+        .iter()
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    shaped(dir, &shape, values)
 }
 
 /// Reads the array of byte strings at `dir`, of any rank.
 pub fn read_byte_strings_ndarray(dir: impl AsRef<Path>) -> Result<Array<Vec<u8>, IxDyn>> {
     let dir = dir.as_ref();
     let shape = VlenReader::open(dir)?.shape().to_vec();
-    shaped(dir, &shape, super::read_byte_strings(dir)?)
+    let values = read_kind(dir, VlenKind::Bytes)?
+        .iter()
+        .map(<[u8]>::to_vec)
+        .collect();
+    shaped(dir, &shape, values)
 }
 
 fn shaped<T>(dir: &Path, shape: &[u64], values: Vec<T>) -> Result<Array<T, IxDyn>> {

@@ -24,7 +24,8 @@ use crate::store::Store;
 /// The zarrs array that encodes and decodes the chunks.
 pub(crate) type Engine = Array<dyn ReadableWritableListableStorageTraits>;
 
-/// Chunks decoded at once while the widest value is looked for.
+/// Chunks decoded at once: while the widest value is looked for, and (in
+/// whole chunk rows, at least one) for a slab.
 const CHUNKS_AT_ONCE: usize = 64;
 
 /// The zarrs array of `meta` on `store`.
@@ -169,11 +170,19 @@ impl VlenReader {
         &self.meta.compressors
     }
 
-    /// The elements a slab holds: one chunk's extent of the first
-    /// dimension, whole along the others.
+    /// The elements a slab holds (the last may hold fewer): whole chunk
+    /// rows (a chunk's extent of the first dimension, whole along the
+    /// others), as many as make about 64 chunks, at least one.
     pub fn slab_len(&self) -> u64 {
         let rest: u64 = self.meta.shape.iter().skip(1).product();
-        self.meta.chunk_shape.first().copied().unwrap_or(1) * rest
+        let row = self.meta.chunk_shape.first().copied().unwrap_or(1);
+        self.rows_per_slab() * row * rest
+    }
+
+    /// The chunk rows a slab holds.
+    fn rows_per_slab(&self) -> u64 {
+        let per_row: u64 = self.chunk_counts().iter().skip(1).product();
+        (CHUNKS_AT_ONCE as u64 / per_row.max(1)).max(1)
     }
 
     /// Finds the longest value, decoding every chunk once, a group of
@@ -235,11 +244,13 @@ impl VlenReader {
         Ok(widest)
     }
 
-    /// The next slab of values in C order: one chunk's extent of the first
-    /// dimension, whole along the others; `None` after the last.
+    /// The next slab of values in C order ([`slab_len`](Self::slab_len)
+    /// of them); `None` after the last.
     pub fn next_slab(&mut self) -> Result<Option<VlenValues>> {
         let counts = self.chunk_counts();
-        let slabs = counts.first().copied().unwrap_or(1);
+        let slabs = counts
+            .first()
+            .map_or(1, |rows| rows.div_ceil(self.rows_per_slab()));
         if self.next >= slabs || counts.contains(&0) {
             return Ok(None);
         }
@@ -264,11 +275,14 @@ impl VlenReader {
     fn slab(&self, k: u64) -> Result<VlenValues> {
         let (shape, chunk) = (&self.meta.shape, &self.meta.chunk_shape);
         let counts = self.chunk_counts();
+        let per_slab = self.rows_per_slab();
         let mut ats = Vec::new();
+        // The chunks of the slab: `first` of them along each dimension.
         let mut first = counts.clone();
         let mut start = vec![0; counts.len()];
         if let (Some(f), Some(s)) = (first.first_mut(), start.first_mut()) {
-            (*f, *s) = (1, k);
+            *s = k * per_slab;
+            *f = per_slab.min(*f - *s);
         }
         for_each_index(&start, &first, |at| ats.push(at.to_vec()));
         let decoded = parallel(&self.store, || {
@@ -279,17 +293,16 @@ impl VlenReader {
         let mut rows = shape.clone();
         let mut from = vec![0; shape.len()];
         if let (Some(r), Some(f), Some(&c)) = (rows.first_mut(), from.first_mut(), chunk.first()) {
-            *f = k * c;
-            *r = c.min(*r - *f);
+            *f = k * per_slab * c;
+            *r = (per_slab * c).min(*r - *f);
         }
         let mut out = VlenValues::default();
-        let rest = counts.get(1..).unwrap_or_default();
         let (mut which, mut within) = (vec![0; shape.len()], vec![0; shape.len()]);
         for_each_index(&from, &rows, |at| {
             for d in 0..at.len() {
-                (which[d], within[d]) = (at[d] / chunk[d], at[d] % chunk[d]);
+                (which[d], within[d]) = (at[d] / chunk[d] - start[d], at[d] % chunk[d]);
             }
-            let c = ravel(which.get(1..).unwrap_or_default(), rest) as usize;
+            let c = ravel(&which, &first) as usize;
             out.push(decoded[c].get(ravel(&within, chunk) as usize));
         });
         Ok(out)
@@ -399,6 +412,23 @@ impl VlenReader {
             ),
         })
     }
+}
+
+/// Every value of the array at `dir`, which must hold values of `kind`.
+pub(crate) fn read_kind(dir: &Path, kind: VlenKind) -> Result<VlenValues> {
+    let reader = VlenReader::open(dir)?;
+    if reader.kind() != kind {
+        return Err(Error::TypeMismatch {
+            store: dir.display().to_string(),
+            field: String::new(),
+            message: format!(
+                "the array holds {:?}, not {:?}",
+                reader.kind().datatype(),
+                kind.datatype()
+            ),
+        });
+    }
+    reader.read_all()
 }
 
 /// Checks the framing of `n` values as `vlen-utf8` / `vlen-bytes` write
