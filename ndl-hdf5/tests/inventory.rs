@@ -114,7 +114,7 @@ d.close()
     );
     assert_eq!(tas.attributes["long_name"], json!("air temperature"));
     assert!(
-        tas.filters.contains(&"deflate(2)".to_string()),
+        tas.filters.contains(&json!({"name": "deflate", "configuration": {"level": 2}})),
         "{:?}",
         tas.filters
     );

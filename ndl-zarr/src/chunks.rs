@@ -5,7 +5,6 @@
 //! dimension, its chunks named by their indices.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
