@@ -1,9 +1,13 @@
-//! Opening HDF5 files, with their descriptor closed on exec.
+//! Opening HDF5 files, with their descriptor closed on exec, and locked
+//! only where a lock guards something.
 //!
 //! The library opens files without `O_CLOEXEC` and locks them with
 //! `flock`. A child process started by another thread meanwhile would
 //! inherit the descriptor, and with it the lock, for as long as it runs:
 //! h5py or ncdump in that child, or after us, then cannot open the file.
+//! So reads take no lock (they change nothing), nor do new files (built
+//! under a hidden name no one else opens); appends do, against a second
+//! writer, and set close-on-exec at once.
 
 use std::os::raw::c_void;
 use std::path::Path;
@@ -14,9 +18,12 @@ use hdf5_sys::h5p::H5P_DEFAULT;
 use crate::error::Result;
 use crate::write::hdf5_error;
 
-/// Opens the file at `path` to read.
+/// Opens the file at `path` to read, without a lock.
 pub(crate) fn open(path: &Path) -> Result<hdf5::File> {
-    let file = hdf5::File::open(path).map_err(hdf5_error(path, ""))?;
+    let file = hdf5::File::with_options()
+        .with_fapl(|p| p.file_locking(false))
+        .open(path)
+        .map_err(hdf5_error(path, ""))?;
     close_on_exec(&file);
     Ok(file)
 }

@@ -39,7 +39,9 @@ impl Staged {
             .into_temp_path();
         // netCDF-C reads a file whose links and attributes keep their
         // creation order, as it writes them.
+        // No lock: no one else knows the hidden name (see `file.rs`).
         let file = hdf5::File::with_options()
+            .with_fapl(|p| p.file_locking(false))
             .with_fcpl(|p| {
                 p.link_creation_order(LinkCreationOrder::Indexed)
                     .attr_creation_order(AttrCreationOrder::Indexed)

@@ -230,7 +230,27 @@ fn compound(
         members.push(Member::new(name, at, datatype));
     }
     members.sort_by_key(|m| m.offset);
+    if let Some(complex) = complex_of(&members, size) {
+        return Ok(complex);
+    }
     Ok(Datatype::Compound(Compound { size, members }))
+}
+
+/// h5py's complex numbers: a compound of exactly `r` then `i`, both
+/// float32 or both float64, packed.
+fn complex_of(members: &[Member], size: usize) -> Option<Datatype> {
+    let [r, i] = members else {
+        return None;
+    };
+    let half = size / 2;
+    if r.name != "r" || i.name != "i" || r.offset != 0 || i.offset != half {
+        return None;
+    }
+    match (&r.datatype, &i.datatype, size) {
+        (Datatype::Float32, Datatype::Float32, 8) => Some(Datatype::Complex64),
+        (Datatype::Float64, Datatype::Float64, 16) => Some(Datatype::Complex128),
+        _ => None,
+    }
 }
 
 fn enumeration(id: hid_t, size: usize) -> Result<Datatype, String> {
