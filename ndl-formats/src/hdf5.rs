@@ -173,7 +173,9 @@ impl Sink for Hdf5Sink {
             // Whole rows go out; a row cut by the batch waits for the next.
             carry.extend_from_slice(bytes);
             let whole = carry.len() / row * row;
-            writer.write_rows(&carry[..whole]).map_err(in_file(&self.path))?;
+            writer
+                .write_rows(&carry[..whole])
+                .map_err(in_file(&self.path))?;
             carry.drain(..whole);
             progress(done);
             Ok(())
@@ -226,15 +228,23 @@ pub fn contents(path: &Path) -> Result<Contents> {
 fn is_bookkeeping(name: &str) -> bool {
     matches!(
         name,
-        "DIMENSION_LIST" | "REFERENCE_LIST" | "CLASS" | "NAME" | "_Netcdf4Dimid"
-            | "_Netcdf4Coordinates" | "_NCProperties"
+        "DIMENSION_LIST"
+            | "REFERENCE_LIST"
+            | "CLASS"
+            | "NAME"
+            | "_Netcdf4Dimid"
+            | "_Netcdf4Coordinates"
+            | "_NCProperties"
     )
 }
 
 /// A dataset's chunks, filters and byte order as NDL storage directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
     Storage {
-        chunk: d.chunks.as_ref().map(|c| c.iter().map(|&c| c as usize).collect()),
+        chunk: d
+            .chunks
+            .as_ref()
+            .map(|c| c.iter().map(|&c| c as usize).collect()),
         filter: (!d.filters.is_empty()).then(|| {
             d.filters
                 .iter()

@@ -54,7 +54,10 @@ with h5py.File(sys.argv[1], "w") as f:
     assert_eq!(recs.chunks.as_deref(), Some(&[2, 2][..]));
     assert_eq!(
         recs.filters,
-        [json!({"name": "shuffle"}), json!({"name": "deflate", "configuration": {"level": 4}})]
+        [
+            json!({"name": "shuffle"}),
+            json!({"name": "deflate", "configuration": {"level": 4}})
+        ]
     );
     let Datatype::Compound(c) = &recs.stored.datatype else {
         panic!("{:?}", recs.stored)
@@ -114,7 +117,8 @@ d.close()
     );
     assert_eq!(tas.attributes["long_name"], json!("air temperature"));
     assert!(
-        tas.filters.contains(&json!({"name": "deflate", "configuration": {"level": 2}})),
+        tas.filters
+            .contains(&json!({"name": "deflate", "configuration": {"level": 2}})),
         "{:?}",
         tas.filters
     );

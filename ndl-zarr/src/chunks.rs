@@ -222,7 +222,8 @@ impl ChunkIo {
         let zstd = meta.inner_chunk_shape.is_none()
             && no_filters
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
-        let native = meta.order == ndl_runtime::ByteOrder::NATIVE || !meta.stored.has_multibyte_numbers();
+        let native =
+            meta.order == ndl_runtime::ByteOrder::NATIVE || !meta.stored.has_multibyte_numbers();
         Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
@@ -429,14 +430,20 @@ mod tests {
         let records: Vec<u8> = [5u16, 6, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
         io.write(0, Cow::Borrowed(&records)).unwrap();
         assert_eq!(io.with_decoded(0, |r| Ok(r.to_vec())).unwrap(), records);
-        assert_eq!(io.with_records(1, 2, |r| Ok(r.to_vec())).unwrap(), &records[2..]);
+        assert_eq!(
+            io.with_records(1, 2, |r| Ok(r.to_vec())).unwrap(),
+            &records[2..]
+        );
         // A missing chunk is the fill value on this path too.
         assert_eq!(io.with_decoded(2, |r| Ok(r.to_vec())).unwrap(), vec![0; 6]);
         let swapped = chunk_io(
             &WriteOptions::new().byte_order(ndl_runtime::ByteOrder::NATIVE.opposite()),
             vec![7],
         );
-        assert!(!swapped.direct, "swapped chunks go through zarrs' bytes codec");
+        assert!(
+            !swapped.direct,
+            "swapped chunks go through zarrs' bytes codec"
+        );
         // A frame of more than a chunk's bytes is refused, not allocated.
         let big = zstd::bulk::compress(&vec![0u8; 1 << 20], 1).unwrap();
         io.store

@@ -155,10 +155,14 @@ mod tests {
         assert!(e.to_string().contains("numcodecs.lz4"), "{e}");
         // A size of 4 GiB is refused before anything is allocated.
         let bomb = [0xff, 0xff, 0xff, 0xff, 0];
-        let e = codec.decode(Cow::Borrowed(&bomb[..]), &size, &options).unwrap_err();
+        let e = codec
+            .decode(Cow::Borrowed(&bomb[..]), &size, &options)
+            .unwrap_err();
         assert!(e.to_string().contains("more than the 4000"), "{e}");
         let unknown = BytesRepresentation::UnboundedSize;
-        let e = codec.decode(Cow::Borrowed(&bomb[..]), &unknown, &options).unwrap_err();
+        let e = codec
+            .decode(Cow::Borrowed(&bomb[..]), &unknown, &options)
+            .unwrap_err();
         assert!(e.to_string().contains("claims 4294967295"), "{e}");
     }
 }

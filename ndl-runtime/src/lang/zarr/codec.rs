@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::ndl::ArrayOrder;
 use super::blosc::{Blosc, BloscCname, BloscShuffle};
+use crate::ndl::ArrayOrder;
 use crate::ByteOrder;
 
 /// The compression of each chunk.
