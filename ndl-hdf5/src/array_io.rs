@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::{ByteOrder, Datatype};
 
+use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::h5type::{commit_type, hdf5_type};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{stored_type, StoredType};
-use crate::write::hdf5_error;
 
 /// A dataset opened to read its elements as bytes.
 pub struct ArrayReader {

@@ -1,7 +1,7 @@
 //! What can go wrong, and where: every error names the file, and the
 //! dataset and field where it has one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::h5type::TypeError;
 
@@ -78,3 +78,15 @@ fn at(dataset: &str) -> String {
 
 /// A result of ndl-hdf5.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The error of an HDF5 call on `path`'s `dataset`.
+pub(crate) fn hdf5_error<'a>(
+    path: &'a Path,
+    dataset: &'a str,
+) -> impl Fn(hdf5::Error) -> Error + 'a {
+    move |e| Error::Hdf5 {
+        path: path.to_path_buf(),
+        dataset: dataset.to_string(),
+        message: e.to_string(),
+    }
+}

@@ -11,9 +11,9 @@ use hdf5::{ObjectReference1, ReferencedObject};
 use hdf5_sys::h5a::H5Aread;
 use serde_json::{Map, Value};
 
+use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::stored_type::{stored_type, StoredType};
-use crate::write::hdf5_error;
 
 /// A file's groups and datasets, in name order within each group.
 #[derive(Clone, Debug, Default)]

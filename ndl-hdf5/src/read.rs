@@ -9,11 +9,11 @@ use std::path::Path;
 use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::{ByteOrder, NdlType};
 
+use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::h5type::hdf5_type;
 use crate::raw_io;
 use crate::shape_check::compare;
-use crate::write::hdf5_error;
 
 /// Records read at a time: memory beyond the result stays bounded.
 const BLOCK_BYTES: usize = 8 << 20;

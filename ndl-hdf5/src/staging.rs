@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use hdf5::plist::file_create::{AttrCreationOrder, LinkCreationOrder};
 
+use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::write::hdf5_error;
 
 /// An HDF5 file being built for `destination`.
 pub(crate) struct Staged {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use ndl_runtime::records::{Packer, Repacker};
 use ndl_runtime::{ByteOrder, NdlType};
 
-use crate::error::{Error, Result};
+use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::{commit_type, hdf5_type};
 use crate::options::WriteOptions;
 use crate::raw_io;
@@ -230,16 +230,4 @@ fn type_name<T>() -> String {
     let full = std::any::type_name::<T>();
     let plain = full.split('<').next().unwrap_or(full);
     plain.rsplit("::").next().unwrap_or(plain).to_string()
-}
-
-/// The error of an HDF5 call on `path`'s `dataset`.
-pub(crate) fn hdf5_error<'a>(
-    path: &'a Path,
-    dataset: &'a str,
-) -> impl Fn(hdf5::Error) -> Error + 'a {
-    move |e| Error::Hdf5 {
-        path: path.to_path_buf(),
-        dataset: dataset.to_string(),
-        message: e.to_string(),
-    }
 }
