@@ -7,15 +7,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError, CodecMetadataOptions,
-    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
-    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    BytesRepresentation, BytesToBytesCodecTraits, CodecError, CodecOptions, CodecPluginV2,
+    CodecPluginV3, RecommendedConcurrency,
 };
 use zarrs::array::ArrayBytesRaw;
-use zarrs::metadata::v2::MetadataV2;
-use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{PluginCreateError, ZarrVersion};
+use zarrs::plugin::PluginCreateError;
 
 /// The `crc32` codec.
 #[derive(Clone, Debug)]
@@ -55,50 +52,7 @@ impl Crc32Codec {
     }
 }
 
-impl CodecTraitsV3 for Crc32Codec {
-    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraitsV2 for Crc32Codec {
-    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().clone();
-        Ok(Codec::BytesToBytes(Arc::new(Crc32Codec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraits for Crc32Codec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        PartialDecoderCapability {
-            partial_read: false,
-            partial_decode: false,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+super::plugin::whole_chunk_codec!(Crc32Codec, BytesToBytes);
 
 impl BytesToBytesCodecTraits for Crc32Codec {
     fn into_dyn(self: Arc<Self>) -> Arc<dyn BytesToBytesCodecTraits> {

@@ -8,15 +8,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
-    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
-    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, CodecPluginV2,
+    CodecPluginV3, RecommendedConcurrency,
 };
 use zarrs::array::{DataType, FillValue};
-use zarrs::metadata::v2::MetadataV2;
-use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{PluginCreateError, ZarrVersion};
+use zarrs::plugin::PluginCreateError;
 
 use super::numeric::Numeric;
 
@@ -65,51 +62,7 @@ impl DeltaCodec {
     }
 }
 
-impl CodecTraitsV3 for DeltaCodec {
-    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraitsV2 for DeltaCodec {
-    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().clone();
-        Ok(Codec::ArrayToArray(Arc::new(DeltaCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraits for DeltaCodec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        // Every element depends on all before it.
-        PartialDecoderCapability {
-            partial_read: false,
-            partial_decode: false,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+super::plugin::whole_chunk_codec!(DeltaCodec, ArrayToArray);
 
 impl ArrayCodecTraits for DeltaCodec {
     fn recommended_concurrency(

@@ -12,16 +12,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    register_codec_v3, ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError,
-    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraits,
-    CodecTraitsV2, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
-    RecommendedConcurrency,
+    register_codec_v3, ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError,
+    CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV3, RecommendedConcurrency,
 };
 use zarrs::array::{DataType, FillValue};
-use zarrs::metadata::v2::MetadataV2;
-use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError, ZarrVersion};
+use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError};
 
 use super::numeric::{Numeric, Scalar};
 
@@ -105,7 +101,7 @@ impl FixedScaleOffsetCodec {
                 unreachable!("a float type casts to a float")
             };
             self.astype
-                .write(Scalar::Float(round_half_even(scaled)), &mut out);
+                .write(Scalar::Float(scaled.round_ties_even()), &mut out);
         }
         out
     }
@@ -130,60 +126,7 @@ fn as_f64(value: Scalar) -> f64 {
     }
 }
 
-/// NumPy's `around`: halves go to the even neighbour.
-fn round_half_even(x: f64) -> f64 {
-    let r = x.round();
-    if (r - x).abs() == 0.5 {
-        2.0 * (x / 2.0).round()
-    } else {
-        r
-    }
-}
-
-impl CodecTraitsV3 for FixedScaleOffsetCodec {
-    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::ArrayToArray(Arc::new(FixedScaleOffsetCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraitsV2 for FixedScaleOffsetCodec {
-    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().clone();
-        Ok(Codec::ArrayToArray(Arc::new(FixedScaleOffsetCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraits for FixedScaleOffsetCodec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        PartialDecoderCapability {
-            partial_read: false,
-            partial_decode: false,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+super::plugin::whole_chunk_codec!(FixedScaleOffsetCodec, ArrayToArray);
 
 impl ArrayCodecTraits for FixedScaleOffsetCodec {
     fn recommended_concurrency(

@@ -7,15 +7,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use zarrs::array::codec::api::{
-    BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError, CodecMetadataOptions,
-    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
-    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    BytesRepresentation, BytesToBytesCodecTraits, CodecError, CodecOptions, CodecPluginV2,
+    CodecPluginV3, RecommendedConcurrency,
 };
 use zarrs::array::ArrayBytesRaw;
-use zarrs::metadata::v2::MetadataV2;
-use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{PluginCreateError, ZarrVersion};
+use zarrs::plugin::PluginCreateError;
 
 /// The `lz4` codec.
 #[derive(Clone, Debug, Default)]
@@ -23,51 +20,18 @@ pub(crate) struct Lz4Codec {
     configuration: Configuration,
 }
 
+impl Lz4Codec {
+    fn new(configuration: Configuration) -> Result<Lz4Codec, PluginCreateError> {
+        Ok(Lz4Codec { configuration })
+    }
+}
+
 zarrs::plugin::impl_extension_aliases!(Lz4Codec, v3: "numcodecs.lz4", v2: "lz4");
 
 inventory::submit! { CodecPluginV3::new::<Lz4Codec>() }
 inventory::submit! { CodecPluginV2::new::<Lz4Codec>() }
 
-impl CodecTraitsV3 for Lz4Codec {
-    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::BytesToBytes(Arc::new(Lz4Codec { configuration })))
-    }
-}
-
-impl CodecTraitsV2 for Lz4Codec {
-    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().clone();
-        Ok(Codec::BytesToBytes(Arc::new(Lz4Codec { configuration })))
-    }
-}
-
-impl CodecTraits for Lz4Codec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        PartialDecoderCapability {
-            partial_read: false,
-            partial_decode: false,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+super::plugin::whole_chunk_codec!(Lz4Codec, BytesToBytes);
 
 impl BytesToBytesCodecTraits for Lz4Codec {
     fn into_dyn(self: Arc<Self>) -> Arc<dyn BytesToBytesCodecTraits> {

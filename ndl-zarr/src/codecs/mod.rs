@@ -16,6 +16,7 @@ mod lz4;
 #[cfg(test)]
 mod numcodecs_python;
 mod numeric;
+mod plugin;
 mod quantize;
 mod unknown;
 

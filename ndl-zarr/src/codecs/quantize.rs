@@ -8,15 +8,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
-    CodecOptions, CodecPluginV2, CodecPluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
-    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, CodecPluginV2,
+    CodecPluginV3, RecommendedConcurrency,
 };
 use zarrs::array::{DataType, FillValue};
-use zarrs::metadata::v2::MetadataV2;
-use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{PluginCreateError, ZarrVersion};
+use zarrs::plugin::PluginCreateError;
 
 use super::numeric::{Numeric, Scalar};
 
@@ -74,50 +71,7 @@ impl QuantizeCodec {
     }
 }
 
-impl CodecTraitsV3 for QuantizeCodec {
-    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::ArrayToArray(Arc::new(QuantizeCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraitsV2 for QuantizeCodec {
-    fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().clone();
-        Ok(Codec::ArrayToArray(Arc::new(QuantizeCodec::new(
-            configuration,
-        )?)))
-    }
-}
-
-impl CodecTraits for QuantizeCodec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        PartialDecoderCapability {
-            partial_read: false,
-            partial_decode: false,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+super::plugin::whole_chunk_codec!(QuantizeCodec, ArrayToArray);
 
 impl ArrayCodecTraits for QuantizeCodec {
     fn recommended_concurrency(
@@ -152,7 +106,7 @@ impl ArrayToArrayCodecTraits for QuantizeCodec {
         self.check(data_type)?;
         let scale = scale(self.digits);
         let round = |v: Scalar| match v {
-            Scalar::Float(f) => Scalar::Float(round_half_even(scale * f) / scale),
+            Scalar::Float(f) => Scalar::Float((scale * f).round_ties_even() / scale),
             other => other,
         };
         Ok(cast(self.dtype, self.astype, &bytes.into_fixed()?, round).into())
@@ -177,16 +131,6 @@ fn scale(digits: i32) -> f64 {
     let exp = (10f64.powi(-digits)).log10();
     let exp = if exp < 0.0 { exp.floor() } else { exp.ceil() };
     2f64.powf((10f64.powf(-exp)).log2().ceil())
-}
-
-/// NumPy's `around`: halves go to the even neighbour.
-fn round_half_even(x: f64) -> f64 {
-    let r = x.round();
-    if (r - x).abs() == 0.5 {
-        2.0 * (x / 2.0).round()
-    } else {
-        r
-    }
 }
 
 /// Each element of `bytes` (of `from`) changed by `f` and written as `to`.
@@ -219,7 +163,7 @@ mod tests {
             let expected = numcodecs_bytes(&codec, array);
             let scale = scale(digits);
             let round = |v: Scalar| match v {
-                Scalar::Float(f) => Scalar::Float(round_half_even(scale * f) / scale),
+                Scalar::Float(f) => Scalar::Float((scale * f).round_ties_even() / scale),
                 other => other,
             };
             let encoded = cast(Numeric::Float(8), astype, &bytes, round);
@@ -230,10 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn halves_round_to_even_as_numpy_does() {
-        assert_eq!(round_half_even(2.5), 2.0);
-        assert_eq!(round_half_even(-3.5), -4.0);
-        assert_eq!(round_half_even(1.4), 1.0);
+    fn the_binary_step_is_a_power_of_two_past_the_digits() {
         assert_eq!(scale(3), 1024.0);
     }
 }
