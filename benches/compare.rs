@@ -25,6 +25,10 @@
 //! zarr-python (found through `NDL_PYTHON312`, else the repo's `.venv312`)
 //! and the raw limit, on one size of padded records; its own table.
 //!
+//! Then the Arrow and Parquet comparison (`compare/arrow.rs`): ndl-arrow
+//! against a `memcpy`, serde_arrow, parquet_derive and pyarrow (through
+//! `NDL_PYTHON312` too) on 10 M of the README's records; its own table.
+//!
 //! `NDL_BENCH_DIR` names another directory for the files and stores
 //! (removed at the end), such as one on tmpfs.
 //!
@@ -32,9 +36,14 @@
 //! 1,64,512), `--zarr-mb 64` (MB of the Zarr cell; default
 //! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--s3-mb 64` (MB of
 //! the object-storage cell, `compare/s3.rs`; default 256; 0 leaves it
-//! out), `--only npy`, `--only zarr` or `--only s3`.
+//! out), `--arrow-records N` (default 10 M; 0 leaves it out), `--only npy`,
+//! `--only zarr`, `--only s3` or `--only arrow`.
 
+#[path = "compare/arrow.rs"]
+mod arrow;
 mod common;
+#[path = "compare/machine.rs"]
+mod machine;
 #[path = "compare/s3.rs"]
 mod s3;
 #[path = "compare/zarr.rs"]
@@ -47,6 +56,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{advise_huge, huge_vec, records, Dense32, Padded24, Record};
+use machine::machine;
 use ndl_runtime::npy::{ByteOrder, MmapArray, ReadOptions, WriteOptions};
 
 const MB: usize = 1 << 20;
@@ -85,10 +95,10 @@ fn main() {
         .position(|a| a == "--only")
         .map(|i| args.get(i + 1).map_or("", String::as_str));
     assert!(
-        matches!(only, None | Some("npy" | "zarr" | "s3")),
-        "--only npy, --only zarr or --only s3"
+        matches!(only, None | Some("npy" | "zarr" | "s3" | "arrow")),
+        "--only npy, --only zarr, --only s3 or --only arrow"
     );
-    let sizes = if matches!(only, Some("zarr" | "s3")) {
+    let sizes = if matches!(only, Some("zarr" | "s3" | "arrow")) {
         vec![]
     } else {
         sizes_from_args(&args)
@@ -101,6 +111,10 @@ fn main() {
         None | Some("s3") => s3::size_from(&args),
         _ => 0,
     };
+    let arrow_records = match only {
+        None | Some("arrow") => arrow::records_from(&args),
+        _ => 0,
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // Another filesystem (`NDL_BENCH_DIR=/dev/shm/ndl-bench`) separates
     // our work from the disk's filesystem.
@@ -109,7 +123,7 @@ fn main() {
         .unwrap_or_else(|| root.join("target").join("bench-data"));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create target/bench-data");
-    let zarr_python = (zarr_mb > 0 || s3_mb > 0).then(zarr::find_python);
+    let zarr_python = (zarr_mb > 0 || s3_mb > 0 || arrow_records > 0).then(zarr::find_python);
     if !sizes.is_empty() {
         run_npy(&sizes, &dir, root);
     }
@@ -124,6 +138,12 @@ fn main() {
     if let Some(python) = zarr_python.as_deref().filter(|_| s3_mb > 0) {
         let script = root.join("benches").join("zarr_s3_times.py");
         s3::print(&s3::run(s3_mb, python, &script));
+    }
+    if let Some(python) = zarr_python.as_deref().filter(|_| arrow_records > 0) {
+        let script = root.join("benches").join("arrow_times.py");
+        let cell = arrow::run(arrow_records, &dir, python, &script);
+        println!();
+        arrow::print(&cell, &machine(None, &dir), python);
     }
     let _ = fs::remove_dir_all(&dir);
     println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());
@@ -208,53 +228,6 @@ fn fail_python(why: &str) -> ! {
          NDL_PYTHON=/path/to/python for a Python that has numpy."
     );
     std::process::exit(2);
-}
-
-/// What the table ran on; with `python`, its NumPy too.
-fn machine(python: Option<&Path>, dir: &Path) -> String {
-    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let cpu = cpuinfo
-        .lines()
-        .find_map(|l| l.strip_prefix("model name"))
-        .map(|l| l.trim_start_matches([' ', '\t', ':']).to_string())
-        .unwrap_or_else(|| "unknown".into());
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let mem = fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|l| l.trim().trim_end_matches(" kB").parse::<u64>().ok())
-        .map_or("?".into(), |kb| format!("{:.0} GiB", kb as f64 / 1048576.0));
-    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let fs_type = Command::new("stat")
-        .args(["-f", "-c", "%T"])
-        .arg(dir)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let numpy = python.map(|python| {
-        Command::new(python)
-            .args([
-                "-c",
-                "import numpy, sys; print(numpy.__version__, sys.version.split()[0])",
-            ])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default()
-    });
-    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let peers = numpy.map_or(String::new(), |numpy| {
-        format!("; numpy and Python {numpy}; npyz 0.9")
-    });
-    format!(
-        "- machine: {cpu}, {cores} cores, {mem}, Linux {}\n- target directory: {} ({fs_type})\n- {rustc}{peers}",
-        kernel.trim(),
-        dir.display()
-    )
 }
 
 /// Repetitions for our and raw timings, and for npyz (much slower).

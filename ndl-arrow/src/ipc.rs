@@ -13,12 +13,12 @@ use arrow_ipc::writer::FileWriter;
 use arrow_schema::SchemaRef;
 use ndl_runtime::{ByteOrder, Datatype, NdlType};
 
-use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
 use crate::error::Error;
-use crate::file::{batch_rows, open, Staged};
+use crate::file::{open, Staged};
 use crate::infer::{check, datatype_of};
 use crate::scatter::ReadOptions;
-use crate::schema::{schema_of, schema_with_order, stored_byte_order};
+use crate::schema::{schema_of, stored_byte_order};
 
 /// Writes `records` to a new Arrow IPC file at `path` (replacing any),
 /// in batches of about 8 MiB. The file appears only once complete.
@@ -59,16 +59,7 @@ pub fn read_ipc_with<T: NdlType>(
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
     let mut reader = Reader::open(path.as_ref(), Some(&T::datatype()), options)?;
-    let mut records = Vec::new();
-    while let Some(batch) = reader.next_batch()? {
-        let part = from_record_batch_with::<T>(&batch, options)?;
-        if records.is_empty() {
-            records = part;
-        } else {
-            records.extend_from_slice(&part);
-        }
-    }
-    Ok(records)
+    read_all(&mut reader, options)
 }
 
 /// An Arrow IPC file of `T` records being written: each
@@ -116,10 +107,7 @@ impl<T: NdlType> IpcWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
-            self.sink.write(&to_record_batch(part)?)?;
-        }
-        Ok(())
+        append(&mut self.sink, records)
     }
 
     /// Completes the file and puts it at its path.
@@ -150,10 +138,7 @@ impl<T: NdlType> IpcWriter<T> {
 /// ```
 #[derive(Debug)]
 pub struct IpcRecordWriter {
-    sink: Sink,
-    datatype: Datatype,
-    order: ByteOrder,
-    schema: SchemaRef,
+    raw: RawSink<Sink>,
 }
 
 impl IpcRecordWriter {
@@ -164,34 +149,20 @@ impl IpcRecordWriter {
         datatype: &Datatype,
         order: ByteOrder,
     ) -> Result<IpcRecordWriter, Error> {
-        let schema = Arc::new(schema_with_order(datatype, order)?);
-        Ok(IpcRecordWriter {
-            sink: Sink::create(path.as_ref(), schema.clone())?,
-            datatype: datatype.clone(),
-            order,
-            schema,
-        })
+        let raw = RawSink::create(datatype, order, |schema| {
+            Sink::create(path.as_ref(), schema)
+        })?;
+        Ok(IpcRecordWriter { raw })
     }
 
     /// Writes whole records laid out as the datatype says.
     pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
-        let record = self.datatype.size().unwrap_or(0).max(1);
-        if !records.len().is_multiple_of(record) {
-            return Err(Error::PartialRecord {
-                len: records.len(),
-                record,
-            });
-        }
-        for part in records.chunks(batch_rows(record) * record) {
-            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
-            self.sink.write(&batch)?;
-        }
-        Ok(())
+        self.raw.write(records)
     }
 
     /// Completes the file and puts it at its path.
     pub fn finish(self) -> Result<(), Error> {
-        self.sink.finish()
+        self.raw.finish()
     }
 }
 
@@ -257,10 +228,7 @@ impl IpcRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        let Some(batch) = self.reader.next_batch()? else {
-            return Ok(None);
-        };
-        from_record_batch_raw(&self.reader.datatype, &batch, &self.options).map(Some)
+        next_records(&mut self.reader, &self.options)
     }
 }
 
@@ -285,7 +253,9 @@ impl Sink {
             .map_err(Error::arrow(format!("{}", path.display())))?;
         Ok(Sink { writer, staged })
     }
+}
 
+impl BatchSink for Sink {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         self.writer
             .write(batch)
@@ -340,11 +310,17 @@ impl Reader {
             rows,
         })
     }
+}
 
+impl BatchSource for Reader {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         self.batches
             .next()
             .transpose()
             .map_err(Error::arrow(self.context.clone()))
+    }
+
+    fn datatype(&self) -> &Datatype {
+        &self.datatype
     }
 }

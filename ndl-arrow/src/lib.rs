@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod batch;
+mod batch_file;
 mod error;
 mod file;
 mod gather;

@@ -16,12 +16,12 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
-use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
 use crate::error::Error;
 use crate::file::{batch_rows, open, Staged};
 use crate::infer::{check, datatype_of};
 use crate::scatter::ReadOptions;
-use crate::schema::{schema_of, schema_with_order, stored_byte_order};
+use crate::schema::{schema_of, stored_byte_order};
 
 /// The properties files are written with unless told otherwise: zstd at
 /// level 1 (most of zstd's gain at a fraction of its time), row groups of
@@ -83,16 +83,7 @@ pub fn read_parquet_with<T: NdlType>(
 ) -> Result<Vec<T>, Error> {
     let dt = T::datatype();
     let mut reader = Reader::open(path.as_ref(), Some(&dt), options, std::mem::size_of::<T>())?;
-    let mut records = Vec::new();
-    while let Some(batch) = reader.next_batch()? {
-        let part = from_record_batch_with::<T>(&batch, options)?;
-        if records.is_empty() {
-            records = part;
-        } else {
-            records.extend_from_slice(&part);
-        }
-    }
-    Ok(records)
+    read_all(&mut reader, options)
 }
 
 /// A Parquet file of `T` records being written: each [`append`](Self::append)
@@ -152,10 +143,7 @@ impl<T: NdlType> ParquetWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
-            self.sink.write(&to_record_batch(part)?)?;
-        }
-        Ok(())
+        append(&mut self.sink, records)
     }
 
     /// Completes the file and puts it at its path.
@@ -188,10 +176,7 @@ impl<T: NdlType> ParquetWriter<T> {
 /// ```
 #[derive(Debug)]
 pub struct ParquetRecordWriter {
-    sink: Sink,
-    datatype: Datatype,
-    order: ByteOrder,
-    schema: SchemaRef,
+    raw: RawSink<Sink>,
 }
 
 impl ParquetRecordWriter {
@@ -212,34 +197,20 @@ impl ParquetRecordWriter {
         order: ByteOrder,
         properties: WriterProperties,
     ) -> Result<ParquetRecordWriter, Error> {
-        let schema = Arc::new(schema_with_order(datatype, order)?);
-        Ok(ParquetRecordWriter {
-            sink: Sink::create(path.as_ref(), schema.clone(), properties)?,
-            datatype: datatype.clone(),
-            order,
-            schema,
-        })
+        let raw = RawSink::create(datatype, order, |schema| {
+            Sink::create(path.as_ref(), schema, properties)
+        })?;
+        Ok(ParquetRecordWriter { raw })
     }
 
     /// Writes whole records laid out as the datatype says.
     pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
-        let record = self.datatype.size().unwrap_or(0).max(1);
-        if !records.len().is_multiple_of(record) {
-            return Err(Error::PartialRecord {
-                len: records.len(),
-                record,
-            });
-        }
-        for part in records.chunks(batch_rows(record) * record) {
-            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
-            self.sink.write(&batch)?;
-        }
-        Ok(())
+        self.raw.write(records)
     }
 
     /// Completes the file and puts it at its path.
     pub fn finish(self) -> Result<(), Error> {
-        self.sink.finish()
+        self.raw.finish()
     }
 }
 
@@ -265,7 +236,9 @@ impl Sink {
             .map_err(Error::parquet(format!("{}", path.display())))?;
         Ok(Sink { writer, staged })
     }
+}
 
+impl BatchSink for Sink {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         let batch = crate::parquet_time::batch(batch)?;
         self.writer
@@ -345,10 +318,7 @@ impl ParquetRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        let Some(batch) = self.reader.next_batch()? else {
-            return Ok(None);
-        };
-        from_record_batch_raw(&self.reader.datatype, &batch, &self.options).map(Some)
+        next_records(&mut self.reader, &self.options)
     }
 }
 
@@ -416,12 +386,18 @@ impl Reader {
             context,
         })
     }
+}
 
+impl BatchSource for Reader {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         self.batches
             .next()
             .transpose()
             .map_err(Error::arrow(self.context.clone()))
+    }
+
+    fn datatype(&self) -> &Datatype {
+        &self.datatype
     }
 }
 

@@ -1,0 +1,388 @@
+//! The Arrow and Parquet part of `cargo bench --bench compare` (alone:
+//! `--only arrow`): ndl-arrow against a `memcpy`, serde_arrow,
+//! parquet_derive and pyarrow, on the same records in the same run.
+//!
+//! One cell: [`Reading`], the README's record type (40 bytes in memory),
+//! 10 M records by default (`--arrow-records N`; 0 leaves the cell out),
+//! files in `target/bench-data/`. It times
+//! - `to_record_batch(&records)` against a `memcpy` of as many bytes into
+//!   fresh memory (`Vec::to_vec`): the floor of any conversion that
+//!   returns new arrays (target ≥ 0.5 of it). `from_record_batch` back
+//!   into `Vec<Reading>` too (no target);
+//! - serde_arrow 0.15.1 (feature `arrow-60`, the arrow version ndl-arrow
+//!   pins): `serde_arrow::to_record_batch(&fields, &records)` with the
+//!   very fields of our schema (`ndl_arrow::schema::<Reading>()`: the
+//!   enum a `Dictionary(Int8, Utf8)` of member names, the time a
+//!   `Timestamp(Second)`, the code `Utf8`, the wind a
+//!   `FixedSizeList(Float32, 2)`), from [`SerdeReading`], the same record
+//!   as serde sees it: a unit enum, the time an `i64`, the code serialized
+//!   as its NUL-trimmed `&str`. The batches are checked equal, so both do
+//!   the same work (target: ours ≥ 5× faster);
+//! - parquet_derive 60.1.0 (`ParquetRecordWriter`): it has no nested
+//!   types, no fixed arrays and no enums, and writes Parquet rather than
+//!   Arrow, so it is compared on what it can do: a Parquet file of the
+//!   closest flat record, [`FlatReading`] (the enum's name and the code
+//!   as `&str`, the wind as two `f32` columns, the time an `i64`), in row
+//!   groups of 1 Mi records, uncompressed, against our `ParquetWriter` of
+//!   the same records with the same properties (target: ours ≥ 3× faster);
+//! - Parquet writes, uncompressed and zstd level 1, of our
+//!   `ParquetWriter` (row groups of 1 Mi records) against pyarrow's
+//!   `pq.write_table` of the same table, timed by `benches/arrow_times.py`
+//!   (in the Python of `NDL_PYTHON312`, else the repo's `.venv312`, which
+//!   has pyarrow) in the same run (target ≥ 1×).
+//!
+//! Every time is the best of [`REPS`] rounds, each running every job once;
+//! the records and the other crates' inputs are built outside the timing.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use ndl_arrow::arrow_schema::FieldRef;
+use ndl_arrow::parquet::basic::{Compression, ZstdLevel};
+use ndl_arrow::parquet::file::properties::WriterProperties;
+use ndl_arrow::ParquetWriter;
+use ndl_runtime::time::{DateTime64, Seconds};
+use ndl_runtime::NdlType;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::record::RecordWriter;
+use parquet_derive::ParquetRecordWriter;
+use serde::{Serialize, Serializer};
+
+use crate::{mark, time};
+
+/// Rounds of every job; the best time of each is kept.
+pub const REPS: usize = 3;
+/// Records per Parquet row group, for every writer: pyarrow's default.
+const ROW_GROUP: usize = 1 << 20;
+
+/// The README's record type: one reading of a weather station.
+#[derive(Clone, Copy, NdlType)]
+#[repr(C)]
+pub struct Reading {
+    pub station: u32,
+    pub time: DateTime64<Seconds>,
+    pub sky: Sky,
+    #[ndl(string)]
+    pub code: [u8; 4],
+    pub wind: [f32; 2],
+    pub temperature: f32,
+}
+
+/// Sky cover.
+#[derive(Clone, Copy, NdlType, Serialize)]
+#[repr(u8)]
+pub enum Sky {
+    Clear,
+    Cumulus,
+    Stratus = 7,
+}
+
+impl Sky {
+    fn name(self) -> &'static str {
+        match self {
+            Sky::Clear => "Clear",
+            Sky::Cumulus => "Cumulus",
+            Sky::Stratus => "Stratus",
+        }
+    }
+}
+
+/// [`Reading`] as serde sees it, for serde_arrow.
+#[derive(Serialize)]
+pub struct SerdeReading {
+    station: u32,
+    time: i64,
+    sky: Sky,
+    #[serde(serialize_with = "nul_trimmed")]
+    code: [u8; 4],
+    wind: [f32; 2],
+    temperature: f32,
+}
+
+/// A fixed string as its text, trailing NULs trimmed, as ours maps it.
+fn nul_trimmed<S: Serializer>(code: &[u8; 4], s: S) -> Result<S::Ok, S::Error> {
+    let end = code.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    s.serialize_str(std::str::from_utf8(&code[..end]).expect("ASCII codes"))
+}
+
+/// The closest record parquet_derive writes: flat, no enum, no array.
+#[derive(ParquetRecordWriter)]
+pub struct FlatReading<'a> {
+    station: u32,
+    time: i64,
+    sky: &'a str,
+    code: &'a str,
+    wind_east: f32,
+    wind_north: f32,
+    temperature: f32,
+}
+
+/// `n` readings with varied values, NUL-padded codes among them.
+pub fn readings(n: usize) -> Vec<Reading> {
+    let codes = [*b"RA\0\0", *b"SN\0\0", *b"TSRA", [0; 4]];
+    let skies = [Sky::Clear, Sky::Cumulus, Sky::Stratus];
+    (0..n)
+        .map(|i| Reading {
+            station: 1000 + (i % 7) as u32,
+            time: DateTime64::new(1_700_000_000 + i as i64),
+            sky: skies[i % 3],
+            code: codes[i % 4],
+            wind: [i as f32, -(i as f32)],
+            temperature: 250.0 + (i % 50) as f32,
+        })
+        .collect()
+}
+
+fn serde_readings(records: &[Reading]) -> Vec<SerdeReading> {
+    records
+        .iter()
+        .map(|r| SerdeReading {
+            station: r.station,
+            time: r.time.count(),
+            sky: r.sky,
+            code: r.code,
+            wind: r.wind,
+            temperature: r.temperature,
+        })
+        .collect()
+}
+
+fn flat_readings(records: &[Reading]) -> Vec<FlatReading<'_>> {
+    records
+        .iter()
+        .map(|r| {
+            let end = r.code.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            FlatReading {
+                station: r.station,
+                time: r.time.count(),
+                sky: r.sky.name(),
+                code: std::str::from_utf8(&r.code[..end]).expect("ASCII codes"),
+                wind_east: r.wind[0],
+                wind_north: r.wind[1],
+                temperature: r.temperature,
+            }
+        })
+        .collect()
+}
+
+/// The number of records: `--arrow-records N`, else 10 M.
+pub fn records_from(args: &[String]) -> usize {
+    match args.iter().position(|a| a == "--arrow-records") {
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|s| s.trim().parse().ok())
+            .expect("--arrow-records: a number of records, e.g. --arrow-records 1000000"),
+        None => 10_000_000,
+    }
+}
+
+/// The best times of the cell, in seconds.
+#[derive(Default)]
+pub struct Cell {
+    records: usize,
+    bytes: usize,
+    memcpy: f64,
+    to_batch: f64,
+    from_batch: f64,
+    serde_arrow: f64,
+    ours_plain: f64,
+    ours_zstd: f64,
+    parquet_derive: f64,
+    pyarrow_plain: f64,
+    pyarrow_zstd: f64,
+    pyarrow: String,
+}
+
+fn properties(compression: Compression) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(compression)
+        .set_max_row_group_row_count(Some(ROW_GROUP))
+        .build()
+}
+
+fn write_ours(path: &Path, records: &[Reading], compression: Compression) {
+    let _ = fs::remove_file(path);
+    let mut w = ParquetWriter::<Reading>::create_with(path, properties(compression)).unwrap();
+    w.append(records).unwrap();
+    w.finish().unwrap();
+}
+
+fn write_parquet_derive(path: &Path, flat: &[FlatReading<'_>]) {
+    let _ = fs::remove_file(path);
+    let schema = flat.schema().unwrap();
+    let props = Arc::new(properties(Compression::UNCOMPRESSED));
+    let file = fs::File::create(path).unwrap();
+    let mut w = SerializedFileWriter::new(file, schema, props).unwrap();
+    for group in flat.chunks(ROW_GROUP) {
+        let mut row_group = w.next_row_group().unwrap();
+        group.write_to_row_group(&mut row_group).unwrap();
+        row_group.close().unwrap();
+    }
+    w.close().unwrap();
+}
+
+/// Runs the cell: `n` records, files in `dir`, pyarrow's times from
+/// `script` in `python`.
+pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
+    eprintln!("arrow: {n} readings");
+    let records = readings(n);
+    let bytes = vec![0x5a_u8; n * std::mem::size_of::<Reading>()];
+    let serde_records = serde_readings(&records);
+    let flat = flat_readings(&records);
+    let fields: Vec<FieldRef> = ndl_arrow::schema::<Reading>().fields().to_vec();
+    let ours_file = dir.join("arrow-ours.parquet");
+    let derive_file = dir.join("arrow-parquet-derive.parquet");
+    let zstd = Compression::ZSTD(ZstdLevel::default());
+
+    let mut c = Cell {
+        records: n,
+        bytes: bytes.len(),
+        ..Cell::default()
+    };
+    let best = |t: &mut f64, d: std::time::Duration| *t = t.min(d.as_secs_f64());
+    let mut times = [f64::INFINITY; 7];
+    for round in 0..REPS {
+        best(
+            &mut times[0],
+            time(|| drop(std::hint::black_box(bytes.to_vec()))),
+        );
+        let mut batch = None;
+        best(
+            &mut times[1],
+            time(|| batch = Some(ndl_arrow::to_record_batch(&records).unwrap())),
+        );
+        let batch = batch.unwrap();
+        best(
+            &mut times[2],
+            time(|| {
+                let back = ndl_arrow::from_record_batch::<Reading>(&batch).unwrap();
+                drop(std::hint::black_box(back));
+            }),
+        );
+        let mut theirs = None;
+        best(
+            &mut times[3],
+            time(|| theirs = Some(serde_arrow::to_record_batch(&fields, &serde_records).unwrap())),
+        );
+        if round == 0 {
+            let theirs = theirs.unwrap();
+            assert_eq!(theirs.schema().fields(), batch.schema().fields());
+            assert!(
+                theirs.columns() == batch.columns(),
+                "serde_arrow built other columns"
+            );
+        }
+        drop(batch);
+        best(
+            &mut times[4],
+            time(|| write_ours(&ours_file, &records, Compression::UNCOMPRESSED)),
+        );
+        best(
+            &mut times[5],
+            time(|| write_ours(&ours_file, &records, zstd)),
+        );
+        best(
+            &mut times[6],
+            time(|| write_parquet_derive(&derive_file, &flat)),
+        );
+    }
+    [
+        c.memcpy,
+        c.to_batch,
+        c.from_batch,
+        c.serde_arrow,
+        c.ours_plain,
+        c.ours_zstd,
+        c.parquet_derive,
+    ] = times;
+    let _ = fs::remove_file(&derive_file);
+
+    // pyarrow writes the table it reads from our uncompressed file.
+    write_ours(&ours_file, &records, Compression::UNCOMPRESSED);
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&ours_file)
+        .arg(dir.join("arrow-pyarrow.parquet"))
+        .arg(REPS.to_string())
+        .output()
+        .expect("run the pyarrow timing script");
+    assert!(
+        out.status.success(),
+        "the pyarrow timing script failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let py: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
+    assert_eq!(py["records"].as_u64(), Some(n as u64));
+    c.pyarrow_plain = py["write_uncompressed"].as_f64().unwrap();
+    c.pyarrow_zstd = py["write_zstd"].as_f64().unwrap();
+    c.pyarrow = py["pyarrow"].as_str().unwrap_or("?").to_string();
+    let _ = fs::remove_file(&ours_file);
+    c
+}
+
+fn ms(secs: f64) -> String {
+    format!("{:.0} ms", secs * 1e3)
+}
+
+/// Prints the cell as a Markdown table, with which targets are met.
+pub fn print(c: &Cell, machine: &str, python: &Path) {
+    println!("# ndl-arrow comparison\n");
+    println!("{machine}");
+    println!(
+        "- {} README readings, {:.0} MB in memory; serde_arrow 0.15.1, parquet_derive 60.1.0, \
+         pyarrow {} ({}); best of {REPS}\n",
+        c.records,
+        c.bytes as f64 / 1e6,
+        c.pyarrow,
+        python.display()
+    );
+    println!("| job | peer | peer time | ours | ratio | target |");
+    println!("|---|---|--:|--:|--:|--:|");
+    let rows = [
+        ("`to_record_batch`", "memcpy", c.memcpy, c.to_batch, 0.5),
+        (
+            "`to_record_batch`",
+            "serde_arrow",
+            c.serde_arrow,
+            c.to_batch,
+            5.0,
+        ),
+        (
+            "Parquet write, uncompressed",
+            "parquet_derive (flat record)",
+            c.parquet_derive,
+            c.ours_plain,
+            3.0,
+        ),
+        (
+            "Parquet write, uncompressed",
+            "pyarrow",
+            c.pyarrow_plain,
+            c.ours_plain,
+            1.0,
+        ),
+        (
+            "Parquet write, zstd 1",
+            "pyarrow",
+            c.pyarrow_zstd,
+            c.ours_zstd,
+            1.0,
+        ),
+    ];
+    for (job, peer, theirs, ours, target) in rows {
+        let ratio = theirs / ours;
+        println!(
+            "| {job} | {peer} | {} | {} | {ratio:.2} {} | ≥ {target} |",
+            ms(theirs),
+            ms(ours),
+            mark(ratio >= target)
+        );
+    }
+    println!(
+        "| `from_record_batch` | — | — | {} | — | — |",
+        ms(c.from_batch)
+    );
+    println!("\nRatio: the peer's time over ours (above 1, ours is faster).");
+}

@@ -1,0 +1,120 @@
+//! A file of record batches, Parquet or Arrow IPC: what the typed and the
+//! raw writers and readers of both formats share. A format gives a
+//! [`BatchSink`] (batches into a staged file) and a [`BatchSource`]
+//! (checked batches out of a file); records go through them here.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use ndl_runtime::{ByteOrder, Datatype, NdlType};
+
+use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::error::Error;
+use crate::file::batch_rows;
+use crate::scatter::ReadOptions;
+use crate::schema::schema_with_order;
+
+/// Record batches going into a file that appears only once finished.
+pub(crate) trait BatchSink: Sized {
+    /// Writes one batch.
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error>;
+    /// Completes the file and puts it at its path.
+    fn finish(self) -> Result<(), Error>;
+}
+
+/// Record batches coming out of a file, checked against the datatype of
+/// the records they hold.
+pub(crate) trait BatchSource {
+    /// The next batch; `None` at the end.
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error>;
+    /// The datatype of the records read.
+    fn datatype(&self) -> &Datatype;
+}
+
+/// Writes typed `records` in batches of about 8 MiB.
+pub(crate) fn append<T: NdlType>(sink: &mut impl BatchSink, records: &[T]) -> Result<(), Error> {
+    for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
+        sink.write(&to_record_batch(part)?)?;
+    }
+    Ok(())
+}
+
+/// Reads every record of `source` as `T`.
+pub(crate) fn read_all<T: NdlType>(
+    source: &mut impl BatchSource,
+    options: &ReadOptions,
+) -> Result<Vec<T>, Error> {
+    let mut records = Vec::new();
+    while let Some(batch) = source.next_batch()? {
+        let part = from_record_batch_with::<T>(&batch, options)?;
+        if records.is_empty() {
+            records = part;
+        } else {
+            records.extend_from_slice(&part);
+        }
+    }
+    Ok(records)
+}
+
+/// The next batch of `source` as bytes of its datatype, in the options'
+/// byte order; `None` at the end.
+pub(crate) fn next_records(
+    source: &mut impl BatchSource,
+    options: &ReadOptions,
+) -> Result<Option<Vec<u8>>, Error> {
+    let Some(batch) = source.next_batch()? else {
+        return Ok(None);
+    };
+    from_record_batch_raw(source.datatype(), &batch, options).map(Some)
+}
+
+/// A sink of records of a runtime datatype, handed in as bytes with their
+/// numbers in one byte order.
+#[derive(Debug)]
+pub(crate) struct RawSink<S> {
+    sink: S,
+    datatype: Datatype,
+    order: ByteOrder,
+    schema: SchemaRef,
+}
+
+impl<S: BatchSink> RawSink<S> {
+    /// The sink that `create` makes for the schema of `datatype` in
+    /// `order`.
+    pub fn create(
+        datatype: &Datatype,
+        order: ByteOrder,
+        create: impl FnOnce(SchemaRef) -> Result<S, Error>,
+    ) -> Result<RawSink<S>, Error> {
+        let schema = Arc::new(schema_with_order(datatype, order)?);
+        Ok(RawSink {
+            sink: create(schema.clone())?,
+            datatype: datatype.clone(),
+            order,
+            schema,
+        })
+    }
+
+    /// Writes whole records laid out as the datatype says, in batches of
+    /// about 8 MiB.
+    pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
+        let record = self.datatype.size().unwrap_or(0).max(1);
+        if !records.len().is_multiple_of(record) {
+            return Err(Error::PartialRecord {
+                len: records.len(),
+                record,
+            });
+        }
+        for part in records.chunks(batch_rows(record) * record) {
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            self.sink.write(&batch)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it at its path.
+    pub fn finish(self) -> Result<(), Error> {
+        self.sink.finish()
+    }
+}
