@@ -3,15 +3,8 @@
 //! before, in `astype` (default `dtype`); decoding is NumPy's `cumsum` into
 //! `dtype`. The chunk is one flat sequence, as numcodecs flattens it.
 
-use std::num::NonZeroU64;
-use std::sync::Arc;
-
 use serde::Deserialize;
-use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, CodecPluginV2,
-    CodecPluginV3, RecommendedConcurrency,
-};
-use zarrs::array::{DataType, FillValue};
+use zarrs::array::codec::api::{CodecPluginV2, CodecPluginV3};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
@@ -39,75 +32,25 @@ inventory::submit! { CodecPluginV2::new::<DeltaCodec>() }
 impl DeltaCodec {
     fn new(configuration: Configuration) -> Result<DeltaCodec, PluginCreateError> {
         let c: DeltaConfiguration = configuration.to_typed()?;
-        let dtype = Numeric::parse("delta", &c.dtype)?;
-        let astype = match &c.astype {
-            Some(astype) => Numeric::parse("delta", astype)?,
-            None => dtype,
-        };
+        let (dtype, astype) = Numeric::pair("delta", &c.dtype, c.astype.as_deref())?;
         Ok(DeltaCodec {
             dtype,
             astype,
             configuration,
         })
     }
-
-    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
-        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
-            return Ok(());
-        }
-        Err(CodecError::UnsupportedDataType(
-            data_type.clone(),
-            "numcodecs.delta".into(),
-        ))
-    }
 }
 
 super::plugin::whole_chunk_codec!(DeltaCodec, ArrayToArray);
+super::plugin::numeric_array_codec!(DeltaCodec, "numcodecs.delta");
 
-impl ArrayCodecTraits for DeltaCodec {
-    fn recommended_concurrency(
-        &self,
-        _shape: &[NonZeroU64],
-        _data_type: &DataType,
-    ) -> Result<RecommendedConcurrency, CodecError> {
-        Ok(RecommendedConcurrency::new_maximum(1))
-    }
-}
-
-impl ArrayToArrayCodecTraits for DeltaCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
+impl DeltaCodec {
+    fn encode_bytes(&self, decoded: &[u8]) -> Vec<u8> {
+        encode(self.dtype, self.astype, decoded)
     }
 
-    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
-        self.check(decoded_data_type)?;
-        self.astype
-            .data_type()
-            .map_err(|e| CodecError::Other(e.to_string()))
-    }
-
-    fn encode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
-        Ok(encode(self.dtype, self.astype, &bytes.into_fixed()?).into())
-    }
-
-    fn decode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
-        Ok(decode(self.dtype, self.astype, &bytes.into_fixed()?).into())
+    fn decode_bytes(&self, encoded: &[u8]) -> Vec<u8> {
+        decode(self.dtype, self.astype, encoded)
     }
 }
 

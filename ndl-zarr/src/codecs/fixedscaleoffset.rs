@@ -7,15 +7,10 @@
 //! casts through float32: values then differ from numcodecs' in their last
 //! digits. This one replaces it (see [`register`]).
 
-use std::num::NonZeroU64;
-use std::sync::Arc;
-
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    register_codec_v3, ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError,
-    CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV3, RecommendedConcurrency,
+    register_codec_v3, CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV3,
 };
-use zarrs::array::{DataType, FillValue};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError};
 
@@ -60,11 +55,7 @@ pub(crate) fn register() {
 impl FixedScaleOffsetCodec {
     fn new(configuration: Configuration) -> Result<FixedScaleOffsetCodec, PluginCreateError> {
         let c: FixedScaleOffsetConfiguration = configuration.to_typed()?;
-        let dtype = Numeric::parse("fixedscaleoffset", &c.dtype)?;
-        let astype = match &c.astype {
-            Some(astype) => Numeric::parse("fixedscaleoffset", astype)?,
-            None => dtype,
-        };
+        let (dtype, astype) = Numeric::pair("fixedscaleoffset", &c.dtype, c.astype.as_deref())?;
         Ok(FixedScaleOffsetCodec {
             offset: c.offset,
             scale: c.scale,
@@ -72,16 +63,6 @@ impl FixedScaleOffsetCodec {
             astype,
             configuration,
         })
-    }
-
-    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
-        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
-            return Ok(());
-        }
-        Err(CodecError::UnsupportedDataType(
-            data_type.clone(),
-            "numcodecs.fixedscaleoffset".into(),
-        ))
     }
 
     /// `round((x - offset) * scale)`, in `dtype`'s float (float64 for
@@ -127,53 +108,7 @@ fn as_f64(value: Scalar) -> f64 {
 }
 
 super::plugin::whole_chunk_codec!(FixedScaleOffsetCodec, ArrayToArray);
-
-impl ArrayCodecTraits for FixedScaleOffsetCodec {
-    fn recommended_concurrency(
-        &self,
-        _shape: &[NonZeroU64],
-        _data_type: &DataType,
-    ) -> Result<RecommendedConcurrency, CodecError> {
-        Ok(RecommendedConcurrency::new_maximum(1))
-    }
-}
-
-impl ArrayToArrayCodecTraits for FixedScaleOffsetCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
-    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
-        self.check(decoded_data_type)?;
-        self.astype
-            .data_type()
-            .map_err(|e| CodecError::Other(e.to_string()))
-    }
-
-    fn encode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
-        Ok(self.encode_bytes(&bytes.into_fixed()?).into())
-    }
-
-    fn decode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
-        Ok(self.decode_bytes(&bytes.into_fixed()?).into())
-    }
-}
+super::plugin::numeric_array_codec!(FixedScaleOffsetCodec, "numcodecs.fixedscaleoffset");
 
 #[cfg(test)]
 mod tests {

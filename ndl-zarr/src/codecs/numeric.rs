@@ -22,6 +22,18 @@ pub(crate) enum Scalar {
 }
 
 impl Numeric {
+    /// A codec's `dtype` and `astype`, the second `dtype` when not given;
+    /// `codec` names the codec in the error.
+    pub fn pair(
+        codec: &str,
+        dtype: &str,
+        astype: Option<&str>,
+    ) -> Result<(Numeric, Numeric), PluginCreateError> {
+        let dtype = Numeric::parse(codec, dtype)?;
+        let astype = astype.map_or(Ok(dtype), |a| Numeric::parse(codec, a))?;
+        Ok((dtype, astype))
+    }
+
     /// The type a NumPy dtype string names (`"<i4"`, `"f8"`, `"|u1"`);
     /// `codec` names the codec in the error.
     pub fn parse(codec: &str, dtype: &str) -> Result<Numeric, PluginCreateError> {

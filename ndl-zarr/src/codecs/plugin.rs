@@ -62,4 +62,84 @@ macro_rules! whole_chunk_codec {
     };
 }
 
+/// Implements zarrs' array-to-array traits for `$codec`, a numcodecs
+/// codec from its `dtype` to its `astype` (fields of type `Numeric`):
+/// the array's data type must be `dtype`, and the chunk's bytes go through
+/// `$codec::encode_bytes` / `decode_bytes`, on one thread.
+macro_rules! numeric_array_codec {
+    ($codec:ty, $name:literal) => {
+        impl $codec {
+            /// The array's data type, checked to be this codec's `dtype`.
+            fn check(
+                &self,
+                data_type: &zarrs::array::DataType,
+            ) -> Result<(), zarrs::array::codec::api::CodecError> {
+                if self.dtype.data_type().ok().as_ref() == Some(data_type) {
+                    return Ok(());
+                }
+                Err(zarrs::array::codec::api::CodecError::UnsupportedDataType(
+                    data_type.clone(),
+                    $name.into(),
+                ))
+            }
+        }
+
+        impl zarrs::array::codec::api::ArrayCodecTraits for $codec {
+            fn recommended_concurrency(
+                &self,
+                _shape: &[std::num::NonZeroU64],
+                _data_type: &zarrs::array::DataType,
+            ) -> Result<
+                zarrs::array::codec::api::RecommendedConcurrency,
+                zarrs::array::codec::api::CodecError,
+            > {
+                Ok(zarrs::array::codec::api::RecommendedConcurrency::new_maximum(1))
+            }
+        }
+
+        impl zarrs::array::codec::api::ArrayToArrayCodecTraits for $codec {
+            fn into_dyn(
+                self: std::sync::Arc<Self>,
+            ) -> std::sync::Arc<dyn zarrs::array::codec::api::ArrayToArrayCodecTraits> {
+                self
+            }
+
+            fn encoded_data_type(
+                &self,
+                decoded_data_type: &zarrs::array::DataType,
+            ) -> Result<zarrs::array::DataType, zarrs::array::codec::api::CodecError> {
+                self.check(decoded_data_type)?;
+                self.astype
+                    .data_type()
+                    .map_err(|e| zarrs::array::codec::api::CodecError::Other(e.to_string()))
+            }
+
+            fn encode<'a>(
+                &self,
+                bytes: zarrs::array::ArrayBytes<'a>,
+                _shape: &[std::num::NonZeroU64],
+                data_type: &zarrs::array::DataType,
+                _fill_value: &zarrs::array::FillValue,
+                _options: &zarrs::array::codec::api::CodecOptions,
+            ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
+                self.check(data_type)?;
+                Ok(self.encode_bytes(&bytes.into_fixed()?).into())
+            }
+
+            fn decode<'a>(
+                &self,
+                bytes: zarrs::array::ArrayBytes<'a>,
+                _shape: &[std::num::NonZeroU64],
+                data_type: &zarrs::array::DataType,
+                _fill_value: &zarrs::array::FillValue,
+                _options: &zarrs::array::codec::api::CodecOptions,
+            ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
+                self.check(data_type)?;
+                Ok(self.decode_bytes(&bytes.into_fixed()?).into())
+            }
+        }
+    };
+}
+
+pub(super) use numeric_array_codec;
 pub(super) use whole_chunk_codec;

@@ -3,15 +3,8 @@
 //! binary steps) and cast to `astype` (default `dtype`); decoding only
 //! casts back to `dtype`, since the rounding cannot be undone.
 
-use std::num::NonZeroU64;
-use std::sync::Arc;
-
 use serde::Deserialize;
-use zarrs::array::codec::api::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, CodecPluginV2,
-    CodecPluginV3, RecommendedConcurrency,
-};
-use zarrs::array::{DataType, FillValue};
+use zarrs::array::codec::api::{CodecPluginV2, CodecPluginV3};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
@@ -41,11 +34,7 @@ inventory::submit! { CodecPluginV2::new::<QuantizeCodec>() }
 impl QuantizeCodec {
     fn new(configuration: Configuration) -> Result<QuantizeCodec, PluginCreateError> {
         let c: QuantizeConfiguration = configuration.to_typed()?;
-        let dtype = Numeric::parse("quantize", &c.dtype)?;
-        let astype = match &c.astype {
-            Some(astype) => Numeric::parse("quantize", astype)?,
-            None => dtype,
-        };
+        let (dtype, astype) = Numeric::pair("quantize", &c.dtype, c.astype.as_deref())?;
         if !matches!((dtype, astype), (Numeric::Float(_), Numeric::Float(_))) {
             return Err(PluginCreateError::Other(format!(
                 "quantize: dtype `{}` and astype must be float32 or float64",
@@ -59,69 +48,25 @@ impl QuantizeCodec {
             configuration,
         })
     }
-
-    fn check(&self, data_type: &DataType) -> Result<(), CodecError> {
-        if self.dtype.data_type().ok().as_ref() == Some(data_type) {
-            return Ok(());
-        }
-        Err(CodecError::UnsupportedDataType(
-            data_type.clone(),
-            "numcodecs.quantize".into(),
-        ))
-    }
 }
 
 super::plugin::whole_chunk_codec!(QuantizeCodec, ArrayToArray);
+super::plugin::numeric_array_codec!(QuantizeCodec, "numcodecs.quantize");
 
-impl ArrayCodecTraits for QuantizeCodec {
-    fn recommended_concurrency(
-        &self,
-        _shape: &[NonZeroU64],
-        _data_type: &DataType,
-    ) -> Result<RecommendedConcurrency, CodecError> {
-        Ok(RecommendedConcurrency::new_maximum(1))
-    }
-}
-
-impl ArrayToArrayCodecTraits for QuantizeCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
-    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
-        self.check(decoded_data_type)?;
-        self.astype
-            .data_type()
-            .map_err(|e| CodecError::Other(e.to_string()))
-    }
-
-    fn encode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
+impl QuantizeCodec {
+    /// Each value kept to `digits` decimal digits in binary steps, as
+    /// `astype`.
+    fn encode_bytes(&self, decoded: &[u8]) -> Vec<u8> {
         let scale = scale(self.digits);
         let round = |v: Scalar| match v {
             Scalar::Float(f) => Scalar::Float((scale * f).round_ties_even() / scale),
             other => other,
         };
-        Ok(cast(self.dtype, self.astype, &bytes.into_fixed()?, round).into())
+        cast(self.dtype, self.astype, decoded, round)
     }
 
-    fn decode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        _fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.check(data_type)?;
-        Ok(cast(self.astype, self.dtype, &bytes.into_fixed()?, |v| v).into())
+    fn decode_bytes(&self, encoded: &[u8]) -> Vec<u8> {
+        cast(self.astype, self.dtype, encoded, |v| v)
     }
 }
 
