@@ -4,15 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::{ByteOrder, Datatype};
+use ndl_runtime::{ByteOrder, Charset, Datatype};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::{commit_type, hdf5_type};
+use crate::dimension::Dimensions;
+use crate::h5type::{commit_type, is_user_defined, netcdf_char, profile_type};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
-use crate::stored_type::{stored_type, StoredType};
+use crate::write::parent;
+use crate::stored_type::{is_char, stored_type, StoredType};
 
 /// A dataset opened to read its elements as bytes.
 pub struct ArrayReader {
@@ -20,7 +22,10 @@ pub struct ArrayReader {
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
     stored: StoredType,
+    /// The dataset's extents, as read and written.
     shape: Vec<u64>,
+    /// Its extents in elements of `stored` (one fewer for netCDF text).
+    elements: Vec<u64>,
     next_row: u64,
     path: PathBuf,
     name: String,
@@ -35,24 +40,42 @@ impl ArrayReader {
         let file = crate::file::open(&path)?;
         let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
         let dtype = found.dtype().map_err(hdf5_error(&path, dataset))?;
-        let stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
+        let mut stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
             path: path.clone(),
             dataset: dataset.to_string(),
             message,
         })?;
-        let memory_type =
-            hdf5_type(&stored.datatype, stored.byte_order).map_err(|source| Error::Type {
-                path: path.clone(),
-                dataset: dataset.to_string(),
-                source,
-            })?;
-        let shape = found.shape().iter().map(|&d| d as u64).collect();
+        let shape: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
+        let mut elements = shape.clone();
+        let memory_type = if is_netcdf_text(&found, &dtype, &shape) {
+            // netCDF's strings: `char` over a last dimension of their
+            // length, read as NumPy's `S<length>` (the same bytes).
+            let length = elements.pop().unwrap_or(1) as usize;
+            stored.datatype = Datatype::FixedString(ndl_runtime::FixedString {
+                length,
+                charset: Charset::Ascii,
+            });
+            dtype
+        } else if stored.other_order.is_empty() {
+            // The stored layout in one order is the file's own type: read
+            // with no conversion, which could also rewrite characters.
+            dtype
+        } else {
+            profile_type(&stored.datatype, stored.byte_order, stored.netcdf_chars).map_err(
+                |source| Error::Type {
+                    path: path.clone(),
+                    dataset: dataset.to_string(),
+                    source,
+                },
+            )?
+        };
         Ok(ArrayReader {
             _file: file,
             dataset: found,
             memory_type,
             stored,
             shape,
+            elements,
             next_row: 0,
             path,
             name: dataset.to_string(),
@@ -64,9 +87,10 @@ impl ArrayReader {
         &self.stored
     }
 
-    /// The dataset's extents (empty for a scalar).
+    /// The dataset's extents in elements (empty for a scalar): a netCDF
+    /// `char` variable of two or more dimensions is strings of its last.
     pub fn shape(&self) -> &[u64] {
-        &self.shape
+        &self.elements
     }
 
     /// The bytes of one row: the elements after the first dimension.
@@ -101,6 +125,16 @@ impl ArrayReader {
     }
 }
 
+/// Whether `dataset` is netCDF text: `char` over two or more dimensions,
+/// the last each string's length, with dimension scales attached.
+fn is_netcdf_text(dataset: &hdf5::Dataset, dtype: &hdf5::Datatype, shape: &[u64]) -> bool {
+    shape.len() >= 2
+        && hdf5::sync::sync(|| is_char(dtype.id()))
+        && dataset
+            .attr_names()
+            .is_ok_and(|names| names.iter().any(|n| n == "DIMENSION_LIST"))
+}
+
 /// A new file holding one dataset of any rank, written from bytes and
 /// renamed into place by [`finish`](ArrayWriter::finish).
 pub struct ArrayWriter {
@@ -127,28 +161,59 @@ impl ArrayWriter {
     ) -> Result<ArrayWriter> {
         let staged = Staged::create(path.as_ref())?;
         let path = staged.path().to_path_buf();
+        let netcdf = options.is_netcdf(&path);
         let type_error = |source| Error::Type {
             path: path.clone(),
             dataset: dataset.to_string(),
             source,
         };
-        let memory_type = hdf5_type(datatype, byte_order).map_err(type_error)?;
-        let file_type = if matches!(datatype, Datatype::Compound(_) | Datatype::Enum(_)) {
-            commit_type(staged.file(), type_name, datatype, options.byte_order)
-                .map_err(type_error)?
-        } else {
-            hdf5_type(datatype, options.byte_order).map_err(type_error)?
+        let mut shape = shape.to_vec();
+        let mut names = dimension_names(shape.len());
+        let (memory_type, file_type) = match datatype {
+            // A netCDF string is an array of `char` over a last dimension
+            // of its length, as xarray writes it.
+            Datatype::FixedString(s) if netcdf && s.charset == Charset::Ascii => {
+                shape.push(s.length as u64);
+                names.push(format!("string{}", s.length));
+                let char_type = netcdf_char().map_err(type_error)?;
+                (char_type.clone(), char_type)
+            }
+            _ => {
+                let memory_type =
+                    profile_type(datatype, byte_order, netcdf).map_err(type_error)?;
+                let named = if netcdf {
+                    is_user_defined(datatype)
+                } else {
+                    matches!(datatype, Datatype::Compound(_) | Datatype::Enum(_))
+                };
+                let file_type = if named {
+                    commit_type(staged.file(), type_name, datatype, options.byte_order, netcdf)
+                } else {
+                    profile_type(datatype, options.byte_order, netcdf)
+                }
+                .map_err(type_error)?;
+                (memory_type, file_type)
+            }
         };
-        let size = datatype.size().unwrap_or(1).max(1);
+        let size = file_type.size().max(1);
         let created = options
-            .fixed_builder(staged.file(), &file_type, size, shape)
+            .fixed_builder(staged.file(), &file_type, size, &shape)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
+        if netcdf && !shape.is_empty() {
+            let group = staged
+                .file()
+                .group(parent(dataset))
+                .map_err(hdf5_error(&path, dataset))?;
+            Dimensions::default()
+                .attach(&group, &created, &names, &shape, false)
+                .map_err(hdf5_error(&path, dataset))?;
+        }
         Ok(ArrayWriter {
             staged,
             dataset: created,
             memory_type,
-            shape: shape.to_vec(),
+            shape,
             next_row: 0,
             name: dataset.to_string(),
         })
@@ -179,4 +244,13 @@ impl ArrayWriter {
         drop(self.dataset);
         self.staged.publish()
     }
+}
+
+/// The netCDF dimensions of a new array of `rank` dimensions: `record` for
+/// a list of records, `dim_0`, `dim_1` ... (xarray's names) otherwise.
+fn dimension_names(rank: usize) -> Vec<String> {
+    if rank == 1 {
+        return vec!["record".to_string()];
+    }
+    (0..rank).map(|k| format!("dim_{k}")).collect()
 }

@@ -42,8 +42,18 @@ pub struct TypeError {
 /// assert!(ndl_hdf5::hdf5_type(&Datatype::String, ByteOrder::Little).is_err());
 /// ```
 pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
+    profile_type(dt, order, false)
+}
+
+/// The HDF5 type of `dt` in `order`, netCDF-4's with `netcdf` (see
+/// [`commit_type`]), not committed: the memory type of a netCDF variable.
+pub(crate) fn profile_type(
+    dt: &Datatype,
+    order: ByteOrder,
+    netcdf: bool,
+) -> Result<hdf5::Datatype, TypeError> {
     hdf5::sync::sync(|| {
-        let id = Built::build(dt, order, "", None)?;
+        let id = Built::build(dt, order, "", netcdf, None)?;
         // SAFETY: `id` is a new type handle that we own; the handle takes
         // over its single reference.
         unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
@@ -61,18 +71,23 @@ pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, Type
 /// `_PFNC_FLOAT_COMPLEX_TYPE` / `_PFNC_DOUBLE_COMPLEX_TYPE`, as the CDL
 /// description names them): netCDF-C reads a compound only when its
 /// member types are committed types.
+///
+/// With `netcdf`, the type is netCDF-4's: a fixed string inside a compound
+/// is an array of characters (netCDF-C reads a longer string member as
+/// one character), and f16, which netCDF has no type for, is refused.
 pub(crate) fn commit_type(
     file: &hdf5::File,
     name: &str,
     dt: &Datatype,
     order: ByteOrder,
+    netcdf: bool,
 ) -> Result<hdf5::Datatype, TypeError> {
     hdf5::sync::sync(|| {
         let mut committer = Committer {
             file: file.id(),
             named: Vec::new(),
         };
-        let id = Built::build(dt, order, "", Some(&mut committer))?;
+        let id = Built::build(dt, order, "", netcdf, Some(&mut committer))?;
         committer.commit(&id, name, "")?;
         // SAFETY: `id` is a type handle that we own; the handle takes
         // over its single reference.
@@ -149,6 +164,21 @@ impl Committer {
     }
 }
 
+/// Whether `dt` is a user-defined type of netCDF-4, which netCDF-C reads
+/// only when committed.
+pub(crate) fn is_user_defined(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::Bool
+            | Datatype::Enum(_)
+            | Datatype::Compound(_)
+            | Datatype::Complex64
+            | Datatype::Complex128
+            | Datatype::Opaque(_)
+            | Datatype::Time(_)
+    )
+}
+
 /// A type handle being built, closed on drop unless handed over.
 struct Built(hid_t);
 
@@ -172,23 +202,15 @@ impl Built {
         dt: &Datatype,
         order: ByteOrder,
         field: &str,
+        netcdf: bool,
         mut committer: Option<&mut Committer>,
     ) -> Result<Built, TypeError> {
-        let user_defined = matches!(
-            dt,
-            Datatype::Bool
-                | Datatype::Enum(_)
-                | Datatype::Compound(_)
-                | Datatype::Complex64
-                | Datatype::Complex128
-                | Datatype::Opaque(_)
-                | Datatype::Time(_)
-        );
+        let user_defined = is_user_defined(dt);
         match committer.as_deref_mut() {
             Some(c) if user_defined && !field.is_empty() => c.member(dt, order, field, |c| {
-                Built::transient(dt, order, field, Some(c))
+                Built::transient(dt, order, field, netcdf, Some(c))
             }),
-            _ => Built::transient(dt, order, field, committer),
+            _ => Built::transient(dt, order, field, netcdf, committer),
         }
     }
 
@@ -198,6 +220,7 @@ impl Built {
         dt: &Datatype,
         order: ByteOrder,
         field: &str,
+        netcdf: bool,
         committer: Option<&mut Committer>,
     ) -> Result<Built, TypeError> {
         let fail = |why: &str| TypeError {
@@ -205,6 +228,22 @@ impl Built {
             why: why.to_string(),
         };
         let id = match dt {
+            Datatype::Float16 if netcdf => {
+                return Err(fail(
+                    "netCDF-4 has no 16-bit float (netCDF4-python fails to open a file holding one); write an .h5 file",
+                ))
+            }
+            Datatype::FixedString(s) if netcdf && !field.is_empty() && s.charset == Charset::Ascii => {
+                characters(&[s.length as u64], field)?
+            }
+            Datatype::Array(a) if netcdf => match a.base.as_ref() {
+                Datatype::FixedString(s) if s.charset == Charset::Ascii => {
+                    let mut dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
+                    dims.push(s.length as u64);
+                    characters(&dims, field)?
+                }
+                _ => array(a, order, field, netcdf, committer)?,
+            },
             Datatype::Int8 => copy(*H5T_STD_I8LE, field)?,
             Datatype::UInt8 => copy(*H5T_STD_U8LE, field)?,
             Datatype::Int16 => ordered(*H5T_STD_I16LE, order, field)?,
@@ -241,7 +280,7 @@ impl Built {
                         ndl_runtime::Member::new("i", half, part),
                     ],
                 };
-                compound(&c, order, field, committer)?
+                compound(&c, order, field, netcdf, committer)?
             }
             Datatype::FixedString(s) if s.charset == Charset::Ascii => string(s.length, field)?,
             Datatype::FixedString(_) => {
@@ -257,14 +296,8 @@ impl Built {
                 );
                 opaque(8, Some(&tag), field)?
             }
-            Datatype::Array(a) => {
-                let base = Built::build(&a.base, order, field, committer)?;
-                let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
-                // SAFETY: `dims` holds `rank` extents and outlives the call.
-                let id = unsafe { H5Tarray_create2(base.0, dims.len() as u32, dims.as_ptr()) };
-                check_id(id, field, "H5Tarray_create2")?
-            }
-            Datatype::Compound(c) => compound(c, order, field, committer)?,
+            Datatype::Array(a) => array(a, order, field, netcdf, committer)?,
+            Datatype::Compound(c) => compound(c, order, field, netcdf, committer)?,
             _ => {
                 return Err(fail(
                     "variable-length and reference datatypes are not written to HDF5 here",
@@ -375,6 +408,55 @@ fn enumeration(
     Ok(t)
 }
 
+/// An array of `a.shape` elements of its base.
+fn array(
+    a: &ndl_runtime::Array,
+    order: ByteOrder,
+    field: &str,
+    netcdf: bool,
+    committer: Option<&mut Committer>,
+) -> Result<Built, TypeError> {
+    let base = Built::build(&a.base, order, field, netcdf, committer)?;
+    let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
+    array_of(&base, &dims, field)
+}
+
+fn array_of(base: &Built, dims: &[u64], field: &str) -> Result<Built, TypeError> {
+    // SAFETY: `dims` holds `rank` extents and outlives the call.
+    let id = unsafe { H5Tarray_create2(base.0, dims.len() as u32, dims.as_ptr()) };
+    check_id(id, field, "H5Tarray_create2")
+}
+
+/// netCDF's `char` as a type handle.
+pub(crate) fn netcdf_char() -> Result<hdf5::Datatype, TypeError> {
+    hdf5::sync::sync(|| {
+        let id = character("")?;
+        // SAFETY: `id` is a new type handle that we own; the handle takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+            field: String::new(),
+            why: e.to_string(),
+        })
+    })
+}
+
+/// netCDF's `char`: a null-terminated ASCII string of one byte.
+fn character(field: &str) -> Result<Built, TypeError> {
+    let t = copy(*H5T_C_S1, field)?;
+    // SAFETY: `t` is a string type we own.
+    check(
+        unsafe { H5Tset_cset(t.0, H5T_cset_t::H5T_CSET_ASCII) },
+        field,
+        "H5Tset_cset",
+    )?;
+    Ok(t)
+}
+
+/// An array of `dims` netCDF characters, the last the string's length.
+fn characters(dims: &[u64], field: &str) -> Result<Built, TypeError> {
+    array_of(&character(field)?, dims, field)
+}
+
 /// A null-padded ASCII string of `length` bytes, NumPy's `S<length>`.
 fn string(length: usize, field: &str) -> Result<Built, TypeError> {
     let t = copy(*H5T_C_S1, field)?;
@@ -419,6 +501,7 @@ fn compound(
     c: &ndl_runtime::Compound,
     order: ByteOrder,
     field: &str,
+    netcdf: bool,
     mut committer: Option<&mut Committer>,
 ) -> Result<Built, TypeError> {
     if c.members.is_empty() || c.size == 0 {
@@ -439,7 +522,7 @@ fn compound(
         } else {
             format!("{field}.{}", m.name)
         };
-        let member = Built::build(&m.datatype, order, &path, committer.as_deref_mut())?;
+        let member = Built::build(&m.datatype, order, &path, netcdf, committer.as_deref_mut())?;
         let name = c_name(&m.name, &path)?;
         // SAFETY: `member` is a type we own, copied into the compound.
         let status = unsafe { H5Tinsert(t.0, name.as_ptr(), m.offset, member.0) };

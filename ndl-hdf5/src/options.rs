@@ -42,6 +42,9 @@ pub struct WriteOptions {
     /// The byte order of the stored numbers (default native); reads
     /// convert them back.
     pub byte_order: ByteOrder,
+    /// Whether the file is netCDF-4 (see [`netcdf`](WriteOptions::netcdf));
+    /// `None` (the default): when its name ends in `.nc`.
+    pub netcdf: Option<bool>,
 }
 
 impl Default for WriteOptions {
@@ -52,6 +55,7 @@ impl Default for WriteOptions {
             chunk: None,
             expected_len: None,
             byte_order: ByteOrder::NATIVE,
+            netcdf: None,
         }
     }
 }
@@ -90,6 +94,22 @@ impl WriteOptions {
     pub fn byte_order(mut self, order: ByteOrder) -> Self {
         self.byte_order = order;
         self
+    }
+
+    /// Writes the netCDF-4 profile, which `ncdump`, netCDF4-python and
+    /// xarray read: every dimension a named dimension scale (a dataset's
+    /// first one `record`, unlimited when it grows), every user type
+    /// committed, fixed strings inside records as arrays of netCDF
+    /// `char`, and no 16-bit floats, which netCDF has no type for.
+    pub fn netcdf(mut self, netcdf: bool) -> Self {
+        self.netcdf = Some(netcdf);
+        self
+    }
+
+    /// Whether a file at `path` gets the netCDF-4 profile.
+    pub fn is_netcdf(&self, path: &std::path::Path) -> bool {
+        self.netcdf
+            .unwrap_or_else(|| path.extension().is_some_and(|e| e == "nc"))
     }
 
     /// Records per chunk for records of `size` bytes.

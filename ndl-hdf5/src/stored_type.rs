@@ -31,14 +31,22 @@ pub struct StoredType {
     /// Byte ranges of numbers stored in the order opposite to
     /// `byte_order`.
     pub other_order: Vec<Range<usize>>,
+    /// Whether a fixed string of `datatype` is stored as netCDF's array of
+    /// `char` (netCDF-4's form inside a compound): reads then ask for
+    /// netCDF's types.
+    pub netcdf_chars: bool,
 }
 
 /// The stored type of the type handle `id`.
 pub(crate) fn stored_type(id: hid_t) -> Result<StoredType, String> {
-    let mut numbers = Vec::new();
-    let datatype = hdf5::sync::sync(|| walk(id, 0, &mut numbers))?;
-    let byte_order = numbers.first().map_or(ByteOrder::NATIVE, |(_, o)| *o);
-    let other_order = numbers
+    let mut found = Found::default();
+    let datatype = hdf5::sync::sync(|| walk(id, 0, &mut found))?;
+    let byte_order = found
+        .numbers
+        .first()
+        .map_or(ByteOrder::NATIVE, |(_, o)| *o);
+    let other_order = found
+        .numbers
         .into_iter()
         .filter(|(_, o)| *o != byte_order)
         .map(|(r, _)| r)
@@ -47,7 +55,17 @@ pub(crate) fn stored_type(id: hid_t) -> Result<StoredType, String> {
         datatype,
         byte_order,
         other_order,
+        netcdf_chars: found.chars,
     })
+}
+
+/// What a walk over a type finds besides its datatype.
+#[derive(Default)]
+struct Found {
+    /// Each multi-byte number's bytes and order.
+    numbers: Vec<(Range<usize>, ByteOrder)>,
+    /// Whether an array of netCDF `char` was read as a fixed string.
+    chars: bool,
 }
 
 /// A type handle the library gave us, closed on drop.
@@ -65,22 +83,22 @@ impl Drop for Owned {
 fn walk(
     id: hid_t,
     offset: usize,
-    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+    found: &mut Found,
 ) -> Result<Datatype, String> {
     // SAFETY: `id` is an open type handle; these only read it.
     let (class, size) = unsafe { (H5Tget_class(id), H5Tget_size(id)) };
-    let number = |numbers: &mut Vec<_>| {
+    let number = |found: &mut Found| {
         if size > 1 {
-            numbers.push((offset..offset + size, order_of(id)));
+            found.numbers.push((offset..offset + size, order_of(id)));
         }
     };
     Ok(match class {
         H5T_class_t::H5T_INTEGER => {
-            number(numbers);
+            number(found);
             Datatype::from(int_type(id, size)?)
         }
         H5T_class_t::H5T_FLOAT => {
-            number(numbers);
+            number(found);
             match size {
                 2 => Datatype::Float16,
                 4 => Datatype::Float32,
@@ -104,10 +122,10 @@ fn walk(
             size,
             tag: Some(format!("HDF5 bitfield of {size} bytes")),
         }),
-        H5T_class_t::H5T_OPAQUE => opaque(id, size, offset, numbers),
-        H5T_class_t::H5T_COMPOUND => compound(id, size, offset, numbers)?,
+        H5T_class_t::H5T_OPAQUE => opaque(id, size, offset, found),
+        H5T_class_t::H5T_COMPOUND => compound(id, size, offset, found)?,
         H5T_class_t::H5T_ENUM => {
-            number(numbers);
+            number(found);
             enumeration(id, size)?
         }
         H5T_class_t::H5T_ARRAY => {
@@ -120,10 +138,25 @@ fn walk(
             unsafe { H5Tget_array_dims2(id, dims.as_mut_ptr()) };
             // SAFETY: `base` is open.
             let base_size = unsafe { H5Tget_size(base.0) };
+            if let Some(length) = dims.last().filter(|_| is_char(base.0)) {
+                // netCDF's characters of a string, which NumPy knows as
+                // one `S<length>` (the same bytes).
+                found.chars = true;
+                let string = Datatype::FixedString(FixedString {
+                    length: *length as usize,
+                    charset: Charset::Ascii,
+                });
+                let outer: Vec<usize> = dims[..rank - 1].iter().map(|&d| d as usize).collect();
+                return Ok(if outer.is_empty() {
+                    string
+                } else {
+                    string.array_of(&outer)
+                });
+            }
             let elements: usize = dims.iter().product::<u64>() as usize;
             let mut element = None;
             for k in 0..elements.max(1) {
-                let dt = walk(base.0, offset + k * base_size, numbers)?;
+                let dt = walk(base.0, offset + k * base_size, found)?;
                 element.get_or_insert(dt);
             }
             let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
@@ -132,8 +165,7 @@ fn walk(
         H5T_class_t::H5T_VLEN => {
             // SAFETY: `id` is a vlen type; the base is a new handle.
             let base = Owned(unsafe { H5Tget_super(id) });
-            let mut inner = Vec::new();
-            Datatype::Vlen(Box::new(walk(base.0, 0, &mut inner)?))
+            Datatype::Vlen(Box::new(walk(base.0, 0, &mut Found::default())?))
         }
         H5T_class_t::H5T_REFERENCE => {
             if size <= 8 {
@@ -144,6 +176,16 @@ fn walk(
         }
         other => return Err(format!("HDF5 type class {other:?} has no datatype here")),
     })
+}
+
+/// Whether `id` is netCDF's `char`: a fixed string of one byte.
+pub(crate) fn is_char(id: hid_t) -> bool {
+    // SAFETY: `id` is an open type handle; these only read it.
+    unsafe {
+        H5Tget_class(id) == H5T_class_t::H5T_STRING
+            && H5Tget_size(id) == 1
+            && H5Tis_variable_str(id) <= 0
+    }
 }
 
 fn order_of(id: hid_t) -> ByteOrder {
@@ -175,7 +217,7 @@ fn opaque(
     id: hid_t,
     size: usize,
     offset: usize,
-    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+    found: &mut Found,
 ) -> Datatype {
     // SAFETY: `id` is an opaque type; the tag is the library's allocation,
     // read once and freed with its own free.
@@ -197,7 +239,7 @@ fn opaque(
         };
         let plain = code.trim_start_matches(['<', '>', '=', '|']);
         if let (Ok(t), 8) = (plain.parse::<TimeType>(), size) {
-            numbers.push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
+            found.numbers.push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
             return Datatype::Time(t);
         }
     }
@@ -211,7 +253,7 @@ fn compound(
     id: hid_t,
     size: usize,
     offset: usize,
-    numbers: &mut Vec<(Range<usize>, ByteOrder)>,
+    found: &mut Found,
 ) -> Result<Datatype, String> {
     // SAFETY: `id` is a compound type.
     let n = unsafe { H5Tget_nmembers(id) }.max(0) as u32;
@@ -226,7 +268,7 @@ fn compound(
             )
         };
         let datatype =
-            walk(member.0, offset + at, numbers).map_err(|e| format!("member `{name}`: {e}"))?;
+            walk(member.0, offset + at, found).map_err(|e| format!("member `{name}`: {e}"))?;
         members.push(Member::new(name, at, datatype));
     }
     members.sort_by_key(|m| m.offset);

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use ndl_runtime::records::{Packer, Repacker};
 use ndl_runtime::{ByteOrder, NdlType};
 
+use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{commit_type, hdf5_type};
+use crate::h5type::{commit_type, profile_type};
 use crate::options::WriteOptions;
 use crate::raw_io;
 use crate::staging::Staged;
@@ -21,6 +22,9 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// dataset `dataset` (`"data"`, or `"/group/data"`, whose groups are
 /// made): h5py reads it as the NumPy dtype `np.save` writes for them.
 /// The record type is committed to the file under the Rust type's name.
+/// A path ending in `.nc` gets netCDF-4's profile (see
+/// [`WriteOptions::netcdf`]): the records are a variable over the
+/// unlimited dimension `record`.
 ///
 /// ```
 /// use ndl_runtime::NdlType;
@@ -59,6 +63,8 @@ pub fn write<T: NdlType>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -
 pub struct DatasetWriter<T> {
     target: Target,
     dataset: hdf5::Dataset,
+    /// The netCDF dimensions that grow with the dataset, and their group.
+    dimensions: Option<(Dimensions, String)>,
     memory_type: hdf5::Datatype,
     packer: Packer<T>,
     repacker: Repacker,
@@ -90,12 +96,15 @@ impl<T: NdlType> DatasetWriter<T> {
             dataset: dataset.to_string(),
             source,
         };
-        let memory_type = hdf5_type(&datatype, ByteOrder::NATIVE).map_err(type_error)?;
+        let netcdf = options.is_netcdf(&path);
+        let memory_type =
+            profile_type(&datatype, ByteOrder::NATIVE, netcdf).map_err(type_error)?;
         let file_type = commit_type(
             staged.file(),
             &type_name::<T>(),
             &datatype,
             options.byte_order,
+            netcdf,
         )
         .map_err(type_error)?;
         let size = datatype.size().unwrap_or(1).max(1);
@@ -103,7 +112,21 @@ impl<T: NdlType> DatasetWriter<T> {
             .builder(staged.file(), &file_type, size)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
-        Self::new(Target::New(staged), created, memory_type, path, dataset)
+        let dimensions = if netcdf {
+            let group = staged
+                .file()
+                .group(parent(dataset))
+                .map_err(hdf5_error(&path, dataset))?;
+            let mut dims = Dimensions::default();
+            dims.attach(&group, &created, &["record".to_string()], &[0], true)
+                .map_err(hdf5_error(&path, dataset))?;
+            Some((dims, group.name()))
+        } else {
+            None
+        };
+        let mut writer = Self::new(Target::New(staged), created, memory_type, path, dataset)?;
+        writer.dimensions = dimensions;
+        Ok(writer)
     }
 
     /// Opens the dataset `dataset` of the file at `path` for appending: its
@@ -112,20 +135,20 @@ impl<T: NdlType> DatasetWriter<T> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open_rw(&path)?;
         let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
-        let memory_type =
-            hdf5_type(&T::datatype(), ByteOrder::NATIVE).map_err(|source| Error::Type {
+        let group = file
+            .group(parent(dataset))
+            .map_err(hdf5_error(&path, dataset))?;
+        let dimensions = Dimensions::adopt(&group, "record").map(|d| (d, group.name()));
+        let netcdf = dimensions.is_some();
+        let type_in = |order| {
+            profile_type(&T::datatype(), order, netcdf).map_err(|source| Error::Type {
                 path: path.clone(),
                 dataset: dataset.to_string(),
                 source,
-            })?;
-        let swapped =
-            hdf5_type(&T::datatype(), ByteOrder::NATIVE.opposite()).map_err(|source| {
-                Error::Type {
-                    path: path.clone(),
-                    dataset: dataset.to_string(),
-                    source,
-                }
-            })?;
+            })
+        };
+        let memory_type = type_in(ByteOrder::NATIVE)?;
+        let swapped = type_in(ByteOrder::NATIVE.opposite())?;
         let stored = found.dtype().map_err(hdf5_error(&path, dataset))?;
         if (stored != memory_type && stored != swapped) || found.ndim() != 1 {
             return Err(Error::Mismatch {
@@ -135,7 +158,9 @@ impl<T: NdlType> DatasetWriter<T> {
                 message: "appends need a one-dimensional dataset of exactly the record type".into(),
             });
         }
-        Self::new(Target::Existing(file), found, memory_type, path, dataset)
+        let mut writer = Self::new(Target::Existing(file), found, memory_type, path, dataset)?;
+        writer.dimensions = dimensions;
+        Ok(writer)
     }
 
     fn new(
@@ -161,6 +186,7 @@ impl<T: NdlType> DatasetWriter<T> {
         Ok(DatasetWriter {
             target,
             dataset,
+            dimensions: None,
             memory_type,
             packer,
             repacker,
@@ -185,12 +211,23 @@ impl<T: NdlType> DatasetWriter<T> {
             self.packer.pack(block, &mut packed);
             self.repacker.unpack(&packed, &mut staged);
             let end = self.len + block.len() as u64;
-            self.dataset
-                .resize(end as usize)
-                .map_err(hdf5_error(&self.path, &self.name))?;
+            self.grow(end)?;
             raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, &staged)
                 .map_err(hdf5_error(&self.path, &self.name))?;
             self.len = end;
+        }
+        Ok(())
+    }
+
+    /// Grows the dataset, and its netCDF dimension, to `len` records.
+    fn grow(&self, len: u64) -> Result<()> {
+        self.dataset
+            .resize(len as usize)
+            .map_err(hdf5_error(&self.path, &self.name))?;
+        if let Some((dimensions, group)) = &self.dimensions {
+            dimensions
+                .grow(group, len)
+                .map_err(hdf5_error(&self.path, &self.name))?;
         }
         Ok(())
     }
@@ -208,6 +245,7 @@ impl<T: NdlType> DatasetWriter<T> {
     /// Flushes and closes the file; a new one is renamed into place.
     pub fn finish(self) -> Result<()> {
         drop(self.dataset);
+        drop(self.dimensions);
         match self.target {
             Target::New(staged) => staged.publish(),
             Target::Existing(file) => {
@@ -222,6 +260,14 @@ impl<T: NdlType> DatasetWriter<T> {
 enum Target {
     New(Staged),
     Existing(hdf5::File),
+}
+
+/// The path of the group holding the dataset at `path`.
+pub(crate) fn parent(path: &str) -> &str {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some(("", _)) | None => "/",
+        Some((group, _)) => group,
+    }
 }
 
 /// The name `T`'s type is committed under: its Rust name, without path

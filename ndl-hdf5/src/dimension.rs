@@ -1,0 +1,150 @@
+//! netCDF-4's dimensions: HDF5 dimension scales, made as netCDF-C makes
+//! them, so that `ncdump` and netCDF4-python see named dimensions rather
+//! than the `phony_dim_N` they invent for a dataset without scales.
+//!
+//! A dimension that no variable names as its coordinate is a dataset of
+//! its length, never written (it takes no space), marked a scale by
+//! `H5DSset_scale` with netCDF-C's name for a dimension that is not a
+//! variable, and numbered by `_Netcdf4Dimid` so that `ncdump` lists the
+//! dimensions in the order they were made. Each variable is attached to
+//! the scale of each of its dimensions by `H5DSattach_scale`.
+//!
+//! The two calls are the HDF5 high-level library's (`libhdf5_hl`, part of
+//! Debian's `libhdf5-dev`), which hdf5-metno-sys does not bind.
+
+use std::ffi::{c_char, c_uint, CString};
+
+use hdf5_sys::h5::herr_t;
+use hdf5_sys::h5i::hid_t;
+
+#[link(name = "hdf5_hl")]
+extern "C" {
+    fn H5DSset_scale(dsid: hid_t, dimname: *const c_char) -> herr_t;
+    fn H5DSattach_scale(did: hid_t, dsid: hid_t, idx: c_uint) -> herr_t;
+}
+
+/// Records per chunk of an unlimited dimension's scale: it is never
+/// written, so the figure only has to be legal.
+const SCALE_CHUNK: usize = 1024;
+
+/// One dimension of a file: its scale, where it is and what it is called.
+struct Dimension {
+    group: String,
+    name: String,
+    scale: hdf5::Dataset,
+    unlimited: bool,
+}
+
+/// The dimensions made in one file so far, numbered in order.
+#[derive(Default)]
+pub(crate) struct Dimensions {
+    made: Vec<Dimension>,
+}
+
+impl Dimensions {
+    /// Attaches `variable`, in `group` (its path), to the dimensions
+    /// `names` of `lens` records each, making those the group does not
+    /// hold yet; the first is unlimited when `unlimited_first`.
+    pub fn attach(
+        &mut self,
+        group: &hdf5::Group,
+        variable: &hdf5::Dataset,
+        names: &[String],
+        lens: &[u64],
+        unlimited_first: bool,
+    ) -> hdf5::Result<()> {
+        let at = group.name();
+        for (k, (name, &len)) in names.iter().zip(lens).enumerate() {
+            let unlimited = unlimited_first && k == 0;
+            let index = match self.find(&at, name) {
+                Some(i) => i,
+                None => self.make(group, name, len, unlimited)?,
+            };
+            let scale = &self.made[index].scale;
+            hdf5::sync::sync(|| {
+                // SAFETY: both are open datasets of one file; `k` is a
+                // dimension of `variable`.
+                let status = unsafe { H5DSattach_scale(variable.id(), scale.id(), k as c_uint) };
+                check(status, "H5DSattach_scale")
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The unlimited dimension `name` of `group`, made before (by us or
+    /// netCDF-C), to grow it on appends; `None` where there is none, as
+    /// in a file that is not netCDF-4.
+    pub fn adopt(group: &hdf5::Group, name: &str) -> Option<Dimensions> {
+        let scale = group.dataset(name).ok()?;
+        let is_scale = scale.attr_names().ok()?.iter().any(|a| a == "CLASS");
+        let unlimited = scale.is_resizable() && scale.ndim() == 1;
+        (is_scale && unlimited).then(|| Dimensions {
+            made: vec![Dimension {
+                group: group.name(),
+                name: name.to_string(),
+                scale,
+                unlimited,
+            }],
+        })
+    }
+
+    /// Grows every unlimited dimension of `group` (its path) to `len`.
+    pub fn grow(&self, group: &str, len: u64) -> hdf5::Result<()> {
+        for d in self.made.iter().filter(|d| d.unlimited && d.group == group) {
+            d.scale.resize(len as usize)?;
+        }
+        Ok(())
+    }
+
+    fn find(&self, group: &str, name: &str) -> Option<usize> {
+        self.made
+            .iter()
+            .position(|d| d.group == group && d.name == name)
+    }
+
+    fn make(
+        &mut self,
+        group: &hdf5::Group,
+        name: &str,
+        len: u64,
+        unlimited: bool,
+    ) -> hdf5::Result<usize> {
+        let builder = group.new_dataset::<f32>();
+        let scale = if unlimited {
+            builder
+                .chunk(SCALE_CHUNK)
+                .shape(len as usize..)
+                .create(name)?
+        } else {
+            builder.shape(len as usize).create(name)?
+        };
+        // netCDF-C's mark of a dimension that is not also a variable,
+        // with the length right-aligned in ten characters.
+        let title = format!("This is a netCDF dimension but not a netCDF variable.{len:10}");
+        let title = CString::new(title).map_err(|e| hdf5::Error::from(e.to_string()))?;
+        hdf5::sync::sync(|| {
+            // SAFETY: `scale` is an open dataset; `title` a C string.
+            let status = unsafe { H5DSset_scale(scale.id(), title.as_ptr()) };
+            check(status, "H5DSset_scale")
+        })?;
+        let id = self.made.len() as i32;
+        scale
+            .new_attr::<i32>()
+            .create("_Netcdf4Dimid")?
+            .write_scalar(&id)?;
+        self.made.push(Dimension {
+            group: group.name(),
+            name: name.to_string(),
+            scale,
+            unlimited,
+        });
+        Ok(self.made.len() - 1)
+    }
+}
+
+fn check(status: herr_t, call: &str) -> hdf5::Result<()> {
+    if status < 0 {
+        return Err(hdf5::Error::query().unwrap_or_else(|_| format!("{call} failed").into()));
+    }
+    Ok(())
+}
