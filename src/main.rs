@@ -73,7 +73,8 @@ struct ConvertArgs {
     #[arg(long, value_name = "2|3", default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
     zarr_format: u8,
 
-    /// One array of records, or one array per field.
+    /// One array of records, or one array per field (Zarr, HDF5 and
+    /// netCDF-4).
     #[arg(long, value_enum, default_value_t = LayoutArg::Records)]
     layout: LayoutArg,
 
@@ -94,9 +95,16 @@ struct ConvertArgs {
     /// compression) with an optional level after a colon (zstd:9; lz4's is
     /// its acceleration), blosc also with a compressor (blosclz, lz4, lz4hc,
     /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
-    /// order: blosc:zstd:7:bitshuffle.
-    #[arg(long, default_value = "zstd")]
-    codec: ndl_zarr::Codec,
+    /// order: blosc:zstd:7:bitshuffle. Zarr's default is zstd. HDF5 and
+    /// netCDF-4 files take none (their default), gzip or zlib (HDF5's
+    /// deflate, which every reader has without plugins).
+    #[arg(long)]
+    codec: Option<ndl_zarr::Codec>,
+
+    /// HDF5 and netCDF-4: shuffle each chunk's bytes before its codec
+    /// (HDF5's shuffle filter).
+    #[arg(long)]
+    shuffle: bool,
 
     /// With --layout columns: store fixed strings as ubyte arrays rather
     /// than char (|S1), for readers that fail on char, such as Debian's
@@ -191,7 +199,48 @@ fn location(arg: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(arg.strip_prefix("file://").unwrap_or(arg)))
 }
 
+/// How an HDF5 or netCDF-4 destination is written: the codecs HDF5 has
+/// without plugins, refused by name otherwise.
+fn hdf5_options(args: &ConvertArgs) -> Result<ndl_formats::Hdf5SinkOptions, String> {
+    use ndl_zarr::Codec;
+    let codec = match args.codec {
+        None | Some(Codec::None) => ndl_hdf5::Codec::None,
+        Some(Codec::Gzip(level) | Codec::Zlib(level)) => {
+            ndl_hdf5::Codec::Deflate(level.min(9) as u8)
+        }
+        Some(_) if is_hdf5(&args.dst) => {
+            return Err(format!(
+                "{}: HDF5 and netCDF-4 files take --codec none, gzip or zlib (HDF5's deflate); \
+                 the others would need HDF5 filter plugins, which ndl does not write",
+                args.dst.display()
+            ))
+        }
+        Some(_) => ndl_hdf5::Codec::None,
+    };
+    let mut options = ndl_hdf5::WriteOptions::new()
+        .codec(codec)
+        .shuffle(args.shuffle);
+    if let Some(n) = args.chunk_len {
+        options = options.chunk(n as usize);
+    }
+    Ok(ndl_formats::Hdf5SinkOptions {
+        options,
+        columns: args.layout == LayoutArg::Columns,
+    })
+}
+
+fn is_hdf5(path: &std::path::Path) -> bool {
+    ndl_formats::Format::of_destination(path).is_ok_and(|f| f == ndl_formats::Format::Hdf5)
+}
+
 fn run_convert(args: &ConvertArgs) -> ExitCode {
+    let hdf5 = match hdf5_options(args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("ndl: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut zarr = ndl_zarr::WriteOptions::new()
         .zarr_format(match args.zarr_format {
             2 => ndl_zarr::ZarrFormat::V2,
@@ -201,7 +250,7 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
             LayoutArg::Records => ndl_zarr::Layout::Records,
             LayoutArg::Columns => ndl_zarr::Layout::Columns,
         })
-        .codec(args.codec)
+        .codec(args.codec.unwrap_or_default())
         .chars_as_u1(args.chars_as_u1);
     if let Some(n) = args.chunk_len {
         zarr = zarr.chunk_len(n);
@@ -220,6 +269,7 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
                 keep_byte_order: args.layout == LayoutArg::Records,
                 variable_strings: args.strings == StringsArg::Variable,
             },
+            hdf5,
         },
     };
     let bar = progress_bar();

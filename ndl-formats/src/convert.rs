@@ -30,6 +30,9 @@ pub fn convert(
         progress(Progress::Note(note.clone()));
     }
     let sink = create(dst, source.as_ref(), &options.write)?;
+    for note in sink.notes() {
+        progress(Progress::Note(note));
+    }
     progress(Progress::Total(source.spec().len().unwrap_or(0)));
     sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
 }

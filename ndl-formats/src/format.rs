@@ -11,7 +11,7 @@ use ndl_runtime::npz::NpzReader;
 use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 use crate::contents::stem;
 use crate::error::{Error, Result};
-use crate::hdf5::{Hdf5Sink, Hdf5Source};
+use crate::hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5SinkOptions, Hdf5Source};
 use crate::npy::{NpySink, NpySource};
 use crate::npz::{NpzSink, NpzSource};
 use crate::sink::Sink;
@@ -164,6 +164,8 @@ pub struct ReadOptions {
 pub struct SinkOptions {
     /// How a Zarr store is written.
     pub zarr: ZarrSinkOptions,
+    /// How an HDF5 or netCDF-4 file is written.
+    pub hdf5: Hdf5SinkOptions,
 }
 
 /// Opens the array at `path`, whatever its format.
@@ -179,7 +181,13 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
         Format::Zarr => Box::new(ZarrSource::open(path)?),
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
-        Format::Hdf5 => Box::new(Hdf5Source::open(path, options.member.as_deref())?),
+        Format::Hdf5 => match options.member.as_deref() {
+            None => match Hdf5ColumnsSource::probe(path)? {
+                Some(columns) => Box::new(columns),
+                None => Box::new(Hdf5Source::open(path, None)?),
+            },
+            member => Box::new(Hdf5Source::open(path, member)?),
+        },
     })
 }
 
@@ -196,7 +204,7 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Zarr => Box::new(ZarrSink::create(path, source, &options.zarr)?),
         Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
-        Format::Hdf5 => Box::new(Hdf5Sink::create(path, spec)?),
+        Format::Hdf5 => Box::new(Hdf5Sink::create(path, spec, &options.hdf5)?),
     })
 }
 

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_hdf5::{ArrayReader, ArrayWriter, Inventory, WriteOptions};
+use ndl_hdf5::{ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory, WriteOptions};
 use ndl_runtime::ndl::Storage;
+use ndl_runtime::Datatype;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
@@ -127,16 +128,31 @@ impl Source for Hdf5Source {
     }
 }
 
-/// A new HDF5 file holding one dataset, named after the source.
+/// How an HDF5 or netCDF-4 file is written by an [`Hdf5Sink`].
+#[derive(Clone, Debug, Default)]
+pub struct Hdf5SinkOptions {
+    /// The file's codec, shuffle and chunks; the sink sets the byte
+    /// order to the source's.
+    pub options: WriteOptions,
+    /// Records as one variable per field (netCDF4-python and xarray read
+    /// those where they skip compounds holding enums or bools), rather
+    /// than one dataset of records.
+    pub columns: bool,
+}
+
+/// A new HDF5 file holding one dataset named after the source, or its
+/// records split into columns.
 pub struct Hdf5Sink {
     path: PathBuf,
     spec: ArraySpec,
+    options: Hdf5SinkOptions,
 }
 
 impl Hdf5Sink {
     /// A sink for an array of `spec` at `path`, which must not exist.
-    /// HDF5 has no Fortran order: such an array is refused.
-    pub fn create(path: &Path, spec: &ArraySpec) -> Result<Hdf5Sink> {
+    /// HDF5 has no Fortran order: such an array is refused, as are
+    /// columns of anything but a list of records.
+    pub fn create(path: &Path, spec: &ArraySpec, options: &Hdf5SinkOptions) -> Result<Hdf5Sink> {
         refuse_existing(path)?;
         if spec.order == Order::Fortran && spec.shape.len() > 1 {
             return Err(Error::Unsupported {
@@ -146,15 +162,46 @@ impl Hdf5Sink {
                     .into(),
             });
         }
+        if options.columns
+            && (spec.shape.len() != 1 || !matches!(spec.datatype, Datatype::Compound(_)))
+        {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message:
+                    "the columns layout splits a one-dimensional array of records into its fields; \
+                          this array is not one (use --layout records)"
+                        .into(),
+            });
+        }
+        let mut options = options.clone();
+        options.options.byte_order = spec.byte_order;
         Ok(Hdf5Sink {
             path: path.to_path_buf(),
             spec: spec.clone(),
+            options,
         })
     }
-}
 
-impl Sink for Hdf5Sink {
-    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+    fn write_columns(&self, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        let spec = &self.spec;
+        let len = spec.shape.first().copied().unwrap_or(0);
+        let mut writer = ColumnsWriter::create(
+            &self.path,
+            &spec.datatype,
+            spec.byte_order,
+            len,
+            &self.options.options,
+        )
+        .map_err(in_file(&self.path))?;
+        let record = writer.record_size().max(1);
+        self.stream(source, record, progress, |bytes| {
+            writer.write_records(bytes)
+        })?;
+        writer.finish().map_err(in_file(&self.path))?;
+        Ok(len)
+    }
+
+    fn write_array(&self, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let name = stem(source.location());
         let spec = &self.spec;
         let mut writer = ArrayWriter::create(
@@ -164,18 +211,29 @@ impl Sink for Hdf5Sink {
             spec.byte_order,
             &spec.shape,
             &format!("{name}_t"),
-            &WriteOptions::new().byte_order(spec.byte_order),
+            &self.options.options,
         )
         .map_err(in_file(&self.path))?;
         let row = writer.row_bytes().max(1);
+        let n = self.stream(source, row, progress, |bytes| writer.write_rows(bytes))?;
+        writer.finish().map_err(in_file(&self.path))?;
+        Ok(n)
+    }
+
+    /// Hands `write` every whole unit of `unit` bytes of `source`; a unit
+    /// cut by a batch waits for the next.
+    fn stream(
+        &self,
+        source: &mut dyn Source,
+        unit: usize,
+        progress: Progress<'_>,
+        mut write: impl FnMut(&[u8]) -> ndl_hdf5::Result<()>,
+    ) -> Result<u64> {
         let mut carry: Vec<u8> = Vec::new();
         let n = for_each_batch(source, |bytes, done| {
-            // Whole rows go out; a row cut by the batch waits for the next.
             carry.extend_from_slice(bytes);
-            let whole = carry.len() / row * row;
-            writer
-                .write_rows(&carry[..whole])
-                .map_err(in_file(&self.path))?;
+            let whole = carry.len() / unit * unit;
+            write(&carry[..whole]).map_err(in_file(&self.path))?;
             carry.drain(..whole);
             progress(done);
             Ok(())
@@ -186,8 +244,80 @@ impl Sink for Hdf5Sink {
                 record: n,
             });
         }
-        writer.finish().map_err(in_file(&self.path))?;
         Ok(n)
+    }
+}
+
+impl Sink for Hdf5Sink {
+    fn notes(&self) -> Vec<String> {
+        let netcdf = self.options.options.is_netcdf(&self.path);
+        if !netcdf || self.options.columns || !holds_enum_or_bool(&self.spec.datatype) {
+            return Vec::new();
+        }
+        vec![format!(
+            "{}: netCDF4-python (and xarray through it) skips a compound variable holding an enum \
+             or a bool, which ncdump and netCDF-C read; write --layout columns for them",
+            self.path.display()
+        )]
+    }
+
+    fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
+        if self.options.columns {
+            return self.write_columns(source, progress);
+        }
+        self.write_array(source, progress)
+    }
+}
+
+/// Whether a record of `dt` holds an enum or a bool at any depth.
+fn holds_enum_or_bool(dt: &Datatype) -> bool {
+    match dt {
+        Datatype::Enum(_) | Datatype::Bool => true,
+        Datatype::Array(a) => holds_enum_or_bool(&a.base),
+        Datatype::Compound(c) => c.members.iter().any(|m| holds_enum_or_bool(&m.datatype)),
+        _ => false,
+    }
+}
+
+/// The records of a file in the columns layout (see
+/// [`ColumnsReader`]), read a block at a time.
+pub struct Hdf5ColumnsSource {
+    reader: ColumnsReader,
+    spec: ArraySpec,
+    path: PathBuf,
+}
+
+impl Hdf5ColumnsSource {
+    /// Opens the columns of the file at `path`, when it holds records in
+    /// that layout (its `ndl_datatype` attribute); `None` otherwise.
+    pub fn probe(path: &Path) -> Result<Option<Hdf5ColumnsSource>> {
+        if ColumnsReader::record_type(path)
+            .map_err(in_file(path))?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let reader = ColumnsReader::open(path).map_err(in_file(path))?;
+        let spec = ArraySpec::new(reader.record().clone(), vec![reader.len()]);
+        Ok(Some(Hdf5ColumnsSource {
+            reader,
+            spec,
+            path: path.to_path_buf(),
+        }))
+    }
+}
+
+impl Source for Hdf5ColumnsSource {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.reader.read_records(buf).map_err(in_file(&self.path))
     }
 }
 

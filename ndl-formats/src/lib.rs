@@ -49,7 +49,7 @@ pub use convert::{convert, ConvertOptions, Progress};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};
 pub use format::{create, open, Format, ReadOptions, SinkOptions};
-pub use hdf5::{Hdf5Sink, Hdf5Source};
+pub use hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5SinkOptions, Hdf5Source};
 pub use npy::{NpySink, NpySource};
 pub use npz::{NpzSink, NpzSource};
 pub use sink::{Progress as SinkProgress, Sink};

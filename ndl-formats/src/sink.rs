@@ -14,6 +14,12 @@ pub type Progress<'a> = &'a dyn Fn(u64);
 /// Every format implements it once; [`create`](crate::create) picks the
 /// one for a path.
 pub trait Sink {
+    /// What to know about how the array will be written (a reader that
+    /// skips part of it), one sentence each.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Writes every element of `source` and publishes the array; returns
     /// the number of elements. Nothing appears at the destination when it
     /// fails.

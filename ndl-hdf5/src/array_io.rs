@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::{ByteOrder, Charset, Datatype};
 
+use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::dimension::Dimensions;
 use crate::h5type::{commit_type, is_user_defined, netcdf_char, profile_type};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
-use crate::write::parent;
 use crate::stored_type::{is_char, stored_type, StoredType};
+use crate::write::parent;
 
 /// A dataset opened to read its elements as bytes.
 pub struct ArrayReader {
@@ -179,15 +179,20 @@ impl ArrayWriter {
                 (char_type.clone(), char_type)
             }
             _ => {
-                let memory_type =
-                    profile_type(datatype, byte_order, netcdf).map_err(type_error)?;
+                let memory_type = profile_type(datatype, byte_order, netcdf).map_err(type_error)?;
                 let named = if netcdf {
                     is_user_defined(datatype)
                 } else {
                     matches!(datatype, Datatype::Compound(_) | Datatype::Enum(_))
                 };
                 let file_type = if named {
-                    commit_type(staged.file(), type_name, datatype, options.byte_order, netcdf)
+                    commit_type(
+                        staged.file(),
+                        type_name,
+                        datatype,
+                        options.byte_order,
+                        netcdf,
+                    )
                 } else {
                     profile_type(datatype, options.byte_order, netcdf)
                 }

@@ -98,6 +98,39 @@ pub(crate) fn commit_type(
     })
 }
 
+/// The types of one file's variables, each user-defined type in them
+/// committed once, as [`commit_type`] commits a record's member types.
+pub(crate) struct FileTypes(Committer);
+
+impl FileTypes {
+    pub fn new(file: &hdf5::File) -> FileTypes {
+        FileTypes(Committer {
+            file: file.id(),
+            named: Vec::new(),
+        })
+    }
+
+    /// The netCDF-4 type of the variable `name` of `dt` in `order`: a
+    /// user-defined type committed under `<name>_t` (`bool_t`, ...), or
+    /// the one committed before for the same definition.
+    pub fn netcdf(
+        &mut self,
+        dt: &Datatype,
+        order: ByteOrder,
+        name: &str,
+    ) -> Result<hdf5::Datatype, TypeError> {
+        hdf5::sync::sync(|| {
+            let id = Built::build(dt, order, name, true, Some(&mut self.0))?;
+            // SAFETY: `id` is a type handle that we own; the handle takes
+            // over its single reference.
+            unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+                field: name.to_string(),
+                why: e.to_string(),
+            })
+        })
+    }
+}
+
 /// The user-defined types committed to one file so far.
 struct Committer {
     file: hid_t,

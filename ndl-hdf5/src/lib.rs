@@ -25,6 +25,7 @@
 //! printed: errors come back as [`Error`], naming the file and dataset.
 
 mod array_io;
+mod columns;
 mod dimension;
 mod error;
 mod file;
@@ -39,6 +40,7 @@ mod stored_type;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
+pub use columns::{ColumnsReader, ColumnsWriter, NDL_DATATYPE};
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory};

@@ -11,9 +11,10 @@ use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::hdf5_type;
+use crate::h5type::profile_type;
 use crate::raw_io;
 use crate::shape_check::compare;
+use crate::stored_type::stored_type;
 
 /// Records read at a time: memory beyond the result stays bounded.
 const BLOCK_BYTES: usize = 8 << 20;
@@ -41,12 +42,16 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     }
     let packer = Packer::<T>::new().map_err(|e| mismatch("", e.to_string()))?;
     let packed_type = packer.layout().datatype().clone();
-    let memory_type = hdf5_type(&packed_type, ByteOrder::NATIVE).map_err(|source| Error::Type {
-        path: path.to_path_buf(),
-        dataset: dataset.to_string(),
-        source,
-    })?;
     let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
+    let netcdf_chars = stored_type(stored.id()).is_ok_and(|s| s.netcdf_chars);
+    let memory_type =
+        profile_type(&packed_type, ByteOrder::NATIVE, netcdf_chars).map_err(|source| {
+            Error::Type {
+                path: path.to_path_buf(),
+                dataset: dataset.to_string(),
+                source,
+            }
+        })?;
     compare(&stored, &T::datatype()).map_err(|(field, message)| mismatch(&field, message))?;
 
     let n = found.shape()[0];

@@ -13,6 +13,8 @@ use hdf5_sys::h5t::{
 };
 use ndl_runtime::Datatype;
 
+use crate::stored_type::is_char;
+
 /// `Err((field, why))` where `stored` cannot give `wanted`.
 pub(crate) fn compare(stored: &hdf5::Datatype, wanted: &Datatype) -> Result<(), (String, String)> {
     hdf5::sync::sync(|| walk(stored.id(), wanted, ""))
@@ -32,6 +34,18 @@ fn walk(stored: hid_t, wanted: &Datatype, field: &str) -> Result<(), (String, St
     let fail = |why: String| Err((field.to_string(), why));
     // SAFETY: `stored` is an open type handle.
     let (class, size) = unsafe { (H5Tget_class(stored), H5Tget_size(stored)) };
+    let text = match wanted {
+        Datatype::Array(a) => a.base.as_ref(),
+        other => other,
+    };
+    if class == H5T_class_t::H5T_ARRAY && matches!(text, Datatype::FixedString(_)) {
+        // SAFETY: `stored` is an array type; its base is a new handle.
+        let base = Owned(unsafe { H5Tget_super(stored) });
+        if is_char(base.0) {
+            // netCDF's characters of a string: read as netCDF types.
+            return Ok(());
+        }
+    }
     let expected = class_of(wanted);
     if class != expected {
         return fail(format!(

@@ -41,10 +41,7 @@ pub struct StoredType {
 pub(crate) fn stored_type(id: hid_t) -> Result<StoredType, String> {
     let mut found = Found::default();
     let datatype = hdf5::sync::sync(|| walk(id, 0, &mut found))?;
-    let byte_order = found
-        .numbers
-        .first()
-        .map_or(ByteOrder::NATIVE, |(_, o)| *o);
+    let byte_order = found.numbers.first().map_or(ByteOrder::NATIVE, |(_, o)| *o);
     let other_order = found
         .numbers
         .into_iter()
@@ -80,11 +77,7 @@ impl Drop for Owned {
 
 /// The datatype of `id` at byte `offset` of the element; each multi-byte
 /// number's bytes and order go to `numbers`.
-fn walk(
-    id: hid_t,
-    offset: usize,
-    found: &mut Found,
-) -> Result<Datatype, String> {
+fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String> {
     // SAFETY: `id` is an open type handle; these only read it.
     let (class, size) = unsafe { (H5Tget_class(id), H5Tget_size(id)) };
     let number = |found: &mut Found| {
@@ -213,12 +206,7 @@ fn int_type(id: hid_t, size: usize) -> Result<IntType, String> {
 }
 
 /// An opaque type; h5py's tagged NumPy times (`NUMPY:<M8[ns]`) are times.
-fn opaque(
-    id: hid_t,
-    size: usize,
-    offset: usize,
-    found: &mut Found,
-) -> Datatype {
+fn opaque(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Datatype {
     // SAFETY: `id` is an opaque type; the tag is the library's allocation,
     // read once and freed with its own free.
     let tag = unsafe {
@@ -239,7 +227,9 @@ fn opaque(
         };
         let plain = code.trim_start_matches(['<', '>', '=', '|']);
         if let (Ok(t), 8) = (plain.parse::<TimeType>(), size) {
-            found.numbers.push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
+            found
+                .numbers
+                .push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
             return Datatype::Time(t);
         }
     }
@@ -249,12 +239,7 @@ fn opaque(
     })
 }
 
-fn compound(
-    id: hid_t,
-    size: usize,
-    offset: usize,
-    found: &mut Found,
-) -> Result<Datatype, String> {
+fn compound(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Result<Datatype, String> {
     // SAFETY: `id` is a compound type.
     let n = unsafe { H5Tget_nmembers(id) }.max(0) as u32;
     let mut members = Vec::with_capacity(n as usize);

@@ -97,8 +97,7 @@ impl<T: NdlType> DatasetWriter<T> {
             source,
         };
         let netcdf = options.is_netcdf(&path);
-        let memory_type =
-            profile_type(&datatype, ByteOrder::NATIVE, netcdf).map_err(type_error)?;
+        let memory_type = profile_type(&datatype, ByteOrder::NATIVE, netcdf).map_err(type_error)?;
         let file_type = commit_type(
             staged.file(),
             &type_name::<T>(),

@@ -27,6 +27,7 @@ extern crate self as ndl_runtime;
 
 mod byte_order;
 mod byte_shuffle;
+pub mod columns;
 mod datatype;
 pub mod field_map;
 pub mod lang;

@@ -51,8 +51,6 @@ pub(crate) use infer::infer_record;
 pub(crate) use read::ColumnsSource;
 pub(crate) use write::ColumnsWriter;
 
-use std::collections::BTreeMap;
-
 use ndl_runtime::npy::scalar_typestr;
 use ndl_runtime::time::{CfTimeUnits, TimeKind};
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
@@ -95,81 +93,22 @@ pub(crate) struct Style {
 
 /// The columns of records of `dt` (a compound in its own layout).
 pub(crate) fn plan(dt: &Datatype, style: Style) -> Result<Vec<Column>> {
-    let Datatype::Compound(c) = dt else {
-        return Err(Error::Unsupported {
-            message: "the columns layout stores the fields of a record; this type has none (use the records layout)".into(),
-        });
-    };
-    let mut columns = Vec::new();
-    for m in &c.members {
-        let leaf = Leaf {
-            path: m.name.clone(),
-            offset: m.offset,
-            dims: &m.dims,
-            description: m.description.as_deref(),
-            units: m.units.as_deref(),
-        };
-        add(&leaf, &m.datatype, style, &mut columns)?;
-    }
-    check_dims(&columns)?;
-    Ok(columns)
+    let plain = ndl_runtime::columns::plan(dt).map_err(|e| Error::Unsupported { message: e.0 })?;
+    Ok(plain.into_iter().map(|c| column(c, style)).collect())
 }
 
-/// A field on the way down to its leaves.
-struct Leaf<'a> {
-    path: String,
-    offset: usize,
-    dims: &'a [String],
-    description: Option<&'a str>,
-    units: Option<&'a str>,
-}
-
-fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Result<()> {
-    if let Datatype::Compound(c) = dt {
-        for m in &c.members {
-            let sub = Leaf {
-                path: format!("{}.{}", leaf.path, m.name),
-                offset: leaf.offset + m.offset,
-                dims: &m.dims,
-                description: m.description.as_deref(),
-                units: m.units.as_deref(),
-            };
-            add(&sub, &m.datatype, style, out)?;
-        }
-        return Ok(());
-    }
-    if dt.size() == Some(0) {
-        // Nothing to store: an empty array field has no column.
-        return Ok(());
-    }
-    let (base, shape): (&Datatype, &[usize]) = match dt {
-        Datatype::Array(a) => (&a.base, &a.shape),
-        other => (other, &[]),
-    };
-    let mut inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    let mut dims: Vec<String> = match leaf.dims {
-        [] => (0..shape.len())
-            .map(|k| format!("{}_dim{k}", leaf.path))
-            .collect(),
-        named => named.to_vec(),
-    };
+/// The Zarr array of the plain column `c`: its element type and its
+/// netCDF and CF attributes.
+fn column(c: ndl_runtime::columns::Column, style: Style) -> Column {
     let mut attributes = Map::new();
     let mut time_factor = 1;
-    if let Some(d) = leaf.description {
+    if let Some(d) = &c.description {
         attributes.insert("long_name".into(), json!(d));
     }
-    if let Some(u) = leaf.units {
+    if let Some(u) = &c.units {
         attributes.insert("units".into(), json!(u));
     }
-    let element = match base {
-        Datatype::Compound(_) => {
-            return Err(Error::Unsupported {
-                message: format!(
-                    "field `{}` is an array of records, which the columns layout does not split into columns; use the records layout",
-                    leaf.path
-                ),
-            })
-        }
+    let element = match &c.base {
         Datatype::Bool => {
             flags(&mut attributes, "|u1", json!([0, 1]), "false true");
             Datatype::UInt8
@@ -177,14 +116,21 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
         Datatype::Enum(e) => {
             let base = Datatype::from(e.base);
             let values: Vec<Value> = e.members.iter().map(|m| json!(m.value)).collect();
-            let names: Vec<String> = e.members.iter().map(|m| m.name.replace(char::is_whitespace, "_")).collect();
+            let names: Vec<String> = e
+                .members
+                .iter()
+                .map(|m| m.name.replace(char::is_whitespace, "_"))
+                .collect();
             let typestr = scalar_typestr(&base, style.order).unwrap_or_default();
-            flags(&mut attributes, &typestr, Value::Array(values), &names.join(" "));
+            flags(
+                &mut attributes,
+                &typestr,
+                Value::Array(values),
+                &names.join(" "),
+            );
             base
         }
         Datatype::FixedString(s) if s.charset == Charset::Ascii => {
-            inner.push(s.length as u64);
-            dims.push(format!("{}_strlen", leaf.path));
             if style.chars_as_u1 {
                 Datatype::UInt8
             } else {
@@ -194,29 +140,24 @@ fn add(leaf: &Leaf, dt: &Datatype, style: Style, out: &mut Vec<Column>) -> Resul
                 })
             }
         }
-        Datatype::Opaque(o) => {
-            inner.push(o.size as u64);
-            dims.push(format!("{}_bytes", leaf.path));
-            Datatype::UInt8
-        }
+        Datatype::Opaque(_) => Datatype::UInt8,
         Datatype::Time(t) => {
             time_factor = cf_time(&mut attributes, *t);
             Datatype::Int64
         }
         other => other.clone(),
     };
-    out.push(Column {
-        name: leaf.path.clone(),
-        offset: leaf.offset,
-        size: dt.size().unwrap_or(0),
-        leaf: dt.clone(),
+    Column {
+        name: c.name,
+        offset: c.offset,
+        size: c.size,
+        leaf: c.leaf,
         element,
-        inner,
-        dims,
+        inner: c.inner,
+        dims: c.dims,
         attributes,
         time_factor,
-    });
-    Ok(())
+    }
 }
 
 /// The CF flag attributes, and their type for netCDF-C.
@@ -277,26 +218,3 @@ fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) -> i64 {
 pub(crate) const NCZARR_ATTR: &str = "_NCZARR_ATTR";
 /// The same, as netCDF-C 4.10 reads it.
 pub(crate) const NCZARR_ATTR_LOWER: &str = "_nczarr_attr";
-
-/// A dimension named twice must have one length.
-fn check_dims(columns: &[Column]) -> Result<()> {
-    let mut seen: BTreeMap<&str, (u64, &str)> = BTreeMap::new();
-    for c in columns {
-        for (name, &len) in c.dims.iter().zip(&c.inner) {
-            match seen.get(name.as_str()) {
-                Some(&(other_len, other)) if other_len != len => {
-                    return Err(Error::Unsupported {
-                        message: format!(
-                            "dimension `{name}` is {other_len} long for field `{other}` but {len} for field `{}`",
-                            c.name
-                        ),
-                    })
-                }
-                _ => {
-                    seen.insert(name, (len, &c.name));
-                }
-            }
-        }
-    }
-    Ok(())
-}

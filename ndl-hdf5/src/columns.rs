@@ -1,0 +1,369 @@
+//! The columns layout of a netCDF-4 file: one variable per leaf field of
+//! a record, all over the dimension `record`, which netCDF4-python and
+//! xarray read (they skip a compound variable that holds an enum or a
+//! bool, which the records layout writes).
+//!
+//! - The columns are [`ndl_runtime::columns`]' (dotted names, array and
+//!   string dimensions), each a netCDF variable in the file's root.
+//! - An enum is a netCDF enum type of its base and members, a bool
+//!   h5py's `bool_t` enum, complex numbers nc-complex's compound: every
+//!   such type committed once.
+//! - A fixed string is netCDF `char` over `<field>_strlen`, opaque bytes
+//!   `ubyte` over `<field>_bytes`.
+//! - A time is an `int64` with CF `units` (`seconds since 1970-01-01
+//!   00:00:00`), `calendar` for instants (xarray's `dtype` for durations)
+//!   and `_FillValue` NaT, which xarray decodes. A unit CF has no name for
+//!   (`W`, `10ms`, years) keeps its counts, with a `comment` naming it.
+//! - Doc comments are `long_name`, `#[ndl(units = "K")]` is `units`; the
+//!   root attribute `ndl_datatype` is the record's NDL datatype (JSON), by
+//!   which the columns read back into exactly the records written.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use hdf5::types::VarLenUnicode;
+use ndl_runtime::columns::{plan, Column};
+use ndl_runtime::time::{CfTimeUnits, TimeKind};
+use ndl_runtime::{ByteOrder, Datatype, TimeType};
+
+use crate::dimension::Dimensions;
+use crate::error::{hdf5_error, Error, Result};
+use crate::h5type::{netcdf_char, profile_type, FileTypes};
+use crate::options::WriteOptions;
+use crate::raw_io::{read_rows, write_rows};
+use crate::staging::Staged;
+
+/// The root attribute holding the record's NDL datatype.
+pub const NDL_DATATYPE: &str = "ndl_datatype";
+
+/// The name of the record dimension.
+const RECORD: &str = "record";
+
+/// One column's variable and the type its values move in.
+struct Variable {
+    column: Column,
+    dataset: hdf5::Dataset,
+    memory_type: hdf5::Datatype,
+    /// The variable's extents: the records, then the column's own.
+    shape: Vec<u64>,
+}
+
+impl Variable {
+    fn field(&self) -> Range<usize> {
+        self.column.offset..self.column.offset + self.column.size
+    }
+}
+
+/// A new netCDF-4 file of records split into columns, written from whole
+/// records and renamed into place by [`finish`](ColumnsWriter::finish).
+pub struct ColumnsWriter {
+    staged: Staged,
+    variables: Vec<Variable>,
+    record_size: usize,
+    next_row: u64,
+}
+
+impl ColumnsWriter {
+    /// Starts a new file at `path` with a variable of `len` values for
+    /// each column of records of `record`, written from records whose
+    /// numbers are in `byte_order`; `options` give the stored order,
+    /// codec and chunks.
+    pub fn create(
+        path: impl AsRef<Path>,
+        record: &Datatype,
+        byte_order: ByteOrder,
+        len: u64,
+        options: &WriteOptions,
+    ) -> Result<ColumnsWriter> {
+        let staged = Staged::create(path.as_ref())?;
+        let path = staged.path().to_path_buf();
+        let columns = plan(record).map_err(|e| Error::Mismatch {
+            path: path.clone(),
+            dataset: String::new(),
+            field: String::new(),
+            message: e.0,
+        })?;
+        let json = serde_json::to_string(record).map_err(|e| Error::Hdf5 {
+            path: path.clone(),
+            dataset: String::new(),
+            message: e.to_string(),
+        })?;
+        text_attr(staged.file(), NDL_DATATYPE, &json).map_err(hdf5_error(&path, ""))?;
+        let mut types = FileTypes::new(staged.file());
+        let mut dimensions = Dimensions::default();
+        let mut variables = Vec::new();
+        for column in columns {
+            let name = column.name.clone();
+            let at = hdf5_error(&path, &name);
+            let type_error = |source| Error::Type {
+                path: path.clone(),
+                dataset: name.clone(),
+                source,
+            };
+            let element = element(&column.base);
+            let memory_type = value_type(&element, byte_order).map_err(type_error)?;
+            let file_type = match element {
+                Datatype::FixedString(_) => netcdf_char(),
+                _ => types.netcdf(&element, options.byte_order, &name),
+            }
+            .map_err(type_error)?;
+            let mut shape = vec![len];
+            shape.extend(&column.inner);
+            let dataset = options
+                .fixed_builder(staged.file(), &file_type, file_type.size(), &shape)
+                .create(name.as_str())
+                .map_err(&at)?;
+            let mut names = vec![RECORD.to_string()];
+            names.extend(column.dims.iter().cloned());
+            dimensions
+                .attach(staged.file(), &dataset, &names, &shape, false)
+                .map_err(&at)?;
+            attributes(&dataset, &column).map_err(&at)?;
+            variables.push(Variable {
+                column,
+                dataset,
+                memory_type,
+                shape,
+            });
+        }
+        Ok(ColumnsWriter {
+            staged,
+            variables,
+            record_size: record.size().unwrap_or(0),
+            next_row: 0,
+        })
+    }
+
+    /// The bytes of one record.
+    pub fn record_size(&self) -> usize {
+        self.record_size
+    }
+
+    /// Writes the next whole records, each field to its column.
+    pub fn write_records(&mut self, records: &[u8]) -> Result<()> {
+        let n = records.len().checked_div(self.record_size).unwrap_or(0);
+        let mut values = Vec::new();
+        for v in &self.variables {
+            values.resize(n * v.column.size, 0);
+            ndl_runtime::records::gather(
+                records,
+                self.record_size,
+                &[v.field()],
+                &mut [&mut values],
+            );
+            write_rows(&v.dataset, &v.memory_type, &v.shape, self.next_row, &values)
+                .map_err(hdf5_error(self.staged.path(), &v.column.name))?;
+        }
+        self.next_row += n as u64;
+        Ok(())
+    }
+
+    /// Closes the file and renames it into place.
+    pub fn finish(self) -> Result<()> {
+        drop(self.variables);
+        self.staged.publish()
+    }
+}
+
+/// The records of a netCDF-4 file in the columns layout, read a block
+/// at a time.
+pub struct ColumnsReader {
+    _file: hdf5::File,
+    record: Datatype,
+    variables: Vec<Variable>,
+    len: u64,
+    next_row: u64,
+    path: PathBuf,
+}
+
+impl ColumnsReader {
+    /// The record type of the file at `path`, when it holds records in
+    /// the columns layout (its `ndl_datatype` attribute).
+    pub fn record_type(path: impl AsRef<Path>) -> Result<Option<Datatype>> {
+        let file = crate::file::open(path.as_ref())?;
+        Ok(record_type(&file))
+    }
+
+    /// Opens the columns of the file at `path`, to read its records with
+    /// every number in native byte order.
+    pub fn open(path: impl AsRef<Path>) -> Result<ColumnsReader> {
+        let path = path.as_ref().to_path_buf();
+        let file = crate::file::open(&path)?;
+        let mismatch = |field: &str, message: String| Error::Mismatch {
+            path: path.clone(),
+            dataset: field.to_string(),
+            field: field.to_string(),
+            message,
+        };
+        let record = record_type(&file).ok_or_else(|| {
+            mismatch(
+                "",
+                format!("no readable `{NDL_DATATYPE}` attribute: not records in columns"),
+            )
+        })?;
+        let columns = plan(&record).map_err(|e| mismatch("", e.0))?;
+        let mut variables = Vec::new();
+        let mut len = None;
+        for column in columns {
+            let name = column.name.clone();
+            let dataset = file.dataset(&name).map_err(hdf5_error(&path, &name))?;
+            let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
+            let n = shape.first().copied().unwrap_or(0);
+            if shape[1.min(shape.len())..] != column.inner[..] || *len.get_or_insert(n) != n {
+                return Err(mismatch(
+                    &name,
+                    format!(
+                        "the variable has shape {shape:?}, not {len:?} records of {:?}",
+                        column.inner
+                    ),
+                ));
+            }
+            let memory_type =
+                value_type(&element(&column.base), ByteOrder::NATIVE).map_err(|source| {
+                    Error::Type {
+                        path: path.clone(),
+                        dataset: name.clone(),
+                        source,
+                    }
+                })?;
+            variables.push(Variable {
+                column,
+                dataset,
+                memory_type,
+                shape,
+            });
+        }
+        Ok(ColumnsReader {
+            _file: file,
+            record,
+            variables,
+            len: len.unwrap_or(0),
+            next_row: 0,
+            path,
+        })
+    }
+
+    /// The records' datatype, in native byte order.
+    pub fn record(&self) -> &Datatype {
+        &self.record
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fills the front of `buf` with the next whole records, padding
+    /// zeroed; returns how many. 0 only at the end.
+    pub fn read_records(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.record.size().unwrap_or(0);
+        let Some(fit) = buf.len().checked_div(size) else {
+            return Ok(0);
+        };
+        let n = (fit as u64).min(self.len - self.next_row) as usize;
+        let records = &mut buf[..n * size];
+        records.fill(0);
+        let mut values = Vec::new();
+        for v in &self.variables {
+            values.resize(n * v.column.size, 0);
+            read_rows(
+                &v.dataset,
+                &v.memory_type,
+                &v.shape,
+                self.next_row,
+                &mut values,
+            )
+            .map_err(hdf5_error(&self.path, &v.column.name))?;
+            ndl_runtime::records::scatter(&[&values], &[v.field()], records, size);
+        }
+        self.next_row += n as u64;
+        Ok(n)
+    }
+}
+
+fn record_type(file: &hdf5::File) -> Option<Datatype> {
+    let text = file
+        .attr(NDL_DATATYPE)
+        .ok()?
+        .read_scalar::<VarLenUnicode>()
+        .ok()?;
+    serde_json::from_str(text.as_str()).ok()
+}
+
+/// What a column's values are stored as: time as its counts, opaque
+/// bytes as bytes, anything else as itself.
+fn element(base: &Datatype) -> Datatype {
+    match base {
+        Datatype::Time(_) => Datatype::Int64,
+        Datatype::Opaque(_) => Datatype::UInt8,
+        other => other.clone(),
+    }
+}
+
+/// The memory type of one value of `element`: a string's characters one
+/// by one, as the variable holds them.
+fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, crate::TypeError> {
+    match element {
+        Datatype::FixedString(_) => netcdf_char(),
+        other => profile_type(other, order, true),
+    }
+}
+
+/// The variable's CF attributes.
+fn attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
+    if let Some(d) = &column.description {
+        text_attr(dataset, "long_name", d)?;
+    }
+    let units = match column.base {
+        Datatype::Time(t) => time_attributes(dataset, t)?,
+        _ => column.units.clone(),
+    };
+    if let Some(u) = units {
+        text_attr(dataset, "units", &u)?;
+    }
+    Ok(())
+}
+
+/// A time column's CF attributes but `units`, which it returns.
+fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Result<Option<String>> {
+    dataset
+        .new_attr::<i64>()
+        .create("_FillValue")?
+        .write_scalar(&i64::MIN)?;
+    let Ok(units) = CfTimeUnits::of(t) else {
+        let since = match t.kind {
+            TimeKind::DateTime => " since 1970-01-01",
+            TimeKind::TimeDelta => "",
+        };
+        let comment = format!(
+            "counts of NumPy {}[{}]{since}, a unit CF time has not",
+            t.kind.numpy_name(),
+            t.unit
+        );
+        text_attr(dataset, "comment", &comment)?;
+        return Ok(None);
+    };
+    match t.kind {
+        TimeKind::DateTime => text_attr(dataset, "calendar", CfTimeUnits::CALENDAR)?,
+        TimeKind::TimeDelta => {
+            let dtype = format!("timedelta64[{}]", units.unit().code());
+            text_attr(dataset, "dtype", &dtype)?;
+        }
+    }
+    Ok(Some(units.to_string()))
+}
+
+fn text_attr(location: &hdf5::Location, name: &str, text: &str) -> hdf5::Result<()> {
+    let value: VarLenUnicode = text
+        .parse()
+        .map_err(|e: hdf5::types::StringError| hdf5::Error::from(e.to_string()))?;
+    location
+        .new_attr::<VarLenUnicode>()
+        .create(name)?
+        .write_scalar(&value)
+}

@@ -1,0 +1,180 @@
+//! The netCDF-4 profile of `.nc` files, checked against the real readers:
+//! Debian's `ncdump`, netCDF4-python and xarray. Fails (never skips)
+//! without them.
+
+use std::path::Path;
+
+use ndl_hdf5::DatasetWriter;
+use ndl_runtime::NdlType;
+use ndl_testkit::python::{python312, run_with};
+use ndl_testkit::records::{Color, Inner, Level, Tagged, Wide, F16, S5};
+
+/// A station's reading: a name inside the record, as netCDF `char`s.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Station {
+    id: u32,
+    name: S5,
+    pos: Inner,
+    codes: [S5; 2],
+    level: f64,
+}
+
+fn stations(n: u32) -> Vec<Station> {
+    (0..n)
+        .map(|i| Station {
+            id: i,
+            name: S5(*b"ab\0\0\0").with_last(b'0' + (i % 10) as u8),
+            pos: Inner {
+                x: f64::from(i) * 0.5,
+                y: -(i as f32),
+            },
+            codes: [S5(*b"XYZWV"), S5(*b"q\0\0\0\0")],
+            level: 1.0 / f64::from(i + 1),
+        })
+        .collect()
+}
+
+trait WithLast {
+    fn with_last(self, b: u8) -> Self;
+}
+
+impl WithLast for S5 {
+    fn with_last(mut self, b: u8) -> S5 {
+        self.0[2] = b;
+        self
+    }
+}
+
+fn ncdump(args: &[&str], path: &Path) -> String {
+    let out = std::process::Command::new("ncdump")
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("ncdump (Debian package netcdf-bin)");
+    assert!(
+        out.status.success(),
+        "ncdump failed on {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn records_are_a_compound_variable_over_the_unlimited_record_dimension() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("stations.nc");
+    let records = stations(7);
+    ndl_hdf5::write(&nc, "stations", &records).unwrap();
+
+    let header = ncdump(&["-h"], &nc);
+    assert!(
+        header.contains("record = UNLIMITED ; // (7 currently)"),
+        "{header}"
+    );
+    assert!(header.contains("Station stations(record) ;"), "{header}");
+    assert!(header.contains("char name(5) ;"), "{header}");
+    assert!(header.contains("char codes(2, 5) ;"), "{header}");
+    assert!(header.contains("compound pos_t {"), "{header}");
+    assert!(!header.contains("phony_dim"), "{header}");
+    let data = ncdump(&[], &nc);
+    assert!(data.contains("{\"ab3\"}"), "{data}");
+    assert!(data.contains("{\"XYZWV\", \"q\"}"), "{data}");
+
+    assert_eq!(ndl_hdf5::read::<Station>(&nc, "stations").unwrap(), records);
+
+    // netCDF4-python and xarray read the records: names as characters.
+    run_with(
+        &python312(),
+        r#"
+import sys, netCDF4, numpy as np, xarray as xr
+with netCDF4.Dataset(sys.argv[1]) as d:
+    assert d.dimensions["record"].isunlimited()
+    v = d.variables["stations"][:]
+    assert len(v) == 7, len(v)
+    assert v["id"].tolist() == list(range(7)), v["id"]
+    assert np.asarray(v["name"][3]).tobytes().rstrip(b"\0") == b"ab3", v["name"][3]
+    assert abs(v["pos"]["x"][4] - 2.0) < 1e-12
+ds = xr.open_dataset(sys.argv[1])
+assert ds["stations"].dims == ("record",), ds
+assert ds.sizes["record"] == 7
+"#,
+        &[nc.to_str().unwrap()],
+    );
+}
+
+#[test]
+fn appends_grow_the_record_dimension() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("grow.nc");
+    let records = stations(10);
+    let mut w = DatasetWriter::<Station>::create(&nc, "/site/stations").unwrap();
+    w.append(&records[..4]).unwrap();
+    w.finish().unwrap();
+    let mut w = DatasetWriter::<Station>::open(&nc, "/site/stations").unwrap();
+    w.append(&records[4..]).unwrap();
+    w.finish().unwrap();
+
+    let header = ncdump(&["-h"], &nc);
+    assert!(
+        header.contains("record = UNLIMITED ; // (10 currently)"),
+        "{header}"
+    );
+    assert!(header.contains("group: site {"), "{header}");
+    assert_eq!(
+        ndl_hdf5::read::<Station>(&nc, "/site/stations").unwrap(),
+        records
+    );
+}
+
+#[test]
+fn enums_and_bools_keep_their_netcdf_enum_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("tagged.nc");
+    let records = [
+        Tagged {
+            c: Color::Blue,
+            l: Level::Low,
+            w: Wide::B,
+        },
+        Tagged {
+            c: Color::Red,
+            l: Level::High,
+            w: Wide::A,
+        },
+    ];
+    ndl_hdf5::write(&nc, "tagged", &records).unwrap();
+    let header = ncdump(&["-h"], &nc);
+    assert!(
+        header.contains("ubyte enum c_t {Red = 0, Green = 1, Blue = 5} ;"),
+        "{header}"
+    );
+    assert!(
+        header.contains("short enum l_t {Low = -5, High = 300} ;"),
+        "{header}"
+    );
+    let data = ncdump(&[], &nc);
+    assert!(data.contains("{Blue, Low, B}"), "{data}");
+    assert_eq!(ndl_hdf5::read::<Tagged>(&nc, "tagged").unwrap(), records);
+}
+
+#[test]
+fn a_half_float_has_no_netcdf_type() {
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Half {
+        h: F16,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("half.nc");
+    let e = ndl_hdf5::write(&nc, "h", &[Half { h: F16(0x3c00) }]).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("field `h`") && text.contains("16-bit float"),
+        "{text}"
+    );
+    assert!(!nc.exists());
+    // The same records go to plain HDF5.
+    ndl_hdf5::write(dir.path().join("half.h5"), "h", &[Half { h: F16(0x3c00) }]).unwrap();
+}
