@@ -251,7 +251,8 @@ impl Hdf5Sink {
 impl Sink for Hdf5Sink {
     fn notes(&self) -> Vec<String> {
         let netcdf = self.options.options.is_netcdf(&self.path);
-        if !netcdf || self.options.columns || !holds_enum_or_bool(&self.spec.datatype) {
+        let compound = matches!(self.spec.datatype, Datatype::Compound(_));
+        if !netcdf || self.options.columns || !compound || !holds_enum_or_bool(&self.spec.datatype) {
             return Vec::new();
         }
         vec![format!(
@@ -325,7 +326,7 @@ impl Source for Hdf5ColumnsSource {
 pub fn contents(path: &Path) -> Result<Contents> {
     let inventory = Inventory::of(path).map_err(in_file(path))?;
     let mut entries = Vec::new();
-    for d in &inventory.datasets {
+    for d in inventory.datasets.iter().filter(|d| !d.is_dimension_only) {
         let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
         spec.byte_order = d.stored.byte_order;
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
@@ -365,6 +366,7 @@ fn is_bookkeeping(name: &str) -> bool {
             | "_Netcdf4Dimid"
             | "_Netcdf4Coordinates"
             | "_NCProperties"
+            | ndl_hdf5::NDL_DATATYPE
     )
 }
 

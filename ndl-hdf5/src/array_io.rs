@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::{ByteOrder, Charset, Datatype};
 
+use crate::cf;
 use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
@@ -45,6 +46,10 @@ impl ArrayReader {
             dataset: dataset.to_string(),
             message,
         })?;
+        if let Some(dt) = cf::read_datatype(&found).filter(|dt| dt.size() == stored.datatype.size()) {
+            // What the stored type cannot say (a time's unit).
+            stored.datatype = dt;
+        }
         let shape: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
         let mut elements = shape.clone();
         let memory_type = if is_netcdf_text(&found, &dtype, &shape) {
@@ -178,6 +183,11 @@ impl ArrayWriter {
                 let char_type = netcdf_char().map_err(type_error)?;
                 (char_type.clone(), char_type)
             }
+            // A netCDF time is its counts, with CF attributes.
+            Datatype::Time(_) if netcdf => (
+                profile_type(&Datatype::Int64, byte_order, true).map_err(type_error)?,
+                profile_type(&Datatype::Int64, options.byte_order, true).map_err(type_error)?,
+            ),
             _ => {
                 let memory_type = profile_type(datatype, byte_order, netcdf).map_err(type_error)?;
                 let named = if netcdf {
@@ -205,6 +215,11 @@ impl ArrayWriter {
             .fixed_builder(staged.file(), &file_type, size, &shape)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
+        if let (true, Datatype::Time(t)) = (netcdf, datatype) {
+            cf::time_attributes(&created, *t)
+                .and_then(|()| cf::write_datatype(&created, datatype))
+                .map_err(hdf5_error(&path, dataset))?;
+        }
         if netcdf && !shape.is_empty() {
             let group = staged
                 .file()

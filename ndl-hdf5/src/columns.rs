@@ -21,20 +21,16 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use hdf5::types::VarLenUnicode;
 use ndl_runtime::columns::{plan, Column};
-use ndl_runtime::time::{CfTimeUnits, TimeKind};
-use ndl_runtime::{ByteOrder, Datatype, TimeType};
+use ndl_runtime::{ByteOrder, Datatype};
 
+use crate::cf::{self, NDL_DATATYPE};
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::{netcdf_char, profile_type, FileTypes};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};
 use crate::staging::Staged;
-
-/// The root attribute holding the record's NDL datatype.
-pub const NDL_DATATYPE: &str = "ndl_datatype";
 
 /// The name of the record dimension.
 const RECORD: &str = "record";
@@ -83,12 +79,7 @@ impl ColumnsWriter {
             field: String::new(),
             message: e.0,
         })?;
-        let json = serde_json::to_string(record).map_err(|e| Error::Hdf5 {
-            path: path.clone(),
-            dataset: String::new(),
-            message: e.to_string(),
-        })?;
-        text_attr(staged.file(), NDL_DATATYPE, &json).map_err(hdf5_error(&path, ""))?;
+        cf::write_datatype(staged.file(), record).map_err(hdf5_error(&path, ""))?;
         let mut types = FileTypes::new(staged.file());
         let mut dimensions = Dimensions::default();
         let mut variables = Vec::new();
@@ -181,7 +172,7 @@ impl ColumnsReader {
     /// the columns layout (its `ndl_datatype` attribute).
     pub fn record_type(path: impl AsRef<Path>) -> Result<Option<Datatype>> {
         let file = crate::file::open(path.as_ref())?;
-        Ok(record_type(&file))
+        Ok(cf::read_datatype(&file))
     }
 
     /// Opens the columns of the file at `path`, to read its records with
@@ -195,7 +186,7 @@ impl ColumnsReader {
             field: field.to_string(),
             message,
         };
-        let record = record_type(&file).ok_or_else(|| {
+        let record = cf::read_datatype(&file).ok_or_else(|| {
             mismatch(
                 "",
                 format!("no readable `{NDL_DATATYPE}` attribute: not records in columns"),
@@ -286,15 +277,6 @@ impl ColumnsReader {
     }
 }
 
-fn record_type(file: &hdf5::File) -> Option<Datatype> {
-    let text = file
-        .attr(NDL_DATATYPE)
-        .ok()?
-        .read_scalar::<VarLenUnicode>()
-        .ok()?;
-    serde_json::from_str(text.as_str()).ok()
-}
-
 /// What a column's values are stored as: time as its counts, opaque
 /// bytes as bytes, anything else as itself.
 fn element(base: &Datatype) -> Datatype {
@@ -317,53 +299,11 @@ fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, cr
 /// The variable's CF attributes.
 fn attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
     if let Some(d) = &column.description {
-        text_attr(dataset, "long_name", d)?;
+        cf::text_attr(dataset, "long_name", d)?;
     }
-    let units = match column.base {
-        Datatype::Time(t) => time_attributes(dataset, t)?,
-        _ => column.units.clone(),
-    };
-    if let Some(u) = units {
-        text_attr(dataset, "units", &u)?;
+    match (&column.base, &column.units) {
+        (Datatype::Time(t), _) => cf::time_attributes(dataset, *t),
+        (_, Some(units)) => cf::text_attr(dataset, "units", units),
+        (_, None) => Ok(()),
     }
-    Ok(())
-}
-
-/// A time column's CF attributes but `units`, which it returns.
-fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Result<Option<String>> {
-    dataset
-        .new_attr::<i64>()
-        .create("_FillValue")?
-        .write_scalar(&i64::MIN)?;
-    let Ok(units) = CfTimeUnits::of(t) else {
-        let since = match t.kind {
-            TimeKind::DateTime => " since 1970-01-01",
-            TimeKind::TimeDelta => "",
-        };
-        let comment = format!(
-            "counts of NumPy {}[{}]{since}, a unit CF time has not",
-            t.kind.numpy_name(),
-            t.unit
-        );
-        text_attr(dataset, "comment", &comment)?;
-        return Ok(None);
-    };
-    match t.kind {
-        TimeKind::DateTime => text_attr(dataset, "calendar", CfTimeUnits::CALENDAR)?,
-        TimeKind::TimeDelta => {
-            let dtype = format!("timedelta64[{}]", units.unit().code());
-            text_attr(dataset, "dtype", &dtype)?;
-        }
-    }
-    Ok(Some(units.to_string()))
-}
-
-fn text_attr(location: &hdf5::Location, name: &str, text: &str) -> hdf5::Result<()> {
-    let value: VarLenUnicode = text
-        .parse()
-        .map_err(|e: hdf5::types::StringError| hdf5::Error::from(e.to_string()))?;
-    location
-        .new_attr::<VarLenUnicode>()
-        .create(name)?
-        .write_scalar(&value)
 }

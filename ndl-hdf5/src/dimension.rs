@@ -17,6 +17,8 @@ use std::ffi::{c_char, c_uint, CString};
 use hdf5_sys::h5::herr_t;
 use hdf5_sys::h5i::hid_t;
 
+use crate::inventory::DIMENSION_ONLY;
+
 #[link(name = "hdf5_hl")]
 extern "C" {
     fn H5DSset_scale(dsid: hid_t, dimname: *const c_char) -> herr_t;
@@ -120,7 +122,7 @@ impl Dimensions {
         };
         // netCDF-C's mark of a dimension that is not also a variable,
         // with the length right-aligned in ten characters.
-        let title = format!("This is a netCDF dimension but not a netCDF variable.{len:10}");
+        let title = format!("{DIMENSION_ONLY}{len:10}");
         let title = CString::new(title).map_err(|e| hdf5::Error::from(e.to_string()))?;
         hdf5::sync::sync(|| {
             // SAFETY: `scale` is an open dataset; `title` a C string.

@@ -15,7 +15,11 @@ use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::stored_type::{stored_type, StoredType};
 
-/// A file's groups and datasets, in name order within each group.
+/// How netCDF-C's name of a dimension that is no variable starts.
+pub(crate) const DIMENSION_ONLY: &str = "This is a netCDF dimension but not a netCDF variable.";
+
+/// A file's groups and datasets, in creation order within each group
+/// where the file keeps it (netCDF's order), else in name order.
 #[derive(Clone, Debug, Default)]
 pub struct Inventory {
     /// Every group, the root (`/`) first, each with its attributes.
@@ -60,6 +64,9 @@ pub struct DatasetInfo {
     pub dimension_names: Option<Vec<Option<String>>>,
     /// Whether it is itself a dimension scale.
     pub is_scale: bool,
+    /// Whether it is a netCDF dimension that is no variable: a scale
+    /// holding no values, only the dimension's length.
+    pub is_dimension_only: bool,
 }
 
 impl Inventory {
@@ -79,8 +86,7 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Res
         path: at.to_string(),
         attributes: attributes(group),
     });
-    let names = group.member_names().map_err(hdf5_error(path, at))?;
-    for name in names {
+    for name in member_names(group).map_err(hdf5_error(path, at))? {
         let child = if at == "/" {
             format!("/{name}")
         } else {
@@ -97,6 +103,24 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Res
     Ok(())
 }
 
+/// The names of `group`'s members in the order they were made, as
+/// netCDF lists them, where the file tracks it; else in name order.
+fn member_names(group: &hdf5::Group) -> hdf5::Result<Vec<String>> {
+    let mut names = Vec::new();
+    let by_creation = group.iter_visit(
+        hdf5::IndexType::CreationOrder,
+        hdf5::IterationOrder::Increasing,
+        |name, _| {
+            names.push(name.to_string());
+            Ok(())
+        },
+    );
+    match by_creation {
+        Ok(()) => Ok(names),
+        Err(_) => group.member_names(),
+    }
+}
+
 fn dataset_info(
     path: &Path,
     dataset: &hdf5::Dataset,
@@ -105,11 +129,16 @@ fn dataset_info(
     full: &str,
 ) -> Result<DatasetInfo> {
     let dtype = dataset.dtype().map_err(hdf5_error(path, full))?;
-    let stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
+    let mut stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
         path: path.to_path_buf(),
         dataset: full.to_string(),
         message,
     })?;
+    if let Some(dt) =
+        crate::cf::read_datatype(dataset).filter(|dt| dt.size() == stored.datatype.size())
+    {
+        stored.datatype = dt;
+    }
     let space = dataset.space().map_err(hdf5_error(path, full))?;
     let attributes = attributes(dataset);
     let is_scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
@@ -127,8 +156,19 @@ fn dataset_info(
             .chunk()
             .map(|c| c.iter().map(|&d| d as u64).collect()),
         filters: dataset.filters().iter().map(filter_name).collect(),
-        dimension_names: dimension_names(dataset),
+        // A dimension scale is netCDF's coordinate variable, over the
+        // dimension it names.
+        dimension_names: if is_scale && dataset.ndim() == 1 {
+            Some(vec![Some(name.to_string())])
+        } else {
+            dimension_names(dataset)
+        },
         is_scale,
+        is_dimension_only: is_scale
+            && attributes
+                .get("NAME")
+                .and_then(Value::as_str)
+                .is_some_and(|n| n.starts_with(DIMENSION_ONLY)),
         attributes,
     })
 }

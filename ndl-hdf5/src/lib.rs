@@ -25,6 +25,7 @@
 //! printed: errors come back as [`Error`], naming the file and dataset.
 
 mod array_io;
+mod cf;
 mod columns;
 mod dimension;
 mod error;
@@ -40,7 +41,8 @@ mod stored_type;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
-pub use columns::{ColumnsReader, ColumnsWriter, NDL_DATATYPE};
+pub use cf::NDL_DATATYPE;
+pub use columns::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory};
