@@ -252,7 +252,8 @@ impl Sink for Hdf5Sink {
     fn notes(&self) -> Vec<String> {
         let netcdf = self.options.options.is_netcdf(&self.path);
         let compound = matches!(self.spec.datatype, Datatype::Compound(_));
-        if !netcdf || self.options.columns || !compound || !holds_enum_or_bool(&self.spec.datatype) {
+        if !netcdf || self.options.columns || !compound || !holds_enum_or_bool(&self.spec.datatype)
+        {
             return Vec::new();
         }
         vec![format!(

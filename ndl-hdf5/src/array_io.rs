@@ -10,7 +10,7 @@ use crate::cf;
 use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::{commit_type, is_user_defined, netcdf_char, profile_type};
+use crate::h5type::{commit_type, is_user_defined, netcdf_char, profile_type, well_known_name};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
@@ -46,7 +46,8 @@ impl ArrayReader {
             dataset: dataset.to_string(),
             message,
         })?;
-        if let Some(dt) = cf::read_datatype(&found).filter(|dt| dt.size() == stored.datatype.size()) {
+        if let Some(dt) = cf::read_datatype(&found).filter(|dt| dt.size() == stored.datatype.size())
+        {
             // What the stored type cannot say (a time's unit).
             stored.datatype = dt;
         }
@@ -198,7 +199,7 @@ impl ArrayWriter {
                 let file_type = if named {
                     commit_type(
                         staged.file(),
-                        type_name,
+                        well_known_name(datatype).unwrap_or(type_name),
                         datatype,
                         options.byte_order,
                         netcdf,

@@ -1,7 +1,14 @@
 //! CF attributes of netCDF-4 variables, and the attribute `ndl_datatype`
 //! that keeps a variable's NDL datatype where netCDF has no type for it.
 
-use hdf5::types::VarLenUnicode;
+use std::ffi::CString;
+
+use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate};
+use hdf5_sys::h5t::{
+    H5T_cset_t, H5T_str_t, H5Tclose, H5Tcopy, H5Tset_cset, H5Tset_size, H5Tset_strpad,
+};
 use ndl_runtime::time::{CfTimeUnits, TimeKind};
 use ndl_runtime::{Datatype, TimeType};
 
@@ -51,21 +58,59 @@ pub(crate) fn write_datatype(location: &hdf5::Location, dt: &Datatype) -> hdf5::
 /// The datatype in the attribute [`NDL_DATATYPE`] of `location`, when
 /// it has one that reads.
 pub(crate) fn read_datatype(location: &hdf5::Location) -> Option<Datatype> {
-    let text = location
-        .attr(NDL_DATATYPE)
-        .ok()?
-        .read_scalar::<VarLenUnicode>()
-        .ok()?;
-    serde_json::from_str(text.as_str()).ok()
+    let text = crate::attribute::attribute(location, NDL_DATATYPE)?;
+    serde_json::from_str(text.as_str()?).ok()
 }
 
-/// Writes the text attribute `name` (a netCDF `string`).
+/// Writes the text attribute `name` as netCDF-C writes text (`char`): a
+/// scalar fixed string of the text's length, null-terminated, ASCII or
+/// UTF-8. CF readers expect `units` and the like as `char`.
 pub(crate) fn text_attr(location: &hdf5::Location, name: &str, text: &str) -> hdf5::Result<()> {
-    let value: VarLenUnicode = text
-        .parse()
-        .map_err(|e: hdf5::types::StringError| hdf5::Error::from(e.to_string()))?;
-    location
-        .new_attr::<VarLenUnicode>()
-        .create(name)?
-        .write_scalar(&value)
+    let c_name = CString::new(name).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    let cset = if text.is_ascii() {
+        H5T_cset_t::H5T_CSET_ASCII
+    } else {
+        H5T_cset_t::H5T_CSET_UTF8
+    };
+    let bytes: &[u8] = if text.is_empty() {
+        b"\0"
+    } else {
+        text.as_bytes()
+    };
+    hdf5::sync::sync(|| {
+        // SAFETY: each handle made here is closed here; `bytes` outlives
+        // the write, which reads `bytes.len()` bytes, the type's size.
+        unsafe {
+            let t = H5Tcopy(*hdf5::globals::H5T_C_S1);
+            let space = H5Screate(H5S_class_t::H5S_SCALAR);
+            let set = [
+                H5Tset_size(t, bytes.len()),
+                H5Tset_strpad(t, H5T_str_t::H5T_STR_NULLTERM),
+                H5Tset_cset(t, cset),
+            ];
+            let attr = H5Acreate2(
+                location.id(),
+                c_name.as_ptr(),
+                t,
+                space,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            );
+            let written = if attr >= 0 {
+                H5Awrite(attr, t, bytes.as_ptr().cast())
+            } else {
+                -1
+            };
+            if attr >= 0 {
+                H5Aclose(attr);
+            }
+            H5Sclose(space);
+            H5Tclose(t);
+            if t < 0 || space < 0 || set.iter().any(|&s| s < 0) || written < 0 {
+                return Err(hdf5::Error::query()
+                    .unwrap_or_else(|_| format!("writing the attribute `{name}` failed").into()));
+            }
+        }
+        Ok(())
+    })
 }

@@ -109,7 +109,7 @@ impl ColumnsWriter {
             dimensions
                 .attach(staged.file(), &dataset, &names, &shape, false)
                 .map_err(&at)?;
-            attributes(&dataset, &column).map_err(&at)?;
+            cf_attributes(&dataset, &column).map_err(&at)?;
             variables.push(Variable {
                 column,
                 dataset,
@@ -297,7 +297,7 @@ fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, cr
 }
 
 /// The variable's CF attributes.
-fn attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
+fn cf_attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
     if let Some(d) = &column.description {
         cf::text_attr(dataset, "long_name", d)?;
     }

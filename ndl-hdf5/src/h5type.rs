@@ -173,16 +173,10 @@ impl Committer {
             return check_id(id, field, "H5Topen2");
         }
         let t = build(self)?;
-        let (first, stem) = match dt {
-            // The names the CDL description gives them: h5py's bool, and
-            // nc-complex's compounds, which netCDF tools know as complex.
-            Datatype::Bool => ("bool_t".to_string(), "bool"),
-            Datatype::Complex64 => ("_PFNC_FLOAT_COMPLEX_TYPE".to_string(), "complex64"),
-            Datatype::Complex128 => ("_PFNC_DOUBLE_COMPLEX_TYPE".to_string(), "complex128"),
-            _ => {
-                let stem = field.rsplit('.').next().unwrap_or(field);
-                (format!("{stem}_t"), stem)
-            }
+        let stem = field.rsplit('.').next().unwrap_or(field);
+        let (first, stem) = match well_known_name(dt) {
+            Some(name) => (name.to_string(), name.trim_end_matches("_t")),
+            None => (format!("{stem}_t"), stem),
         };
         let mut name = first;
         for k in 2.. {
@@ -210,6 +204,18 @@ pub(crate) fn is_user_defined(dt: &Datatype) -> bool {
             | Datatype::Opaque(_)
             | Datatype::Time(_)
     )
+}
+
+/// The name a type is committed under wherever it is, as the CDL
+/// description names it: h5py's bool, and nc-complex's compounds, which
+/// netCDF tools know as complex numbers.
+pub(crate) fn well_known_name(dt: &Datatype) -> Option<&'static str> {
+    match dt {
+        Datatype::Bool => Some("bool_t"),
+        Datatype::Complex64 => Some("_PFNC_FLOAT_COMPLEX_TYPE"),
+        Datatype::Complex128 => Some("_PFNC_DOUBLE_COMPLEX_TYPE"),
+        _ => None,
+    }
 }
 
 /// A type handle being built, closed on drop unless handed over.

@@ -25,6 +25,7 @@
 //! printed: errors come back as [`Error`], naming the file and dataset.
 
 mod array_io;
+mod attribute;
 mod cf;
 mod columns;
 mod dimension;

@@ -1,0 +1,246 @@
+//! `ndl convert` to netCDF-4 (`.nc`) and back: what NumPy saves becomes
+//! a file whose dimensions, types and attributes Debian's `ncdump`,
+//! netCDF4-python and xarray read, `ndl describe --format cdl` prints what
+//! `ncdump -h` prints, and the `.npy` comes back byte for byte. Also the
+//! HDF5 codecs the command offers.
+
+mod common;
+
+use std::path::Path;
+
+use common::cli::{convert, converted, describe, ok, refused};
+use ndl_testkit::python::{python312, run_with};
+
+/// Arrays of every kind NumPy saves that netCDF-4 holds.
+const MAKE: &str = r#"
+import sys, numpy as np
+d = sys.argv[1]
+rec = np.dtype([("id", "<u4"), ("ok", "?"), ("v", "<f8"), ("m", "<i2", (2, 3)), ("s", "S5")], align=True)
+a = np.zeros(7, rec); a["id"] = np.arange(7); a["ok"] = [True, False] * 3 + [True]; a["v"] = np.linspace(0, 1, 7); a["s"] = b"abc"
+np.save(f"{d}/recs.npy", a)
+np.save(f"{d}/big.npy", np.zeros(4, [("a", ">i4"), ("b", ">f8")]))
+np.save(f"{d}/cube.npy", np.arange(60, dtype="<u2").reshape(3, 4, 5))
+np.save(f"{d}/scalar.npy", np.float64(2.5))
+np.save(f"{d}/empty.npy", np.zeros((0, 3), "<i8"))
+np.save(f"{d}/complex.npy", (np.arange(4) + 1j).astype("<c16"))
+np.save(f"{d}/time.npy", np.array(["2026-11-25T12:00", "NaT"], "<M8[s]"))
+np.save(f"{d}/strs.npy", np.array([[b"ab", b"cdef"], [b"x", b""]], "S4"))
+np.save(f"{d}/bools.npy", np.array([True, False]))
+c = np.zeros(5, [("id", "<u4"), ("name", "S6"), ("v", "<f8", (2,)), ("flag", "?"), ("t", "<M8[s]"), ("w", "<M8[W]")])
+c["id"] = range(5); c["name"] = [b"a", b"bb", b"ccc", b"", b"eeeeee"]; c["v"] = 1.5; c["flag"] = [1, 0, 1, 0, 1]
+c["t"] = np.arange(5).astype("M8[s]") + 10**9; c["t"][2] = np.datetime64("NaT"); c["w"] = 3
+np.save(f"{d}/cols.npy", c)
+"#;
+
+fn ncdump(args: &[&str], path: &Path) -> String {
+    let out = std::process::Command::new("ncdump")
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("ncdump (Debian package netcdf-bin)");
+    assert!(
+        out.status.success(),
+        "ncdump {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `ncdump -h`'s text without what `ndl describe` leaves out on purpose:
+/// our `ndl_datatype` bookkeeping, and a global attributes block that
+/// held only that.
+fn without_bookkeeping(cdl: &str) -> String {
+    let kept: Vec<&str> = cdl
+        .lines()
+        .filter(|l| !l.contains(":ndl_datatype = "))
+        .collect();
+    kept.join("\n")
+        .replace("\n\n// global attributes:\n}", "\n}")
+}
+
+/// Converts `npy` to `.nc` and back, checking the file with ncdump and
+/// our CDL against ncdump's.
+fn round_trip(d: &Path, name: &str, extra: &[&str]) -> std::path::PathBuf {
+    let npy = d.join(format!("{name}.npy"));
+    let nc = d.join(format!("{name}.nc"));
+    let back = d.join(format!("{name}_back.npy"));
+    let run = convert(&npy, &nc, extra);
+    assert_eq!(run.code, Some(0), "{name} to .nc: {run:#?}");
+    let header = ncdump(&["-h"], &nc);
+    assert!(!header.contains("phony_dim"), "{name}: {header}");
+    ncdump(&[], &nc);
+    let ours = ok(describe(&nc, "cdl", &[]), &format!("describe {name}.nc"));
+    assert_eq!(
+        ours.trim_end(),
+        without_bookkeeping(&header).trim_end(),
+        "{name}: our CDL is not ncdump -h's"
+    );
+    converted(convert(&nc, &back, &[]), &format!("{name} back"));
+    assert_eq!(
+        std::fs::read(&npy).unwrap(),
+        std::fs::read(&back).unwrap(),
+        "{name}: the .npy that came back differs"
+    );
+    nc
+}
+
+#[test]
+fn npy_to_nc_and_back_is_byte_for_byte_and_ncdump_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    for name in [
+        "big", "cube", "scalar", "empty", "complex", "time", "strs", "bools",
+    ] {
+        round_trip(d, name, &[]);
+    }
+    let header = ncdump(&["-h"], &d.join("cube.nc"));
+    assert!(
+        header.contains("ushort cube(dim_0, dim_1, dim_2) ;"),
+        "{header}"
+    );
+    let header = ncdump(&["-h"], &d.join("strs.nc"));
+    assert!(
+        header.contains("char strs(dim_0, dim_1, string4) ;"),
+        "{header}"
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+d = sys.argv[1]
+t = xr.open_dataset(f"{d}/time.nc")["time"].values
+assert str(t[0]) == "2026-11-25T12:00:00.000000000" and np.isnat(t[1]), t
+s = xr.open_dataset(f"{d}/strs.nc")["strs"].values
+assert s.tolist() == [[b"ab", b"cdef"], [b"x", b""]], s
+c = xr.open_dataset(f"{d}/cube.nc")["cube"]
+assert c.dims == ("dim_0", "dim_1", "dim_2") and int(c.sum()) == sum(range(60))
+"#,
+        &[d.to_str().unwrap()],
+    );
+}
+
+#[test]
+fn records_holding_a_bool_convert_with_a_note_for_netcdf4_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    let npy = d.join("recs.npy");
+    let nc = d.join("recs.nc");
+    let run = convert(&npy, &nc, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: note: ") && run.stderr.contains("--layout columns"),
+        "{}",
+        run.stderr
+    );
+    let header = ncdump(&["-h"], &nc);
+    assert!(
+        header.contains("byte enum bool_t {FALSE = 0, TRUE = 1} ;"),
+        "{header}"
+    );
+    assert!(header.contains("recs_t recs(record) ;"), "{header}");
+    assert!(header.contains("char s(5) ;"), "{header}");
+    let back = d.join("recs_back.npy");
+    converted(convert(&nc, &back, &[]), "recs back");
+    assert_eq!(std::fs::read(&npy).unwrap(), std::fs::read(&back).unwrap());
+    // What the note says: netCDF4-python skips the variable.
+    let skipped = run_with(
+        &python312(),
+        "import sys, warnings, netCDF4\nwarnings.simplefilter('ignore')\nprint(list(netCDF4.Dataset(sys.argv[1]).variables))",
+        &[nc.to_str().unwrap()],
+    );
+    assert_eq!(
+        skipped.trim(),
+        "[]",
+        "netCDF4-python now reads it: drop the note"
+    );
+}
+
+#[test]
+fn the_columns_layout_is_what_xarray_and_netcdf4_python_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    let nc = round_trip(d, "cols", &["--layout", "columns"]);
+    let header = ncdump(&["-h"], &nc);
+    for line in [
+        "uint id(record) ;",
+        "char name(record, name_strlen) ;",
+        "double v(record, v_dim0) ;",
+        "bool_t flag(record) ;",
+        "t:units = \"seconds since 1970-01-01 00:00:00\" ;",
+        "t:calendar = \"proleptic_gregorian\" ;",
+        "w:comment = \"counts of NumPy datetime64[W] since 1970-01-01, a unit CF time has not\" ;",
+    ] {
+        assert!(header.contains(line), "{line}: {header}");
+    }
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4, xarray as xr
+want = np.load(sys.argv[2])
+with netCDF4.Dataset(sys.argv[1]) as f:
+    assert sorted(f.variables) == ["flag", "id", "name", "t", "v", "w"], list(f.variables)
+    assert f.variables["flag"].datatype.enum_dict == {"FALSE": 0, "TRUE": 1}
+    assert f.variables["flag"][:].tolist() == [1, 0, 1, 0, 1]
+ds = xr.open_dataset(sys.argv[1])
+assert ds["name"].values.tolist() == want["name"].tolist(), ds["name"].values
+assert (ds["t"].values[[0, 1, 3, 4]] == want["t"][[0, 1, 3, 4]]).all() and np.isnat(ds["t"].values[2])
+assert ds["v"].dims == ("record", "v_dim0")
+assert ds["id"].values.tolist() == list(range(5))
+"#,
+        &[nc.to_str().unwrap(), d.join("cols.npy").to_str().unwrap()],
+    );
+    // A plain array has no fields to split.
+    let cube = d.join("cube2.nc");
+    refused(
+        &convert(&d.join("cube.npy"), &cube, &["--layout", "columns"]),
+        &cube,
+        &["columns layout", "--layout records"],
+    );
+}
+
+#[test]
+fn hdf5_takes_deflate_and_shuffle_and_refuses_plugin_codecs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    let npy = d.join("cube.npy");
+    let h5 = d.join("cube.h5");
+    converted(
+        convert(&npy, &h5, &["--codec", "zlib:6", "--shuffle"]),
+        "zlib and shuffle",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    d = f["cube"]
+    assert d.compression == "gzip" and d.compression_opts == 6, (d.compression, d.compression_opts)
+    assert d.shuffle and d.chunks is not None
+    assert (d[()] == np.load(sys.argv[2])).all()
+"#,
+        &[h5.to_str().unwrap(), npy.to_str().unwrap()],
+    );
+    let back = d.join("cube_back.npy");
+    converted(convert(&h5, &back, &[]), "back");
+    assert_eq!(std::fs::read(&npy).unwrap(), std::fs::read(&back).unwrap());
+
+    let nc = d.join("gz.nc");
+    converted(convert(&npy, &nc, &["--codec", "gzip"]), "gzip to .nc");
+    let special = ncdump(&["-hs"], &nc);
+    assert!(special.contains("cube:_DeflateLevel = "), "{special}");
+
+    for codec in ["zstd", "blosc", "lz4:1"] {
+        let out = d.join(format!("{}.h5", codec.replace(':', "_")));
+        refused(
+            &convert(&npy, &out, &["--codec", codec]),
+            &out,
+            &["none, gzip or zlib", "plugins"],
+        );
+        assert!(!out.exists(), "{codec}");
+    }
+}
