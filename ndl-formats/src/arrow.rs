@@ -222,5 +222,6 @@ pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
         entries: vec![entry],
         attributes: serde_json::Map::new(),
         warnings: Vec::new(),
+        attribute_types: Default::default(),
     })
 }

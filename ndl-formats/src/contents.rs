@@ -1,9 +1,11 @@
 //! What a file or store holds, as every description language reads it:
 //! its arrays, with their specs, storage and attributes. Plain data.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use ndl_runtime::ndl::Storage;
+use ndl_runtime::Datatype;
 use serde_json::{Map, Value};
 
 use crate::spec::ArraySpec;
@@ -39,6 +41,12 @@ pub struct Entry {
     /// The format's own metadata document of the array, where it has one
     /// (a Zarr array's `zarr.json` or `.zarray`).
     pub native_metadata: Option<Value>,
+    /// The stored type of its attributes, where the format has one
+    /// beside JSON's (HDF5's `float` or `short`).
+    pub attribute_types: BTreeMap<String, Datatype>,
+    /// Which of its dimensions are unlimited (HDF5, netCDF-4); empty
+    /// where none is.
+    pub unlimited: Vec<bool>,
     /// The byte ranges of an element whose numbers are stored in the order
     /// opposite to the spec's (NumPy records may mix byte orders; a
     /// [`Source`](crate::Source) yields them in the spec's one order).
@@ -56,6 +64,8 @@ impl Entry {
             attributes: Map::new(),
             dimension_names: None,
             native_metadata: None,
+            attribute_types: BTreeMap::new(),
+            unlimited: Vec::new(),
             other_order: Vec::new(),
         }
     }
@@ -85,6 +95,9 @@ pub struct Contents {
     pub attributes: Map<String, Value>,
     /// What a reader should know: members left out, sidecars not used.
     pub warnings: Vec<String>,
+    /// The stored type of the root attributes, where the format has
+    /// one beside JSON's (HDF5's `float` or `short`).
+    pub attribute_types: BTreeMap<String, Datatype>,
 }
 
 /// `/group` + `name`.

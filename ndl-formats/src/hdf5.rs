@@ -333,6 +333,8 @@ pub fn contents(path: &Path) -> Result<Contents> {
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
         entry.attributes = d.attributes.clone();
         entry.attributes.retain(|name, _| !is_bookkeeping(name));
+        entry.attribute_types = d.attribute_types.clone();
+        entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
         entry.other_order = d.stored.other_order.clone();
         entries.push(entry);
@@ -343,6 +345,11 @@ pub fn contents(path: &Path) -> Result<Contents> {
         .map(|g| g.attributes.clone())
         .unwrap_or_default();
     attributes.retain(|name, _| !is_bookkeeping(name));
+    let attribute_types = inventory
+        .groups
+        .first()
+        .map(|g| g.attribute_types.clone())
+        .unwrap_or_default();
     let arrangement = if entries.iter().any(|e| e.dimension_names.is_some()) {
         Arrangement::Group
     } else {
@@ -353,6 +360,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         entries,
         attributes,
         warnings: Vec::new(),
+        attribute_types,
     })
 }
 

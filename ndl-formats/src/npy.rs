@@ -202,6 +202,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         entries: vec![entry("/".into(), stem(path), &header)],
         attributes: Map::new(),
         warnings: Vec::new(),
+        attribute_types: Default::default(),
     })
 }
 

@@ -233,6 +233,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         entries,
         attributes: serde_json::Map::new(),
         warnings,
+        attribute_types: Default::default(),
     })
 }
 

@@ -325,6 +325,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             entries: vec![entry(stem(path), &info)?],
             attributes: serde_json::Map::new(),
             warnings: info.notes().to_vec(),
+            attribute_types: Default::default(),
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,
@@ -335,6 +336,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
                 .collect::<Result<_>>()?,
             attributes: group.attributes().clone(),
             warnings: Vec::new(),
+            attribute_types: Default::default(),
         },
     })
 }

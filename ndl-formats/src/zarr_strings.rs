@@ -305,6 +305,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         entries: vec![entry],
         attributes: serde_json::Map::new(),
         warnings: Vec::new(),
+        attribute_types: Default::default(),
     })
 }
 

@@ -1,8 +1,11 @@
 //! Attributes as JSON values: numbers, text and lists of them, whoever
 //! wrote them (fixed or variable-length strings, any width of number).
 
+use std::collections::BTreeMap;
+
 use hdf5::types::{VarLenAscii, VarLenUnicode};
 use hdf5_sys::h5a::H5Aread;
+use ndl_runtime::Datatype;
 use serde_json::{Map, Value};
 
 use crate::stored_type::stored_type;
@@ -12,19 +15,26 @@ pub(crate) fn attribute(location: &hdf5::Location, name: &str) -> Option<Value> 
     location.attr(name).ok().map(|a| attribute_value(&a))
 }
 
-/// The attributes of `location` as JSON: numbers, text, and lists of them.
-pub(crate) fn attributes(location: &hdf5::Location) -> Map<String, Value> {
-    let mut out = Map::new();
+/// The attributes of `location` as JSON (numbers, text, and lists of
+/// them), and the stored type of each one's elements.
+pub(crate) fn attributes(
+    location: &hdf5::Location,
+) -> (Map<String, Value>, BTreeMap<String, Datatype>) {
+    let mut values = Map::new();
+    let mut types = BTreeMap::new();
     let Ok(names) = location.attr_names() else {
-        return out;
+        return (values, types);
     };
     for name in names {
         let Ok(attr) = location.attr(&name) else {
             continue;
         };
-        out.insert(name, attribute_value(&attr));
+        if let Some(dt) = attr.dtype().ok().and_then(|t| stored_type(t.id()).ok()) {
+            types.insert(name.clone(), dt.datatype);
+        }
+        values.insert(name, attribute_value(&attr));
     }
-    out
+    (values, types)
 }
 
 fn attribute_value(attr: &hdf5::Attribute) -> Value {

@@ -3,11 +3,13 @@
 //! filters, and the dimension scales attached to it. Plain data, for
 //! descriptions.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use hdf5::filters::Filter;
 use hdf5::types::VarLenArray;
 use hdf5::{ObjectReference1, ReferencedObject};
+use ndl_runtime::Datatype;
 use serde_json::{Map, Value};
 
 use crate::attribute::attributes;
@@ -35,6 +37,8 @@ pub struct GroupInfo {
     pub path: String,
     /// Its attributes, as JSON values.
     pub attributes: Map<String, Value>,
+    /// The stored type of each attribute's elements.
+    pub attribute_types: BTreeMap<String, Datatype>,
 }
 
 /// One dataset.
@@ -56,6 +60,8 @@ pub struct DatasetInfo {
     /// names a codec: `{"name": "deflate", "configuration": {"level": 4}}`,
     /// `{"name": "shuffle"}`, ...
     pub filters: Vec<Value>,
+    /// The stored type of each attribute's elements.
+    pub attribute_types: BTreeMap<String, Datatype>,
     /// Its attributes, as JSON values; those of a kind JSON cannot hold
     /// (compounds, references) are described in words.
     pub attributes: Map<String, Value>,
@@ -82,9 +88,11 @@ impl Inventory {
 }
 
 fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Result<()> {
+    let (attributes, attribute_types) = attributes(group);
     out.groups.push(GroupInfo {
         path: at.to_string(),
-        attributes: attributes(group),
+        attributes,
+        attribute_types,
     });
     for name in member_names(group).map_err(hdf5_error(path, at))? {
         let child = if at == "/" {
@@ -140,7 +148,7 @@ fn dataset_info(
         stored.datatype = dt;
     }
     let space = dataset.space().map_err(hdf5_error(path, full))?;
-    let attributes = attributes(dataset);
+    let (attributes, attribute_types) = attributes(dataset);
     let is_scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
     Ok(DatasetInfo {
         group: group.to_string(),
@@ -170,6 +178,7 @@ fn dataset_info(
                 .and_then(Value::as_str)
                 .is_some_and(|n| n.starts_with(DIMENSION_ONLY)),
         attributes,
+        attribute_types,
     })
 }
 

@@ -21,33 +21,9 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<String> {
 /// A CDL document with a dimension per axis and a variable per array; an
 /// archive's groups become netCDF-4 groups (`group: name { ... }`).
 fn archive(path: &Path, contents: &Contents) -> Result<String> {
-    let cdl_err = |source| Error::Language {
-        path: path.to_path_buf(),
-        array: String::new(),
-        source: Box::new(source),
-    };
-    // Group paths in first-seen order, each after its parent.
-    let mut groups: Vec<(String, cdl::Document)> = vec![(
-        "/".into(),
-        cdl::Document::new(&stem(path)).map_err(cdl_err)?,
-    )];
+    let mut groups = documents(path, contents)?;
     for a in &contents.entries {
-        for g in ancestors_and_self(&a.group) {
-            if !groups.iter().any(|(p, _)| *p == g) {
-                let name = g.rsplit('/').next().unwrap_or_default();
-                let doc = cdl::Document::new(name).map_err(|source| Error::Language {
-                    path: path.to_path_buf(),
-                    array: g.clone(),
-                    source: Box::new(source),
-                })?;
-                groups.push((g, doc));
-            }
-        }
-        let doc = &mut groups
-            .iter_mut()
-            .find(|(p, _)| *p == a.group)
-            .expect("the group was just added")
-            .1;
+        let doc = document_of(&mut groups, &a.group);
         let at = in_entry(path, a);
         let dims: Vec<String> = (0..a.spec.shape.len())
             .map(|i| format!("{}_dim{i}", a.name))
@@ -70,17 +46,60 @@ fn archive(path: &Path, contents: &Contents) -> Result<String> {
     Ok(nest(groups).to_string())
 }
 
-/// The CDL of a group of arrays as netCDF-C reads a Zarr group: a
-/// dimension per dimension name, a variable per array, the attributes as
-/// `ncdump -h` shows them (bookkeeping ones too, as text).
-fn group(path: &Path, contents: &Contents) -> Result<String> {
-    let err = |source| Error::Language {
+/// An empty document for the root and for every group of `contents`'
+/// entries (and their ancestors), root first, each after its parent.
+fn documents(path: &Path, contents: &Contents) -> Result<Vec<(String, cdl::Document)>> {
+    let root = cdl::Document::new(&stem(path)).map_err(|source| Error::Language {
         path: path.to_path_buf(),
         array: String::new(),
         source: Box::new(source),
-    };
-    let mut doc = cdl::Document::new(&stem(path)).map_err(err)?;
-    let mut dims: Vec<(String, u64)> = Vec::new();
+    })?;
+    let mut groups = vec![("/".to_string(), root)];
+    for a in &contents.entries {
+        for g in ancestors_and_self(&a.group) {
+            if groups.iter().any(|(p, _)| *p == g) {
+                continue;
+            }
+            let name = g.rsplit('/').next().unwrap_or_default();
+            let doc = cdl::Document::new(name).map_err(|source| Error::Language {
+                path: path.to_path_buf(),
+                array: g.clone(),
+                source: Box::new(source),
+            })?;
+            groups.push((g, doc));
+        }
+    }
+    Ok(groups)
+}
+
+fn document_of<'a>(
+    groups: &'a mut [(String, cdl::Document)],
+    group: &str,
+) -> &'a mut cdl::Document {
+    &mut groups
+        .iter_mut()
+        .find(|(p, _)| p == group)
+        .expect("a document for every group")
+        .1
+}
+
+/// A named dimension: the group it is declared in, its length (the
+/// longest of its variables' where unlimited), and whether it is.
+struct Dimension {
+    group: String,
+    name: String,
+    size: u64,
+    unlimited: bool,
+}
+
+/// The CDL of a group of arrays as netCDF-C reads a Zarr group or an
+/// HDF5 file with dimension scales: a dimension per dimension name,
+/// declared in the group of its first variable unless an ancestor has it
+/// (`UNLIMITED` where the format says so), a variable per array in its
+/// group, the attributes as `ncdump -h` shows them (bookkeeping ones too,
+/// as text) and of their stored type where the format has one.
+fn group(path: &Path, contents: &Contents) -> Result<String> {
+    let mut dims: Vec<Dimension> = Vec::new();
     let mut var_dims = Vec::new();
     for a in &contents.entries {
         let names: Vec<String> = match &a.dimension_names {
@@ -93,29 +112,55 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
                 .map(|k| format!("_zdim_{k}"))
                 .collect(),
         };
-        for (name, &size) in names.iter().zip(&a.spec.shape) {
-            match dims.iter().find(|(n, _)| n == name) {
-                Some((_, s)) if *s != size => {
+        let visible = ancestors_and_self(&a.group);
+        for (k, (name, &size)) in names.iter().zip(&a.spec.shape).enumerate() {
+            let unlimited = a.unlimited.get(k).copied().unwrap_or(false);
+            let found = dims
+                .iter_mut()
+                .find(|d| d.name == *name && visible.contains(&d.group));
+            match found {
+                Some(d) if d.unlimited || unlimited => {
+                    d.unlimited = true;
+                    d.size = d.size.max(size);
+                }
+                Some(d) if d.size != size => {
                     return Err(Error::Description {
                         path: path.to_path_buf(),
                         message: format!(
-                            "`{}`: dimension `{name}` is {size} long here and {s} elsewhere",
-                            a.name
+                            "`{}`: dimension `{name}` is {size} long here and {} elsewhere",
+                            a.name, d.size
                         ),
                     })
                 }
                 Some(_) => {}
-                None => dims.push((name.clone(), size)),
+                None => dims.push(Dimension {
+                    group: a.group.clone(),
+                    name: name.clone(),
+                    size,
+                    unlimited,
+                }),
             }
         }
         var_dims.push(names);
     }
-    for (name, size) in &dims {
-        doc.add_dimension(name, (*size > 0).then_some(*size as usize))
-            .map_err(err)?;
+    let mut groups = documents(path, contents)?;
+    let err = |source| Error::Language {
+        path: path.to_path_buf(),
+        array: String::new(),
+        source: Box::new(source),
+    };
+    for d in &dims {
+        let doc = document_of(&mut groups, &d.group);
+        if d.unlimited {
+            doc.add_unlimited_dimension(&d.name, d.size as usize)
+        } else {
+            doc.add_dimension(&d.name, (d.size > 0).then_some(d.size as usize))
+        }
+        .map_err(err)?;
     }
     for (a, names) in contents.entries.iter().zip(&var_dims) {
         let at = in_entry(path, a);
+        let doc = document_of(&mut groups, &a.group);
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         doc.add_variable(&a.name, &a.spec.datatype, &format!("{}_t", a.name), &refs)
             .map_err(&at)?;
@@ -124,26 +169,32 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
             .iter()
             .filter(|(n, _)| n.as_str() != "_ARRAY_DIMENSIONS" && n.as_str() != "_NCZARR_ATTR")
         {
-            doc.add_attribute(Some(&a.name), name, attribute(value, &a.spec.datatype))
-                .map_err(&at)?;
+            let value = attribute(value, &a.spec.datatype, a.attribute_types.get(name));
+            doc.add_attribute(Some(&a.name), name, value).map_err(&at)?;
         }
     }
+    let root = document_of(&mut groups, "/");
     for (name, value) in contents
         .attributes
         .iter()
         .filter(|(n, _)| n.as_str() != "_NCZARR_ATTR")
     {
-        doc.add_attribute(None, name, attribute(value, &Datatype::String))
-            .map_err(err)?;
+        let value = attribute(value, &Datatype::String, contents.attribute_types.get(name));
+        root.add_attribute(None, name, value).map_err(err)?;
     }
-    Ok(doc.to_string())
+    Ok(nest(groups).to_string())
 }
 
-/// A Zarr attribute as netCDF-C 4.9 types it: text as text, numbers of the
-/// variable's integer type (what `_NCZARR_ATTR` says of CF flags), other
-/// integers as `int` or `int64`, floats as `double`, anything else as its
-/// JSON text.
-fn attribute(value: &serde_json::Value, element: &Datatype) -> cdl::AttrValue {
+/// An attribute of its `stored` type where the format has one (HDF5);
+/// else a Zarr attribute as netCDF-C 4.9 types it: text as text, numbers
+/// of the variable's integer type (what `_NCZARR_ATTR` says of CF flags),
+/// other integers as `int` or `int64`, floats as `double`, anything else
+/// as its JSON text.
+fn attribute(
+    value: &serde_json::Value,
+    element: &Datatype,
+    stored: Option<&Datatype>,
+) -> cdl::AttrValue {
     use serde_json::Value as J;
     let items: Vec<&J> = match value {
         J::Array(items) => items.iter().collect(),
@@ -151,6 +202,22 @@ fn attribute(value: &serde_json::Value, element: &Datatype) -> cdl::AttrValue {
     };
     if let J::String(s) = value {
         return cdl::AttrValue::Text(s.clone());
+    }
+    let numbers = || items.iter().filter_map(|v| v.as_f64());
+    match stored {
+        Some(Datatype::Float32) => {
+            return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect())
+        }
+        Some(Datatype::Float64) => return cdl::AttrValue::Doubles(numbers().collect()),
+        Some(dt) => {
+            if let Some(t) = dt.as_int() {
+                let ints = items
+                    .iter()
+                    .filter_map(|v| v.as_i64().map(i128::from).or(v.as_u64().map(i128::from)));
+                return cdl::AttrValue::Ints(t, ints.collect());
+            }
+        }
+        None => {}
     }
     if items.iter().all(|v| v.is_i64() || v.is_u64()) && !items.is_empty() {
         let ints: Vec<i128> = items

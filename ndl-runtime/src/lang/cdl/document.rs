@@ -33,7 +33,9 @@ use crate::{Charset, Datatype, FixedString, IntType, TimeType};
 pub struct Document {
     name: String,
     types: TypeSet,
-    dimensions: Vec<(String, Option<usize>)>,
+    /// Each dimension and its length: fixed, or `UNLIMITED` with the
+    /// records it holds (`None`, `Some(n)`).
+    dimensions: Vec<(String, Length)>,
     variables: Vec<(TypeRef, String, Vec<String>)>,
     /// `(variable, name, value)`; the variable is `None` for a global one.
     attributes: Vec<(Option<String>, String, AttrValue)>,
@@ -42,6 +44,13 @@ pub struct Document {
     /// `(variable, attribute)` that `add_variable` added, which an
     /// attribute added by name replaces: a time variable's CF attributes.
     implied: Vec<(String, String)>,
+}
+
+/// A dimension's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Length {
+    Fixed(usize),
+    Unlimited(usize),
 }
 
 /// The value of a netCDF attribute, as CDL writes it.
@@ -53,6 +62,8 @@ pub enum AttrValue {
     Ints(IntType, Vec<i128>),
     /// Doubles (`273.15, 1.5`).
     Doubles(Vec<f64>),
+    /// Floats (`273.15f, 1.5f`).
+    Floats(Vec<f32>),
 }
 
 impl AttrValue {
@@ -87,6 +98,10 @@ impl AttrValue {
             }
             AttrValue::Doubles(values) => {
                 let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                items.join(", ")
+            }
+            AttrValue::Floats(values) => {
+                let items: Vec<String> = values.iter().map(|v| format!("{v}f")).collect();
                 items.join(", ")
             }
         }
@@ -173,10 +188,22 @@ impl Document {
                 ),
             });
         }
+        let length = size.map_or(Length::Unlimited(0), Length::Fixed);
+        self.push_dimension(name, length)
+    }
+
+    /// Declares an `UNLIMITED` dimension holding `current` records, which
+    /// `ncdump` shows as `UNLIMITED ; // (3 currently)`.
+    pub fn add_unlimited_dimension(&mut self, name: &str, current: usize) -> Result<(), LangError> {
+        check_name(name, "dimension")?;
+        self.push_dimension(name, Length::Unlimited(current))
+    }
+
+    fn push_dimension(&mut self, name: &str, length: Length) -> Result<(), LangError> {
         if self.dimensions.iter().any(|(n, _)| n == name) {
             return Err(self.duplicate("dimension", name));
         }
-        self.dimensions.push((name.to_string(), size));
+        self.dimensions.push((name.to_string(), length));
         Ok(())
     }
 
@@ -258,7 +285,7 @@ impl Document {
     fn string_dimension(&mut self, length: usize) -> Result<String, LangError> {
         let name = format!("string{length}");
         match self.dimensions.iter().find(|(n, _)| *n == name) {
-            Some((_, Some(size))) if *size == length => {}
+            Some((_, Length::Fixed(size))) if *size == length => {}
             Some(_) => {
                 return Err(LangError::Shape {
                     language: Language::Cdl,
@@ -352,11 +379,11 @@ impl Document {
         }
         if !self.dimensions.is_empty() {
             out.push_str("dimensions:\n");
-            for (name, size) in &self.dimensions {
-                match size {
-                    Some(n) => out.push_str(&format!("\t{} = {n} ;\n", escape(name))),
-                    None => out.push_str(&format!(
-                        "\t{} = UNLIMITED ; // (0 currently)\n",
+            for (name, length) in &self.dimensions {
+                match length {
+                    Length::Fixed(n) => out.push_str(&format!("\t{} = {n} ;\n", escape(name))),
+                    Length::Unlimited(n) => out.push_str(&format!(
+                        "\t{} = UNLIMITED ; // ({n} currently)\n",
                         escape(name)
                     )),
                 }
