@@ -58,8 +58,9 @@ pub fn write<T: NdlType>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -
 /// [`finish`](DatasetWriter::finish): a crash leaves no file at `path`,
 /// only a hidden `.<name>.*.tmp` beside it. [`open`](DatasetWriter::open)
 /// appends to an existing dataset in place: HDF5 has no journal, so a
-/// crash during an append can leave that file unreadable; copy it first
-/// where that matters.
+/// crash during an append can leave that file unreadable;
+/// [`open_copy`](DatasetWriter::open_copy) appends to a copy renamed over
+/// the file when finished, so a crash leaves it as it was.
 pub struct DatasetWriter<T> {
     target: Target,
     dataset: hdf5::Dataset,
@@ -128,11 +129,29 @@ impl<T: NdlType> DatasetWriter<T> {
         Ok(writer)
     }
 
-    /// Opens the dataset `dataset` of the file at `path` for appending: its
-    /// type must be exactly `T`'s, in either byte order.
+    /// Opens the dataset `dataset` of the file at `path` for appending in
+    /// place: its type must be exactly `T`'s, in either byte order. A
+    /// crash during the append can leave the file unreadable (HDF5 has no
+    /// journal); [`open_copy`](DatasetWriter::open_copy) cannot.
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open_rw(&path)?;
+        Self::open_in(Target::Existing(file), path, dataset)
+    }
+
+    /// Opens the dataset `dataset` of the file at `path` for appending to
+    /// a copy of the file, which [`finish`](DatasetWriter::finish) renames
+    /// over it: a crash leaves the file as it was (and a hidden
+    /// `.<name>.*.tmp` beside it), at the cost of copying it first. The
+    /// file is locked against other writers meanwhile.
+    pub fn open_copy(path: impl AsRef<Path>, dataset: &str) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let staged = Staged::copy_of(&path)?;
+        Self::open_in(Target::New(staged), path, dataset)
+    }
+
+    fn open_in(target: Target, path: PathBuf, dataset: &str) -> Result<Self> {
+        let file = target.file();
         let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
         let group = file
             .group(parent(dataset))
@@ -157,7 +176,7 @@ impl<T: NdlType> DatasetWriter<T> {
                 message: "appends need a one-dimensional dataset of exactly the record type".into(),
             });
         }
-        let mut writer = Self::new(Target::Existing(file), found, memory_type, path, dataset)?;
+        let mut writer = Self::new(target, found, memory_type, path, dataset)?;
         writer.dimensions = dimensions;
         Ok(writer)
     }
@@ -255,10 +274,20 @@ impl<T: NdlType> DatasetWriter<T> {
     }
 }
 
-/// The file a writer writes: a new one being built, or one appended to.
+/// The file a writer writes: a new one (or a copy) being built, or one
+/// appended to in place.
 enum Target {
     New(Staged),
     Existing(hdf5::File),
+}
+
+impl Target {
+    fn file(&self) -> &hdf5::File {
+        match self {
+            Target::New(staged) => staged.file(),
+            Target::Existing(file) => file,
+        }
+    }
 }
 
 /// The path of the group holding the dataset at `path`.
