@@ -30,6 +30,7 @@ use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::{netcdf_char, profile_type, FileTypes};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};
+use crate::shape_check::compare;
 use crate::staging::Staged;
 
 /// The name of the record dimension.
@@ -132,16 +133,24 @@ impl ColumnsWriter {
 
     /// Writes the next whole records, each field to its column.
     pub fn write_records(&mut self, records: &[u8]) -> Result<()> {
-        let n = records.len().checked_div(self.record_size).unwrap_or(0);
+        let size = self.record_size;
+        let n = records.len().checked_div(size).unwrap_or(0);
+        self.write_gathered(n, |field, values| {
+            ndl_runtime::records::gather(records, size, &[field], &mut [values]);
+        })
+    }
+
+    /// Writes the next `n` records, whose field at each byte range
+    /// `gather` copies into a column of `n` values.
+    pub(crate) fn write_gathered(
+        &mut self,
+        n: usize,
+        mut gather: impl FnMut(Range<usize>, &mut [u8]),
+    ) -> Result<()> {
         let mut values = Vec::new();
         for v in &self.variables {
             values.resize(n * v.column.size, 0);
-            ndl_runtime::records::gather(
-                records,
-                self.record_size,
-                &[v.field()],
-                &mut [&mut values],
-            );
+            gather(v.field(), &mut values);
             write_rows(&v.dataset, &v.memory_type, &v.shape, self.next_row, &values)
                 .map_err(hdf5_error(self.staged.path(), &v.column.name))?;
         }
@@ -175,23 +184,37 @@ impl ColumnsReader {
         Ok(cf::read_datatype(&file))
     }
 
-    /// Opens the columns of the file at `path`, to read its records with
-    /// every number in native byte order.
+    /// Opens the columns of the file at `path`, to read its records (of
+    /// its `ndl_datatype`) with every number in native byte order.
     pub fn open(path: impl AsRef<Path>) -> Result<ColumnsReader> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open(&path)?;
+        let record = cf::read_datatype(&file).ok_or_else(|| Error::Mismatch {
+            path: path.clone(),
+            dataset: String::new(),
+            field: String::new(),
+            message: format!("no readable `{NDL_DATATYPE}` attribute: not records in columns"),
+        })?;
+        Self::open_in(file, path, record)
+    }
+
+    /// Opens the columns of the file at `path` as fields of records of
+    /// `record`, whoever wrote them: each column is the variable named by
+    /// its field's dotted path, its values converted by HDF5 (numbers to
+    /// the field's type and native order, enums by member name).
+    pub fn open_as(path: impl AsRef<Path>, record: &Datatype) -> Result<ColumnsReader> {
+        let path = path.as_ref().to_path_buf();
+        let file = crate::file::open(&path)?;
+        Self::open_in(file, path, record.clone())
+    }
+
+    fn open_in(file: hdf5::File, path: PathBuf, record: Datatype) -> Result<ColumnsReader> {
         let mismatch = |field: &str, message: String| Error::Mismatch {
             path: path.clone(),
             dataset: field.to_string(),
             field: field.to_string(),
             message,
         };
-        let record = cf::read_datatype(&file).ok_or_else(|| {
-            mismatch(
-                "",
-                format!("no readable `{NDL_DATATYPE}` attribute: not records in columns"),
-            )
-        })?;
         let columns = plan(&record).map_err(|e| mismatch("", e.0))?;
         let mut variables = Vec::new();
         let mut len = None;
@@ -209,13 +232,14 @@ impl ColumnsReader {
                     ),
                 ));
             }
+            let stored = dataset.dtype().map_err(hdf5_error(&path, &name))?;
+            let wanted = element(&column.base);
+            compare(&stored, &wanted).map_err(|(_, message)| mismatch(&name, message))?;
             let memory_type =
-                value_type(&element(&column.base), ByteOrder::NATIVE).map_err(|source| {
-                    Error::Type {
-                        path: path.clone(),
-                        dataset: name.clone(),
-                        source,
-                    }
+                value_type(&wanted, ByteOrder::NATIVE).map_err(|source| Error::Type {
+                    path: path.clone(),
+                    dataset: name.clone(),
+                    source,
                 })?;
             variables.push(Variable {
                 column,

@@ -39,6 +39,7 @@ mod read;
 mod shape_check;
 mod staging;
 mod stored_type;
+mod typed_columns;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
@@ -50,4 +51,5 @@ pub use inventory::{DatasetInfo, GroupInfo, Inventory};
 pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::read;
 pub use stored_type::StoredType;
+pub use typed_columns::{read_columns, write_columns};
 pub use write::{write, DatasetWriter};

@@ -178,3 +178,115 @@ fn a_half_float_has_no_netcdf_type() {
     // The same records go to plain HDF5.
     ndl_hdf5::write(dir.path().join("half.h5"), "h", &[Half { h: F16(0x3c00) }]).unwrap();
 }
+
+#[test]
+fn columns_keep_enums_as_netcdf_enum_types_that_netcdf4_python_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("tagged_columns.nc");
+    let records = [
+        Tagged {
+            c: Color::Blue,
+            l: Level::Low,
+            w: Wide::B,
+        },
+        Tagged {
+            c: Color::Green,
+            l: Level::High,
+            w: Wide::A,
+        },
+    ];
+    ndl_hdf5::write_columns(&nc, &records).unwrap();
+    assert_eq!(ndl_hdf5::read_columns::<Tagged>(&nc).unwrap(), records);
+    run_with(
+        &python312(),
+        r#"
+import sys, netCDF4, xarray as xr
+with netCDF4.Dataset(sys.argv[1]) as d:
+    c = d.variables["c"]
+    assert c.datatype.enum_dict == {"Red": 0, "Green": 1, "Blue": 5}, c.datatype.enum_dict
+    assert c[:].tolist() == [5, 1]
+    assert d.variables["l"].datatype.enum_dict == {"Low": -5, "High": 300}
+    assert d.variables["w"][:].tolist() == [1 << 40, 1]
+ds = xr.open_dataset(sys.argv[1])
+assert ds["l"].values.tolist() == [-5, 300], ds["l"].values
+"#,
+        &[nc.to_str().unwrap()],
+    );
+}
+
+/// A record as xarray users write one: a variable per field.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Obs {
+    station: i32,
+    value: f64,
+    code: S5,
+}
+
+#[test]
+fn columns_that_xarray_wrote_read_typed_by_field_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("xr.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+ds = xr.Dataset({
+    "value": ("record", np.array([1.5, -2.0, 3.25], "<f4")),
+    "station": ("record", np.array([7, 8, 9], ">i4")),
+    "code": ("record", np.array([b"ab", b"cde", b""], "S5")),
+    "extra": ("record", np.zeros(3)),
+})
+ds.to_netcdf(sys.argv[1], engine="netcdf4", encoding={"code": {"char_dim_name": "code_strlen"}})
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let got = ndl_hdf5::read_columns::<Obs>(&nc).unwrap();
+    let code = |s: &[u8]| {
+        let mut b = [0u8; 5];
+        b[..s.len()].copy_from_slice(s);
+        S5(b)
+    };
+    assert_eq!(
+        got,
+        [
+            Obs {
+                station: 7,
+                value: 1.5,
+                code: code(b"ab")
+            },
+            Obs {
+                station: 8,
+                value: -2.0,
+                code: code(b"cde")
+            },
+            Obs {
+                station: 9,
+                value: 3.25,
+                code: code(b"")
+            },
+        ]
+    );
+    // A field with no variable is an error naming it.
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Missing {
+        station: i32,
+        depth: f32,
+    }
+    let e = ndl_hdf5::read_columns::<Missing>(&nc)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("depth"), "{e}");
+    // A narrower number than stored is refused, not clipped.
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Narrow {
+        value: f32,
+        station: u8,
+    }
+    let e = ndl_hdf5::read_columns::<Narrow>(&nc)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("station") && e.contains("4 bytes"), "{e}");
+}
