@@ -6,6 +6,14 @@
 //! that `np.save` gives the same records. [`write()`] and [`read()`] move a
 //! slice; [`DatasetWriter`] streams into a chunked, extendable dataset.
 //!
+//! A path ending in `.nc` gets netCDF-4's profile, which `ncdump`,
+//! netCDF4-python and xarray read: named dimensions as dimension scales,
+//! every user type committed, strings inside records as `char` arrays.
+//! [`write_columns`] and [`read_columns`] move records as one variable per
+//! field, which netCDF4-python reads even where it skips a compound
+//! holding an enum or a bool. The whole mapping is in the repository's
+//! `docs/hdf5-netcdf.md`.
+//!
 //! | datatype | HDF5 type (h5py's for the same dtype) |
 //! | --- | --- |
 //! | integers, floats, f16 | the IEEE / standard types in the record's byte order; f16 with h5py's fields (15, 10, 5, 0, 10), bias 15 |
