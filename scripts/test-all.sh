@@ -12,6 +12,7 @@ need_apt=()
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 command -v ncdump >/dev/null || need_apt+=(netcdf-bin)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v h5repack >/dev/null || need_apt+=(hdf5-tools)
 command -v strace >/dev/null || need_apt+=(strace)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then sudo=()

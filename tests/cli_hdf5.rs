@@ -119,3 +119,49 @@ with h5py.File(sys.argv[2], "w") as f:
     assert!(cdl.contains("group: g {"), "{cdl}");
     ok(describe(&h5, "numpy", &[]), "describe many.h5 as numpy");
 }
+
+#[test]
+fn files_the_hdf5_tools_rewrote_describe_and_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    let npy = d.join("cube.npy");
+    let h5 = d.join("cube.h5");
+    converted(convert(&npy, &h5, &[]), "cube to .h5");
+    // h5repack (Debian's hdf5-tools) rechunks and filters it with the
+    // library's own filters: n-bit, scale-offset, shuffle, deflate, and
+    // a Fletcher-32 checksum.
+    for (name, filters) in [
+        ("nbit", &["-f", "cube:NBIT", "-l", "cube:CHUNK=1x4x5"][..]),
+        ("soff", &["-f", "cube:SOFF=0,IN", "-l", "cube:CHUNK=3x2x5"][..]),
+        (
+            "gz",
+            &["-f", "cube:SHUF", "-f", "cube:GZIP=5", "-f", "cube:FLET", "-l", "cube:CHUNK=2x2x2"][..],
+        ),
+    ] {
+        let out = d.join(format!("{name}.h5"));
+        let run = std::process::Command::new("h5repack")
+            .args(filters)
+            .arg(&h5)
+            .arg(&out)
+            .output()
+            .expect("h5repack (Debian package hdf5-tools)");
+        assert!(run.status.success(), "{name}: {run:?}");
+        let ndl = ok(describe(&out, "ndl", &[]), name);
+        let wanted = match name {
+            "nbit" => vec!["nbit"],
+            "soff" => vec!["scaleoffset"],
+            _ => vec!["shuffle", "deflate", "fletcher32"],
+        };
+        for filter in wanted {
+            assert!(ndl.contains(filter), "{name}: {filter}: {ndl}");
+        }
+        let back = d.join(format!("{name}.npy"));
+        converted(convert(&out, &back, &[]), name);
+        assert_eq!(
+            std::fs::read(&npy).unwrap(),
+            std::fs::read(&back).unwrap(),
+            "{name}"
+        );
+    }
+}
