@@ -269,6 +269,7 @@ fn a_subarray_of_a_subarray_converts_folded() {
                     keep_byte_order: true,
                     variable_strings: false,
                 },
+                ..ndl_formats::SinkOptions::default()
             },
             ..ConvertOptions::default()
         };

@@ -24,9 +24,9 @@ pub struct ArrayReader {
     memory_type: hdf5::Datatype,
     stored: StoredType,
     /// The dataset's extents, as read and written.
-    shape: Vec<u64>,
+    extents: Vec<u64>,
     /// Its extents in elements of `stored` (one fewer for netCDF text).
-    elements: Vec<u64>,
+    shape: Vec<u64>,
     next_row: u64,
     path: PathBuf,
     name: String,
@@ -51,12 +51,12 @@ impl ArrayReader {
             // What the stored type cannot say (a time's unit).
             stored.datatype = dt;
         }
-        let shape: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
-        let mut elements = shape.clone();
-        let memory_type = if is_netcdf_text(&found, &dtype, &shape) {
+        let extents: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
+        let mut shape = extents.clone();
+        let memory_type = if is_netcdf_text(&found, &dtype, &extents) {
             // netCDF's strings: `char` over a last dimension of their
             // length, read as NumPy's `S<length>` (the same bytes).
-            let length = elements.pop().unwrap_or(1) as usize;
+            let length = shape.pop().unwrap_or(1) as usize;
             stored.datatype = Datatype::FixedString(ndl_runtime::FixedString {
                 length,
                 charset: Charset::Ascii,
@@ -80,8 +80,8 @@ impl ArrayReader {
             dataset: found,
             memory_type,
             stored,
+            extents,
             shape,
-            elements,
             next_row: 0,
             path,
             name: dataset.to_string(),
@@ -96,27 +96,27 @@ impl ArrayReader {
     /// The dataset's extents in elements (empty for a scalar): a netCDF
     /// `char` variable of two or more dimensions is strings of its last.
     pub fn shape(&self) -> &[u64] {
-        &self.elements
+        &self.shape
     }
 
     /// The bytes of one row: the elements after the first dimension.
     pub fn row_bytes(&self) -> usize {
-        row_bytes(&self.memory_type, &self.shape)
+        row_bytes(&self.memory_type, &self.extents)
     }
 
     /// Fills the front of `buf` with the next whole rows (a scalar is one
     /// row); returns how many. 0 only at the end.
     pub fn read_rows(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let total = self.shape.first().copied().unwrap_or(1);
+        let total = self.extents.first().copied().unwrap_or(1);
         let row = self.row_bytes();
         if row == 0 {
             return Ok(0);
         }
         let rows = ((buf.len() / row) as u64).min(total - self.next_row) as usize;
-        let shape = if self.shape.is_empty() {
+        let shape = if self.extents.is_empty() {
             vec![]
         } else {
-            self.shape.clone()
+            self.extents.clone()
         };
         read_rows(
             &self.dataset,
