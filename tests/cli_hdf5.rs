@@ -133,10 +133,22 @@ fn files_the_hdf5_tools_rewrote_describe_and_convert() {
     // a Fletcher-32 checksum.
     for (name, filters) in [
         ("nbit", &["-f", "cube:NBIT", "-l", "cube:CHUNK=1x4x5"][..]),
-        ("soff", &["-f", "cube:SOFF=0,IN", "-l", "cube:CHUNK=3x2x5"][..]),
+        (
+            "soff",
+            &["-f", "cube:SOFF=0,IN", "-l", "cube:CHUNK=3x2x5"][..],
+        ),
         (
             "gz",
-            &["-f", "cube:SHUF", "-f", "cube:GZIP=5", "-f", "cube:FLET", "-l", "cube:CHUNK=2x2x2"][..],
+            &[
+                "-f",
+                "cube:SHUF",
+                "-f",
+                "cube:GZIP=5",
+                "-f",
+                "cube:FLET",
+                "-l",
+                "cube:CHUNK=2x2x2",
+            ][..],
         ),
     ] {
         let out = d.join(format!("{name}.h5"));
