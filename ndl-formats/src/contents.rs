@@ -100,6 +100,18 @@ pub struct Contents {
     pub attribute_types: BTreeMap<String, Datatype>,
 }
 
+/// `/a/b` -> `/`, `/a`, `/a/b`.
+pub(crate) fn ancestors_and_self(group: &str) -> Vec<String> {
+    let mut out = vec!["/".to_string()];
+    let mut path = String::new();
+    for part in group.split('/').filter(|p| !p.is_empty()) {
+        path.push('/');
+        path.push_str(part);
+        out.push(path.clone());
+    }
+    out
+}
+
 /// `/group` + `name`.
 pub(crate) fn join(group: &str, name: &str) -> String {
     if group == "/" {

@@ -7,7 +7,7 @@ use ndl_runtime::lang::cdl;
 use ndl_runtime::Datatype;
 
 use super::in_entry;
-use crate::contents::{stem, Arrangement, Contents};
+use crate::contents::{ancestors_and_self, stem, Arrangement, Contents};
 use crate::error::{Error, Result};
 
 /// The CDL document of `contents`.
@@ -263,18 +263,6 @@ fn netcdf_json(value: &serde_json::Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// `/a/b` -> `/`, `/a`, `/a/b`.
-fn ancestors_and_self(group: &str) -> Vec<String> {
-    let mut out = vec!["/".to_string()];
-    let mut path = String::new();
-    for part in group.split('/').filter(|p| !p.is_empty()) {
-        path.push('/');
-        path.push_str(part);
-        out.push(path.clone());
-    }
-    out
 }
 
 /// The root document with every group added to its parent, deepest first

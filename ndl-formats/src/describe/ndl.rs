@@ -7,7 +7,7 @@ use ndl_runtime::ndl::{self, Attribute, DimCoord, Extent, Ndarray, Shape};
 use ndl_runtime::Datatype;
 use serde_json::Value as J;
 
-use crate::contents::{Arrangement, Contents, Entry};
+use crate::contents::{ancestors_and_self, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 
 /// Attributes that keep a store's bookkeeping, not the data's meaning.
@@ -33,19 +33,23 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
         .iter()
         .filter(|(n, _)| !is_bookkeeping(n))
     {
-        if let Some(attr) = attribute(value, &Datatype::String) {
+        if let Some(attr) = attribute(
+            value,
+            &Datatype::String,
+            contents.attribute_types.get(name.as_str()),
+        ) {
             root.attributes.insert(name, attr);
         }
     }
     let coordinates = if contents.arrangement == Arrangement::Group {
-        dimcoords(path, contents, root)?
+        dimcoords(path, contents, &mut doc)?
     } else {
         Vec::new()
     };
     for e in contents
         .entries
         .iter()
-        .filter(|e| !coordinates.contains(&e.name))
+        .filter(|e| !coordinates.contains(&e.path()))
     {
         let names = dimension_names(e);
         doc.insert_ndarray(&e.group, e.name.clone(), ndarray(e, names.as_deref()))
@@ -57,50 +61,73 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
     Ok(doc)
 }
 
-/// Adds a dimcoord for every dimension the group's arrays name: the array
-/// of the same name where there is one (a CF coordinate variable), else
-/// the dimension's indices, as `uint64`. Returns the names of the arrays
-/// that became dimcoords.
-fn dimcoords(path: &Path, contents: &Contents, root: &mut ndl::Group) -> Result<Vec<String>> {
-    let mut coordinates = Vec::new();
+/// Adds a dimcoord for every dimension the arrays name, in the group of
+/// the first array that names it unless an ancestor group has it (netCDF's
+/// scoping): the array of the same name there where there is one (a CF
+/// coordinate variable), else the dimension's indices, as `uint64`. An
+/// unlimited dimension is as long as its longest array. Returns the paths
+/// of the arrays that became dimcoords.
+fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Vec<String>> {
+    // (group, name, size, unlimited, coordinate), in the order met.
+    let mut found: Vec<(String, String, u64, bool, Option<&Entry>)> = Vec::new();
     for e in &contents.entries {
         let Some(names) = dimension_names(e) else {
             continue;
         };
-        for (name, &size) in names.iter().zip(&e.spec.shape) {
-            if let Some(existing) = root.dimcoords.get(name) {
-                if existing.size != nonzero(size) {
+        let visible = ancestors_and_self(&e.group);
+        for (k, (name, &size)) in names.iter().zip(&e.spec.shape).enumerate() {
+            let unlimited = e.unlimited.get(k).copied().unwrap_or(false);
+            match found
+                .iter_mut()
+                .find(|(g, n, ..)| n == name && visible.contains(g))
+            {
+                Some((_, _, len, grows, _)) if *grows || unlimited => {
+                    *grows = true;
+                    *len = (*len).max(size);
+                }
+                Some((_, _, len, ..)) if *len != size => {
                     return Err(Error::Description {
                         path: path.to_path_buf(),
                         message: format!(
-                            "`{}`: dimension `{name}` is {size} long here and {} elsewhere",
-                            e.name,
-                            existing.size.unwrap_or(0)
+                            "`{}`: dimension `{name}` is {size} long here and {len} elsewhere",
+                            e.name
                         ),
-                    });
+                    })
                 }
-                continue;
+                Some(_) => {}
+                None => {
+                    let coordinate = contents
+                        .entries
+                        .iter()
+                        .find(|c| c.name == *name && c.group == e.group && c.spec.shape.len() == 1);
+                    found.push((e.group.clone(), name.clone(), size, unlimited, coordinate));
+                }
             }
-            let coordinate = contents
-                .entries
-                .iter()
-                .find(|c| c.name == *name && c.spec.shape.len() == 1);
-            let dimcoord = match coordinate {
-                Some(c) => {
-                    let mut d = DimCoord::new(nonzero(size), c.spec.datatype.clone())
-                        .with_storage(c.storage.clone());
-                    for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
-                        if let Some(attr) = attribute(v, &c.spec.datatype) {
-                            d.attributes.insert(k, attr);
-                        }
-                    }
-                    d
-                }
-                None => DimCoord::new(nonzero(size), Datatype::UInt64),
-            };
-            root.dimcoords.insert(name.clone(), dimcoord);
-            coordinates.extend(coordinate.map(|c| c.name.clone()));
         }
+    }
+    let mut coordinates = Vec::new();
+    for (group, name, size, _, coordinate) in found {
+        let dimcoord = match coordinate {
+            Some(c) => {
+                let mut d = DimCoord::new(nonzero(size), c.spec.datatype.clone())
+                    .with_storage(c.storage.clone());
+                for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+                    if let Some(attr) =
+                        attribute(v, &c.spec.datatype, c.attribute_types.get(k.as_str()))
+                    {
+                        d.attributes.insert(k, attr);
+                    }
+                }
+                coordinates.push(c.path());
+                d
+            }
+            None => DimCoord::new(nonzero(size), Datatype::UInt64),
+        };
+        doc.insert_dimcoord(&group, name.clone(), dimcoord)
+            .map_err(|source| Error::Description {
+                path: path.to_path_buf(),
+                message: format!("dimension `{name}`: {source}"),
+            })?;
     }
     Ok(coordinates)
 }
@@ -124,7 +151,11 @@ fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
     };
     let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(e.storage.clone());
     for (name, value) in e.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
-        if let Some(attr) = attribute(value, &e.spec.datatype) {
+        if let Some(attr) = attribute(
+            value,
+            &e.spec.datatype,
+            e.attribute_types.get(name.as_str()),
+        ) {
             nd.attributes.insert(name, attr);
         }
     }
@@ -133,16 +164,37 @@ fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
 
 /// An NDL attribute for a format's attribute: text, a number, or a list of
 /// numbers of `element`'s type (the CF flags of a column).
-fn attribute(value: &J, element: &Datatype) -> Option<Attribute> {
-    match value {
-        J::String(s) => Some(Attribute::from(s.as_str())),
-        J::Array(items) if element.as_int().is_some() && items.iter().all(J::is_number) => {
+fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option<Attribute> {
+    let number = |dt: &Datatype| {
+        dt.as_int().is_some()
+            || matches!(
+                dt,
+                Datatype::Float16 | Datatype::Float32 | Datatype::Float64
+            )
+    };
+    match (value, stored) {
+        (J::Array(items), Some(dt)) if number(dt) && items.iter().all(J::is_number) => {
+            let values: Vec<serde_yaml::Value> = items
+                .iter()
+                .filter_map(|v| serde_yaml::to_value(v).ok())
+                .collect();
+            Some(Attribute::long([values.len()], dt.clone(), values))
+        }
+        (J::Number(_), Some(dt)) if number(dt) => {
+            let value = serde_yaml::to_value(value).ok()?;
+            if Attribute::best_match(&value).as_ref() == Some(dt) {
+                return Attribute::new(value).ok();
+            }
+            Some(Attribute::long([], dt.clone(), value))
+        }
+        (J::String(s), _) => Some(Attribute::from(s.as_str())),
+        (J::Array(items), _) if element.as_int().is_some() && items.iter().all(J::is_number) => {
             let values: Vec<serde_yaml::Value> = items
                 .iter()
                 .filter_map(|v| serde_yaml::to_value(v).ok())
                 .collect();
             Some(Attribute::long([values.len()], element.clone(), values))
         }
-        other => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
+        (other, _) => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
     }
 }
