@@ -6,30 +6,14 @@
 mod common;
 
 use common::cli::{convert, converted, describe, ok, refused};
+use common::numpy_kinds::NUMPY_KINDS;
 use ndl_testkit::python::{python312, run_with};
-
-/// Arrays of every kind NumPy saves that HDF5 holds: records (padded,
-/// nested, big-endian, with bools, enums-as-ints, subarrays, strings),
-/// plain arrays of rank 0 to 3, and an empty one.
-const MAKE: &str = r#"
-import sys, numpy as np
-d = sys.argv[1]
-rec = np.dtype([("id", "<u4"), ("ok", "?"), ("v", "<f8"), ("m", "<i2", (2, 3)), ("s", "S5")], align=True)
-a = np.zeros(7, rec); a["id"] = np.arange(7); a["ok"] = [True, False] * 3 + [True]; a["v"] = np.linspace(0, 1, 7); a["s"] = b"abc"
-np.save(f"{d}/recs.npy", a)
-np.save(f"{d}/big.npy", np.zeros(4, [("a", ">i4"), ("b", ">f8")]) )
-np.save(f"{d}/cube.npy", np.arange(60, dtype="<u2").reshape(3, 4, 5))
-np.save(f"{d}/scalar.npy", np.float64(2.5))
-np.save(f"{d}/empty.npy", np.zeros((0, 3), "<i8"))
-np.save(f"{d}/complex.npy", (np.arange(4) + 1j).astype("<c16"))
-np.save(f"{d}/time.npy", np.array(["2026-11-25T12:00", "NaT"], "<M8[s]"))
-"#;
 
 #[test]
 fn npy_to_h5_and_back_is_byte_for_byte_and_h5py_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     for name in ["recs", "big", "cube", "scalar", "empty", "complex", "time"] {
         let npy = d.join(format!("{name}.npy"));
         let h5 = d.join(format!("{name}.h5"));
@@ -124,7 +108,7 @@ with h5py.File(sys.argv[2], "w") as f:
 fn files_the_hdf5_tools_rewrote_describe_and_convert() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     let npy = d.join("cube.npy");
     let h5 = d.join("cube.h5");
     converted(convert(&npy, &h5, &[]), "cube to .h5");

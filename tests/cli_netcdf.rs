@@ -9,43 +9,9 @@ mod common;
 use std::path::Path;
 
 use common::cli::{convert, converted, describe, ok, refused};
+use common::numpy_kinds::NUMPY_KINDS;
+use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
-
-/// Arrays of every kind NumPy saves that netCDF-4 holds.
-const MAKE: &str = r#"
-import sys, numpy as np
-d = sys.argv[1]
-rec = np.dtype([("id", "<u4"), ("ok", "?"), ("v", "<f8"), ("m", "<i2", (2, 3)), ("s", "S5")], align=True)
-a = np.zeros(7, rec); a["id"] = np.arange(7); a["ok"] = [True, False] * 3 + [True]; a["v"] = np.linspace(0, 1, 7); a["s"] = b"abc"
-np.save(f"{d}/recs.npy", a)
-np.save(f"{d}/big.npy", np.zeros(4, [("a", ">i4"), ("b", ">f8")]))
-np.save(f"{d}/cube.npy", np.arange(60, dtype="<u2").reshape(3, 4, 5))
-np.save(f"{d}/scalar.npy", np.float64(2.5))
-np.save(f"{d}/empty.npy", np.zeros((0, 3), "<i8"))
-np.save(f"{d}/complex.npy", (np.arange(4) + 1j).astype("<c16"))
-np.save(f"{d}/time.npy", np.array(["2026-11-25T12:00", "NaT"], "<M8[s]"))
-np.save(f"{d}/strs.npy", np.array([[b"ab", b"cdef"], [b"x", b""]], "S4"))
-np.save(f"{d}/bools.npy", np.array([True, False]))
-c = np.zeros(5, [("id", "<u4"), ("name", "S6"), ("v", "<f8", (2,)), ("flag", "?"), ("t", "<M8[s]"), ("w", "<M8[W]")])
-c["id"] = range(5); c["name"] = [b"a", b"bb", b"ccc", b"", b"eeeeee"]; c["v"] = 1.5; c["flag"] = [1, 0, 1, 0, 1]
-c["t"] = np.arange(5).astype("M8[s]") + 10**9; c["t"][2] = np.datetime64("NaT"); c["w"] = 3
-np.save(f"{d}/cols.npy", c)
-"#;
-
-fn ncdump(args: &[&str], path: &Path) -> String {
-    let out = std::process::Command::new("ncdump")
-        .args(args)
-        .arg(path)
-        .output()
-        .expect("ncdump (Debian package netcdf-bin)");
-    assert!(
-        out.status.success(),
-        "ncdump {}: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// `ncdump -h`'s text without what `ndl describe` leaves out on purpose:
 /// our `ndl_datatype` bookkeeping, and a global attributes block that
@@ -89,7 +55,7 @@ fn round_trip(d: &Path, name: &str, extra: &[&str]) -> std::path::PathBuf {
 fn npy_to_nc_and_back_is_byte_for_byte_and_ncdump_agrees() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     for name in [
         "big", "cube", "scalar", "empty", "complex", "time", "strs", "bools",
     ] {
@@ -125,7 +91,7 @@ assert c.dims == ("dim_0", "dim_1", "dim_2") and int(c.sum()) == sum(range(60))
 fn records_holding_a_bool_convert_with_a_note_for_netcdf4_python() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     let npy = d.join("recs.npy");
     let nc = d.join("recs.nc");
     let run = convert(&npy, &nc, &[]);
@@ -162,7 +128,7 @@ fn records_holding_a_bool_convert_with_a_note_for_netcdf4_python() {
 fn the_columns_layout_is_what_xarray_and_netcdf4_python_read() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     let nc = round_trip(d, "cols", &["--layout", "columns"]);
     let header = ncdump(&["-h"], &nc);
     for line in [
@@ -206,7 +172,7 @@ assert ds["id"].values.tolist() == list(range(5))
 fn hdf5_takes_deflate_and_shuffle_and_refuses_plugin_codecs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_with(&python312(), MAKE, &[d.to_str().unwrap()]);
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
     let npy = d.join("cube.npy");
     let h5 = d.join("cube.h5");
     converted(

@@ -28,16 +28,7 @@ pub(crate) fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Res
         .create("_FillValue")?
         .write_scalar(&i64::MIN)?;
     let Ok(units) = CfTimeUnits::of(t) else {
-        let since = match t.kind {
-            TimeKind::DateTime => " since 1970-01-01",
-            TimeKind::TimeDelta => "",
-        };
-        let comment = format!(
-            "counts of NumPy {}[{}]{since}, a unit CF time has not",
-            t.kind.numpy_name(),
-            t.unit
-        );
-        return text_attr(dataset, "comment", &comment);
+        return text_attr(dataset, "comment", &CfTimeUnits::counts_comment(t));
     };
     match t.kind {
         TimeKind::DateTime => text_attr(dataset, "calendar", CfTimeUnits::CALENDAR)?,

@@ -49,17 +49,7 @@ assert f[sys.argv[3]].dtype == want.dtype
     );
     assert_eq!(ndl_hdf5::read::<T>(&h5, "/g/data").unwrap(), records);
     // netCDF-C reads the file too: its types are committed as it needs.
-    let dump = std::process::Command::new("ncdump")
-        .arg("-h")
-        .arg(&h5)
-        .output()
-        .expect("ncdump (Debian package netcdf-bin)");
-    assert!(
-        dump.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    let text = String::from_utf8_lossy(&dump.stdout);
+    let text = ndl_testkit::netcdf::ncdump(&["-h"], &h5);
     assert!(text.contains(&format!("{name} data(")), "{text}");
 }
 

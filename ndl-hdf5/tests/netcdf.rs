@@ -2,10 +2,9 @@
 //! Debian's `ncdump`, netCDF4-python and xarray. Fails (never skips)
 //! without them.
 
-use std::path::Path;
-
 use ndl_hdf5::DatasetWriter;
 use ndl_runtime::NdlType;
+use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
 use ndl_testkit::records::{Color, Inner, Level, Tagged, Wide, F16, S5};
 
@@ -44,21 +43,6 @@ impl WithLast for S5 {
         self.0[2] = b;
         self
     }
-}
-
-fn ncdump(args: &[&str], path: &Path) -> String {
-    let out = std::process::Command::new("ncdump")
-        .args(args)
-        .arg(path)
-        .output()
-        .expect("ncdump (Debian package netcdf-bin)");
-    assert!(
-        out.status.success(),
-        "ncdump failed on {}: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -128,22 +112,27 @@ fn appends_grow_the_record_dimension() {
     );
 }
 
-#[test]
-fn enums_and_bools_keep_their_netcdf_enum_types() {
-    let dir = tempfile::tempdir().unwrap();
-    let nc = dir.path().join("tagged.nc");
-    let records = [
+/// Two records of enums of three bases.
+fn tagged() -> [Tagged; 2] {
+    [
         Tagged {
             c: Color::Blue,
             l: Level::Low,
             w: Wide::B,
         },
         Tagged {
-            c: Color::Red,
+            c: Color::Green,
             l: Level::High,
             w: Wide::A,
         },
-    ];
+    ]
+}
+
+#[test]
+fn enums_and_bools_keep_their_netcdf_enum_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("tagged.nc");
+    let records = tagged();
     ndl_hdf5::write(&nc, "tagged", &records).unwrap();
     let header = ncdump(&["-h"], &nc);
     assert!(
@@ -183,18 +172,7 @@ fn a_half_float_has_no_netcdf_type() {
 fn columns_keep_enums_as_netcdf_enum_types_that_netcdf4_python_reads() {
     let dir = tempfile::tempdir().unwrap();
     let nc = dir.path().join("tagged_columns.nc");
-    let records = [
-        Tagged {
-            c: Color::Blue,
-            l: Level::Low,
-            w: Wide::B,
-        },
-        Tagged {
-            c: Color::Green,
-            l: Level::High,
-            w: Wide::A,
-        },
-    ];
+    let records = tagged();
     ndl_hdf5::write_columns(&nc, &records).unwrap();
     assert_eq!(ndl_hdf5::read_columns::<Tagged>(&nc).unwrap(), records);
     run_with(

@@ -38,11 +38,22 @@ pub fn compile_cdl(cdl: &str, dir: &Path, name: &str) -> String {
     let nc = try_ncgen(cdl, dir, name).unwrap_or_else(|err| {
         panic!("ncgen -k nc4 refused the CDL of {name}:\n{err}\n--- CDL\n{cdl}")
     });
-    let dump = Command::new("ncdump")
-        .arg("-h")
-        .arg(&nc)
+    ncdump(&["-h"], &nc)
+}
+
+/// What `ncdump` prints of the file at `path` with the options `args`
+/// (`-h` for the header); fails the test when ncdump is missing or fails.
+pub fn ncdump(args: &[&str], path: &Path) -> String {
+    let out = Command::new("ncdump")
+        .args(args)
+        .arg(path)
         .output()
-        .expect("ncdump (netcdf-bin) is installed");
-    assert!(dump.status.success(), "ncdump -h {name}");
-    String::from_utf8(dump.stdout).unwrap()
+        .expect("ncdump (Debian package netcdf-bin) is installed");
+    assert!(
+        out.status.success(),
+        "ncdump {args:?} {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("ncdump prints UTF-8")
 }

@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cli;
+pub mod numpy_kinds;
 pub mod records;
 pub mod stores;
 pub mod zarr_python;

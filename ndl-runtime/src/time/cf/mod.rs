@@ -165,6 +165,30 @@ impl CfTimeUnits {
         Ok((CfTimeUnits { unit, epoch }, factor))
     }
 
+    /// The `comment` of a time stored as plain counts because CF has no
+    /// units for it (years, months, units below nanoseconds).
+    ///
+    /// ```
+    /// use ndl_runtime::time::CfTimeUnits;
+    ///
+    /// assert_eq!(
+    ///     CfTimeUnits::counts_comment("M8[M]".parse()?),
+    ///     "counts of NumPy datetime64[M] since 1970-01-01, a unit CF time has not"
+    /// );
+    /// # Ok::<(), ndl_runtime::time::TimeError>(())
+    /// ```
+    pub fn counts_comment(t: TimeType) -> String {
+        let since = match t.kind {
+            TimeKind::DateTime => " since 1970-01-01",
+            TimeKind::TimeDelta => "",
+        };
+        format!(
+            "counts of NumPy {}[{}]{since}, a unit CF time has not",
+            t.kind.numpy_name(),
+            t.unit
+        )
+    }
+
     /// Reads a CF `units` attribute, `<unit> since <epoch>` or `<unit>`,
     /// with the variable's `calendar` attribute, if it has one.
     ///

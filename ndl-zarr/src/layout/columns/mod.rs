@@ -197,15 +197,7 @@ fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) -> i64 {
             factor
         }
         Err(_) => {
-            let since = match t.kind {
-                TimeKind::DateTime => " since 1970-01-01",
-                TimeKind::TimeDelta => "",
-            };
-            let comment = format!(
-                "counts of NumPy {}[{}]{since}, a unit CF time has not",
-                t.kind.numpy_name(),
-                t.unit
-            );
+            let comment = CfTimeUnits::counts_comment(t);
             attributes.insert("comment".into(), json!(comment));
             1
         }
