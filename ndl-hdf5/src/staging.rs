@@ -97,13 +97,7 @@ impl Staged {
             })
             .create(&temp)
             .map_err(hdf5_error(destination, ""))?;
-        crate::file::close_on_exec(&file);
-        Ok(Staged {
-            file: Some(file),
-            temp,
-            destination: destination.to_path_buf(),
-            lock: None,
-        })
+        Ok(Staged::of(file, temp, destination, None))
     }
 
     /// Copies the file at `destination` to a hidden one beside it and
@@ -124,13 +118,22 @@ impl Staged {
             .with_fapl(|p| p.file_locking(false))
             .open_rw(&temp)
             .map_err(hdf5_error(destination, ""))?;
+        Ok(Staged::of(file, temp, destination, Some(lock)))
+    }
+
+    fn of(
+        file: hdf5::File,
+        temp: tempfile::TempPath,
+        destination: &Path,
+        lock: Option<(PathBuf, std::fs::File)>,
+    ) -> Staged {
         crate::file::close_on_exec(&file);
-        Ok(Staged {
+        Staged {
             file: Some(file),
             temp,
             destination: destination.to_path_buf(),
-            lock: Some(lock),
-        })
+            lock,
+        }
     }
 
     /// The file being built.
