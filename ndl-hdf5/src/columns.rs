@@ -27,7 +27,7 @@ use ndl_runtime::{ByteOrder, Datatype};
 use crate::cf::{self, NDL_DATATYPE};
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{netcdf_char, profile_type, FileTypes};
+use crate::h5type::{netcdf_char, profile_type, FileTypes, TypeError};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};
 use crate::shape_check::compare;
@@ -313,7 +313,7 @@ fn element(base: &Datatype) -> Datatype {
 
 /// The memory type of one value of `element`: a string's characters one
 /// by one, as the variable holds them.
-fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, crate::TypeError> {
+fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
     match element {
         Datatype::FixedString(_) => netcdf_char(),
         other => profile_type(other, order, true),
