@@ -97,7 +97,8 @@ struct ConvertArgs {
     /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
     /// order: blosc:zstd:7:bitshuffle. Zarr's default is zstd. HDF5 and
     /// netCDF-4 files take none (their default), gzip or zlib (HDF5's
-    /// deflate, which every reader has without plugins).
+    /// deflate, which every reader has without plugins), or blosc (HDF5's
+    /// Blosc filter, which h5py reads through the hdf5plugin package).
     #[arg(long)]
     codec: Option<ndl_zarr::Codec>,
 
@@ -208,10 +209,15 @@ fn hdf5_options(args: &ConvertArgs) -> Result<ndl_formats::Hdf5SinkOptions, Stri
         Some(Codec::Gzip(level) | Codec::Zlib(level)) => {
             ndl_hdf5::Codec::Deflate(level.min(9) as u8)
         }
+        Some(Codec::Blosc(clevel)) => ndl_hdf5::Codec::Blosc(ndl_zarr::Blosc {
+            clevel,
+            ..ndl_zarr::Blosc::default()
+        }),
+        Some(Codec::BloscWith(blosc)) => ndl_hdf5::Codec::Blosc(blosc),
         Some(_) if is_hdf5(&args.dst) => {
             return Err(format!(
-                "{}: HDF5 and netCDF-4 files take --codec none, gzip or zlib (HDF5's deflate); \
-                 the others would need HDF5 filter plugins, which ndl does not write",
+                "{}: HDF5 and netCDF-4 files take --codec none, gzip or zlib (HDF5's deflate), \
+                 or blosc with any compressor (blosc:zstd:5, which h5py reads through hdf5plugin)",
                 args.dst.display()
             ))
         }

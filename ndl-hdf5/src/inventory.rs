@@ -219,10 +219,20 @@ fn filter_name(filter: &Filter) -> Value {
         Filter::SZip(..) => named("szip"),
         Filter::NBit => named("nbit"),
         Filter::ScaleOffset(..) => named("scaleoffset"),
+        Filter::Blosc(compressor, level, shuffle) => {
+            use hdf5::filters::BloscShuffle as S;
+            // Its names (`BloscLZ`, `LZ4HC`, `ZStd`) in lower case are
+            // Zarr's and numcodecs'.
+            let cname = format!("{compressor:?}").to_lowercase();
+            let shuffle = match shuffle {
+                S::None => "noshuffle",
+                S::Byte => "shuffle",
+                S::Bit => "bitshuffle",
+            };
+            serde_json::json!({"name": "blosc", "configuration": {"cname": cname, "clevel": level, "shuffle": shuffle}})
+        }
         Filter::User(id, values) => {
             serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
         }
-        #[allow(unreachable_patterns)]
-        _ => named("filter"),
     }
 }

@@ -1,5 +1,6 @@
 //! How a new dataset is stored: plain data, read by the writers.
 
+use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle};
 use ndl_runtime::ByteOrder;
 
 /// About this many bytes of records per chunk of a new dataset, unless
@@ -16,6 +17,10 @@ pub enum Codec {
     None,
     /// HDF5's deflate (zlib) at a level from 0 to 9.
     Deflate(u8),
+    /// Blosc (HDF5 filter 32001) with its compressor (zstd, lz4, ...),
+    /// level and shuffle: h5py reads it through the `hdf5plugin` package
+    /// (`import hdf5plugin`), netCDF-C where `HDF5_PLUGIN_PATH` has it.
+    Blosc(Blosc),
 }
 
 /// How [`DatasetWriter::create_with`](crate::DatasetWriter::create_with)
@@ -128,19 +133,43 @@ impl WriteOptions {
         file_type: &hdf5::Datatype,
         size: usize,
     ) -> hdf5::DatasetBuilderEmptyShape {
-        let mut builder = file
+        let builder = file
             .new_dataset_builder()
             .empty_as(file_type)
             .chunk(self.chunk_records(size))
             .shape(0..)
             .create_intermediate_group(true);
+        self.filtered(builder)
+    }
+
+    /// `builder` with the shuffle and the codec.
+    fn filtered(
+        &self,
+        mut builder: hdf5::DatasetBuilderEmptyShape,
+    ) -> hdf5::DatasetBuilderEmptyShape {
         if self.shuffle {
             builder = builder.shuffle();
         }
-        if let Codec::Deflate(level) = self.codec {
-            builder = builder.deflate(level.min(9));
+        match self.codec {
+            Codec::None => builder,
+            Codec::Deflate(level) => builder.deflate(level.min(9)),
+            Codec::Blosc(b) => {
+                use hdf5::filters::{Blosc as C, BloscShuffle as S};
+                let compressor = match b.cname {
+                    BloscCname::BloscLz => C::BloscLZ,
+                    BloscCname::Lz4 => C::LZ4,
+                    BloscCname::Lz4hc => C::LZ4HC,
+                    BloscCname::Zlib => C::ZLib,
+                    BloscCname::Zstd => C::ZStd,
+                };
+                let shuffle = match b.shuffle {
+                    BloscShuffle::NoShuffle => S::None,
+                    BloscShuffle::Shuffle => S::Byte,
+                    BloscShuffle::BitShuffle => S::Bit,
+                };
+                builder.blosc(compressor, b.clevel.min(9), shuffle)
+            }
         }
-        builder
     }
 
     /// The builder of a new dataset of fixed `shape`: contiguous when
@@ -154,7 +183,7 @@ impl WriteOptions {
     ) -> hdf5::DatasetBuilderEmptyShape {
         let extents: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
         let filtered = self.shuffle || self.codec != Codec::None;
-        let mut builder = file
+        let builder = file
             .new_dataset_builder()
             .empty_as(file_type)
             .shape(extents.clone())
@@ -168,13 +197,6 @@ impl WriteOptions {
             .chunk
             .unwrap_or((CHUNK_BYTES / row).max(1))
             .min(extents[0]);
-        builder = builder.chunk(chunk);
-        if self.shuffle {
-            builder = builder.shuffle();
-        }
-        if let Codec::Deflate(level) = self.codec {
-            builder = builder.deflate(level.min(9));
-        }
-        builder
+        self.filtered(builder.chunk(chunk))
     }
 }
