@@ -21,11 +21,7 @@ impl Staged {
     /// Starts the file for `dest`, in its directory so that the rename
     /// stays on one file system.
     pub fn create(dest: &Path) -> Result<Staged, Error> {
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let temp = NamedTempFile::new_in(dir).map_err(Error::io(dest))?;
+        let temp = ndl_runtime::staging::hidden_file_beside(dest).map_err(Error::io(dest))?;
         Ok(Staged {
             temp,
             dest: dest.to_owned(),

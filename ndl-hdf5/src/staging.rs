@@ -53,21 +53,10 @@ fn hidden_beside(destination: &Path) -> Result<tempfile::TempPath> {
         path: destination.to_path_buf(),
         source,
     };
-    let dir = match destination.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let stem = destination
-        .file_name()
-        .map_or("ndl".into(), |n| n.to_string_lossy());
-    // The mode a plain new file gets (0666 less the umask), not
-    // tempfile's 0600, so that the renamed file is readable as usual.
-    Ok(tempfile::Builder::new()
-        .prefix(&format!(".{stem}."))
-        .suffix(".tmp")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-        .tempfile_in(&dir)
+    if let Some(dir) = destination.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    Ok(ndl_runtime::staging::hidden_file_beside(destination)
         .map_err(io)?
         .into_temp_path())
 }

@@ -40,6 +40,7 @@ pub mod npz;
 mod record_plan;
 pub mod records;
 pub mod schema;
+pub mod staging;
 pub mod time;
 
 pub use byte_order::ByteOrder;

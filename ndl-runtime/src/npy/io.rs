@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Error, Result};
 
@@ -36,21 +36,10 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// A temporary file in `path`'s directory, created like an ordinary file
-/// (mode 0666 less the umask) so the renamed result has the usual mode.
+/// A hidden file beside `path` to write it in (see
+/// [`crate::staging::hidden_file_beside`]).
 pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".ndl-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    Ok(builder.tempfile_in(dir)?)
+    Ok(crate::staging::hidden_file_beside(path)?)
 }
 
 /// Reserves `len` bytes of disk space at `offset` of `file` before they are written, as
