@@ -292,3 +292,42 @@ n.close()
     assert_eq!(doc["/"]["dimcoords"]["time"]["type"], "float64", "{ndl}");
     assert!(doc["/"]["dimcoords"].get("x").is_none(), "{ndl}");
 }
+
+#[test]
+fn a_table_xarray_wrote_converts_to_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("table.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+ds = xr.Dataset(
+    {"value": ("obs", np.array([1.5, -2.0, 3.25], "<f4")),
+     "station": ("obs", np.array([7, 8, 9], ">i4")),
+     "code": ("obs", np.array([b"ab", b"cde", b""], "S5")),
+     "m": (("obs", "k"), np.arange(6).reshape(3, 2))},
+    coords={"obs": np.array([10, 20, 30])})
+ds.to_netcdf(sys.argv[1], engine="netcdf4")
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let npy = d.join("table.npy");
+    converted(convert(&nc, &npy, &[]), "a table to records");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np
+a = np.load(sys.argv[1])
+assert a.dtype.names == ("value", "station", "code", "m", "obs"), a.dtype
+assert a["station"].tolist() == [7, 8, 9] and a["station"].dtype == "<i4"
+assert a["code"].tolist() == [b"ab", b"cde", b""]
+assert a["m"].tolist() == [[0, 1], [2, 3], [4, 5]] and a["obs"].tolist() == [10, 20, 30]
+assert a["value"].tolist() == [1.5, -2.0, 3.25]
+"#,
+        &[npy.to_str().unwrap()],
+    );
+    // One variable still converts alone, with --member.
+    let value = d.join("value.npy");
+    converted(convert(&nc, &value, &["--member", "value"]), "one variable");
+}

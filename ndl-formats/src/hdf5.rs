@@ -271,6 +271,57 @@ impl Sink for Hdf5Sink {
     }
 }
 
+/// The record whose fields are the variables of the root group of a file
+/// that is a table: two or more, all along one first dimension, of
+/// numbers, enums, bools, or netCDF text (strings of their last
+/// dimension). CF times stay the numbers they are stored as.
+fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
+    let variables: Vec<&ndl_hdf5::DatasetInfo> = inventory
+        .datasets
+        .iter()
+        .filter(|d| d.group == "/" && !d.is_dimension_only)
+        .collect();
+    if variables.len() < 2 {
+        return None;
+    }
+    let first_dim = |d: &ndl_hdf5::DatasetInfo| {
+        let name = d
+            .dimension_names
+            .as_ref()
+            .and_then(|n| n.first().cloned().flatten());
+        (d.shape.first().copied(), name)
+    };
+    let along = first_dim(variables[0]);
+    along.0?;
+    let mut fields = Vec::with_capacity(variables.len());
+    for d in variables {
+        if first_dim(d) != along {
+            return None;
+        }
+        let stored = &d.stored.datatype;
+        let inner: Vec<usize> = d.shape[1..].iter().map(|&n| n as usize).collect();
+        let field = match stored {
+            Datatype::FixedString(s) if s.length == 1 && !inner.is_empty() => {
+                let (length, outer) = inner.split_last()?;
+                Datatype::FixedString(ndl_runtime::FixedString {
+                    length: *length,
+                    charset: ndl_runtime::Charset::Ascii,
+                })
+                .array_of(outer)
+            }
+            Datatype::Enum(_) | Datatype::Bool | Datatype::Float32 | Datatype::Float64 => {
+                stored.clone().array_of(&inner)
+            }
+            other if other.as_int().is_some() => stored.clone().array_of(&inner),
+            _ => return None,
+        };
+        fields.push((d.name.clone(), field));
+    }
+    ndl_runtime::Compound::c_layout(fields)
+        .ok()
+        .map(Datatype::Compound)
+}
+
 /// Whether a record of `dt` holds an enum or a bool at any depth.
 fn holds_enum_or_bool(dt: &Datatype) -> bool {
     match dt {
@@ -290,16 +341,25 @@ pub struct Hdf5ColumnsSource {
 }
 
 impl Hdf5ColumnsSource {
-    /// Opens the columns of the file at `path`, when it holds records in
-    /// that layout (its `ndl_datatype` attribute); `None` otherwise.
+    /// Opens the columns of the file at `path` as records, when it holds
+    /// records in that layout (its `ndl_datatype` attribute), or when its
+    /// root holds two or more variables, all along one first dimension,
+    /// of numbers, enums, bools or netCDF text (as xarray writes a table):
+    /// a field per variable, in the file's order. `None` otherwise.
     pub fn probe(path: &Path) -> Result<Option<Hdf5ColumnsSource>> {
-        if ColumnsReader::record_type(path)
+        let reader = if ColumnsReader::record_type(path)
             .map_err(in_file(path))?
-            .is_none()
+            .is_some()
         {
-            return Ok(None);
+            ColumnsReader::open(path)
+        } else {
+            let inventory = Inventory::of(path).map_err(in_file(path))?;
+            let Some(record) = inferred_record(&inventory) else {
+                return Ok(None);
+            };
+            ColumnsReader::open_as(path, &record)
         }
-        let reader = ColumnsReader::open(path).map_err(in_file(path))?;
+        .map_err(in_file(path))?;
         let spec = ArraySpec::new(reader.record().clone(), vec![reader.len()]);
         Ok(Some(Hdf5ColumnsSource {
             reader,
