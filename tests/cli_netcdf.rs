@@ -306,7 +306,9 @@ ds = xr.Dataset(
     {"value": ("obs", np.array([1.5, -2.0, 3.25], "<f4")),
      "station": ("obs", np.array([7, 8, 9], ">i4")),
      "code": ("obs", np.array([b"ab", b"cde", b""], "S5")),
-     "m": (("obs", "k"), np.arange(6).reshape(3, 2))},
+     "m": (("obs", "k"), np.arange(6).reshape(3, 2)),
+     "when": ("obs", np.array(["2000-01-01T06", "NaT", "1999-12-31T18"], "M8[s]")),
+     "took": ("obs", np.array([90, 60, 30], "m8[s]"))},
     coords={"obs": np.array([10, 20, 30])})
 ds.to_netcdf(sys.argv[1], engine="netcdf4")
 "#,
@@ -319,7 +321,10 @@ ds.to_netcdf(sys.argv[1], engine="netcdf4")
         r#"
 import sys, numpy as np
 a = np.load(sys.argv[1])
-assert a.dtype.names == ("value", "station", "code", "m", "obs"), a.dtype
+assert a.dtype.names == ("value", "station", "code", "m", "when", "took", "obs"), a.dtype
+w = a["when"].astype("M8[s]")
+assert str(w[0]) == "2000-01-01T06:00:00" and np.isnat(w[1]) and str(w[2]) == "1999-12-31T18:00:00", a["when"]
+assert a["took"].astype("m8[s]").astype(int).tolist() == [90, 60, 30], a["took"]
 assert a["station"].tolist() == [7, 8, 9] and a["station"].dtype == "<i4"
 assert a["code"].tolist() == [b"ab", b"cde", b""]
 assert a["m"].tolist() == [[0, 1], [2, 3], [4, 5]] and a["obs"].tolist() == [10, 20, 30]

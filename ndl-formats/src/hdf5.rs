@@ -273,8 +273,8 @@ impl Sink for Hdf5Sink {
 
 /// The record whose fields are the variables of the root group of a file
 /// that is a table: two or more, all along one first dimension, of
-/// numbers, enums, bools, or netCDF text (strings of their last
-/// dimension). CF times stay the numbers they are stored as.
+/// numbers, enums, bools, CF times or netCDF text (strings of their last
+/// dimension).
 fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
     let variables: Vec<&ndl_hdf5::DatasetInfo> = inventory
         .datasets
@@ -308,6 +308,9 @@ fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
                     charset: ndl_runtime::Charset::Ascii,
                 })
                 .array_of(outer)
+            }
+            Datatype::Int64 | Datatype::Float64 if d.cf_time.is_some() => {
+                Datatype::Time(d.cf_time?).array_of(&inner)
             }
             Datatype::Enum(_) | Datatype::Bool | Datatype::Float32 | Datatype::Float64 => {
                 stored.clone().array_of(&inner)

@@ -9,7 +9,7 @@ use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate};
 use hdf5_sys::h5t::{
     H5T_cset_t, H5T_str_t, H5Tclose, H5Tcopy, H5Tset_cset, H5Tset_size, H5Tset_strpad,
 };
-use ndl_runtime::time::{CfTimeUnits, TimeKind};
+use ndl_runtime::time::{BaseUnit, CfTimeUnits, CfValues, NumpyTimeUnit, TimeKind};
 use ndl_runtime::{Datatype, TimeType};
 
 /// The attribute holding an NDL datatype as JSON: the record's, at the
@@ -38,6 +38,64 @@ pub(crate) fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Res
         }
     }
     text_attr(dataset, "units", &units.to_string())
+}
+
+/// How the time variable `dataset`, read into a field of `t`, is stored
+/// and decoded: as float64 or int64 counts (`true` for float), decoded
+/// from its CF `units`, `calendar` and `_FillValue` (or `missing_value`)
+/// where they are not `t`'s own counts. Why not, where it cannot be.
+pub(crate) fn stored_time(
+    dataset: &hdf5::Dataset,
+    stored: &hdf5::Datatype,
+    t: TimeType,
+) -> Result<(bool, Option<CfValues>), String> {
+    let float = stored.is::<f64>();
+    if !float && !stored.is::<i64>() {
+        return Err("a time field is stored as int64 or float64 counts".into());
+    }
+    let text = |name: &str| {
+        crate::attribute::attribute(dataset, name).and_then(|v| v.as_str().map(str::to_string))
+    };
+    let Some(units) = text("units") else {
+        if float {
+            return Err("float64 counts without CF `units`".into());
+        }
+        // Ours, for a unit CF has no name for: the counts themselves.
+        return Ok((false, None));
+    };
+    let cf = CfTimeUnits::parse(&units, text("calendar").as_deref()).map_err(|e| e.to_string())?;
+    let fill = ["_FillValue", "missing_value"]
+        .iter()
+        .find_map(|k| crate::attribute::attribute(dataset, k));
+    let values = CfValues::new(
+        t,
+        &cf,
+        float,
+        fill.as_ref().and_then(serde_json::Value::as_f64),
+        fill.as_ref().and_then(serde_json::Value::as_i64),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((float, values))
+}
+
+/// The time type a variable of CF time (int64 or float64 with CF `units`)
+/// holds: counts of its unit, or nanoseconds for floats; `None` for any
+/// other variable.
+pub(crate) fn cf_time_type(
+    stored: &Datatype,
+    attributes: &serde_json::Map<String, serde_json::Value>,
+) -> Option<TimeType> {
+    let text = |key: &str| attributes.get(key).and_then(serde_json::Value::as_str);
+    let units = CfTimeUnits::parse(text("units")?, text("calendar")).ok()?;
+    let unit = match stored {
+        Datatype::Int64 => units.unit(),
+        Datatype::Float64 => BaseUnit::Nanos,
+        _ => return None,
+    };
+    Some(TimeType {
+        kind: units.kind(),
+        unit: NumpyTimeUnit::new(unit),
+    })
 }
 
 /// Writes `dt` as the attribute [`NDL_DATATYPE`] of `location`.

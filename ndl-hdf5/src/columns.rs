@@ -22,6 +22,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::columns::{plan, Column};
+use ndl_runtime::time::CfValues;
 use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::cf::{self, NDL_DATATYPE};
@@ -41,6 +42,8 @@ struct Variable {
     column: Column,
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
+    /// How a time column read is decoded from its CF counts, where it is.
+    time: Option<CfValues>,
     /// The variable's extents: the records, then the column's own.
     shape: Vec<u64>,
 }
@@ -115,6 +118,7 @@ impl ColumnsWriter {
                 column,
                 dataset,
                 memory_type,
+                time: None,
                 shape,
             });
         }
@@ -233,8 +237,23 @@ impl ColumnsReader {
                 ));
             }
             let stored = dataset.dtype().map_err(hdf5_error(&path, &name))?;
-            let wanted = element(&column.base);
-            compare(&stored, &wanted).map_err(|(_, message)| mismatch(&name, message))?;
+            let (wanted, time) = match column.base {
+                Datatype::Time(t) => {
+                    let (float, time) = cf::stored_time(&dataset, &stored, t)
+                        .map_err(|message| mismatch(&name, message))?;
+                    let counts = if float {
+                        Datatype::Float64
+                    } else {
+                        Datatype::Int64
+                    };
+                    (counts, time)
+                }
+                _ => {
+                    let wanted = element(&column.base);
+                    compare(&stored, &wanted).map_err(|(_, message)| mismatch(&name, message))?;
+                    (wanted, None)
+                }
+            };
             let memory_type =
                 value_type(&wanted, ByteOrder::NATIVE).map_err(|source| Error::Type {
                     path: path.clone(),
@@ -245,6 +264,7 @@ impl ColumnsReader {
                 column,
                 dataset,
                 memory_type,
+                time,
                 shape,
             });
         }
@@ -294,6 +314,17 @@ impl ColumnsReader {
                 &mut values,
             )
             .map_err(hdf5_error(&self.path, &v.column.name))?;
+            if let Some(time) = &v.time {
+                time.apply(&mut values)
+                    .map_err(|(i, e)| Error::InvalidValue {
+                        path: self.path.clone(),
+                        dataset: v.column.name.clone(),
+                        record: self.next_row + (i * 8 / v.column.size.max(1)) as u64,
+                        field: v.column.name.clone(),
+                        offset: v.column.offset,
+                        message: e.to_string(),
+                    })?;
+            }
             ndl_runtime::records::scatter(&[&values], &[v.field()], records, size);
         }
         self.next_row += n as u64;

@@ -9,7 +9,7 @@ use std::path::Path;
 use hdf5::filters::Filter;
 use hdf5::types::VarLenArray;
 use hdf5::{ObjectReference1, ReferencedObject};
-use ndl_runtime::Datatype;
+use ndl_runtime::{Datatype, TimeType};
 use serde_json::{Map, Value};
 
 use crate::attribute::attributes;
@@ -70,6 +70,10 @@ pub struct DatasetInfo {
     pub dimension_names: Option<Vec<Option<String>>>,
     /// Whether it is itself a dimension scale.
     pub is_scale: bool,
+    /// The time type it holds where it is a CF time variable (int64 or
+    /// float64 counts with CF `units`): counts of its unit, nanoseconds
+    /// for floats.
+    pub cf_time: Option<TimeType>,
     /// Whether it is a netCDF dimension that is no variable: a scale
     /// holding no values, only the dimension's length.
     pub is_dimension_only: bool,
@@ -149,6 +153,7 @@ fn dataset_info(
     }
     let space = dataset.space().map_err(hdf5_error(path, full))?;
     let (attributes, attribute_types) = attributes(dataset);
+    let cf_time = crate::cf::cf_time_type(&stored.datatype, &attributes);
     let is_scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
     Ok(DatasetInfo {
         group: group.to_string(),
@@ -172,6 +177,7 @@ fn dataset_info(
             dimension_names(dataset)
         },
         is_scale,
+        cf_time,
         is_dimension_only: is_scale
             && attributes
                 .get("NAME")

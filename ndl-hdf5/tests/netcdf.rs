@@ -268,3 +268,30 @@ ds.to_netcdf(sys.argv[1], engine="netcdf4", encoding={"code": {"char_dim_name": 
         .to_string();
     assert!(e.contains("station") && e.contains("4 bytes"), "{e}");
 }
+
+#[test]
+fn cf_times_that_xarray_wrote_read_into_time_fields() {
+    use ndl_runtime::time::{DateTime64, Seconds};
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Sample {
+        when: DateTime64<Seconds>,
+        value: f64,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("times.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+when = np.array(["2000-01-01T06", "NaT", "1999-12-31T18"], "M8[s]")
+ds = xr.Dataset({"when": ("record", when), "value": ("record", np.array([1.0, 2.0, 3.0]))})
+ds.to_netcdf(sys.argv[1], engine="netcdf4", encoding={"when": {"units": "hours since 2000-01-01"}})
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let got = ndl_hdf5::read_columns::<Sample>(&nc).unwrap();
+    let counts: Vec<i64> = got.iter().map(|s| s.when.count()).collect();
+    assert_eq!(counts, [946_706_400, i64::MIN, 946_663_200]);
+    assert_eq!(got[2].value, 3.0);
+}

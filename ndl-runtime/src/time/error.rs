@@ -85,6 +85,16 @@ pub enum TimeError {
          seconds, milliseconds, microseconds or nanoseconds, one at a time"
     )]
     NoCfUnits(super::NumpyTimeUnit),
+    /// CF units of instants for a duration, or the reverse.
+    #[error("the `units` \"{units}\" are {stored}, the field is {field}")]
+    KindMismatch {
+        /// The `units` attribute.
+        units: String,
+        /// What they count.
+        stored: &'static str,
+        /// What the field holds.
+        field: &'static str,
+    },
     /// A conversion to years or months, whose lengths vary.
     #[error("cannot convert to `{0}`: years and months have no fixed length")]
     CalendarUnit(super::NumpyTimeUnit),

@@ -28,6 +28,7 @@
 //! ```
 
 mod epoch;
+mod values;
 
 use std::fmt;
 
@@ -36,6 +37,7 @@ use super::display::NAT;
 use super::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
 use crate::TimeType;
 use epoch::CfCalendar;
+pub use values::CfValues;
 
 const ATTOS_PER_SECOND: i128 = 1_000_000_000_000_000_000;
 const ATTOS_PER_DAY: i128 = 86_400 * ATTOS_PER_SECOND;

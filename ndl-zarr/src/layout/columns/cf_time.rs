@@ -5,23 +5,14 @@
 //! (`hours since 2000-01-01`) reads into `DateTime64<Seconds>` with the
 //! exact instants.
 
-use ndl_runtime::time::{CfDecoder, CfTimeUnits, TimeError};
-use ndl_runtime::{Datatype, TimeType};
+use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::Datatype;
 use serde_json::Value;
 
 use super::Column;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::store::Store;
-
-/// How a time column's stored values become the field's counts.
-pub(super) struct TimeDecoding {
-    decoder: CfDecoder,
-    float: bool,
-    /// The stored value that means NaT (`_FillValue`, else `missing_value`).
-    fill: Option<f64>,
-    fill_int: Option<i64>,
-}
 
 /// The decoding the time column `c` needs, or `None` when its values are
 /// already the field's counts (ours: `<unit> since 1970-01-01 00:00:00`
@@ -33,7 +24,7 @@ pub(super) fn time_decoding(
     store: &Store,
     meta: &ArrayMeta,
     c: &Column,
-) -> Result<Option<TimeDecoding>> {
+) -> Result<Option<CfValues>> {
     let Datatype::Time(t) = c.leaf else {
         return Ok(None);
     };
@@ -57,70 +48,17 @@ pub(super) fn time_decoding(
         return Ok(None);
     };
     let cf = CfTimeUnits::parse(units, text("calendar")).map_err(|e| err(e.to_string()))?;
-    if cf.kind() != t.kind {
-        return Err(err(format!(
-            "the column's `units` \"{units}\" are {}, the field is {}",
-            kind_name(cf.kind()),
-            kind_name(t.kind)
-        )));
-    }
     let fill = ["_FillValue", "missing_value"]
         .iter()
-        .find_map(|k| meta.attributes.get(*k))
-        .and_then(Value::as_f64);
-    let fill_int = ["_FillValue", "missing_value"]
-        .iter()
-        .find_map(|k| meta.attributes.get(*k))
-        .and_then(Value::as_i64);
-    if !float && identity(t, &cf) && fill_int.is_none_or(|f| f == i64::MIN) {
-        return Ok(None);
-    }
-    let decoder = cf.decoder(t.unit).map_err(|e| err(e.to_string()))?;
-    Ok(Some(TimeDecoding {
-        decoder,
+        .find_map(|k| meta.attributes.get(*k));
+    CfValues::new(
+        t,
+        &cf,
         float,
-        fill,
-        fill_int,
-    }))
-}
-
-fn kind_name(kind: ndl_runtime::time::TimeKind) -> &'static str {
-    match kind {
-        ndl_runtime::time::TimeKind::DateTime => "instants",
-        ndl_runtime::time::TimeKind::TimeDelta => "durations",
-    }
-}
-
-/// Whether counts of `cf` are already counts of `t`.
-fn identity(t: TimeType, cf: &CfTimeUnits) -> bool {
-    CfTimeUnits::of(t).is_ok_and(|ours| ours == *cf)
-}
-
-impl TimeDecoding {
-    /// Decodes native-order stored values in place into the field's
-    /// counts; the error gives the index of the value that does not fit.
-    pub(super) fn apply(&self, values: &mut [u8]) -> std::result::Result<(), (usize, TimeError)> {
-        for (i, v) in values.chunks_exact_mut(8).enumerate() {
-            let bytes: [u8; 8] = (*v).try_into().expect("8 bytes");
-            let count = if self.float {
-                let x = f64::from_ne_bytes(bytes);
-                if self.fill == Some(x) {
-                    i64::MIN
-                } else {
-                    self.decoder.decode_f64(x).map_err(|e| (i, e))?
-                }
-            } else {
-                let n = i64::from_ne_bytes(bytes);
-                if n == i64::MIN || self.fill_int == Some(n) {
-                    i64::MIN
-                } else {
-                    self.decoder.decode(n).map_err(|e| (i, e))?
-                }
-            };
-            v.copy_from_slice(&count.to_ne_bytes());
-        }
-        Ok(())
-    }
+        fill.and_then(Value::as_f64),
+        fill.and_then(Value::as_i64),
+    )
+    .map_err(|e| err(e.to_string()))
 }
 
 /// NumPy's Not-a-Time, which scaling leaves alone.

@@ -8,7 +8,7 @@ use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
-use super::cf_time::{time_decoding, TimeDecoding};
+use super::cf_time::time_decoding;
 use super::{plan, Column, Style};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
@@ -63,7 +63,7 @@ struct Opened {
     checks: PackedLayout,
     /// A time column's decoding to the field's unit, unless it holds the
     /// field's counts already.
-    time: Option<TimeDecoding>,
+    time: Option<ndl_runtime::time::CfValues>,
 }
 
 impl Opened {
