@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::records::{Packer, Repacker};
+use ndl_runtime::records::Packer;
 use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::{hdf5_error, Error, Result};
@@ -61,7 +61,8 @@ pub struct DatasetWriter<T> {
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
     packer: Packer<T>,
-    repacker: Repacker,
+    /// The bytes of each record that no field covers, zeroed before a write.
+    padding: Vec<std::ops::Range<usize>>,
     len: u64,
     path: PathBuf,
     name: String,
@@ -151,19 +152,14 @@ impl<T: NdlType> DatasetWriter<T> {
             field: String::new(),
             message: e.to_string(),
         })?;
-        let repacker = Repacker::new(&T::datatype()).map_err(|e| Error::Mismatch {
-            path: path.clone(),
-            dataset: name.to_string(),
-            field: String::new(),
-            message: e.to_string(),
-        })?;
+        let padding = raw_io::padding(&T::datatype());
         let len = dataset.shape().first().copied().unwrap_or(0) as u64;
         Ok(DatasetWriter {
             target,
             dataset,
             memory_type,
             packer,
-            repacker,
+            padding,
             len,
             path,
             name: name.to_string(),
@@ -171,25 +167,76 @@ impl<T: NdlType> DatasetWriter<T> {
         })
     }
 
-    /// Appends `records`, a block at a time: each is copied with its
-    /// padding zeroed (padding is never read from memory), the dataset
-    /// grows, and the block is written.
+    /// Appends `records`, a block at a time: the dataset grows and the
+    /// block is written from the records' own memory when `T` has no
+    /// padding, else from one copy with the padding zeroed (padding is
+    /// never read from memory). Where the stored type is `T`'s own and no
+    /// filter runs, blocks are whole chunks, written as they are, and a
+    /// padded type is copied a chunk at a time, so that the copy is still
+    /// in cache when it is written.
     pub fn append(&mut self, records: &[T]) -> Result<()> {
         let size = std::mem::size_of::<T>().max(1);
-        let per_block = (BLOCK_BYTES / size).max(1);
-        let mut packed = Vec::new();
+        let direct = raw_io::direct_chunk(&self.dataset, &self.memory_type);
+        let (head, per_block, per_piece) = match direct {
+            Some(chunk) => {
+                let to_boundary = (chunk - self.len % chunk) % chunk;
+                let chunks = (BLOCK_BYTES / (chunk as usize * size)).max(1);
+                (
+                    to_boundary as usize,
+                    chunks * chunk as usize,
+                    chunk as usize,
+                )
+            }
+            None => (0, (BLOCK_BYTES / size).max(1), usize::MAX),
+        };
+        let (head, rest) = records.split_at(head.min(records.len()));
+        let blocks = std::iter::once(head)
+            .filter(|h| !h.is_empty())
+            .chain(rest.chunks(per_block));
         let mut staged = Vec::new();
-        for block in records.chunks(per_block) {
-            packed.resize(block.len() * self.packer.layout().size(), 0);
-            staged.resize(block.len() * size, 0);
-            self.packer.pack(block, &mut packed);
-            self.repacker.unpack(&packed, &mut staged);
+        for block in blocks {
             let end = self.len + block.len() as u64;
             self.dataset
                 .resize(end as usize)
                 .map_err(hdf5_error(&self.path, &self.name))?;
-            raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, &staged)
+            let per_piece = if self.packer.is_dense() {
+                block.len()
+            } else {
+                per_piece
+            };
+            let mut first = self.len;
+            for piece in block.chunks(per_piece) {
+                let bytes: &[u8] = if self.packer.is_dense() {
+                    // SAFETY: `T` has no padding (every byte is a field's),
+                    // so every byte of live records is initialised; the
+                    // slice covers exactly the piece's memory, borrowed for
+                    // its life.
+                    unsafe {
+                        std::slice::from_raw_parts(
+                            piece.as_ptr().cast(),
+                            std::mem::size_of_val(piece),
+                        )
+                    }
+                } else {
+                    raw_io::zero_padded(piece, &self.padding, &mut staged);
+                    &staged
+                };
+                match direct {
+                    Some(chunk) => raw_io::write_rows_direct(
+                        &self.dataset,
+                        &self.memory_type,
+                        end,
+                        first,
+                        chunk,
+                        bytes,
+                    ),
+                    None => {
+                        raw_io::write_rows(&self.dataset, &self.memory_type, &[end], first, bytes)
+                    }
+                }
                 .map_err(hdf5_error(&self.path, &self.name))?;
+                first += piece.len() as u64;
+            }
             self.len = end;
         }
         Ok(())
