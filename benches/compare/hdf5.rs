@@ -41,7 +41,7 @@ use crate::common::{advise_huge, huge_vec};
 use crate::{mark, preallocate, time};
 
 /// Rounds of every job; the best time of each is kept.
-pub const REPS: usize = 3;
+pub const REPS: usize = 5;
 const MB: usize = 1 << 20;
 /// The targets: ours against the raw limit, and against each peer.
 const RAW_TARGET: f64 = 0.9;

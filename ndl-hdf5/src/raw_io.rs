@@ -291,15 +291,15 @@ pub(crate) fn zero_padded<T: NdlType>(records: &[T], padding: &[Range<usize>], o
         // overlap `records`; an untyped copy may carry padding's
         // uninitialised bytes.
         unsafe { std::ptr::copy_nonoverlapping(run.as_ptr().cast::<u8>(), dst, size_of_val(run)) };
-        for record in 0..run.len() {
-            // SAFETY: within the run just copied.
-            let at = unsafe { dst.add(record * size) };
-            for &(offset, width) in &stores {
+        // One store at a time across the run: the width is then fixed in
+        // each inner loop, a plain strided store.
+        for &(offset, width) in &stores {
+            for record in 0..run.len() {
                 // SAFETY: each store lies within a gap of a record of
                 // `size` bytes (the gaps come from `T::datatype()`, which
                 // describes `T`), so within the run just copied.
                 unsafe {
-                    let p = at.add(offset);
+                    let p = dst.add(record * size + offset);
                     match width {
                         8 => p.cast::<u64>().write_unaligned(0),
                         4 => p.cast::<u32>().write_unaligned(0),

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use hdf5::dataset::Layout;
-use ndl_runtime::records::{Packer, RecordBuf};
+use ndl_runtime::records::{Packer, RecordBuf, RecordsMut};
 use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::hdf5_error;
@@ -90,7 +90,11 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
         Some(chunk) if chunk > 0 => (BLOCK_BYTES / (chunk * per_record)).max(1) * chunk,
         _ => (BLOCK_BYTES / per_record).max(1),
     };
-    for mut part in records.parts_mut(per_block) {
+    // Two workers take the blocks in turn: while one checks the bools and
+    // enums of its block, the other reads the next (HDF5 itself runs one
+    // call at a time).
+    let parts = records.parts_mut(per_block);
+    let fill = |mut part: RecordsMut<'_, T>| -> Result<()> {
         let first = part.start() as u64;
         let mut failed = None;
         let checked = packer.fill(&mut part, |bytes| {
@@ -106,7 +110,29 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
             field: bad.field,
             offset: bad.offset,
             message: bad.message,
-        })?;
+        })
+    };
+    let (even, odd): (Vec<_>, Vec<_>) =
+        parts.into_iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    // Each worker stops at its first error; the one of the earlier block wins.
+    let run = |blocks: Vec<(usize, RecordsMut<'_, T>)>| {
+        for (i, part) in blocks {
+            fill(part).map_err(|e| (i, e))?;
+        }
+        Ok::<(), (usize, Error)>(())
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let other = (!odd.is_empty()).then(|| s.spawn(|| run(odd)));
+        let mine = run(even);
+        let theirs = other.map_or(Ok(()), |t| {
+            t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        });
+        (mine, theirs)
+    });
+    match (a, b) {
+        (Err((i, e)), Err((j, _))) if i < j => return Err(e),
+        (_, Err((_, e))) | (Err((_, e)), _) => return Err(e),
+        _ => {}
     }
     records
         .into_vec()
