@@ -96,15 +96,8 @@ fn a_header_claiming_more_records_than_the_file_stores_is_an_error() {
     }
     std::fs::write(&path, &bytes).unwrap();
     let e = ndl_hdf5::read::<Padded>(&path, "data").unwrap_err();
-    let message = e.to_string();
-    assert!(
-        message.contains("patched.h5") && message.contains("dataset `data`"),
-        "{message}"
-    );
-    // Either the library refuses the header, or our check the extent; the
-    // memory for 2^30 records is never asked for.
-    assert!(
-        matches!(e, Error::TooLarge { .. } | Error::Hdf5 { .. }),
-        "{e:?}"
-    );
+    // Debian's HDF5 1.10 opens the dataset; our check refuses it before
+    // the memory for 2^30 records is asked for.
+    let message = too_large(e, "patched.h5", "data");
+    assert!(message.contains("past the end of the file"), "{message}");
 }
