@@ -29,6 +29,11 @@
 //! against a `memcpy`, serde_arrow, parquet_derive and pyarrow (through
 //! `NDL_PYTHON312` too) on 10 M of the README's records; its own table.
 //!
+//! Then the HDF5 comparison (`compare/hdf5.rs`): ndl-hdf5 against raw
+//! file I/O, hdf5-metno's `H5Type` path and h5py (through `NDL_PYTHON312`
+//! too, `benches/hdf5_times.py`) on 512 MB of the README's records; its
+//! own table.
+//!
 //! `NDL_BENCH_DIR` names another directory for the files and stores
 //! (removed at the end), such as one on tmpfs.
 //!
@@ -36,12 +41,15 @@
 //! 1,64,512), `--zarr-mb 64` (MB of the Zarr cell; default
 //! `NDL_BENCH_ZARR_MB`, else 512; 0 leaves it out), `--s3-mb 64` (MB of
 //! the object-storage cell, `compare/s3.rs`; default 256; 0 leaves it
-//! out), `--arrow-records N` (default 10 M; 0 leaves it out), `--only npy`,
-//! `--only zarr`, `--only s3` or `--only arrow`.
+//! out), `--arrow-records N` (default 10 M; 0 leaves it out), `--hdf5-mb N`
+//! (default 512; 0 leaves it out), `--only npy`, `--only zarr`, `--only s3`,
+//! `--only arrow` or `--only hdf5`.
 
 #[path = "compare/arrow.rs"]
 mod arrow;
 mod common;
+#[path = "compare/hdf5.rs"]
+mod hdf5_cmp;
 #[path = "compare/machine.rs"]
 mod machine;
 #[path = "compare/s3.rs"]
@@ -95,10 +103,10 @@ fn main() {
         .position(|a| a == "--only")
         .map(|i| args.get(i + 1).map_or("", String::as_str));
     assert!(
-        matches!(only, None | Some("npy" | "zarr" | "s3" | "arrow")),
-        "--only npy, --only zarr, --only s3 or --only arrow"
+        matches!(only, None | Some("npy" | "zarr" | "s3" | "arrow" | "hdf5")),
+        "--only npy, --only zarr, --only s3, --only arrow or --only hdf5"
     );
-    let sizes = if matches!(only, Some("zarr" | "s3" | "arrow")) {
+    let sizes = if matches!(only, Some("zarr" | "s3" | "arrow" | "hdf5")) {
         vec![]
     } else {
         sizes_from_args(&args)
@@ -113,6 +121,10 @@ fn main() {
     };
     let arrow_records = match only {
         None | Some("arrow") => arrow::records_from(&args),
+        _ => 0,
+    };
+    let hdf5_mb = match only {
+        None | Some("hdf5") => hdf5_cmp::size_from(&args),
         _ => 0,
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -144,6 +156,13 @@ fn main() {
         let cell = arrow::run(arrow_records, &dir, python, &script);
         println!();
         arrow::print(&cell, &machine(None, &dir), python);
+    }
+    if hdf5_mb > 0 {
+        let python = hdf5_cmp::find_python();
+        let script = root.join("benches").join("hdf5_times.py");
+        let cell = hdf5_cmp::run(hdf5_mb, &dir, &python, &script);
+        println!();
+        hdf5_cmp::print(&cell, &machine(None, &dir), &python);
     }
     let _ = fs::remove_dir_all(&dir);
     println!("\nwhole run: {:.0} s", started.elapsed().as_secs_f64());

@@ -58,6 +58,19 @@ pub enum Error {
         /// Why the value is refused.
         message: String,
     },
+    /// The dataset declares more records than the file holds (see
+    /// [`read`](crate::read())).
+    #[error("{}{}: {message}", path.display(), at(dataset))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// The records it declares.
+        records: u64,
+        /// What the file holds instead, and why the read is refused.
+        message: String,
+    },
     /// Reading or writing the file itself.
     #[error("{}: {source}", path.display())]
     Io {

@@ -57,7 +57,7 @@ pub use error::{Error, Result};
 pub use h5type::{hdf5_type, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory};
 pub use options::{Codec, WriteOptions, CHUNK_BYTES};
-pub use read::read;
+pub use read::{read, MAX_FILL_BYTES};
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
 pub use write::{write, DatasetWriter};

@@ -3,10 +3,16 @@
 //! native byte order, so another field order, packing or byte order reads
 //! into `T`; a field that is missing or of another kind is an error here,
 //! before any record is read.
+//!
+//! Records are read straight into the memory returned, as `T` lays them
+//! out: when the stored type is `T`'s own, the library copies the bytes
+//! with no conversion, and the only other pass over them checks bools and
+//! enums.
 
 use std::path::Path;
 
-use ndl_runtime::records::{Packer, RecordBuf};
+use hdf5::dataset::Layout;
+use ndl_runtime::records::{Packer, RecordBuf, RecordsMut};
 use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::hdf5_error;
@@ -16,15 +22,31 @@ use crate::raw_io;
 use crate::shape_check::compare;
 use crate::stored_type::stored_type;
 
-/// Records read at a time: memory beyond the result stays bounded.
+/// Records read at a time: each block is checked while still in cache.
 const BLOCK_BYTES: usize = 8 << 20;
+
+/// The most memory a read gives to records the file stores no data for
+/// (chunks never written, or contiguous storage never allocated), which
+/// read as the fill value. Such a dataset is legitimate, h5py makes one
+/// with `create_dataset(name, shape, dtype)`, but its extent is then
+/// nothing but a number in the header: past this bound it is more likely
+/// a corrupt or hostile header than data, and is refused before any
+/// memory is allocated.
+pub const MAX_FILL_BYTES: u64 = 1 << 30;
 
 /// Reads the one-dimensional dataset `dataset` of the HDF5 file at `path`
 /// into records of `T`. See [`write()`](crate::write()) for an example.
+///
+/// # Errors
+/// Besides a file that is no HDF5, a missing dataset or one of another
+/// type: [`Error::TooLarge`] when the dataset's extent is more than the
+/// file holds, before memory is allocated for it: contiguous storage that
+/// would end past the file's end, or more than [`MAX_FILL_BYTES`] of
+/// records in chunks or storage never written.
 pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
     let path = path.as_ref();
     let file = crate::file::open(path)?;
-    let found = file.dataset(dataset).map_err(hdf5_error(path, dataset))?;
+    let found = raw_io::open_uncached(&file, dataset).map_err(hdf5_error(path, dataset))?;
     let mismatch = |field: &str, message: String| Error::Mismatch {
         path: path.to_path_buf(),
         dataset: dataset.to_string(),
@@ -41,11 +63,10 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
         ));
     }
     let packer = Packer::<T>::new().map_err(|e| mismatch("", e.to_string()))?;
-    let packed_type = packer.layout().datatype().clone();
     let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
     let netcdf_chars = stored_type(stored.id()).is_ok_and(|s| s.netcdf_chars);
     let memory_type =
-        profile_type(&packed_type, ByteOrder::NATIVE, netcdf_chars).map_err(|source| {
+        profile_type(&T::datatype(), ByteOrder::NATIVE, netcdf_chars).map_err(|source| {
             Error::Type {
                 path: path.to_path_buf(),
                 dataset: dataset.to_string(),
@@ -55,30 +76,128 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     compare(&stored, &T::datatype()).map_err(|(field, message)| mismatch(&field, message))?;
 
     let n = found.shape()[0];
+    check_extent(
+        path,
+        dataset,
+        &found,
+        n as u64,
+        stored.size() as u64,
+        std::mem::size_of::<T>() as u64,
+    )?;
     let mut records = RecordBuf::<T>::zeroed(n).map_err(|e| Error::Io {
         path: path.to_path_buf(),
         source: e,
     })?;
-    let packed_size = packer.layout().size().max(1);
-    let per_block = (BLOCK_BYTES / packed_size).max(1);
-    let mut packed = Vec::new();
-    for mut part in records.parts_mut(per_block) {
+    // Blocks of whole chunks: none is read (or decoded) twice.
+    let per_record = std::mem::size_of::<T>().max(1);
+    let per_block = match found.chunk().and_then(|c| c.first().copied()) {
+        Some(chunk) if chunk > 0 => (BLOCK_BYTES / (chunk * per_record)).max(1) * chunk,
+        _ => (BLOCK_BYTES / per_record).max(1),
+    };
+    // Two workers take the blocks in turn: while one checks the bools and
+    // enums of its block, the other reads the next (HDF5 itself runs one
+    // call at a time).
+    let parts = records.parts_mut(per_block);
+    let fill = |mut part: RecordsMut<'_, T>| -> Result<()> {
         let first = part.start() as u64;
-        packed.resize(part.len() * packed_size, 0);
-        raw_io::read_rows(&found, &memory_type, &[n as u64], first, &mut packed)
-            .map_err(hdf5_error(path, dataset))?;
-        packer
-            .unpack(&packed, &mut part)
-            .map_err(|bad| Error::InvalidValue {
-                path: path.to_path_buf(),
-                dataset: dataset.to_string(),
-                record: first + bad.record as u64,
-                field: bad.field,
-                offset: bad.offset,
-                message: bad.message,
-            })?;
+        let mut failed = None;
+        let checked = packer.fill(&mut part, |bytes| {
+            failed = raw_io::read_rows(&found, &memory_type, &[n as u64], first, bytes).err();
+        });
+        if let Some(e) = failed {
+            return Err(hdf5_error(path, dataset)(e));
+        }
+        checked.map_err(|bad| Error::InvalidValue {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            record: first + bad.record as u64,
+            field: bad.field,
+            offset: bad.offset,
+            message: bad.message,
+        })
+    };
+    let (even, odd): (Vec<_>, Vec<_>) =
+        parts.into_iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    // Each worker stops at its first error; the one of the earlier block wins.
+    let run = |blocks: Vec<(usize, RecordsMut<'_, T>)>| {
+        for (i, part) in blocks {
+            fill(part).map_err(|e| (i, e))?;
+        }
+        Ok::<(), (usize, Error)>(())
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let other = (!odd.is_empty()).then(|| s.spawn(|| run(odd)));
+        let mine = run(even);
+        let theirs = other.map_or(Ok(()), |t| {
+            t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        });
+        (mine, theirs)
+    });
+    match (a, b) {
+        (Err((i, e)), Err((j, _))) if i < j => return Err(e),
+        (_, Err((_, e))) | (Err((_, e)), _) => return Err(e),
+        _ => {}
     }
     records
         .into_vec()
         .ok_or_else(|| mismatch("", "not every record was read".into()))
+}
+
+/// Refuses a dataset of `n` records of `stored_size` bytes that the file
+/// cannot hold: contiguous storage past the file's end, or more than
+/// [`MAX_FILL_BYTES`] in memory (`memory_size` bytes a record) of records
+/// with no stored data.
+fn check_extent(
+    path: &Path,
+    dataset: &str,
+    found: &hdf5::Dataset,
+    n: u64,
+    stored_size: u64,
+    memory_size: u64,
+) -> Result<()> {
+    let too_large = |message: String| Error::TooLarge {
+        path: path.to_path_buf(),
+        dataset: dataset.to_string(),
+        records: n,
+        message,
+    };
+    let stored_bytes = n.saturating_mul(stored_size);
+    let backed = match found.layout() {
+        Layout::Contiguous => match found.offset() {
+            Some(offset) => {
+                let file_len = std::fs::metadata(path)
+                    .map_err(|source| Error::Io {
+                        path: path.to_path_buf(),
+                        source,
+                    })?
+                    .len();
+                let end = offset.saturating_add(stored_bytes);
+                if end > file_len {
+                    return Err(too_large(format!(
+                        "its {n} records of {stored_size} bytes would end at byte {end}, \
+                         past the end of the file ({file_len} bytes): the file is truncated \
+                         or its header is wrong"
+                    )));
+                }
+                n
+            }
+            None => 0,
+        },
+        Layout::Chunked => {
+            let per_chunk = found.chunk().and_then(|c| c.first().copied()).unwrap_or(0) as u64;
+            let chunks = found.num_chunks().unwrap_or(0) as u64;
+            n.min(chunks.saturating_mul(per_chunk))
+        }
+        _ => n,
+    };
+    let fill_bytes = (n - backed).saturating_mul(memory_size);
+    if fill_bytes > MAX_FILL_BYTES {
+        return Err(too_large(format!(
+            "it declares {n} records but the file stores data for {backed}; the other {} \
+             would be {fill_bytes} bytes of fill values, more than the {MAX_FILL_BYTES} \
+             a read allocates for records with no stored data",
+            n - backed
+        )));
+    }
+    Ok(())
 }

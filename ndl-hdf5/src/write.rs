@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::records::{Packer, Repacker};
+use ndl_runtime::records::Packer;
 use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::dimension::Dimensions;
@@ -68,7 +68,8 @@ pub struct DatasetWriter<T> {
     dimensions: Option<(Dimensions, String)>,
     memory_type: hdf5::Datatype,
     packer: Packer<T>,
-    repacker: Repacker,
+    /// The bytes of each record that no field covers, zeroed before a write.
+    padding: Vec<std::ops::Range<usize>>,
     len: u64,
     path: PathBuf,
     name: String,
@@ -194,12 +195,7 @@ impl<T: NdlType> DatasetWriter<T> {
             field: String::new(),
             message: e.to_string(),
         })?;
-        let repacker = Repacker::new(&T::datatype()).map_err(|e| Error::Mismatch {
-            path: path.clone(),
-            dataset: name.to_string(),
-            field: String::new(),
-            message: e.to_string(),
-        })?;
+        let padding = raw_io::padding(&T::datatype());
         let len = dataset.shape().first().copied().unwrap_or(0) as u64;
         Ok(DatasetWriter {
             target,
@@ -207,7 +203,7 @@ impl<T: NdlType> DatasetWriter<T> {
             dimensions: None,
             memory_type,
             packer,
-            repacker,
+            padding,
             len,
             path,
             name: name.to_string(),
@@ -215,22 +211,28 @@ impl<T: NdlType> DatasetWriter<T> {
         })
     }
 
-    /// Appends `records`, a block at a time: each is copied with its
-    /// padding zeroed (padding is never read from memory), the dataset
-    /// grows, and the block is written.
+    /// Appends `records`, a block at a time: the dataset grows and the
+    /// block is written from the records' own memory when `T` has no
+    /// padding, else from one copy with the padding zeroed (padding is
+    /// never read from memory).
     pub fn append(&mut self, records: &[T]) -> Result<()> {
-        let size = std::mem::size_of::<T>().max(1);
-        let per_block = (BLOCK_BYTES / size).max(1);
-        let mut packed = Vec::new();
+        let per_block = (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         let mut staged = Vec::new();
         for block in records.chunks(per_block) {
-            packed.resize(block.len() * self.packer.layout().size(), 0);
-            staged.resize(block.len() * size, 0);
-            self.packer.pack(block, &mut packed);
-            self.repacker.unpack(&packed, &mut staged);
             let end = self.len + block.len() as u64;
             self.grow(end)?;
-            raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, &staged)
+            let bytes: &[u8] = if self.packer.is_dense() {
+                // SAFETY: `T` has no padding (every byte is a field's), so
+                // every byte of live records is initialised; the slice
+                // covers exactly the block's memory, borrowed for its life.
+                unsafe {
+                    std::slice::from_raw_parts(block.as_ptr().cast(), std::mem::size_of_val(block))
+                }
+            } else {
+                raw_io::zero_padded(block, &self.padding, &mut staged);
+                &staged
+            };
+            raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, bytes)
                 .map_err(hdf5_error(&self.path, &self.name))?;
             self.len = end;
         }

@@ -113,3 +113,27 @@ fn a_small_write_takes_a_small_chunk() {
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size < 16 * 1024, "{size} bytes for 10 records");
 }
+
+/// A file a writer finished is closed for good: the same process opens it
+/// again to append (HDF5 refuses a second open with other locking flags
+/// while the first is still open inside the library). Uncompressed, whole
+/// chunks: the case in which `H5Dwrite_chunk` on Debian's HDF5 1.10.8 left
+/// the file open after `H5Fclose`.
+#[test]
+fn a_finished_file_opens_again_in_the_same_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("again.h5");
+    let options = WriteOptions::new().chunk(100);
+    let mut w = DatasetWriter::<Padded>::create_with(&path, "data", &options).unwrap();
+    w.append(&records(0..1000)).unwrap();
+    w.finish().unwrap();
+    for k in 1..3 {
+        let mut w = DatasetWriter::<Padded>::open(&path, "data").unwrap();
+        w.append(&records(k * 1000..(k + 1) * 1000)).unwrap();
+        w.finish().unwrap();
+    }
+    assert_eq!(
+        ndl_hdf5::read::<Padded>(&path, "data").unwrap(),
+        records(0..3000)
+    );
+}
