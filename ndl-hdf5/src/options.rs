@@ -139,13 +139,7 @@ impl WriteOptions {
             .chunk(self.chunk_records(size))
             .shape(0..)
             .create_intermediate_group(true);
-        if self.shuffle || self.codec != Codec::None {
-            return self.filtered(builder);
-        }
-        // No chunk cache: HDF5 then writes a whole chunk from our memory
-        // straight to the file, where through the cache it copies it
-        // first (and our chunks of about a MiB fit its default cache).
-        builder.chunk_cache(0, 0, 1.0)
+        self.filtered(builder)
     }
 
     /// `builder` with the shuffle and the codec.

@@ -214,28 +214,76 @@ impl<T: NdlType> DatasetWriter<T> {
     /// Appends `records`, a block at a time: the dataset grows and the
     /// block is written from the records' own memory when `T` has no
     /// padding, else from one copy with the padding zeroed (padding is
-    /// never read from memory).
+    /// never read from memory), made while a second thread writes the
+    /// block before (HDF5 runs one call at a time; a copy needs none).
     pub fn append(&mut self, records: &[T]) -> Result<()> {
         let per_block = (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-        let mut staged = Vec::new();
+        if !self.packer.is_dense() {
+            return self.append_padded(records, per_block);
+        }
         for block in records.chunks(per_block) {
             let end = self.len + block.len() as u64;
             self.grow(end)?;
-            let bytes: &[u8] = if self.packer.is_dense() {
-                // SAFETY: `T` has no padding (every byte is a field's), so
-                // every byte of live records is initialised; the slice
-                // covers exactly the block's memory, borrowed for its life.
-                unsafe {
-                    std::slice::from_raw_parts(block.as_ptr().cast(), std::mem::size_of_val(block))
-                }
-            } else {
-                raw_io::zero_padded(block, &self.padding, &mut staged);
-                &staged
+            // SAFETY: `T` has no padding (every byte is a field's), so
+            // every byte of live records is initialised; the slice covers
+            // exactly the block's memory, borrowed for its life.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(block.as_ptr().cast(), std::mem::size_of_val(block))
             };
             raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, bytes)
                 .map_err(hdf5_error(&self.path, &self.name))?;
             self.len = end;
         }
+        Ok(())
+    }
+
+    /// [`append`](DatasetWriter::append) of records with padding: this
+    /// thread copies each block with its padding zeroed into one of two
+    /// buffers, which a second thread writes.
+    fn append_padded(&mut self, records: &[T], per_block: usize) -> Result<()> {
+        let end = self.len + records.len() as u64;
+        self.grow(end)?;
+        let (dataset, memory_type) = (&self.dataset, &self.memory_type);
+        let written = std::thread::scope(|s| {
+            let (full, to_write) = std::sync::mpsc::sync_channel::<(u64, Vec<u8>)>(1);
+            let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+            let writer = s.spawn(move || -> hdf5::Result<()> {
+                for (first, bytes) in to_write {
+                    raw_io::write_rows(dataset, memory_type, &[end], first, &bytes)?;
+                    let _ = give_back.send(bytes);
+                }
+                Ok(())
+            });
+            let mut fresh = 2;
+            let mut first = self.len;
+            for block in records.chunks(per_block) {
+                let mut buffer = if fresh > 0 {
+                    fresh -= 1;
+                    Vec::new()
+                } else {
+                    match spare.recv() {
+                        Ok(buffer) => buffer,
+                        // The writer stopped: its error is below.
+                        Err(_) => break,
+                    }
+                };
+                raw_io::zero_padded(block, &self.padding, &mut buffer);
+                if full.send((first, buffer)).is_err() {
+                    break;
+                }
+                first += block.len() as u64;
+            }
+            drop(full);
+            writer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        if let Err(e) = written {
+            // The records not written are not the dataset's.
+            let _ = self.grow(self.len);
+            return Err(hdf5_error(&self.path, &self.name)(e));
+        }
+        self.len = end;
         Ok(())
     }
 
