@@ -376,26 +376,24 @@ fn text_array(
     let ends = &mut offsets.typed_data_mut::<i32>()[1..];
     let text = match charset {
         Charset::Ascii => {
-            let all_ascii = bytes.is_ascii();
+            let check = !bytes.is_ascii();
             let buf = bytes.as_slice_mut();
-            let mut end = 0;
-            for (i, at) in ends.iter_mut().enumerate() {
-                let start = i * width;
-                let value = &buf[start..start + width];
-                let len = value.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-                if !all_ascii {
-                    if let Err(e) = std::str::from_utf8(&value[..len]) {
-                        let message = format!(
-                            "the string is not UTF-8 ({e}): {}",
-                            value[..len].escape_ascii()
-                        );
-                        return Err(leaf_error(leaf, i, message));
-                    }
-                }
-                buf.copy_within(start..start + len, end);
-                end += len;
-                *at = i32::try_from(end).map_err(|_| too_large())?;
+            // Widths known here make each move a load and a store.
+            let end = match width {
+                4 => trim_in_place(buf, 4, ends, check),
+                8 => trim_in_place(buf, 8, ends, check),
+                16 => trim_in_place(buf, 16, ends, check),
+                _ => trim_in_place(buf, width, ends, check),
             }
+            .map_err(|bad| match bad {
+                Untrimmed::TooLarge => too_large(),
+                Untrimmed::NotUtf8(i, e) => {
+                    let value = &bytes[i * width..(i + 1) * width];
+                    let len = value.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                    let text = value[..len].escape_ascii();
+                    leaf_error(leaf, i, format!("the string is not UTF-8 ({e}): {text}"))
+                }
+            })?;
             bytes.truncate(end);
             bytes.into()
         }
@@ -430,9 +428,58 @@ fn text_array(
     Ok(Arc::new(array))
 }
 
+/// Why strings could not be trimmed.
+enum Untrimmed {
+    /// The text would pass the 2 GiB an `i32` offset reaches.
+    TooLarge,
+    /// String `.0`, which is not UTF-8.
+    NotUtf8(usize, std::str::Utf8Error),
+}
+
+/// Moves each string of `width` bytes in `buf` down to where the one
+/// before ends (never past its own place, so none is overwritten before it
+/// moves), trailing NULs trimmed, and sets `ends` to where each ends; the
+/// end of the text. With `check`, each string must be UTF-8; on an error
+/// the strings before the bad one have been moved.
+#[inline(always)]
+fn trim_in_place(
+    buf: &mut [u8],
+    width: usize,
+    ends: &mut [i32],
+    check: bool,
+) -> Result<usize, Untrimmed> {
+    let mut end = 0;
+    for (i, at) in ends.iter_mut().enumerate() {
+        let start = i * width;
+        let value = &buf[start..start + width];
+        let len = width - value.iter().rev().take_while(|&&b| b == 0).count();
+        if check {
+            std::str::from_utf8(&value[..len]).map_err(|e| Untrimmed::NotUtf8(i, e))?;
+        }
+        // The whole width moves: what lands past the string's end is
+        // overwritten by the next or cut off.
+        buf.copy_within(start..start + width, end);
+        end += len;
+        *at = i32::try_from(end).map_err(|_| Untrimmed::TooLarge)?;
+    }
+    Ok(end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_trimmed_in_place() {
+        let mut buf = *b"ab\0\0cdef\0\0\0\0g\0\0\0";
+        let mut ends = [0; 4];
+        let end = trim_in_place(&mut buf, 4, &mut ends, true).ok().unwrap();
+        assert_eq!((&buf[..end], ends), (&b"abcdefg"[..], [2, 6, 6, 7]));
+        let mut bad = *b"ab\0\0\xC3(\0\0";
+        let err = trim_in_place(&mut bad, 4, &mut [0; 2], true).err().unwrap();
+        assert!(matches!(err, Untrimmed::NotUtf8(1, _)));
+        assert_eq!(&bad[4..6], b"\xC3(", "the bad string is where it was");
+    }
 
     #[test]
     fn integers_widen_with_their_sign() {

@@ -154,7 +154,7 @@ fn millis(
         })?;
     }
     let values = ScalarBuffer::from(Buffer::from(counts));
-    let out = PrimitiveArray::<TimestampMillisecondType>::new(values, nulls)
-        .with_timezone_opt(timezone);
+    let out =
+        PrimitiveArray::<TimestampMillisecondType>::new(values, nulls).with_timezone_opt(timezone);
     Ok(Arc::new(out))
 }
