@@ -29,7 +29,8 @@
 //!   `ParquetWriter` (row groups of 1 Mi records) against pyarrow's
 //!   `pq.write_table` of the same table, timed by `benches/arrow_times.py`
 //!   (in the Python of `NDL_PYTHON312`, else the repo's `.venv312`, which
-//!   has pyarrow) in the same run (target ≥ 1×).
+//!   has pyarrow) in the same run (target ≥ 1×). The sizes of both
+//!   writers' files are printed too, to show they hold the same encodings.
 //!
 //! Every time is the best of [`REPS`] rounds, each running every job once;
 //! the records and the other crates' inputs are built outside the timing.
@@ -193,6 +194,8 @@ pub struct Cell {
     pyarrow_plain: f64,
     pyarrow_zstd: f64,
     pyarrow: String,
+    /// File sizes in bytes: ours and pyarrow's, uncompressed and zstd 1.
+    sizes: [u64; 4],
 }
 
 fn properties(compression: Compression) -> WriterProperties {
@@ -298,9 +301,13 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         c.parquet_derive,
     ] = times;
     let _ = fs::remove_file(&derive_file);
+    let size = |path: &Path| fs::metadata(path).map_or(0, |m| m.len());
+    // The last write of the rounds was zstd.
+    c.sizes[1] = size(&ours_file);
 
     // pyarrow writes the table it reads from our uncompressed file.
     write_ours(&ours_file, &records, Compression::UNCOMPRESSED);
+    c.sizes[0] = size(&ours_file);
     let out = Command::new(python)
         .arg(script)
         .arg(&ours_file)
@@ -318,6 +325,8 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     c.pyarrow_plain = py["write_uncompressed"].as_f64().unwrap();
     c.pyarrow_zstd = py["write_zstd"].as_f64().unwrap();
     c.pyarrow = py["pyarrow"].as_str().unwrap_or("?").to_string();
+    c.sizes[2] = py["size_uncompressed"].as_u64().unwrap_or(0);
+    c.sizes[3] = py["size_zstd"].as_u64().unwrap_or(0);
     let _ = fs::remove_file(&ours_file);
     c
 }
@@ -385,4 +394,12 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         ms(c.from_batch)
     );
     println!("\nRatio: the peer's time over ours (above 1, ours is faster).");
+    let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
+    println!(
+        "Files: ours {} uncompressed, {} zstd 1; pyarrow's {} and {}.",
+        mb(c.sizes[0]),
+        mb(c.sizes[1]),
+        mb(c.sizes[2]),
+        mb(c.sizes[3])
+    );
 }

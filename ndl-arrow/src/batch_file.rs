@@ -17,8 +17,8 @@ use crate::schema::schema_with_order;
 
 /// Record batches going into a file that appears only once finished.
 pub(crate) trait BatchSink: Sized {
-    /// Writes one batch.
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error>;
+    /// Writes one batch, which is the sink's to reuse.
+    fn write(&mut self, batch: RecordBatch) -> Result<(), Error>;
     /// Completes the file and puts it at its path.
     fn finish(self) -> Result<(), Error>;
 }
@@ -35,7 +35,7 @@ pub(crate) trait BatchSource {
 /// Writes typed `records` in batches of about 8 MiB.
 pub(crate) fn append<T: NdlType>(sink: &mut impl BatchSink, records: &[T]) -> Result<(), Error> {
     for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
-        sink.write(&to_record_batch(part)?)?;
+        sink.write(to_record_batch(part)?)?;
     }
     Ok(())
 }
@@ -108,7 +108,7 @@ impl<S: BatchSink> RawSink<S> {
         }
         for part in records.chunks(batch_rows(record) * record) {
             let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
-            self.sink.write(&batch)?;
+            self.sink.write(batch)?;
         }
         Ok(())
     }

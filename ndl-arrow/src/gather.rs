@@ -19,7 +19,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Schema};
-use ndl_runtime::records::Packer;
+use ndl_runtime::records::{advise_huge_pages, Packer};
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum, NdlType};
 
 use crate::error::Error;
@@ -137,10 +137,22 @@ fn copy_leaves(plan: &Plan<'_>, records: &dyn Records) -> Result<Vec<MutableBuff
 }
 
 /// A buffer of `len` zero bytes; an error rather than an abort when the
-/// memory is not there. Fresh zeroed memory comes from the kernel
-/// untouched, so the zeros cost nothing until written.
+/// memory is not there.
+///
+/// Fresh memory costs more than the copies into it (a page fault and a
+/// cleared page per 4 KiB), so it is taken zeroed from the allocator,
+/// which gets large blocks from the kernel untouched (`calloc`), and
+/// backed by 2 MiB pages. Arrow's own zeroed buffers are 128-byte
+/// aligned, beyond what `calloc` promises, so the system allocator
+/// writes their zeros itself, touching every page before the copies do.
+/// Eight bytes of alignment serve every number an array holds here.
 pub(crate) fn zeroed(len: usize) -> Result<MutableBuffer, Error> {
-    MutableBuffer::try_from_len_zeroed(len).map_err(|_| Error::OutOfMemory(len))
+    let words: Vec<u64> = bytemuck::allocation::try_zeroed_vec(len.div_ceil(8))
+        .map_err(|()| Error::OutOfMemory(len))?;
+    let mut buffer = MutableBuffer::from(words);
+    buffer.truncate(len);
+    advise_huge_pages(buffer.as_slice_mut());
+    Ok(buffer)
 }
 
 /// The array of `len` values of `dt` at `path`, from the next leaves.
@@ -217,8 +229,8 @@ fn leaf_array(leaf: &Leaf<'_>, bytes: MutableBuffer, len: usize) -> Result<Array
                 None,
             ))
         }
-        Kind::Enum(e) => enum_array(leaf, e, bytes.as_slice(), len)?,
-        Kind::Text(s) => text_array(leaf, s.charset, bytes.as_slice(), leaf.width)?,
+        Kind::Enum(e) => enum_array(leaf, e, bytes, len)?,
+        Kind::Text(s) => text_array(leaf, s.charset, bytes, leaf.width)?,
         Kind::Opaque => Arc::new(
             FixedSizeBinaryArray::try_new_with_len(
                 i32::try_from(leaf.width).expect("checked by the schema"),
@@ -258,8 +270,13 @@ fn number_array(t: &DataType, buffer: Buffer, len: usize) -> ArrayRef {
 }
 
 /// An enum's values (native integers of its base) as dictionary keys into
-/// its member names.
-fn enum_array(leaf: &Leaf<'_>, e: &Enum, bytes: &[u8], len: usize) -> Result<ArrayRef, Error> {
+/// its member names. Keys as wide as the values take their place.
+fn enum_array(
+    leaf: &Leaf<'_>,
+    e: &Enum,
+    mut values: MutableBuffer,
+    len: usize,
+) -> Result<ArrayRef, Error> {
     let width = e.base.size();
     let signed = e.base.is_signed();
     // Members sorted by value, for a binary search; a table for one byte.
@@ -276,35 +293,45 @@ fn enum_array(leaf: &Leaf<'_>, e: &Enum, bytes: &[u8], len: usize) -> Result<Arr
             table[(v as u8) as usize] = Some(i);
         }
     }
-    let index = |i: usize| -> Result<usize, Error> {
-        let raw = &bytes[i * width..(i + 1) * width];
-        if width == 1 {
-            if let Some(k) = table[raw[0] as usize] {
-                return Ok(k);
-            }
-        }
-        let value = widen(raw, signed);
-        if width > 1 {
-            if let Ok(at) = by_value.binary_search_by_key(&value, |&(v, _)| v) {
-                return Ok(by_value[at].1);
-            }
-        }
-        Err(leaf_error(
-            leaf,
-            i,
-            format!("{value} is no member of the enum"),
-        ))
+    let index = |i: usize, raw: &[u8]| -> Result<usize, Error> {
+        let found = match width {
+            1 => table[raw[0] as usize],
+            _ => by_value
+                .binary_search_by_key(&widen(raw, signed), |&(v, _)| v)
+                .ok()
+                .map(|at| by_value[at].1),
+        };
+        found.ok_or_else(|| {
+            let value = widen(raw, signed);
+            leaf_error(leaf, i, format!("{value} is no member of the enum"))
+        })
     };
     let names = Arc::new(StringArray::from_iter_values(
         e.members.iter().map(|m| m.name.as_str()),
     ));
     macro_rules! keys {
         ($key:ty, $native:ty) => {{
-            let keys = (0..len)
-                .map(|i| index(i).map(|k| k as $native))
-                .collect::<Result<Vec<_>, _>>()?;
+            let key_width = std::mem::size_of::<$native>();
+            let keys = if key_width == width {
+                for (i, raw) in values.as_slice_mut().chunks_exact_mut(width).enumerate() {
+                    let key = index(i, raw)? as $native;
+                    raw.copy_from_slice(&key.to_ne_bytes());
+                }
+                values
+            } else {
+                let mut keys = zeroed(len * key_width)?;
+                let pairs = values
+                    .as_slice()
+                    .chunks_exact(width)
+                    .zip(keys.as_slice_mut().chunks_exact_mut(key_width));
+                for (i, (raw, key)) in pairs.enumerate() {
+                    key.copy_from_slice(&(index(i, raw)? as $native).to_ne_bytes());
+                }
+                keys
+            };
+            let keys = PrimitiveArray::<$key>::new(ScalarBuffer::new(keys.into(), 0, len), None);
             Arc::new(
-                DictionaryArray::<$key>::try_new(PrimitiveArray::from(keys), names)
+                DictionaryArray::<$key>::try_new(keys, names)
                     .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?,
             )
         }};
@@ -333,39 +360,47 @@ pub(crate) fn widen(raw: &[u8], signed: bool) -> i128 {
 }
 
 /// Fixed strings (`width` bytes each, native byte order) as UTF-8 with
-/// trailing NULs trimmed.
+/// trailing NULs trimmed. Text of one byte a character is trimmed in
+/// place, each string moved down to where the previous one ends.
 fn text_array(
     leaf: &Leaf<'_>,
     charset: Charset,
-    bytes: &[u8],
+    mut bytes: MutableBuffer,
     width: usize,
 ) -> Result<ArrayRef, Error> {
     let values = bytes.len().checked_div(width).unwrap_or(0);
     let too_large = || Error::TooLarge {
         column: leaf.path_of(0),
     };
-    let mut offsets = Vec::with_capacity(values + 1);
-    offsets.push(0i32);
-    let mut text: Vec<u8> = Vec::with_capacity(bytes.len().min(i32::MAX as usize));
-    let all_ascii = charset == Charset::Ascii && bytes.is_ascii();
-    for i in 0..values {
-        let value = &bytes[i * width..(i + 1) * width];
-        match charset {
-            Charset::Ascii => {
-                let end = value.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-                let value = &value[..end];
-                if !all_ascii {
-                    if let Err(e) = std::str::from_utf8(value) {
-                        return Err(leaf_error(
-                            leaf,
-                            i,
-                            format!("the string is not UTF-8 ({e}): {}", value.escape_ascii()),
-                        ));
-                    }
-                }
-                text.extend_from_slice(value);
+    let mut offsets = zeroed((values + 1) * 4)?;
+    let ends = &mut offsets.typed_data_mut::<i32>()[1..];
+    let text = match charset {
+        Charset::Ascii => {
+            let check = !bytes.is_ascii();
+            let buf = bytes.as_slice_mut();
+            // Widths known here make each move a load and a store.
+            let end = match width {
+                4 => trim_in_place(buf, 4, ends, check),
+                8 => trim_in_place(buf, 8, ends, check),
+                16 => trim_in_place(buf, 16, ends, check),
+                _ => trim_in_place(buf, width, ends, check),
             }
-            Charset::Utf32 => {
+            .map_err(|bad| match bad {
+                Untrimmed::TooLarge => too_large(),
+                Untrimmed::NotUtf8(i, e) => {
+                    let value = &bytes[i * width..(i + 1) * width];
+                    let len = value.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                    let text = value[..len].escape_ascii();
+                    leaf_error(leaf, i, format!("the string is not UTF-8 ({e}): {text}"))
+                }
+            })?;
+            bytes.truncate(end);
+            bytes.into()
+        }
+        Charset::Utf32 => {
+            let mut text: Vec<u8> = Vec::with_capacity(bytes.len().min(i32::MAX as usize));
+            for (i, at) in ends.iter_mut().enumerate() {
+                let value = &bytes[i * width..(i + 1) * width];
                 let units: Vec<u32> = value
                     .chunks_exact(4)
                     .map(|c| u32::from_ne_bytes(c.try_into().expect("4 bytes")))
@@ -382,22 +417,69 @@ fn text_array(
                     let mut utf8 = [0; 4];
                     text.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
                 }
+                *at = i32::try_from(text.len()).map_err(|_| too_large())?;
             }
+            Buffer::from_vec(text)
         }
-        offsets.push(i32::try_from(text.len()).map_err(|_| too_large())?);
-    }
-    let array = StringArray::try_new(
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        Buffer::from_vec(text),
-        None,
-    )
-    .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?;
+    };
+    let offsets = OffsetBuffer::new(ScalarBuffer::new(offsets.into(), 0, values + 1));
+    let array = StringArray::try_new(offsets, text, None)
+        .map_err(Error::arrow(format!("column `{}`", leaf.path_of(0))))?;
     Ok(Arc::new(array))
+}
+
+/// Why strings could not be trimmed.
+enum Untrimmed {
+    /// The text would pass the 2 GiB an `i32` offset reaches.
+    TooLarge,
+    /// String `.0`, which is not UTF-8.
+    NotUtf8(usize, std::str::Utf8Error),
+}
+
+/// Moves each string of `width` bytes in `buf` down to where the one
+/// before ends (never past its own place, so none is overwritten before it
+/// moves), trailing NULs trimmed, and sets `ends` to where each ends; the
+/// end of the text. With `check`, each string must be UTF-8; on an error
+/// the strings before the bad one have been moved.
+#[inline(always)]
+fn trim_in_place(
+    buf: &mut [u8],
+    width: usize,
+    ends: &mut [i32],
+    check: bool,
+) -> Result<usize, Untrimmed> {
+    let mut end = 0;
+    for (i, at) in ends.iter_mut().enumerate() {
+        let start = i * width;
+        let value = &buf[start..start + width];
+        let len = width - value.iter().rev().take_while(|&&b| b == 0).count();
+        if check {
+            std::str::from_utf8(&value[..len]).map_err(|e| Untrimmed::NotUtf8(i, e))?;
+        }
+        // The whole width moves: what lands past the string's end is
+        // overwritten by the next or cut off.
+        buf.copy_within(start..start + width, end);
+        end += len;
+        *at = i32::try_from(end).map_err(|_| Untrimmed::TooLarge)?;
+    }
+    Ok(end)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_trimmed_in_place() {
+        let mut buf = *b"ab\0\0cdef\0\0\0\0g\0\0\0";
+        let mut ends = [0; 4];
+        let end = trim_in_place(&mut buf, 4, &mut ends, true).ok().unwrap();
+        assert_eq!((&buf[..end], ends), (&b"abcdefg"[..], [2, 6, 6, 7]));
+        let mut bad = *b"ab\0\0\xC3(\0\0";
+        let err = trim_in_place(&mut bad, 4, &mut [0; 2], true).err().unwrap();
+        assert!(matches!(err, Untrimmed::NotUtf8(1, _)));
+        assert_eq!(&bad[4..6], b"\xC3(", "the bad string is where it was");
+    }
 
     #[test]
     fn integers_widen_with_their_sign() {

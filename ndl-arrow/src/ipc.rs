@@ -256,9 +256,9 @@ impl Sink {
 }
 
 impl BatchSink for Sink {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+    fn write(&mut self, batch: RecordBatch) -> Result<(), Error> {
         self.writer
-            .write(batch)
+            .write(&batch)
             .map_err(Error::arrow(format!("{}", self.staged.dest().display())))
     }
 

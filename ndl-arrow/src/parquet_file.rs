@@ -239,7 +239,7 @@ impl Sink {
 }
 
 impl BatchSink for Sink {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+    fn write(&mut self, batch: RecordBatch) -> Result<(), Error> {
         let batch = crate::parquet_time::batch(batch)?;
         self.writer
             .write(&batch)

@@ -10,7 +10,11 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{TimestampMillisecondType, TimestampSecondType};
-use arrow_array::{Array, ArrayRef, FixedSizeListArray, PrimitiveArray, RecordBatch, StructArray};
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
+    StructArray,
+};
+use arrow_buffer::{Buffer, MutableBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
 use ndl_runtime::time::{BaseUnit, NumpyTimeUnit};
 use ndl_runtime::{ndl, Datatype, TimeType};
@@ -29,18 +33,21 @@ pub(crate) fn schema(schema: SchemaRef) -> SchemaRef {
 
 /// `batch` as a Parquet file holds it (see [`schema`]); a count beyond the
 /// range of milliseconds is an error naming record and column.
-pub(crate) fn batch(batch: &RecordBatch) -> Result<RecordBatch, Error> {
+pub(crate) fn batch(batch: RecordBatch) -> Result<RecordBatch, Error> {
     let old = batch.schema();
     if !old.fields().iter().any(|f| has_seconds(f.data_type())) {
-        return Ok(batch.clone());
+        return Ok(batch);
     }
+    let (_, columns, rows) = batch.into_parts();
     let columns = old
         .fields()
         .iter()
-        .zip(batch.columns())
+        .zip(columns)
         .map(|(f, a)| array(a, f.name(), 1))
         .collect::<Result<Vec<_>, _>>()?;
-    RecordBatch::try_new(schema(old), columns).map_err(Error::arrow("a batch for Parquet"))
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(schema(old), columns, &options)
+        .map_err(Error::arrow("a batch for Parquet"))
 }
 
 fn has_seconds(t: &DataType) -> bool {
@@ -83,9 +90,9 @@ fn field(f: &FieldRef) -> FieldRef {
 
 /// The array at `path`, `per_record` values a record, with seconds as
 /// milliseconds.
-fn array(a: &ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error> {
+fn array(a: ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error> {
     if !has_seconds(a.data_type()) {
-        return Ok(a.clone());
+        return Ok(a);
     }
     let context = || Error::arrow(format!("column `{path}`"));
     Ok(match a.data_type() {
@@ -94,7 +101,7 @@ fn array(a: &ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error>
             let children = fields
                 .iter()
                 .zip(s.columns())
-                .map(|(f, c)| array(c, &format!("{path}.{}", f.name()), per_record))
+                .map(|(f, c)| array(c.clone(), &format!("{path}.{}", f.name()), per_record))
                 .collect::<Result<Vec<_>, _>>()?;
             let fields: Fields = fields.iter().map(field).collect();
             Arc::new(
@@ -105,36 +112,49 @@ fn array(a: &ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error>
         DataType::FixedSizeList(item, n) => {
             let list = a.as_fixed_size_list();
             let size = usize::try_from(*n).unwrap_or(0);
-            let values = array(list.values(), path, per_record * size.max(1))?;
+            let values = array(list.values().clone(), path, per_record * size.max(1))?;
             Arc::new(
                 FixedSizeListArray::try_new(field(item), *n, values, list.nulls().cloned())
                     .map_err(context())?,
             )
         }
-        _ => millis(a.as_primitive::<TimestampSecondType>(), path, per_record)?,
+        _ => {
+            let seconds = a.as_primitive::<TimestampSecondType>().clone();
+            drop(a);
+            millis(seconds, path, per_record)?
+        }
     })
 }
 
-/// Seconds as milliseconds, exactly.
+/// Seconds as milliseconds, exactly; in place when the array is the only
+/// holder of its counts (as a batch made to be written is).
 fn millis(
-    a: &PrimitiveArray<TimestampSecondType>,
+    a: PrimitiveArray<TimestampSecondType>,
     path: &str,
     per_record: usize,
 ) -> Result<ArrayRef, Error> {
-    let values = (0..a.len())
-        .map(|i| match a.is_null(i) {
-            true => Ok(0),
-            false => a.value(i).checked_mul(1000).ok_or_else(|| Error::Value {
-                record: i / per_record.max(1),
-                column: path.to_owned(),
-                message: format!(
-                    "{} seconds are beyond the range of a Parquet timestamp of milliseconds",
-                    a.value(i)
-                ),
-            }),
-        })
-        .collect::<Result<Vec<i64>, _>>()?;
-    let out = PrimitiveArray::<TimestampMillisecondType>::new(values.into(), a.nulls().cloned())
-        .with_timezone_opt(a.timezone());
+    let timezone = a.timezone().map(str::to_owned);
+    let (_, values, nulls) = a.into_parts();
+    let mut counts = values
+        .into_inner()
+        .into_mutable()
+        .unwrap_or_else(|shared| MutableBuffer::from(shared.typed_data::<i64>().to_vec()));
+    for (i, count) in counts.typed_data_mut::<i64>().iter_mut().enumerate() {
+        if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+            *count = 0;
+            continue;
+        }
+        let seconds = *count;
+        *count = seconds.checked_mul(1000).ok_or_else(|| Error::Value {
+            record: i / per_record.max(1),
+            column: path.to_owned(),
+            message: format!(
+                "{seconds} seconds are beyond the range of a Parquet timestamp of milliseconds"
+            ),
+        })?;
+    }
+    let values = ScalarBuffer::from(Buffer::from(counts));
+    let out =
+        PrimitiveArray::<TimestampMillisecondType>::new(values, nulls).with_timezone_opt(timezone);
     Ok(Arc::new(out))
 }

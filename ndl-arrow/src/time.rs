@@ -38,18 +38,17 @@ const NAT: i64 = i64::MIN;
 pub(crate) fn to_arrow(
     leaf: &Leaf<'_>,
     t: TimeType,
-    bytes: MutableBuffer,
+    mut bytes: MutableBuffer,
     len: usize,
 ) -> Result<ArrayRef, Error> {
     let (unit, factor) = arrow_unit(t).expect("checked by the schema");
-    let counts = ScalarBuffer::<i64>::new(bytes.into(), 0, len);
+    let counts = &mut bytes.typed_data_mut::<i64>()[..len];
     let valid = BooleanBuffer::collect_bool(len, |i| counts[i] != NAT);
     let nulls = Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0);
-    let values = if factor == 1 {
-        counts
-    } else {
-        scale(leaf, t, &counts, factor, unit)?
-    };
+    if factor != 1 {
+        scale(leaf, t, counts, factor, unit)?;
+    }
+    let values = ScalarBuffer::<i64>::new(bytes.into(), 0, len);
     Ok(match (t.kind, unit) {
         (TimeKind::DateTime, TimeUnit::Second) => array::<TimestampSecondType>(values, nulls),
         (TimeKind::DateTime, TimeUnit::Millisecond) => {
@@ -81,35 +80,34 @@ fn array<T: ArrowPrimitiveType<Native = i64>>(
     Arc::new(PrimitiveArray::<T>::new(values, nulls))
 }
 
-/// The counts times `factor`, exactly: a product beyond an `i64` (or that
-/// would read back as NaT) is an error naming record and column. NaT
-/// stays where it is, under a null.
+/// Multiplies the counts by `factor` in place, exactly: a product beyond
+/// an `i64` (or that would read back as NaT) is an error naming record
+/// and column. NaT stays where it is, under a null.
 fn scale(
     leaf: &Leaf<'_>,
     t: TimeType,
-    counts: &[i64],
+    counts: &mut [i64],
     factor: i64,
     unit: TimeUnit,
-) -> Result<ScalarBuffer<i64>, Error> {
-    let scaled = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| match c {
-            NAT => Ok(NAT),
-            c => c
-                .checked_mul(factor)
-                .filter(|&v| v != NAT)
-                .ok_or_else(|| Error::Value {
-                    record: leaf.record_of(i),
-                    column: leaf.path_of(i),
-                    message: format!(
-                        "{c} of {t} is beyond the range of an Arrow count of {}",
-                        unit_name(unit)
-                    ),
-                }),
-        })
-        .collect::<Result<Vec<i64>, Error>>()?;
-    Ok(ScalarBuffer::from(scaled))
+) -> Result<(), Error> {
+    for (i, count) in counts.iter_mut().enumerate() {
+        let c = *count;
+        if c == NAT {
+            continue;
+        }
+        *count = c
+            .checked_mul(factor)
+            .filter(|&v| v != NAT)
+            .ok_or_else(|| Error::Value {
+                record: leaf.record_of(i),
+                column: leaf.path_of(i),
+                message: format!(
+                    "{c} of {t} is beyond the range of an Arrow count of {}",
+                    unit_name(unit)
+                ),
+            })?;
+    }
+    Ok(())
 }
 
 fn unit_name(unit: TimeUnit) -> &'static str {
