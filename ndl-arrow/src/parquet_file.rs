@@ -1,8 +1,6 @@
 //! Parquet files of records: written a row group at a time through a file
 //! that appears only once complete, read back a batch at a time.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
@@ -11,15 +9,16 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
-use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::arrow::ProjectionMask;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
 use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
 use crate::error::Error;
-use crate::file::{batch_rows, open, Staged};
+use crate::file::{batch_rows, open};
 use crate::infer::{check, datatype_of};
+use crate::parquet_sink::Sink;
 use crate::scatter::ReadOptions;
 use crate::schema::{schema_of, stored_byte_order};
 
@@ -117,7 +116,7 @@ pub struct ParquetWriter<T> {
 impl<T> std::fmt::Debug for ParquetWriter<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetWriter")
-            .field("path", &self.sink.staged.dest())
+            .field("path", &self.sink.dest())
             .finish()
     }
 }
@@ -211,47 +210,6 @@ impl ParquetRecordWriter {
     /// Completes the file and puts it at its path.
     pub fn finish(self) -> Result<(), Error> {
         self.raw.finish()
-    }
-}
-
-/// An Arrow writer into a staged file.
-struct Sink {
-    writer: ArrowWriter<BufWriter<File>>,
-    staged: Staged,
-}
-
-impl std::fmt::Debug for Sink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sink")
-            .field("path", &self.staged.dest())
-            .finish()
-    }
-}
-
-impl Sink {
-    fn create(path: &Path, schema: SchemaRef, properties: WriterProperties) -> Result<Sink, Error> {
-        let staged = Staged::create(path)?;
-        let schema = crate::parquet_time::schema(schema);
-        let writer = ArrowWriter::try_new(staged.writer()?, schema, Some(properties))
-            .map_err(Error::parquet(format!("{}", path.display())))?;
-        Ok(Sink { writer, staged })
-    }
-}
-
-impl BatchSink for Sink {
-    fn write(&mut self, batch: RecordBatch) -> Result<(), Error> {
-        let batch = crate::parquet_time::batch(batch)?;
-        self.writer
-            .write(&batch)
-            .map_err(Error::parquet(format!("{}", self.staged.dest().display())))
-    }
-
-    fn finish(self) -> Result<(), Error> {
-        let Sink { writer, staged } = self;
-        let context = format!("{}", staged.dest().display());
-        let mut file = writer.into_inner().map_err(Error::parquet(context))?;
-        std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
-        staged.persist()
     }
 }
 

@@ -249,6 +249,37 @@ fn npy_to_parquet_to_npy_is_byte_identical() {
     }
 }
 
+/// The rows of each row group of the Parquet file at `path`.
+fn row_groups(path: &std::path::Path) -> Vec<i64> {
+    use ndl_arrow::parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect()
+}
+
+#[test]
+fn row_groups_keep_to_their_byte_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bytes.parquet");
+    let props = ndl_arrow::parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_bytes(Some(64 << 10))
+        .build();
+    let mut writer = ParquetWriter::<Reading>::create_with(&path, props).unwrap();
+    writer.append(&readings(20_000)).unwrap();
+    writer.finish().unwrap();
+    let groups = row_groups(&path);
+    assert!(groups.len() > 1, "{groups:?}");
+    assert_eq!(groups.iter().sum::<i64>(), 20_000);
+    assert_eq!(
+        ndl_arrow::read_parquet::<Reading>(&path).unwrap(),
+        readings(20_000)
+    );
+}
+
 #[test]
 fn a_parquet_writer_streams_row_groups_and_publishes_on_finish() {
     let dir = tempfile::tempdir().unwrap();
@@ -273,6 +304,7 @@ fn a_parquet_writer_streams_row_groups_and_publishes_on_finish() {
     assert_eq!(ndl_testkit::names(dir.path()), ["stream.parquet"]);
     let meta = ParquetRecordReader::open(&path, &ReadOptions::default()).unwrap();
     assert_eq!(meta.len(), 5000);
+    assert_eq!(row_groups(&path), [1000; 5]);
     assert_eq!(
         ndl_arrow::read_parquet::<Reading>(&path).unwrap(),
         readings(5000)
