@@ -52,6 +52,8 @@ mod common;
 mod hdf5_cmp;
 #[path = "compare/machine.rs"]
 mod machine;
+#[path = "compare/peer_script.rs"]
+mod peer_script;
 #[path = "compare/s3.rs"]
 mod s3;
 #[path = "compare/zarr.rs"]
@@ -401,21 +403,17 @@ fn run_cell<T: Record>(
 
     // NumPy on the same records (it loads our file) and dtype.
     let np_out = dir.join(format!("{}-{mb}-numpy.npy", T::NAME));
-    let out = Command::new(python)
-        .arg(script)
-        .arg(&ours)
-        .arg(&np_out)
-        .arg(reps.to_string())
-        .output()
-        .expect("run the NumPy timing script");
-    if !out.status.success() {
-        panic!(
-            "the NumPy timing script failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let np: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
-    assert_eq!(np["records"].as_u64(), Some(n as u64));
+    let np = peer_script::run_peer_script(
+        python,
+        script,
+        "NumPy",
+        &[
+            ours.as_os_str(),
+            np_out.as_os_str(),
+            reps.to_string().as_ref(),
+        ],
+        n,
+    );
     let _ = fs::remove_file(&ours);
     let _ = fs::remove_file(&raw);
     let _ = fs::remove_file(&np_out);

@@ -37,7 +37,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use ndl_arrow::arrow_schema::FieldRef;
@@ -308,20 +307,17 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     // pyarrow writes the table it reads from our uncompressed file.
     write_ours(&ours_file, &records, Compression::UNCOMPRESSED);
     c.sizes[0] = size(&ours_file);
-    let out = Command::new(python)
-        .arg(script)
-        .arg(&ours_file)
-        .arg(dir.join("arrow-pyarrow.parquet"))
-        .arg(REPS.to_string())
-        .output()
-        .expect("run the pyarrow timing script");
-    assert!(
-        out.status.success(),
-        "the pyarrow timing script failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let py = crate::peer_script::run_peer_script(
+        python,
+        script,
+        "pyarrow",
+        &[
+            ours_file.as_os_str(),
+            dir.join("arrow-pyarrow.parquet").as_os_str(),
+            REPS.to_string().as_ref(),
+        ],
+        n,
     );
-    let py: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
-    assert_eq!(py["records"].as_u64(), Some(n as u64));
     c.pyarrow_plain = py["write_uncompressed"].as_f64().unwrap();
     c.pyarrow_zstd = py["write_zstd"].as_f64().unwrap();
     c.pyarrow = py["pyarrow"].as_str().unwrap_or("?").to_string();

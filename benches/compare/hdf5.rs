@@ -250,21 +250,18 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     let _ = fs::remove_file(&raw);
     let _ = fs::remove_file(&metno);
 
-    let out = Command::new(python)
-        .arg(script)
-        .arg(&ours)
-        .arg(dir.join("hdf5-h5py.h5"))
-        .arg(REPS.to_string())
-        .arg(chunk.to_string())
-        .output()
-        .expect("run the h5py timing script");
-    assert!(
-        out.status.success(),
-        "the h5py timing script failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let py = crate::peer_script::run_peer_script(
+        python,
+        script,
+        "h5py",
+        &[
+            ours.as_os_str(),
+            dir.join("hdf5-h5py.h5").as_os_str(),
+            REPS.to_string().as_ref(),
+            chunk.to_string().as_ref(),
+        ],
+        n,
     );
-    let py: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
-    assert_eq!(py["records"].as_u64(), Some(n as u64));
     assert_eq!(py["itemsize"].as_u64(), Some(size as u64));
     let _ = fs::remove_file(&ours);
     let (own, of_ours) = (

@@ -541,23 +541,19 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     }
 
     // zarr-python on the same records (it reads them from our store).
-    let out = Command::new(python)
-        .arg(script)
-        .arg(&ours)
-        .arg(&py)
-        .arg(CHUNK.to_string())
-        .arg(LEVEL.to_string())
-        .arg(python_reps.to_string())
-        .output()
-        .expect("run the zarr-python timing script");
-    if !out.status.success() {
-        panic!(
-            "the zarr-python timing script failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let zp: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
-    assert_eq!(zp["records"].as_u64(), Some(n as u64));
+    let zp = crate::peer_script::run_peer_script(
+        python,
+        script,
+        "zarr-python",
+        &[
+            ours.as_os_str(),
+            py.as_os_str(),
+            CHUNK.to_string().as_ref(),
+            LEVEL.to_string().as_ref(),
+            python_reps.to_string().as_ref(),
+        ],
+        n,
+    );
     assert_eq!(zp["itemsize"].as_u64(), Some(size as u64));
     remove(&ours);
     remove(&py);
