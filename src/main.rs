@@ -24,8 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print a description of a .npy, .npz, Parquet or Arrow file, or of a
-    /// Zarr store.
+    /// Print a description of a .npy, .npz, Parquet, Arrow, HDF5 or
+    /// netCDF-4 file, or of a Zarr store.
     ///
     /// An NDL sidecar beside the file (FILE with the extension .yaml or
     /// .yml, as `ndl_runtime::npy` writes it) adds what the file cannot
@@ -33,10 +33,11 @@ enum Command {
     /// where its datatypes have the same layout as the file's.
     Describe(DescribeArgs),
     /// Convert an array between any two formats: .npy, .npz, Zarr stores
-    /// (records or columns, v2 or v3), Parquet and Arrow IPC.
+    /// (records or columns, v2 or v3), Parquet, Arrow IPC, HDF5 and
+    /// netCDF-4 (records or columns).
     ///
     /// DST's format is its name's ending: .npy, .npz, .zarr (or s3://),
-    /// .parquet, .arrow or .feather.
+    /// .parquet, .arrow, .feather, .h5, .hdf5 or .nc.
     /// The array streams through in bounded memory; a progress bar shows on
     /// a terminal. The destination appears only once complete.
     Convert(ConvertArgs),
@@ -64,8 +65,8 @@ struct ConvertArgs {
     #[arg(value_parser = location)]
     src: PathBuf,
 
-    /// Where to write: a .npy, .npz, .parquet, .arrow or .feather file, or a
-    /// .zarr store.
+    /// Where to write: a .npy, .npz, .parquet, .arrow, .feather, .h5,
+    /// .hdf5 or .nc file, or a .zarr store.
     #[arg(value_parser = location)]
     dst: PathBuf,
 
@@ -121,7 +122,9 @@ struct ConvertArgs {
     #[arg(long, value_enum, default_value_t = StringsArg::Fixed)]
     strings: StringsArg,
 
-    /// The member of a .npz archive to convert, when it has more than one.
+    /// The member of a .npz archive, or the dataset or variable of an HDF5
+    /// or netCDF-4 file (`/group/name`), to convert, when it holds more
+    /// than one.
     #[arg(long)]
     member: Option<String>,
 }
@@ -138,9 +141,11 @@ enum StringsArg {
 /// The layouts of a store.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum LayoutArg {
-    /// One Zarr array of records.
+    /// One array of records: a Zarr array, an HDF5 dataset, a netCDF
+    /// compound variable.
     Records,
-    /// One Zarr array per field, in a group.
+    /// One array per field: Zarr arrays in a group, HDF5 datasets or
+    /// netCDF variables over the record dimension.
     Columns,
 }
 
