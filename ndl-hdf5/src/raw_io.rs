@@ -4,13 +4,10 @@
 //! `H5Type`, so the copies go through `H5Dwrite` and `H5Dread` with the
 //! type's handle.
 
-use std::ops::Range;
-
 use hdf5_sys::h5d::{H5Dget_space, H5Dopen2, H5Dread, H5Dwrite};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_hyperslab, H5S_ALL};
-use ndl_runtime::{Datatype, NdlType};
 
 /// A dataspace handle we own, closed on drop.
 struct Space(hid_t);
@@ -167,107 +164,4 @@ pub(crate) fn read_rows(
 pub(crate) fn row_bytes(memory_type: &hdf5::Datatype, shape: &[u64]) -> usize {
     let elements: u64 = shape.iter().skip(1).product();
     memory_type.size() * elements as usize
-}
-
-/// The bytes of a record of `datatype` that no field covers, its padding
-/// (in nested compounds and arrays of them too), as ranges in order.
-pub(crate) fn padding(datatype: &Datatype) -> Vec<Range<usize>> {
-    let size = datatype.size().unwrap_or(0);
-    let mut fields = Vec::new();
-    field_spans(datatype, 0, &mut fields);
-    fields.sort_by_key(|f| f.start);
-    let mut gaps = Vec::new();
-    let mut at = 0;
-    for f in fields {
-        if f.start > at {
-            gaps.push(at..f.start);
-        }
-        at = at.max(f.end);
-    }
-    if size > at {
-        gaps.push(at..size);
-    }
-    gaps
-}
-
-/// Pushes the spans of `datatype`'s field bytes, at `offset`, to `out`.
-fn field_spans(datatype: &Datatype, offset: usize, out: &mut Vec<Range<usize>>) {
-    let size = datatype.size().unwrap_or(0);
-    match datatype {
-        Datatype::Compound(c) => {
-            for m in &c.members {
-                field_spans(&m.datatype, offset + m.offset, out);
-            }
-        }
-        Datatype::Array(a) if !padding(&a.base).is_empty() => {
-            let step = a.base.size().unwrap_or(0);
-            for i in 0..a.shape.iter().product::<usize>() {
-                field_spans(&a.base, offset + i * step, out);
-            }
-        }
-        _ => out.push(offset..offset + size),
-    }
-}
-
-/// Records copied into `out` (cleared first) as their bytes in memory,
-/// with every `padding` range of each record zeroed: what the library may
-/// write, padding included, without reading padding as data. Copied and
-/// zeroed in runs small enough to stay in cache between the two; each
-/// gap is zeroed by stores of fixed width (a `memset` call per gap would
-/// cost more than the copy).
-pub(crate) fn zero_padded<T: NdlType>(records: &[T], padding: &[Range<usize>], out: &mut Vec<u8>) {
-    const RUN_BYTES: usize = 64 << 10;
-    let size = std::mem::size_of::<T>();
-    let len = std::mem::size_of_val(records);
-    let stores = zero_stores(padding);
-    out.clear();
-    out.reserve(len);
-    let per_run = (RUN_BYTES / size.max(1)).max(1);
-    for (i, run) in records.chunks(per_run).enumerate() {
-        // SAFETY: the run's bytes start within the `len` reserved (runs
-        // tile `records`, whose bytes `out` has room for).
-        let dst = unsafe { out.as_mut_ptr().add(i * per_run * size) };
-        // SAFETY: `out` has room for the run's bytes at `dst` and does not
-        // overlap `records`; an untyped copy may carry padding's
-        // uninitialised bytes.
-        unsafe { std::ptr::copy_nonoverlapping(run.as_ptr().cast::<u8>(), dst, size_of_val(run)) };
-        // One store at a time across the run: the width is then fixed in
-        // each inner loop, a plain strided store.
-        for &(offset, width) in &stores {
-            for record in 0..run.len() {
-                // SAFETY: each store lies within a gap of a record of
-                // `size` bytes (the gaps come from `T::datatype()`, which
-                // describes `T`), so within the run just copied.
-                unsafe {
-                    let p = dst.add(record * size + offset);
-                    match width {
-                        8 => p.cast::<u64>().write_unaligned(0),
-                        4 => p.cast::<u32>().write_unaligned(0),
-                        2 => p.cast::<u16>().write_unaligned(0),
-                        _ => p.write(0),
-                    }
-                }
-            }
-        }
-    }
-    // SAFETY: every byte of the `len` is initialised: field bytes were
-    // copied from live values, and the padding between them was zeroed.
-    unsafe { out.set_len(len) };
-}
-
-/// The gaps as stores of 8, 4, 2 or 1 zero bytes: (offset, width).
-fn zero_stores(padding: &[Range<usize>]) -> Vec<(usize, usize)> {
-    let mut stores = Vec::new();
-    for gap in padding {
-        let mut at = gap.start;
-        while at < gap.end {
-            let width = [8, 4, 2, 1]
-                .into_iter()
-                .find(|&w| at + w <= gap.end)
-                .unwrap_or(1);
-            stores.push((at, width));
-            at += width;
-        }
-    }
-    stores
 }

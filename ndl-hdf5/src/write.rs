@@ -68,8 +68,6 @@ pub struct DatasetWriter<T> {
     dimensions: Option<(Dimensions, String)>,
     memory_type: hdf5::Datatype,
     packer: Packer<T>,
-    /// The bytes of each record that no field covers, zeroed before a write.
-    padding: Vec<std::ops::Range<usize>>,
     len: u64,
     path: PathBuf,
     name: String,
@@ -195,7 +193,6 @@ impl<T: NdlType> DatasetWriter<T> {
             field: String::new(),
             message: e.to_string(),
         })?;
-        let padding = raw_io::padding(&T::datatype());
         let len = dataset.shape().first().copied().unwrap_or(0) as u64;
         Ok(DatasetWriter {
             target,
@@ -203,7 +200,6 @@ impl<T: NdlType> DatasetWriter<T> {
             dimensions: None,
             memory_type,
             packer,
-            padding,
             len,
             path,
             name: name.to_string(),
@@ -267,7 +263,7 @@ impl<T: NdlType> DatasetWriter<T> {
                         Err(_) => break,
                     }
                 };
-                raw_io::zero_padded(block, &self.padding, &mut buffer);
+                self.packer.copy_zero_padded(block, &mut buffer);
                 if full.send((first, buffer)).is_err() {
                     break;
                 }

@@ -23,8 +23,8 @@ pub(crate) use build::merge_spans;
 use build::{merge_swaps, Builder};
 use checks::first_bad_enum;
 pub(crate) use checks::{BadValue, EnumCheck};
-pub(crate) use padding::CopyOp;
 use padding::{copy_ops, gaps};
+pub(crate) use padding::{zero_padding, CopyOp};
 
 use crate::ByteOrder;
 use crate::Datatype;

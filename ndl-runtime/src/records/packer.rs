@@ -7,7 +7,7 @@ use super::memory::{assume_init, record_bytes};
 use super::packed::{InvalidValue, PackError, PackedLayout};
 use super::record_buf::RecordsMut;
 use super::repacker::Repacker;
-use crate::record_plan::RecordPlan;
+use crate::record_plan::{zero_padding, RecordPlan};
 use crate::{ByteOrder, NdlType};
 
 /// Packs and unpacks records of `T` (see the [module docs](crate::records)).
@@ -53,6 +53,43 @@ impl<T: NdlType> Packer<T> {
     /// Whether `T` has no padding: packed records are its memory.
     pub fn is_dense(&self) -> bool {
         self.repacker.is_dense()
+    }
+
+    /// Copies `records` into `out` (cleared first) as their bytes in
+    /// memory, `T`'s own layout, with every padding byte zero: what a
+    /// format that stores the padding (HDF5, a `.npy`) writes, without
+    /// padding ever read as data. Copied and zeroed a run at a time, small
+    /// enough to stay in cache between the two.
+    ///
+    /// ```
+    /// use ndl_runtime::records::Packer;
+    /// use ndl_runtime::NdlType;
+    ///
+    /// #[derive(Clone, Copy, NdlType)]
+    /// #[repr(C)]
+    /// struct P { a: u8, b: u16 }
+    ///
+    /// let mut out = Vec::new();
+    /// Packer::<P>::new()?.copy_zero_padded(&[P { a: 1, b: 2 }], &mut out);
+    /// assert_eq!(out, [&[1, 0][..], &2u16.to_ne_bytes()].concat());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn copy_zero_padded(&self, records: &[T], out: &mut Vec<u8>) {
+        const RUN_BYTES: usize = 64 << 10;
+        let size = std::mem::size_of::<T>().max(1);
+        let per_run = (RUN_BYTES / size).max(1);
+        out.clear();
+        out.reserve(std::mem::size_of_val(records));
+        let room = &mut out.spare_capacity_mut()[..std::mem::size_of_val(records)];
+        for (run, dst) in records.chunks(per_run).zip(room.chunks_mut(per_run * size)) {
+            // Padding is copied as `MaybeUninit`, never read as `u8`, and
+            // overwritten with zeros right below.
+            dst.copy_from_slice(record_bytes(run));
+            zero_padding(&self.memory.padding, size, dst);
+        }
+        // SAFETY: every byte of the records' length is initialised: field
+        // bytes were copied from live values, the padding was zeroed.
+        unsafe { out.set_len(std::mem::size_of_val(records)) };
     }
 
     /// Writes `records` packed, in native byte order, into `out`, which
