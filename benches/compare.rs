@@ -450,6 +450,25 @@ fn preallocate(file: &File, len: usize) {
     assert_eq!(r, 0, "fallocate: {}", std::io::Error::last_os_error());
 }
 
+/// Prints comparison rows as Markdown table rows: job, peer, the peer's
+/// time and ours (seconds, printed in ms), the peer's time over ours, and
+/// ✓/✗ against the target ratio.
+fn print_peer_rows(rows: &[(&str, &str, f64, f64, f64)]) {
+    for &(job, peer, theirs, ours, target) in rows {
+        let ratio = theirs / ours;
+        println!(
+            "| {job} | {peer} | {} | {} | {ratio:.2} {} | ≥ {target} |",
+            ms(theirs),
+            ms(ours),
+            mark(ratio >= target)
+        );
+    }
+}
+
+fn ms(secs: f64) -> String {
+    format!("{:.0} ms", secs * 1e3)
+}
+
 fn mark(ok: bool) -> &'static str {
     if ok {
         "✓"

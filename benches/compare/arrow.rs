@@ -50,7 +50,7 @@ use parquet::record::RecordWriter;
 use parquet_derive::ParquetRecordWriter;
 use serde::{Serialize, Serializer};
 
-use crate::{mark, time};
+use crate::{ms, print_peer_rows, time};
 
 /// Rounds of every job; the best time of each is kept.
 pub const REPS: usize = 3;
@@ -327,10 +327,6 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     c
 }
 
-fn ms(secs: f64) -> String {
-    format!("{:.0} ms", secs * 1e3)
-}
-
 /// Prints the cell as a Markdown table, with which targets are met.
 pub fn print(c: &Cell, machine: &str, python: &Path) {
     println!("# ndl-arrow comparison\n");
@@ -376,15 +372,7 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
             1.0,
         ),
     ];
-    for (job, peer, theirs, ours, target) in rows {
-        let ratio = theirs / ours;
-        println!(
-            "| {job} | {peer} | {} | {} | {ratio:.2} {} | ≥ {target} |",
-            ms(theirs),
-            ms(ours),
-            mark(ratio >= target)
-        );
-    }
+    print_peer_rows(&rows);
     println!(
         "| `from_record_batch` | — | — | {} | — | — |",
         ms(c.from_batch)

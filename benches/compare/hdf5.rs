@@ -38,7 +38,7 @@ use std::process::Command;
 use ndl_runtime::NdlType;
 
 use crate::common::{advise_huge, huge_vec};
-use crate::{mark, preallocate, time};
+use crate::{ms, preallocate, print_peer_rows, time};
 
 /// Rounds of every job; the best time of each is kept.
 pub const REPS: usize = 5;
@@ -287,10 +287,6 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     }
 }
 
-fn ms(secs: f64) -> String {
-    format!("{:.0} ms", secs * 1e3)
-}
-
 /// Prints the cell as a Markdown table, with which targets are met.
 pub fn print(c: &Cell, machine: &str, python: &Path) {
     println!("# ndl-hdf5 comparison\n");
@@ -339,15 +335,7 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         ),
         ("read", "h5py", c.h5py_read, c.ours_read, PEER_TARGET),
     ];
-    for (job, peer, theirs, ours, target) in rows {
-        let ratio = theirs / ours;
-        println!(
-            "| {job} | {peer} | {} | {} | {ratio:.2} {} | ≥ {target} |",
-            ms(theirs),
-            ms(ours),
-            mark(ratio >= target)
-        );
-    }
+    print_peer_rows(&rows);
     println!(
         "\nRatio: the peer's time over ours (above 1, ours is faster). For reference: \
          raw write without fallocate {} ({:.2} of ours); h5py reads its own file in {}, ours in {}.",
