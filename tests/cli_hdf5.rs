@@ -6,7 +6,7 @@
 mod common;
 
 use common::cli::{convert, converted, describe, ok, refused};
-use common::numpy_kinds::NUMPY_KINDS;
+use common::numpy_kinds::{NETCDF4_FILE, NUMPY_KINDS};
 use ndl_testkit::python::{python312, run_with};
 
 #[test]
@@ -56,20 +56,16 @@ fn files_h5py_and_netcdf4_wrote_convert_and_describe() {
     let d = dir.path();
     let nc = d.join("cf.nc");
     let h5 = d.join("many.h5");
+    run_with(&python312(), NETCDF4_FILE, &[nc.to_str().unwrap()]);
     run_with(
         &python312(),
         r#"
-import sys, h5py, netCDF4, numpy as np
-n = netCDF4.Dataset(sys.argv[1], "w")
-n.createDimension("time", None); n.createDimension("lat", 3)
-t = n.createVariable("time", "f8", ("time",)); t.units = "days since 2000-01-01"
-v = n.createVariable("tas", "f4", ("time", "lat"), zlib=True); v.long_name = "air temperature"
-v[0:2, :] = np.arange(6).reshape(2, 3); t[0:2] = [0, 1]; n.title = "cf"; n.close()
-with h5py.File(sys.argv[2], "w") as f:
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
     f["a"] = np.arange(3); f.create_group("g")["b"] = np.zeros(2, [("x", "<f4"), ("y", "u1")])
     f["g/b"].attrs["units"] = "m"
 "#,
-        &[nc.to_str().unwrap(), h5.to_str().unwrap()],
+        &[h5.to_str().unwrap()],
     );
     let out = d.join("tas.npy");
     converted(convert(&nc, &out, &["--member", "tas"]), "tas");

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::cli::{convert, converted, describe, ok, refused};
-use common::numpy_kinds::NUMPY_KINDS;
+use common::numpy_kinds::{NETCDF4_FILE, NUMPY_KINDS};
 use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
 
@@ -259,23 +259,7 @@ with h5py.File(sys.argv[1], "w") as f:
 fn files_netcdf4_python_wrote_describe_as_ncdump_shows_them() {
     let dir = tempfile::tempdir().unwrap();
     let nc = dir.path().join("cf.nc");
-    run_with(
-        &python312(),
-        r#"
-import sys, netCDF4, numpy as np
-n = netCDF4.Dataset(sys.argv[1], "w")
-n.createDimension("time", None); n.createDimension("lat", 3)
-t = n.createVariable("time", "f8", ("time",)); t.units = "days since 2000-01-01"
-v = n.createVariable("tas", "f4", ("time", "lat"), zlib=True); v.long_name = "air temperature"
-v[0:2, :] = np.arange(6).reshape(2, 3); t[0:2] = [0, 1]; n.title = "cf"
-g = n.createGroup("sub"); g.createDimension("x", 4); w = g.createVariable("w", "i2", ("x",))
-w[:] = [1, 2, 3, 4]; w.setncattr("factor", np.float32(0.5)); w.valid = np.array([1, 9], "i4")
-e = n.createEnumType(np.uint8, "cloud_t", {"clear": 0, "cloudy": 1}); ev = n.createVariable("cloud", e, ("lat",)); ev[:] = [0, 1, 0]
-s = n.createVariable("names", str, ("lat",)); s[0] = "abc"
-n.close()
-"#,
-        &[nc.to_str().unwrap()],
-    );
+    run_with(&python312(), NETCDF4_FILE, &[nc.to_str().unwrap()]);
     let ours = ok(describe(&nc, "cdl", &[]), "describe cf.nc as CDL");
     assert_eq!(ours.trim_end(), ncdump(&["-h"], &nc).trim_end());
     assert!(

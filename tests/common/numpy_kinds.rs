@@ -1,5 +1,5 @@
-//! NumPy arrays of every kind, made by NumPy itself, for the HDF5 and
-//! netCDF-4 tests.
+//! Files made by the peers themselves for the HDF5 and netCDF-4 tests:
+//! NumPy arrays of every kind, and a netCDF-4 file of netCDF4-python's.
 
 /// Saves an array of every kind NumPy saves that HDF5 and netCDF-4 hold
 /// into the folder `sys.argv[1]`: records (padded, nested, big-endian,
@@ -23,4 +23,23 @@ c = np.zeros(5, [("id", "<u4"), ("name", "S6"), ("v", "<f8", (2,)), ("flag", "?"
 c["id"] = range(5); c["name"] = [b"a", b"bb", b"ccc", b"", b"eeeeee"]; c["v"] = 1.5; c["flag"] = [1, 0, 1, 0, 1]
 c["t"] = np.arange(5).astype("M8[s]") + 10**9; c["t"][2] = np.datetime64("NaT"); c["w"] = 3
 np.save(f"{d}/cols.npy", c)
+"#;
+
+/// Writes a netCDF-4 file with netCDF4-python at `sys.argv[1]`: an
+/// unlimited `time` coordinate, a compressed `tas(time, lat)` with a
+/// `long_name`, a global `title`, a group `sub` with its own dimension and
+/// typed attributes (a float32 and an int32 list on a short variable), an
+/// enum variable and a variable-length string variable.
+pub const NETCDF4_FILE: &str = r#"
+import sys, netCDF4, numpy as np
+n = netCDF4.Dataset(sys.argv[1], "w")
+n.createDimension("time", None); n.createDimension("lat", 3)
+t = n.createVariable("time", "f8", ("time",)); t.units = "days since 2000-01-01"
+v = n.createVariable("tas", "f4", ("time", "lat"), zlib=True); v.long_name = "air temperature"
+v[0:2, :] = np.arange(6).reshape(2, 3); t[0:2] = [0, 1]; n.title = "cf"
+g = n.createGroup("sub"); g.createDimension("x", 4); w = g.createVariable("w", "i2", ("x",))
+w[:] = [1, 2, 3, 4]; w.setncattr("factor", np.float32(0.5)); w.valid = np.array([1, 9], "i4")
+e = n.createEnumType(np.uint8, "cloud_t", {"clear": 0, "cloudy": 1}); ev = n.createVariable("cloud", e, ("lat",)); ev[:] = [0, 1, 0]
+s = n.createVariable("names", str, ("lat",)); s[0] = "abc"
+n.close()
 "#;
