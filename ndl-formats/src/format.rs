@@ -11,7 +11,7 @@ use ndl_runtime::npz::NpzReader;
 use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 use crate::contents::stem;
 use crate::error::{Error, Result};
-use crate::hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5SinkOptions, Hdf5Source};
+use crate::hdf5::{Hdf5Sink, Hdf5SinkOptions};
 use crate::npy::{NpySink, NpySource};
 use crate::npz::{NpzSink, NpzSource};
 use crate::sink::Sink;
@@ -181,13 +181,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
         Format::Zarr => Box::new(ZarrSource::open(path)?),
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
-        Format::Hdf5 => match options.member.as_deref() {
-            None => match Hdf5ColumnsSource::probe(path)? {
-                Some(columns) => Box::new(columns),
-                None => Box::new(Hdf5Source::open(path, None)?),
-            },
-            member => Box::new(Hdf5Source::open(path, member)?),
-        },
+        Format::Hdf5 => crate::hdf5::open(path, options.member.as_deref())?,
     })
 }
 

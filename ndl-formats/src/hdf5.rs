@@ -25,13 +25,23 @@ fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
     }
 }
 
-/// The dataset to read of the file at `path`: `member`, else the file's
-/// only dataset of numbers or records.
-fn dataset_to_read(path: &Path, member: Option<&str>) -> Result<String> {
+/// The HDF5 file at `path` as a source: `member` where given; else its
+/// records in columns, or its only dataset. The file's inventory is taken
+/// once, for both questions.
+pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>> {
     if let Some(member) = member {
-        return Ok(member.to_string());
+        return Ok(Box::new(Hdf5Source::open_dataset(path, member)?));
     }
     let inventory = Inventory::of(path).map_err(in_file(path))?;
+    if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
+        return Ok(Box::new(columns));
+    }
+    let dataset = only_dataset(path, &inventory)?;
+    Ok(Box::new(Hdf5Source::open_dataset(path, &dataset)?))
+}
+
+/// The only dataset of numbers or records of the file at `path`.
+fn only_dataset(path: &Path, inventory: &Inventory) -> Result<String> {
     let data: Vec<String> = inventory
         .datasets
         .iter()
@@ -71,8 +81,17 @@ pub struct Hdf5Source {
 impl Hdf5Source {
     /// Opens `member` of the HDF5 file at `path`, or its only dataset.
     pub fn open(path: &Path, member: Option<&str>) -> Result<Hdf5Source> {
-        let dataset = dataset_to_read(path, member)?;
-        let reader = ArrayReader::open(path, &dataset).map_err(in_file(path))?;
+        match member {
+            Some(member) => Self::open_dataset(path, member),
+            None => {
+                let inventory = Inventory::of(path).map_err(in_file(path))?;
+                Self::open_dataset(path, &only_dataset(path, &inventory)?)
+            }
+        }
+    }
+
+    fn open_dataset(path: &Path, dataset: &str) -> Result<Hdf5Source> {
+        let reader = ArrayReader::open(path, dataset).map_err(in_file(path))?;
         let stored = reader.stored().clone();
         let shape = reader.shape().to_vec();
         let mut spec = ArraySpec::new(stored.datatype, shape.clone());
@@ -271,6 +290,17 @@ impl Sink for Hdf5Sink {
     }
 }
 
+/// Whether the file holds records we wrote in the columns layout: its
+/// root's `ndl_datatype` attribute is a datatype.
+fn written_as_columns(inventory: &Inventory) -> bool {
+    inventory
+        .groups
+        .first()
+        .and_then(|root| root.attributes.get(ndl_hdf5::NDL_DATATYPE))
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|text| serde_json::from_str::<Datatype>(text).is_ok())
+}
+
 /// The record whose fields are the variables of the root group of a file
 /// that is a table: two or more, all along one first dimension, of
 /// numbers, enums, bools, CF times or netCDF text (strings of their last
@@ -349,15 +379,12 @@ impl Hdf5ColumnsSource {
     /// root holds two or more variables, all along one first dimension,
     /// of numbers, enums, bools or netCDF text (as xarray writes a table):
     /// a field per variable, in the file's order. `None` otherwise.
-    pub fn probe(path: &Path) -> Result<Option<Hdf5ColumnsSource>> {
-        let reader = if ColumnsReader::record_type(path)
-            .map_err(in_file(path))?
-            .is_some()
-        {
+    /// `inventory` is the file's.
+    pub fn probe(path: &Path, inventory: &Inventory) -> Result<Option<Hdf5ColumnsSource>> {
+        let reader = if written_as_columns(inventory) {
             ColumnsReader::open(path)
         } else {
-            let inventory = Inventory::of(path).map_err(in_file(path))?;
-            let Some(record) = inferred_record(&inventory) else {
+            let Some(record) = inferred_record(inventory) else {
                 return Ok(None);
             };
             ColumnsReader::open_as(path, &record)

@@ -181,13 +181,6 @@ pub struct ColumnsReader {
 }
 
 impl ColumnsReader {
-    /// The record type of the file at `path`, when it holds records in
-    /// the columns layout (its `ndl_datatype` attribute).
-    pub fn record_type(path: impl AsRef<Path>) -> Result<Option<Datatype>> {
-        let file = crate::file::open(path.as_ref())?;
-        Ok(cf::read_datatype(&file))
-    }
-
     /// Opens the columns of the file at `path`, to read its records (of
     /// its `ndl_datatype`) with every number in native byte order.
     pub fn open(path: impl AsRef<Path>) -> Result<ColumnsReader> {
