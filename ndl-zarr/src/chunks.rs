@@ -358,15 +358,46 @@ impl ChunkIo {
             return work(&self.read(chunk)?);
         };
         with_buffer(self.chunk_bytes(), |buffer| {
-            // A frame that claims more than the buffer holds fails here,
-            // without allocating: the buffer is the chunk's size.
-            let n = with_decompressor(|d| d.decompress_to_buffer(&encoded, buffer))
-                .map_err(|e| self.error(chunk, format!("corrupt: {e}")))?;
-            if n != buffer.len() {
-                return Err(self.error(chunk, "decoded chunk has the wrong length"));
-            }
+            self.decompress(chunk, &encoded, buffer)?;
             work(buffer)
         })
+    }
+
+    /// Writes records `first..` (as many as `out` holds, all in one chunk)
+    /// into `out`, decoded as [`with_decoded`](ChunkIo::with_decoded)
+    /// decodes them. A whole plain zstd chunk is decoded straight into
+    /// `out`, with no copy through this thread's buffer.
+    pub fn read_records_into(&self, first: u64, out: &mut [u8]) -> Result<()> {
+        let chunk = first / self.chunk_len;
+        let whole = first.is_multiple_of(self.chunk_len) && out.len() == self.chunk_bytes();
+        if !(self.direct && whole) {
+            let count = out.len().checked_div(self.record).unwrap_or(0);
+            return self.with_records(first, count, |records| {
+                out.copy_from_slice(records);
+                Ok(())
+            });
+        }
+        let encoded = self
+            .engine
+            .retrieve_encoded_chunk(&self.indices(chunk))
+            .map_err(|e| self.error(chunk, e))?;
+        let Some(encoded) = encoded else {
+            out.copy_from_slice(&self.read(chunk)?);
+            return Ok(());
+        };
+        self.decompress(chunk, &encoded, out)
+    }
+
+    /// Decompresses the zstd frame of chunk `chunk` into `out`, which must
+    /// come out exactly full. A frame that claims more than `out` holds
+    /// fails without allocating.
+    fn decompress(&self, chunk: u64, encoded: &[u8], out: &mut [u8]) -> Result<()> {
+        let n = with_decompressor(|d| d.decompress_to_buffer(encoded, out))
+            .map_err(|e| self.error(chunk, format!("corrupt: {e}")))?;
+        if n != out.len() {
+            return Err(self.error(chunk, "decoded chunk has the wrong length"));
+        }
+        Ok(())
     }
 
     /// Runs `work` on records `first..first + count` (all in one chunk),
@@ -452,6 +483,39 @@ mod tests {
             .unwrap();
         let e = io.with_decoded(1, |r| Ok(r.len())).unwrap_err();
         assert!(e.to_string().contains("corrupt"), "{e}");
+        let e = io.read_records_into(3, &mut [0; 6]).unwrap_err();
+        assert!(e.to_string().contains("corrupt"), "{e}");
+    }
+
+    #[test]
+    fn records_are_read_into_place_whole_chunk_or_part() {
+        for options in [
+            WriteOptions::new(),
+            WriteOptions::new().byte_order(ndl_runtime::ByteOrder::NATIVE.opposite()),
+        ] {
+            let io = chunk_io(&options, vec![7]);
+            let values = [5u16, 6, 7, 8];
+            let records: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            io.write(0, Cow::Borrowed(&records[..6])).unwrap();
+            io.write(1, Cow::Borrowed(&records[6..])).unwrap();
+            // A whole chunk, straight into place, and a part of one.
+            let mut whole = [9; 6];
+            io.read_records_into(0, &mut whole).unwrap();
+            assert_eq!(whole, records[..6]);
+            let mut part = [9; 4];
+            io.read_records_into(1, &mut part).unwrap();
+            assert_eq!(part, records[2..6]);
+            // A chunk never written is the fill value.
+            let mut missing = [9; 6];
+            io.read_records_into(6, &mut missing[..2]).unwrap();
+            assert_eq!(missing[..2], [0, 0]);
+            let mut whole_missing = [9; 6];
+            io.read_records_into(6, &mut whole_missing).unwrap();
+            assert_eq!(whole_missing, [0; 6]);
+            // Records past their chunk's end are an error, not a panic.
+            let e = io.read_records_into(5, &mut [0; 4]).unwrap_err();
+            assert!(e.to_string().contains("short"), "{e}");
+        }
     }
 
     #[test]

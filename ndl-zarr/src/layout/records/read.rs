@@ -85,11 +85,7 @@ impl PartSource for RecordsSource {
     }
 
     fn packed(&self, first: u64, out: &mut [u8]) -> Result<()> {
-        let count = out.len() / self.stored.size().max(1);
-        self.chunks.with_records(first, count, |records| {
-            out.copy_from_slice(records);
-            Ok(())
-        })?;
+        self.chunks.read_records_into(first, out)?;
         self.stored.check(out).map_err(self.invalid(first))
     }
 
