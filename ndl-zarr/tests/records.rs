@@ -437,3 +437,58 @@ fn file_urls_are_local_stores() {
     names.sort();
     assert_eq!(names, ["c.zarr", "w.zarr"]);
 }
+
+/// Records without padding, whose packed bytes are their memory.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Dense {
+    n: u16,
+    kind: Kind,
+}
+
+/// Dense records are decoded straight into the records read, whole chunks
+/// and parts alike, and still checked: a value no member has is an error
+/// naming its record, on every codec path.
+#[test]
+fn dense_records_are_read_into_place_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let kinds = [Kind::A, Kind::B];
+    let want: Vec<Dense> = (0..40u16)
+        .map(|n| Dense {
+            n,
+            kind: kinds[n as usize % 2],
+        })
+        .collect();
+    for (name, options) in [
+        ("zstd", WriteOptions::new().chunk_len(16)),
+        (
+            "swapped",
+            WriteOptions::new()
+                .chunk_len(16)
+                .byte_order(ByteOrder::NATIVE.opposite()),
+        ),
+        ("none", WriteOptions::new().chunk_len(16).codec(Codec::None)),
+    ] {
+        let path = dir.path().join(format!("{name}.zarr"));
+        options.write(&path, &want).unwrap();
+        assert_eq!(ndl_zarr::read::<Dense>(&path).unwrap(), want, "{name}");
+        let range = ndl_zarr::read_range::<Dense>(&path, 5..37).unwrap();
+        assert_eq!(range, want[5..37], "{name}");
+
+        // Record 21 (in the second chunk) holds a kind no member has.
+        let mut packed: Vec<u8> = want
+            .iter()
+            .flat_map(|d| [d.n.to_ne_bytes(), (d.kind as u16).to_ne_bytes()].concat())
+            .collect();
+        packed[21 * 4 + 2..21 * 4 + 4].copy_from_slice(&7u16.to_ne_bytes());
+        let bad = dir.path().join(format!("{name}-bad.zarr"));
+        let mut w = options.create_packed(&bad, &Dense::datatype()).unwrap();
+        w.append(&packed).unwrap();
+        w.finish().unwrap();
+        let e = ndl_zarr::read::<Dense>(&bad).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidValue { chunk: 1, record: 21, ref field, .. } if field == "kind"),
+            "{name}: {e}"
+        );
+    }
+}

@@ -95,6 +95,15 @@ impl PartSource for RecordsSource {
         first: u64,
         part: &mut RecordsMut<'_, T>,
     ) -> Result<()> {
+        if self.by_name.is_none() && packer.is_dense() {
+            // Packed records are `T`'s memory: decoded straight into place.
+            let mut read = Ok(());
+            let filled = packer.fill(part, |memory| {
+                read = self.chunks.read_records_into(first, memory);
+            });
+            read?;
+            return filled.map_err(self.invalid(first));
+        }
         self.chunks.with_records(first, part.len(), |bytes| {
             match &self.by_name {
                 Some(map) => packer.fill(part, |memory| map.apply(bytes, memory)),
