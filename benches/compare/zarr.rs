@@ -38,6 +38,13 @@
 //!   bare decompress into the chunk's place. Ours, writing and reading
 //!   records and columns, is reported as a fraction of that limit (target
 //!   ≥ 0.9), and against zarrs (target ≥ 1.0);
+//! - the limit of any reader into records of `T`: the read limit, but
+//!   decompressing into a buffer each thread keeps, then making each
+//!   packed record a `T` ([`from_packed`], field by field) in its place in
+//!   new memory. A `T` is 24 bytes where its packed record is 16, so this
+//!   reader writes half as many bytes again into new memory as the read
+//!   limit, as ours must; ours reading records and columns into `T`s is
+//!   reported as a fraction of it too (target ≥ 0.9);
 //! - ours with `WriteOptions::durable(true)`, each file and directory
 //!   flushed to the disk around its rename: what power-loss durability
 //!   costs (no target);
@@ -65,15 +72,24 @@ use ndl_runtime::NdlType;
 use ndl_zarr::{Codec, WriteOptions};
 
 use crate::common::{advise_huge, huge_vec, records, Padded24Flat, Record};
-use crate::{mark, preallocate, time, MB};
+use crate::{preallocate, MB};
 
 #[path = "zarr_limit.rs"]
 mod limit;
 #[path = "zarr_zarrs.rs"]
 mod zarrs_baseline;
 
-use limit::{codec_compress, codec_decompress, limit_read, limit_write};
+use limit::{codec_compress, codec_decompress, limit_read, limit_read_records, limit_write};
 use zarrs_baseline::{zarrs_read, zarrs_write};
+
+#[path = "zarr_rounds.rs"]
+mod rounds;
+pub use rounds::verbose;
+use rounds::{rounds, Job, Timed};
+
+#[path = "zarr_report.rs"]
+mod report;
+pub use report::print;
 
 /// zstd's level for every writer: zarr-python's and ndl-zarr's default,
 /// the cell issue #17 restated its targets on.
@@ -136,129 +152,6 @@ fn fail_python(why: &str) -> ! {
     std::process::exit(2);
 }
 
-/// One job's best repetition: its wall time and the CPU time (user and
-/// system, all threads) the process spent in it, in seconds.
-#[derive(Clone, Copy)]
-struct Timed {
-    wall: f64,
-    cpu: f64,
-}
-
-impl Timed {
-    const NONE: Timed = Timed {
-        wall: f64::INFINITY,
-        cpu: f64::NAN,
-    };
-
-    fn keep_best(&mut self, other: Timed) {
-        if other.wall < self.wall {
-            *self = other;
-        }
-    }
-}
-
-/// The CPU time of this process so far (all threads, user and system).
-fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes the struct it is given, nothing else.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    assert_eq!(r, 0, "getrusage");
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
-}
-
-fn timed(f: impl FnOnce()) -> Timed {
-    let cpu = cpu_seconds();
-    let wall = time(f).as_secs_f64();
-    Timed {
-        wall,
-        cpu: cpu_seconds() - cpu,
-    }
-}
-
-/// What a job's run returns, dropped after its timing.
-type Output = Box<dyn std::any::Any>;
-
-/// One job of a round: `before` (untimed: delete the target), `run`
-/// (timed), then, after the first run only, `check` of what it returned
-/// (untimed), and `before` again unless it was the last round.
-struct Job<'a> {
-    before: Box<dyn Fn() + 'a>,
-    run: Box<dyn Fn() -> Output + 'a>,
-    check: Box<dyn Fn(&Output) + 'a>,
-}
-
-impl<'a> Job<'a> {
-    /// A write of `target` (a name in `dir`, deleted before each run).
-    fn write(dir: &'a Path, target: &'a str, run: impl Fn() + 'a) -> Job<'a> {
-        Job {
-            before: Box::new(move || remove(&dir.join(target))),
-            run: Box::new(move || {
-                run();
-                Box::new(())
-            }),
-            check: Box::new(|_| ()),
-        }
-    }
-
-    /// A read whose result `ok` checks, once.
-    fn read<R: 'static>(
-        what: &'static str,
-        run: impl Fn() -> R + 'a,
-        ok: impl Fn(&R) -> bool + 'a,
-    ) -> Job<'a> {
-        Job {
-            before: Box::new(|| ()),
-            run: Box::new(move || Box::new(run())),
-            check: Box::new(move |out| {
-                assert!(
-                    ok(out.downcast_ref::<R>().expect("the job's output")),
-                    "{what} read other records"
-                )
-            }),
-        }
-    }
-}
-
-/// Whether every repetition's time is printed (`NDL_BENCH_VERBOSE=1`).
-pub fn verbose() -> bool {
-    std::env::var_os("NDL_BENCH_VERBOSE").is_some_and(|v| v == "1")
-}
-
-/// The best of `reps` rounds of `jobs`; each round starts one job further
-/// on, so that no job always follows the same one.
-fn rounds(reps: usize, jobs: &[Job<'_>]) -> Vec<Timed> {
-    let mut best = vec![Timed::NONE; jobs.len()];
-    for rep in 0..reps {
-        for k in 0..jobs.len() {
-            let i = (k + rep) % jobs.len();
-            (jobs[i].before)();
-            let mut out = None;
-            let t = timed(|| out = Some((jobs[i].run)()));
-            if verbose() {
-                eprintln!(
-                    "  round {rep}, job {i}: {:.1} ms, CPU {:.1} ms",
-                    t.wall * 1e3,
-                    t.cpu * 1e3
-                );
-            }
-            best[i].keep_best(t);
-            let out = out.expect("the job ran");
-            if rep == 0 {
-                (jobs[i].check)(&out);
-            }
-            drop(out);
-            if rep + 1 < reps {
-                // Delete what was written at once: dirty pages of deleted
-                // files are never written back, so no writeback of earlier
-                // jobs' data runs under later jobs.
-                (jobs[i].before)();
-            }
-        }
-    }
-    best
-}
-
 /// The best times of the cell and what was stored.
 pub struct Cell {
     mb: usize,
@@ -280,6 +173,9 @@ pub struct Cell {
     /// of each chunk file plus the codec (see the module's comment).
     limit_write: Timed,
     limit_read: Timed,
+    /// The read limit of a reader into records of `T`: the same, plus each
+    /// packed record made into a `T` in new memory.
+    limit_records_read: Timed,
     /// Ours from and to packed records (`PackedWriter`, `read_packed`).
     packed_write: Timed,
     packed_none_write: Timed,
@@ -302,18 +198,31 @@ pub struct Cell {
 }
 
 /// Repetitions for ours, zarrs and raw, and for zarr-python.
-/// Five even for the big cell: on this benchmark's virtual machine the
+/// Seven even for the big cell: on this benchmark's virtual machine the
 /// first touch of freed memory (page cache, fresh buffers) varies several
-/// times over between repetitions (see BENCHMARKS.md).
+/// times over between repetitions (see BENCHMARKS.md), and five left the
+/// best of a job to luck.
 fn reps(mb: usize) -> (usize, usize) {
     match mb {
         0..=4 => (10, 5),
-        _ => (5, 3),
+        _ => (7, 3),
     }
 }
 
 /// Writes packed records of `T` as a new store with ndl-zarr's untyped
 /// writer: the typed writer's work without the packing.
+/// A `T` from its packed bytes in native byte order, field by field, as
+/// any reader that knows `T` would write it: the limit's record copy.
+fn from_packed(p: &[u8]) -> T {
+    Padded24Flat {
+        a: u32::from_ne_bytes(p[0..4].try_into().unwrap()),
+        b: f64::from_ne_bytes(p[4..12].try_into().unwrap()),
+        c: u16::from_ne_bytes(p[12..14].try_into().unwrap()),
+        d: p[14],
+        e: p[15] as i8,
+    }
+}
+
 fn write_packed(options: &WriteOptions, path: &Path, packed: &[u8]) {
     let mut w = options.create_packed(path, &T::datatype()).unwrap();
     w.append(packed).unwrap();
@@ -472,6 +381,7 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     };
     drop(codec_jobs);
     drop(frames);
+    drop(decompressed);
 
     // Reads of what was just written, in rounds, each checked once.
     let read_jobs = [
@@ -521,8 +431,18 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
             },
             |out| *out == whole_chunks,
         ),
+        Job::read(
+            "the limit into records",
+            // Into new memory with 2 MiB pages, as ours.
+            || {
+                let mut out = huge_vec::<T>(n);
+                limit_read_records(&limit, &mut out, n, (CHUNK as usize, size), from_packed);
+                out
+            },
+            |out| *out == recs,
+        ),
     ];
-    let [raw_read, none_read, zarrs_read_t, ours_read, packed_read, columns_read, limit_read_t] =
+    let [raw_read, none_read, zarrs_read_t, ours_read, packed_read, columns_read, limit_read_t, limit_records_read] =
         rounds(reps, &read_jobs)[..]
     else {
         unreachable!()
@@ -531,7 +451,6 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         remove(p);
     }
     drop(read_jobs);
-    drop(decompressed);
     drop(whole_chunks);
     let ours_stored = chunk_bytes(&ours);
     let zarrs_stored = chunk_bytes(&zarrs);
@@ -575,6 +494,7 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
         zarrs_read: zarrs_read_t,
         limit_write: limit_write_t,
         limit_read: limit_read_t,
+        limit_records_read,
         python_write: Timed {
             wall: zp["write"].as_f64().unwrap(),
             cpu: zp["write_cpu"].as_f64().unwrap(),
@@ -600,250 +520,5 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
             zp["numpy"].as_str().unwrap_or("?"),
             zp["python"].as_str().unwrap_or("?")
         ),
-    }
-}
-
-/// One comparison: ours against a peer on the same job, and its target
-/// (peer's time / ours, so above 1 means ours is faster).
-struct Row {
-    job: String,
-    peer: &'static str,
-    ours: Timed,
-    theirs: Timed,
-    target: Option<f64>,
-}
-
-fn rows(c: &Cell) -> Vec<Row> {
-    let zstd = format!("zstd {LEVEL}");
-    let limit_write = "the limit: the codec on the same chunks + a raw write of each";
-    let limit_read = "the limit: a raw read of each chunk + the codec";
-    vec![
-        Row {
-            job: format!("write, {zstd}"),
-            peer: limit_write,
-            ours: c.ours_write,
-            theirs: c.limit_write,
-            target: Some(0.9),
-        },
-        Row {
-            job: format!("write, {zstd}, columns layout"),
-            peer: limit_write,
-            ours: c.columns_write,
-            theirs: c.limit_write,
-            target: Some(0.9),
-        },
-        Row {
-            job: format!("read, {zstd}"),
-            peer: limit_read,
-            ours: c.ours_read,
-            theirs: c.limit_read,
-            target: Some(0.9),
-        },
-        Row {
-            job: format!("read, {zstd}, columns layout"),
-            peer: limit_read,
-            ours: c.columns_read,
-            theirs: c.limit_read,
-            target: Some(0.9),
-        },
-        Row {
-            job: format!("write, {zstd}"),
-            peer: "zarrs, `r128`, no fsync",
-            ours: c.ours_write,
-            theirs: c.zarrs_write,
-            target: Some(1.0),
-        },
-        Row {
-            job: format!("write, {zstd}"),
-            peer: "zarrs, `r128`, stock `FilesystemStore` (fsync per chunk)",
-            ours: c.ours_write,
-            theirs: c.zarrs_sync_write,
-            target: None,
-        },
-        Row {
-            job: format!("write, {zstd}, durable (fsync)"),
-            peer: "ours, not durable",
-            ours: c.durable_write,
-            theirs: c.ours_write,
-            target: None,
-        },
-        Row {
-            job: format!("write, {zstd}, columns layout"),
-            peer: "ours, records layout (target: columns ≤ 1.2 × records)",
-            ours: c.columns_write,
-            theirs: c.ours_write,
-            target: Some(1.0 / 1.2),
-        },
-        Row {
-            job: format!("read, {zstd}"),
-            peer: "zarrs, `r128`, into bytes",
-            ours: c.ours_read,
-            theirs: c.zarrs_read,
-            target: Some(1.0),
-        },
-        Row {
-            job: format!("write, {zstd}"),
-            peer: "ours from packed bytes (`create_packed` + `append`)",
-            ours: c.ours_write,
-            theirs: c.packed_write,
-            target: None,
-        },
-        Row {
-            job: format!("read, {zstd}"),
-            peer: "ours into packed bytes (`read_packed`)",
-            ours: c.ours_read,
-            theirs: c.packed_read,
-            target: None,
-        },
-        Row {
-            job: format!("write, {zstd}"),
-            peer: "the codec alone: zstd compressing the same chunks, no I/O",
-            ours: c.ours_write,
-            theirs: c.codec_write,
-            target: None,
-        },
-        Row {
-            job: format!("read, {zstd}"),
-            peer: "the codec alone: zstd decompressing the same chunks, no I/O",
-            ours: c.ours_read,
-            theirs: c.codec_read,
-            target: None,
-        },
-        Row {
-            job: format!("write, {zstd}"),
-            peer: "zarr-python",
-            ours: c.ours_write,
-            theirs: c.python_write,
-            target: None,
-        },
-        Row {
-            job: format!("read, {zstd}"),
-            peer: "zarr-python",
-            ours: c.ours_read,
-            theirs: c.python_read,
-            target: None,
-        },
-        Row {
-            job: "write, no compression".into(),
-            peer: "raw `write_all`, one file (fallocate)",
-            ours: c.none_write,
-            theirs: c.raw_write,
-            target: Some(0.8),
-        },
-        Row {
-            job: "write, no compression".into(),
-            peer: "raw `write_all`, one file (no fallocate)",
-            ours: c.none_write,
-            theirs: c.raw_write_plain,
-            target: None,
-        },
-        Row {
-            job: "write, no compression".into(),
-            peer: "ours from packed bytes (`create_packed` + `append`)",
-            ours: c.none_write,
-            theirs: c.packed_none_write,
-            target: None,
-        },
-        Row {
-            job: "read, no compression".into(),
-            peer: "raw `read_exact`, one file",
-            ours: c.none_read,
-            theirs: c.raw_read,
-            target: None,
-        },
-    ]
-}
-
-/// Prints the cell's table and targets, under `machine` (what it ran on).
-pub fn print(c: &Cell, machine: &str, python: &Path) {
-    println!("# ndl-zarr comparison\n");
-    println!("{machine}");
-    println!(
-        "- {}: {} MB in memory = {} records, {:.0} MB packed ({} B each), Zarr v3, \
-         {} chunks of {CHUNK} records, zstd level {LEVEL} without checksum",
-        T::NAME,
-        c.mb,
-        c.records,
-        c.packed_bytes as f64 / 1e6,
-        c.packed_bytes / c.records.max(1) as u64,
-        (c.records as u64).div_ceil(CHUNK),
-    );
-    println!(
-        "- zarrs 0.23.14; {} ({})",
-        c.python_versions,
-        python.display()
-    );
-    println!(
-        "- rayon threads: {}",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    );
-    println!();
-    println!("| job | peer | ours M rec/s | peer M rec/s | ours MB/s | peer MB/s | ours / peer | target | ours CPU s | peer CPU s |");
-    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
-    let mrec = |t: f64| c.records as f64 / t / 1e6;
-    let mbps = |t: f64| c.packed_bytes as f64 / t / 1e6;
-    for r in rows(c) {
-        let ratio = r.theirs.wall / r.ours.wall;
-        let target = r.target.map_or("—".to_string(), |t| {
-            format!("≥ {t:.2} {}", mark(ratio >= t))
-        });
-        println!(
-            "| {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} | {} | {:.2} | {:.2} |",
-            r.job,
-            r.peer,
-            mrec(r.ours.wall),
-            mrec(r.theirs.wall),
-            mbps(r.ours.wall),
-            mbps(r.theirs.wall),
-            ratio,
-            target,
-            r.ours.cpu,
-            r.theirs.cpu,
-        );
-    }
-    println!(
-        "\nMB/s are of packed records (what the codec sees), 1 MB = 10^6 bytes; \
-         `ours / peer` is the peer's time over ours (above 1: ours is faster); \
-         CPU s = user + system time of all threads of the process in the best repetition.\n\
-         Chunk bytes stored with zstd: ours {:.1} MB, zarrs {:.1} MB (the same chunks, checked), \
-         zarr-python {:.1} MB. zarr-python reading our store once: {:.1} M rec/s.",
-        c.ours_stored as f64 / 1e6,
-        c.zarrs_stored as f64 / 1e6,
-        c.python_stored as f64 / 1e6,
-        mrec(c.python_read_ours),
-    );
-    println!(
-        "\nThe codec alone against zarr-python (its time over the codec's): {:.2}× writing, \
-         {:.2}× reading. No writer or reader that does this zstd work on these cores can \
-         beat zarr-python by more.",
-        c.python_write.wall / c.codec_write.wall,
-        c.python_read.wall / c.codec_read.wall,
-    );
-    let of_limit = |ours: Timed, limit: Timed| limit.wall / ours.wall;
-    println!(
-        "\nOf the codec + I/O limit (its time over ours; target ≥ 0.9): writing records {:.2}, \
-         columns {:.2}; reading records {:.2}, columns {:.2}. Against zarrs (target ≥ 1.0): \
-         writing {:.2}, reading {:.2}. zarr-python is at {:.2} of the write limit, {:.2} of the \
-         read limit.",
-        of_limit(c.ours_write, c.limit_write),
-        of_limit(c.columns_write, c.limit_write),
-        of_limit(c.ours_read, c.limit_read),
-        of_limit(c.columns_read, c.limit_read),
-        c.zarrs_write.wall / c.ours_write.wall,
-        c.zarrs_read.wall / c.ours_read.wall,
-        of_limit(c.python_write, c.limit_write),
-        of_limit(c.python_read, c.limit_read),
-    );
-    println!("\nTargets:\n");
-    for r in rows(c) {
-        if let Some(t) = r.target {
-            let ratio = r.theirs.wall / r.ours.wall;
-            println!(
-                "- {} against {} ≥ {t:.2}: {} ({ratio:.2})",
-                r.job,
-                r.peer,
-                if ratio >= t { "met" } else { "MISSED" }
-            );
-        }
     }
 }

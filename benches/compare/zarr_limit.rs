@@ -114,3 +114,41 @@ pub fn codec_decompress(frames: &[Vec<u8>], out: &mut [u8], chunk_bytes: usize) 
             })
         });
 }
+
+/// The read limit of any reader that returns records of `R` rather than
+/// packed bytes: each chunk file read raw and decompressed as by
+/// [`limit_read`], but into a buffer each thread keeps, then each packed
+/// record (`packed_size` bytes) made into an `R` by `from_packed` in its
+/// place in new memory (`out`, empty, with room for `n`). With padding,
+/// an `R` is bigger than its packed bytes: this is the work of
+/// [`limit_read`] plus writing the bigger records, nothing of ours.
+pub fn limit_read_records<R: Send>(
+    dir: &Path,
+    out: &mut Vec<R>,
+    n: usize,
+    (chunk_len, packed_size): (usize, usize),
+    from_packed: impl Fn(&[u8]) -> R + Sync,
+) {
+    use rayon::prelude::*;
+    use std::cell::RefCell;
+    thread_local! {
+        static DECODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    let chunks = dir.join("c");
+    out.spare_capacity_mut()[..n]
+        .par_chunks_mut(chunk_len)
+        .enumerate()
+        .for_each(|(i, slots)| {
+            let frame = fs::read(chunks.join(i.to_string())).unwrap();
+            DECODED.with_borrow_mut(|decoded| {
+                decoded.resize(chunk_len * packed_size, 0);
+                with_decompressor(|d| d.decompress_to_buffer(&frame, decoded))
+                    .expect("zstd decompresses");
+                for (slot, packed) in slots.iter_mut().zip(decoded.chunks_exact(packed_size)) {
+                    slot.write(from_packed(packed));
+                }
+            })
+        });
+    // SAFETY: every one of the first `n` slots was written just above.
+    unsafe { out.set_len(n) };
+}
