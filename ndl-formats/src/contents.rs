@@ -2,7 +2,6 @@
 //! its arrays, with their specs, storage and attributes. Plain data.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
@@ -47,10 +46,6 @@ pub struct Entry {
     /// Which of its dimensions are unlimited (HDF5, netCDF-4); empty
     /// where none is.
     pub unlimited: Vec<bool>,
-    /// The byte ranges of an element whose numbers are stored in the order
-    /// opposite to the spec's (NumPy records may mix byte orders; a
-    /// [`Source`](crate::Source) yields them in the spec's one order).
-    pub other_order: Vec<Range<usize>>,
 }
 
 impl Entry {
@@ -66,7 +61,6 @@ impl Entry {
             native_metadata: None,
             attribute_types: BTreeMap::new(),
             unlimited: Vec::new(),
-            other_order: Vec::new(),
         }
     }
 

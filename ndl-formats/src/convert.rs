@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use crate::error::Result;
-use crate::format::{create, open, ReadOptions, SinkOptions};
+use crate::format::{create, keeps_mixed_byte_orders, open, ReadOptions, SinkOptions};
+use crate::one_order::in_one_order;
 
 /// How to convert.
 #[derive(Clone, Debug, Default)]
@@ -26,6 +27,9 @@ pub fn convert(
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
     let mut source = open(src, &options.read)?;
+    if !keeps_mixed_byte_orders(dst, &options.write)? {
+        source = in_one_order(source);
+    }
     for note in source.notes() {
         progress(Progress::Note(note.clone()));
     }

@@ -168,6 +168,24 @@ pub struct SinkOptions {
     pub hdf5: Hdf5SinkOptions,
 }
 
+/// Whether a sink at `path`, written with `options`, keeps each number of
+/// an element in its own byte order, as a `.npy` record may have them:
+/// `.npy`, `.npz`, Zarr v2's records layout and HDF5 datasets of records
+/// (not netCDF-4's, whose data model has no byte order per member). Sinks
+/// of the others take elements in one order, and
+/// [`convert`](crate::convert) puts them so.
+pub(crate) fn keeps_mixed_byte_orders(path: &Path, options: &SinkOptions) -> Result<bool> {
+    Ok(match Format::of_destination(path)? {
+        Format::Npy | Format::Npz => true,
+        Format::Zarr => {
+            let zarr = &options.zarr;
+            zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
+        }
+        Format::Hdf5 => !options.hdf5.columns && !options.hdf5.options.is_netcdf(path),
+        Format::Parquet | Format::Arrow => false,
+    })
+}
+
 /// Opens the array at `path`, whatever its format.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
     Ok(match Format::of_existing(path)? {
@@ -189,7 +207,18 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
 /// `source`; an `.npz` member is named after the source's file.
 pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result<Box<dyn Sink>> {
     let spec = source.spec();
-    Ok(match Format::of_destination(path)? {
+    let format = Format::of_destination(path)?;
+    if spec.mixes_byte_orders() && !keeps_mixed_byte_orders(path, options)? {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} mixes byte orders within an element, which this format does not keep; \
+                 `convert` puts them in one",
+                source.location().display()
+            ),
+        });
+    }
+    Ok(match format {
         Format::Npy => Box::new(NpySink::create(path, spec)?),
         Format::Npz => Box::new(NpzSink::create(path, &stem(source.location()), spec)?),
         Format::Zarr if options.zarr.variable_strings => {

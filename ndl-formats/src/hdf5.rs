@@ -96,6 +96,7 @@ impl Hdf5Source {
         let shape = reader.shape().to_vec();
         let mut spec = ArraySpec::new(stored.datatype, shape.clone());
         spec.byte_order = stored.byte_order;
+        spec.other_order = stored.other_order;
         if spec.datatype.size().is_none() {
             return Err(Error::Unsupported {
                 path: path.to_path_buf(),
@@ -194,6 +195,7 @@ impl Hdf5Sink {
         }
         let mut options = options.clone();
         options.options.byte_order = spec.byte_order;
+        options.options.other_order.clone_from(&spec.other_order);
         Ok(Hdf5Sink {
             path: path.to_path_buf(),
             spec: spec.clone(),
@@ -420,13 +422,13 @@ pub fn contents(path: &Path) -> Result<Contents> {
     for d in inventory.datasets.iter().filter(|d| !d.is_dimension_only) {
         let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
         spec.byte_order = d.stored.byte_order;
+        spec.other_order = d.stored.other_order.clone();
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
         entry.attributes = d.attributes.clone();
         entry.attributes.retain(|name, _| !is_bookkeeping(name));
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
-        entry.other_order = d.stored.other_order.clone();
         entries.push(entry);
     }
     let mut attributes = inventory

@@ -37,6 +37,7 @@ mod format;
 mod hdf5;
 mod npy;
 mod npz;
+mod one_order;
 mod sink;
 mod source;
 mod spec;

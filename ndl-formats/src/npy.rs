@@ -19,6 +19,7 @@ pub(crate) fn spec_of(header: &Header) -> ArraySpec {
     ArraySpec {
         datatype: header.datatype.clone(),
         byte_order: header.byte_order,
+        other_order: header.other_order.clone(),
         order: if header.fortran_order {
             Order::Fortran
         } else {
@@ -32,6 +33,7 @@ pub(crate) fn spec_of(header: &Header) -> ArraySpec {
 pub(crate) fn header_of(spec: &ArraySpec) -> Header {
     let mut header = Header::new(spec.datatype.clone(), spec.shape.clone());
     header.byte_order = spec.byte_order;
+    header.other_order.clone_from(&spec.other_order);
     header.fortran_order = spec.order == Order::Fortran;
     header
 }
@@ -67,9 +69,6 @@ pub(crate) fn read_header(path: &Path, limits: &HeaderLimits) -> Result<(Header,
 /// The elements of a `.npy` stream, read in order.
 pub struct NpySource<R> {
     reader: R,
-    /// The header, whose `other_order` fields are put into the spec's
-    /// byte order as they are read.
-    header: Header,
     spec: ArraySpec,
     /// Shown in errors.
     path: PathBuf,
@@ -92,7 +91,6 @@ impl<R: Read> NpySource<R> {
         let left = header.element_count().map_err(|e| e.in_file(path))?;
         Ok(NpySource {
             reader,
-            header: header.clone(),
             spec: spec_of(header),
             path: path.to_path_buf(),
             left,
@@ -119,8 +117,6 @@ impl<R: Read> Source for NpySource<R> {
                 path: self.path.clone(),
                 record: self.done,
             })?;
-        // NumPy records may mix byte orders; a source yields one.
-        self.header.to_one_byte_order(&mut buf[..n * size]);
         self.left -= n as u64;
         self.done += n as u64;
         Ok(n)
@@ -209,7 +205,5 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
 /// The entry of an array with `header`.
 pub(crate) fn entry(group: String, name: String, header: &Header) -> Entry {
     let storage = npy::storage_of(header, &header.datatype);
-    let mut entry = Entry::new(group, name, spec_of(header), storage);
-    entry.other_order.clone_from(&header.other_order);
-    entry
+    Entry::new(group, name, spec_of(header), storage)
 }

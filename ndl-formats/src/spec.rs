@@ -1,6 +1,8 @@
 //! What one array holds, as every format's sources and sinks agree on it:
 //! plain data, depending on nothing of the formats.
 
+use std::ops::Range;
+
 use ndl_runtime::{ByteOrder, Datatype};
 
 /// The order in which an array's elements follow each other in storage.
@@ -28,13 +30,20 @@ pub enum Order {
 /// assert_eq!(spec.element_size(), 8);
 /// assert_eq!(spec.order, Order::C);
 /// assert_eq!(spec.byte_order, ByteOrder::NATIVE);
+/// assert!(!spec.mixes_byte_orders());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArraySpec {
     /// The element datatype, as the bytes lay it out.
     pub datatype: Datatype,
-    /// The byte order of every multi-byte number of an element.
+    /// The byte order of the multi-byte numbers of an element, all of
+    /// them unless `other_order` lists some.
     pub byte_order: ByteOrder,
+    /// The byte ranges, within one element, of the numbers stored in the
+    /// order opposite to `byte_order`: a `.npy` record or HDF5 compound may
+    /// give each field its own. Empty when every number is in
+    /// `byte_order`.
+    pub other_order: Vec<Range<usize>>,
     /// The order of the elements.
     pub order: Order,
     /// The shape; empty for a 0-d array (one element).
@@ -47,6 +56,7 @@ impl ArraySpec {
         ArraySpec {
             datatype,
             byte_order: ByteOrder::NATIVE,
+            other_order: Vec::new(),
             order: Order::C,
             shape,
         }
@@ -60,6 +70,11 @@ impl ArraySpec {
     /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == Some(0)
+    }
+
+    /// Whether the numbers of an element are not all in one byte order.
+    pub fn mixes_byte_orders(&self) -> bool {
+        !self.other_order.is_empty()
     }
 
     /// The bytes of one element; 0 for a datatype of no fixed size.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::{PackedLayout, Repacker};
-use ndl_runtime::ByteOrder;
+use ndl_runtime::{ByteOrder, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, StoreInfo, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
@@ -27,9 +27,9 @@ pub fn is_remote(path: &Path) -> bool {
 pub struct ZarrSource {
     path: PathBuf,
     spec: ArraySpec,
-    /// What turns records read in native order into the spec's order,
-    /// when the two differ: made once, not per batch.
-    to_spec_order: Option<PackedLayout>,
+    /// What turns records read in native order into the spec's orders:
+    /// made once, not per batch.
+    to_spec_order: ToSpecOrder,
     reading: Reading,
     /// What the reader should know about how the store was read.
     notes: Vec<String>,
@@ -55,6 +55,7 @@ impl ZarrSource {
                 let mut spec =
                     ArraySpec::new(reader.stored_datatype().clone(), reader.shape().to_vec());
                 spec.byte_order = info.byte_order();
+                spec.other_order = info.other_byte_order().to_vec();
                 spec.order = order_of(reader.order());
                 (spec, Reading::Grid(Box::new(reader), Handover::default()))
             }
@@ -68,6 +69,7 @@ impl ZarrSource {
                 let mut spec =
                     ArraySpec::new(info.stored_datatype().clone(), info.shape().to_vec());
                 spec.byte_order = info.byte_order();
+                spec.other_order = info.other_byte_order().to_vec();
                 let chunk = chunk.unwrap_or(1);
                 (spec, Reading::Records { chunk, next: 0 })
             }
@@ -83,9 +85,7 @@ impl ZarrSource {
                 (spec, Reading::Records { chunk, next: 0 })
             }
         };
-        let to_spec_order = (spec.byte_order != ByteOrder::NATIVE)
-            .then(|| repacker(path, &spec.datatype).map(|r| r.layout().clone()))
-            .transpose()?;
+        let to_spec_order = ToSpecOrder::of(path, &spec)?;
         Ok(ZarrSource {
             path: path.to_path_buf(),
             spec,
@@ -93,6 +93,33 @@ impl ZarrSource {
             reading,
             notes,
         })
+    }
+}
+
+/// Turns records in native byte order, as a store's reader gives them,
+/// into the orders of a spec: all numbers swapped when the spec's order is
+/// not native, then those of the other order swapped back.
+struct ToSpecOrder {
+    all: Option<PackedLayout>,
+    mixed: Option<MixedOrder>,
+}
+
+impl ToSpecOrder {
+    fn of(path: &Path, spec: &ArraySpec) -> Result<ToSpecOrder> {
+        let all = (spec.byte_order != ByteOrder::NATIVE)
+            .then(|| repacker(path, &spec.datatype).map(|r| r.layout().clone()))
+            .transpose()?;
+        let mixed = MixedOrder::new(&spec.datatype, &spec.other_order);
+        Ok(ToSpecOrder { all, mixed })
+    }
+
+    fn apply(&self, records: &mut [u8]) {
+        if let Some(layout) = &self.all {
+            layout.swap(records);
+        }
+        if let Some(mixed) = &self.mixed {
+            mixed.to_one_order(records);
+        }
     }
 }
 
@@ -149,9 +176,7 @@ impl Source for ZarrSource {
                 n
             }
         };
-        if let Some(layout) = &self.to_spec_order {
-            layout.swap(&mut buf[..n * size]);
-        }
+        self.to_spec_order.apply(&mut buf[..n * size]);
         Ok(n)
     }
 }
@@ -229,8 +254,14 @@ impl Sink for ZarrSink {
         if let Some(n) = self.spec.len() {
             zarr = zarr.expected_len(n);
         }
+        // Numbers of the other order, where the source has some (this sink
+        // is made for them only where the store keeps them).
+        let mixed = packed_other_order(&repacker, &self.spec.other_order);
         if self.options.keep_byte_order {
             zarr = zarr.byte_order(self.spec.byte_order);
+        }
+        if let Some((_, ranges)) = &mixed {
+            zarr = zarr.mixed_byte_orders(ranges.clone());
         }
         let mut writer = if self.spec.shape.len() == 1 {
             Writer::Records(Box::new(
@@ -252,6 +283,9 @@ impl Sink for ZarrSink {
             let k = bytes.len() / record;
             packed.resize(k * packed_size, 0);
             repacker.pack(bytes, &mut packed);
+            if let Some((mixed, _)) = &mixed {
+                mixed.to_one_order(&mut packed);
+            }
             if swap {
                 layout.swap(&mut packed);
             }
@@ -293,6 +327,34 @@ impl Writer {
     }
 }
 
+/// The byte ranges of a packed record that hold the numbers in the
+/// element ranges `other` (the repacker's elements), and what puts those
+/// into the order of the rest; `None` when `other` is empty.
+fn packed_other_order(
+    repacker: &Repacker,
+    other: &[std::ops::Range<usize>],
+) -> Option<(MixedOrder, Vec<std::ops::Range<usize>>)> {
+    if other.is_empty() {
+        return None;
+    }
+    // One element marked where the other order is, packed as data is.
+    let mut element = vec![0u8; repacker.record_size()];
+    for r in other {
+        element[r.clone()].fill(1);
+    }
+    let mut marks = vec![0u8; repacker.layout().size()];
+    repacker.pack(&element, &mut marks);
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    for (at, _) in marks.iter().enumerate().filter(|(_, &m)| m == 1) {
+        match ranges.last_mut() {
+            Some(last) if last.end == at => last.end = at + 1,
+            _ => ranges.push(at..at + 1),
+        }
+    }
+    let mixed = MixedOrder::new(repacker.layout().datatype(), &ranges)?;
+    Some((mixed, ranges))
+}
+
 fn repacker(path: &Path, datatype: &ndl_runtime::Datatype) -> Result<Repacker> {
     Repacker::new(datatype).map_err(|source| Error::Pack {
         path: path.to_path_buf(),
@@ -312,6 +374,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             .clone();
         let mut spec = ArraySpec::new(datatype, info.shape().to_vec());
         spec.byte_order = info.byte_order();
+        spec.other_order = info.other_byte_order().to_vec();
         spec.order = order_of(info.order());
         let mut entry = Entry::new("/".into(), name, spec, info.storage());
         entry.attributes = info.attributes().clone();

@@ -48,6 +48,7 @@ fn a_npy_source_gives_its_spec_and_every_element() {
     let expected = ArraySpec {
         datatype: Reading::datatype(),
         byte_order: ByteOrder::NATIVE,
+        other_order: Vec::new(),
         order: Order::C,
         shape: vec![50],
     };
@@ -205,38 +206,109 @@ fn a_columns_store_describes_its_dimensions_as_dimcoords() {
     assert_eq!(root.ndarrays.names().count(), 3, "{text}");
 }
 
+/// Converting into a Zarr store written with `zarr`, keeping the byte order.
+fn to_zarr(zarr: ndl_zarr::WriteOptions) -> ConvertOptions {
+    ConvertOptions {
+        write: ndl_formats::SinkOptions {
+            zarr: ndl_formats::ZarrSinkOptions {
+                zarr,
+                keep_byte_order: true,
+                variable_strings: false,
+            },
+            ..ndl_formats::SinkOptions::default()
+        },
+        ..ConvertOptions::default()
+    }
+}
+
 /// NumPy records whose fields have different byte orders: described with
-/// NumPy's own descr, and converted to a store (one byte order) and back
-/// with every value kept.
+/// NumPy's own descr, and converted to every format with every value kept.
+/// `.npy`, `.npz`, a Zarr v2 records store and an HDF5 file keep each
+/// field's order (zarr-python and h5py read them as exactly the file's
+/// dtype); Zarr v3, the columns layout, netCDF-4, Parquet and Arrow get one
+/// order. And zarr-python's own mixed v2 store reads back as its dtype.
 #[test]
 fn records_of_mixed_byte_orders_describe_and_convert() {
     let dir = tempfile::tempdir().unwrap();
     let npy = dir.path().join("mixed.npy");
+    let dtype = "[('a', '<u8'), ('b', '>f8'), ('c', '>i2')]";
     ndl_testkit::run_python(
-        "import sys, numpy as np\n\
-         a = np.zeros(4, [('a', '<u8'), ('b', '>f8'), ('c', '>i2')])\n\
-         a['a'] = [1, 2, 3, 2**40]; a['b'] = [0.5, -1.5, 1e300, 3.0]; a['c'] = [-7, 0, 300, 1]\n\
-         np.save(sys.argv[1], a)",
+        &format!(
+            "import sys, numpy as np\n\
+             a = np.zeros(4, {dtype})\n\
+             a['a'] = [1, 2, 3, 2**40]; a['b'] = [0.5, -1.5, 1e300, 3.0]; a['c'] = [-7, 0, 300, 1]\n\
+             np.save(sys.argv[1], a)"
+        ),
         &[npy.to_str().unwrap()],
     );
     let dict = describe(&npy, Language::Numpy, &Default::default())
         .unwrap()
         .text;
-    assert!(
-        dict.contains("[('a', '<u8'), ('b', '>f8'), ('c', '>i2')]"),
-        "{dict}"
+    assert!(dict.contains(dtype), "{dict}");
+    let v2 = ndl_zarr::WriteOptions::new().zarr_format(ndl_zarr::ZarrFormat::V2);
+    let columns = ndl_zarr::WriteOptions::new().layout(ndl_zarr::Layout::Columns);
+    let one_order = "[('a', '<u8'), ('b', '<f8'), ('c', '<i2')]";
+    for (name, options, kept) in [
+        ("copy.npy", ConvertOptions::default(), dtype),
+        ("copy.npz", ConvertOptions::default(), dtype),
+        ("v2.zarr", to_zarr(v2), dtype),
+        ("v3.zarr", ConvertOptions::default(), one_order),
+        ("columns.zarr", to_zarr(columns), one_order),
+        ("copy.h5", ConvertOptions::default(), dtype),
+        ("copy.nc", ConvertOptions::default(), one_order),
+        ("copy.parquet", ConvertOptions::default(), one_order),
+        ("copy.arrow", ConvertOptions::default(), one_order),
+    ] {
+        let converted = dir.path().join(name);
+        let back = dir.path().join(format!("{name}.npy"));
+        convert(&npy, &converted, &options, &|_| {}).unwrap();
+        convert(&converted, &back, &ConvertOptions::default(), &|_| {}).unwrap();
+        let same = ndl_testkit::run_python(
+            "import sys, numpy as np\n\
+             a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+             print(a.tolist() == b.tolist(), b.dtype.descr)",
+            &[npy.to_str().unwrap(), back.to_str().unwrap()],
+        );
+        assert_eq!(same.trim(), format!("True {kept}"), "{name}");
+    }
+    let h5py = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, h5py\n\
+         a = np.load(sys.argv[1])\n\
+         d = h5py.File(sys.argv[2])['mixed']\n\
+         print(d.dtype.descr == a.dtype.descr and d[:].tolist() == a.tolist())",
+        &[
+            npy.to_str().unwrap(),
+            dir.path().join("copy.h5").to_str().unwrap(),
+        ],
     );
-    let zarr = dir.path().join("mixed.zarr");
-    let back = dir.path().join("back.npy");
-    convert(&npy, &zarr, &ConvertOptions::default(), &|_| {}).unwrap();
-    convert(&zarr, &back, &ConvertOptions::default(), &|_| {}).unwrap();
+    assert_eq!(h5py.trim(), "True");
+    // zarr-python reads our v2 store as the file's dtype, and we read its.
+    let ours = dir.path().join("v2.zarr");
+    let theirs = dir.path().join("python.zarr");
+    let python = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, zarr\n\
+         a = np.load(sys.argv[1])\n\
+         z = zarr.open_array(sys.argv[2], mode='r')\n\
+         print(z.dtype.descr == a.dtype.descr and z[:].tolist() == a.tolist())\n\
+         zarr.create_array(store=sys.argv[3], shape=a.shape, chunks=(3,), dtype=a.dtype, zarr_format=2)[:] = a",
+        &[npy.to_str().unwrap(), ours.to_str().unwrap(), theirs.to_str().unwrap()],
+    );
+    assert_eq!(python.trim(), "True");
+    let dict = describe(&theirs, Language::Numpy, &Default::default())
+        .unwrap()
+        .text;
+    assert!(dict.contains(dtype), "{dict}");
+    let back = dir.path().join("python.npy");
+    convert(&theirs, &back, &ConvertOptions::default(), &|_| {}).unwrap();
     let same = ndl_testkit::run_python(
         "import sys, numpy as np\n\
          a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
-         print(a.tolist() == b.tolist())",
+         print(a.tolist() == b.tolist(), a.dtype == b.dtype)",
         &[npy.to_str().unwrap(), back.to_str().unwrap()],
     );
-    assert_eq!(same.trim(), "True");
+    assert_eq!(same.trim(), "True True");
 }
 
 /// NumPy's subarray of a subarray (`('c', ('<f8', (5,)), (2,))`): Zarr has
@@ -262,18 +334,7 @@ fn a_subarray_of_a_subarray_converts_folded() {
     for (name, zarr) in [("v2.zarr", v2), ("columns.zarr", columns)] {
         let store = dir.path().join(name);
         let back = dir.path().join(format!("{name}.npy"));
-        let options = ConvertOptions {
-            write: ndl_formats::SinkOptions {
-                zarr: ndl_formats::ZarrSinkOptions {
-                    zarr,
-                    keep_byte_order: true,
-                    variable_strings: false,
-                },
-                ..ndl_formats::SinkOptions::default()
-            },
-            ..ConvertOptions::default()
-        };
-        convert(&npy, &store, &options, &|_| {}).unwrap();
+        convert(&npy, &store, &to_zarr(zarr), &|_| {}).unwrap();
         convert(&store, &back, &ConvertOptions::default(), &|_| {}).unwrap();
         let same = ndl_testkit::run_python(
             "import sys, numpy as np\n\

@@ -10,7 +10,9 @@ use crate::cf;
 use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::{commit_type, is_user_defined, netcdf_char, profile_type, well_known_name};
+use crate::h5type::{
+    commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
+};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
@@ -62,18 +64,11 @@ impl ArrayReader {
                 charset: Charset::Ascii,
             });
             dtype
-        } else if stored.other_order.is_empty() {
-            // The stored layout in one order is the file's own type: read
-            // with no conversion, which could also rewrite characters.
-            dtype
         } else {
-            profile_type(&stored.datatype, stored.byte_order, stored.netcdf_chars).map_err(
-                |source| Error::Type {
-                    path: path.clone(),
-                    dataset: dataset.to_string(),
-                    source,
-                },
-            )?
+            // The file's own type: elements as stored, in the orders
+            // `stored` gives, with no conversion (which could also
+            // rewrite characters).
+            dtype
         };
         Ok(ArrayReader {
             _file: file,
@@ -186,11 +181,15 @@ impl ArrayWriter {
             }
             // A netCDF time is its counts, with CF attributes.
             Datatype::Time(_) if netcdf => (
-                profile_type(&Datatype::Int64, byte_order, true).map_err(type_error)?,
-                profile_type(&Datatype::Int64, options.byte_order, true).map_err(type_error)?,
+                profile_type(&Datatype::Int64, Orders::one(byte_order), true)
+                    .map_err(type_error)?,
+                profile_type(&Datatype::Int64, Orders::one(options.byte_order), true)
+                    .map_err(type_error)?,
             ),
             _ => {
-                let memory_type = profile_type(datatype, byte_order, netcdf).map_err(type_error)?;
+                let memory = Orders::mixed(byte_order, &options.other_order);
+                let stored = Orders::mixed(options.byte_order, &options.other_order);
+                let memory_type = profile_type(datatype, memory, netcdf).map_err(type_error)?;
                 let named = if netcdf {
                     is_user_defined(datatype)
                 } else {
@@ -201,11 +200,11 @@ impl ArrayWriter {
                         staged.file(),
                         well_known_name(datatype).unwrap_or(type_name),
                         datatype,
-                        options.byte_order,
+                        stored,
                         netcdf,
                     )
                 } else {
-                    profile_type(datatype, options.byte_order, netcdf)
+                    profile_type(datatype, stored, netcdf)
                 }
                 .map_err(type_error)?;
                 (memory_type, file_type)

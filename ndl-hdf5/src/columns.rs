@@ -28,7 +28,7 @@ use ndl_runtime::{ByteOrder, Datatype};
 use crate::cf::{self, NDL_DATATYPE};
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{netcdf_char, profile_type, FileTypes, TypeError};
+use crate::h5type::{netcdf_char, profile_type, FileTypes, Orders, TypeError};
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};
 use crate::shape_check::compare;
@@ -340,7 +340,7 @@ fn element(base: &Datatype) -> Datatype {
 fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
     match element {
         Datatype::FixedString(_) => netcdf_char(),
-        other => profile_type(other, order, true),
+        other => profile_type(other, Orders::one(order), true),
     }
 }
 

@@ -9,6 +9,7 @@
 //! multi-dimensional array members.
 
 use std::ffi::{c_void, CString};
+use std::ops::Range;
 
 use hdf5::globals::*;
 use hdf5_sys::h5i::hid_t;
@@ -31,6 +32,63 @@ pub struct TypeError {
     pub why: String,
 }
 
+/// The byte order of each number of a type: `base`, but the numbers in the
+/// byte ranges `other` (within the whole element) in the opposite order,
+/// as a compound's members may each have their own. `at` is where the
+/// part being built starts in the element.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Orders<'a> {
+    base: ByteOrder,
+    other: &'a [Range<usize>],
+    at: usize,
+}
+
+impl<'a> Orders<'a> {
+    /// Every number in `order`.
+    pub fn one(order: ByteOrder) -> Orders<'static> {
+        Orders {
+            base: order,
+            other: &[],
+            at: 0,
+        }
+    }
+
+    /// Numbers in `base`, those in the byte ranges `other` in the other.
+    pub fn mixed(base: ByteOrder, other: &'a [Range<usize>]) -> Orders<'a> {
+        Orders { base, other, at: 0 }
+    }
+
+    /// The order of the number where the part being built starts.
+    fn here(self) -> ByteOrder {
+        match self.other.iter().any(|r| r.contains(&self.at)) {
+            true => self.base.opposite(),
+            false => self.base,
+        }
+    }
+
+    /// The orders of the part `offset` bytes further on.
+    fn at(self, offset: usize) -> Orders<'a> {
+        Orders {
+            at: self.at + offset,
+            ..self
+        }
+    }
+
+    /// The ranges of the other order within the `size` bytes of the part
+    /// being built, from its start: with its first number's order, what
+    /// tells two parts of one datatype apart.
+    fn within(self, size: usize) -> (ByteOrder, Vec<Range<usize>>) {
+        let end = self.at + size;
+        let ranges = self
+            .other
+            .iter()
+            .filter(|r| r.start < end && r.end > self.at)
+            .map(|r| r.start.max(self.at) - self.at..r.end.min(end) - self.at)
+            .collect();
+        (self.here(), ranges)
+    }
+}
+
 /// The HDF5 type of `dt` with every multi-byte number in `order`.
 ///
 /// ```
@@ -42,18 +100,18 @@ pub struct TypeError {
 /// assert!(ndl_hdf5::hdf5_type(&Datatype::String, ByteOrder::Little).is_err());
 /// ```
 pub fn hdf5_type(dt: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, TypeError> {
-    profile_type(dt, order, false)
+    profile_type(dt, Orders::one(order), false)
 }
 
 /// The HDF5 type of `dt` in `order`, netCDF-4's with `netcdf` (see
 /// [`commit_type`]), not committed: the memory type of a netCDF variable.
 pub(crate) fn profile_type(
     dt: &Datatype,
-    order: ByteOrder,
+    orders: Orders<'_>,
     netcdf: bool,
 ) -> Result<hdf5::Datatype, TypeError> {
     hdf5::sync::sync(|| {
-        let id = Built::build(dt, order, "", netcdf, None)?;
+        let id = Built::build(dt, orders, "", netcdf, None)?;
         // SAFETY: `id` is a new type handle that we own; the handle takes
         // over its single reference.
         unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
@@ -79,7 +137,7 @@ pub(crate) fn commit_type(
     file: &hdf5::File,
     name: &str,
     dt: &Datatype,
-    order: ByteOrder,
+    orders: Orders<'_>,
     netcdf: bool,
 ) -> Result<hdf5::Datatype, TypeError> {
     hdf5::sync::sync(|| {
@@ -87,7 +145,7 @@ pub(crate) fn commit_type(
             file: file.id(),
             named: Vec::new(),
         };
-        let id = Built::build(dt, order, "", netcdf, Some(&mut committer))?;
+        let id = Built::build(dt, orders, "", netcdf, Some(&mut committer))?;
         committer.commit(&id, name, "")?;
         // SAFETY: `id` is a type handle that we own; the handle takes
         // over its single reference.
@@ -120,7 +178,7 @@ impl FileTypes {
         name: &str,
     ) -> Result<hdf5::Datatype, TypeError> {
         hdf5::sync::sync(|| {
-            let id = Built::build(dt, order, name, true, Some(&mut self.0))?;
+            let id = Built::build(dt, Orders::one(order), name, true, Some(&mut self.0))?;
             // SAFETY: `id` is a type handle that we own; the handle takes
             // over its single reference.
             unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
@@ -131,11 +189,16 @@ impl FileTypes {
     }
 }
 
+/// A datatype with the order of its first number and the ranges of the
+/// other order within it.
+type TypeKey = (Datatype, (ByteOrder, Vec<Range<usize>>));
+
 /// The user-defined types committed to one file so far.
 struct Committer {
     file: hid_t,
-    /// Each committed definition, by datatype and order, and its name.
-    named: Vec<((Datatype, ByteOrder), String)>,
+    /// Each committed definition, by datatype and the orders of its
+    /// numbers, and its name.
+    named: Vec<(TypeKey, String)>,
 }
 
 impl Committer {
@@ -161,11 +224,11 @@ impl Committer {
     fn member(
         &mut self,
         dt: &Datatype,
-        order: ByteOrder,
+        orders: Orders<'_>,
         field: &str,
         build: impl FnOnce(&mut Committer) -> Result<Built, TypeError>,
     ) -> Result<Built, TypeError> {
-        let key = (dt.clone(), order);
+        let key = (dt.clone(), orders.within(dt.size().unwrap_or(0)));
         if let Some((_, name)) = self.named.iter().find(|(k, _)| *k == key) {
             let c = c_name(name, field)?;
             // SAFETY: opening a type this committer committed to the file.
@@ -239,17 +302,17 @@ impl Built {
     /// user-defined type inside it is committed.
     fn build(
         dt: &Datatype,
-        order: ByteOrder,
+        orders: Orders<'_>,
         field: &str,
         netcdf: bool,
         mut committer: Option<&mut Committer>,
     ) -> Result<Built, TypeError> {
         let user_defined = is_user_defined(dt);
         match committer.as_deref_mut() {
-            Some(c) if user_defined && !field.is_empty() => c.member(dt, order, field, |c| {
-                Built::transient(dt, order, field, netcdf, Some(c))
+            Some(c) if user_defined && !field.is_empty() => c.member(dt, orders, field, |c| {
+                Built::transient(dt, orders, field, netcdf, Some(c))
             }),
-            _ => Built::transient(dt, order, field, netcdf, committer),
+            _ => Built::transient(dt, orders, field, netcdf, committer),
         }
     }
 
@@ -257,11 +320,12 @@ impl Built {
     /// [`build`](Built::build) makes them.
     fn transient(
         dt: &Datatype,
-        order: ByteOrder,
+        orders: Orders<'_>,
         field: &str,
         netcdf: bool,
         committer: Option<&mut Committer>,
     ) -> Result<Built, TypeError> {
+        let order = orders.here();
         let fail = |why: &str| TypeError {
             field: field.to_string(),
             why: why.to_string(),
@@ -281,7 +345,7 @@ impl Built {
                     dims.push(s.length as u64);
                     characters(&dims, field)?
                 }
-                _ => array(a, order, field, netcdf, committer)?,
+                _ => array(a, orders, field, netcdf, committer)?,
             },
             Datatype::Int8 => copy(*H5T_STD_I8LE, field)?,
             Datatype::UInt8 => copy(*H5T_STD_U8LE, field)?,
@@ -319,7 +383,7 @@ impl Built {
                         ndl_runtime::Member::new("i", half, part),
                     ],
                 };
-                compound(&c, order, field, netcdf, committer)?
+                compound(&c, orders, field, netcdf, committer)?
             }
             Datatype::FixedString(s) if s.charset == Charset::Ascii => string(s.length, field)?,
             Datatype::FixedString(_) => {
@@ -335,8 +399,8 @@ impl Built {
                 );
                 opaque(8, Some(&tag), field)?
             }
-            Datatype::Array(a) => array(a, order, field, netcdf, committer)?,
-            Datatype::Compound(c) => compound(c, order, field, netcdf, committer)?,
+            Datatype::Array(a) => array(a, orders, field, netcdf, committer)?,
+            Datatype::Compound(c) => compound(c, orders, field, netcdf, committer)?,
             _ => {
                 return Err(fail(
                     "variable-length and reference datatypes are not written to HDF5 here",
@@ -448,14 +512,15 @@ fn enumeration(
 }
 
 /// An array of `a.shape` elements of its base.
+/// Every element is in the orders of the first: HDF5 arrays have one type.
 fn array(
     a: &ndl_runtime::Array,
-    order: ByteOrder,
+    orders: Orders<'_>,
     field: &str,
     netcdf: bool,
     committer: Option<&mut Committer>,
 ) -> Result<Built, TypeError> {
-    let base = Built::build(&a.base, order, field, netcdf, committer)?;
+    let base = Built::build(&a.base, orders, field, netcdf, committer)?;
     let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
     array_of(&base, &dims, field)
 }
@@ -538,7 +603,7 @@ fn opaque(size: usize, tag: Option<&str>, field: &str) -> Result<Built, TypeErro
 /// A compound of `c`'s exact size with each member at its offset.
 fn compound(
     c: &ndl_runtime::Compound,
-    order: ByteOrder,
+    orders: Orders<'_>,
     field: &str,
     netcdf: bool,
     mut committer: Option<&mut Committer>,
@@ -561,7 +626,8 @@ fn compound(
         } else {
             format!("{field}.{}", m.name)
         };
-        let member = Built::build(&m.datatype, order, &path, netcdf, committer.as_deref_mut())?;
+        let at = orders.at(m.offset);
+        let member = Built::build(&m.datatype, at, &path, netcdf, committer.as_deref_mut())?;
         let name = c_name(&m.name, &path)?;
         // SAFETY: `member` is a type we own, copied into the compound.
         let status = unsafe { H5Tinsert(t.0, name.as_ptr(), m.offset, member.0) };

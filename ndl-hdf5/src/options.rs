@@ -47,6 +47,12 @@ pub struct WriteOptions {
     /// The byte order of the stored numbers (default native); reads
     /// convert them back.
     pub byte_order: ByteOrder,
+    /// The byte ranges, within one element, of the numbers stored in the
+    /// order opposite to `byte_order` (default none): a compound's members
+    /// may each have their own, as NumPy's `[('a', '<u8'), ('b', '>f8')]`.
+    /// An [`ArrayWriter`](crate::ArrayWriter) takes its elements with the
+    /// same ranges in the opposite of its own order.
+    pub other_order: Vec<std::ops::Range<usize>>,
     /// Whether the file is netCDF-4 (see [`netcdf`](WriteOptions::netcdf));
     /// `None` (the default): when its name ends in `.nc`.
     pub netcdf: Option<bool>,
@@ -60,6 +66,7 @@ impl Default for WriteOptions {
             chunk: None,
             expected_len: None,
             byte_order: ByteOrder::NATIVE,
+            other_order: Vec::new(),
             netcdf: None,
         }
     }
@@ -98,6 +105,37 @@ impl WriteOptions {
     /// Sets the stored byte order.
     pub fn byte_order(mut self, order: ByteOrder) -> Self {
         self.byte_order = order;
+        self
+    }
+
+    /// Stores the numbers in the byte ranges `other` of each element in
+    /// the order opposite to [`byte_order`](WriteOptions::byte_order).
+    ///
+    /// ```
+    /// use ndl_runtime::{ByteOrder, NdlType};
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    /// #[repr(C)]
+    /// struct P {
+    ///     a: u32,
+    ///     b: f32,
+    /// }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("mixed.h5");
+    /// let options = ndl_hdf5::WriteOptions::new()
+    ///     .byte_order(ByteOrder::Little)
+    ///     .mixed_byte_orders(vec![4..8]);
+    /// let mut w = ndl_hdf5::DatasetWriter::<P>::create_with(&path, "p", &options)?;
+    /// w.append(&[P { a: 1, b: 2.5 }])?;
+    /// w.finish()?;
+    /// let stored = ndl_hdf5::Inventory::of(&path)?.datasets[0].stored.clone();
+    /// assert_eq!((stored.byte_order, stored.other_order), (ByteOrder::Little, vec![4..8]));
+    /// assert_eq!(ndl_hdf5::read::<P>(&path, "p")?, [P { a: 1, b: 2.5 }]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mixed_byte_orders(mut self, other: Vec<std::ops::Range<usize>>) -> Self {
+        self.other_order = other;
         self
     }
 

@@ -17,7 +17,7 @@ use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::profile_type;
+use crate::h5type::{profile_type, Orders};
 use crate::raw_io;
 use crate::shape_check::compare;
 use crate::stored_type::stored_type;
@@ -65,13 +65,11 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     let packer = Packer::<T>::new().map_err(|e| mismatch("", e.to_string()))?;
     let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
     let netcdf_chars = stored_type(stored.id()).is_ok_and(|s| s.netcdf_chars);
-    let memory_type =
-        profile_type(&T::datatype(), ByteOrder::NATIVE, netcdf_chars).map_err(|source| {
-            Error::Type {
-                path: path.to_path_buf(),
-                dataset: dataset.to_string(),
-                source,
-            }
+    let memory_type = profile_type(&T::datatype(), Orders::one(ByteOrder::NATIVE), netcdf_chars)
+        .map_err(|source| Error::Type {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            source,
         })?;
     compare(&stored, &T::datatype()).map_err(|(field, message)| mismatch(&field, message))?;
 

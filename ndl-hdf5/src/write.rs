@@ -9,10 +9,11 @@ use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{commit_type, profile_type};
+use crate::h5type::{commit_type, profile_type, Orders};
 use crate::options::WriteOptions;
 use crate::raw_io;
 use crate::staging::Staged;
+use crate::stored_type::stored_type;
 
 /// Records staged and written at a time: memory stays bounded whatever
 /// the length of an append.
@@ -97,12 +98,13 @@ impl<T: NdlType> DatasetWriter<T> {
             source,
         };
         let netcdf = options.is_netcdf(&path);
-        let memory_type = profile_type(&datatype, ByteOrder::NATIVE, netcdf).map_err(type_error)?;
+        let memory_type =
+            profile_type(&datatype, Orders::one(ByteOrder::NATIVE), netcdf).map_err(type_error)?;
         let file_type = commit_type(
             staged.file(),
             &type_name::<T>(),
             &datatype,
-            options.byte_order,
+            Orders::mixed(options.byte_order, &options.other_order),
             netcdf,
         )
         .map_err(type_error)?;
@@ -157,17 +159,21 @@ impl<T: NdlType> DatasetWriter<T> {
             .map_err(hdf5_error(&path, dataset))?;
         let dimensions = Dimensions::adopt(&group, "record").map(|d| (d, group.name()));
         let netcdf = dimensions.is_some();
-        let type_in = |order| {
-            profile_type(&T::datatype(), order, netcdf).map_err(|source| Error::Type {
+        let type_in = |orders| {
+            profile_type(&T::datatype(), orders, netcdf).map_err(|source| Error::Type {
                 path: path.clone(),
                 dataset: dataset.to_string(),
                 source,
             })
         };
-        let memory_type = type_in(ByteOrder::NATIVE)?;
-        let swapped = type_in(ByteOrder::NATIVE.opposite())?;
+        let memory_type = type_in(Orders::one(ByteOrder::NATIVE))?;
         let stored = found.dtype().map_err(hdf5_error(&path, dataset))?;
-        if (stored != memory_type && stored != swapped) || found.ndim() != 1 {
+        // `T` in the stored byte orders, whatever they are.
+        let (order, other) = stored_type(stored.id())
+            .map(|s| (s.byte_order, s.other_order))
+            .unwrap_or((ByteOrder::NATIVE, Vec::new()));
+        let as_stored = type_in(Orders::mixed(order, &other))?;
+        if stored != as_stored || found.ndim() != 1 {
             return Err(Error::Mismatch {
                 path,
                 dataset: dataset.to_string(),

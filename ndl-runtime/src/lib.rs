@@ -31,6 +31,7 @@ pub mod columns;
 mod datatype;
 pub mod field_map;
 pub mod lang;
+mod mixed_order;
 #[cfg(feature = "ndarray")]
 pub mod ndarray_ext;
 pub mod ndl;
@@ -48,6 +49,7 @@ pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
     Member, Opaque, Selection, TimeType,
 };
+pub use mixed_order::MixedOrder;
 pub use ndl_type::NdlType;
 
 /// Derives [`NdlType`] for a `#[repr(C)]` struct or a fieldless enum with an

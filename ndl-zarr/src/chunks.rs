@@ -10,6 +10,8 @@ use zarrs::array::{Array, ArrayMetadata, ArrayToBytesCodecTraits};
 use zarrs::array::{ArrayBytes, CodecOptions};
 use zarrs::storage::ReadableWritableListableStorageTraits;
 
+use ndl_runtime::MixedOrder;
+
 use crate::error::{Error, Result};
 use crate::metadata::{bad, ArrayMeta};
 use crate::store::Store;
@@ -164,6 +166,9 @@ pub(crate) struct ChunkIo {
     /// Whether a chunk's zstd frame decodes to exactly the records in
     /// native byte order, with nothing for zarrs' codecs left to do.
     direct: bool,
+    /// The numbers stored in the order opposite to the rest, which zarrs'
+    /// `bytes` codec (one order for all) leaves reversed.
+    mixed: Option<MixedOrder>,
 }
 
 impl std::fmt::Debug for ChunkIo {
@@ -224,6 +229,7 @@ impl ChunkIo {
             && matches!(meta.compressors.as_slice(), [c] if c.get("name").and_then(|n| n.as_str()) == Some("zstd"));
         let native =
             meta.order == ndl_runtime::ByteOrder::NATIVE || !meta.stored.has_multibyte_numbers();
+        let mixed = MixedOrder::new(&meta.stored, &meta.other_order);
         Ok(ChunkIo {
             store: store.clone(),
             engine: engine(store, meta)?,
@@ -231,7 +237,8 @@ impl ChunkIo {
             record,
             inner: meta.shape.len().saturating_sub(1),
             zstd,
-            direct: zstd && native && meta.engine.codecs.len() == 2,
+            direct: zstd && native && meta.engine.codecs.len() == 2 && mixed.is_none(),
+            mixed,
         })
     }
 
@@ -312,7 +319,11 @@ impl ChunkIo {
         if decoded.len() != self.chunk_bytes() {
             return Err(error(&"decoded chunk has the wrong length"));
         }
-        Ok(decoded.into_owned())
+        let mut decoded = decoded.into_owned();
+        if let Some(mixed) = &self.mixed {
+            mixed.to_one_order(&mut decoded);
+        }
+        Ok(decoded)
     }
 
     /// Encodes and stores chunk `chunk` from records in native byte order:
@@ -332,6 +343,11 @@ impl ChunkIo {
             while records.len() < full {
                 records.extend_from_slice(&fill);
             }
+        }
+        // Reversed here, the numbers of the other order come out of the
+        // `bytes` codec in theirs.
+        if let Some(mixed) = &self.mixed {
+            mixed.to_one_order(records.to_mut());
         }
         // Chunks are encoded in parallel, one per thread.
         let options = CodecOptions::default().with_concurrent_target(1);

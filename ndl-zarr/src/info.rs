@@ -108,6 +108,15 @@ impl ArrayInfo {
         self.meta.order
     }
 
+    /// The byte ranges, within one stored (packed) record, of the numbers
+    /// in the order opposite to [`byte_order`](ArrayInfo::byte_order): a v2
+    /// `dtype` may give each field its own (`[["a", "<u8"], ["b",
+    /// ">f8"]]`). Empty when all share one. Reads give every number in
+    /// native order either way.
+    pub fn other_byte_order(&self) -> &[std::ops::Range<usize>] {
+        &self.meta.other_order
+    }
+
     /// The order of the elements in the chunks: Fortran for a v2
     /// `order: "F"` array of two or more dimensions, or a v3 one whose
     /// `transpose` codec reverses its dimensions; else C.

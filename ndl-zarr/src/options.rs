@@ -1,5 +1,7 @@
 //! How a store is written: Zarr format, layout, chunking, codec, byte order.
 
+use std::ops::Range;
+
 use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
@@ -28,6 +30,7 @@ pub struct WriteOptions {
     pub(crate) shard_len: Option<u64>,
     pub(crate) codec: Codec,
     pub(crate) byte_order: Option<ByteOrder>,
+    pub(crate) other_order: Vec<Range<usize>>,
     pub(crate) legacy_structured: bool,
     pub(crate) dimension: Option<String>,
     pub(crate) chars_as_u1: bool,
@@ -114,6 +117,44 @@ impl WriteOptions {
     pub fn byte_order(mut self, order: ByteOrder) -> WriteOptions {
         self.byte_order = Some(order);
         self
+    }
+
+    /// Stores the numbers in the byte ranges `other` of each packed record
+    /// in the order opposite to [`byte_order`](WriteOptions::byte_order),
+    /// as NumPy lets each field have its own (`[('a', '<u8'), ('b',
+    /// '>f8')]`): Zarr v2 only, whose `dtype` says each field's order.
+    /// Records are given and read back in native order all the same.
+    ///
+    /// ```
+    /// use ndl_zarr::{WriteOptions, ZarrFormat};
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    /// #[repr(C)]
+    /// struct P {
+    ///     a: u32,
+    ///     b: f32,
+    /// }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("mixed.zarr");
+    /// let v2 = WriteOptions::new().zarr_format(ZarrFormat::V2);
+    /// assert!(v2.keeps_mixed_byte_orders());
+    /// let p = [P { a: 1, b: 2.5 }];
+    /// v2.mixed_byte_orders(vec![4..8]).write(&path, &p)?;
+    /// let zarray: serde_json::Value = serde_json::from_slice(&std::fs::read(path.join(".zarray"))?)?;
+    /// assert_eq!(zarray["dtype"], serde_json::json!([["a", "<u4"], ["b", ">f4"]]));
+    /// assert_eq!(ndl_zarr::read::<P>(&path)?, p);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mixed_byte_orders(mut self, other: Vec<Range<usize>>) -> WriteOptions {
+        self.other_order = other;
+        self
+    }
+
+    /// Whether a store written with these options can keep each field of a
+    /// record in its own byte order: Zarr v2's records layout.
+    pub fn keeps_mixed_byte_orders(&self) -> bool {
+        self.format == ZarrFormat::V2 && self.layout == Layout::Records
     }
 
     /// The name of the record dimension (`dimension_names` in v3,

@@ -492,3 +492,73 @@ fn dense_records_are_read_into_place_and_checked() {
         );
     }
 }
+
+/// A record whose fields zarr-python stores in different byte orders.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Mixed {
+    a: u64,
+    b: f64,
+    c: i16,
+}
+
+/// zarr-python's v2 store of records whose fields have their own byte
+/// orders: read exactly and by name, appended to (the new records in the
+/// same orders, as zarr-python reads them back), and described with each
+/// field's order. v3, whose `bytes` codec gives every number one order,
+/// refuses such records.
+#[test]
+fn v2_records_of_mixed_byte_orders_read_and_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.zarr");
+    let mixed = |i: u32| Mixed {
+        a: u64::from(i) << 33,
+        b: f64::from(i) / 4.0,
+        c: -(i as i16),
+    };
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, zarr\n\
+         dt = np.dtype([('a', '<u8'), ('b', '>f8'), ('c', '>i2')])\n\
+         x = np.zeros(25, dt); x['a'] = np.arange(25) << 33; x['b'] = np.arange(25) / 4; x['c'] = -np.arange(25)\n\
+         zarr.create_array(store=sys.argv[1], shape=(25,), chunks=(10,), dtype=dt, zarr_format=2)[:] = x",
+        &[path.to_str().unwrap()],
+    );
+    let want: Vec<Mixed> = (0..25).map(mixed).collect();
+    assert_eq!(ndl_zarr::read::<Mixed>(&path).unwrap(), want);
+    let by_name = ndl_zarr::ReadOptions::new().by_name(true);
+    assert_eq!(
+        by_name.read::<Part2>(&path).unwrap()[3],
+        Part2 { c: -3, b: 0.75 }
+    );
+    let info = ArrayInfo::open(&path).unwrap();
+    assert_eq!(info.byte_order(), ByteOrder::Little);
+    let fields_b_c = 8..18;
+    assert_eq!(info.other_byte_order(), std::slice::from_ref(&fields_b_c));
+
+    let mut w = ArrayWriter::<Mixed>::open(&path).unwrap();
+    w.append(&(25..30).map(mixed).collect::<Vec<_>>()).unwrap();
+    w.finish().unwrap();
+    let read = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, zarr\n\
+         a = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+         print(a.dtype.descr, a['a'][29] == 29 << 33, a['b'][29], a['c'][29], len(a))",
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(
+        read.trim(),
+        "[('a', '<u8'), ('b', '>f8'), ('c', '>i2')] True 7.25 -29 30"
+    );
+
+    let v3 = WriteOptions::new().mixed_byte_orders(vec![fields_b_c]);
+    let e = v3.write(dir.path().join("v3.zarr"), &want).unwrap_err();
+    assert!(e.to_string().contains("mix byte orders"), "{e}");
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Part2 {
+    c: i16,
+    b: f64,
+}

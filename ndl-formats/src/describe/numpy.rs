@@ -35,8 +35,7 @@ fn dict(path: &Path, e: &Entry) -> Result<String> {
         objects.spec.datatype = Datatype::UInt8;
         return Ok(dict(path, &objects)?.replacen("'|u1'", "'|O'", 1));
     }
-    let mut header = header_of(&e.spec);
-    header.other_order.clone_from(&e.other_order);
+    let header = header_of(&e.spec);
     let bytes = header.to_bytes().map_err(|source| Error::Description {
         path: path.to_path_buf(),
         message: format!("`{}`: {source}", e.label()),

@@ -12,6 +12,8 @@
 mod engine;
 mod parse;
 
+use std::ops::Range;
+
 use ndl_runtime::lang::zarr::{ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON};
 use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::{ByteOrder, Datatype};
@@ -39,6 +41,9 @@ pub(crate) struct ArrayMeta {
     /// The records' datatype, packed.
     pub stored: Datatype,
     pub order: ByteOrder,
+    /// The byte ranges, within one packed record, of the numbers in the
+    /// order opposite to `order` (a v2 `dtype` gives each field its own).
+    pub other_order: Vec<Range<usize>>,
     /// The order of the elements within a chunk as stored (v2 `order`, a
     /// v3 `transpose`); zarrs decodes chunks to C order whatever it is.
     pub array_order: ArrayOrder,
@@ -128,6 +133,7 @@ impl ArrayMeta {
             inner_chunks: inner_chunk_shape.clone(),
             datatype: stored.clone(),
             order: options.order(),
+            other_order: options.other_order.clone(),
             array_order,
             codec: options.codec,
             legacy_structured: options.legacy_structured,
@@ -150,6 +156,7 @@ impl ArrayMeta {
             inner_chunk_shape,
             stored: stored.clone(),
             order: doc.order,
+            other_order: doc.other_order,
             array_order,
             compressors: options.codec.v3_codecs(stored.size().unwrap_or(0)),
             attributes,

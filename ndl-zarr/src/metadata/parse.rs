@@ -91,6 +91,7 @@ impl ArrayMeta {
             inner_chunk_shape: codecs.inner_chunks,
             stored,
             order: codecs.order,
+            other_order: Vec::new(),
             array_order: codecs.array_order,
             compressors: codecs.compressors,
             attributes: engine.attributes.clone(),
@@ -126,7 +127,7 @@ impl ArrayMeta {
         check_grid(&shape, &chunk_shape).map_err(|m| bad(store, key, m))?;
         let parsed = parse_v2_dtype(field("dtype")?).map_err(|e| bad_type(store, key, e))?;
         let order = parsed.order.unwrap_or(ByteOrder::NATIVE);
-        let stored = parsed.datatype;
+        let (stored, other_order) = (parsed.datatype, parsed.other_order);
         let given = |name: &str| match doc.get(name) {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.clone()),
@@ -207,6 +208,7 @@ impl ArrayMeta {
             inner_chunk_shape: None,
             stored,
             order,
+            other_order,
             array_order,
             compressors: read.compressors,
             attributes,

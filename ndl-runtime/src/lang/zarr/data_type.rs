@@ -2,6 +2,8 @@
 //! `data_type`, the v3 zero fill value, and the legacy `structured`
 //! spelling.
 
+use std::ops::Range;
+
 use serde_json::{json, Map, Value};
 
 use crate::lang::{child, LangError, Language};
@@ -35,10 +37,34 @@ impl Datatype {
     /// assert!(Datatype::Compound(padded).to_zarr_v2_dtype(ByteOrder::Little).is_err());
     /// ```
     pub fn to_zarr_v2_dtype(&self, order: ByteOrder) -> Result<Value, LangError> {
+        self.to_zarr_v2_dtype_mixed(order, &[])
+    }
+
+    /// The Zarr v2 `dtype` of this datatype with its numbers in `order`,
+    /// but those in the byte ranges `other_order` (within one element) in
+    /// the opposite order: each field with its own, as NumPy and
+    /// zarr-python allow.
+    ///
+    /// ```
+    /// use ndl_runtime::{ByteOrder, Compound, Datatype};
+    ///
+    /// let rec = Compound::c_layout([("a", Datatype::UInt64), ("b", Datatype::Float64)]).unwrap();
+    /// let dtype = Datatype::Compound(rec).to_zarr_v2_dtype_mixed(ByteOrder::Little, &[8..16]).unwrap();
+    /// assert_eq!(dtype.to_string(), r#"[["a","<u8"],["b",">f8"]]"#);
+    /// ```
+    pub fn to_zarr_v2_dtype_mixed(
+        &self,
+        order: ByteOrder,
+        other_order: &[Range<usize>],
+    ) -> Result<Value, LangError> {
         self.validate()?;
+        let orders = |at: usize| match other_order.iter().any(|r| r.contains(&at)) {
+            true => order.opposite(),
+            false => order,
+        };
         // Zarr has no array of arrays: NumPy's ('<f8', (5,)) within (2,)
         // is its (2, 5).
-        v2_dtype(&self.folded(), order, &[])
+        v2_dtype(&self.folded(), &orders, 0, &[])
     }
 
     /// The Zarr v3 `data_type` of this datatype: a name, a
@@ -144,7 +170,14 @@ pub(crate) fn legacy_structured(data_type: &Value) -> Value {
     json!({"name": "structured", "configuration": {"fields": fields}})
 }
 
-fn v2_dtype(dt: &Datatype, order: ByteOrder, path: &[String]) -> Result<Value, LangError> {
+/// The v2 `dtype` of `dt`, placed at byte `at` of an element whose number
+/// at byte `x` is in `orders(x)`.
+fn v2_dtype(
+    dt: &Datatype,
+    orders: &dyn Fn(usize) -> ByteOrder,
+    at: usize,
+    path: &[String],
+) -> Result<Value, LangError> {
     match dt {
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV2, path, dt)?;
@@ -153,10 +186,15 @@ fn v2_dtype(dt: &Datatype, order: ByteOrder, path: &[String]) -> Result<Value, L
                 .map(|m| {
                     let p = child(path, &m.name);
                     Ok(match &m.datatype {
+                        // Every element of an array is as its first.
                         Datatype::Array(a) => {
-                            json!([m.name, v2_dtype(&a.base, order, &p)?, a.shape])
+                            json!([
+                                m.name,
+                                v2_dtype(&a.base, orders, at + m.offset, &p)?,
+                                a.shape
+                            ])
                         }
-                        other => json!([m.name, v2_dtype(other, order, &p)?]),
+                        other => json!([m.name, v2_dtype(other, orders, at + m.offset, &p)?]),
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -169,7 +207,7 @@ fn v2_dtype(dt: &Datatype, order: ByteOrder, path: &[String]) -> Result<Value, L
             "a Zarr dtype cannot be an array; put the shape into the array's shape \
              (v2_array_metadata does) or make it a compound member",
         )),
-        other => scalar_typestr(other, order)
+        other => scalar_typestr(other, orders(at))
             .map(Value::String)
             .ok_or_else(|| {
                 LangError::unsupported(Language::ZarrV2, path, other, no_fixed_size(other))

@@ -7,6 +7,8 @@
 //! [`v3_array_metadata`] describe an array (`ndl describe --format zarr`)
 //! with them.
 
+use std::ops::Range;
+
 use serde_json::{json, Map, Value};
 
 use super::codec::Codec;
@@ -67,6 +69,10 @@ pub struct ArrayDocument {
     pub datatype: Datatype,
     /// The byte order of numbers in the chunks.
     pub order: ByteOrder,
+    /// The byte ranges, within one element, of the numbers in the order
+    /// opposite to `order` (v2 only, whose `dtype` gives each field its
+    /// own); empty for one order.
+    pub other_order: Vec<Range<usize>>,
     /// The order of the elements within a chunk: Fortran order is v2's
     /// `order: "F"` and v3's `transpose` codec with the dimensions
     /// reversed, as zarr-python writes them. One-dimensional arrays are
@@ -100,6 +106,7 @@ impl ArrayDocument {
             inner_chunks: None,
             datatype,
             order: ByteOrder::Little,
+            other_order: Vec::new(),
             array_order: ArrayOrder::RowMajor,
             codec: Codec::None,
             legacy_structured: false,
@@ -111,6 +118,15 @@ impl ArrayDocument {
     /// The `zarr.json` document (for a v2 array, the v3 equivalent with v2
     /// chunk keys, which readers of v3 read as the same array).
     pub fn v3(&self) -> Result<Value, LangError> {
+        if !self.other_order.is_empty() {
+            return Err(LangError::unsupported(
+                Language::ZarrV3,
+                &[],
+                &self.datatype,
+                "its fields mix byte orders, and the v3 `bytes` codec gives every number one; \
+                 write Zarr v2, or the numbers in one order",
+            ));
+        }
         let mut data_type = self.datatype.to_zarr_v3_data_type()?;
         let mut fill = super::data_type::v3_fill_value(&self.datatype)?;
         if self.legacy_structured && matches!(self.datatype, Datatype::Compound(_)) {
@@ -194,7 +210,7 @@ impl ArrayDocument {
             "zarr_format": 2,
             "shape": self.shape,
             "chunks": self.chunks,
-            "dtype": self.datatype.to_zarr_v2_dtype(self.order)?,
+            "dtype": self.datatype.to_zarr_v2_dtype_mixed(self.order, &self.other_order)?,
             "compressor": self.codec.v2_compressor(),
             "fill_value": null,
             "order": if self.is_fortran() { "F" } else { "C" },

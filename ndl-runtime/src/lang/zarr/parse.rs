@@ -6,20 +6,26 @@
 //! here are packed: each field follows the one before it without a gap, as
 //! both versions store them.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use crate::npy::parse_scalar_typestr;
 use crate::{ByteOrder, Charset, Compound, Datatype, FixedString, Member, Opaque, TimeType};
 
-/// A v2 `dtype` read: its datatype, packed, and the byte order its numbers
-/// are in.
+/// A v2 `dtype` read: its datatype, packed, and the byte orders its
+/// numbers are in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct V2Dtype {
     /// The datatype, packed.
     pub datatype: Datatype,
-    /// The byte order of its numbers: `None` when no number is wider than a
-    /// byte.
+    /// The byte order of its numbers (of the first, when fields have
+    /// their own): `None` when no number is wider than a byte.
     pub order: Option<ByteOrder>,
+    /// The byte ranges, within one element, of the numbers in the order
+    /// opposite to `order`: NumPy lets each field have its own, and so
+    /// does zarr-python's v2 `dtype`. Empty for one order.
+    pub other_order: Vec<Range<usize>>,
 }
 
 /// Why a stored data type could not be read.
@@ -58,11 +64,100 @@ fn join(parent: &str, name: &str) -> String {
 /// let read = parse_v2_dtype(&serde_json::json!(">i2")).unwrap();
 /// assert_eq!((read.datatype, read.order), (Datatype::Int16, Some(ByteOrder::Big)));
 /// assert_eq!(parse_v2_dtype(&serde_json::json!([["a", "<u4"], ["a", "<u4"]])).unwrap_err().field, "a");
+/// let mixed = parse_v2_dtype(&serde_json::json!([["a", "<u8"], ["b", ">f8"]])).unwrap();
+/// assert_eq!((mixed.order, mixed.other_order), (Some(ByteOrder::Little), vec![8..16]));
 /// ```
 pub fn parse_v2_dtype(dtype: &Value) -> Parsed<V2Dtype> {
-    let mut order = None;
-    let datatype = within_limit(v2(dtype, "", &mut order)?)?;
-    Ok(V2Dtype { datatype, order })
+    let datatype = within_limit(v2(dtype, "")?)?;
+    let mut numbers = Vec::new();
+    number_orders(dtype, &datatype, 0, &mut numbers)?;
+    let order = numbers.first().map(|&(_, o)| o);
+    let other_order = numbers
+        .into_iter()
+        .filter(|&(_, o)| Some(o) != order)
+        .map(|(r, _)| r)
+        .collect();
+    Ok(V2Dtype {
+        datatype,
+        order,
+        other_order,
+    })
+}
+
+/// The most runs of numbers of one byte order a record read may have:
+/// an array of records whose fields alternate orders makes one run per
+/// field of each element.
+const MAX_ORDER_RUNS: usize = 1 << 12;
+
+/// Adds to `out` the byte ranges of the numbers of `dt`, read from `dtype`
+/// and placed at byte `at`, each with its byte order; neighbouring numbers
+/// of one order are one range.
+fn number_orders(
+    dtype: &Value,
+    dt: &Datatype,
+    at: usize,
+    out: &mut Vec<(Range<usize>, ByteOrder)>,
+) -> Parsed<()> {
+    match (dtype, dt) {
+        (Value::Array(fields), Datatype::Compound(c)) => {
+            for (field, m) in fields.iter().zip(&c.members) {
+                let Some(inner) = field.get(1) else { continue };
+                match &m.datatype {
+                    // An array of records: each element's numbers, in one
+                    // range when they share an order.
+                    Datatype::Array(a) if inner.is_array() => {
+                        let mut element = Vec::new();
+                        number_orders(inner, &a.base, 0, &mut element)?;
+                        let size = a.base.size().unwrap_or(0);
+                        let count: usize = a.shape.iter().product();
+                        let at = at + m.offset;
+                        if let [(_, order)] = element[..] {
+                            push_run(out, at..at + count * size, order)?;
+                            continue;
+                        }
+                        for k in 0..count {
+                            for (r, order) in &element {
+                                let shift = at + k * size;
+                                push_run(out, r.start + shift..r.end + shift, *order)?;
+                            }
+                        }
+                    }
+                    whole => number_orders(inner, whole, at + m.offset, out)?,
+                }
+            }
+        }
+        (Value::String(s), _) if dt.has_multibyte_numbers() => {
+            let order = parse_scalar_typestr(s)
+                .and_then(|(_, o)| o)
+                .unwrap_or(ByteOrder::NATIVE);
+            push_run(out, at..at + dt.size().unwrap_or(0), order)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Adds `range` of numbers in `order` to `out`, joined to the last run
+/// when that one is of the same order.
+fn push_run(
+    out: &mut Vec<(Range<usize>, ByteOrder)>,
+    range: Range<usize>,
+    order: ByteOrder,
+) -> Parsed<()> {
+    if let Some((last, o)) = out.last_mut() {
+        if *o == order {
+            last.end = range.end;
+            return Ok(());
+        }
+    }
+    if out.len() == MAX_ORDER_RUNS {
+        return bad(
+            "",
+            format!("records whose numbers change byte order more than {MAX_ORDER_RUNS} times"),
+        );
+    }
+    out.push((range, order));
+    Ok(())
 }
 
 /// The largest record read: `i32::MAX` bytes, NumPy's own limit of an
@@ -83,18 +178,15 @@ fn within_limit(dt: Datatype) -> Parsed<Datatype> {
     }
 }
 
-fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Datatype> {
+fn v2(dtype: &Value, path: &str) -> Parsed<Datatype> {
     match dtype {
         Value::String(s) => {
-            let Some((dt, o)) = parse_scalar_typestr(s) else {
+            let Some((dt, _)) = parse_scalar_typestr(s) else {
                 return bad(
                     path,
                     format!("`{s}` is not a NumPy type string of a fixed-size type"),
                 );
             };
-            if dt.has_multibyte_numbers() {
-                merge_order(order, o, path)?;
-            }
             Ok(dt)
         }
         Value::Array(fields) => {
@@ -110,7 +202,7 @@ fn v2(dtype: &Value, path: &str, order: &mut Option<ByteOrder>) -> Parsed<Dataty
                     return bad(path, format!("field name {} is not a string", parts[0]));
                 };
                 let sub = record.field_path(path, name)?;
-                let dt = v2(&parts[1], &sub, order)?;
+                let dt = v2(&parts[1], &sub)?;
                 record.push(name, dt, parts.get(2), &sub)?;
             }
             record.finish(path, "a structured dtype with no fields")
@@ -151,20 +243,6 @@ fn with_shape(dt: Datatype, shape: &Value, path: &str) -> Parsed<Datatype> {
         return bad(path, format!("the field of shape {extents:?} is too large"));
     }
     Ok(array)
-}
-
-fn merge_order(order: &mut Option<ByteOrder>, new: Option<ByteOrder>, path: &str) -> Parsed<()> {
-    let new = new.unwrap_or(ByteOrder::NATIVE);
-    match order {
-        Some(o) if *o != new => bad(
-            path,
-            "fields in both byte orders; records of one byte order only are supported",
-        ),
-        _ => {
-            *order = Some(new);
-            Ok(())
-        }
-    }
 }
 
 /// Reads a Zarr v3 `data_type`: a core name, `r<bits>`, a named type with a
@@ -386,13 +464,31 @@ mod tests {
     }
 
     #[test]
-    fn v2_refuses_gaps_mixed_orders_and_junk() {
+    fn v2_reads_mixed_orders_and_refuses_gaps_and_junk() {
         assert!(parse_v2_dtype(&json!([["a", "<u4"], ["", "|V4"]]))
             .unwrap_err()
             .why
             .contains("unnamed"));
-        let e = parse_v2_dtype(&json!([["a", "<u4"], ["b", ">u4"]])).unwrap_err();
-        assert_eq!(e.field, "b");
+        let mixed = parse_v2_dtype(&json!([
+            ["a", "<u4"],
+            ["b", ">u4"],
+            ["c", "|u1"],
+            ["d", ">u2"]
+        ]))
+        .unwrap();
+        // b to d, the u1 between them in the run.
+        assert_eq!(mixed.order, Some(ByteOrder::Little));
+        let b_to_d = 4..11;
+        assert_eq!(mixed.other_order, [b_to_d]);
+        // Nested records in arrays: each element's fields in their orders.
+        let nested = json!([["a", [["x", ">u2"], ["y", "<u2"]], [3]]]);
+        let nested = parse_v2_dtype(&nested).unwrap();
+        assert_eq!(nested.other_order, vec![2..4, 6..8, 10..12]);
+        let alternating = json!([["a", [["x", ">u2"], ["y", "<u2"]], [1 << 12]]]);
+        assert!(parse_v2_dtype(&alternating)
+            .unwrap_err()
+            .why
+            .contains("change byte order"));
         assert!(parse_v2_dtype(&json!([["a", "<O"]])).is_err());
         assert!(parse_v2_dtype(&json!([["a"]])).is_err());
         assert!(parse_v2_dtype(&json!([["a", "<u4", [-1]]])).is_err());

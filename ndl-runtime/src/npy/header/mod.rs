@@ -11,7 +11,7 @@ use super::descr::{write_descr, write_shape};
 use super::shape::checked_product;
 use super::{ByteOrder, Error, Result};
 use crate::record_plan::RecordPlan;
-use crate::Datatype;
+use crate::{Datatype, MixedOrder};
 
 /// The magic string every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -112,14 +112,7 @@ impl Header {
 
     /// The plan that swaps the numbers in `other_order`, if there are any.
     pub(crate) fn other_order_plan(&self) -> Option<RecordPlan> {
-        if self.other_order.is_empty() {
-            return None;
-        }
-        let swapped = |at: usize| match self.other_order.iter().any(|r| r.contains(&at)) {
-            true => ByteOrder::NATIVE.opposite(),
-            false => ByteOrder::NATIVE,
-        };
-        RecordPlan::with_orders(&self.datatype, &swapped)
+        MixedOrder::new(&self.datatype, &self.other_order).map(MixedOrder::into_plan)
     }
 
     /// The number of elements: the product of `shape` (1 for `()`).
