@@ -1,7 +1,7 @@
 //! The codec alone, and the codec + I/O limit of any writer and reader of
 //! the Zarr comparison's chunks: zstd at `LEVEL` on rayon's threads, with a
 //! context and a buffer kept per thread, with and without a raw write or
-//! read of each chunk file.
+//! read of each chunk file; and a plain reader of the chunks into records.
 
 use std::fs;
 use std::path::Path;
@@ -115,14 +115,14 @@ pub fn codec_decompress(frames: &[Vec<u8>], out: &mut [u8], chunk_bytes: usize) 
         });
 }
 
-/// The read limit of any reader that returns records of `R` rather than
-/// packed bytes: each chunk file read raw and decompressed as by
-/// [`limit_read`], but into a buffer each thread keeps, then each packed
-/// record (`packed_size` bytes) made into an `R` by `from_packed` in its
-/// place in new memory (`out`, empty, with room for `n`). With padding,
-/// an `R` is bigger than its packed bytes: this is the work of
-/// [`limit_read`] plus writing the bigger records, nothing of ours.
-pub fn limit_read_records<R: Send>(
+/// A plain reader of records of `R` rather than packed bytes: each chunk
+/// file read raw and decompressed as by [`limit_read`], but into a buffer
+/// each thread keeps, then each packed record (`packed_size` bytes) made
+/// into an `R` by `from_packed` in its place in new memory (`out`, empty,
+/// with room for `n`). With padding, an `R` is bigger than its packed
+/// bytes: the work of [`limit_read`] plus writing the bigger records,
+/// nothing of ours.
+pub fn plain_read_records<R: Send>(
     dir: &Path,
     out: &mut Vec<R>,
     n: usize,
