@@ -23,7 +23,7 @@ use zarrs::array::ArrayMetadataV3;
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 
-pub(crate) use parse::bad;
+pub(crate) use parse::{bad, v2_dimension_names};
 
 /// The attribute holding the records' NDL datatype (enum names,
 /// descriptions), which the Zarr data type cannot say.

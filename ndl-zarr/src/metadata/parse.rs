@@ -16,6 +16,18 @@ use super::{engine, ArrayMeta};
 use crate::error::{Error, Result};
 
 /// A metadata document of `store` at `key` that is not what it should be.
+/// The dimension names of a v2 array: its `.zattrs`' `_ARRAY_DIMENSIONS`
+/// (xarray's convention), when it has them.
+pub(crate) fn v2_dimension_names(attributes: &Map<String, Value>) -> Option<Vec<Option<String>>> {
+    let names = attributes.get("_ARRAY_DIMENSIONS")?.as_array()?;
+    Some(
+        names
+            .iter()
+            .map(|n| n.as_str().map(str::to_string))
+            .collect(),
+    )
+}
+
 pub(crate) fn bad(store: &str, key: &str, message: impl Into<String>) -> Error {
     Error::Metadata {
         store: store.to_string(),
@@ -192,15 +204,7 @@ impl ArrayMeta {
         let engine: ArrayMetadataV3 = serde_json::from_value(engine_doc)
             .map_err(|e| bad(store, key, format!("not Zarr v2 array metadata: {e}")))?;
         let read = V3Codecs::read(&codecs).map_err(|m| bad(store, key, m))?;
-        let dimension_names = attributes
-            .get("_ARRAY_DIMENSIONS")
-            .and_then(Value::as_array)
-            .map(|names| {
-                names
-                    .iter()
-                    .map(|n| n.as_str().map(str::to_string))
-                    .collect()
-            });
+        let dimension_names = v2_dimension_names(&attributes);
         Ok(ArrayMeta {
             format: ZarrFormat::V2,
             shape,

@@ -13,7 +13,7 @@ use zarrs::metadata::v3::MetadataV3;
 
 use crate::documents::{json_at, pretty, v2_attributes};
 use crate::error::{Error, Result};
-use crate::metadata::bad;
+use crate::metadata::{bad, v2_dimension_names};
 use crate::store::Store;
 
 /// What each element of a variable-length array holds.
@@ -297,15 +297,7 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
     });
     let engine: ArrayMetadataV3 = serde_json::from_value(engine_doc)
         .map_err(|e| bad(store, key, format!("not Zarr v2 array metadata: {e}")))?;
-    let dimension_names = attributes
-        .get("_ARRAY_DIMENSIONS")
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .map(|n| n.as_str().map(str::to_string))
-                .collect()
-        });
+    let dimension_names = v2_dimension_names(&attributes);
     Ok(Some(VlenMeta {
         format: ZarrFormat::V2,
         kind,
