@@ -126,18 +126,33 @@ fn typed_and_by_name_reads_convert_each_field_from_its_own_order() {
 }
 
 #[test]
-fn npz_members_read_and_maps_and_appends_are_refused() {
+fn npz_members_read_appends_keep_each_order_and_maps_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.npy");
     numpy_file(&path, 3);
     // SAFETY: nothing modifies the file while it is mapped.
     let e = unsafe { MmapArray::<Mixed>::open(&path) }.unwrap_err();
     assert!(e.to_string().contains("both byte orders"), "{e}");
-    let e = AppendOptions::new()
-        .append_file(&path, &[expected(3)])
-        .unwrap_err();
-    assert!(e.to_string().contains("both byte orders"), "{e}");
-    assert_eq!(npy::read_file::<Mixed>(&path).unwrap().len(), 3);
+    // Appended records take each field's own order, as NumPy reads them.
+    let before = npy::read_header_file(&path).unwrap();
+    AppendOptions::new()
+        .append_file(&path, &[expected(3), expected(4)])
+        .unwrap();
+    let after = npy::read_header_file(&path).unwrap();
+    assert_eq!(after.other_order, before.other_order);
+    assert_eq!(
+        npy::read_file::<Mixed>(&path).unwrap(),
+        (0..5).map(expected).collect::<Vec<_>>()
+    );
+    let numpy = ndl_testkit::run_python(
+        "import sys, numpy as np\na = np.load(sys.argv[1])\nprint(len(a), int(a['a'][4]), float(a['b'][4]), int(a['n']['y'][4]))",
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(numpy.trim(), "5 4000012 2.0 280000");
+    let mut path3 = path.clone();
+    path3.set_file_name("m3.npy");
+    numpy_file(&path3, 3);
+    let path = path3;
 
     let npz = dir.path().join("m.npz");
     ndl_testkit::run_python(

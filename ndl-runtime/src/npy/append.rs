@@ -99,7 +99,8 @@ impl AppendOptions {
     ///
     /// The file's datatype must be `T`'s, as for reading (a difference is
     /// [`Error::TypeMismatch`] naming the field); the records are written
-    /// in the file's byte order. With more than one dimension, `data` must
+    /// in the file's byte order, each field in its own where the file's
+    /// fields have their own (`[('a', '<u8'), ('b', '>f8')]`). With more than one dimension, `data` must
     /// be whole rows. Fortran order, 0-d arrays and files with an NDL
     /// sidecar (which records the shape) are [`Error::NotAppendable`]. On
     /// any error before the count changes, the file reads as before.
@@ -114,7 +115,7 @@ impl AppendOptions {
             let count = growing.count_after(added)?;
             let records = |w: &mut dyn Write| -> Result<()> {
                 let start = growing.data_end();
-                let mut writer = RecordWriter::<T>::new(growing.header.byte_order)?
+                let mut writer = RecordWriter::<T>::for_header(&growing.header)?
                     .starting_at(usize::try_from(start).unwrap_or(0));
                 Ok(writer.write(&mut &mut *w, data)?)
             };
@@ -164,9 +165,6 @@ impl Growing {
                 reason: reason.into(),
             })
         };
-        if !header.other_order.is_empty() {
-            return refuse("the file's fields are in both byte orders, and appended records would be written in one");
-        }
         if header.fortran_order {
             return refuse("the file is in Fortran order, whose data does not end with its first dimension's last step");
         }

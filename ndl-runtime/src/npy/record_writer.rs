@@ -7,9 +7,9 @@ use std::io::Write;
 use std::mem::MaybeUninit;
 use std::sync::mpsc::sync_channel;
 
-use super::compare::layout_for;
+use super::compare::{file_layout_for, layout_for};
 use super::staging::{Staging, PREFIX_BYTES};
-use super::{ByteOrder, Result};
+use super::{ByteOrder, Header, Result};
 use crate::record_plan::RecordPlan;
 use crate::records::{assume_init, record_bytes};
 use crate::NdlType;
@@ -31,6 +31,19 @@ impl<T: NdlType> RecordWriter<T> {
     /// A writer of `T` records in `order`.
     pub fn new(order: ByteOrder) -> Result<RecordWriter<T>> {
         let layout = layout_for::<T>(&T::datatype(), order)?;
+        Ok(RecordWriter {
+            layout,
+            offset: 0,
+            buffers: Vec::new(),
+            _records: std::marker::PhantomData,
+        })
+    }
+
+    /// A writer of `T` records as the file `header` describes stores them:
+    /// each number in its own order there (a record's fields may each have
+    /// their own).
+    pub fn for_header(header: &Header) -> Result<RecordWriter<T>> {
+        let layout = file_layout_for::<T>(&T::datatype(), header)?;
         Ok(RecordWriter {
             layout,
             offset: 0,
