@@ -46,11 +46,7 @@ pub(crate) struct Orders<'a> {
 impl<'a> Orders<'a> {
     /// Every number in `order`.
     pub fn one(order: ByteOrder) -> Orders<'static> {
-        Orders {
-            base: order,
-            other: &[],
-            at: 0,
-        }
+        Orders::mixed(order, &[])
     }
 
     /// Numbers in `base`, those in the byte ranges `other` in the other.
@@ -60,10 +56,7 @@ impl<'a> Orders<'a> {
 
     /// The order of the number where the part being built starts.
     fn here(self) -> ByteOrder {
-        match self.other.iter().any(|r| r.contains(&self.at)) {
-            true => self.base.opposite(),
-            false => self.base,
-        }
+        self.base.at(self.other, self.at)
     }
 
     /// The orders of the part `offset` bytes further on.

@@ -1,6 +1,8 @@
 //! The byte order of stored numbers, shared by `.npy` headers and NDL's
 //! `endian` storage directive.
 
+use std::ops::Range;
+
 /// The byte order of multi-byte numbers in a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ByteOrder {
@@ -28,6 +30,23 @@ impl ByteOrder {
         match self {
             ByteOrder::Little => ByteOrder::Big,
             ByteOrder::Big => ByteOrder::Little,
+        }
+    }
+
+    /// The order of the number at byte `offset` of an element whose
+    /// numbers are in this order but those in the byte ranges `other`,
+    /// which are in the opposite one (NumPy lets each field of a record
+    /// have its own).
+    ///
+    /// ```
+    /// use ndl_runtime::ByteOrder;
+    /// assert_eq!(ByteOrder::Little.at(&[8..16], 8), ByteOrder::Big);
+    /// assert_eq!(ByteOrder::Little.at(&[8..16], 0), ByteOrder::Little);
+    /// ```
+    pub fn at(self, other: &[Range<usize>], offset: usize) -> ByteOrder {
+        match other.iter().any(|r| r.contains(&offset)) {
+            true => self.opposite(),
+            false => self,
         }
     }
 

@@ -41,11 +41,7 @@ impl MixedOrder {
         }
         // A plan for "native" records whose other-order numbers are in the
         // opposite order swaps those numbers only.
-        let orders = |at: usize| match other.iter().any(|r| r.contains(&at)) {
-            true => ByteOrder::NATIVE.opposite(),
-            false => ByteOrder::NATIVE,
-        };
-        let plan = RecordPlan::with_orders(datatype, &orders)?;
+        let plan = RecordPlan::with_orders(datatype, &|at| ByteOrder::NATIVE.at(other, at))?;
         Some(MixedOrder { plan })
     }
 

@@ -58,10 +58,7 @@ impl Datatype {
         other_order: &[Range<usize>],
     ) -> Result<Value, LangError> {
         self.validate()?;
-        let orders = |at: usize| match other_order.iter().any(|r| r.contains(&at)) {
-            true => order.opposite(),
-            false => order,
-        };
+        let orders = |at: usize| order.at(other_order, at);
         // Zarr has no array of arrays: NumPy's ('<f8', (5,)) within (2,)
         // is its (2, 5).
         v2_dtype(&self.folded(), &orders, 0, &[])

@@ -93,11 +93,7 @@ impl Header {
     /// # Ok::<(), ndl_runtime::npy::Error>(())
     /// ```
     pub fn byte_order_at(&self, offset: usize) -> ByteOrder {
-        if self.other_order.iter().any(|r| r.contains(&offset)) {
-            self.byte_order.opposite()
-        } else {
-            self.byte_order
-        }
+        self.byte_order.at(&self.other_order, offset)
     }
 
     /// Puts every number of the whole elements in `data` into
