@@ -30,26 +30,29 @@ pub(crate) struct RecordWriter<T> {
 impl<T: NdlType> RecordWriter<T> {
     /// A writer of `T` records in `order`.
     pub fn new(order: ByteOrder) -> Result<RecordWriter<T>> {
-        let layout = layout_for::<T>(&T::datatype(), order)?;
-        Ok(RecordWriter {
-            layout,
-            offset: 0,
-            buffers: Vec::new(),
-            _records: std::marker::PhantomData,
-        })
+        Ok(RecordWriter::with_layout(layout_for::<T>(
+            &T::datatype(),
+            order,
+        )?))
     }
 
     /// A writer of `T` records as the file `header` describes stores them:
     /// each number in its own order there (a record's fields may each have
     /// their own).
     pub fn for_header(header: &Header) -> Result<RecordWriter<T>> {
-        let layout = file_layout_for::<T>(&T::datatype(), header)?;
-        Ok(RecordWriter {
+        Ok(RecordWriter::with_layout(file_layout_for::<T>(
+            &T::datatype(),
+            header,
+        )?))
+    }
+
+    fn with_layout(layout: RecordPlan) -> RecordWriter<T> {
+        RecordWriter {
             layout,
             offset: 0,
             buffers: Vec::new(),
             _records: std::marker::PhantomData,
-        })
+        }
     }
 
     /// The same writer, for data that starts at file offset `offset` (after
