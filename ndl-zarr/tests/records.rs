@@ -551,8 +551,17 @@ fn v2_records_of_mixed_byte_orders_read_and_append() {
         "[('a', '<u8'), ('b', '>f8'), ('c', '>i2')] True 7.25 -29 30"
     );
 
-    let v3 = WriteOptions::new().mixed_byte_orders(vec![fields_b_c]);
+    let v3 = WriteOptions::new().mixed_byte_orders(vec![fields_b_c.clone()]);
     let e = v3.write(dir.path().join("v3.zarr"), &want).unwrap_err();
+    assert!(e.to_string().contains("mix byte orders"), "{e}");
+    // Nor do columns, each an array of one field's values.
+    let columns = WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .layout(ndl_zarr::Layout::Columns)
+        .mixed_byte_orders(vec![fields_b_c]);
+    let e = columns
+        .write(dir.path().join("columns.zarr"), &want)
+        .unwrap_err();
     assert!(e.to_string().contains("mix byte orders"), "{e}");
 }
 

@@ -99,6 +99,14 @@ impl ArrayMeta {
             chunks,
             array_order,
         } = grid;
+        // The ranges are of a whole record: a column, or a v3 array whose
+        // `bytes` codec gives every number one order, cannot keep them.
+        if !options.other_order.is_empty() && !options.keeps_mixed_byte_orders() {
+            return Err(unsupported(
+                "records whose fields mix byte orders keep them in Zarr v2's records layout only; \
+                 write that, or the numbers in one order",
+            ));
+        }
         let chunk_len = chunks.first().copied().unwrap_or(1);
         let with_first = |first: u64| -> Vec<u64> {
             let mut c = chunks.clone();
