@@ -30,6 +30,7 @@ mod byte_shuffle;
 pub mod columns;
 mod datatype;
 pub mod field_map;
+mod fixed_str;
 pub mod lang;
 mod mixed_order;
 #[cfg(feature = "ndarray")]
@@ -49,6 +50,7 @@ pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
     Member, Opaque, Selection, TimeType,
 };
+pub use fixed_str::{FixedStr, TooLong};
 pub use mixed_order::MixedOrder;
 pub use ndl_type::NdlType;
 

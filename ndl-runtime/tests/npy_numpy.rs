@@ -589,3 +589,48 @@ for name, order in [('le.npy', '<'), ('be.npy', '>')]:
         &[dir.path().to_str().unwrap(), &n.to_string()],
     );
 }
+
+/// `FixedStr<N>` fields are NumPy's `S<N>`: NumPy reads ours as the same
+/// texts, trailing NULs trimmed, and we read NumPy's, full-length and
+/// empty texts included.
+#[test]
+fn fixed_strings_are_numpys_s() {
+    use ndl_runtime::FixedStr;
+
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Station {
+        code: FixedStr<4>,
+        name: FixedStr<8>,
+        height: f32,
+    }
+    let station = |code: &str, name: &str, height| Station {
+        code: code.parse().unwrap(),
+        name: name.parse().unwrap(),
+        height,
+    };
+    let ours = [station("EGLL", "Heathrow", 25.0), station("K", "", -1.5)];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stations.npy");
+    npy::write_file(&path, &ours).unwrap();
+    let out = ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         a = np.load(sys.argv[1])\n\
+         print(a.dtype.descr, a['code'].tolist(), a['name'].tolist())\n\
+         np.save(sys.argv[2], np.array([(b'LFPG', b'Paris CD', 119.0), (b'', b'x', 0.0)], a.dtype))",
+        &[
+            path.to_str().unwrap(),
+            dir.path().join("theirs.npy").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out,
+        "[('code', '|S4'), ('name', '|S8'), ('height', '<f4')] [b'EGLL', b'K'] [b'Heathrow', b'']\n"
+    );
+    let theirs = npy::read_file::<Station>(dir.path().join("theirs.npy")).unwrap();
+    assert_eq!(
+        theirs,
+        [station("LFPG", "Paris CD", 119.0), station("", "x", 0.0)]
+    );
+    assert_eq!(theirs[0].name.as_str(), Ok("Paris CD"));
+}
