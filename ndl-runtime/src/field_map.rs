@@ -107,6 +107,29 @@ pub enum FieldMapError {
     NotFixedSize,
 }
 
+/// What to add to an exact read's type mismatch where reading by field
+/// name would succeed: every field of `target` is in `file` under its
+/// name, with its type, at another place.
+///
+/// ```
+/// use ndl_runtime::field_map::by_name_hint;
+/// use ndl_runtime::{Compound, Datatype};
+///
+/// let file = Datatype::Compound(Compound::c_layout([("b", Datatype::Int8), ("a", Datatype::Float64)])?);
+/// let want = Datatype::Compound(Compound::c_layout([("a", Datatype::Float64)])?);
+/// assert!(by_name_hint(&file, &want).unwrap().contains("by_name(true)"));
+/// assert!(by_name_hint(&file, &Datatype::Float64).is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn by_name_hint(file: &Datatype, target: &Datatype) -> Option<&'static str> {
+    file.size()?;
+    plan(file, target, "", 0, 0, &mut Vec::new()).ok()?;
+    Some(
+        "; the file has every field of the type, elsewhere in its records: \
+         `ReadOptions::by_name(true)` reads them by field name",
+    )
+}
+
 impl FieldMap {
     /// The map from records of `file`, stored in `file_order`, to records
     /// of `target`.

@@ -107,8 +107,10 @@ fn numpy_files_with_more_fields_read_by_name() {
         let got = by_name().read::<Wanted, _>(&bytes[..]).expect(&label);
         assert!(got.data == expected, "{label}");
         // Without the switch the layouts must be equal, as before.
+        // ... and the error says that reading by name would do.
         let e = ReadOptions::new().read_file::<Wanted>(&path).unwrap_err();
         assert!(matches!(e.kind(), Error::TypeMismatch { .. }), "{e}");
+        assert!(e.to_string().contains("ReadOptions::by_name(true)"), "{e}");
         // A map never gives a zero-copy view.
         // SAFETY: nothing modifies the file while it is mapped.
         assert!(unsafe { MmapArray::<Wanted>::open(&path) }.is_err());
@@ -180,6 +182,9 @@ fn missing_fields_and_other_types_are_named() {
         matches!(e.kind(), Error::MissingField { field, .. } if field == "pos.q"),
         "{e}"
     );
+    // Where reading by name cannot help, the exact read does not offer it.
+    let e = ReadOptions::new().read_file::<IdAsI64>(&path).unwrap_err();
+    assert!(!e.to_string().contains("by_name"), "{e}");
     let e = by_name().read_file::<IdAsI64>(&path).unwrap_err();
     match e.kind() {
         Error::TypeMismatch { field, message } => {

@@ -305,9 +305,10 @@ fn field_map_for(header: &Header, expected: &Datatype, by_name: bool) -> Result<
         return Ok(None);
     };
     if !by_name {
+        let hint = crate::field_map::by_name_hint(&stored, element).unwrap_or_default();
         return Err(Error::TypeMismatch {
             field: d.field,
-            message: d.message,
+            message: d.message + hint,
         });
     }
     Ok(Some(FieldMap::new(&stored, header.byte_order, element)?))

@@ -11,6 +11,7 @@ mod write;
 pub(crate) use read::RecordsSource;
 pub(crate) use write::{check_records, check_storable, create, start};
 
+use ndl_runtime::field_map::by_name_hint;
 use ndl_runtime::records::Packer;
 use ndl_runtime::schema::first_difference;
 use ndl_runtime::{Datatype, NdlType};
@@ -33,12 +34,13 @@ pub(crate) fn check_type<T: NdlType>(
     stored: &Datatype,
     packer: &Packer<T>,
 ) -> Result<()> {
-    match first_difference(stored, packer.layout().datatype()) {
+    let expected = packer.layout().datatype();
+    match first_difference(stored, expected) {
         None => Ok(()),
         Some(d) => Err(Error::TypeMismatch {
             store: store.name.clone(),
             field: d.field,
-            message: d.message,
+            message: d.message + by_name_hint(stored, expected).unwrap_or_default(),
         }),
     }
 }
