@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::cli::{ndl, ok};
+use common::cli::{describe, ndl, ok};
 
 #[test]
 fn time_records_convert_exactly_and_zarr_python_reads_them() {
@@ -239,5 +239,133 @@ fn time_records_zarr_python_wrote_convert_exactly() {
             ],
         );
         assert_eq!(same.trim(), "True True", "v{format}");
+    }
+}
+
+/// Datashape has no timedelta below nanoseconds: the Datashape of such a
+/// field is its `int64` counts, which datashape parses, and the command
+/// says on stderr which field lost its meaning and why.
+#[test]
+fn datashape_says_what_a_picosecond_timedelta_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("fine.npy");
+    let n = npy.to_str().unwrap();
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('at', '<M8[ns]'), ('took', '<m8[ps]')])\n\
+         np.save(sys.argv[1], np.zeros(2, dt))",
+        &[n],
+    );
+    let run = describe(&npy, "datashape", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(run.stdout.trim(), "2 * {at: datetime, took: int64}");
+    for words in ["`took`", "below nanoseconds", "does not say it"] {
+        assert!(run.stderr.contains(words), "{words}: {}", run.stderr);
+    }
+    // A datetime in any unit is Datashape's `datetime`: nothing to say.
+    let plain = dir.path().join("plain.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\nnp.save(sys.argv[1], np.zeros(2, '<M8[ps]'))",
+        &[plain.to_str().unwrap()],
+    );
+    assert_eq!(
+        ok(describe(&plain, "datashape", &[]), "plain"),
+        "2 * datetime\n"
+    );
+}
+
+/// Writes with xarray, in Python 3.12, a table of CF times as netCDF
+/// files and Zarr stores hold them: `int32` days, `int16` minutes with a
+/// `_FillValue`, `float32` hours and an `int64` of seconds with NaT, to
+/// `argv[1]` (`.nc`, netCDF-4) or a Zarr v2 store; prints nothing.
+const XARRAY_CF_TABLE: &str = "\
+import sys, numpy as np, xarray as xr
+t = np.array(['2000-01-01', '2001-02-03', 'NaT', '1999-12-31'], 'M8[ns]')
+ds = xr.Dataset({
+    'day': ('obs', t.astype('M8[D]')),
+    'minute': ('obs', t + np.timedelta64(5, 'm')),
+    'hour': ('obs', t + np.timedelta64(6, 'h')),
+    'second': ('obs', t + np.timedelta64(7, 's')),
+    'value': ('obs', np.arange(4, dtype='f4')),
+})
+enc = {
+    'day': {'dtype': 'int16', 'units': 'days since 2000-01-01', '_FillValue': -999},
+    'minute': {'dtype': 'int32', 'units': 'minutes since 2000-01-01 00:00', '_FillValue': -2147483647},
+    'hour': {'dtype': 'float32', 'units': 'hours since 1999-01-01'},
+    'second': {'dtype': 'int64', 'units': 'seconds since 1970-01-01', '_FillValue': -1},
+}
+if sys.argv[1].endswith('.nc'):
+    ds.to_netcdf(sys.argv[1], engine='netcdf4', encoding=enc)
+else:
+    ds.to_zarr(sys.argv[1], zarr_format=2, encoding=enc, consolidated=False)
+";
+
+/// CF times stored as `int16` days, `int32` minutes, `float32` hours and
+/// `int64` seconds, with their fill values, as xarray writes them to
+/// netCDF-4 and to Zarr: `ndl convert` gives the `datetime64` values
+/// xarray decodes, the fill as NaT, where it gave plain numbers.
+#[test]
+fn cf_times_of_every_width_decode_as_xarray_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for src in ["table.nc", "table.zarr"] {
+        let npy = dir.path().join(format!("{src}.npy"));
+        let src = dir.path().join(src);
+        let (s, n) = (src.to_str().unwrap(), npy.to_str().unwrap());
+        ndl_testkit::run_with(&ndl_testkit::python312(), XARRAY_CF_TABLE, &[s]);
+        ok_quiet(&["convert", s, n]);
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ours = np.load(sys.argv[2])\n\
+             ds = xr.open_dataset(sys.argv[1], engine='zarr' if sys.argv[1].endswith('.zarr') else 'netcdf4')\n\
+             for k in ['day', 'minute', 'hour', 'second']:\n\
+             \x20   assert ours.dtype[k].kind == 'M', (k, ours.dtype[k])\n\
+             \x20   theirs = ds[k].values\n\
+             \x20   assert np.array_equal(ours[k].astype('M8[ns]'), theirs, equal_nan=True), (k, ours[k], theirs)\n\
+             \x20   assert np.isnat(ours[k][2]), k\n\
+             print(ours.dtype['day'], ours.dtype['minute'], ours.dtype['hour'])",
+            &[s, n],
+        );
+        assert_eq!(out, "datetime64[D] datetime64[m] datetime64[ns]\n", "{s}");
+    }
+}
+
+/// Units that say `since` but are no CF time are refused, naming the
+/// variable, with nothing written: as plain numbers their times would be
+/// lost without a word.
+#[test]
+fn time_units_that_are_not_cf_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, units) in [
+        "furlongs since 1970-01-01",
+        "seconds since yesterday",
+        "days since 2000-13-45",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for ending in ["nc", "zarr"] {
+            let src = dir.path().join(format!("bad{i}.{ending}"));
+            let dst = dir.path().join(format!("bad{i}{ending}.npy"));
+            ndl_testkit::run_with(
+                &ndl_testkit::python312(),
+                "import sys, numpy as np, xarray as xr\n\
+                 ds = xr.Dataset({'when': ('obs', np.arange(3, dtype='i4')), 'v': ('obs', np.ones(3))})\n\
+                 ds['when'].attrs['units'] = sys.argv[2]\n\
+                 if sys.argv[1].endswith('.nc'): ds.to_netcdf(sys.argv[1])\n\
+                 else: ds.to_zarr(sys.argv[1], zarr_format=2, consolidated=False)",
+                &[src.to_str().unwrap(), units],
+            );
+            let run = common::cli::convert(&src, &dst, &[]);
+            assert_eq!(run.code, Some(1), "{units} {ending}: {run:#?}");
+            for words in ["when", "CF time", units] {
+                assert!(
+                    run.stderr.contains(words),
+                    "{units} {ending}: lacks {words:?}: {}",
+                    run.stderr
+                );
+            }
+            assert!(!dst.exists(), "{units} {ending}: written");
+        }
     }
 }

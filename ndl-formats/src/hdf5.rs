@@ -307,7 +307,32 @@ fn written_as_columns(inventory: &Inventory) -> bool {
 /// that is a table: two or more, all along one first dimension, of
 /// numbers, enums, bools, CF times or netCDF text (strings of their last
 /// dimension).
-fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
+fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Option<Datatype>> {
+    for d in inventory.datasets.iter().filter(|d| d.group == "/") {
+        refuse_bad_time_units(path, d)?;
+    }
+    Ok(table_record(inventory))
+}
+
+/// An error for a variable whose `units` say it counts time since an
+/// epoch, but not in a form CF defines: converted as plain numbers, its
+/// times would be silently lost.
+fn refuse_bad_time_units(path: &Path, d: &ndl_hdf5::DatasetInfo) -> Result<()> {
+    let text = |key: &str| d.attributes.get(key).and_then(serde_json::Value::as_str);
+    match ndl_runtime::time::cf_time_type(&d.stored.datatype, text("units"), text("calendar")) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "variable `{}`: its units read as CF time but are not: {e}; nothing was written",
+                d.name
+            ),
+        }),
+    }
+}
+
+/// The record of a table's variables, as [`inferred_record`] says.
+fn table_record(inventory: &Inventory) -> Option<Datatype> {
     let variables: Vec<&ndl_hdf5::DatasetInfo> = inventory
         .datasets
         .iter()
@@ -341,9 +366,7 @@ fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
                 })
                 .array_of(outer)
             }
-            Datatype::Int64 | Datatype::Float64 if d.cf_time.is_some() => {
-                Datatype::Time(d.cf_time?).array_of(&inner)
-            }
+            _ if d.cf_time.is_some() => Datatype::Time(d.cf_time?).array_of(&inner),
             Datatype::Enum(_) | Datatype::Bool | Datatype::Float32 | Datatype::Float64 => {
                 stored.clone().array_of(&inner)
             }
@@ -386,7 +409,7 @@ impl Hdf5ColumnsSource {
         let reader = if written_as_columns(inventory) {
             ColumnsReader::open(path)
         } else {
-            let Some(record) = inferred_record(inventory) else {
+            let Some(record) = inferred_record(path, inventory)? else {
                 return Ok(None);
             };
             ColumnsReader::open_as(path, &record)

@@ -74,9 +74,12 @@ impl ZarrSource {
                 (spec, Reading::Records { chunk, next: 0 })
             }
             StoreInfo::Group(group) => {
-                let datatype = group.datatype().ok_or_else(|| Error::Unsupported {
+                let unsupported = |message: String| Error::Unsupported {
                     path: path.to_path_buf(),
-                    message: "a group whose arrays are not columns of numbers of one length, without an ndl_datatype attribute, has no record type to convert".into(),
+                    message,
+                };
+                let datatype = group.datatype().map_err(unsupported)?.ok_or_else(|| {
+                    unsupported("a group whose arrays are not columns of numbers of one length, without an ndl_datatype attribute, has no record type to convert".into())
                 })?;
                 let packed = repacker(path, &datatype)?.layout().datatype().clone();
                 let mut spec = ArraySpec::new(packed, vec![group.len()]);

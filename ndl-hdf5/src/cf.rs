@@ -9,7 +9,7 @@ use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate};
 use hdf5_sys::h5t::{
     H5T_cset_t, H5T_str_t, H5Tclose, H5Tcopy, H5Tset_cset, H5Tset_size, H5Tset_strpad,
 };
-use ndl_runtime::time::{BaseUnit, CfTimeUnits, CfValues, NumpyTimeUnit, TimeKind};
+use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues, TimeKind};
 use ndl_runtime::{Datatype, TimeType};
 
 /// The attribute holding an NDL datatype as JSON: the record's, at the
@@ -49,10 +49,13 @@ pub(crate) fn stored_time(
     stored: &hdf5::Datatype,
     t: TimeType,
 ) -> Result<(bool, Option<CfValues>), String> {
-    let float = stored.is::<f64>();
-    if !float && !stored.is::<i64>() {
-        return Err("a time field is stored as int64 or float64 counts".into());
-    }
+    // HDF5 converts the counts to the int64 or float64 that `CfValues`
+    // decodes, as it reads them.
+    let counts = crate::stored_type::stored_type(stored.id())
+        .ok()
+        .and_then(|s| CfCounts::of(&s.datatype))
+        .ok_or("a time field is stored as integer or float counts")?;
+    let float = counts.is_float();
     let text = |name: &str| {
         crate::attribute::attribute(dataset, name).and_then(|v| v.as_str().map(str::to_string))
     };
@@ -64,9 +67,14 @@ pub(crate) fn stored_time(
         return Ok((false, None));
     };
     let cf = CfTimeUnits::parse(&units, text("calendar").as_deref()).map_err(|e| e.to_string())?;
+    // netCDF-C writes attributes as lists, of one value here.
     let fill = ["_FillValue", "missing_value"]
         .iter()
-        .find_map(|k| crate::attribute::attribute(dataset, k));
+        .find_map(|k| crate::attribute::attribute(dataset, k))
+        .map(|v| match v {
+            serde_json::Value::Array(mut one) if one.len() == 1 => one.remove(0),
+            v => v,
+        });
     let values = CfValues::new(
         t,
         &cf,
@@ -78,24 +86,18 @@ pub(crate) fn stored_time(
     Ok((float, values))
 }
 
-/// The time type a variable of CF time (int64 or float64 with CF `units`)
-/// holds: counts of its unit, or nanoseconds for floats; `None` for any
-/// other variable.
+/// The time type a variable of CF time (integer or float counts with CF
+/// `units`) holds: counts of its unit, or nanoseconds for floats; `None`
+/// for any other variable, and for units that say `since` but do not
+/// parse, which a conversion refuses ([`ndl_runtime::time::cf_time_type`]).
 pub(crate) fn cf_time_type(
     stored: &Datatype,
     attributes: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<TimeType> {
     let text = |key: &str| attributes.get(key).and_then(serde_json::Value::as_str);
-    let units = CfTimeUnits::parse(text("units")?, text("calendar")).ok()?;
-    let unit = match stored {
-        Datatype::Int64 => units.unit(),
-        Datatype::Float64 => BaseUnit::Nanos,
-        _ => return None,
-    };
-    Some(TimeType {
-        kind: units.kind(),
-        unit: NumpyTimeUnit::new(unit),
-    })
+    ndl_runtime::time::cf_time_type(stored, text("units"), text("calendar"))
+        .ok()
+        .flatten()
 }
 
 /// Writes `dt` as the attribute [`NDL_DATATYPE`] of `location`.

@@ -270,11 +270,16 @@ impl GroupInfo {
 
     /// The records of a columns store: its `ndl_datatype` attribute, or
     /// for a group another tool wrote, a field per array (CF time as time
-    /// fields); `None` when the arrays are not columns of records.
-    pub fn datatype(&self) -> Option<Datatype> {
+    /// fields); `None` when the arrays are not columns of records. An
+    /// error, naming the array, where an array's `units` say it counts
+    /// time since an epoch but are no CF time units: as plain numbers its
+    /// times would be lost.
+    pub fn datatype(&self) -> std::result::Result<Option<Datatype>, String> {
         match self.attributes.get(NDL_DATATYPE) {
-            Some(value) => serde_json::from_value(value.clone()).ok(),
-            None => infer_record(&self.arrays),
+            Some(value) => Ok(serde_json::from_value(value.clone()).ok()),
+            None => infer_record(&self.arrays).map_err(|(array, e)| {
+                format!("array `{array}`: its units read as CF time but are not: {e}")
+            }),
         }
     }
 
@@ -325,6 +330,13 @@ pub(crate) fn group_datatype(store: &Store, attributes: &Map<String, Value>) -> 
     };
     match attributes.get(NDL_DATATYPE) {
         Some(value) => serde_json::from_value(value.clone()).map_err(|_| missing()),
-        None => infer_record(&group_arrays(store)?).ok_or_else(missing),
+        None => match infer_record(&group_arrays(store)?) {
+            Ok(record) => record.ok_or_else(missing),
+            Err((field, e)) => Err(Error::TypeMismatch {
+                store: store.name.clone(),
+                field,
+                message: format!("its units read as CF time but are not: {e}"),
+            }),
+        },
     }
 }

@@ -37,7 +37,7 @@ use super::display::NAT;
 use super::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
 use crate::TimeType;
 use epoch::CfCalendar;
-pub use values::CfValues;
+pub use values::{cf_time_type, CfCounts, CfValues};
 
 const ATTOS_PER_SECOND: i128 = 1_000_000_000_000_000_000;
 const ATTOS_PER_DAY: i128 = 86_400 * ATTOS_PER_SECOND;

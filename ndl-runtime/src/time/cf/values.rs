@@ -3,8 +3,169 @@
 //! counts of the `units`, with a fill value for NaT.
 
 use super::{CfDecoder, CfTimeUnits};
-use crate::time::{TimeError, TimeKind};
-use crate::TimeType;
+use crate::time::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
+use crate::{Datatype, TimeType};
+
+/// How a CF time variable stores its counts: integers of any width to 32
+/// bits or `int64`, or floats, as xarray and netCDF files hold them
+/// (`int32` days since an epoch is common). [`CfValues`] decodes int64 or
+/// float64 counts; [`CfCounts::widen`] makes those of the others.
+///
+/// ```
+/// use ndl_runtime::time::CfCounts;
+/// use ndl_runtime::Datatype;
+///
+/// let days = CfCounts::of(&Datatype::Int32).unwrap();
+/// let stored: Vec<u8> = [-1i32, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+/// let mut wide = Vec::new();
+/// days.widen(&stored, &mut wide);
+/// assert_eq!(wide, [-1i64, 7].iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>());
+/// assert!(!days.is_float());
+/// assert!(CfCounts::of(&Datatype::UInt64).is_none()); // beyond int64
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CfCounts {
+    /// `int8`, read as `int64`.
+    Int8,
+    /// `uint8`, read as `int64`.
+    UInt8,
+    /// `int16`, read as `int64`.
+    Int16,
+    /// `uint16`, read as `int64`.
+    UInt16,
+    /// `int32`, read as `int64`.
+    Int32,
+    /// `uint32`, read as `int64`.
+    UInt32,
+    /// `int64`.
+    Int64,
+    /// `float32`, read as `float64`.
+    Float32,
+    /// `float64`.
+    Float64,
+}
+
+impl CfCounts {
+    /// The counts of a variable of `stored`; `None` for datatypes that hold
+    /// no CF time (`uint64` included: its values beyond int64 are no time).
+    pub fn of(stored: &Datatype) -> Option<CfCounts> {
+        Some(match stored {
+            Datatype::Int8 => CfCounts::Int8,
+            Datatype::UInt8 => CfCounts::UInt8,
+            Datatype::Int16 => CfCounts::Int16,
+            Datatype::UInt16 => CfCounts::UInt16,
+            Datatype::Int32 => CfCounts::Int32,
+            Datatype::UInt32 => CfCounts::UInt32,
+            Datatype::Int64 => CfCounts::Int64,
+            Datatype::Float32 => CfCounts::Float32,
+            Datatype::Float64 => CfCounts::Float64,
+            _ => return None,
+        })
+    }
+
+    /// Whether the counts are floats, which [`CfValues`] reads as float64.
+    pub fn is_float(self) -> bool {
+        matches!(self, CfCounts::Float32 | CfCounts::Float64)
+    }
+
+    /// The size of one stored count.
+    pub fn size(self) -> usize {
+        match self {
+            CfCounts::Int8 | CfCounts::UInt8 => 1,
+            CfCounts::Int16 | CfCounts::UInt16 => 2,
+            CfCounts::Int32 | CfCounts::UInt32 | CfCounts::Float32 => 4,
+            CfCounts::Int64 | CfCounts::Float64 => 8,
+        }
+    }
+
+    /// Whether the stored counts are already the int64 or float64 values
+    /// [`CfValues`] reads, so need no [`CfCounts::widen`].
+    pub fn is_wide(self) -> bool {
+        self.size() == 8
+    }
+
+    /// Appends native-order `stored` counts to `out` as native-order int64
+    /// (integers) or float64 (floats), exactly.
+    pub fn widen(self, stored: &[u8], out: &mut Vec<u8>) {
+        out.reserve(stored.len() / self.size() * 8);
+        for v in stored.chunks_exact(self.size()) {
+            let wide = match self {
+                CfCounts::Int8 => i64::from(i8::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::UInt8 => i64::from(v[0]).to_ne_bytes(),
+                CfCounts::Int16 => i64::from(i16::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::UInt16 => i64::from(u16::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::Int32 => i64::from(i32::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::UInt32 => i64::from(u32::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::Float32 => f64::from(f32::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                CfCounts::Int64 | CfCounts::Float64 => bytes(v),
+            };
+            out.extend_from_slice(&wide);
+        }
+    }
+}
+
+/// The time type that a numeric variable of `stored` with CF attributes
+/// `units` and `calendar` holds, as a reader of others' files makes it a
+/// field: counts of the units' own unit for integers, nanoseconds for
+/// floats (xarray rounds them so).
+///
+/// `Ok(None)` where the variable holds no CF time: no `units`, units of
+/// something else (`K`, `m s-1`), a calendar whose days are not NumPy's
+/// (`noleap`), or a datatype of no counts. Units that say `since` but do
+/// not parse (`furlongs since 1970-01-01`, `days since 2000-13-45`) are an
+/// error: the numbers were meant as times, and guessing would be wrong.
+///
+/// ```
+/// use ndl_runtime::time::cf_time_type;
+/// use ndl_runtime::Datatype;
+///
+/// let days = cf_time_type(&Datatype::Int32, Some("days since 2000-01-01"), None)?.unwrap();
+/// assert_eq!(days.to_string(), "M8[D]");
+/// let floats = cf_time_type(&Datatype::Float32, Some("hours since 2000-01-01"), None)?.unwrap();
+/// assert_eq!(floats.to_string(), "M8[ns]");
+/// assert_eq!(cf_time_type(&Datatype::Int32, Some("K"), None)?, None);
+/// assert_eq!(cf_time_type(&Datatype::Int32, Some("days since 2000-01-01"), Some("noleap"))?, None);
+/// assert!(cf_time_type(&Datatype::Int32, Some("furlongs since 1970-01-01"), None).is_err());
+/// assert!(cf_time_type(&Datatype::Int32, Some("seconds since yesterday"), None).is_err());
+/// # Ok::<(), ndl_runtime::time::TimeError>(())
+/// ```
+pub fn cf_time_type(
+    stored: &Datatype,
+    units: Option<&str>,
+    calendar: Option<&str>,
+) -> Result<Option<TimeType>, TimeError> {
+    let (Some(counts), Some(units)) = (CfCounts::of(stored), units) else {
+        return Ok(None);
+    };
+    let cf = match CfTimeUnits::parse(units, calendar) {
+        Ok(cf) => cf,
+        Err(TimeError::Calendar(_)) => return Ok(None),
+        Err(e) if says_since(units) => return Err(e),
+        Err(_) => return Ok(None),
+    };
+    let unit = if counts.is_float() {
+        BaseUnit::Nanos
+    } else {
+        cf.unit()
+    };
+    Ok(Some(TimeType {
+        kind: cf.kind(),
+        unit: NumpyTimeUnit::new(unit),
+    }))
+}
+
+/// Whether `units` have CF time's form `<unit> since <epoch>`.
+fn says_since(units: &str) -> bool {
+    units
+        .split_whitespace()
+        .nth(1)
+        .is_some_and(|word| word.eq_ignore_ascii_case("since"))
+}
+
+/// The first N bytes of `v`, which has them.
+fn bytes<const N: usize>(v: &[u8]) -> [u8; N] {
+    v[..N].try_into().expect("a whole value")
+}
 
 /// How the stored values of a CF time variable become counts of a field's
 /// time type.

@@ -5,7 +5,7 @@
 //! (`hours since 2000-01-01`) reads into `DateTime64<Seconds>` with the
 //! exact instants.
 
-use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues};
 use ndl_runtime::Datatype;
 use serde_json::Value;
 
@@ -13,6 +13,7 @@ use super::Column;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::store::Store;
+use crate::ZarrFormat;
 
 /// The decoding the time column `c` needs, or `None` when its values are
 /// already the field's counts (ours: `<unit> since 1970-01-01 00:00:00`
@@ -34,23 +35,25 @@ pub(super) fn time_decoding(
         message,
     };
     let text = |key: &str| meta.attributes.get(key).and_then(Value::as_str);
-    let float = meta.stored == Datatype::Float64;
-    if !float && meta.stored != Datatype::Int64 {
+    let Some(counts) = CfCounts::of(&meta.stored) else {
         return Err(err(format!(
-            "a time field is stored as int64 or float64 counts, not {}",
+            "a time field is stored as integer or float counts, not {}",
             ndl_runtime::schema::describe(&meta.stored)
         )));
-    }
+    };
+    // Narrower counts are widened to these before they are decoded.
+    let float = counts.is_float();
     let Some(units) = text("units") else {
-        if float {
-            return Err(err("float64 counts without CF `units`".into()));
+        if !counts.is_wide() || float {
+            return Err(err(format!(
+                "{} counts without CF `units`",
+                ndl_runtime::schema::describe(&meta.stored)
+            )));
         }
         return Ok(None);
     };
     let cf = CfTimeUnits::parse(units, text("calendar")).map_err(|e| err(e.to_string()))?;
-    let fill = ["_FillValue", "missing_value"]
-        .iter()
-        .find_map(|k| meta.attributes.get(*k));
+    let fill = cf_fill(meta);
     CfValues::new(
         t,
         &cf,
@@ -59,6 +62,20 @@ pub(super) fn time_decoding(
         fill.and_then(Value::as_i64),
     )
     .map_err(|e| err(e.to_string()))
+}
+
+/// The value that marks a missing time, as xarray reads it: the
+/// `_FillValue` or `missing_value` attribute, else in a v2 store the
+/// array's `fill_value` (where xarray keeps `_FillValue`; a v3 array's
+/// `fill_value` is always there, and xarray does not mask with it).
+fn cf_fill(meta: &ArrayMeta) -> Option<&Value> {
+    ["_FillValue", "missing_value"]
+        .iter()
+        .find_map(|k| meta.attributes.get(*k))
+        .or_else(|| match meta.format {
+            ZarrFormat::V2 => meta.document.get("fill_value"),
+            ZarrFormat::V3 => None,
+        })
 }
 
 /// NumPy's Not-a-Time, which scaling leaves alone.

@@ -1,7 +1,7 @@
 //! The records of a columns group another tool wrote (xarray's, without
 //! our `ndl_datatype`): a field per array, CF time as time fields.
 
-use ndl_runtime::time::{BaseUnit, CfTimeUnits, NumpyTimeUnit};
+use ndl_runtime::time::{cf_time_type, TimeError};
 use ndl_runtime::{Compound, Datatype, TimeType};
 use serde_json::Value;
 
@@ -11,17 +11,25 @@ use crate::info::ArrayInfo;
 /// number per record (the same number of records) or a fixed shape of
 /// numbers: its field is that number, or an array of it.
 ///
-/// An `int64` column with CF time `units` (and a `calendar` of
-/// `standard`, `gregorian` or `proleptic_gregorian`) is a time field of
-/// the CF unit; a `float64` one a nanosecond time field (its values round
-/// to nanoseconds, as xarray decodes them). CF time of other calendars
-/// stays plain numbers. `None` for a group with anything else (strings,
-/// records, no arrays), which has no record type to read by.
-pub(crate) fn infer_record(arrays: &[(String, ArrayInfo)]) -> Option<Datatype> {
-    let len = arrays.first()?.1.shape().first().copied()?;
+/// A column of integers or floats with CF time `units` (and a `calendar`
+/// of `standard`, `gregorian` or `proleptic_gregorian`) is a time field:
+/// of the CF unit for integers, of nanoseconds for floats (its values
+/// round to nanoseconds, as xarray decodes them). CF time of other
+/// calendars stays plain numbers. `Ok(None)` for a group with anything
+/// else (strings, records, no arrays), which has no record type to read
+/// by; an error, with the array's name, for units that say `since` but
+/// are no CF time, whose numbers would be read as plain numbers wrongly.
+pub(crate) fn infer_record(
+    arrays: &[(String, ArrayInfo)],
+) -> Result<Option<Datatype>, (String, TimeError)> {
+    let Some(len) = arrays.first().and_then(|(_, a)| a.shape().first().copied()) else {
+        return Ok(None);
+    };
     let mut fields = Vec::with_capacity(arrays.len());
     for (name, info) in arrays {
-        let (&n, inner) = info.shape().split_first()?;
+        let Some((&n, inner)) = info.shape().split_first() else {
+            return Ok(None);
+        };
         let stored = info.stored_datatype();
         let number = stored.as_int().is_some()
             || matches!(
@@ -29,29 +37,24 @@ pub(crate) fn infer_record(arrays: &[(String, ArrayInfo)]) -> Option<Datatype> {
                 Datatype::Float32 | Datatype::Float64 | Datatype::Bool
             );
         if n != len || !number {
-            return None;
+            return Ok(None);
         }
-        let base = cf_time(info).unwrap_or_else(|| stored.clone());
-        let shape: Vec<usize> = inner
+        let time = cf_time(info).map_err(|e| (name.clone(), e))?;
+        let base = time.map_or_else(|| stored.clone(), Datatype::Time);
+        let Some(shape) = inner
             .iter()
             .map(|&d| usize::try_from(d).ok())
-            .collect::<Option<_>>()?;
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return Ok(None);
+        };
         fields.push((name.clone(), base.array_of(&shape)));
     }
-    Compound::c_layout(fields).ok().map(Datatype::Compound)
+    Ok(Compound::c_layout(fields).ok().map(Datatype::Compound))
 }
 
-/// The time field a CF time column becomes, if it is one.
-fn cf_time(info: &ArrayInfo) -> Option<Datatype> {
+/// The time type of a CF time column, if it is one.
+fn cf_time(info: &ArrayInfo) -> Result<Option<TimeType>, TimeError> {
     let text = |key: &str| info.attributes().get(key).and_then(Value::as_str);
-    let units = CfTimeUnits::parse(text("units")?, text("calendar")).ok()?;
-    let unit = match info.stored_datatype() {
-        Datatype::Int64 => units.unit(),
-        Datatype::Float64 => BaseUnit::Nanos,
-        _ => return None,
-    };
-    Some(Datatype::Time(TimeType {
-        kind: units.kind(),
-        unit: NumpyTimeUnit::new(unit),
-    }))
+    cf_time_type(info.stored_datatype(), text("units"), text("calendar"))
 }

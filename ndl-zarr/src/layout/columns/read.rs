@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use ndl_runtime::records::{PackedLayout, Packer, RecordsMut};
 use ndl_runtime::schema::first_difference;
+use ndl_runtime::time::CfCounts;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
 use super::cf_time::time_decoding;
@@ -42,7 +43,7 @@ pub(crate) fn check_column(store: &Store, meta: &ArrayMeta, c: &Column) -> Resul
         }
         (Datatype::Bool, _) => *stored == Datatype::UInt8 || *stored == Datatype::Bool,
         // CF counts, decoded by `time_decoding`.
-        (Datatype::Time(_), _) => *stored == Datatype::Int64 || *stored == Datatype::Float64,
+        (Datatype::Time(_), _) => CfCounts::of(stored).is_some(),
         _ => first_difference(stored, &c.element).is_none(),
     };
     if !accepted {
@@ -64,6 +65,9 @@ struct Opened {
     /// A time column's decoding to the field's unit, unless it holds the
     /// field's counts already.
     time: Option<ndl_runtime::time::CfValues>,
+    /// A time column's counts where they are narrower than the int64 or
+    /// float64 a time field is decoded from (`int32` days, `float32`).
+    narrow: Option<CfCounts>,
 }
 
 impl Opened {
@@ -78,7 +82,13 @@ impl Opened {
             let from = (at - chunk * chunk_len) as usize;
             let to = ((range.end - chunk * chunk_len).min(chunk_len)) as usize;
             self.chunks.with_decoded(chunk, |decoded| {
-                out.extend_from_slice(&decoded[from * size..to * size]);
+                match self.narrow {
+                    Some(counts) => {
+                        let per_record = size / 8 * counts.size();
+                        counts.widen(&decoded[from * per_record..to * per_record], &mut out);
+                    }
+                    None => out.extend_from_slice(&decoded[from * size..to * size]),
+                }
                 Ok(())
             })?;
             at = chunk * chunk_len + to as u64;
@@ -122,6 +132,10 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
         let meta = ArrayMeta::read(&child)?;
         check_column(&child, &meta, &column)?;
         let time = time_decoding(&child, &meta, &column)?;
+        let narrow = match column.leaf {
+            Datatype::Time(_) => CfCounts::of(&meta.stored).filter(|c| !c.is_wide()),
+            _ => None,
+        };
         let checks = PackedLayout::new(&column.leaf).map_err(|e| Error::TypeMismatch {
             store: store.name.clone(),
             field: column.name.clone(),
@@ -136,6 +150,7 @@ fn open_columns(store: &Store, plan: Vec<Column>) -> Result<(Vec<Opened>, u64)> 
             chunks,
             checks,
             time,
+            narrow,
         });
     }
     let len = if opened.is_empty() { 0 } else { len };
