@@ -70,14 +70,14 @@ struct ConvertArgs {
     #[arg(value_parser = location)]
     dst: PathBuf,
 
-    /// The Zarr format of a store written.
-    #[arg(long, value_name = "2|3", default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
-    zarr_format: u8,
+    /// The Zarr format of a store written [default: 3].
+    #[arg(long, value_name = "2|3", value_parser = clap::value_parser!(u8).range(2..=3))]
+    zarr_format: Option<u8>,
 
     /// One array of records, or one array per field (Zarr, HDF5 and
-    /// netCDF-4).
-    #[arg(long, value_enum, default_value_t = LayoutArg::Records)]
-    layout: LayoutArg,
+    /// netCDF-4) [default: records].
+    #[arg(long, value_enum)]
+    layout: Option<LayoutArg>,
 
     /// Records per chunk of a one-dimensional array (default: about 2 MiB
     /// of records); the same as --chunks N.
@@ -118,15 +118,23 @@ struct ConvertArgs {
     /// they are, or as variable-length values (v3 `string` /
     /// `variable_length_bytes`, v2 `|O` with `vlen-utf8` / `vlen-bytes`),
     /// trailing NULs trimmed as NumPy trims them. Variable-length values
-    /// read from a store always become the narrowest fixed U or S.
-    #[arg(long, value_enum, default_value_t = StringsArg::Fixed)]
-    strings: StringsArg,
+    /// read from a store always become the narrowest fixed U or S
+    /// [default: fixed].
+    #[arg(long, value_enum)]
+    strings: Option<StringsArg>,
 
     /// The member of a .npz archive, or the dataset or variable of an HDF5
     /// or netCDF-4 file (`/group/name`), to convert, when it holds more
     /// than one.
     #[arg(long)]
     member: Option<String>,
+}
+
+impl ConvertArgs {
+    /// The layout asked for, records unless columns.
+    fn layout(&self) -> LayoutArg {
+        self.layout.unwrap_or(LayoutArg::Records)
+    }
 }
 
 /// How strings are stored in a Zarr store.
@@ -236,7 +244,7 @@ fn hdf5_options(args: &ConvertArgs) -> Result<ndl_formats::Hdf5SinkOptions, Stri
     }
     Ok(ndl_formats::Hdf5SinkOptions {
         options,
-        columns: args.layout == LayoutArg::Columns,
+        columns: args.layout() == LayoutArg::Columns,
     })
 }
 
@@ -244,7 +252,43 @@ fn is_hdf5(path: &std::path::Path) -> bool {
     ndl_formats::Format::of_destination(path).is_ok_and(|f| f == ndl_formats::Format::Hdf5)
 }
 
+/// An error for the first option given that the destination's format
+/// does not take: an option silently ignored would leave the user
+/// believing it was applied.
+fn unused_option(args: &ConvertArgs) -> Result<(), String> {
+    use ndl_formats::Format;
+    let Ok(format) = Format::of_destination(&args.dst) else {
+        return Ok(());
+    };
+    let (zarr, hdf5) = (format == Format::Zarr, format == Format::Hdf5);
+    let options = [
+        ("--zarr-format", args.zarr_format.is_some(), zarr),
+        ("--layout", args.layout.is_some(), zarr || hdf5),
+        ("--chunk-len", args.chunk_len.is_some(), zarr || hdf5),
+        ("--chunks", args.chunks.is_some(), zarr),
+        ("--codec", args.codec.is_some(), zarr || hdf5),
+        ("--shuffle", args.shuffle, hdf5),
+        ("--chars-as-u1", args.chars_as_u1, zarr),
+        ("--strings", args.strings.is_some(), zarr),
+    ];
+    match options
+        .iter()
+        .find(|(_, given, applies)| *given && !applies)
+    {
+        Some((name, ..)) => Err(format!(
+            "{}: {name} does not apply to a {}; leave it out",
+            args.dst.display(),
+            format.noun()
+        )),
+        None => Ok(()),
+    }
+}
+
 fn run_convert(args: &ConvertArgs) -> ExitCode {
+    if let Err(e) = unused_option(args) {
+        eprintln!("ndl: error: {e}");
+        return ExitCode::FAILURE;
+    }
     let hdf5 = match hdf5_options(args) {
         Ok(options) => options,
         Err(e) => {
@@ -254,10 +298,10 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     };
     let mut zarr = ndl_zarr::WriteOptions::new()
         .zarr_format(match args.zarr_format {
-            2 => ndl_zarr::ZarrFormat::V2,
+            Some(2) => ndl_zarr::ZarrFormat::V2,
             _ => ndl_zarr::ZarrFormat::V3,
         })
-        .layout(match args.layout {
+        .layout(match args.layout() {
             LayoutArg::Records => ndl_zarr::Layout::Records,
             LayoutArg::Columns => ndl_zarr::Layout::Columns,
         })
@@ -277,8 +321,8 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
         write: SinkOptions {
             zarr: ndl_formats::ZarrSinkOptions {
                 zarr,
-                keep_byte_order: args.layout == LayoutArg::Records,
-                variable_strings: args.strings == StringsArg::Variable,
+                keep_byte_order: args.layout() == LayoutArg::Records,
+                variable_strings: args.strings == Some(StringsArg::Variable),
             },
             hdf5,
         },

@@ -483,3 +483,73 @@ fn an_npz_member_cut_short_is_an_error() {
         assert!(!run.stderr.contains("panicked"), "{run:#?}");
     }
 }
+
+/// An option that does not apply to the files at hand is refused, naming
+/// it, with nothing written: `--member` of a file with one array, and each
+/// writing option of a destination format that has no such thing.
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("a.npy");
+    std::fs::write(&npy, v1(GOOD)).unwrap();
+    let member = common::cli::convert(&npy, &dir.path().join("b.npy"), &["--member", "foo"]);
+    refused(&member, &npy, &["member `foo`", ".npy file", "no members"]);
+    let cases: [(&str, &[&str]); 8] = [
+        ("c.npy", &["--zarr-format", "2"]),
+        ("c.parquet", &["--layout", "columns"]),
+        ("c.npy", &["--chunk-len", "10"]),
+        ("c.h5", &["--chunks", "10"]),
+        ("c.npz", &["--codec", "zstd"]),
+        ("c.zarr", &["--shuffle"]),
+        ("c.h5", &["--chars-as-u1"]),
+        ("c.arrow", &["--strings", "variable"]),
+    ];
+    for (dst, option) in cases {
+        let dst = dir.path().join(dst);
+        let run = common::cli::convert(&npy, &dst, option);
+        refused(&run, &dst, &[option[0], "does not apply"]);
+        assert!(!dst.exists(), "{option:?}: {} was written", dst.display());
+    }
+    // The same options where they apply convert.
+    let run = common::cli::convert(
+        &npy,
+        &dir.path().join("d.h5"),
+        &["--shuffle", "--chunk-len", "1"],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+}
+
+/// A table of many columns makes a `.npy` header longer than NumPy reads
+/// by default: the conversion says so, and the length it names is what
+/// `np.load` then needs (and needs indeed).
+#[test]
+fn a_header_numpy_refuses_by_default_is_announced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (table, npy) = (dir.path().join("wide.parquet"), dir.path().join("wide.npy"));
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, pyarrow as pa, pyarrow.parquet as pq\n\
+         pq.write_table(pa.table({f'column_{i}': [float(i)] * 3 for i in range(600)}), sys.argv[1])",
+        &[table.to_str().unwrap()],
+    );
+    let run = common::cli::convert(&table, &npy, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let note = run.stderr.trim();
+    assert!(note.starts_with("ndl: note: "), "{note}");
+    let len = note
+        .split("max_header_size=")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no length in {note:?}"));
+    let out = common::run_python(
+        "import sys, numpy as np\n\
+         try:\n    np.load(sys.argv[1])\n    print('loaded by default')\n\
+         except ValueError:\n    pass\n\
+         a = np.load(sys.argv[1], max_header_size=int(sys.argv[2]))\n\
+         print(a.shape, a['column_599'][0])",
+        &[npy.to_str().unwrap(), len],
+    );
+    assert_eq!(out, "(3,) 599.0\n");
+    let described = describe(&npy, "numpy", &["--max-header-size", len]);
+    assert_eq!(described.code, Some(0), "{described:#?}");
+}

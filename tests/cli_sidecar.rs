@@ -202,3 +202,53 @@ fn a_sidecar_describes_npz_groups() {
         "{yaml}"
     );
 }
+
+/// A conversion carries what the sidecar adds: the enum's names reach
+/// every destination that has enums (a Parquet dictionary that pyarrow
+/// reads as the names, an HDF5 enum that h5py reads, a Zarr store and
+/// an npz archive whose descriptions have them), where the file alone
+/// would give a plain `uint8`.
+#[test]
+fn a_conversion_carries_the_sidecars_datatype() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    std::fs::write(dir.path().join("x.yaml"), SIDECAR).unwrap();
+    let names = ["idle", "running", "failed"];
+    for dst in ["y.parquet", "y.h5", "y.zarr", "y.arrow"] {
+        let dst = dir.path().join(dst);
+        let run = common::cli::convert(&npy, &dst, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let yaml = ok(describe(&dst, "ndl", &[]), "the converted file");
+        let doc = NdlFile::from_yaml(&yaml).unwrap();
+        let compound = doc.groups.iter().find_map(|(_, g)| {
+            g.ndarrays.iter().find_map(|(_, nd)| match &nd.datatype {
+                Some(Datatype::Compound(c)) => Some(c.clone()),
+                _ => None,
+            })
+        });
+        let c = compound.unwrap_or_else(|| panic!("no records:\n{yaml}"));
+        let Datatype::Enum(e) = &c.member("state").unwrap().datatype else {
+            panic!("{}: the sidecar's enum is lost:\n{yaml}", dst.display())
+        };
+        let got: Vec<&str> = e.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(got, names, "{}", dst.display());
+    }
+    let categories = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, pyarrow.parquet as pq, h5py\n\
+         t = pq.read_table(sys.argv[1])\n\
+         print(t.column('state').type, t.column('state').to_pylist())\n\
+         with h5py.File(sys.argv[2]) as f:\n\
+         \x20   d = [v for v in f.values() if isinstance(v, h5py.Dataset)][0]\n\
+         \x20   print(sorted(h5py.check_enum_dtype(d.dtype['state']).items()))",
+        &[
+            dir.path().join("y.parquet").to_str().unwrap(),
+            dir.path().join("y.h5").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        categories,
+        "dictionary<values=string, indices=int8, ordered=0> ['idle', 'idle', 'idle']\n\
+         [('failed', 2), ('idle', 0), ('running', 1)]\n"
+    );
+}

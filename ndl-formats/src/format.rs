@@ -9,7 +9,7 @@ use ndl_runtime::npy::{self, HeaderLimits};
 use ndl_runtime::npz::NpzReader;
 
 use crate::arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
-use crate::contents::stem;
+use crate::contents::{join, stem};
 use crate::error::{Error, Result};
 use crate::hdf5::{Hdf5Sink, Hdf5SinkOptions};
 use crate::npy::{NpySink, NpySource};
@@ -96,6 +96,26 @@ impl Format {
                          (say which by the name's ending)"
                     .into(),
             }),
+        }
+    }
+}
+
+impl Format {
+    /// Whether a file of this format holds named arrays, one of which
+    /// `ReadOptions::member` picks.
+    fn has_members(self) -> bool {
+        matches!(self, Format::Npz | Format::Hdf5)
+    }
+
+    /// What a file or store of this format is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Format::Npy => ".npy file",
+            Format::Npz => ".npz archive",
+            Format::Zarr => "Zarr store",
+            Format::Parquet => "Parquet file",
+            Format::Arrow => "Arrow IPC file",
+            Format::Hdf5 => "HDF5 or netCDF-4 file",
         }
     }
 }
@@ -188,13 +208,27 @@ pub(crate) fn keeps_mixed_byte_orders(path: &Path, options: &SinkOptions) -> Res
 
 /// Opens the array at `path`, whatever its format.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
-    Ok(match Format::of_existing(path)? {
-        Format::Npy => Box::new(NpySource::open(path, &options.limits)?),
-        Format::Npz => Box::new(NpzSource::open(
-            path,
-            options.member.as_deref(),
-            &options.limits,
-        )?),
+    let format = Format::of_existing(path)?;
+    if let (Some(member), false) = (&options.member, format.has_members()) {
+        return Err(Error::Member {
+            path: path.to_path_buf(),
+            message: format!(
+                "member `{member}` asked for, but a {} holds one array and no members \
+                 (members are those of .npz archives and HDF5 or netCDF-4 files)",
+                format.noun()
+            ),
+        });
+    }
+    Ok(match format {
+        Format::Npy => {
+            let source = NpySource::open(path, &options.limits)?;
+            crate::sidecar::described(Box::new(source), path, &join("/", &stem(path)))
+        }
+        Format::Npz => {
+            let source = NpzSource::open(path, options.member.as_deref(), &options.limits)?;
+            let array_path = source.array_path().to_owned();
+            crate::sidecar::described(Box::new(source), path, &array_path)
+        }
         Format::Zarr if VlenReader::probe(path)?.is_some() => Box::new(VlenSource::open(path)?),
         Format::Zarr => Box::new(ZarrSource::open(path)?),
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),

@@ -38,6 +38,7 @@ mod hdf5;
 mod npy;
 mod npz;
 mod one_order;
+mod sidecar;
 mod sink;
 mod source;
 mod spec;

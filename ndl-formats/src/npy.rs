@@ -141,6 +141,12 @@ impl NpySink {
 }
 
 impl Sink for NpySink {
+    fn notes(&self) -> Vec<String> {
+        header_size_note(&self.path, &self.header)
+            .into_iter()
+            .collect()
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let mut written = Ok(0);
         let result = npy::write_file_with(&self.path, &self.header, |w| {
@@ -149,6 +155,25 @@ impl Sink for NpySink {
         });
         settle(written, result)
     }
+}
+
+/// What to know where the header written at `path` is longer than NumPy
+/// reads without being asked (`np.load`'s `max_header_size`, a guard
+/// against crafted files): a record of many fields, such as a whole-file
+/// table, can have one.
+pub(crate) fn header_size_note(path: &Path, header: &Header) -> Option<String> {
+    let bytes = header.to_bytes().ok()?;
+    let length_field = if bytes[6] == 1 { 2 } else { 4 };
+    let len = bytes.len() - 8 - length_field;
+    (len > npy::DEFAULT_MAX_HEADER_SIZE).then(|| {
+        format!(
+            "{}: its .npy header is {len} characters, more than the {} NumPy reads by default: \
+             load it with np.load(path, max_header_size={len}) and describe it with \
+             ndl describe --max-header-size {len}",
+            path.display(),
+            npy::DEFAULT_MAX_HEADER_SIZE
+        )
+    })
 }
 
 /// Copies every element of `source` to `w`. The source's own error is

@@ -52,6 +52,8 @@ pub fn choose_member(path: &Path, names: &[String], named: Option<&str>) -> Resu
 pub struct NpzSource {
     /// The member's path: the archive's joined with the member's name.
     path: PathBuf,
+    /// The member's array path, `/group/name`, as a sidecar names it.
+    array_path: String,
     spec: ArraySpec,
     batches: Receiver<Message>,
     pending: Handover,
@@ -59,12 +61,19 @@ pub struct NpzSource {
 }
 
 impl NpzSource {
+    /// The member's array path, `/group/name`, as a sidecar names it.
+    pub(crate) fn array_path(&self) -> &str {
+        &self.array_path
+    }
+
     /// Opens member `member` (or the only one) of the archive at `path`.
     pub fn open(path: &Path, member: Option<&str>, limits: &HeaderLimits) -> Result<NpzSource> {
         let archive = NpzReader::open(path)?.max_header_size(limits.max_header_size);
         let name = choose_member(path, &archive.names(), member)?;
         let (send, batches) = sync_channel(1);
         let member_path = path.join(&name);
+        let (group, array) = ndl_runtime::npz::group_path(&name);
+        let array_path = crate::contents::join(&group, &array);
         let (archive_path, limits) = (path.to_path_buf(), limits.clone());
         let thread =
             std::thread::spawn(move || read_member(archive, &name, &archive_path, &limits, &send));
@@ -80,6 +89,7 @@ impl NpzSource {
         };
         Ok(NpzSource {
             path: member_path,
+            array_path,
             spec,
             batches,
             pending: Handover::default(),
@@ -192,6 +202,13 @@ impl NpzSink {
 }
 
 impl Sink for NpzSink {
+    fn notes(&self) -> Vec<String> {
+        let member = self.path.join(&self.member);
+        crate::npy::header_size_note(&member, &self.header)
+            .into_iter()
+            .collect()
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let mut written = Ok(0);
         let result = NpzWriter::create(&self.path).and_then(|mut archive| {

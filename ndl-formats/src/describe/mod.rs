@@ -82,7 +82,12 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             doc.to_yaml()
         }
         Language::Numpy => numpy::dicts(path, &contents)?,
-        Language::Datashape => listing(&contents, numpy::datashape),
+        Language::Datashape => {
+            let notes = contents.entries.iter().filter_map(numpy::datashape_note);
+            let notes: Vec<String> = notes.collect();
+            contents.warnings.extend(notes);
+            listing(&contents, numpy::datashape)
+        }
         Language::Zarr => zarr::metadata(path, &contents)?,
         Language::Cdl => cdl::document(path, &contents)?,
     };

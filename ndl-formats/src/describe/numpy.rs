@@ -58,3 +58,14 @@ pub(super) fn datashape(e: &Entry) -> String {
     }
     out + &e.spec.datatype.to_datashape()
 }
+
+/// What [`datashape`] could not say of `e` exactly (a timedelta below
+/// nanoseconds, which it writes as its `int64` counts; a reference, which
+/// it writes as `object`), so the command says it beside the text.
+pub(super) fn datashape_note(e: &Entry) -> Option<String> {
+    let err = e.spec.datatype.try_to_datashape().err()?;
+    Some(format!(
+        "`{}`: {err}; written as Datashape's nearest type, which does not say it",
+        e.label()
+    ))
+}

@@ -1,45 +1,19 @@
-//! An NDL sidecar beside a `.npy`/`.npz` file: the datatypes and
-//! attributes that the file cannot hold, taken where they fit the file.
-
-use std::path::{Path, PathBuf};
+//! An NDL sidecar's datatypes and attributes in a description.
 
 use ndl_runtime::ndl;
-use ndl_runtime::npy;
 
 use crate::contents::{join, Contents};
-
-/// A sidecar that read: its path and document.
-pub(super) type Sidecar = (PathBuf, ndl::File);
-
-/// The NDL sidecar beside `path` (`.yaml`, else `.yml`), if there is one
-/// that reads; one that is there but does not read is worth a warning: the
-/// user expects its names in the output.
-pub(super) fn read(path: &Path, warnings: &mut Vec<String>) -> Option<Sidecar> {
-    let (side_path, parsed) = npy::read_sidecar(path)?;
-    match parsed {
-        Ok(sidecar) => Some((side_path, sidecar)),
-        Err(e) => {
-            warnings.push(format!("sidecar {} ignored: {e}", side_path.display()));
-            None
-        }
-    }
-}
+pub(super) use crate::sidecar::read;
+use crate::sidecar::{datatype_of, Sidecar};
 
 /// Takes each array's datatype from the sidecar where it has the file's
 /// layout: it adds enum member names and descriptions in every language.
-pub(super) fn adopt_datatypes((side_path, sidecar): &Sidecar, contents: &mut Contents) {
+pub(super) fn adopt_datatypes(sidecar: &Sidecar, contents: &mut Contents) {
     for e in &mut contents.entries {
-        let full = e.path();
-        let Some(side_dt) = sidecar.ndarray(&full).and_then(|nd| nd.datatype.as_ref()) else {
-            continue;
-        };
-        if side_dt.same_layout(&e.spec.datatype) {
-            e.spec.datatype = side_dt.clone();
-        } else {
-            contents.warnings.push(format!(
-                "sidecar {}: `{full}` has a datatype of another layout than the file's; its datatype is not used",
-                side_path.display()
-            ));
+        match datatype_of(sidecar, &e.path(), &e.spec.datatype) {
+            Ok(Some(datatype)) => e.spec.datatype = datatype,
+            Ok(None) => {}
+            Err(warning) => contents.warnings.push(warning),
         }
     }
 }

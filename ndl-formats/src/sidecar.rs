@@ -1,0 +1,125 @@
+//! An NDL sidecar beside a `.npy`/`.npz` file: the datatypes and
+//! attributes that the file cannot hold (enum member names, descriptions,
+//! units), taken where they fit the file, for descriptions and
+//! conversions alike.
+
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::npy;
+use ndl_runtime::{ndl, Datatype};
+
+use crate::error::Result;
+use crate::source::Source;
+use crate::spec::ArraySpec;
+
+/// A sidecar that read: its path and document.
+pub(crate) type Sidecar = (PathBuf, ndl::File);
+
+/// The NDL sidecar beside `path` (`.yaml`, else `.yml`), if there is one
+/// that reads; one that is there but does not read is worth a warning: the
+/// user expects its names in the output.
+pub(crate) fn read(path: &Path, warnings: &mut Vec<String>) -> Option<Sidecar> {
+    let (side_path, parsed) = npy::read_sidecar(path)?;
+    match parsed {
+        Ok(sidecar) => Some((side_path, sidecar)),
+        Err(e) => {
+            warnings.push(format!("sidecar {} ignored: {e}", side_path.display()));
+            None
+        }
+    }
+}
+
+/// The sidecar's datatype of the array at `array_path` (`/group/name`),
+/// where it has the layout of `stored`, the file's; `None` where the
+/// sidecar does not describe the array, and a warning where it describes
+/// it with another layout.
+pub(crate) fn datatype_of(
+    (side_path, sidecar): &Sidecar,
+    array_path: &str,
+    stored: &Datatype,
+) -> Result<Option<Datatype>, String> {
+    let Some(side_dt) = sidecar
+        .ndarray(array_path)
+        .and_then(|nd| nd.datatype.as_ref())
+    else {
+        return Ok(None);
+    };
+    if side_dt.same_layout(stored) {
+        return Ok(Some(side_dt.clone()));
+    }
+    Err(format!(
+        "sidecar {}: `{array_path}` has a datatype of another layout than the file's; its datatype is not used",
+        side_path.display()
+    ))
+}
+
+/// `source`, the array at `array_path` of the `.npy`/`.npz` file at
+/// `path`, with the datatype its sidecar gives it where that fits, so
+/// that a conversion carries the enum names, descriptions and units the
+/// sidecar adds; why not, as a note, where the sidecar does not fit.
+pub(crate) fn described(source: Box<dyn Source>, path: &Path, array_path: &str) -> Box<dyn Source> {
+    let mut notes = source.notes().to_vec();
+    let Some(sidecar) = read(path, &mut notes) else {
+        return with_notes(source, notes);
+    };
+    match datatype_of(&sidecar, array_path, &source.spec().datatype) {
+        Ok(None) => with_notes(source, notes),
+        Ok(Some(datatype)) => {
+            let spec = ArraySpec {
+                datatype,
+                ..source.spec().clone()
+            };
+            Box::new(Described {
+                inner: source,
+                spec,
+                notes,
+            })
+        }
+        Err(warning) => {
+            notes.push(warning);
+            with_notes(source, notes)
+        }
+    }
+}
+
+/// `source` itself where `notes` are its own, else with `notes`.
+fn with_notes(source: Box<dyn Source>, notes: Vec<String>) -> Box<dyn Source> {
+    if notes.as_slice() == source.notes() {
+        return source;
+    }
+    let spec = source.spec().clone();
+    Box::new(Described {
+        inner: source,
+        spec,
+        notes,
+    })
+}
+
+/// A source whose datatype and notes come from its sidecar.
+struct Described {
+    inner: Box<dyn Source>,
+    spec: ArraySpec,
+    notes: Vec<String>,
+}
+
+impl Source for Described {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        self.inner.location()
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn batch_hint(&self) -> u64 {
+        self.inner.batch_hint()
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.inner.read(buf)
+    }
+}
