@@ -12,6 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndl_formats::{ConvertOptions, DescribeOptions, Language, Progress, ReadOptions, SinkOptions};
 use ndl_runtime::npy::HeaderLimits;
 
+mod reader_process;
+
 /// Describe NumPy .npy and .npz files, Zarr stores, and Parquet and Arrow
 /// IPC files in the Ndarray Data Language (NDL) and in other
 /// array-description languages, and convert between any two of them.
@@ -198,6 +200,16 @@ enum Format {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let isolated = match &cli.command {
+        Command::Describe(args) => {
+            reader_process::run_isolated(&args.file, Some(reader_process::describe_limit()))
+        }
+        Command::Convert(args) => reader_process::run_isolated(&args.src, None),
+        Command::Unlock(_) => None,
+    };
+    if let Some(ended) = isolated {
+        return ended;
+    }
     match cli.command {
         Command::Describe(args) => run_describe(&args),
         Command::Convert(args) => run_convert(&args),

@@ -70,6 +70,9 @@ impl ArrayReader {
             // rewrite characters).
             dtype
         };
+        let elements = extents.iter().fold(1u64, |n, &d| n.saturating_mul(d));
+        let size = memory_type.size() as u64;
+        crate::read::check_extent(&path, dataset, &found, elements, size, size)?;
         Ok(ArrayReader {
             _file: file,
             dataset: found,

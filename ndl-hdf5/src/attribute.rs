@@ -37,6 +37,11 @@ pub(crate) fn attributes(
     (values, types)
 }
 
+/// Stored text as JSON, bytes that are not UTF-8 replaced.
+fn text(bytes: &[u8]) -> Value {
+    Value::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
 fn attribute_value(attr: &hdf5::Attribute) -> Value {
     let Ok(dtype) = attr.dtype() else {
         return Value::Null;
@@ -64,11 +69,14 @@ fn attribute_value(attr: &hdf5::Attribute) -> Value {
             .read_raw::<i64>()
             .map(|v| many(v.into_iter().map(Value::from).collect()))
             .unwrap_or(Value::Null),
+        // hdf5-metno's `as_str` trusts the file to hold UTF-8 (it does not
+        // check): a damaged file would make an invalid `str`. The bytes are
+        // decoded here, checked.
         Ok(D::String) => match attr.read_raw::<VarLenUnicode>() {
-            Ok(v) => many(v.into_iter().map(|s| Value::from(s.as_str())).collect()),
+            Ok(v) => many(v.iter().map(|s| text(s.as_bytes())).collect()),
             Err(_) => attr
                 .read_raw::<VarLenAscii>()
-                .map(|v| many(v.into_iter().map(|s| Value::from(s.as_str())).collect()))
+                .map(|v| many(v.iter().map(|s| text(s.as_bytes())).collect()))
                 .unwrap_or(Value::Null),
         },
         Ok(D::FixedString(_)) => fixed_strings(attr)

@@ -141,11 +141,12 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
         .ok_or_else(|| mismatch("", "not every record was read".into()))
 }
 
-/// Refuses a dataset of `n` records of `stored_size` bytes that the file
+/// Refuses a dataset of `n` elements of `stored_size` bytes that the file
 /// cannot hold: contiguous storage past the file's end, or more than
-/// [`MAX_FILL_BYTES`] in memory (`memory_size` bytes a record) of records
-/// with no stored data.
-fn check_extent(
+/// [`MAX_FILL_BYTES`] in memory (`memory_size` bytes an element) of
+/// elements with no stored data. A damaged header can claim trillions of
+/// records; a reader would allocate, or a conversion write, their fill.
+pub(crate) fn check_extent(
     path: &Path,
     dataset: &str,
     found: &hdf5::Dataset,
@@ -182,7 +183,8 @@ fn check_extent(
             None => 0,
         },
         Layout::Chunked => {
-            let per_chunk = found.chunk().and_then(|c| c.first().copied()).unwrap_or(0) as u64;
+            let chunk = found.chunk().unwrap_or_default();
+            let per_chunk = chunk.iter().map(|&d| d as u64).product::<u64>();
             let chunks = found.num_chunks().unwrap_or(0) as u64;
             n.min(chunks.saturating_mul(per_chunk))
         }
