@@ -78,6 +78,10 @@ with h5py.File(sys.argv[1], "w") as f:
     let e = convert(&h5, &d.join("x.npy"), &[]);
     refused(&e, &h5, &["--member", "/a", "/g/b"]);
     converted(convert(&h5, &d.join("b.npy"), &["--member", "g/b"]), "g/b");
+    // A dataset that is not there: said in our words, listing those that are.
+    let e = convert(&h5, &d.join("x.npy"), &["--member", "g/nope"]);
+    refused(&e, &h5, &["no dataset named `g/nope`", "/a, /g/b"]);
+    assert!(!e.stderr.contains("H5"), "{}", e.stderr);
 
     let ndl = ok(describe(&nc, "ndl", &[]), "describe cf.nc");
     let parsed = run_with(
@@ -155,5 +159,160 @@ fn files_the_hdf5_tools_rewrote_describe_and_convert() {
             std::fs::read(&back).unwrap(),
             "{name}"
         );
+    }
+}
+
+/// Writes with h5py's low-level API, at `argv[1]`, datasets of types
+/// h5py reads as NumPy types that are not the HDF5 class they are stored
+/// as: bitfields of 1, 2 (big-endian) and 4 bytes, and opaque data tagged
+/// `NUMPY:|S4` and `NUMPY:>u4`.
+const H5PY_TYPES: &str = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    for name, t in [("b8", h5py.h5t.STD_B8LE), ("b16be", h5py.h5t.STD_B16BE), ("b32le", h5py.h5t.STD_B32LE)]:
+        d = h5py.h5d.create(f.id, name.encode(), t, h5py.h5s.create_simple((3,)))
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, np.arange(3 * t.get_size(), dtype="u1") * 7 + 1, mtype=t)
+    for name, tag in [("s4", b"NUMPY:|S4"), ("u4be", b"NUMPY:>u4")]:
+        o = h5py.h5t.create(h5py.h5t.OPAQUE, 4)
+        o.set_tag(tag)
+        d = h5py.h5d.create(f.id, name.encode(), o, h5py.h5s.create_simple((2,)))
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, np.frombuffer(b"ab\0\0wxyz", dtype="u1"), mtype=o)
+"#;
+
+/// Asserts that the `.npy` at `argv[2]` holds what h5py reads of dataset
+/// `argv[3]` of the HDF5 file at `argv[1]`: the same dtype and bytes.
+const SAME_AS_H5PY: &str = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    want = f[sys.argv[3]][()]
+got = np.load(sys.argv[2])
+assert got.dtype == want.dtype and got.dtype.str == want.dtype.str, (got.dtype.str, want.dtype.str)
+assert got.shape == want.shape and got.tobytes() == want.tobytes(), (got, want)
+print(want.dtype.str)
+"#;
+
+#[test]
+fn bitfields_and_numpy_tagged_opaque_data_are_the_types_h5py_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h5 = d.join("types.h5");
+    run_with(&python312(), H5PY_TYPES, &[h5.to_str().unwrap()]);
+    let numpy = ok(describe(&h5, "numpy", &[]), "describe as numpy");
+    for (name, dtype) in [
+        ("b8", "|u1"),
+        ("b16be", ">u2"),
+        ("b32le", "<u4"),
+        ("s4", "|S4"),
+        ("u4be", ">u4"),
+    ] {
+        let npy = d.join(format!("{name}.npy"));
+        converted(convert(&h5, &npy, &["--member", name]), name);
+        let read = run_with(
+            &python312(),
+            SAME_AS_H5PY,
+            &[h5.to_str().unwrap(), npy.to_str().unwrap(), name],
+        );
+        assert_eq!(read.trim(), dtype, "{name}");
+        assert!(numpy.contains(dtype), "{name}: {dtype} in\n{numpy}");
+    }
+    assert!(!numpy.contains("V1") && !numpy.contains("V4"), "{numpy}");
+}
+
+/// A dataset with a null dataspace has no elements and no shape (h5py
+/// reads `h5py.Empty`, of shape `None`): not a scalar. Describing the file
+/// leaves it out saying so; converting it is refused saying so.
+#[test]
+fn a_null_dataspace_is_no_array_and_is_said_to_be_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h5 = d.join("null.h5");
+    let shape = run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("n", data=h5py.Empty("f4"))
+    f["ok"] = np.arange(3.0)
+with h5py.File(sys.argv[1], "r") as f:
+    print(f["n"].shape, isinstance(f["n"][()], h5py.Empty))
+"#,
+        &[h5.to_str().unwrap()],
+    );
+    assert_eq!(shape.trim(), "None True");
+    let run = describe(&h5, "numpy", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: warning: ")
+            && run.stderr.contains("`/n`")
+            && run.stderr.contains("null dataspace")
+            && run.stderr.contains("float32"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("ok") && !run.stdout.contains("'n'"),
+        "{}",
+        run.stdout
+    );
+    let npy = d.join("n.npy");
+    refused(
+        &convert(&h5, &npy, &["--member", "n"]),
+        &h5,
+        &["`n`", "null dataspace", "h5py.Empty"],
+    );
+    assert!(!npy.exists());
+}
+
+/// A dataset whose type has no NumPy type (NumPy's 16-byte long double,
+/// which h5py writes as HDF5's) is described as opaque bytes, with a
+/// warning, and the rest of the file as usual; converting it is refused,
+/// naming it and its type. A file with a user block (h5py's
+/// `userblock_size`) is HDF5 all the same.
+#[test]
+fn a_type_with_no_numpy_type_spoils_only_its_dataset_and_a_user_block_is_no_obstacle() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h5 = d.join("long.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+for path, block in [(sys.argv[1], 0), (sys.argv[2], 512), (sys.argv[3], 4096)]:
+    with h5py.File(path, "w", userblock_size=block) as f:
+        f["ld"] = np.arange(3, dtype=np.longdouble)
+        f["ok"] = np.arange(4, dtype="<i2")
+"#,
+        &[
+            h5.to_str().unwrap(),
+            d.join("block512.h5").to_str().unwrap(),
+            d.join("block4096.h5").to_str().unwrap(),
+        ],
+    );
+    for name in ["long", "block512", "block4096"] {
+        let h5 = d.join(format!("{name}.h5"));
+        let run = describe(&h5, "numpy", &[]);
+        assert_eq!(run.code, Some(0), "{name}: {run:#?}");
+        assert!(
+            run.stderr.starts_with("ndl: warning: ")
+                && run.stderr.contains("`/ld`")
+                && run.stderr.contains("float of 16 bytes"),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.contains("<i2"), "{name}: {}", run.stdout);
+        let npy = d.join(format!("{name}_ok.npy"));
+        converted(convert(&h5, &npy, &["--member", "ok"]), name);
+        run_with(
+            &python312(),
+            SAME_AS_H5PY,
+            &[h5.to_str().unwrap(), npy.to_str().unwrap(), "ok"],
+        );
+        let refused_npy = d.join(format!("{name}_ld.npy"));
+        refused(
+            &convert(&h5, &refused_npy, &["--member", "ld"]),
+            &h5,
+            &["`ld`", "float of 16 bytes", "no NumPy type"],
+        );
+        assert!(!refused_npy.exists());
     }
 }

@@ -320,3 +320,48 @@ assert a["value"].tolist() == [1.5, -2.0, 3.25]
     let value = d.join("value.npy");
     converted(convert(&nc, &value, &["--member", "value"]), "one variable");
 }
+
+/// netCDF-C stores a variable named like a dimension that is not its
+/// coordinate (`y(x, y)`) as `_nc4_non_coord_y`, beside the dimension's
+/// scale `y`, which holds no data: `--member y` is the variable, as
+/// netCDF4-python reads it, and the CDL calls it `y`, as ncdump does.
+#[test]
+fn a_variable_named_like_a_dimension_it_is_not_the_coordinate_of_is_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("non_coord.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w") as ds:
+    ds.createDimension("x", 2)
+    ds.createDimension("y", 5)
+    ds.createVariable("y", "f8", ("x", "y"))[:] = np.arange(10).reshape(2, 5) + 0.5
+    ds.createVariable("x", "i4", ("x",))[:] = [10, 20]
+    ds.createVariable("v", "i2", ("y",))[:] = np.arange(5) - 2
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    for name in ["y", "x", "v"] {
+        let npy = d.join(format!("{name}.npy"));
+        converted(convert(&nc, &npy, &["--member", name]), name);
+        run_with(
+            &python312(),
+            r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1]) as ds:
+    want = ds[sys.argv[3]][:].data
+got = np.load(sys.argv[2])
+assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.shape)
+assert (got == want).all(), (got, want)
+"#,
+            &[nc.to_str().unwrap(), npy.to_str().unwrap(), name],
+        );
+    }
+    let cdl = ok(describe(&nc, "cdl", &[]), "describe");
+    assert!(!cdl.contains("_nc4_non_coord"), "{cdl}");
+    assert!(cdl.contains("double y(x, y) ;"), "{cdl}");
+    let header = ncdump(&["-h"], &nc);
+    assert!(header.contains("double y(x, y) ;"), "{header}");
+}

@@ -73,6 +73,9 @@ impl Format {
         if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
             return zip_format(path);
         }
+        if crate::hdf5::signature_after_user_block(path)? {
+            return Ok(Format::Hdf5);
+        }
         Err(Error::UnknownFormat {
             path: path.to_path_buf(),
             reason: not_an_array_file(start),

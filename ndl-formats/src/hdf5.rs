@@ -18,6 +18,30 @@ use crate::spec::{ArraySpec, Order};
 /// The first bytes of an HDF5 file (its superblock signature).
 pub(crate) const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
 
+/// Whether the HDF5 signature is where a user block of 512, 1024, 2048
+/// ... bytes ends (HDF5 looks there, as h5py's `userblock_size` writes
+/// it), within the file at `path`: one short read per power of two.
+pub(crate) fn signature_after_user_block(path: &Path) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut at = 512u64;
+    let mut start = [0u8; 8];
+    while at + SIGNATURE.len() as u64 <= len {
+        file.seek(SeekFrom::Start(at)).map_err(io)?;
+        file.read_exact(&mut start).map_err(io)?;
+        if start == SIGNATURE {
+            return Ok(true);
+        }
+        at *= 2;
+    }
+    Ok(false)
+}
+
 fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
     move |source| Error::Hdf5 {
         path: path.to_path_buf(),
@@ -272,9 +296,8 @@ impl Hdf5Sink {
 impl Sink for Hdf5Sink {
     fn notes(&self) -> Vec<String> {
         let netcdf = self.options.options.is_netcdf(&self.path);
-        let compound = matches!(self.spec.datatype, Datatype::Compound(_));
-        if !netcdf || self.options.columns || !compound || !holds_enum_or_bool(&self.spec.datatype)
-        {
+        let skipped = ndl_hdf5::netcdf4_python_skips(&self.spec.datatype).is_some();
+        if !netcdf || self.options.columns || !skipped {
             return Vec::new();
         }
         vec![format!(
@@ -380,16 +403,6 @@ fn table_record(inventory: &Inventory) -> Option<Datatype> {
         .map(Datatype::Compound)
 }
 
-/// Whether a record of `dt` holds an enum or a bool at any depth.
-fn holds_enum_or_bool(dt: &Datatype) -> bool {
-    match dt {
-        Datatype::Enum(_) | Datatype::Bool => true,
-        Datatype::Array(a) => holds_enum_or_bool(&a.base),
-        Datatype::Compound(c) => c.members.iter().any(|m| holds_enum_or_bool(&m.datatype)),
-        _ => false,
-    }
-}
-
 /// The records of a file in the columns layout (see
 /// [`ColumnsReader`]), read a block at a time.
 pub struct Hdf5ColumnsSource {
@@ -442,7 +455,25 @@ impl Source for Hdf5ColumnsSource {
 pub fn contents(path: &Path) -> Result<Contents> {
     let inventory = Inventory::of(path).map_err(in_file(path))?;
     let mut entries = Vec::new();
+    let mut warnings = Vec::new();
     for d in inventory.datasets.iter().filter(|d| !d.is_dimension_only) {
+        let at = crate::contents::join(&d.group, &d.name);
+        if d.null_space {
+            // No shape to give: not even a scalar's.
+            warnings.push(format!(
+                "{}: dataset `{at}` has a null dataspace (H5S_NULL: no elements and no shape, \
+                 h5py's Empty) of {}; left out",
+                path.display(),
+                ndl_runtime::schema::describe(&d.stored.datatype)
+            ));
+            continue;
+        }
+        if let Some(why) = &d.no_numpy_type {
+            warnings.push(format!(
+                "{}: dataset `{at}`: {why}; described as opaque bytes of its size, and does not convert",
+                path.display()
+            ));
+        }
         let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
         spec.byte_order = d.stored.byte_order;
         spec.other_order = d.stored.other_order.clone();
@@ -474,7 +505,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         arrangement,
         entries,
         attributes,
-        warnings: Vec::new(),
+        warnings,
         attribute_types,
     })
 }

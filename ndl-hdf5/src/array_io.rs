@@ -13,8 +13,9 @@ use crate::error::{Error, Result};
 use crate::h5type::{
     commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
 };
+use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
-use crate::raw_io::{read_rows, row_bytes, write_rows};
+use crate::raw_io::{has_null_space, read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{is_char, stored_type, StoredType};
 use crate::write::parent;
@@ -41,13 +42,25 @@ impl ArrayReader {
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<ArrayReader> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open(&path)?;
-        let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
+        let stored_at = dataset_path(&file, &path, dataset)?;
+        let found = file
+            .dataset(&stored_at)
+            .map_err(hdf5_error(&path, dataset))?;
         let dtype = found.dtype().map_err(hdf5_error(&path, dataset))?;
-        let mut stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
+        let not_an_array = |message: String| Error::NotAnArray {
             path: path.clone(),
             dataset: dataset.to_string(),
             message,
-        })?;
+        };
+        if has_null_space(&found) {
+            return Err(not_an_array(
+                "the dataset has a null dataspace (H5S_NULL): no elements and no shape, \
+                 which h5py reads as h5py.Empty; there is no array to convert"
+                    .into(),
+            ));
+        }
+        let mut stored = stored_type(dtype.id())
+            .map_err(|why| not_an_array(format!("{why}; the dataset does not convert")))?;
         if let Some(dt) = cf::read_datatype(&found).filter(|dt| dt.size() == stored.datatype.size())
         {
             // What the stored type cannot say (a time's unit).

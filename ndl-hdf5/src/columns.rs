@@ -29,6 +29,7 @@ use crate::cf::{self, NDL_DATATYPE};
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::{netcdf_char, profile_type, FileTypes, Orders, TypeError};
+use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};
 use crate::shape_check::compare;
@@ -217,7 +218,8 @@ impl ColumnsReader {
         let mut len = None;
         for column in columns {
             let name = column.name.clone();
-            let dataset = file.dataset(&name).map_err(hdf5_error(&path, &name))?;
+            let stored_at = dataset_path(&file, &path, &name)?;
+            let dataset = file.dataset(&stored_at).map_err(hdf5_error(&path, &name))?;
             let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
             let n = shape.first().copied().unwrap_or(0);
             if shape[1.min(shape.len())..] != column.inner[..] || *len.get_or_insert(n) != n {

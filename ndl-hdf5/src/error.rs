@@ -20,6 +20,27 @@ pub enum Error {
         /// What the library said, or what was being done.
         message: String,
     },
+    /// The file holds no dataset of that name.
+    #[error("{}: no dataset named `{dataset}` in the file (it has: {})", path.display(), listed(available))]
+    NoDataset {
+        /// The file.
+        path: PathBuf,
+        /// The name asked for.
+        dataset: String,
+        /// The datasets the file holds, by their paths.
+        available: Vec<String>,
+    },
+    /// The dataset holds no array that converts: its type has no NumPy
+    /// equivalent, or its dataspace is null.
+    #[error("{}{}: {message}", path.display(), at(dataset))]
+    NotAnArray {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// What it holds instead.
+        message: String,
+    },
     /// The records' datatype has no HDF5 type here.
     #[error("{}{}: {source}", path.display(), at(dataset))]
     Type {
@@ -86,6 +107,14 @@ fn at(dataset: &str) -> String {
         String::new()
     } else {
         format!(", dataset `{dataset}`")
+    }
+}
+
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
     }
 }
 

@@ -114,7 +114,9 @@ pub(crate) fn profile_type(
     })
 }
 
-/// The type of `dt` in `order`, committed to `file` under `name`, with
+/// The type of `dt` in `order`, committed to `file` under `name` when it
+/// is a user-defined type (a number or a string is not: netCDF-C fails on
+/// a file holding a committed atomic type, where h5py commits none), with
 /// every user-defined type inside it (enums, bools, nested compounds,
 /// complex numbers, opaque) committed first, each once, under its
 /// member's name (`<member>_t`, `_2`, `_3` … before `_t` when another
@@ -139,7 +141,9 @@ pub(crate) fn commit_type(
             named: Vec::new(),
         };
         let id = Built::build(dt, orders, "", netcdf, Some(&mut committer))?;
-        committer.commit(&id, name, "")?;
+        if is_user_defined(dt) {
+            committer.commit(&id, name, "")?;
+        }
         // SAFETY: `id` is a type handle that we own; the handle takes
         // over its single reference.
         unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
@@ -260,6 +264,36 @@ pub(crate) fn is_user_defined(dt: &Datatype) -> bool {
             | Datatype::Opaque(_)
             | Datatype::Time(_)
     )
+}
+
+/// The dotted path of the first field of the record `dt` that is an enum
+/// or a bool (or an array of them), at any depth: netCDF4-python (and
+/// xarray through it) skips a compound variable holding one, with a
+/// warning, though `ncdump` and netCDF-C read it. `None` for a type that
+/// is no compound, or holds none.
+///
+/// ```
+/// use ndl_runtime::{Compound, Datatype};
+///
+/// let inner = Compound::c_layout([("ok", Datatype::Bool)]).unwrap();
+/// let rec = Compound::c_layout([("x", Datatype::Float64), ("pos", Datatype::Compound(inner))]).unwrap();
+/// assert_eq!(ndl_hdf5::netcdf4_python_skips(&Datatype::Compound(rec)).as_deref(), Some("pos.ok"));
+/// assert_eq!(ndl_hdf5::netcdf4_python_skips(&Datatype::Bool), None);
+/// ```
+pub fn netcdf4_python_skips(dt: &Datatype) -> Option<String> {
+    let Datatype::Compound(c) = dt else {
+        return None;
+    };
+    c.members.iter().find_map(|m| {
+        let mut base = &m.datatype;
+        while let Datatype::Array(a) = base {
+            base = &a.base;
+        }
+        match base {
+            Datatype::Enum(_) | Datatype::Bool => Some(m.name.clone()),
+            inner => netcdf4_python_skips(inner).map(|path| format!("{}.{path}", m.name)),
+        }
+    })
 }
 
 /// The name a type is committed under wherever it is, as the CDL

@@ -14,11 +14,16 @@ use serde_json::{Map, Value};
 
 use crate::attribute::attributes;
 use crate::error::hdf5_error;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::stored_type::{stored_type, StoredType};
 
 /// How netCDF-C's name of a dimension that is no variable starts.
 pub(crate) const DIMENSION_ONLY: &str = "This is a netCDF dimension but not a netCDF variable.";
+
+/// How netCDF-C's name of a variable named like a dimension that is not
+/// its coordinate starts (`_nc4_non_coord_y` for a `y(x, y)`): its
+/// readers know it by the rest.
+pub(crate) const NON_COORDINATE: &str = "_nc4_non_coord_";
 
 /// A file's groups and datasets, in creation order within each group
 /// where the file keeps it (netCDF's order), else in name order.
@@ -77,6 +82,14 @@ pub struct DatasetInfo {
     /// Whether it is a netCDF dimension that is no variable: a scale
     /// holding no values, only the dimension's length.
     pub is_dimension_only: bool,
+    /// Why its type has no datatype here (a 16-byte long double, HDF5's
+    /// time class), where it has none: `stored` is then opaque bytes of
+    /// its size, and the dataset does not convert.
+    pub no_numpy_type: Option<String>,
+    /// Whether its dataspace is null (`H5S_NULL`): no elements and no
+    /// shape, not even a scalar's (`shape` is empty); h5py reads it as
+    /// `h5py.Empty`.
+    pub null_space: bool,
 }
 
 impl Inventory {
@@ -88,6 +101,20 @@ impl Inventory {
         let root: &hdf5::Group = &file;
         visit(path, root, "/", &mut inventory)?;
         Ok(inventory)
+    }
+
+    /// The path of every dataset that holds data (not a netCDF dimension
+    /// that is no variable), as its readers name it: `/name`,
+    /// `/group/name`.
+    pub fn dataset_names(&self) -> Vec<String> {
+        self.datasets
+            .iter()
+            .filter(|d| !d.is_dimension_only)
+            .map(|d| match d.group.as_str() {
+                "/" => format!("/{}", d.name),
+                group => format!("{group}/{}", d.name),
+            })
+            .collect()
     }
 }
 
@@ -105,8 +132,9 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Res
             format!("{at}/{name}")
         };
         if let Ok(dataset) = group.dataset(&name) {
+            let known_as = name.strip_prefix(NON_COORDINATE).unwrap_or(&name);
             out.datasets
-                .push(dataset_info(path, &dataset, at, &name, &child)?);
+                .push(dataset_info(path, &dataset, at, known_as, &child)?);
         } else if let Ok(sub) = group.group(&name) {
             visit(path, &sub, &child, out)?;
         }
@@ -141,11 +169,12 @@ fn dataset_info(
     full: &str,
 ) -> Result<DatasetInfo> {
     let dtype = dataset.dtype().map_err(hdf5_error(path, full))?;
-    let mut stored = stored_type(dtype.id()).map_err(|message| Error::Hdf5 {
-        path: path.to_path_buf(),
-        dataset: full.to_string(),
-        message,
-    })?;
+    // A type with no datatype here is described as opaque bytes of its
+    // size, saying what it is, rather than failing the whole file.
+    let (mut stored, no_numpy_type) = match stored_type(dtype.id()) {
+        Ok(stored) => (stored, None),
+        Err(why) => (StoredType::opaque(dtype.size(), &why), Some(why)),
+    };
     if let Some(dt) =
         crate::cf::read_datatype(dataset).filter(|dt| dt.size() == stored.datatype.size())
     {
@@ -185,6 +214,8 @@ fn dataset_info(
                 .is_some_and(|n| n.starts_with(DIMENSION_ONLY)),
         attributes,
         attribute_types,
+        no_numpy_type,
+        null_space: crate::raw_io::has_null_space(dataset),
     })
 }
 

@@ -56,6 +56,11 @@ pub struct WriteOptions {
     /// Whether the file is netCDF-4 (see [`netcdf`](WriteOptions::netcdf));
     /// `None` (the default): when its name ends in `.nc`.
     pub netcdf: Option<bool>,
+    /// Whether a [`DatasetWriter`](crate::DatasetWriter) writes records
+    /// holding an enum or a bool to a netCDF-4 file (default off: refused),
+    /// which netCDF4-python and xarray skip (see
+    /// [`netcdf4_python_skips`](crate::netcdf4_python_skips)).
+    pub netcdf_enum_records: bool,
 }
 
 impl Default for WriteOptions {
@@ -68,6 +73,7 @@ impl Default for WriteOptions {
             byte_order: ByteOrder::NATIVE,
             other_order: Vec::new(),
             netcdf: None,
+            netcdf_enum_records: false,
         }
     }
 }
@@ -146,6 +152,15 @@ impl WriteOptions {
     /// `char`, and no 16-bit floats, which netCDF has no type for.
     pub fn netcdf(mut self, netcdf: bool) -> Self {
         self.netcdf = Some(netcdf);
+        self
+    }
+
+    /// Writes records holding an enum or a bool to a netCDF-4 file all the
+    /// same: `ncdump` and netCDF-C read them, netCDF4-python and xarray
+    /// skip the variable. [`write_columns`](crate::write_columns) writes
+    /// records they all read.
+    pub fn netcdf_enum_records(mut self, allow: bool) -> Self {
+        self.netcdf_enum_records = allow;
         self
     }
 

@@ -7,7 +7,10 @@
 use hdf5_sys::h5d::{H5Dget_space, H5Dopen2, H5Dread, H5Dwrite};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_hyperslab, H5S_ALL};
+use hdf5_sys::h5s::{
+    H5S_class_t, H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sget_simple_extent_type,
+    H5Sselect_hyperslab, H5S_ALL,
+};
 
 /// A dataspace handle we own, closed on drop.
 struct Space(hid_t);
@@ -61,6 +64,19 @@ fn spaces(dset: hid_t, shape: &[u64], first: u64, rows: u64) -> hdf5::Result<(Sp
         return Err(failed());
     }
     Ok((file, memory))
+}
+
+/// Whether `dset` has a null dataspace (`H5S_NULL`): no elements and no
+/// shape, not even a scalar's; h5py reads it as `h5py.Empty`.
+pub(crate) fn has_null_space(dset: &hdf5::Dataset) -> bool {
+    hdf5::sync::sync(|| {
+        // SAFETY: `dset` is an open dataset; the space is ours, closed on
+        // drop, and only read.
+        let space = Space(unsafe { H5Dget_space(dset.id()) });
+        space.0 >= 0
+            // SAFETY: as above.
+            && unsafe { H5Sget_simple_extent_type(space.0) } == H5S_class_t::H5S_NULL
+    })
 }
 
 /// Writes `bytes`, elements of `memory_type` in C order, as rows

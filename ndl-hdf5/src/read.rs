@@ -18,6 +18,7 @@ use ndl_runtime::{ByteOrder, NdlType};
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::h5type::{profile_type, Orders};
+use crate::lookup::dataset_path;
 use crate::raw_io;
 use crate::shape_check::compare;
 use crate::stored_type::stored_type;
@@ -46,7 +47,8 @@ pub const MAX_FILL_BYTES: u64 = 1 << 30;
 pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
     let path = path.as_ref();
     let file = crate::file::open(path)?;
-    let found = raw_io::open_uncached(&file, dataset).map_err(hdf5_error(path, dataset))?;
+    let stored_at = dataset_path(&file, path, dataset)?;
+    let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
     let mismatch = |field: &str, message: String| Error::Mismatch {
         path: path.to_path_buf(),
         dataset: dataset.to_string(),

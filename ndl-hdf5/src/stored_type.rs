@@ -14,9 +14,10 @@ use hdf5_sys::h5t::{
     H5Tget_member_value, H5Tget_nmembers, H5Tget_order, H5Tget_sign, H5Tget_size, H5Tget_super,
     H5Tget_tag, H5Tis_variable_str,
 };
+use ndl_runtime::npy::parse_scalar_typestr;
 use ndl_runtime::{
     ByteOrder, Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque,
-    Selection, TimeType,
+    Selection,
 };
 
 /// A stored type as our model has it: the datatype, the byte order of its
@@ -35,6 +36,22 @@ pub struct StoredType {
     /// `char` (netCDF-4's form inside a compound): reads then ask for
     /// netCDF's types.
     pub netcdf_chars: bool,
+}
+
+impl StoredType {
+    /// Opaque bytes of `size` standing for a type that has no datatype
+    /// here, tagged with `why`.
+    pub(crate) fn opaque(size: usize, why: &str) -> StoredType {
+        StoredType {
+            datatype: Datatype::Opaque(Opaque {
+                size,
+                tag: Some(why.to_string()),
+            }),
+            byte_order: ByteOrder::NATIVE,
+            other_order: Vec::new(),
+            netcdf_chars: false,
+        }
+    }
 }
 
 /// The stored type of the type handle `id`.
@@ -96,7 +113,7 @@ fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String>
                 2 => Datatype::Float16,
                 4 => Datatype::Float32,
                 8 => Datatype::Float64,
-                n => return Err(format!("a float of {n} bytes has no NumPy type")),
+                n => return Err(format!("HDF5 float of {n} bytes has no NumPy type")),
             }
         }
         H5T_class_t::H5T_STRING => {
@@ -111,10 +128,17 @@ fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String>
                 })
             }
         }
-        H5T_class_t::H5T_BITFIELD => Datatype::Opaque(Opaque {
-            size,
-            tag: Some(format!("HDF5 bitfield of {size} bytes")),
-        }),
+        // h5py reads a bitfield as the unsigned integer of its size.
+        H5T_class_t::H5T_BITFIELD => match unsigned_of(size) {
+            Some(int) => {
+                number(found);
+                Datatype::from(int)
+            }
+            None => Datatype::Opaque(Opaque {
+                size,
+                tag: Some(format!("HDF5 bitfield of {size} bytes")),
+            }),
+        },
         H5T_class_t::H5T_OPAQUE => opaque(id, size, offset, found),
         H5T_class_t::H5T_COMPOUND => compound(id, size, offset, found)?,
         H5T_class_t::H5T_ENUM => {
@@ -167,7 +191,7 @@ fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String>
                 Datatype::RegRef(Selection::Block)
             }
         }
-        other => return Err(format!("HDF5 type class {other:?} has no datatype here")),
+        other => return Err(format!("HDF5 type class {other:?} has no NumPy type")),
     })
 }
 
@@ -189,6 +213,17 @@ fn order_of(id: hid_t) -> ByteOrder {
     }
 }
 
+/// The unsigned integer of `size` bytes, where NumPy has one.
+fn unsigned_of(size: usize) -> Option<IntType> {
+    Some(match size {
+        1 => IntType::UInt8,
+        2 => IntType::UInt16,
+        4 => IntType::UInt32,
+        8 => IntType::UInt64,
+        _ => return None,
+    })
+}
+
 fn int_type(id: hid_t, size: usize) -> Result<IntType, String> {
     // SAFETY: `id` is an integer type.
     let signed = unsafe { H5Tget_sign(id) } == H5T_sign_t::H5T_SGN_2;
@@ -201,11 +236,13 @@ fn int_type(id: hid_t, size: usize) -> Result<IntType, String> {
         (4, false) => IntType::UInt32,
         (8, true) => IntType::Int64,
         (8, false) => IntType::UInt64,
-        (n, _) => return Err(format!("an integer of {n} bytes has no NumPy type")),
+        (n, _) => return Err(format!("HDF5 integer of {n} bytes has no NumPy type")),
     })
 }
 
-/// An opaque type; h5py's tagged NumPy times (`NUMPY:<M8[ns]`) are times.
+/// An opaque type. One tagged with a NumPy type string of its size
+/// (`NUMPY:<M8[ns]`, as `h5py.opaque_dtype` writes times; `NUMPY:|S4`) is
+/// that type, as h5py reads it.
 fn opaque(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Datatype {
     // SAFETY: `id` is an opaque type; the tag is the library's allocation,
     // read once and freed with its own free.
@@ -220,23 +257,46 @@ fn opaque(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Datatype 
         }
     };
     if let Some(code) = tag.as_deref().and_then(|t| t.strip_prefix("NUMPY:")) {
-        let order = match code.as_bytes().first() {
-            Some(b'>') => Some(ByteOrder::Big),
-            Some(b'<') => Some(ByteOrder::Little),
-            _ => None,
-        };
-        let plain = code.trim_start_matches(['<', '>', '=', '|']);
-        if let (Ok(t), 8) = (plain.parse::<TimeType>(), size) {
+        if let Some((datatype, order)) = numpy_scalar(code, size) {
+            let order = order.unwrap_or(ByteOrder::NATIVE);
             found
                 .numbers
-                .push((offset..offset + 8, order.unwrap_or(ByteOrder::NATIVE)));
-            return Datatype::Time(t);
+                .extend(number_ranges(&datatype, offset).map(|r| (r, order)));
+            return datatype;
         }
     }
     Datatype::Opaque(Opaque {
         size,
         tag: tag.filter(|t| !t.is_empty()),
     })
+}
+
+/// The datatype of the NumPy type string `code` when it is a scalar of
+/// `size` bytes that we read as NumPy does (UTF-32 strings, whose
+/// characters each have a byte order, stay opaque), with its stated order.
+fn numpy_scalar(code: &str, size: usize) -> Option<(Datatype, Option<ByteOrder>)> {
+    let (datatype, order) = parse_scalar_typestr(code)?;
+    let utf32 = matches!(
+        datatype,
+        Datatype::FixedString(FixedString {
+            charset: Charset::Utf32,
+            ..
+        })
+    );
+    (datatype.size() == Some(size) && !utf32).then_some((datatype, order))
+}
+
+/// The byte ranges of the multi-byte numbers of a scalar `datatype` at
+/// `offset`: a complex number's two halves, or the whole.
+fn number_ranges(datatype: &Datatype, offset: usize) -> impl Iterator<Item = Range<usize>> {
+    let size = datatype.size().unwrap_or(0);
+    let parts = match datatype {
+        Datatype::Complex64 | Datatype::Complex128 => 2,
+        _ if datatype.has_multibyte_numbers() => 1,
+        _ => 0,
+    };
+    let step = size / parts.max(1);
+    (0..parts).map(move |k| offset + k * step..offset + (k + 1) * step)
 }
 
 fn compound(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Result<Datatype, String> {

@@ -9,7 +9,8 @@ use ndl_runtime::{ByteOrder, NdlType};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{commit_type, profile_type, Orders};
+use crate::h5type::{commit_type, netcdf4_python_skips, profile_type, Orders, TypeError};
+use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
 use crate::raw_io;
 use crate::staging::Staged;
@@ -25,7 +26,10 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// The record type is committed to the file under the Rust type's name.
 /// A path ending in `.nc` gets netCDF-4's profile (see
 /// [`WriteOptions::netcdf`]): the records are a variable over the
-/// unlimited dimension `record`.
+/// unlimited dimension `record`. Records holding an enum or a bool are
+/// refused there, naming the field: netCDF4-python and xarray skip such a
+/// variable; [`write_columns`](crate::write_columns) writes them so that
+/// they read them, and [`WriteOptions::netcdf_enum_records`] allows them.
 ///
 /// ```
 /// use ndl_runtime::NdlType;
@@ -84,13 +88,18 @@ impl<T: NdlType> DatasetWriter<T> {
 
     /// Starts a new file at `path` holding the empty dataset `dataset`,
     /// chunked, compressed and ordered as `options` say.
+    ///
+    /// # Errors
+    /// [`Error::Type`] for records holding an enum or a bool in a
+    /// netCDF-4 file, unless [`WriteOptions::netcdf_enum_records`] allows
+    /// them (netCDF4-python and xarray skip such a variable), before any
+    /// file is made.
     pub fn create_with(
         path: impl AsRef<Path>,
         dataset: &str,
         options: &WriteOptions,
     ) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let staged = Staged::create(&path)?;
         let datatype = T::datatype();
         let type_error = |source| Error::Type {
             path: path.clone(),
@@ -98,6 +107,21 @@ impl<T: NdlType> DatasetWriter<T> {
             source,
         };
         let netcdf = options.is_netcdf(&path);
+        if let Some(field) = netcdf
+            .then(|| netcdf4_python_skips(&datatype))
+            .flatten()
+            .filter(|_| !options.netcdf_enum_records)
+        {
+            return Err(type_error(TypeError {
+                field,
+                why: "netCDF4-python (and xarray through it) skips a compound variable holding \
+                      an enum or a bool, which ncdump and netCDF-C read: write the records with \
+                      write_columns, which they all read, or allow this with \
+                      WriteOptions::netcdf_enum_records"
+                    .into(),
+            }));
+        }
+        let staged = Staged::create(&path)?;
         let memory_type =
             profile_type(&datatype, Orders::one(ByteOrder::NATIVE), netcdf).map_err(type_error)?;
         let file_type = commit_type(
@@ -153,7 +177,10 @@ impl<T: NdlType> DatasetWriter<T> {
 
     fn open_in(target: Target, path: PathBuf, dataset: &str) -> Result<Self> {
         let file = target.file();
-        let found = file.dataset(dataset).map_err(hdf5_error(&path, dataset))?;
+        let stored_at = dataset_path(file, &path, dataset)?;
+        let found = file
+            .dataset(&stored_at)
+            .map_err(hdf5_error(&path, dataset))?;
         let group = file
             .group(parent(dataset))
             .map_err(hdf5_error(&path, dataset))?;

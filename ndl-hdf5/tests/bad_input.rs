@@ -83,7 +83,13 @@ fn bad_files_are_typed_errors_and_the_library_prints_nothing() {
         };
         assert!(message.contains(&file), "{line}");
         if case == "missing" {
-            assert!(message.contains("dataset `nothing/here`"), "{line}");
+            // In our words, listing what there is, as a `.npz` does.
+            assert!(
+                message.contains("no dataset named `nothing/here`")
+                    && message.contains("(it has: /data)")
+                    && !message.contains("H5"),
+                "{line}"
+            );
         }
     }
 }

@@ -129,11 +129,32 @@ fn tagged() -> [Tagged; 2] {
 }
 
 #[test]
-fn enums_and_bools_keep_their_netcdf_enum_types() {
+fn enum_records_are_refused_for_netcdf_unless_allowed_and_keep_their_enum_types() {
     let dir = tempfile::tempdir().unwrap();
     let nc = dir.path().join("tagged.nc");
     let records = tagged();
-    ndl_hdf5::write(&nc, "tagged", &records).unwrap();
+    // netCDF4-python and xarray skip such a variable: `write` refuses it,
+    // naming the field and the way out, and makes no file.
+    let e = ndl_hdf5::write(&nc, "tagged", &records).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("field `c`")
+            && message.contains("write_columns")
+            && message.contains("netcdf_enum_records"),
+        "{message}"
+    );
+    assert!(!nc.exists());
+    let options = ndl_hdf5::WriteOptions::new().netcdf_enum_records(true);
+    let mut writer = DatasetWriter::<Tagged>::create_with(&nc, "tagged", &options).unwrap();
+    writer.append(&records).unwrap();
+    writer.finish().unwrap();
+    // What the refusal says: xarray sees an empty Dataset.
+    let seen = run_with(
+        &python312(),
+        "import sys, warnings, xarray as xr\nwarnings.simplefilter('ignore')\nprint(list(xr.open_dataset(sys.argv[1]).data_vars))",
+        &[nc.to_str().unwrap()],
+    );
+    assert_eq!(seen.trim(), "[]", "xarray now reads it: drop the refusal");
     let header = ncdump(&["-h"], &nc);
     assert!(
         header.contains("ubyte enum c_t {Red = 0, Green = 1, Blue = 5} ;"),
@@ -294,4 +315,43 @@ ds.to_netcdf(sys.argv[1], engine="netcdf4", encoding={"when": {"units": "hours s
     let counts: Vec<i64> = got.iter().map(|s| s.when.count()).collect();
     assert_eq!(counts, [946_706_400, i64::MIN, 946_663_200]);
     assert_eq!(got[2].value, 3.0);
+}
+
+/// netCDF-C reads every file h5py writes, and ours of plain numbers as
+/// well: no committed number type (on which netCDF-C fails with "HDF
+/// error"), for `write` of numbers and bools, and for an `ArrayWriter`'s
+/// 2-D array.
+#[test]
+fn h5_files_of_plain_numbers_are_read_by_ncdump() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ndl_hdf5::write(d.join("f64.h5"), "data", &[1.5f64, -2.0, 3.25]).unwrap();
+    ndl_hdf5::write(d.join("i32.h5"), "data", &[1i32, -2, 3]).unwrap();
+    ndl_hdf5::write(d.join("u8.h5"), "data", &[1u8, 2, 255]).unwrap();
+    ndl_hdf5::write(d.join("bool.h5"), "data", &[true, false, true]).unwrap();
+    let mut writer = ndl_hdf5::ArrayWriter::create(
+        d.join("grid.h5"),
+        "grid",
+        &ndl_runtime::Datatype::Float64,
+        ndl_runtime::ByteOrder::NATIVE,
+        &[2, 3],
+        "grid_t",
+        &ndl_hdf5::WriteOptions::new(),
+    )
+    .unwrap();
+    let values: Vec<u8> = (0..6).flat_map(|i| f64::from(i).to_ne_bytes()).collect();
+    writer.write_rows(&values).unwrap();
+    writer.finish().unwrap();
+    for (name, declared, values) in [
+        ("f64", "double data(", "1.5, -2, 3.25"),
+        ("i32", "int data(", "1, -2, 3"),
+        ("u8", "ubyte data(", "1, 2, 255"),
+        ("bool", "data(", "TRUE, FALSE, TRUE"),
+        ("grid", "double grid(", "0, 1, 2,"),
+    ] {
+        let path = d.join(format!("{name}.h5"));
+        let dump = ncdump(&[], &path);
+        assert!(dump.contains(declared), "{name}: {dump}");
+        assert!(dump.contains(values), "{name}: {dump}");
+    }
 }
