@@ -102,20 +102,6 @@ impl Inventory {
         visit(path, root, "/", &mut inventory)?;
         Ok(inventory)
     }
-
-    /// The path of every dataset that holds data (not a netCDF dimension
-    /// that is no variable), as its readers name it: `/name`,
-    /// `/group/name`.
-    pub fn dataset_names(&self) -> Vec<String> {
-        self.datasets
-            .iter()
-            .filter(|d| !d.is_dimension_only)
-            .map(|d| match d.group.as_str() {
-                "/" => format!("/{}", d.name),
-                group => format!("{group}/{}", d.name),
-            })
-            .collect()
-    }
 }
 
 fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Result<()> {
@@ -145,7 +131,7 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Res
 
 /// The names of `group`'s members in the order they were made, as
 /// netCDF lists them, where the file tracks it; else in name order.
-fn member_names(group: &hdf5::Group) -> hdf5::Result<Vec<String>> {
+pub(crate) fn member_names(group: &hdf5::Group) -> hdf5::Result<Vec<String>> {
     let mut names = Vec::new();
     let by_creation = group.iter_visit(
         hdf5::IndexType::CreationOrder,

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::inventory::{Inventory, NON_COORDINATE};
+use crate::inventory::{member_names, DIMENSION_ONLY, NON_COORDINATE};
 
 /// The path of the dataset of `file` (at `path`) that its readers call
 /// `name`: netCDF-C's renamed variable where there is one, else `name`
@@ -26,14 +26,40 @@ pub(crate) fn dataset_path(file: &hdf5::File, path: &Path, name: &str) -> Result
     if is_dataset(file, name) {
         return Ok(name.to_string());
     }
-    let available = Inventory::of(path)
-        .map(|inventory| inventory.dataset_names())
-        .unwrap_or_default();
+    let mut available = Vec::new();
+    dataset_names(file, "/", &mut available);
     Err(Error::NoDataset {
         path: path.to_path_buf(),
         dataset: name.to_string(),
         available,
     })
+}
+
+/// The datasets below `group` (at `at`) by the names their readers know,
+/// netCDF's dimensions that are no variables left out. Only links and the
+/// `NAME` of each dataset are read: a damaged file's other attributes can
+/// make libhdf5 loop, and listing names must not.
+fn dataset_names(group: &hdf5::Group, at: &str, out: &mut Vec<String>) {
+    for name in member_names(group).unwrap_or_default() {
+        let full = match at {
+            "/" => format!("/{name}"),
+            _ => format!("{at}/{name}"),
+        };
+        if let Ok(child) = group.group(&name) {
+            dataset_names(&child, &full, out);
+            continue;
+        }
+        let Ok(dataset) = group.dataset(&name) else {
+            continue;
+        };
+        let names_a_dimension = crate::attribute::attribute(&dataset, "NAME")
+            .and_then(|v| v.as_str().map(|n| n.starts_with(DIMENSION_ONLY)))
+            .unwrap_or(false);
+        if !names_a_dimension {
+            let known_as = full.replacen(NON_COORDINATE, "", 1);
+            out.push(known_as);
+        }
+    }
 }
 
 /// Where netCDF-C keeps a variable `name` that clashes with a dimension.

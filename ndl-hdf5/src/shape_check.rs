@@ -13,7 +13,7 @@ use hdf5_sys::h5t::{
 };
 use ndl_runtime::Datatype;
 
-use crate::stored_type::is_char;
+use crate::stored_type::{is_char, stored_type};
 
 /// `Err((field, why))` where `stored` cannot give `wanted`.
 pub(crate) fn compare(stored: &hdf5::Datatype, wanted: &Datatype) -> Result<(), (String, String)> {
@@ -74,11 +74,16 @@ fn walk(stored: hid_t, wanted: &Datatype, field: &str) -> Result<(), (String, St
                 Datatype::Enum(e) => e.members.iter().map(|m| m.name.clone()).collect(),
                 _ => vec!["FALSE".into(), "TRUE".into()],
             };
-            match member_names(stored).into_iter().find(|n| !ours.contains(n)) {
-                Some(extra) => fail(format!(
+            if let Some(extra) = member_names(stored).into_iter().find(|n| !ours.contains(n)) {
+                return fail(format!(
                     "the dataset's enum has a member `{extra}`, which the type asked for lacks"
-                )),
-                None => Ok(()),
+                ));
+            }
+            match (stored_type(stored).map(|s| s.datatype), wanted) {
+                (Ok(Datatype::Enum(file)), Datatype::Enum(ours)) => {
+                    other_value(&file, ours).map_or(Ok(()), fail)
+                }
+                _ => Ok(()),
             }
         }
         Datatype::Array(a) => {
@@ -97,6 +102,22 @@ fn walk(stored: hid_t, wanted: &Datatype, field: &str) -> Result<(), (String, St
         }
         _ => Ok(()),
     }
+}
+
+/// Why a file's enum and the type's are not one: a member of the same
+/// name with another value. Enums are matched by name and value in every
+/// format that stores both; HDF5 would otherwise convert by name, and a
+/// `.npy` or Zarr reader of the same records would see other numbers.
+fn other_value(file: &ndl_runtime::Enum, ours: &ndl_runtime::Enum) -> Option<String> {
+    file.members.iter().find_map(|m| {
+        let theirs = ours.members.iter().find(|o| o.name == m.name)?;
+        (theirs.value != m.value).then(|| {
+            format!(
+                "the dataset's enum gives `{}` the value {}, the type gives it {}",
+                m.name, m.value, theirs.value
+            )
+        })
+    })
 }
 
 /// The names of the members of the compound or enum `stored`, in order.

@@ -282,3 +282,55 @@ with h5py.File(sys.argv[1], "w") as f:
         "{e:?}"
     );
 }
+
+/// An enum whose member names match the type's but whose values differ
+/// is refused, naming the member and both values, as `.npy` and Zarr
+/// reads refuse it: one rule in every format (HDF5 alone would convert by
+/// name, so the same records would read as other numbers elsewhere).
+#[test]
+fn an_enum_with_other_values_for_the_same_names_is_refused() {
+    #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    #[repr(u8)]
+    enum Colour {
+        Red = 0,
+        Green = 1,
+        Blue = 5,
+    }
+    #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+    #[repr(C)]
+    struct Paint {
+        colour: Colour,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let h5 = dir.path().join("paint.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+same = h5py.enum_dtype({"Red": 0, "Green": 1, "Blue": 5}, basetype="u1")
+other = h5py.enum_dtype({"Red": 0, "Green": 2, "Blue": 5}, basetype="u1")
+with h5py.File(sys.argv[1], "w") as f:
+    f["same"] = np.array([(1,), (5,)], [("colour", same)])
+    f["other"] = np.array([(2,), (5,)], [("colour", other)])
+"#,
+        &[h5.to_str().unwrap()],
+    );
+    let same = ndl_hdf5::read::<Paint>(&h5, "same").unwrap();
+    assert_eq!(
+        same,
+        [
+            Paint {
+                colour: Colour::Green
+            },
+            Paint {
+                colour: Colour::Blue
+            }
+        ]
+    );
+    let e = ndl_hdf5::read::<Paint>(&h5, "other")
+        .unwrap_err()
+        .to_string();
+    for words in ["colour", "`Green` the value 2", "the type gives it 1"] {
+        assert!(e.contains(words), "{words}: {e}");
+    }
+}
