@@ -307,7 +307,7 @@ fn written_as_columns(inventory: &Inventory) -> bool {
 /// that is a table: two or more, all along one first dimension, of
 /// numbers, enums, bools, CF times or netCDF text (strings of their last
 /// dimension).
-fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
+pub(crate) fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
     let variables: Vec<&ndl_hdf5::DatasetInfo> = inventory
         .datasets
         .iter()
@@ -341,9 +341,8 @@ fn inferred_record(inventory: &Inventory) -> Option<Datatype> {
                 })
                 .array_of(outer)
             }
-            Datatype::Int64 | Datatype::Float64 if d.cf_time.is_some() => {
-                Datatype::Time(d.cf_time?).array_of(&inner)
-            }
+            // HDF5's are int64 or float64; netCDF-3's may be any integer.
+            _ if d.cf_time.is_some() => Datatype::Time(d.cf_time?).array_of(&inner),
             Datatype::Enum(_) | Datatype::Bool | Datatype::Float32 | Datatype::Float64 => {
                 stored.clone().array_of(&inner)
             }
@@ -417,7 +416,12 @@ impl Source for Hdf5ColumnsSource {
 
 /// Every dataset of the HDF5 file at `path`, in its groups.
 pub fn contents(path: &Path) -> Result<Contents> {
-    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    Ok(contents_of(&Inventory::of(path).map_err(in_file(path))?))
+}
+
+/// The contents an inventory lists: an HDF5 file's, or a netCDF-3
+/// file's header put in the same terms.
+pub(crate) fn contents_of(inventory: &Inventory) -> Contents {
     let mut entries = Vec::new();
     for d in inventory.datasets.iter().filter(|d| !d.is_dimension_only) {
         let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
@@ -447,13 +451,13 @@ pub fn contents(path: &Path) -> Result<Contents> {
     } else {
         Arrangement::Archive
     };
-    Ok(Contents {
+    Contents {
         arrangement,
         entries,
         attributes,
         warnings: Vec::new(),
         attribute_types,
-    })
+    }
 }
 
 /// The HDF5 and netCDF attributes that keep the file's bookkeeping.

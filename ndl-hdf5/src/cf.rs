@@ -81,7 +81,7 @@ pub(crate) fn stored_time(
 /// The time type a variable of CF time (int64 or float64 with CF `units`)
 /// holds: counts of its unit, or nanoseconds for floats; `None` for any
 /// other variable.
-pub(crate) fn cf_time_type(
+pub fn cf_time_type(
     stored: &Datatype,
     attributes: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<TimeType> {

@@ -106,10 +106,13 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
         }
     }
     let mut coordinates = Vec::new();
-    for (group, name, size, _, coordinate) in found {
+    for (group, name, size, unlimited, coordinate) in found {
+        // NDL's unlimited dimension is `size: null`, however many records
+        // it holds now.
+        let size = if unlimited { None } else { nonzero(size) };
         let dimcoord = match coordinate {
             Some(c) => {
-                let mut d = DimCoord::new(nonzero(size), c.spec.datatype.clone())
+                let mut d = DimCoord::new(size, c.spec.datatype.clone())
                     .with_storage(c.storage.clone());
                 for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
                     if let Some(attr) =
@@ -121,7 +124,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                 coordinates.push(c.path());
                 d
             }
-            None => DimCoord::new(nonzero(size), Datatype::UInt64),
+            None => DimCoord::new(size, Datatype::UInt64),
         };
         doc.insert_dimcoord(&group, name.clone(), dimcoord)
             .map_err(|source| Error::Description {
