@@ -64,7 +64,10 @@ impl Format {
         if start.as_slice() == crate::hdf5::SIGNATURE {
             return Ok(Format::Hdf5);
         }
-        if crate::netcdf3::SIGNATURES.iter().any(|s| start.starts_with(*s)) {
+        if crate::netcdf3::SIGNATURES
+            .iter()
+            .any(|s| start.starts_with(*s))
+        {
             return Ok(Format::Netcdf3);
         }
         let start = &start[..start.len().min(6)];

@@ -112,8 +112,8 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
         let size = if unlimited { None } else { nonzero(size) };
         let dimcoord = match coordinate {
             Some(c) => {
-                let mut d = DimCoord::new(size, c.spec.datatype.clone())
-                    .with_storage(c.storage.clone());
+                let mut d =
+                    DimCoord::new(size, c.spec.datatype.clone()).with_storage(c.storage.clone());
                 for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
                     if let Some(attr) =
                         attribute(v, &c.spec.datatype, c.attribute_types.get(k.as_str()))

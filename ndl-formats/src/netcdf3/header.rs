@@ -186,9 +186,9 @@ pub(crate) fn read(reader: impl Read, len: u64) -> Result<Header, HeaderError> {
     let numrecs = c.count("the number of records")?;
     let streaming = numrecs == STREAMING || numrecs == u64::MAX;
     if streaming {
-        return Err(c.error(
-            "the number of records is indeterminate (a file still being written)".into(),
-        ));
+        return Err(
+            c.error("the number of records is indeterminate (a file still being written)".into())
+        );
     }
     let mut dimensions = c.list(NC_DIMENSION, "dimension", |c| {
         let name = c.name()?;
@@ -288,8 +288,8 @@ impl<R: Read> Cursor<R> {
             return Err(self.error("an empty name".into()));
         }
         let bytes = self.bytes(n, "a name")?;
-        let name = String::from_utf8(bytes)
-            .map_err(|_| self.error("a name that is not UTF-8".into()))?;
+        let name =
+            String::from_utf8(bytes).map_err(|_| self.error("a name that is not UTF-8".into()))?;
         self.padding(n)?;
         Ok(name)
     }
@@ -307,9 +307,7 @@ impl<R: Read> Cursor<R> {
             return Ok(Vec::new());
         }
         if found != tag {
-            return Err(self.error(format!(
-                "the {what} list has tag {found:#x}, not {tag:#x}"
-            )));
+            return Err(self.error(format!("the {what} list has tag {found:#x}, not {tag:#x}")));
         }
         // Items are pushed as read, so the list grows with the bytes
         // actually there, not with the count the file claims.

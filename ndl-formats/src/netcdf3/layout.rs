@@ -27,7 +27,11 @@ pub(crate) fn place(header: &Header, len: u64) -> Result<Vec<Layout>, String> {
     let record_size = record_size(header)?;
     let mut layouts = Vec::with_capacity(header.variables.len());
     for v in &header.variables {
-        let dims: Vec<_> = v.dimensions.iter().map(|&d| &header.dimensions[d]).collect();
+        let dims: Vec<_> = v
+            .dimensions
+            .iter()
+            .map(|&d| &header.dimensions[d])
+            .collect();
         if dims.iter().skip(1).any(|d| d.unlimited) {
             return Err(format!(
                 "variable `{}`: the unlimited dimension is not its first",

@@ -43,8 +43,8 @@ impl Netcdf3File {
         };
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
-        let header = header::read(BufReader::new(file), len)
-            .map_err(|e| malformed(path, e.to_string()))?;
+        let header =
+            header::read(BufReader::new(file), len).map_err(|e| malformed(path, e.to_string()))?;
         let layouts = layout::place(&header, len).map_err(|e| malformed(path, e))?;
         Ok(Netcdf3File {
             path: path.to_path_buf(),
@@ -132,7 +132,9 @@ impl Netcdf3File {
 
 /// What a netCDF-3 file holds, as the netCDF-4 path describes it.
 pub(crate) fn contents(path: &Path) -> Result<Contents> {
-    Ok(crate::hdf5::contents_of(&Netcdf3File::open(path)?.inventory()))
+    Ok(crate::hdf5::contents_of(
+        &Netcdf3File::open(path)?.inventory(),
+    ))
 }
 
 /// The netCDF-3 file at `path` as a source: the variable `member`; else

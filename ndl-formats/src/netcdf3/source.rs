@@ -104,7 +104,10 @@ impl Netcdf3TableSource {
     /// field named after each variable.
     pub(crate) fn new(nc: Netcdf3File, record: Datatype) -> Result<Netcdf3TableSource> {
         let Datatype::Compound(compound) = &record else {
-            return Err(malformed(&nc.path, "a table's record is no compound".into()));
+            return Err(malformed(
+                &nc.path,
+                "a table's record is no compound".into(),
+            ));
         };
         let mut columns = Vec::with_capacity(compound.members.len());
         for m in &compound.members {
@@ -140,8 +143,8 @@ impl Netcdf3TableSource {
         let size = self.spec.element_size();
         let mut out = vec![0u8; n as usize * size];
         for c in &self.columns {
-            let stored =
-                read_rows(&mut self.file, &c.layout, start, n).map_err(|e| data_error(&self.path, e))?;
+            let stored = read_rows(&mut self.file, &c.layout, start, n)
+                .map_err(|e| data_error(&self.path, e))?;
             let field = field_values(c, stored).map_err(|e| malformed(&self.path, e))?;
             let width = field.len() / n as usize;
             for (row, values) in field.chunks_exact(width.max(1)).enumerate() {
@@ -231,7 +234,11 @@ fn time_decoding(
         attributes
             .iter()
             .find(|a| a.name == name && a.kind == NcType::Char)
-            .map(|a| String::from_utf8_lossy(&a.values).trim_end_matches('\0').to_string())
+            .map(|a| {
+                String::from_utf8_lossy(&a.values)
+                    .trim_end_matches('\0')
+                    .to_string()
+            })
     };
     let units = text("units").ok_or("a time without CF `units`")?;
     let cf = CfTimeUnits::parse(&units, text("calendar").as_deref()).map_err(|e| e.to_string())?;
@@ -241,8 +248,7 @@ fn time_decoding(
         .and_then(|a| a.values.get(..kind.size()).map(|v| widened(kind, v)));
     let float = kind == NcType::Double;
     let fill_float = fill.map(|bits| f64::from_bits(bits as u64));
-    CfValues::new(t, &cf, float, fill_float, fill.filter(|_| !float))
-        .map_err(|e| e.to_string())
+    CfValues::new(t, &cf, float, fill_float, fill.filter(|_| !float)).map_err(|e| e.to_string())
 }
 
 /// The element type under any array of `dt`.
@@ -299,7 +305,9 @@ fn read_rows(file: &mut File, layout: &Layout, start: u64, n: u64) -> std::io::R
         return Ok(out);
     }
     for (k, chunk) in out.chunks_exact_mut(row.max(1)).enumerate() {
-        file.seek(SeekFrom::Start(layout.begin + (start + k as u64) * layout.stride))?;
+        file.seek(SeekFrom::Start(
+            layout.begin + (start + k as u64) * layout.stride,
+        ))?;
         file.read_exact(chunk)?;
     }
     Ok(out)

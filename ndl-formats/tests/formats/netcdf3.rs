@@ -23,7 +23,7 @@ path, fmt = sys.argv[1], sys.argv[2]
 with netCDF4.Dataset(path, "w", format=fmt) as ds:
     ds.title = "classic test"
     ds.version = np.int32(3)
-    ds.ratio = np.float64(0.25)
+    ds.ratio = np.array([0.25, 40.0, 1e300, 1.5e-7, -1.0 / 3])
     ds.createDimension("time", None)
     ds.createDimension("x", 3)
     ds.createDimension("strlen", 4)
@@ -85,14 +85,25 @@ fn netcdf3_files_describe_as_ncdump_h_prints_them() {
         let cdl = text(&nc, Language::Cdl);
         assert_eq!(cdl.trim_end(), header.trim_end(), "{format}");
         assert!(cdl.contains("time = UNLIMITED ; // (3 currently)"), "{cdl}");
-        // ncgen compiles it to a file whose header is the same.
+        // ncgen compiles it to a file whose header is the same, but for
+        // its name and its records (the CDL has no data).
         let again = compile_cdl(&cdl, dir.path(), &format!("{name}_again"));
-        assert_eq!(again.trim_end(), header.trim_end(), "{format}");
+        let expected = header
+            .replacen(
+                &format!("netcdf {name} {{"),
+                &format!("netcdf {name}_again {{"),
+                1,
+            )
+            .replace("(3 currently)", "(0 currently)");
+        assert_eq!(again.trim_end(), expected.trim_end(), "{format}");
         let yaml: serde_yaml::Value = serde_yaml::from_str(&text(&nc, Language::Ndl)).unwrap();
-        let dims = &yaml["/"]["dimcoords"];
-        assert_eq!(dims["time"]["size"], serde_yaml::Value::Null, "{yaml:?}");
+        let dims = &yaml["dimcoords"];
+        assert!(
+            dims["time"]["size"].is_null() && dims["time"]["type"] == "float64",
+            "{yaml:?}"
+        );
         assert_eq!(dims["x"]["size"], 3, "{yaml:?}");
-        assert_eq!(yaml["/"]["attributes"]["title"], "classic test", "{yaml:?}");
+        assert_eq!(yaml["attributes"]["title"], "classic test", "{yaml:?}");
         let shape = text(&nc, Language::Datashape);
         assert!(shape.contains("temp: 3 * 3 * float32"), "{shape}");
     }
@@ -199,7 +210,10 @@ fn a_file_ncgen_wrote_from_cdl_converts_along_its_record_dimension() {
         .status()
         .unwrap();
     assert!(made.success());
-    assert_eq!(text(&nc, Language::Cdl).trim_end(), ncdump(&["-h"], &nc).trim_end());
+    assert_eq!(
+        text(&nc, Language::Cdl).trim_end(),
+        ncdump(&["-h"], &nc).trim_end()
+    );
     for member in ["b", "s", "x"] {
         convert_member(&nc, &dir.path().join(format!("{member}.npy")), Some(member));
     }
