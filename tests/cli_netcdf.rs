@@ -320,3 +320,41 @@ assert a["value"].tolist() == [1.5, -2.0, 3.25]
     let value = d.join("value.npy");
     converted(convert(&nc, &value, &["--member", "value"]), "one variable");
 }
+
+#[test]
+fn the_command_describes_and_converts_a_netcdf3_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("classic.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w", format="NETCDF3_64BIT_OFFSET") as ds:
+    ds.createDimension("t", None)
+    ds.createDimension("x", 2)
+    v = ds.createVariable("v", "i4", ("t", "x"))
+    v.units = "m"
+    v[:] = [[1, -2], [3, 2**31 - 1]]
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let cdl = ok(describe(&nc, "cdl", &[]), "describe a netCDF-3 file");
+    assert_eq!(cdl.trim_end(), ncdump(&["-h"], &nc).trim_end());
+    let npy = d.join("v.npy");
+    converted(
+        convert(&nc, &npy, &["--member", "v"]),
+        "a netCDF-3 variable",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+a = np.load(sys.argv[1])
+with netCDF4.Dataset(sys.argv[2]) as ds:
+    want = ds["v"][:]
+assert a.dtype == ">i4" and a.tolist() == want.tolist(), (a, want)
+"#,
+        &[npy.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+}
