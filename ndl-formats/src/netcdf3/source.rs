@@ -7,16 +7,15 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::time::{CfTimeUnits, CfValues};
-use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
-use serde_json::Value;
-
+use super::file::{malformed, Netcdf3File};
 use super::header::{Attribute, NcType};
 use super::layout::Layout;
-use super::{malformed, Netcdf3File};
+use super::values::{text, widened};
 use crate::error::{Error, Result};
 use crate::source::{Handover, Source, BATCH_BYTES};
 use crate::spec::ArraySpec;
+use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 
 /// The values of one netCDF-3 variable, in the file's (big-endian) byte
 /// order; a `char` variable's are fixed strings of its last dimension.
@@ -207,22 +206,6 @@ fn field_values(c: &Column, mut stored: Vec<u8>) -> Result<Vec<u8>, String> {
     Ok(counts)
 }
 
-/// One stored big-endian value as 8 native bytes: a double's bits, or an
-/// integer widened to int64.
-fn widened(kind: NcType, v: &[u8]) -> i64 {
-    let mut be = [0u8; 8];
-    be[8 - v.len()..].copy_from_slice(v);
-    let raw = u64::from_be_bytes(be);
-    let bits = 8 * v.len() as u32;
-    match kind {
-        // Signed: sign-extend from the stored width.
-        NcType::Byte | NcType::Short | NcType::Int | NcType::Int64 => {
-            ((raw << (64 - bits)) as i64) >> (64 - bits)
-        }
-        _ => raw as i64,
-    }
-}
-
 /// How a time variable of `kind` with `attributes` is decoded into counts
 /// of `t`: `None` where the int64 values are those counts already.
 fn time_decoding(
@@ -230,18 +213,15 @@ fn time_decoding(
     kind: NcType,
     attributes: &[Attribute],
 ) -> Result<Option<CfValues>, String> {
-    let text = |name: &str| {
+    let text_of = |name: &str| {
         attributes
             .iter()
             .find(|a| a.name == name && a.kind == NcType::Char)
-            .map(|a| {
-                String::from_utf8_lossy(&a.values)
-                    .trim_end_matches('\0')
-                    .to_string()
-            })
+            .map(|a| text(&a.values))
     };
-    let units = text("units").ok_or("a time without CF `units`")?;
-    let cf = CfTimeUnits::parse(&units, text("calendar").as_deref()).map_err(|e| e.to_string())?;
+    let units = text_of("units").ok_or("a time without CF `units`")?;
+    let cf =
+        CfTimeUnits::parse(&units, text_of("calendar").as_deref()).map_err(|e| e.to_string())?;
     let fill = ["_FillValue", "missing_value"]
         .iter()
         .find_map(|k| attributes.iter().find(|a| a.name == *k && a.kind == kind))
@@ -264,26 +244,6 @@ fn fixed_string(length: usize) -> Datatype {
         length,
         charset: Charset::Ascii,
     })
-}
-
-/// Attribute values of a numeric `kind`, stored big-endian, as JSON
-/// numbers (a float JSON cannot hold, as its text).
-pub(crate) fn numbers(kind: NcType, bytes: &[u8]) -> Vec<Value> {
-    bytes
-        .chunks_exact(kind.size())
-        .map(|v| match kind {
-            NcType::Float => float(f64::from(f32::from_be_bytes(
-                v.try_into().expect("4 bytes"),
-            ))),
-            NcType::Double => float(f64::from_be_bytes(v.try_into().expect("8 bytes"))),
-            NcType::UInt64 => Value::from(u64::from_be_bytes(v.try_into().expect("8 bytes"))),
-            other => Value::from(widened(other, v)),
-        })
-        .collect()
-}
-
-fn float(v: f64) -> Value {
-    serde_json::Number::from_f64(v).map_or_else(|| Value::from(v.to_string()), Value::Number)
 }
 
 /// The file at `path`, opened again for its data.
