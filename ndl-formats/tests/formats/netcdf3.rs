@@ -106,6 +106,9 @@ fn netcdf3_files_describe_as_ncdump_h_prints_them() {
         assert_eq!(yaml["attributes"]["title"], "classic test", "{yaml:?}");
         let shape = text(&nc, Language::Datashape);
         assert!(shape.contains("temp: 3 * 3 * float32"), "{shape}");
+        for language in [Language::Numpy, Language::Zarr] {
+            text(&nc, language);
+        }
     }
 }
 
@@ -122,6 +125,40 @@ fn a_variable_converts_with_the_values_netcdf4_python_reads() {
             let npy = dir.path().join(format!("{name}_{member}.npy"));
             convert_member(&nc, &npy, Some(member));
         }
+        // Variables along different dimensions are no table: say which.
+        let whole = dir.path().join(format!("{name}.npy"));
+        let e = convert(&nc, &whole, &ConvertOptions::default(), &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--member") && e.contains("level"), "{e}");
+        let options = ConvertOptions {
+            read: ReadOptions {
+                member: Some("nothing".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let e = convert(&nc, &whole, &options, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no variable `nothing`") && e.contains("temp"),
+            "{e}"
+        );
+        // Other formats take the big-endian values too.
+        let zarr = dir.path().join(format!("{name}_temp.zarr"));
+        convert_member(&nc, &zarr, Some("temp"));
+        run_with(
+            &python312(),
+            r#"
+import sys, numpy as np, zarr, netCDF4
+with netCDF4.Dataset(sys.argv[2]) as ds:
+    want = ds["temp"][:]
+got = zarr.open_array(sys.argv[1], mode="r")[:]
+assert got.shape == (3, 3) and (got == want).all(), (got, want)
+"#,
+            &[zarr.to_str().unwrap(), nc.to_str().unwrap()],
+        );
         run_with(
             &python312(),
             r#"
@@ -171,6 +208,19 @@ ds.to_netcdf(sys.argv[1], format=sys.argv[2], unlimited_dims=["obs"], engine="ne
         );
         let npy = d.join(format!("{format}.npy"));
         convert_member(&nc, &npy, None);
+        let parquet = d.join(format!("{format}.parquet"));
+        convert_member(&nc, &parquet, None);
+        run_with(
+            &python312(),
+            r#"
+import sys, pyarrow.parquet as pq, xarray as xr
+t = pq.read_table(sys.argv[1])
+ds = xr.open_dataset(sys.argv[2])
+assert t["station"].to_pylist() == ds["station"].values.tolist(), t
+assert t["value"].to_pylist() == ds["value"].values.tolist(), t
+"#,
+            &[parquet.to_str().unwrap(), nc.to_str().unwrap()],
+        );
         run_with(
             &python312(),
             r#"
