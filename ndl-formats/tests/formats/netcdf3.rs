@@ -247,26 +247,30 @@ for name in ("value", "station", "code", "day", "when", "obs"):
 #[test]
 fn a_file_ncgen_wrote_from_cdl_converts_along_its_record_dimension() {
     let dir = tempfile::tempdir().unwrap();
-    let cdl = "netcdf rec {\ndimensions:\n\tt = UNLIMITED ;\n\tn = 2 ;\nvariables:\n\
-               \tbyte b(t) ;\n\tshort s(t, n) ;\n\tdouble x(n) ;\n\
-               data:\n b = 1, -2, 3 ;\n s = 1, 2, 3, 4, -5, 6 ;\n x = 0.5, 1e300 ;\n}\n";
-    let src = dir.path().join("rec.cdl");
-    std::fs::write(&src, cdl).unwrap();
-    let nc = dir.path().join("rec.nc");
-    let made = std::process::Command::new(ncgen())
-        .args(["-k", "classic", "-o"])
-        .arg(&nc)
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    // Two record variables, each record's slab padded to 4 bytes, and a
+    // scalar.
+    let nc = classic_from_cdl(
+        dir.path(),
+        "rec",
+        "netcdf rec {\ndimensions:\n\tt = UNLIMITED ;\n\tn = 2 ;\nvariables:\n\
+         \tbyte b(t) ;\n\tshort s(t, n) ;\n\tdouble x(n) ;\n\tint answer ;\n\
+         data:\n b = 1, -2, 3 ;\n s = 1, 2, 3, 4, -5, 6 ;\n x = 0.5, 1e300 ;\n answer = 42 ;\n}\n",
+    );
     assert_eq!(
         text(&nc, Language::Cdl).trim_end(),
         ncdump(&["-h"], &nc).trim_end()
     );
-    for member in ["b", "s", "x"] {
+    for member in ["b", "s", "x", "answer"] {
         convert_member(&nc, &dir.path().join(format!("{member}.npy")), Some(member));
     }
+    // A lone record variable of bytes: its records are not padded.
+    let nc = classic_from_cdl(
+        dir.path(),
+        "lone",
+        "netcdf lone {\ndimensions:\n\tt = UNLIMITED ;\nvariables:\n\
+         \tbyte only(t) ;\ndata:\n only = 5, -6, 7, 8, 9 ;\n}\n",
+    );
+    convert_member(&nc, &dir.path().join("only.npy"), None);
     run_with(
         &python312(),
         r#"
@@ -275,9 +279,27 @@ d = sys.argv[1]
 assert np.load(f"{d}/b.npy").tolist() == [1, -2, 3]
 assert np.load(f"{d}/s.npy").tolist() == [[1, 2], [3, 4], [-5, 6]]
 assert np.load(f"{d}/x.npy").tolist() == [0.5, 1e300]
+answer = np.load(f"{d}/answer.npy")
+assert answer.shape == () and answer == 42, answer
+assert np.load(f"{d}/only.npy").tolist() == [5, -6, 7, 8, 9]
 "#,
         &[dir.path().to_str().unwrap()],
     );
+}
+
+/// `<dir>/<name>.nc` as `ncgen -k classic` compiles `cdl`.
+fn classic_from_cdl(dir: &Path, name: &str, cdl: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.cdl"));
+    std::fs::write(&src, cdl).unwrap();
+    let nc = dir.join(format!("{name}.nc"));
+    let made = std::process::Command::new(ncgen())
+        .args(["-k", "classic", "-o"])
+        .arg(&nc)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(made.success(), "ncgen -k classic {name}");
+    nc
 }
 
 #[test]
