@@ -206,6 +206,10 @@ ds.to_netcdf(sys.argv[1], format=sys.argv[2], unlimited_dims=["obs"], engine="ne
 "#,
             &[nc.to_str().unwrap(), format],
         );
+        // Its `_FillValue = NaNf` included.
+        let header = ncdump(&["-h"], &nc);
+        assert!(header.contains("value:_FillValue = NaNf ;"), "{header}");
+        assert_eq!(text(&nc, Language::Cdl).trim_end(), header.trim_end());
         let npy = d.join(format!("{format}.npy"));
         convert_member(&nc, &npy, None);
         let parquet = d.join(format!("{format}.parquet"));
