@@ -79,6 +79,7 @@ impl Source for Netcdf3Source {
 
 /// One field of a table: which variable fills it, and how.
 struct Column {
+    name: String,
     layout: Layout,
     kind: NcType,
     offset: usize,
@@ -120,6 +121,7 @@ impl Netcdf3TableSource {
                 _ => None,
             };
             columns.push(Column {
+                name: m.name.clone(),
                 layout: nc.layouts[index].clone(),
                 kind: variable.kind,
                 offset: m.offset,
@@ -144,7 +146,8 @@ impl Netcdf3TableSource {
         for c in &self.columns {
             let stored = read_rows(&mut self.file, &c.layout, start, n)
                 .map_err(|e| data_error(&self.path, e))?;
-            let field = field_values(c, stored).map_err(|e| malformed(&self.path, e))?;
+            let field = field_values(c, stored, start)
+                .map_err(|e| malformed(&self.path, format!("variable `{}`, {e}", c.name)))?;
             let width = field.len() / n as usize;
             for (row, values) in field.chunks_exact(width.max(1)).enumerate() {
                 let at = row * size + c.offset;
@@ -184,9 +187,10 @@ impl Source for Netcdf3TableSource {
     }
 }
 
-/// A column's stored values as its field holds them: numbers in native
-/// order, text as it is, times as int64 counts of the field's unit.
-fn field_values(c: &Column, mut stored: Vec<u8>) -> Result<Vec<u8>, String> {
+/// A column's stored values, of the records from `start` on, as its
+/// field holds them: numbers in native order, text as it is, times as
+/// int64 counts of the field's unit.
+fn field_values(c: &Column, mut stored: Vec<u8>, start: u64) -> Result<Vec<u8>, String> {
     let size = c.kind.size();
     let Some(time) = &c.time else {
         if size > 1 && ByteOrder::NATIVE == ByteOrder::Little {
@@ -199,9 +203,11 @@ fn field_values(c: &Column, mut stored: Vec<u8>) -> Result<Vec<u8>, String> {
         .flat_map(|v| widened(c.kind, v).to_ne_bytes())
         .collect();
     if let Some(values) = time {
-        values
-            .apply(&mut counts)
-            .map_err(|(i, e)| format!("time value {i} of this block: {e}"))?;
+        values.apply(&mut counts).map_err(|(i, e)| {
+            let per_record = (c.layout.row_bytes as usize / size).max(1);
+            let record = start + (i / per_record) as u64;
+            format!("record {record}: {e}")
+        })?;
     }
     Ok(counts)
 }

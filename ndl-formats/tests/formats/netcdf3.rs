@@ -345,3 +345,24 @@ fn truncated_or_changed_netcdf3_files_are_refused_naming_the_file() {
         }
     }
 }
+
+#[test]
+fn a_time_out_of_range_is_refused_naming_the_variable_and_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = classic_from_cdl(
+        dir.path(),
+        "badtime",
+        "netcdf badtime {\ndimensions:\n\tt = UNLIMITED ;\nvariables:\n\
+         \tdouble when(t) ;\n\t\twhen:units = \"hours since 2000-01-01\" ;\n\tint v(t) ;\n\
+         data:\n when = 0, 1e300 ;\n v = 1, 2 ;\n}\n",
+    );
+    let out = dir.path().join("out.npy");
+    let e = convert(&nc, &out, &ConvertOptions::default(), &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("badtime.nc") && e.contains("variable `when`") && e.contains("record 1"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
