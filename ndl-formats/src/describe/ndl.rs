@@ -176,11 +176,12 @@ fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option
             )
     };
     match (value, stored) {
-        (J::Array(items), Some(dt)) if number(dt) && items.iter().all(J::is_number) => {
-            let values: Vec<serde_yaml::Value> = items
-                .iter()
-                .filter_map(|v| serde_yaml::to_value(v).ok())
-                .collect();
+        (J::Array(items), Some(dt)) if number(dt) => {
+            let values: Vec<serde_yaml::Value> =
+                items.iter().map_while(|v| yaml_number(v, dt)).collect();
+            if values.len() != items.len() {
+                return Attribute::new(serde_yaml::to_value(value).ok()?).ok();
+            }
             Some(Attribute::long([values.len()], dt.clone(), values))
         }
         (J::Number(_), Some(dt)) if number(dt) => {
@@ -199,5 +200,18 @@ fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option
             Some(Attribute::long([values.len()], element.clone(), values))
         }
         (other, _) => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
+    }
+}
+
+/// A number of an attribute of numbers of `dt`, as YAML: a float JSON
+/// cannot hold (NaN, inf: xarray's `_FillValue`) comes as its text.
+fn yaml_number(v: &J, dt: &Datatype) -> Option<serde_yaml::Value> {
+    match v {
+        J::Number(_) => serde_yaml::to_value(v).ok(),
+        J::String(s) if matches!(dt, Datatype::Float32 | Datatype::Float64) => {
+            let f: f64 = s.parse().ok()?;
+            Some(serde_yaml::Value::from(f))
+        }
+        _ => None,
     }
 }

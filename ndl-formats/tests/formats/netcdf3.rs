@@ -210,6 +210,13 @@ ds.to_netcdf(sys.argv[1], format=sys.argv[2], unlimited_dims=["obs"], engine="ne
         let header = ncdump(&["-h"], &nc);
         assert!(header.contains("value:_FillValue = NaNf ;"), "{header}");
         assert_eq!(text(&nc, Language::Cdl).trim_end(), header.trim_end());
+        let ndl: serde_yaml::Value = serde_yaml::from_str(&text(&nc, Language::Ndl)).unwrap();
+        let fill = &ndl["ndarrays"]["value"]["attributes"]["_FillValue"];
+        assert_eq!(fill["type"], "float32", "{fill:?}");
+        assert!(
+            fill["value"][0].as_f64().is_some_and(f64::is_nan),
+            "{fill:?}"
+        );
         let npy = d.join(format!("{format}.npy"));
         convert_member(&nc, &npy, None);
         let parquet = d.join(format!("{format}.parquet"));
