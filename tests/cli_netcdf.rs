@@ -365,3 +365,41 @@ assert (got == want).all(), (got, want)
     let header = ncdump(&["-h"], &nc);
     assert!(header.contains("double y(x, y) ;"), "{header}");
 }
+
+#[test]
+fn the_command_describes_and_converts_a_netcdf3_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("classic.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w", format="NETCDF3_64BIT_OFFSET") as ds:
+    ds.createDimension("t", None)
+    ds.createDimension("x", 2)
+    v = ds.createVariable("v", "i4", ("t", "x"))
+    v.units = "m"
+    v[:] = [[1, -2], [3, 2**31 - 1]]
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let cdl = ok(describe(&nc, "cdl", &[]), "describe a netCDF-3 file");
+    assert_eq!(cdl.trim_end(), ncdump(&["-h"], &nc).trim_end());
+    let npy = d.join("v.npy");
+    converted(
+        convert(&nc, &npy, &["--member", "v"]),
+        "a netCDF-3 variable",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+a = np.load(sys.argv[1])
+with netCDF4.Dataset(sys.argv[2]) as ds:
+    want = ds["v"][:]
+assert a.dtype == ">i4" and a.tolist() == want.tolist(), (a, want)
+"#,
+        &[npy.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+}

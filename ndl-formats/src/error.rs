@@ -34,6 +34,15 @@ pub enum Error {
         /// What ndl-hdf5 found; its message names the file and dataset.
         source: Box<ndl_hdf5::Error>,
     },
+    /// A netCDF-3 file's header or data is not what the format says
+    /// (truncated, or bytes changed).
+    #[error("{}: {message}", path.display())]
+    Netcdf3 {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where: the header's byte, or the variable.
+        message: String,
+    },
     /// An I/O error on `path`.
     #[error("{}: {source}", path.display())]
     Io {

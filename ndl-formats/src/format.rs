@@ -37,6 +37,10 @@ pub enum Format {
     /// An HDF5 file (`.h5`, `.hdf5`; netCDF-4's `.nc` is one): datasets
     /// in groups.
     Hdf5,
+    /// A netCDF-3 file (CDF-1 classic, CDF-2 64-bit offset, CDF-5 64-bit
+    /// data; also named `.nc`): variables over shared dimensions. Read
+    /// only: a `.nc` destination is written as netCDF-4.
+    Netcdf3,
 }
 
 impl Format {
@@ -59,6 +63,12 @@ impl Format {
             .map_err(io)?;
         if start.as_slice() == crate::hdf5::SIGNATURE {
             return Ok(Format::Hdf5);
+        }
+        if crate::netcdf3::SIGNATURES
+            .iter()
+            .any(|s| start.starts_with(*s))
+        {
+            return Ok(Format::Netcdf3);
         }
         let start = &start[..start.len().min(6)];
         if start == npy::MAGIC {
@@ -107,7 +117,7 @@ impl Format {
     /// Whether a file of this format holds named arrays, one of which
     /// `ReadOptions::member` picks.
     fn has_members(self) -> bool {
-        matches!(self, Format::Npz | Format::Hdf5)
+        matches!(self, Format::Npz | Format::Hdf5 | Format::Netcdf3)
     }
 
     /// What a file or store of this format is called in messages.
@@ -119,6 +129,7 @@ impl Format {
             Format::Parquet => "Parquet file",
             Format::Arrow => "Arrow IPC file",
             Format::Hdf5 => "HDF5 or netCDF-4 file",
+            Format::Netcdf3 => "netCDF-3 file",
         }
     }
 }
@@ -169,7 +180,7 @@ fn not_an_array_file(start: &[u8]) -> String {
         .map(char::from)
         .collect();
     format!(
-        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file), a Parquet, Arrow IPC or HDF5 file nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
+        "not a .npy file (which starts with \\x93NUMPY), a .npz archive (a zip file), a Parquet, Arrow IPC, HDF5 or netCDF-3 file nor a .zarr store (a directory); it starts with b\"{escaped}\"{pickle}"
     )
 }
 
@@ -205,7 +216,7 @@ pub(crate) fn keeps_mixed_byte_orders(path: &Path, options: &SinkOptions) -> Res
             zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
         }
         Format::Hdf5 => !options.hdf5.columns && !options.hdf5.options.is_netcdf(path),
-        Format::Parquet | Format::Arrow => false,
+        Format::Parquet | Format::Arrow | Format::Netcdf3 => false,
     })
 }
 
@@ -217,7 +228,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
             path: path.to_path_buf(),
             message: format!(
                 "member `{member}` asked for, but a {} holds one array and no members \
-                 (members are those of .npz archives and HDF5 or netCDF-4 files)",
+                 (members are those of .npz archives and HDF5 and netCDF files)",
                 format.noun()
             ),
         });
@@ -237,6 +248,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
         Format::Parquet => Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?),
         Format::Hdf5 => crate::hdf5::open(path, options.member.as_deref())?,
+        Format::Netcdf3 => crate::netcdf3::open(path, options.member.as_deref())?,
     })
 }
 
@@ -265,6 +277,13 @@ pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result
         Format::Parquet => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Parquet)?),
         Format::Arrow => Box::new(ColumnFileSink::create(path, spec, ColumnFile::Ipc)?),
         Format::Hdf5 => Box::new(Hdf5Sink::create(path, spec, &options.hdf5)?),
+        // No destination's name picks it (`.nc` is written as netCDF-4).
+        Format::Netcdf3 => {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: "netCDF-3 files are read, not written".into(),
+            })
+        }
     })
 }
 

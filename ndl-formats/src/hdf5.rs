@@ -330,7 +330,7 @@ fn written_as_columns(inventory: &Inventory) -> bool {
 /// that is a table: two or more, all along one first dimension, of
 /// numbers, enums, bools, CF times or netCDF text (strings of their last
 /// dimension).
-fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Option<Datatype>> {
+pub(crate) fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Option<Datatype>> {
     for d in inventory.datasets.iter().filter(|d| d.group == "/") {
         refuse_bad_time_units(path, d)?;
     }
@@ -453,7 +453,15 @@ impl Source for Hdf5ColumnsSource {
 
 /// Every dataset of the HDF5 file at `path`, in its groups.
 pub fn contents(path: &Path) -> Result<Contents> {
-    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    Ok(contents_of(
+        path,
+        &Inventory::of(path).map_err(in_file(path))?,
+    ))
+}
+
+/// The contents an inventory lists: an HDF5 file's, or a netCDF-3
+/// file's header put in the same terms.
+pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
     for d in inventory.datasets.iter().filter(|d| !d.is_dimension_only) {
@@ -501,13 +509,13 @@ pub fn contents(path: &Path) -> Result<Contents> {
     } else {
         Arrangement::Archive
     };
-    Ok(Contents {
+    Contents {
         arrangement,
         entries,
         attributes,
         warnings,
         attribute_types,
-    })
+    }
 }
 
 /// The HDF5 and netCDF attributes that keep the file's bookkeeping.

@@ -35,6 +35,7 @@ mod describe;
 mod error;
 mod format;
 mod hdf5;
+mod netcdf3;
 mod npy;
 mod npz;
 mod one_order;
@@ -52,6 +53,7 @@ pub use describe::{describe, read_contents, DescribeOptions, Description, Langua
 pub use error::{Error, Result};
 pub use format::{create, open, Format, ReadOptions, SinkOptions};
 pub use hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5SinkOptions, Hdf5Source};
+pub use netcdf3::{Netcdf3Source, Netcdf3TableSource};
 pub use npy::{NpySink, NpySource};
 pub use npz::{NpzSink, NpzSource};
 pub use sink::{Progress as SinkProgress, Sink};

@@ -8,6 +8,9 @@ use ndl_runtime::ndl::{self, Extent};
 use ndl_runtime::npz::NpzWriter;
 use ndl_runtime::{ByteOrder, NdlType};
 
+#[path = "formats/netcdf3.rs"]
+mod netcdf3;
+
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
 struct Reading {

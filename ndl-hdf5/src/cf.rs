@@ -90,7 +90,7 @@ pub(crate) fn stored_time(
 /// `units`) holds: counts of its unit, or nanoseconds for floats; `None`
 /// for any other variable, and for units that say `since` but do not
 /// parse, which a conversion refuses ([`ndl_runtime::time::cf_time_type`]).
-pub(crate) fn cf_time_type(
+pub fn cf_time_type(
     stored: &Datatype,
     attributes: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<TimeType> {

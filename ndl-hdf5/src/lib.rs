@@ -52,7 +52,7 @@ mod typed_columns;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
-pub use cf::NDL_DATATYPE;
+pub use cf::{cf_time_type, NDL_DATATYPE};
 pub use columns::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, netcdf4_python_skips, TypeError};

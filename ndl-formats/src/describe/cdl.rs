@@ -203,7 +203,13 @@ fn attribute(
     if let J::String(s) = value {
         return cdl::AttrValue::Text(s.clone());
     }
-    let numbers = || items.iter().filter_map(|v| v.as_f64());
+    // A float JSON cannot hold (NaN, inf: xarray's `_FillValue`) comes as
+    // its text.
+    let numbers = || {
+        items
+            .iter()
+            .filter_map(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()))
+    };
     match stored {
         Some(Datatype::Float32) => {
             return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect())

@@ -109,6 +109,7 @@ pub fn read_contents(path: &Path, format: Format, options: &DescribeOptions) -> 
         Format::Parquet => crate::arrow::contents(path, crate::arrow::ColumnFile::Parquet),
         Format::Arrow => crate::arrow::contents(path, crate::arrow::ColumnFile::Ipc),
         Format::Hdf5 => crate::hdf5::contents(path),
+        Format::Netcdf3 => crate::netcdf3::contents(path),
     }
 }
 

@@ -106,11 +106,14 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
         }
     }
     let mut coordinates = Vec::new();
-    for (group, name, size, _, coordinate) in found {
+    for (group, name, size, unlimited, coordinate) in found {
+        // NDL's unlimited dimension is `size: null`, however many records
+        // it holds now.
+        let size = if unlimited { None } else { nonzero(size) };
         let dimcoord = match coordinate {
             Some(c) => {
-                let mut d = DimCoord::new(nonzero(size), c.spec.datatype.clone())
-                    .with_storage(c.storage.clone());
+                let mut d =
+                    DimCoord::new(size, c.spec.datatype.clone()).with_storage(c.storage.clone());
                 for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
                     if let Some(attr) =
                         attribute(v, &c.spec.datatype, c.attribute_types.get(k.as_str()))
@@ -121,7 +124,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                 coordinates.push(c.path());
                 d
             }
-            None => DimCoord::new(nonzero(size), Datatype::UInt64),
+            None => DimCoord::new(size, Datatype::UInt64),
         };
         doc.insert_dimcoord(&group, name.clone(), dimcoord)
             .map_err(|source| Error::Description {
@@ -173,11 +176,12 @@ fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option
             )
     };
     match (value, stored) {
-        (J::Array(items), Some(dt)) if number(dt) && items.iter().all(J::is_number) => {
-            let values: Vec<serde_yaml::Value> = items
-                .iter()
-                .filter_map(|v| serde_yaml::to_value(v).ok())
-                .collect();
+        (J::Array(items), Some(dt)) if number(dt) => {
+            let values: Vec<serde_yaml::Value> =
+                items.iter().map_while(|v| yaml_number(v, dt)).collect();
+            if values.len() != items.len() {
+                return Attribute::new(serde_yaml::to_value(value).ok()?).ok();
+            }
             Some(Attribute::long([values.len()], dt.clone(), values))
         }
         (J::Number(_), Some(dt)) if number(dt) => {
@@ -196,5 +200,18 @@ fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option
             Some(Attribute::long([values.len()], element.clone(), values))
         }
         (other, _) => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
+    }
+}
+
+/// A number of an attribute of numbers of `dt`, as YAML: a float JSON
+/// cannot hold (NaN, inf: xarray's `_FillValue`) comes as its text.
+fn yaml_number(v: &J, dt: &Datatype) -> Option<serde_yaml::Value> {
+    match v {
+        J::Number(_) => serde_yaml::to_value(v).ok(),
+        J::String(s) if matches!(dt, Datatype::Float32 | Datatype::Float64) => {
+            let f: f64 = s.parse().ok()?;
+            Some(serde_yaml::Value::from(f))
+        }
+        _ => None,
     }
 }

@@ -97,15 +97,51 @@ impl AttrValue {
                 items.join(", ")
             }
             AttrValue::Doubles(values) => {
-                let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                let items: Vec<String> = values.iter().map(|&v| ncdump_number(v, 15)).collect();
                 items.join(", ")
             }
             AttrValue::Floats(values) => {
-                let items: Vec<String> = values.iter().map(|v| format!("{v}f")).collect();
+                let items: Vec<String> = values
+                    .iter()
+                    .map(|&v| format!("{}f", ncdump_number(f64::from(v), 7)))
+                    .collect();
                 items.join(", ")
             }
         }
     }
+}
+
+/// A float as `ncdump` prints an attribute's: C's `%#.{digits}g` (7 for
+/// `float`, 15 for `double`) with the zeros after the point trimmed, the
+/// point kept (`40.`, `1.e+20`, `1.5e-07`); `NaN`, `Infinity`.
+fn ncdump_number(v: f64, digits: usize) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    // The exponent once rounded to `digits` significant digits, as %g
+    // decides between fixed and exponent notation by it.
+    let sci = format!("{:.*e}", digits - 1, v);
+    let (mantissa, exponent) = sci.split_once('e').expect("Rust's {:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    if exponent < -4 || exponent >= digits as i32 {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let mantissa = with_point_trimmed(mantissa);
+        return format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs());
+    }
+    let decimals = (digits as i32 - 1 - exponent).max(0) as usize;
+    with_point_trimmed(&format!("{v:.decimals$}"))
+}
+
+/// `12.500` -> `12.5`, `40` -> `40.`, `1.000` -> `1.` (ncdump's `tztrim`
+/// after C's `#` flag, which keeps the point).
+fn with_point_trimmed(number: &str) -> String {
+    if !number.contains('.') {
+        return format!("{number}.");
+    }
+    number.trim_end_matches('0').to_string()
 }
 
 impl Document {

@@ -1,0 +1,54 @@
+//! netCDF-3 files (CDF-1 classic, CDF-2 64-bit offset, CDF-5 64-bit
+//! data), read in pure Rust: the header in the terms of an HDF5 file's
+//! inventory, so that descriptions and tables are the netCDF-4 path's,
+//! and each variable's big-endian values where the header places them.
+
+mod file;
+mod header;
+mod inventory;
+mod layout;
+mod source;
+mod values;
+
+use std::path::Path;
+
+use crate::contents::Contents;
+use crate::error::{Error, Result};
+use crate::source::Source;
+
+pub(crate) use header::SIGNATURES;
+pub use source::{Netcdf3Source, Netcdf3TableSource};
+
+use file::Netcdf3File;
+use inventory::inventory;
+
+/// What a netCDF-3 file holds, as the netCDF-4 path describes it.
+pub(crate) fn contents(path: &Path) -> Result<Contents> {
+    let file = Netcdf3File::open(path)?;
+    Ok(crate::hdf5::contents_of(path, &inventory(&file)))
+}
+
+/// The netCDF-3 file at `path` as a source: the variable `member`; else
+/// its variables along one first dimension as records, or its only
+/// variable.
+pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>> {
+    let file = Netcdf3File::open(path)?;
+    if let Some(member) = member {
+        let index = file.variable(member)?;
+        return Ok(Box::new(Netcdf3Source::new(file, index)?));
+    }
+    if let Some(record) = crate::hdf5::inferred_record(path, &inventory(&file))? {
+        return Ok(Box::new(Netcdf3TableSource::new(file, record)?));
+    }
+    match file.header.variables.len() {
+        1 => Ok(Box::new(Netcdf3Source::new(file, 0)?)),
+        n => Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file holds {n} variables ({}) that are no table along one dimension; \
+                 say which with --member",
+                file.variable_names().join(", ")
+            ),
+        }),
+    }
+}

@@ -1,0 +1,286 @@
+//! netCDF-3 variables as [`Source`]s: one variable in its own big-endian
+//! values, or the variables along one dimension as records (numbers in
+//! native order, text as fixed strings, CF times decoded into time
+//! fields), a block of rows at a time.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use super::file::{malformed, Netcdf3File};
+use super::header::{Attribute, NcType};
+use super::layout::Layout;
+use super::values::{text, widened};
+use crate::error::{Error, Result};
+use crate::source::{Handover, Source, BATCH_BYTES};
+use crate::spec::ArraySpec;
+use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
+
+/// The values of one netCDF-3 variable, in the file's (big-endian) byte
+/// order; a `char` variable's are fixed strings of its last dimension.
+pub struct Netcdf3Source {
+    path: PathBuf,
+    file: File,
+    layout: Layout,
+    spec: ArraySpec,
+    next_row: u64,
+    pending: Handover,
+}
+
+impl Netcdf3Source {
+    /// The variable at `index` of `nc`.
+    pub(crate) fn new(nc: Netcdf3File, index: usize) -> Result<Netcdf3Source> {
+        let variable = &nc.header.variables[index];
+        let layout = nc.layouts[index].clone();
+        let mut spec = match (variable.kind, layout.shape.split_last()) {
+            (NcType::Char, Some((&length, outer))) => {
+                ArraySpec::new(fixed_string(length as usize), outer.to_vec())
+            }
+            (kind, _) => ArraySpec::new(kind.datatype(), layout.shape.clone()),
+        };
+        spec.byte_order = ByteOrder::Big;
+        Ok(Netcdf3Source {
+            file: open_data(&nc.path)?,
+            path: nc.path,
+            layout,
+            spec,
+            next_row: 0,
+            pending: Handover::default(),
+        })
+    }
+}
+
+impl Source for Netcdf3Source {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let (file, layout, next_row, path) =
+            (&mut self.file, &self.layout, &mut self.next_row, &self.path);
+        self.pending.fill(buf, size, || {
+            let left = layout.rows - *next_row;
+            if left == 0 || layout.row_bytes == 0 {
+                return Ok(None);
+            }
+            let n = (BATCH_BYTES as u64 / layout.row_bytes).clamp(1, left);
+            let block = read_rows(file, layout, *next_row, n).map_err(|e| data_error(path, e))?;
+            *next_row += n;
+            Ok(Some(block))
+        })
+    }
+}
+
+/// One field of a table: which variable fills it, and how.
+struct Column {
+    name: String,
+    layout: Layout,
+    kind: NcType,
+    offset: usize,
+    /// How its CF times are decoded into the field's counts, where the
+    /// field is a time and they are not its counts already.
+    time: Option<Option<CfValues>>,
+}
+
+/// The variables of a netCDF-3 file along one first dimension as
+/// records: a field per variable, in the file's order.
+pub struct Netcdf3TableSource {
+    path: PathBuf,
+    file: File,
+    columns: Vec<Column>,
+    spec: ArraySpec,
+    next_row: u64,
+    pending: Handover,
+}
+
+impl Netcdf3TableSource {
+    /// The table of `nc` whose record is `record`, a compound with a
+    /// field named after each variable.
+    pub(crate) fn new(nc: Netcdf3File, record: Datatype) -> Result<Netcdf3TableSource> {
+        let Datatype::Compound(compound) = &record else {
+            return Err(malformed(
+                &nc.path,
+                "a table's record is no compound".into(),
+            ));
+        };
+        let mut columns = Vec::with_capacity(compound.members.len());
+        for m in &compound.members {
+            let index = nc.variable(&m.name)?;
+            let variable = &nc.header.variables[index];
+            let time = match base(&m.datatype) {
+                Datatype::Time(t) => Some(
+                    time_decoding(*t, variable.kind, &variable.attributes)
+                        .map_err(|e| malformed(&nc.path, format!("variable `{}`: {e}", m.name)))?,
+                ),
+                _ => None,
+            };
+            columns.push(Column {
+                name: m.name.clone(),
+                layout: nc.layouts[index].clone(),
+                kind: variable.kind,
+                offset: m.offset,
+                time,
+            });
+        }
+        let rows = columns.first().map_or(0, |c| c.layout.rows);
+        Ok(Netcdf3TableSource {
+            file: open_data(&nc.path)?,
+            path: nc.path,
+            columns,
+            spec: ArraySpec::new(record, vec![rows]),
+            next_row: 0,
+            pending: Handover::default(),
+        })
+    }
+
+    /// Records `start..start + n`, each field from its variable.
+    fn records(&mut self, start: u64, n: u64) -> Result<Vec<u8>> {
+        let size = self.spec.element_size();
+        let mut out = vec![0u8; n as usize * size];
+        for c in &self.columns {
+            let stored = read_rows(&mut self.file, &c.layout, start, n)
+                .map_err(|e| data_error(&self.path, e))?;
+            let field = field_values(c, stored, start)
+                .map_err(|e| malformed(&self.path, format!("variable `{}`, {e}", c.name)))?;
+            let width = field.len() / n as usize;
+            for (row, values) in field.chunks_exact(width.max(1)).enumerate() {
+                let at = row * size + c.offset;
+                out[at..at + width].copy_from_slice(values);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Source for Netcdf3TableSource {
+    fn spec(&self) -> &ArraySpec {
+        &self.spec
+    }
+
+    fn location(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let rows = self.spec.shape[0];
+        let mut pending = std::mem::take(&mut self.pending);
+        let filled = pending.fill(buf, size, || {
+            let left = rows - self.next_row;
+            if left == 0 {
+                return Ok(None);
+            }
+            let n = (BATCH_BYTES / size) as u64;
+            let n = n.clamp(1, left);
+            let block = self.records(self.next_row, n)?;
+            self.next_row += n;
+            Ok(Some(block))
+        });
+        self.pending = pending;
+        filled
+    }
+}
+
+/// A column's stored values, of the records from `start` on, as its
+/// field holds them: numbers in native order, text as it is, times as
+/// int64 counts of the field's unit.
+fn field_values(c: &Column, mut stored: Vec<u8>, start: u64) -> Result<Vec<u8>, String> {
+    let size = c.kind.size();
+    let Some(time) = &c.time else {
+        if size > 1 && ByteOrder::NATIVE == ByteOrder::Little {
+            stored.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+        }
+        return Ok(stored);
+    };
+    let mut counts: Vec<u8> = stored
+        .chunks_exact(size)
+        .flat_map(|v| widened(c.kind, v).to_ne_bytes())
+        .collect();
+    if let Some(values) = time {
+        values.apply(&mut counts).map_err(|(i, e)| {
+            let per_record = (c.layout.row_bytes as usize / size).max(1);
+            let record = start + (i / per_record) as u64;
+            format!("record {record}: {e}")
+        })?;
+    }
+    Ok(counts)
+}
+
+/// How a time variable of `kind` with `attributes` is decoded into counts
+/// of `t`: `None` where the int64 values are those counts already.
+fn time_decoding(
+    t: TimeType,
+    kind: NcType,
+    attributes: &[Attribute],
+) -> Result<Option<CfValues>, String> {
+    let text_of = |name: &str| {
+        attributes
+            .iter()
+            .find(|a| a.name == name && a.kind == NcType::Char)
+            .map(|a| text(&a.values))
+    };
+    let units = text_of("units").ok_or("a time without CF `units`")?;
+    let cf =
+        CfTimeUnits::parse(&units, text_of("calendar").as_deref()).map_err(|e| e.to_string())?;
+    let fill = ["_FillValue", "missing_value"]
+        .iter()
+        .find_map(|k| attributes.iter().find(|a| a.name == *k && a.kind == kind))
+        .and_then(|a| a.values.get(..kind.size()).map(|v| widened(kind, v)));
+    let float = kind == NcType::Double;
+    let fill_float = fill.map(|bits| f64::from_bits(bits as u64));
+    CfValues::new(t, &cf, float, fill_float, fill.filter(|_| !float)).map_err(|e| e.to_string())
+}
+
+/// The element type under any array of `dt`.
+fn base(dt: &Datatype) -> &Datatype {
+    match dt {
+        Datatype::Array(a) => base(&a.base),
+        other => other,
+    }
+}
+
+fn fixed_string(length: usize) -> Datatype {
+    Datatype::FixedString(FixedString {
+        length,
+        charset: Charset::Ascii,
+    })
+}
+
+/// The file at `path`, opened again for its data.
+fn open_data(path: &Path) -> Result<File> {
+    File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Rows `start..start + n` of a variable placed by `layout`, as stored:
+/// one read where they follow each other, else one per row.
+fn read_rows(file: &mut File, layout: &Layout, start: u64, n: u64) -> std::io::Result<Vec<u8>> {
+    let row = layout.row_bytes as usize;
+    let mut out = vec![0u8; n as usize * row];
+    if layout.stride == layout.row_bytes {
+        file.seek(SeekFrom::Start(layout.begin + start * layout.stride))?;
+        file.read_exact(&mut out)?;
+        return Ok(out);
+    }
+    for (k, chunk) in out.chunks_exact_mut(row.max(1)).enumerate() {
+        file.seek(SeekFrom::Start(
+            layout.begin + (start + k as u64) * layout.stride,
+        ))?;
+        file.read_exact(chunk)?;
+    }
+    Ok(out)
+}
+
+/// A read of a variable's data that failed: the file changed or shrank
+/// since its header was read.
+fn data_error(path: &Path, e: std::io::Error) -> Error {
+    malformed(path, format!("reading a variable's data: {e}"))
+}
