@@ -92,6 +92,22 @@ pub struct Contents {
     /// The stored type of the root attributes, where the format has
     /// one beside JSON's (HDF5's `float` or `short`).
     pub attribute_types: BTreeMap<String, Datatype>,
+    /// Every group below the root that the format has as a thing of its
+    /// own (HDF5's), with its attributes, whether or not it holds an
+    /// array, parents before their children; empty for formats whose
+    /// groups are only their arrays' paths.
+    pub groups: Vec<GroupEntry>,
+}
+
+/// A group below the root, as a format has it.
+#[derive(Clone, Debug)]
+pub struct GroupEntry {
+    /// Its path: `/a/b`.
+    pub path: String,
+    /// Its attributes in the format.
+    pub attributes: Map<String, Value>,
+    /// The stored type of its attributes, where the format has one.
+    pub attribute_types: BTreeMap<String, Datatype>,
 }
 
 /// `/a/b` -> `/`, `/a`, `/a/b`.

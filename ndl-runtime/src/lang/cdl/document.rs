@@ -64,23 +64,17 @@ pub enum AttrValue {
     Doubles(Vec<f64>),
     /// Floats (`273.15f, 1.5f`).
     Floats(Vec<f32>),
+    /// netCDF-4 `string`s (variable-length): `string :name = "a", "b"`.
+    Strings(Vec<String>),
 }
 
 impl AttrValue {
     fn render(&self) -> String {
         match self {
-            AttrValue::Text(t) => {
-                let mut out = String::from("\"");
-                for c in t.chars() {
-                    match c {
-                        '"' => out.push_str("\\\""),
-                        '\\' => out.push_str("\\\\"),
-                        '\n' => out.push_str("\\n"),
-                        c => out.push(c),
-                    }
-                }
-                out.push('"');
-                out
+            AttrValue::Text(t) => quoted(t),
+            AttrValue::Strings(items) => {
+                let items: Vec<String> = items.iter().map(|t| quoted(t)).collect();
+                items.join(", ")
             }
             AttrValue::Ints(t, values) => {
                 let suffix = match t {
@@ -97,15 +91,86 @@ impl AttrValue {
                 items.join(", ")
             }
             AttrValue::Doubles(values) => {
-                let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                let items: Vec<String> = values.iter().map(|&v| number(v, 15, "")).collect();
                 items.join(", ")
             }
             AttrValue::Floats(values) => {
-                let items: Vec<String> = values.iter().map(|v| format!("{v}f")).collect();
+                let items: Vec<String> = values
+                    .iter()
+                    .map(|&v| number(f64::from(v), 7, "f"))
+                    .collect();
                 items.join(", ")
             }
         }
     }
+
+    /// What `ncdump` writes before an attribute's name to give its type
+    /// where the value alone does not: `string` for netCDF-4 strings.
+    fn type_prefix(&self) -> &'static str {
+        match self {
+            AttrValue::Strings(_) => "string ",
+            _ => "",
+        }
+    }
+}
+
+/// Text in CDL's double quotes, with its escapes.
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A float attribute value as `ncdump` prints it: C's `%#.{digits}g`
+/// (7 digits for float, 15 for double) without the zeros that end its
+/// fraction (`1.`, `0.5`, `1.e+20`), then `suffix` (`f` for float);
+/// `NaN`, `Infinity` and `-Infinity` by name.
+fn number(v: f64, digits: usize, suffix: &str) -> String {
+    if v.is_nan() {
+        return format!("NaN{suffix}");
+    }
+    if v.is_infinite() {
+        let sign = if v < 0.0 { "-" } else { "" };
+        return format!("{sign}Infinity{suffix}");
+    }
+    // The exponent %g decides by is that of the value rounded to `digits`.
+    let scientific = format!("{:.*e}", digits - 1, v);
+    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("{:e}'s exponent is a number");
+    let text = if exponent < -4 || exponent >= digits as i32 {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{}e{sign}{:02}",
+            trim_fraction(&with_point(mantissa)),
+            exponent.abs()
+        )
+    } else {
+        let decimals = (digits as i32 - 1 - exponent) as usize;
+        trim_fraction(&with_point(&format!("{v:.decimals$}")))
+    };
+    format!("{text}{suffix}")
+}
+
+/// `%#g` always has a decimal point.
+fn with_point(text: &str) -> String {
+    if text.contains('.') {
+        text.to_string()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// `ncdump`'s `tztrim`: the zeros that end the fraction go, the point stays.
+fn trim_fraction(text: &str) -> String {
+    text.trim_end_matches('0').to_string()
 }
 
 impl Document {
@@ -405,7 +470,8 @@ impl Document {
                     .filter(|(v, _, _)| v.as_deref() == Some(name))
                 {
                     out.push_str(&format!(
-                        "\t\t{}:{} = {} ;\n",
+                        "\t\t{}{}:{} = {} ;\n",
+                        value.type_prefix(),
                         escape(name),
                         escape(attr),
                         value.render()
@@ -421,7 +487,12 @@ impl Document {
         if !globals.is_empty() {
             out.push_str("\n// global attributes:\n");
             for (_, attr, value) in globals {
-                out.push_str(&format!("\t\t:{} = {} ;\n", escape(attr), value.render()));
+                out.push_str(&format!(
+                    "\t\t{}:{} = {} ;\n",
+                    value.type_prefix(),
+                    escape(attr),
+                    value.render()
+                ));
             }
         }
         for group in &self.groups {
@@ -450,6 +521,11 @@ impl Document {
         out.push_str(&format!("\ngroup: {first}\n"));
         for line in lines {
             let indent = if line.is_empty() { "" } else { "  " };
+            // A group's own attributes are its group attributes.
+            let line = match line {
+                "// global attributes:" => "// group attributes:",
+                other => other,
+            };
             out.push_str(&format!("{indent}{line}\n"));
         }
         out.push_str(&format!("  }} // group {}\n", escape(&self.name)));
