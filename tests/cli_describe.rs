@@ -775,3 +775,102 @@ fn an_unlimited_dimension_is_described_with_size_null() {
         Some("nothing")
     );
 }
+
+/// Writes, with netCDF4-python, the netCDF-4 files whose CDL `ncgen`
+/// refused or `ncdump -h` printed otherwise: `argv[1]/NAME.nc`.
+const MAKE_NETCDF_FILES: &str = r#"
+import sys, netCDF4, numpy as np
+out = sys.argv[1]
+def dataset(name):
+    return netCDF4.Dataset(f"{out}/{name}.nc", "w")
+
+with dataset("integral_floats") as d:
+    d.createDimension("n", 2)
+    v = d.createVariable("v", "f4", ("n",))
+    v.scale_factor = np.float32(1.0)
+    v.add_offset = 2.0
+    v.huge = np.float32(1e20)
+    v.tiny = 1e-5
+    v.third = np.float32(1 / 3)
+    v.exact = 0.1
+    d.count = np.float32(-3.0)
+
+with dataset("nan_and_inf") as d:
+    d.createDimension("n", None)
+    v = d.createVariable("f", "f4", ("n",), fill_value=np.float32(np.nan))
+    v.missing_value = np.array([1e20, -1.0], "f4")
+    v.limits = np.array([-np.inf, 0.5, np.inf], "f4")
+    w = d.createVariable("g", "f8", ("n",), fill_value=np.inf)
+    w.valid_range = np.array([-np.inf, np.inf])
+    w[0:3] = [1, 2, 3]
+    d.not_a_number = np.nan
+
+with dataset("text") as d:
+    d.createDimension("n", 1)
+    d.createVariable("x", "i2", ("n",))
+    d.title = "char text"
+    d.setncattr_string("one", "a vlen string")
+    d.setncattr_string("many", ["x", "yy", "with \"quotes\""])
+    d.zeta = "made after the strings"
+    d.alpha = np.int8(-1)
+
+with dataset("groups") as d:
+    d.createDimension("t", None)
+    d.history = "root"
+    t = d.createVariable("t", "f8", ("t",))
+    t.units = "days since 2000-01-01"
+    t[0:2] = [0, 1]
+    g = d.createGroup("inner")
+    g.createDimension("m", 3)
+    g.note = "inner"
+    x = g.createVariable("x", "u2", ("t", "m"))
+    x.valid_range = np.array([0, 10], "u2")
+    x[0:2] = np.ones((2, 3))
+    deeper = g.createGroup("deeper")
+    deeper.createDimension("k", 2)
+    deeper.level = np.int16(2)
+    deeper.createVariable("y", "i8", ("k", "m"))
+    d.createGroup("no_variables").about = "nothing"
+    d.createGroup("nothing_at_all")
+"#;
+
+/// CDL without the records its unlimited dimensions hold, which is data,
+/// not header (`UNLIMITED ; // (3 currently)`).
+fn without_records(cdl: &str) -> String {
+    cdl.lines()
+        .map(|l| match l.split_once("UNLIMITED ; // (") {
+            Some((head, _)) => format!("{head}UNLIMITED ;"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn cdl_of_netcdf4_files_compiles_and_is_what_ncdump_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        MAKE_NETCDF_FILES,
+        &[d.to_str().unwrap()],
+    );
+    for name in ["integral_floats", "nan_and_inf", "text", "groups"] {
+        let nc = d.join(format!("{name}.nc"));
+        let ours = ok(describe(&nc, "cdl", &[]), name);
+        let header = ndl_testkit::netcdf::ncdump(&["-h"], &nc);
+        assert_eq!(ours, header, "{name}: our CDL is not ncdump -h's");
+        // ncgen makes the header only: its unlimited dimensions hold
+        // nothing yet.
+        let compiled = compile_cdl(&ours, d, &format!("{name}_again"));
+        assert_eq!(
+            without_records(&compiled.replacen(
+                &format!("netcdf {name}_again {{"),
+                &format!("netcdf {name} {{"),
+                1
+            )),
+            without_records(&header),
+            "{name}: what ncgen made of our CDL"
+        );
+    }
+}

@@ -157,6 +157,11 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         source: Box::new(source),
     };
     for d in &dims {
+        for (path, doc) in groups.iter_mut() {
+            if *path != d.group && ancestors_and_self(path).contains(&d.group) {
+                doc.add_outer_dimension(&d.name);
+            }
+        }
         let doc = document_of(&mut groups, &d.group);
         if d.unlimited {
             doc.add_unlimited_dimension(&d.name, d.size as usize)

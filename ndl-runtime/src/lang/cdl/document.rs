@@ -44,6 +44,9 @@ pub struct Document {
     /// `(variable, attribute)` that `add_variable` added, which an
     /// attribute added by name replaces: a time variable's CF attributes.
     implied: Vec<(String, String)>,
+    /// Dimensions an enclosing group declares, which this group's
+    /// variables may use (netCDF-4 scoping).
+    outer_dimensions: Vec<String>,
 }
 
 /// A dimension's length.
@@ -185,6 +188,7 @@ impl Document {
             attributes: Vec::new(),
             groups: Vec::new(),
             implied: Vec::new(),
+            outer_dimensions: Vec::new(),
         })
     }
 
@@ -264,6 +268,15 @@ impl Document {
         self.push_dimension(name, Length::Unlimited(current))
     }
 
+    /// Lets this group's variables use the dimension `name`, which an
+    /// enclosing group declares (netCDF-4 dimensions are seen in every
+    /// group below their own).
+    pub fn add_outer_dimension(&mut self, name: &str) {
+        if !self.outer_dimensions.iter().any(|n| n == name) {
+            self.outer_dimensions.push(name.to_string());
+        }
+    }
+
     fn push_dimension(&mut self, name: &str, length: Length) -> Result<(), LangError> {
         if self.dimensions.iter().any(|(n, _)| n == name) {
             return Err(self.duplicate("dimension", name));
@@ -312,10 +325,10 @@ impl Document {
         if self.variables.iter().any(|(_, n, _)| n == name) {
             return Err(self.duplicate("variable", name));
         }
-        if let Some(d) = dims
-            .iter()
-            .find(|d| !self.dimensions.iter().any(|(n, _)| n == *d))
-        {
+        if let Some(d) = dims.iter().find(|d| {
+            !self.dimensions.iter().any(|(n, _)| n == *d)
+                && !self.outer_dimensions.contains(&d.to_string())
+        }) {
             return Err(LangError::Unresolved {
                 language: Language::Cdl,
                 what: "dimension",
