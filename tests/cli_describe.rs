@@ -832,6 +832,15 @@ with dataset("groups") as d:
     deeper.createVariable("y", "i8", ("k", "m"))
     d.createGroup("no_variables").about = "nothing"
     d.createGroup("nothing_at_all")
+
+with dataset("types") as d:
+    d.createDimension("n", 2)
+    rec = np.dtype([("a", "<i4"), ("b", "<f8")])
+    observation = d.createCompoundType(rec, "observation")
+    cloud = d.createEnumType(np.uint8, "cloud_t", {"clear": 0, "cloudy": 1})
+    d.createVariable("obs", observation, ("n",)).note = "records"
+    d.createVariable("sky", cloud, ("n",))
+    d.createVariable("sky2", cloud, ("n",))
 "#;
 
 /// CDL without the records its unlimited dimensions hold, which is data,
@@ -855,7 +864,7 @@ fn cdl_of_netcdf4_files_compiles_and_is_what_ncdump_prints() {
         MAKE_NETCDF_FILES,
         &[d.to_str().unwrap()],
     );
-    for name in ["integral_floats", "nan_and_inf", "text", "groups"] {
+    for name in ["integral_floats", "nan_and_inf", "text", "groups", "types"] {
         let nc = d.join(format!("{name}.nc"));
         let ours = ok(describe(&nc, "cdl", &[]), name);
         let header = ndl_testkit::netcdf::ncdump(&["-h"], &nc);

@@ -46,6 +46,9 @@ pub struct Entry {
     /// Which of its dimensions are unlimited (HDF5, netCDF-4); empty
     /// where none is.
     pub unlimited: Vec<bool>,
+    /// The format's own name of its user-defined datatype, where it
+    /// names it (a netCDF-4 compound or enum type).
+    pub type_name: Option<String>,
 }
 
 impl Entry {
@@ -61,6 +64,7 @@ impl Entry {
             native_metadata: None,
             attribute_types: BTreeMap::new(),
             unlimited: Vec::new(),
+            type_name: None,
         }
     }
 

@@ -431,6 +431,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
+        entry.type_name = d.type_name.clone();
         entries.push(entry);
     }
     let mut attributes = inventory

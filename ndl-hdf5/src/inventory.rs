@@ -77,6 +77,9 @@ pub struct DatasetInfo {
     /// Whether it is a netCDF dimension that is no variable: a scale
     /// holding no values, only the dimension's length.
     pub is_dimension_only: bool,
+    /// The name of the committed (named) datatype its type is, where it
+    /// is one: netCDF-4's user-defined types (`cloud_t`).
+    pub type_name: Option<String>,
 }
 
 impl Inventory {
@@ -104,10 +107,22 @@ struct Walk {
     /// For each dataset in `inventory.datasets`, the scale attached to
     /// each dimension, where its names are still to be looked up.
     attached: Vec<Option<Vec<Option<LocationToken>>>>,
+    /// Every committed datatype met, and its name.
+    committed: Vec<(String, hdf5::Datatype)>,
+    /// For each dataset, its datatype where it is user-defined (a
+    /// compound, enum, opaque or vlen), whose name is looked up among the
+    /// committed ones once the walk has met them all.
+    user_types: Vec<Option<hdf5::Datatype>>,
 }
 
 impl Walk {
     fn finish(mut self) -> Inventory {
+        for (dataset, dtype) in self.inventory.datasets.iter_mut().zip(&self.user_types) {
+            dataset.type_name = dtype.as_ref().and_then(|dtype| {
+                let found = self.committed.iter().find(|(_, t)| t == dtype);
+                found.map(|(name, _)| name.clone())
+            });
+        }
         for (dataset, attached) in self.inventory.datasets.iter_mut().zip(self.attached) {
             if let Some(tokens) = attached {
                 let name = |token: LocationToken| {
@@ -146,11 +161,18 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
                 Some(_) => None,
                 None => attached_scales(&dataset),
             });
+            walk.user_types.push(
+                is_user_defined(&info.stored.datatype)
+                    .then(|| dataset.dtype().ok())
+                    .flatten(),
+            );
             walk.inventory.datasets.push(info);
         } else if let Ok(sub) = group.group(&name) {
             visit(path, &sub, &child, walk)?;
+        } else if let Ok(committed) = group.committed_datatype(&name) {
+            walk.committed.push((name, committed.as_datatype().clone()));
         }
-        // Committed types and broken links are neither: nothing to list.
+        // Broken links are none of these: nothing to list.
     }
     Ok(())
 }
@@ -222,7 +244,16 @@ fn dataset_info(
                 .is_some_and(|n| n.starts_with(DIMENSION_ONLY)),
         attributes,
         attribute_types,
+        type_name: None,
     })
+}
+
+/// Whether `dt` is a type netCDF-4 defines by name.
+fn is_user_defined(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::Compound(_) | Datatype::Enum(_) | Datatype::Opaque(_) | Datatype::Vlen(_)
+    )
 }
 
 /// The object token of the dimension scale attached to each dimension of

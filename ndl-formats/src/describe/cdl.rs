@@ -174,7 +174,8 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         let at = in_entry(path, a);
         let doc = document_of(&mut groups, &a.group);
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        doc.add_variable(&a.name, &a.spec.datatype, &format!("{}_t", a.name), &refs)
+        let type_name = a.type_name.clone().unwrap_or(format!("{}_t", a.name));
+        doc.add_variable(&a.name, &a.spec.datatype, &type_name, &refs)
             .map_err(&at)?;
         for (name, value) in a
             .attributes
