@@ -526,3 +526,360 @@ fn the_element_order_is_an_ndl_storage_directive() {
         assert_eq!(pyyaml.trim(), order.unwrap_or("None"), "{yaml}");
     }
 }
+
+// ---- HDF5 and netCDF-4 files: every attribute of every object ----------------
+
+/// Writes, with h5py and netCDF4-python, files holding attributes of every
+/// kind on every kind of object: `argv[1]/attrs.h5` and
+/// `argv[1]/attrs.nc`.
+const MAKE_ATTRIBUTE_FILES: &str = r#"
+import sys, h5py, netCDF4, numpy as np
+out = sys.argv[1]
+rec = np.dtype([("a", "<i4"), ("b", ">f8"), ("s", "S3")])
+with h5py.File(out + "/attrs.h5", "w") as f:
+    f.attrs["zeta"] = "made first"
+    f.attrs["vstr"] = "a vlen string"
+    f.attrs["vstrs"] = ["x", "yy", ""]
+    f.attrs["fixed"] = np.bytes_(b"abc")
+    f.attrs["fixeds"] = np.array([b"ab", b"c"], "S2")
+    f.attrs["nan"] = np.float32(np.nan)
+    f.attrs["infs"] = np.array([np.inf, -np.inf, 1.5])
+    f.attrs["empty"] = h5py.Empty("f4")
+    f.attrs["record"] = np.array((1, 2.5, b"xy"), dtype=rec)
+    f.attrs["records"] = np.array([(1, np.nan, b"a"), (-2, 3.0, b"bcd")], dtype=rec)
+    f.attrs["small"] = np.int8(-3)
+    f.attrs["big"] = np.uint64(2**63 + 1)
+    f.attrs["flag"] = np.bool_(True)
+    f.attrs["half"] = np.array([0.5, -1.0], "<f2")
+    f.attrs["CLASS"] = np.bytes_(b"GROUP")
+    g = f.create_group("g/sub")
+    g.attrs["deep"] = "yes"
+    g.attrs["CLASS"] = np.bytes_(b"GROUP")
+    f["g"].attrs["mid"] = np.int16(7)
+    d = g.create_dataset("x", data=np.arange(3))
+    d.attrs["CLASS"] = np.bytes_(b"ARRAY")
+    d.attrs["note"] = "on a dataset"
+    d.attrs["weights"] = np.array([[1, 2], [3, 4]], ">u2")
+    f.create_group("nothing_inside").attrs["e"] = np.int64(1)
+    f.create_group("no_attributes_either")
+
+d = netCDF4.Dataset(out + "/attrs.nc", "w")
+d.createDimension("time", None)
+d.createDimension("lat", 3)
+d.title = "char text"
+d.setncattr_string("vs", "a vlen")
+d.setncattr_string("vss", ["x", "yy"])
+d.fl = np.float32(1.0)
+d.db = 2.0
+d.nan_attr = np.float32(np.nan)
+d.infs = np.array([np.inf, -np.inf, 0.5])
+t = d.createVariable("time", "f8", ("time",))
+t.units = "days since 2000-01-01"
+v = d.createVariable("tas", "f4", ("time", "lat"), fill_value=np.float32(np.nan))
+v.missing_value = np.array([1e20, -1.0], "f4")
+v.long_name = "air"
+t[0:2] = [0, 1]
+g = d.createGroup("sub")
+g.createDimension("x", 4)
+g.note = "in sub"
+w = g.createVariable("w", "i2", ("x",))
+w.factor = np.float32(0.5)
+d.createGroup("empty").about = "nothing"
+d.close()
+"#;
+
+/// Prints, as JSON, every attribute h5py sees on every object of the
+/// HDF5 file argv[1]: `{path: {name: value}}`, values as `ndl describe`
+/// writes them: NaN and the infinities by name, a null dataspace as
+/// `"<empty>"`, records as objects, text decoded.
+const H5PY_ATTRIBUTES: &str = r#"
+import sys, json, math, h5py, numpy as np
+def plain(v):
+    if isinstance(v, h5py.Empty):
+        return "<empty>"
+    if isinstance(v, np.ndarray):
+        return [plain(x) for x in v] if v.ndim else plain(v[()])
+    if isinstance(v, np.void) and v.dtype.names:
+        return {n: plain(v[n]) for n in v.dtype.names}
+    if isinstance(v, (bytes, np.bytes_)):
+        return v.decode()
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+found = {}
+def visit(name, obj):
+    path = "/" + name if name else "/"
+    found[path] = {
+        "kind": "group" if isinstance(obj, h5py.Group) else "dataset",
+        "attributes": {k: plain(obj.attrs[k]) for k in obj.attrs},
+    }
+with h5py.File(sys.argv[1], "r") as f:
+    visit("", f)
+    f.visititems(visit)
+print(json.dumps(found, default=lambda o: "<reference>"))
+"#;
+
+/// The attributes HDF5 and netCDF-C keep for themselves, which say how
+/// dimensions are attached (references), not what the data means; NDL
+/// says that with dimcoords. `ncdump -h` hides them too.
+fn is_dimension_bookkeeping(name: &str, value: &serde_json::Value) -> bool {
+    match name {
+        "CLASS" => value == "DIMENSION_SCALE",
+        "NAME"
+        | "DIMENSION_LIST"
+        | "REFERENCE_LIST"
+        | "_Netcdf4Dimid"
+        | "_Netcdf4Coordinates"
+        | "_NCProperties" => true,
+        _ => false,
+    }
+}
+
+/// An NDL attribute's value as `H5PY_ATTRIBUTES` writes it.
+fn ndl_attribute_value(attr: &serde_yaml::Value) -> serde_json::Value {
+    let long = attr.as_mapping().filter(|m| m.contains_key("type"));
+    match long {
+        Some(m) if m["shape"] == serde_yaml::Value::from(vec![0]) => "<empty>".into(),
+        Some(m) => plain_json(&m["value"]),
+        None => plain_json(attr),
+    }
+}
+
+/// YAML as JSON, NaN and the infinities by name.
+fn plain_json(v: &serde_yaml::Value) -> serde_json::Value {
+    use serde_yaml::Value as Y;
+    match v {
+        Y::Number(n) if n.as_f64().is_some_and(|f| !f.is_finite()) => {
+            let f = n.as_f64().unwrap();
+            let name = if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "inf"
+            } else {
+                "-inf"
+            };
+            name.into()
+        }
+        Y::Sequence(items) => items.iter().map(plain_json).collect(),
+        Y::Mapping(m) => m
+            .iter()
+            .map(|(k, v)| (k.as_str().unwrap().to_string(), plain_json(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        other => serde_json::to_value(other).unwrap(),
+    }
+}
+
+/// The attributes NDL gives the object at `path` (a group, an ndarray or
+/// a dimcoord), or `None` when the description has no such object.
+fn ndl_attributes<'a>(
+    doc: &'a serde_yaml::Value,
+    path: &str,
+    kind: &str,
+) -> Option<&'a serde_yaml::Value> {
+    let empty = &serde_yaml::Value::Null;
+    if kind == "group" {
+        let group = doc.get(path)?;
+        return Some(group.get("attributes").unwrap_or(empty));
+    }
+    let (group, name) = path.rsplit_once('/').unwrap();
+    let group = doc.get(if group.is_empty() { "/" } else { group })?;
+    let object = ["ndarrays", "dimcoords"]
+        .iter()
+        .find_map(|k| group.get(k)?.get(name))?;
+    Some(object.get("attributes").unwrap_or(empty))
+}
+
+/// Every attribute h5py sees on every object of the file at `path` is in
+/// its NDL description, with the same value; and every group is there.
+fn every_attribute_is_described(path: &Path) {
+    let listed = ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        H5PY_ATTRIBUTES,
+        &[path.to_str().unwrap()],
+    );
+    let objects: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&listed).unwrap();
+    let text = ok(describe(path, "ndl", &[]), "describe");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    NdlFile::from_yaml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut compared = 0;
+    for (object, info) in &objects {
+        let kind = info["kind"].as_str().unwrap();
+        let attributes = info["attributes"].as_object().unwrap();
+        if kind == "dataset"
+            && attributes
+                .get("NAME")
+                .and_then(|n| n.as_str())
+                .is_some_and(|n| {
+                    n.starts_with("This is a netCDF dimension but not a netCDF variable.")
+                })
+        {
+            continue; // a netCDF dimension without values: a dimcoord
+        }
+        let ours = ndl_attributes(&doc, object, kind)
+            .unwrap_or_else(|| panic!("{}: no {kind} {object} in\n{text}", path.display()));
+        for (name, value) in attributes {
+            if is_dimension_bookkeeping(name, value) {
+                continue;
+            }
+            let described = ours
+                .get(name.as_str())
+                .unwrap_or_else(|| panic!("{object}: attribute {name} is missing from\n{text}"));
+            assert_eq!(
+                ndl_attribute_value(described),
+                *value,
+                "{object}: attribute {name} in\n{text}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 10, "{compared} attributes compared");
+}
+
+#[test]
+fn every_attribute_h5py_sees_is_described_in_ndl() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        MAKE_ATTRIBUTE_FILES,
+        &[d.to_str().unwrap()],
+    );
+    every_attribute_is_described(&d.join("attrs.h5"));
+    every_attribute_is_described(&d.join("attrs.nc"));
+}
+
+#[test]
+fn an_unlimited_dimension_is_described_with_size_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        MAKE_ATTRIBUTE_FILES,
+        &[d.to_str().unwrap()],
+    );
+    let text = ok(
+        describe(&d.join("attrs.nc"), "ndl", &[]),
+        "describe attrs.nc",
+    );
+    let doc = NdlFile::from_yaml(&text).unwrap();
+    let root = doc.group("/").unwrap();
+    assert_eq!(root.dimcoords.get("time").unwrap().size, None, "{text}");
+    assert_eq!(root.dimcoords.get("lat").unwrap().size, Some(3), "{text}");
+    let empty = doc.group("/empty").unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        empty.attributes.get("about").unwrap().as_str(),
+        Some("nothing")
+    );
+}
+
+/// Writes, with netCDF4-python, the netCDF-4 files whose CDL `ncgen`
+/// refused or `ncdump -h` printed otherwise: `argv[1]/NAME.nc`.
+const MAKE_NETCDF_FILES: &str = r#"
+import sys, netCDF4, numpy as np
+out = sys.argv[1]
+def dataset(name):
+    return netCDF4.Dataset(f"{out}/{name}.nc", "w")
+
+with dataset("integral_floats") as d:
+    d.createDimension("n", 2)
+    v = d.createVariable("v", "f4", ("n",))
+    v.scale_factor = np.float32(1.0)
+    v.add_offset = 2.0
+    v.huge = np.float32(1e20)
+    v.tiny = 1e-5
+    v.third = np.float32(1 / 3)
+    v.exact = 0.1
+    d.count = np.float32(-3.0)
+
+with dataset("nan_and_inf") as d:
+    d.createDimension("n", None)
+    v = d.createVariable("f", "f4", ("n",), fill_value=np.float32(np.nan))
+    v.missing_value = np.array([1e20, -1.0], "f4")
+    v.limits = np.array([-np.inf, 0.5, np.inf], "f4")
+    w = d.createVariable("g", "f8", ("n",), fill_value=np.inf)
+    w.valid_range = np.array([-np.inf, np.inf])
+    w[0:3] = [1, 2, 3]
+    d.not_a_number = np.nan
+
+with dataset("text") as d:
+    d.createDimension("n", 1)
+    d.createVariable("x", "i2", ("n",))
+    d.title = "char text"
+    d.setncattr_string("one", "a vlen string")
+    d.setncattr_string("many", ["x", "yy", "with \"quotes\""])
+    d.zeta = "made after the strings"
+    d.alpha = np.int8(-1)
+
+with dataset("groups") as d:
+    d.createDimension("t", None)
+    d.history = "root"
+    t = d.createVariable("t", "f8", ("t",))
+    t.units = "days since 2000-01-01"
+    t[0:2] = [0, 1]
+    g = d.createGroup("inner")
+    g.createDimension("m", 3)
+    g.note = "inner"
+    x = g.createVariable("x", "u2", ("t", "m"))
+    x.valid_range = np.array([0, 10], "u2")
+    x[0:2] = np.ones((2, 3))
+    deeper = g.createGroup("deeper")
+    deeper.createDimension("k", 2)
+    deeper.level = np.int16(2)
+    deeper.createVariable("y", "i8", ("k", "m"))
+    d.createGroup("no_variables").about = "nothing"
+    d.createGroup("nothing_at_all")
+
+with dataset("types") as d:
+    d.createDimension("n", 2)
+    rec = np.dtype([("a", "<i4"), ("b", "<f8")])
+    observation = d.createCompoundType(rec, "observation")
+    cloud = d.createEnumType(np.uint8, "cloud_t", {"clear": 0, "cloudy": 1})
+    d.createVariable("obs", observation, ("n",)).note = "records"
+    d.createVariable("sky", cloud, ("n",))
+    d.createVariable("sky2", cloud, ("n",))
+"#;
+
+/// CDL without the records its unlimited dimensions hold, which is data,
+/// not header (`UNLIMITED ; // (3 currently)`).
+fn without_records(cdl: &str) -> String {
+    cdl.lines()
+        .map(|l| match l.split_once("UNLIMITED ; // (") {
+            Some((head, _)) => format!("{head}UNLIMITED ;"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn cdl_of_netcdf4_files_compiles_and_is_what_ncdump_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        MAKE_NETCDF_FILES,
+        &[d.to_str().unwrap()],
+    );
+    for name in ["integral_floats", "nan_and_inf", "text", "groups", "types"] {
+        let nc = d.join(format!("{name}.nc"));
+        let ours = ok(describe(&nc, "cdl", &[]), name);
+        let header = ndl_testkit::netcdf::ncdump(&["-h"], &nc);
+        assert_eq!(ours, header, "{name}: our CDL is not ncdump -h's");
+        // ncgen makes the header only: its unlimited dimensions hold
+        // nothing yet.
+        let compiled = compile_cdl(&ours, d, &format!("{name}_again"));
+        assert_eq!(
+            without_records(&compiled.replacen(
+                &format!("netcdf {name}_again {{"),
+                &format!("netcdf {name} {{"),
+                1
+            )),
+            without_records(&header),
+            "{name}: what ncgen made of our CDL"
+        );
+    }
+}

@@ -223,5 +223,6 @@ pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
         attributes: serde_json::Map::new(),
         warnings: Vec::new(),
         attribute_types: Default::default(),
+        groups: Vec::new(),
     })
 }

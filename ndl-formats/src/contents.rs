@@ -46,6 +46,9 @@ pub struct Entry {
     /// Which of its dimensions are unlimited (HDF5, netCDF-4); empty
     /// where none is.
     pub unlimited: Vec<bool>,
+    /// The format's own name of its user-defined datatype, where it
+    /// names it (a netCDF-4 compound or enum type).
+    pub type_name: Option<String>,
 }
 
 impl Entry {
@@ -61,6 +64,7 @@ impl Entry {
             native_metadata: None,
             attribute_types: BTreeMap::new(),
             unlimited: Vec::new(),
+            type_name: None,
         }
     }
 
@@ -91,6 +95,22 @@ pub struct Contents {
     pub warnings: Vec<String>,
     /// The stored type of the root attributes, where the format has
     /// one beside JSON's (HDF5's `float` or `short`).
+    pub attribute_types: BTreeMap<String, Datatype>,
+    /// Every group below the root that the format has as a thing of its
+    /// own (HDF5's), with its attributes, whether or not it holds an
+    /// array, parents before their children; empty for formats whose
+    /// groups are only their arrays' paths.
+    pub groups: Vec<GroupEntry>,
+}
+
+/// A group below the root, as a format has it.
+#[derive(Clone, Debug)]
+pub struct GroupEntry {
+    /// Its path: `/a/b`.
+    pub path: String,
+    /// Its attributes in the format.
+    pub attributes: Map<String, Value>,
+    /// The stored type of its attributes, where the format has one.
     pub attribute_types: BTreeMap<String, Datatype>,
 }
 

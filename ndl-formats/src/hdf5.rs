@@ -8,7 +8,7 @@ use ndl_hdf5::{ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
-use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::contents::{stem, Arrangement, Contents, Entry, GroupEntry};
 use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
@@ -487,10 +487,13 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         spec.other_order = d.stored.other_order.clone();
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
         entry.attributes = d.attributes.clone();
-        entry.attributes.retain(|name, _| !is_bookkeeping(name));
+        entry
+            .attributes
+            .retain(|name, value| !is_bookkeeping(name, value, d.is_scale));
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
+        entry.type_name = d.type_name.clone();
         entries.push(entry);
     }
     let mut attributes = inventory
@@ -498,7 +501,21 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         .first()
         .map(|g| g.attributes.clone())
         .unwrap_or_default();
-    attributes.retain(|name, _| !is_bookkeeping(name));
+    attributes.retain(|name, value| !is_bookkeeping(name, value, false));
+    let groups = inventory
+        .groups
+        .iter()
+        .skip(1)
+        .map(|g| {
+            let mut attributes = g.attributes.clone();
+            attributes.retain(|name, value| !is_bookkeeping(name, value, false));
+            GroupEntry {
+                path: g.path.clone(),
+                attributes,
+                attribute_types: g.attribute_types.clone(),
+            }
+        })
+        .collect();
     let attribute_types = inventory
         .groups
         .first()
@@ -515,17 +532,27 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         attributes,
         warnings,
         attribute_types,
+        groups,
     }
 }
 
-/// The HDF5 and netCDF attributes that keep the file's bookkeeping.
-fn is_bookkeeping(name: &str) -> bool {
+/// The HDF5 and netCDF attributes that keep the file's bookkeeping: the
+/// dimension scales' own (`CLASS` only where it says `DIMENSION_SCALE`,
+/// `NAME` only on a scale: PyTables and others use them for their own
+/// meanings) and netCDF's.
+fn is_bookkeeping(name: &str, value: &serde_json::Value, on_scale: bool) -> bool {
+    match name {
+        "CLASS" => value.as_str() == Some("DIMENSION_SCALE"),
+        "NAME" => on_scale,
+        _ => is_netcdf_bookkeeping(name),
+    }
+}
+
+fn is_netcdf_bookkeeping(name: &str) -> bool {
     matches!(
         name,
         "DIMENSION_LIST"
             | "REFERENCE_LIST"
-            | "CLASS"
-            | "NAME"
             | "_Netcdf4Dimid"
             | "_Netcdf4Coordinates"
             | "_NCProperties"

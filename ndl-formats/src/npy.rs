@@ -224,6 +224,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         attributes: Map::new(),
         warnings: Vec::new(),
         attribute_types: Default::default(),
+        groups: Vec::new(),
     })
 }
 

@@ -251,6 +251,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         attributes: serde_json::Map::new(),
         warnings,
         attribute_types: Default::default(),
+        groups: Vec::new(),
     })
 }
 

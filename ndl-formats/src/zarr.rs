@@ -392,6 +392,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             attributes: serde_json::Map::new(),
             warnings: info.notes().to_vec(),
             attribute_types: Default::default(),
+            groups: Vec::new(),
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,
@@ -403,6 +404,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             attributes: group.attributes().clone(),
             warnings: Vec::new(),
             attribute_types: Default::default(),
+            groups: Vec::new(),
         },
     })
 }

@@ -306,6 +306,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         attributes: serde_json::Map::new(),
         warnings: Vec::new(),
         attribute_types: Default::default(),
+        groups: Vec::new(),
     })
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use hdf5::filters::Filter;
 use hdf5::types::VarLenArray;
-use hdf5::{ObjectReference1, ReferencedObject};
+use hdf5::{LocationToken, ObjectReference1, ReferencedObject};
 use ndl_runtime::{Datatype, TimeType};
 use serde_json::{Map, Value};
 
@@ -90,6 +90,9 @@ pub struct DatasetInfo {
     /// shape, not even a scalar's (`shape` is empty); h5py reads it as
     /// `h5py.Empty`.
     pub null_space: bool,
+    /// The name of the committed (named) datatype its type is, where it
+    /// is one: netCDF-4's user-defined types (`cloud_t`).
+    pub type_name: Option<String>,
 }
 
 impl Inventory {
@@ -97,16 +100,59 @@ impl Inventory {
     pub fn of(path: impl AsRef<Path>) -> Result<Inventory> {
         let path = path.as_ref();
         let file = crate::file::open(path)?;
-        let mut inventory = Inventory::default();
+        let mut walk = Walk::default();
         let root: &hdf5::Group = &file;
-        visit(path, root, "/", &mut inventory)?;
-        Ok(inventory)
+        visit(path, root, "/", &mut walk)?;
+        Ok(walk.finish())
     }
 }
 
-fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Result<()> {
+/// What a walk over a file gathers: the inventory, and the dimension
+/// scales each dataset's dimensions are attached to, as object tokens,
+/// named once every scale is known. (Asking a scale opened through a
+/// reference for its name makes HDF5 search the whole file, once per
+/// dimension of every variable: quadratic in the number of variables.)
+#[derive(Default)]
+struct Walk {
+    inventory: Inventory,
+    /// Every dimension scale met: its object token and its name.
+    scales: Vec<(LocationToken, String)>,
+    /// For each dataset in `inventory.datasets`, the scale attached to
+    /// each dimension, where its names are still to be looked up.
+    attached: Vec<Option<Vec<Option<LocationToken>>>>,
+    /// Every committed datatype met, and its name.
+    committed: Vec<(String, hdf5::Datatype)>,
+    /// For each dataset, its datatype where it is user-defined (a
+    /// compound, enum, opaque or vlen), whose name is looked up among the
+    /// committed ones once the walk has met them all.
+    user_types: Vec<Option<hdf5::Datatype>>,
+}
+
+impl Walk {
+    fn finish(mut self) -> Inventory {
+        for (dataset, dtype) in self.inventory.datasets.iter_mut().zip(&self.user_types) {
+            dataset.type_name = dtype.as_ref().and_then(|dtype| {
+                let found = self.committed.iter().find(|(_, t)| t == dtype);
+                found.map(|(name, _)| name.clone())
+            });
+        }
+        for (dataset, attached) in self.inventory.datasets.iter_mut().zip(self.attached) {
+            if let Some(tokens) = attached {
+                let name = |token: LocationToken| {
+                    let found = self.scales.iter().find(|(t, _)| *t == token);
+                    found.map(|(_, name)| name.clone())
+                };
+                dataset.dimension_names =
+                    Some(tokens.into_iter().map(|t| t.and_then(name)).collect());
+            }
+        }
+        self.inventory
+    }
+}
+
+fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<()> {
     let (attributes, attribute_types) = attributes(group);
-    out.groups.push(GroupInfo {
+    walk.inventory.groups.push(GroupInfo {
         path: at.to_string(),
         attributes,
         attribute_types,
@@ -119,12 +165,28 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, out: &mut Inventory) -> Res
         };
         if let Ok(dataset) = group.dataset(&name) {
             let known_as = name.strip_prefix(NON_COORDINATE).unwrap_or(&name);
-            out.datasets
-                .push(dataset_info(path, &dataset, at, known_as, &child)?);
+            let info = dataset_info(path, &dataset, at, known_as, &child)?;
+            if info.is_scale {
+                if let Ok(loc) = dataset.loc_info() {
+                    walk.scales.push((loc.token, name.clone()));
+                }
+            }
+            walk.attached.push(match info.dimension_names {
+                Some(_) => None,
+                None => attached_scales(&dataset),
+            });
+            walk.user_types.push(
+                is_user_defined(&info.stored.datatype)
+                    .then(|| dataset.dtype().ok())
+                    .flatten(),
+            );
+            walk.inventory.datasets.push(info);
         } else if let Ok(sub) = group.group(&name) {
-            visit(path, &sub, &child, out)?;
+            visit(path, &sub, &child, walk)?;
+        } else if let Ok(committed) = group.committed_datatype(&name) {
+            walk.committed.push((name, committed.as_datatype().clone()));
         }
-        // Committed types and broken links are neither: nothing to list.
+        // Broken links are none of these: nothing to list.
     }
     Ok(())
 }
@@ -185,12 +247,9 @@ fn dataset_info(
             .map(|c| c.iter().map(|&d| d as u64).collect()),
         filters: dataset.filters().iter().map(filter_name).collect(),
         // A dimension scale is netCDF's coordinate variable, over the
-        // dimension it names.
-        dimension_names: if is_scale && dataset.ndim() == 1 {
-            Some(vec![Some(name.to_string())])
-        } else {
-            dimension_names(dataset)
-        },
+        // dimension it names; the scales attached to other datasets are
+        // named once the walk has met them all.
+        dimension_names: (is_scale && dataset.ndim() == 1).then(|| vec![Some(name.to_string())]),
         is_scale,
         cf_time,
         is_dimension_only: is_scale
@@ -202,33 +261,34 @@ fn dataset_info(
         attribute_types,
         no_numpy_type,
         null_space: crate::raw_io::has_null_space(dataset),
+        type_name: None,
     })
 }
 
-/// The names of the dimension scales attached to each dimension of
-/// `dataset` (its `DIMENSION_LIST`): each scale's own name, which netCDF
-/// gives its dimension.
-fn dimension_names(dataset: &hdf5::Dataset) -> Option<Vec<Option<String>>> {
+/// Whether `dt` is a type netCDF-4 defines by name.
+fn is_user_defined(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::Compound(_) | Datatype::Enum(_) | Datatype::Opaque(_) | Datatype::Vlen(_)
+    )
+}
+
+/// The object token of the dimension scale attached to each dimension of
+/// `dataset` (its `DIMENSION_LIST`), where it has one.
+fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>> {
     let list = dataset.attr("DIMENSION_LIST").ok()?;
     let per_dimension = list.read_raw::<VarLenArray<ObjectReference1>>().ok()?;
-    let names = per_dimension
+    let tokens = per_dimension
         .iter()
         .map(|refs| {
             let first = refs.iter().next()?;
             match dataset.dereference(first).ok()? {
-                ReferencedObject::Dataset(scale) => Some(
-                    scale
-                        .name()
-                        .rsplit('/')
-                        .next()
-                        .unwrap_or_default()
-                        .to_string(),
-                ),
+                ReferencedObject::Dataset(scale) => scale.loc_info().ok().map(|l| l.token),
                 _ => None,
             }
         })
         .collect();
-    Some(names)
+    Some(tokens)
 }
 
 fn filter_name(filter: &Filter) -> Value {

@@ -126,3 +126,43 @@ d.close()
     let lat = inv.datasets.iter().find(|d| d.name == "lat").unwrap();
     assert!(lat.is_scale);
 }
+
+/// Every variable of a file with many, in groups, is over the dimensions
+/// netCDF4-python gave it, scales named after the walk meets them all
+/// (a variable made before the scale of its dimension too).
+#[test]
+fn many_variables_name_their_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, netCDF4
+d = netCDF4.Dataset(sys.argv[1], "w")
+d.createDimension("t", None)
+d.createDimension("n", 4)
+g = d.createGroup("g")
+g.createDimension("m", 2)
+for i in range(300):
+    d.createVariable(f"v{i}", "f4", ("t", "n"))
+    g.createVariable(f"w{i}", "i2", ("n", "m", "t"))
+d.createVariable("n", "f8", ("n",))
+d.close()
+"#,
+        &[path.to_str().unwrap()],
+    );
+    let inv = Inventory::of(&path).unwrap();
+    let names = |dims: &[&str]| Some(dims.iter().map(|d| Some(d.to_string())).collect());
+    let mut seen = 0;
+    for d in inv.datasets.iter().filter(|d| !d.is_dimension_only) {
+        let expected = match (d.group.as_str(), &d.name[..1]) {
+            ("/", "v") => names(&["t", "n"]),
+            ("/g", "w") => names(&["n", "m", "t"]),
+            ("/", "n") => names(&["n"]),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(d.dimension_names, expected, "{}/{}", d.group, d.name);
+        seen += 1;
+    }
+    assert_eq!(seen, 601);
+}

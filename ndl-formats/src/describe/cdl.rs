@@ -43,11 +43,17 @@ fn archive(path: &Path, contents: &Contents) -> Result<String> {
         )
         .map_err(&at)?;
     }
+    every_group_attribute(&mut groups, contents).map_err(|source| Error::Language {
+        path: path.to_path_buf(),
+        array: String::new(),
+        source: Box::new(source),
+    })?;
     Ok(nest(groups).to_string())
 }
 
-/// An empty document for the root and for every group of `contents`'
-/// entries (and their ancestors), root first, each after its parent.
+/// An empty document for the root and for every group of `contents` (the
+/// format's own, in its order, then those of the entries' paths, and
+/// their ancestors), root first, each after its parent.
 fn documents(path: &Path, contents: &Contents) -> Result<Vec<(String, cdl::Document)>> {
     let root = cdl::Document::new(&stem(path)).map_err(|source| Error::Language {
         path: path.to_path_buf(),
@@ -55,8 +61,9 @@ fn documents(path: &Path, contents: &Contents) -> Result<Vec<(String, cdl::Docum
         source: Box::new(source),
     })?;
     let mut groups = vec![("/".to_string(), root)];
-    for a in &contents.entries {
-        for g in ancestors_and_self(&a.group) {
+    let paths = contents.groups.iter().map(|g| g.path.as_str());
+    for group in paths.chain(contents.entries.iter().map(|a| a.group.as_str())) {
+        for g in ancestors_and_self(group) {
             if groups.iter().any(|(p, _)| *p == g) {
                 continue;
             }
@@ -150,6 +157,11 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         source: Box::new(source),
     };
     for d in &dims {
+        for (path, doc) in groups.iter_mut() {
+            if *path != d.group && ancestors_and_self(path).contains(&d.group) {
+                doc.add_outer_dimension(&d.name);
+            }
+        }
         let doc = document_of(&mut groups, &d.group);
         if d.unlimited {
             doc.add_unlimited_dimension(&d.name, d.size as usize)
@@ -162,7 +174,8 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         let at = in_entry(path, a);
         let doc = document_of(&mut groups, &a.group);
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        doc.add_variable(&a.name, &a.spec.datatype, &format!("{}_t", a.name), &refs)
+        let type_name = a.type_name.clone().unwrap_or(format!("{}_t", a.name));
+        doc.add_variable(&a.name, &a.spec.datatype, &type_name, &refs)
             .map_err(&at)?;
         for (name, value) in a
             .attributes
@@ -173,16 +186,38 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
             doc.add_attribute(Some(&a.name), name, value).map_err(&at)?;
         }
     }
-    let root = document_of(&mut groups, "/");
-    for (name, value) in contents
-        .attributes
+    every_group_attribute(&mut groups, contents).map_err(err)?;
+    Ok(nest(groups).to_string())
+}
+
+/// Adds the attributes of the root and of every group to their documents.
+fn every_group_attribute(
+    groups: &mut [(String, cdl::Document)],
+    contents: &Contents,
+) -> std::result::Result<(), ndl_runtime::lang::LangError> {
+    let root = document_of(groups, "/");
+    add_group_attributes(root, &contents.attributes, &contents.attribute_types)?;
+    for g in &contents.groups {
+        let doc = document_of(groups, &g.path);
+        add_group_attributes(doc, &g.attributes, &g.attribute_types)?;
+    }
+    Ok(())
+}
+
+/// Adds a group's `attributes` to its document, in their order.
+fn add_group_attributes(
+    doc: &mut cdl::Document,
+    attributes: &serde_json::Map<String, serde_json::Value>,
+    types: &std::collections::BTreeMap<String, Datatype>,
+) -> std::result::Result<(), ndl_runtime::lang::LangError> {
+    for (name, value) in attributes
         .iter()
         .filter(|(n, _)| n.as_str() != "_NCZARR_ATTR")
     {
-        let value = attribute(value, &Datatype::String, contents.attribute_types.get(name));
-        root.add_attribute(None, name, value).map_err(err)?;
+        let value = attribute(value, &Datatype::String, types.get(name));
+        doc.add_attribute(None, name, value)?;
     }
-    Ok(nest(groups).to_string())
+    Ok(())
 }
 
 /// An attribute of its `stored` type where the format has one (HDF5);
@@ -196,20 +231,18 @@ fn attribute(
     stored: Option<&Datatype>,
 ) -> cdl::AttrValue {
     use serde_json::Value as J;
-    let items: Vec<&J> = match value {
-        J::Array(items) => items.iter().collect(),
-        one => vec![one],
-    };
-    if let J::String(s) = value {
-        return cdl::AttrValue::Text(s.clone());
+    // netCDF attributes are lists: an HDF5 attribute of more dimensions
+    // is its elements in C order.
+    let mut items: Vec<&J> = Vec::new();
+    flatten(value, &mut items);
+    let texts = || items.iter().filter_map(|v| v.as_str().map(str::to_string));
+    match (value, stored) {
+        // netCDF-4's `string`: HDF5's variable-length strings.
+        (_, Some(Datatype::String)) => return cdl::AttrValue::Strings(texts().collect()),
+        (J::String(s), _) => return cdl::AttrValue::Text(s.clone()),
+        _ => {}
     }
-    // A float JSON cannot hold (NaN, inf: xarray's `_FillValue`) comes as
-    // its text.
-    let numbers = || {
-        items
-            .iter()
-            .filter_map(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()))
-    };
+    let numbers = || items.iter().filter_map(|v| super::float_of(v));
     match stored {
         Some(Datatype::Float32) => {
             return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect())
@@ -249,6 +282,14 @@ fn attribute(
         return cdl::AttrValue::Doubles(items.iter().filter_map(|v| v.as_f64()).collect());
     }
     cdl::AttrValue::Text(netcdf_json(value))
+}
+
+/// The leaves of nested lists, in order.
+fn flatten<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a serde_json::Value>) {
+    match value {
+        serde_json::Value::Array(items) => items.iter().for_each(|v| flatten(v, out)),
+        one => out.push(one),
+    }
 }
 
 /// JSON as netCDF-C writes it back as text: `", "` between an object's

@@ -41,6 +41,7 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
             root.attributes.insert(name, attr);
         }
     }
+    add_groups(contents, &mut doc);
     let coordinates = if contents.arrangement == Arrangement::Group {
         dimcoords(path, contents, &mut doc)?
     } else {
@@ -61,11 +62,26 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
     Ok(doc)
 }
 
+/// Adds every group the format has of its own, with its attributes,
+/// whether or not it holds an array.
+fn add_groups(contents: &Contents, doc: &mut ndl::File) {
+    for g in &contents.groups {
+        doc.form = ndl::FileForm::Grouped;
+        let group = doc.groups.get_or_insert_with(&g.path, ndl::Group::default);
+        for (name, value) in g.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+            let element = &Datatype::String;
+            if let Some(attr) = attribute(value, element, g.attribute_types.get(name.as_str())) {
+                group.attributes.insert(name, attr);
+            }
+        }
+    }
+}
+
 /// Adds a dimcoord for every dimension the arrays name, in the group of
 /// the first array that names it unless an ancestor group has it (netCDF's
 /// scoping): the array of the same name there where there is one (a CF
 /// coordinate variable), else the dimension's indices, as `uint64`. An
-/// unlimited dimension is as long as its longest array. Returns the paths
+/// unlimited dimension has size null. Returns the paths
 /// of the arrays that became dimcoords.
 fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Vec<String>> {
     // (group, name, size, unlimited, coordinate), in the order met.
@@ -107,8 +123,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
     }
     let mut coordinates = Vec::new();
     for (group, name, size, unlimited, coordinate) in found {
-        // NDL's unlimited dimension is `size: null`, however many records
-        // it holds now.
+        // NDL's size of an unlimited dimension is null, whatever it holds.
         let size = if unlimited { None } else { nonzero(size) };
         let dimcoord = match coordinate {
             Some(c) => {
@@ -165,53 +180,114 @@ fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
     nd
 }
 
-/// An NDL attribute for a format's attribute: text, a number, or a list of
-/// numbers of `element`'s type (the CF flags of a column).
+/// An NDL attribute for a format's attribute: of its `stored` type where
+/// the format has one (HDF5), else text, a number, or a list of numbers
+/// of `element`'s type (the CF flags of a column).
 fn attribute(value: &J, element: &Datatype, stored: Option<&Datatype>) -> Option<Attribute> {
-    let number = |dt: &Datatype| {
-        dt.as_int().is_some()
-            || matches!(
-                dt,
-                Datatype::Float16 | Datatype::Float32 | Datatype::Float64
-            )
+    match stored {
+        Some(dt) => Some(typed_attribute(value, dt)),
+        None => untyped_attribute(value, element),
+    }
+}
+
+/// An attribute of the stored type `dt`: a list for a list, nothing for
+/// a null dataspace (`shape: [0]`), the short form where it says the same.
+fn typed_attribute(value: &J, dt: &Datatype) -> Attribute {
+    match value {
+        J::Null => Attribute::long([0], dt.clone(), serde_yaml::Value::Sequence(vec![])),
+        J::Array(_) => {
+            let shape = shape_of(value, dt);
+            Attribute::long(shape.clone(), dt.clone(), values_of(value, dt, shape.len()))
+        }
+        J::String(s) if matches!(dt, Datatype::String | Datatype::FixedString(_)) => {
+            Attribute::from(s.as_str())
+        }
+        one => {
+            let value = yaml_of(one, dt);
+            match Attribute::best_match(&value) {
+                Some(best) if best == *dt => Attribute::new(value.clone())
+                    .unwrap_or_else(|_| Attribute::long([], dt.clone(), value)),
+                _ => Attribute::long([], dt.clone(), value),
+            }
+        }
+    }
+}
+
+/// The shape of an attribute's nested lists of elements of `dt` (whose
+/// own values are lists where it is an array type).
+fn shape_of(value: &J, dt: &Datatype) -> Vec<usize> {
+    let element_rank = match dt {
+        Datatype::Array(a) => a.shape.len(),
+        _ => 0,
     };
-    match (value, stored) {
-        (J::Array(items), Some(dt)) if number(dt) => {
-            let values: Vec<serde_yaml::Value> =
-                items.iter().map_while(|v| yaml_number(v, dt)).collect();
-            if values.len() != items.len() {
-                return Attribute::new(serde_yaml::to_value(value).ok()?).ok();
-            }
-            Some(Attribute::long([values.len()], dt.clone(), values))
+    let mut shape = Vec::new();
+    let mut at = value;
+    while let J::Array(items) = at {
+        shape.push(items.len());
+        match items.first() {
+            Some(first) => at = first,
+            None => break,
         }
-        (J::Number(_), Some(dt)) if number(dt) => {
-            let value = serde_yaml::to_value(value).ok()?;
-            if Attribute::best_match(&value).as_ref() == Some(dt) {
-                return Attribute::new(value).ok();
-            }
-            Some(Attribute::long([], dt.clone(), value))
+    }
+    shape.truncate(shape.len().saturating_sub(element_rank));
+    shape
+}
+
+/// The YAML of nested lists `rank` deep of elements of `dt`.
+fn values_of(value: &J, dt: &Datatype, rank: usize) -> serde_yaml::Value {
+    match (value, rank) {
+        (J::Array(items), 1..) => {
+            serde_yaml::Value::Sequence(items.iter().map(|v| values_of(v, dt, rank - 1)).collect())
         }
-        (J::String(s), _) => Some(Attribute::from(s.as_str())),
-        (J::Array(items), _) if element.as_int().is_some() && items.iter().all(J::is_number) => {
+        (element, _) => yaml_of(element, dt),
+    }
+}
+
+/// The YAML value of one element of `dt` given as JSON: NaN and the
+/// infinities (text in JSON) as floats, bools as bools, a compound's
+/// members each of its own type.
+fn yaml_of(value: &J, dt: &Datatype) -> serde_yaml::Value {
+    use serde_yaml::Value as Y;
+    match (value, dt) {
+        (_, Datatype::Float16 | Datatype::Float32 | Datatype::Float64) => {
+            super::float_of(value).map_or(Y::Null, Y::from)
+        }
+        (J::Number(n), Datatype::Bool) => Y::Bool(n.as_u64() != Some(0)),
+        (J::Object(members), Datatype::Compound(c)) => Y::Mapping(
+            c.members
+                .iter()
+                .filter_map(|m| {
+                    let v = members.get(&m.name)?;
+                    Some((Y::from(m.name.as_str()), yaml_of(v, &m.datatype)))
+                })
+                .collect(),
+        ),
+        (J::Array(items), Datatype::Array(a)) => {
+            Y::Sequence(items.iter().map(|v| yaml_of(v, &a.base)).collect())
+        }
+        (other, _) => serde_yaml::to_value(other).unwrap_or(Y::Null),
+    }
+}
+
+/// An attribute of a format that keeps JSON (Zarr): text, a number, or a
+/// list of numbers of `element`'s type or of text.
+fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
+    match value {
+        J::String(s) => Some(Attribute::from(s.as_str())),
+        J::Array(items) if element.as_int().is_some() && items.iter().all(J::is_number) => {
             let values: Vec<serde_yaml::Value> = items
                 .iter()
                 .filter_map(|v| serde_yaml::to_value(v).ok())
                 .collect();
             Some(Attribute::long([values.len()], element.clone(), values))
         }
-        (other, _) => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
-    }
-}
-
-/// A number of an attribute of numbers of `dt`, as YAML: a float JSON
-/// cannot hold (NaN, inf: xarray's `_FillValue`) comes as its text.
-fn yaml_number(v: &J, dt: &Datatype) -> Option<serde_yaml::Value> {
-    match v {
-        J::Number(_) => serde_yaml::to_value(v).ok(),
-        J::String(s) if matches!(dt, Datatype::Float32 | Datatype::Float64) => {
-            let f: f64 = s.parse().ok()?;
-            Some(serde_yaml::Value::from(f))
+        J::Array(items) if !items.is_empty() && items.iter().all(J::is_string) => {
+            let values: Vec<serde_yaml::Value> = items
+                .iter()
+                .filter_map(|v| serde_yaml::to_value(v).ok())
+                .collect();
+            Some(Attribute::long([values.len()], Datatype::String, values))
         }
-        _ => None,
+        other => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
     }
 }

@@ -55,6 +55,7 @@ pub(crate) fn inventory(nc: &Netcdf3File) -> Inventory {
                 is_dimension_only: false,
                 no_numpy_type: None,
                 null_space: false,
+                type_name: None,
             }
         })
         .collect();

@@ -44,6 +44,9 @@ pub struct Document {
     /// `(variable, attribute)` that `add_variable` added, which an
     /// attribute added by name replaces: a time variable's CF attributes.
     implied: Vec<(String, String)>,
+    /// Dimensions an enclosing group declares, which this group's
+    /// variables may use (netCDF-4 scoping).
+    outer_dimensions: Vec<String>,
 }
 
 /// A dimension's length.
@@ -64,23 +67,17 @@ pub enum AttrValue {
     Doubles(Vec<f64>),
     /// Floats (`273.15f, 1.5f`).
     Floats(Vec<f32>),
+    /// netCDF-4 `string`s (variable-length): `string :name = "a", "b"`.
+    Strings(Vec<String>),
 }
 
 impl AttrValue {
     fn render(&self) -> String {
         match self {
-            AttrValue::Text(t) => {
-                let mut out = String::from("\"");
-                for c in t.chars() {
-                    match c {
-                        '"' => out.push_str("\\\""),
-                        '\\' => out.push_str("\\\\"),
-                        '\n' => out.push_str("\\n"),
-                        c => out.push(c),
-                    }
-                }
-                out.push('"');
-                out
+            AttrValue::Text(t) => quoted(t),
+            AttrValue::Strings(items) => {
+                let items: Vec<String> = items.iter().map(|t| quoted(t)).collect();
+                items.join(", ")
             }
             AttrValue::Ints(t, values) => {
                 let suffix = match t {
@@ -97,51 +94,86 @@ impl AttrValue {
                 items.join(", ")
             }
             AttrValue::Doubles(values) => {
-                let items: Vec<String> = values.iter().map(|&v| ncdump_number(v, 15)).collect();
+                let items: Vec<String> = values.iter().map(|&v| number(v, 15, "")).collect();
                 items.join(", ")
             }
             AttrValue::Floats(values) => {
                 let items: Vec<String> = values
                     .iter()
-                    .map(|&v| format!("{}f", ncdump_number(f64::from(v), 7)))
+                    .map(|&v| number(f64::from(v), 7, "f"))
                     .collect();
                 items.join(", ")
             }
         }
     }
+
+    /// What `ncdump` writes before an attribute's name to give its type
+    /// where the value alone does not: `string` for netCDF-4 strings.
+    fn type_prefix(&self) -> &'static str {
+        match self {
+            AttrValue::Strings(_) => "string ",
+            _ => "",
+        }
+    }
 }
 
-/// A float as `ncdump` prints an attribute's: C's `%#.{digits}g` (7 for
-/// `float`, 15 for `double`) with the zeros after the point trimmed, the
-/// point kept (`40.`, `1.e+20`, `1.5e-07`); `NaN`, `Infinity`.
-fn ncdump_number(v: f64, digits: usize) -> String {
+/// Text in CDL's double quotes, with its escapes.
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A float attribute value as `ncdump` prints it: C's `%#.{digits}g`
+/// (7 digits for float, 15 for double) without the zeros that end its
+/// fraction (`1.`, `0.5`, `1.e+20`), then `suffix` (`f` for float);
+/// `NaN`, `Infinity` and `-Infinity` by name.
+fn number(v: f64, digits: usize, suffix: &str) -> String {
     if v.is_nan() {
-        return "NaN".into();
+        return format!("NaN{suffix}");
     }
     if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+        let sign = if v < 0.0 { "-" } else { "" };
+        return format!("{sign}Infinity{suffix}");
     }
-    // The exponent once rounded to `digits` significant digits, as %g
-    // decides between fixed and exponent notation by it.
-    let sci = format!("{:.*e}", digits - 1, v);
-    let (mantissa, exponent) = sci.split_once('e').expect("Rust's {:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    if exponent < -4 || exponent >= digits as i32 {
+    // The exponent %g decides by is that of the value rounded to `digits`.
+    let scientific = format!("{:.*e}", digits - 1, v);
+    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("{:e}'s exponent is a number");
+    let text = if exponent < -4 || exponent >= digits as i32 {
         let sign = if exponent < 0 { '-' } else { '+' };
-        let mantissa = with_point_trimmed(mantissa);
-        return format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs());
-    }
-    let decimals = (digits as i32 - 1 - exponent).max(0) as usize;
-    with_point_trimmed(&format!("{v:.decimals$}"))
+        format!(
+            "{}e{sign}{:02}",
+            trim_fraction(&with_point(mantissa)),
+            exponent.abs()
+        )
+    } else {
+        let decimals = (digits as i32 - 1 - exponent) as usize;
+        trim_fraction(&with_point(&format!("{v:.decimals$}")))
+    };
+    format!("{text}{suffix}")
 }
 
-/// `12.500` -> `12.5`, `40` -> `40.`, `1.000` -> `1.` (ncdump's `tztrim`
-/// after C's `#` flag, which keeps the point).
-fn with_point_trimmed(number: &str) -> String {
-    if !number.contains('.') {
-        return format!("{number}.");
+/// `%#g` always has a decimal point.
+fn with_point(text: &str) -> String {
+    if text.contains('.') {
+        text.to_string()
+    } else {
+        format!("{text}.")
     }
-    number.trim_end_matches('0').to_string()
+}
+
+/// `ncdump`'s `tztrim`: the zeros that end the fraction go, the point stays.
+fn trim_fraction(text: &str) -> String {
+    text.trim_end_matches('0').to_string()
 }
 
 impl Document {
@@ -156,6 +188,7 @@ impl Document {
             attributes: Vec::new(),
             groups: Vec::new(),
             implied: Vec::new(),
+            outer_dimensions: Vec::new(),
         })
     }
 
@@ -235,6 +268,15 @@ impl Document {
         self.push_dimension(name, Length::Unlimited(current))
     }
 
+    /// Lets this group's variables use the dimension `name`, which an
+    /// enclosing group declares (netCDF-4 dimensions are seen in every
+    /// group below their own).
+    pub fn add_outer_dimension(&mut self, name: &str) {
+        if !self.outer_dimensions.iter().any(|n| n == name) {
+            self.outer_dimensions.push(name.to_string());
+        }
+    }
+
     fn push_dimension(&mut self, name: &str, length: Length) -> Result<(), LangError> {
         if self.dimensions.iter().any(|(n, _)| n == name) {
             return Err(self.duplicate("dimension", name));
@@ -283,10 +325,10 @@ impl Document {
         if self.variables.iter().any(|(_, n, _)| n == name) {
             return Err(self.duplicate("variable", name));
         }
-        if let Some(d) = dims
-            .iter()
-            .find(|d| !self.dimensions.iter().any(|(n, _)| n == *d))
-        {
+        if let Some(d) = dims.iter().find(|d| {
+            !self.dimensions.iter().any(|(n, _)| n == *d)
+                && !self.outer_dimensions.contains(&d.to_string())
+        }) {
             return Err(LangError::Unresolved {
                 language: Language::Cdl,
                 what: "dimension",
@@ -441,7 +483,8 @@ impl Document {
                     .filter(|(v, _, _)| v.as_deref() == Some(name))
                 {
                     out.push_str(&format!(
-                        "\t\t{}:{} = {} ;\n",
+                        "\t\t{}{}:{} = {} ;\n",
+                        value.type_prefix(),
                         escape(name),
                         escape(attr),
                         value.render()
@@ -457,7 +500,12 @@ impl Document {
         if !globals.is_empty() {
             out.push_str("\n// global attributes:\n");
             for (_, attr, value) in globals {
-                out.push_str(&format!("\t\t:{} = {} ;\n", escape(attr), value.render()));
+                out.push_str(&format!(
+                    "\t\t{}:{} = {} ;\n",
+                    value.type_prefix(),
+                    escape(attr),
+                    value.render()
+                ));
             }
         }
         for group in &self.groups {
@@ -486,6 +534,11 @@ impl Document {
         out.push_str(&format!("\ngroup: {first}\n"));
         for line in lines {
             let indent = if line.is_empty() { "" } else { "  " };
+            // A group's own attributes are its group attributes.
+            let line = match line {
+                "// global attributes:" => "// group attributes:",
+                other => other,
+            };
             out.push_str(&format!("{indent}{line}\n"));
         }
         out.push_str(&format!("  }} // group {}\n", escape(&self.name)));
