@@ -236,6 +236,15 @@ print(" ".join(codecs))
     }
 }
 
+/// A record whose member has another name than its Rust field.
+#[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+#[repr(C)]
+struct Renamed {
+    station: u32,
+    #[ndl(rename = "Temperature")]
+    temperature: f32,
+}
+
 #[test]
 fn mismatches_in_their_files_name_the_column() {
     let dir = tempfile::tempdir().unwrap();
@@ -281,6 +290,14 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
         readings(10)
     );
     assert_eq!(err("missing.parquet"), "column `temperature`: missing");
+    // A renamed member is looked for, and missed, under its column's name.
+    let others = ReadOptions {
+        ignore_extra_columns: true,
+        ..Default::default()
+    };
+    let renamed = ndl_arrow::read_parquet_with::<Renamed>(d.join("ok.parquet"), &others);
+    let renamed = renamed.unwrap_err();
+    assert_eq!(renamed.to_string(), "column `Temperature`: missing");
     assert_eq!(
         err("wrong-type.parquet"),
         "column `station`: expected UInt32, found Int64"
