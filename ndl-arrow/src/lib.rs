@@ -39,6 +39,7 @@ mod infer;
 mod ipc;
 mod ipc_check;
 mod parquet_file;
+mod parquet_int96;
 mod parquet_sink;
 mod parquet_time;
 mod plan;

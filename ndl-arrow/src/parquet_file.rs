@@ -18,6 +18,7 @@ use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, 
 use crate::error::Error;
 use crate::file::{batch_rows, open};
 use crate::infer::{check, datatype_of};
+use crate::parquet_int96::Int96Check;
 use crate::parquet_sink::Sink;
 use crate::scatter::ReadOptions;
 use crate::schema::{schema_of, stored_byte_order};
@@ -289,6 +290,7 @@ struct Reader {
     schema: SchemaRef,
     rows: u64,
     context: String,
+    int96: Option<Int96Check>,
 }
 
 impl Reader {
@@ -324,16 +326,25 @@ impl Reader {
             })
             .map(|(i, _)| i)
             .collect();
-        let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
         let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
         let record = if record == 0 {
             datatype.size().unwrap_or(1)
         } else {
             record
         };
+        let batch_size = batch_rows(record);
+        let int96 = Int96Check::open(
+            open(path)?,
+            builder.metadata().clone(),
+            &schema,
+            &wanted,
+            batch_size,
+            &context,
+        )?;
+        let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
         let batches = builder
             .with_projection(mask)
-            .with_batch_size(batch_rows(record))
+            .with_batch_size(batch_size)
             .build()
             .map_err(Error::parquet(context.clone()))?;
         Ok(Reader {
@@ -342,16 +353,22 @@ impl Reader {
             schema,
             rows,
             context,
+            int96,
         })
     }
 }
 
 impl BatchSource for Reader {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
-        self.batches
+        let batch = self
+            .batches
             .next()
             .transpose()
-            .map_err(Error::arrow(self.context.clone()))
+            .map_err(Error::arrow(self.context.clone()))?;
+        match (batch, &mut self.int96) {
+            (Some(batch), Some(int96)) => int96.apply(batch).map(Some),
+            (batch, _) => Ok(batch),
+        }
     }
 
     fn datatype(&self) -> &Datatype {

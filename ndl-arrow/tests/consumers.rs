@@ -199,6 +199,53 @@ con.execute(f"COPY (SELECT temperature, code, wind::FLOAT[] AS wind, sky::VARCHA
 }
 
 #[test]
+fn parquet_files_pyarrow_compresses_with_each_of_its_codecs_read_back_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let codecs = run(
+        r#"
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+cols = columns(1000)
+table = pa.table({
+    "station": pa.array(cols["station"], pa.uint32()),
+    "time": pa.array(cols["time"]),
+    "sky": pa.array(cols["sky"]).dictionary_encode(),
+    "code": pa.array(cols["code"]),
+    "wind": pa.array(cols["wind"], pa.list_(pa.float32(), 2)),
+    "temperature": pa.array(cols["temperature"], pa.float32()),
+})
+codecs = ["none", "snappy", "gzip", "brotli", "lz4", "zstd"]
+for codec in codecs:
+    path = os.path.join(d, codec + ".parquet")
+    pq.write_table(table, path, compression=codec)
+    wrote = pq.read_metadata(path).row_group(0).column(0).compression
+    assert wrote == {"none": "UNCOMPRESSED"}.get(codec, codec.upper()), wrote
+print(" ".join(codecs))
+"#,
+        &[d],
+    );
+    let data = readings(N);
+    for codec in codecs.split_whitespace() {
+        let read = ndl_arrow::read_parquet::<Reading>(d.join(format!("{codec}.parquet")));
+        assert_eq!(
+            read.unwrap_or_else(|e| panic!("{codec}: {e}")),
+            data,
+            "{codec}"
+        );
+    }
+}
+
+/// A record whose member has another name than its Rust field.
+#[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+#[repr(C)]
+struct Renamed {
+    station: u32,
+    #[ndl(rename = "Temperature")]
+    temperature: f32,
+}
+
+#[test]
 fn mismatches_in_their_files_name_the_column() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -243,6 +290,14 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
         readings(10)
     );
     assert_eq!(err("missing.parquet"), "column `temperature`: missing");
+    // A renamed member is looked for, and missed, under its column's name.
+    let others = ReadOptions {
+        ignore_extra_columns: true,
+        ..Default::default()
+    };
+    let renamed = ndl_arrow::read_parquet_with::<Renamed>(d.join("ok.parquet"), &others);
+    let renamed = renamed.unwrap_err();
+    assert_eq!(renamed.to_string(), "column `Temperature`: missing");
     assert_eq!(
         err("wrong-type.parquet"),
         "column `station`: expected UInt32, found Int64"

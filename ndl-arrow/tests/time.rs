@@ -517,3 +517,150 @@ pl.DataFrame({"day": pl.Series(days + [None], dtype=pl.Date)}).write_parquet(sys
         .collect();
     assert_eq!(ndl_arrow::read_parquet::<Dated>(&path).unwrap(), days);
 }
+
+/// A record of Spark's columns `id`, `t` and `span.start`, its times in
+/// one unit.
+macro_rules! spark {
+    ($spark:ident, $span:ident, $unit:ty) => {
+        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+        #[repr(C)]
+        struct $spark {
+            id: i64,
+            t: DateTime64<$unit>,
+            span: $span,
+        }
+
+        #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+        #[repr(C)]
+        struct $span {
+            start: DateTime64<$unit>,
+        }
+    };
+}
+spark!(SparkMicros, SpanMicros, Micros);
+spark!(SparkNanos, SpanNanos, Nanos);
+spark!(SparkSeconds, SpanSeconds, Seconds);
+
+/// Writes, with pyarrow's legacy INT96 timestamps (as Spark does), the
+/// instants `micros` (microseconds since 1970, `None` for a null) as the
+/// columns `t` and `span.start`; prints what pyarrow reads back with
+/// `coerce_int96_timestamp_unit="us"`, as microseconds. With `spark`, the
+/// file has no Arrow schema in its metadata, as Spark's have not.
+const PY_INT96: &str = r#"
+import sys, json, pyarrow as pa, pyarrow.parquet as pq
+path, unit, values = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+spark = sys.argv[4:] == ["spark"]
+t = pa.array(values, pa.timestamp(unit))
+table = pa.table({
+    "id": pa.array(range(len(values)), pa.int64()),
+    "t": t,
+    "span": pa.StructArray.from_arrays([t], ["start"]),
+})
+pq.write_table(table, path, use_deprecated_int96_timestamps=True, store_schema=not spark)
+assert str(pq.read_metadata(path).schema.column(1).physical_type) == "INT96"
+back = pq.read_table(path, coerce_int96_timestamp_unit="us")
+print(json.dumps(back.column("t").cast(pa.int64()).to_pylist()))
+"#;
+
+#[test]
+fn int96_timestamps_beyond_nanoseconds_read_exactly_in_microseconds_or_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spark.parquet");
+    // 2000-01-01T00:00:00.123456, 3000-01-01T00:00:01, a null,
+    // 1600-01-01T00:00:00: the two last wrap in nanoseconds.
+    let micros = "[946684800123456, 32503680001000000, null, -11676096000000000]";
+    let args = [path.to_str().unwrap(), "us", micros, "spark"];
+    let pyarrow: Vec<Option<i64>> = json_ints(&run_with(&python312(), PY_INT96, &args));
+    let at = |m: Option<i64>| m.map_or(DateTime64::NAT, DateTime64::new);
+    let expected: Vec<SparkMicros> = pyarrow
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| SparkMicros {
+            id: i as i64,
+            t: at(m),
+            span: SpanMicros { start: at(m) },
+        })
+        .collect();
+    assert_eq!(
+        ndl_arrow::read_parquet::<SparkMicros>(&path).unwrap(),
+        expected
+    );
+    // Nanoseconds cannot hold them: refused, not wrapped.
+    let err = ndl_arrow::read_parquet::<SparkNanos>(&path).unwrap_err();
+    assert!(
+        err.to_string().starts_with("record 1, column `t`:"),
+        "{err}"
+    );
+    // `ndl convert`'s reader takes the file's unit, nanoseconds: refused.
+    let mut reader = ndl_arrow::ParquetRecordReader::open(&path, &Default::default()).unwrap();
+    let err = reader.next_records().unwrap_err();
+    assert!(
+        err.to_string().starts_with("record 1, column `t`:"),
+        "{err}"
+    );
+    // pyarrow's own file keeps the unit it was written from in its Arrow
+    // schema: read in it, right.
+    let args = [path.to_str().unwrap(), "us", micros];
+    run_with(&python312(), PY_INT96, &args);
+    let mut reader = ndl_arrow::ParquetRecordReader::open(&path, &Default::default()).unwrap();
+    let records = reader.next_records().unwrap().unwrap();
+    let t: Vec<i64> = records
+        .chunks(24)
+        .map(|r| i64::from_ne_bytes(r[8..16].try_into().unwrap()))
+        .collect();
+    let nat = |m: Option<i64>| m.unwrap_or(i64::MIN);
+    assert_eq!(t, pyarrow.iter().copied().map(nat).collect::<Vec<_>>());
+}
+
+#[test]
+fn an_int96_timestamp_beyond_nanoseconds_with_a_fraction_of_a_microsecond_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("impala.parquet");
+    run_with(
+        &python312(),
+        PY_INT96,
+        &[
+            path.to_str().unwrap(),
+            "ns",
+            "[946684800000000001, 946684800000000002]",
+        ],
+    );
+    // The second instant moved to 3000-01-01T00:00:00.000000002, which
+    // only nanoseconds hold, and they do not reach it: pyarrow cannot
+    // write it, so its Julian day is patched in the plain, uncompressed
+    // INT96 values (8 bytes of nanoseconds in the day, 4 of the day).
+    run_with(
+        &python312(),
+        r#"
+import sys, struct, pyarrow as pa, pyarrow.parquet as pq
+path = sys.argv[1]
+t = pq.read_table(path)
+pq.write_table(t, path, use_deprecated_int96_timestamps=True, compression="none",
+               use_dictionary=False, write_statistics=False)
+data = open(path, "rb").read()
+old = struct.pack("<qi", 2, 2451545)
+assert data.count(old) == 2, data.count(old)
+data = data.replace(old, struct.pack("<qi", 2, 2451545 + 376200 - 10957))
+open(path, "wb").write(data)
+print(pq.read_table(path, coerce_int96_timestamp_unit="s").column("t"))
+"#,
+        &[path.to_str().unwrap()],
+    );
+    for err in [
+        ndl_arrow::read_parquet::<SparkNanos>(&path).unwrap_err(),
+        ndl_arrow::read_parquet::<SparkSeconds>(&path).unwrap_err(),
+    ] {
+        assert_eq!(
+            err.to_string(),
+            "record 1, column `t`: the INT96 timestamp 32503680000.000000002 s after 1970 is \
+             beyond the years 1677-2262 that nanoseconds reach, and the column's values are not \
+             all whole microseconds, milliseconds or seconds"
+        );
+    }
+}
+
+/// A JSON list of integers and nulls, as Python prints it.
+fn json_ints(text: &str) -> Vec<Option<i64>> {
+    let list = text.trim().trim_start_matches('[').trim_end_matches(']');
+    list.split(',').map(|v| v.trim().parse().ok()).collect()
+}
