@@ -612,3 +612,24 @@ fn damaged_hdf5_files_never_crash_the_command() {
     // child process at work, not only files that read.
     assert!(crashes_reported > 0, "no mutant crashed the HDF5 library");
 }
+
+/// A damaged Parquet file's error names it once, not twice (ndl-arrow's
+/// error already names the file).
+#[test]
+fn a_damaged_parquet_file_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("cut.parquet");
+    let mut bytes = b"PAR1".to_vec();
+    bytes.extend_from_slice(&[0xAB; 60]);
+    bytes.extend_from_slice(&40u32.to_le_bytes());
+    bytes.extend_from_slice(b"PAR1");
+    std::fs::write(&parquet, bytes).unwrap();
+    for run in [
+        describe(&parquet, "ndl", &[]),
+        common::cli::convert(&parquet, &dir.path().join("x.npy"), &[]),
+    ] {
+        refused(&run, &parquet, &[]);
+        let named = run.stderr.matches(parquet.to_str().unwrap()).count();
+        assert_eq!(named, 1, "{}", run.stderr);
+    }
+}

@@ -19,7 +19,7 @@ pub enum Error {
     #[error(transparent)]
     Zarr(#[from] ndl_zarr::Error),
     /// A Parquet or Arrow IPC file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", named(path, source))]
     Arrow {
         /// The file.
         path: PathBuf,
@@ -129,6 +129,17 @@ pub enum Error {
         /// What disagrees.
         message: String,
     },
+}
+
+/// `error`'s message, preceded by `path` unless it names the file already
+/// (ndl-arrow's errors about a file's bytes do).
+fn named(path: &std::path::Path, error: &impl std::fmt::Display) -> String {
+    let (path, text) = (path.display().to_string(), error.to_string());
+    if text.contains(&path) {
+        text
+    } else {
+        format!("{path}: {text}")
+    }
 }
 
 /// The result of this crate's functions.
