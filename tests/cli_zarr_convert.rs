@@ -15,8 +15,9 @@ use common::zarr_python::{check_store_311, check_store_312, py};
 use std::path::{Path, PathBuf};
 
 /// argv: converted file (.npy or .npz), original npy, npz member name.
-/// numpy loads it; the dtype is the original's packed (byte order kept);
-/// the values are the original's.
+/// numpy loads it; the dtype is the original's (layout and byte order
+/// kept: the store's `ndl_datatype` gives the layout back); the values are
+/// the original's.
 const CHECK_BACK: &str = r#"
 back, npy, member = sys.argv[1:4]
 orig = np.load(npy)
@@ -27,7 +28,7 @@ if back.endswith('.npz'):
 else:
     got = np.load(back)
 assert got.shape == orig.shape, (got.shape, orig.shape)
-assert got.dtype == packed(orig.dtype), (got.dtype, packed(orig.dtype))
+assert got.dtype == orig.dtype, (got.dtype, orig.dtype)
 same(got, orig)
 print('ok')
 "#;
@@ -44,7 +45,8 @@ fn check_back(back: &Path, npy: &Path, member: &str) {
 /// NumPy's padded, aligned records (nested, and big-endian) convert to a v3
 /// store that zarr-python 3.4 reads as the same values with the packed
 /// dtype; to v2 with blosc, read by 3.4, and by 3.1 for the flat dtype;
-/// and back to .npy and .npz that NumPy loads with the same values.
+/// and back to .npy and .npz that NumPy loads with the original dtype and
+/// values.
 #[test]
 fn npy_to_zarr_and_back_read_by_zarr_python_and_numpy() {
     let files = Files::new();

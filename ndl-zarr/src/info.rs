@@ -273,9 +273,19 @@ impl GroupInfo {
     /// fields); `None` when the arrays are not columns of records.
     pub fn datatype(&self) -> Option<Datatype> {
         match self.attributes.get(NDL_DATATYPE) {
-            Some(value) => serde_json::from_value(value.clone()).ok(),
+            Some(_) => self.written_datatype(),
             None => infer_record(&self.arrays),
         }
+    }
+
+    /// The records' datatype as written, in the layout they were written
+    /// from (offsets and size, padding included): the `ndl_datatype`
+    /// attribute; `None` for a group another tool wrote, whose inferred
+    /// records ([`datatype`](GroupInfo::datatype)) have no layout of their
+    /// own.
+    pub fn written_datatype(&self) -> Option<Datatype> {
+        let value = self.attributes.get(NDL_DATATYPE)?;
+        serde_json::from_value(value.clone()).ok()
     }
 
     /// The number of records: the shortest array's first dimension.
