@@ -281,3 +281,44 @@ fn any_two_formats_convert() {
     );
     assert_eq!(same.trim(), "True", "values changed on the way");
 }
+
+/// A record with an array field: v3 is refused, naming the columns layout;
+/// the v2 records store is written, and zarr-python 3.4 refuses it (as the
+/// README and the v3 refusal say), while the columns layout reads in
+/// zarr-python 3.4 with the field's values.
+#[test]
+fn array_fields_go_to_the_columns_layout_as_zarr_python_3_reads_no_v2_subarray() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("a.npy");
+    common::run_python(
+        "import sys, numpy as np\n\
+         a = np.zeros(3, [('id', '<u4'), ('v', '<f4', (4,))])\n\
+         a['id'] = [1, 2, 3]; a['v'] = np.arange(12).reshape(3, 4)\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let v3 = dir.path().join("a3.zarr");
+    refused(
+        &convert(&npy, &v3, &[]),
+        &v3,
+        &["columns layout", "zarr-python 3 refuses"],
+    );
+    let v2 = dir.path().join("a2.zarr");
+    converted(convert(&npy, &v2, &["--zarr-format", "2"]), "v2 records");
+    let columns = dir.path().join("ac.zarr");
+    converted(convert(&npy, &columns, &["--layout", "columns"]), "columns");
+    let out = common::run_with(
+        &common::python312(),
+        "import sys, zarr\n\
+         try:\n    zarr.open_array(sys.argv[1], mode='r'); print('opened')\n\
+         except Exception as e:\n    print('refused', type(e).__name__)\n\
+         g = zarr.open_group(sys.argv[2], mode='r')\n\
+         print(g['v'][:].tolist())",
+        &[v2.to_str().unwrap(), columns.to_str().unwrap()],
+    );
+    assert!(out.starts_with("refused"), "{out}");
+    assert!(
+        out.contains("[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]"),
+        "{out}"
+    );
+}
