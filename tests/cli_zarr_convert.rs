@@ -283,7 +283,8 @@ fn any_two_formats_convert() {
 }
 
 /// A record with an array field: v3 is refused, naming the columns layout;
-/// the v2 records store is written, and zarr-python 3.4 refuses it (as the
+/// the v2 records store is written with a note saying zarr-python 3 cannot
+/// read it, and zarr-python 3.4 refuses it (as the
 /// README and the v3 refusal say), while the columns layout reads in
 /// zarr-python 3.4 with the field's values.
 #[test]
@@ -304,7 +305,15 @@ fn array_fields_go_to_the_columns_layout_as_zarr_python_3_reads_no_v2_subarray()
         &["columns layout", "zarr-python 3 refuses"],
     );
     let v2 = dir.path().join("a2.zarr");
-    converted(convert(&npy, &v2, &["--zarr-format", "2"]), "v2 records");
+    let run = convert(&npy, &v2, &["--zarr-format", "2"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: note: ")
+            && run.stderr.contains("zarr-python 3 cannot")
+            && run.stderr.contains("--layout columns"),
+        "{}",
+        run.stderr
+    );
     let columns = dir.path().join("ac.zarr");
     converted(convert(&npy, &columns, &["--layout", "columns"]), "columns");
     let out = common::run_with(

@@ -343,6 +343,16 @@ impl ZarrSink {
 }
 
 impl Sink for ZarrSink {
+    fn notes(&self) -> Vec<String> {
+        if self.options.zarr.writes_v2_records() && has_array_field(&self.spec.datatype) {
+            return vec![format!(
+                "{}: the records have array fields, which zarr-python 2.18 reads from a Zarr v2 dtype but zarr-python 3 cannot; the columns layout (--layout columns) is read by zarr-python 3 and xarray",
+                self.path.display()
+            )];
+        }
+        Vec::new()
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let repacker = repacker(&self.path, &self.spec.datatype)?;
         let from = source.location().to_path_buf();
@@ -398,6 +408,16 @@ impl Sink for ZarrSink {
         })?;
         writer.finish().map_err(|e| self.in_store(e))?;
         Ok(n)
+    }
+}
+
+/// Whether a record has a member that is an array, at any depth.
+fn has_array_field(datatype: &ndl_runtime::Datatype) -> bool {
+    match datatype {
+        ndl_runtime::Datatype::Compound(c) => c.members.iter().any(|m| {
+            matches!(m.datatype, ndl_runtime::Datatype::Array(_)) || has_array_field(&m.datatype)
+        }),
+        _ => false,
     }
 }
 
