@@ -15,8 +15,9 @@ use common::zarr_python::{check_store_311, check_store_312, py};
 use std::path::{Path, PathBuf};
 
 /// argv: converted file (.npy or .npz), original npy, npz member name.
-/// numpy loads it; the dtype is the original's packed (byte order kept);
-/// the values are the original's.
+/// numpy loads it; the dtype is the original's (layout and byte order
+/// kept: the store's `ndl_datatype` gives the layout back); the values are
+/// the original's.
 const CHECK_BACK: &str = r#"
 back, npy, member = sys.argv[1:4]
 orig = np.load(npy)
@@ -27,7 +28,7 @@ if back.endswith('.npz'):
 else:
     got = np.load(back)
 assert got.shape == orig.shape, (got.shape, orig.shape)
-assert got.dtype == packed(orig.dtype), (got.dtype, packed(orig.dtype))
+assert got.dtype == orig.dtype, (got.dtype, orig.dtype)
 same(got, orig)
 print('ok')
 "#;
@@ -44,7 +45,8 @@ fn check_back(back: &Path, npy: &Path, member: &str) {
 /// NumPy's padded, aligned records (nested, and big-endian) convert to a v3
 /// store that zarr-python 3.4 reads as the same values with the packed
 /// dtype; to v2 with blosc, read by 3.4, and by 3.1 for the flat dtype;
-/// and back to .npy and .npz that NumPy loads with the same values.
+/// and back to .npy and .npz that NumPy loads with the original dtype and
+/// values.
 #[test]
 fn npy_to_zarr_and_back_read_by_zarr_python_and_numpy() {
     let files = Files::new();
@@ -278,4 +280,54 @@ fn any_two_formats_convert() {
         &[npy.to_str().unwrap(), src.to_str().unwrap()],
     );
     assert_eq!(same.trim(), "True", "values changed on the way");
+}
+
+/// A record with an array field: v3 is refused, naming the columns layout;
+/// the v2 records store is written with a note saying zarr-python 3 cannot
+/// read it, and zarr-python 3.4 refuses it (as the
+/// README and the v3 refusal say), while the columns layout reads in
+/// zarr-python 3.4 with the field's values.
+#[test]
+fn array_fields_go_to_the_columns_layout_as_zarr_python_3_reads_no_v2_subarray() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("a.npy");
+    common::run_python(
+        "import sys, numpy as np\n\
+         a = np.zeros(3, [('id', '<u4'), ('v', '<f4', (4,))])\n\
+         a['id'] = [1, 2, 3]; a['v'] = np.arange(12).reshape(3, 4)\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let v3 = dir.path().join("a3.zarr");
+    refused(
+        &convert(&npy, &v3, &[]),
+        &v3,
+        &["columns layout", "zarr-python 3 refuses"],
+    );
+    let v2 = dir.path().join("a2.zarr");
+    let run = convert(&npy, &v2, &["--zarr-format", "2"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: note: ")
+            && run.stderr.contains("zarr-python 3 cannot")
+            && run.stderr.contains("--layout columns"),
+        "{}",
+        run.stderr
+    );
+    let columns = dir.path().join("ac.zarr");
+    converted(convert(&npy, &columns, &["--layout", "columns"]), "columns");
+    let out = common::run_with(
+        &common::python312(),
+        "import sys, zarr\n\
+         try:\n    zarr.open_array(sys.argv[1], mode='r'); print('opened')\n\
+         except Exception as e:\n    print('refused', type(e).__name__)\n\
+         g = zarr.open_group(sys.argv[2], mode='r')\n\
+         print(g['v'][:].tolist())",
+        &[v2.to_str().unwrap(), columns.to_str().unwrap()],
+    );
+    assert!(out.starts_with("refused"), "{out}");
+    assert!(
+        out.contains("[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]"),
+        "{out}"
+    );
 }

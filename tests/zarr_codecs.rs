@@ -53,8 +53,9 @@ fn convert_every_store(python: &Path, mode: &str, out: &Path, ending: &str) -> V
 /// zarr-python 3.4's v3 codecs, core (gzip, zstd with and without a
 /// checksum, crc32c, blosc with every compressor and shuffle, sharding) and
 /// numcodecs' (bz2, lz4, zstd, gzip, zlib, adler32, fletcher32, crc32,
-/// crc32c, shuffle, blosc, and the filters delta, fixedscaleoffset,
-/// quantize, bitround), for int32, float64 and records.
+/// crc32c, shuffle, blosc, and the filters delta (its dtype given as
+/// `"<i4"` or `"int32"`), fixedscaleoffset, quantize, bitround), for int32,
+/// float64 and records.
 #[test]
 fn every_codec_zarr_python_34_writes_in_v3_converts_to_equal_npy() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,6 +63,7 @@ fn every_codec_zarr_python_34_writes_in_v3_converts_to_equal_npy() {
     for expected in [
         "v3_nc_lz4_rec",
         "v3_nc_delta_i4",
+        "v3_nc_delta_named_i4",
         "v3_blosc_lz4hc_bitshuffle_f8",
         "v3_sharding_rec",
         "v3_nc_crc32c_start_i4",

@@ -21,7 +21,9 @@ pub fn is_remote(path: &Path) -> bool {
 }
 
 /// The records of a store: its array of records, or the records of a
-/// columns group's `ndl_datatype`, packed. An array of any other rank than
+/// columns group's `ndl_datatype`, in the layout they were written from
+/// (the `ndl_datatype` attribute's offsets and size, padding included),
+/// else packed as stored. An array of any other rank than
 /// 1, or chunked in more than its first dimension, is read a slab at a
 /// time, in the order it keeps ([`GridReader`]).
 pub struct ZarrSource {
@@ -30,6 +32,10 @@ pub struct ZarrSource {
     /// What turns records read in native order into the spec's orders:
     /// made once, not per batch.
     to_spec_order: ToSpecOrder,
+    /// What puts packed records back into the layout they were written
+    /// from (the `ndl_datatype` attribute's offsets and size), when it
+    /// has gaps; `None` when the records are read as stored.
+    unpacking: Option<Unpacking>,
     reading: Reading,
     /// What the reader should know about how the store was read.
     notes: Vec<String>,
@@ -48,16 +54,14 @@ impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
-        let (spec, reading) = match StoreInfo::open(path)? {
+        let (spec, reading, written) = match StoreInfo::open(path)? {
             StoreInfo::Array(info) if is_grid(&info) => {
                 notes = info.notes().to_vec();
                 let reader = GridReader::open(path)?;
-                let mut spec =
-                    ArraySpec::new(reader.stored_datatype().clone(), reader.shape().to_vec());
-                spec.byte_order = info.byte_order();
-                spec.other_order = info.other_byte_order().to_vec();
+                let mut spec = array_spec(&info, reader.stored_datatype());
                 spec.order = order_of(reader.order());
-                (spec, Reading::Grid(Box::new(reader), Handover::default()))
+                let reading = Reading::Grid(Box::new(reader), Handover::default());
+                (spec, reading, info.datatype())
             }
             StoreInfo::Array(info) => {
                 notes = info.notes().to_vec();
@@ -66,12 +70,12 @@ impl ZarrSource {
                     .unwrap_or(info.chunks())
                     .first()
                     .copied();
-                let mut spec =
-                    ArraySpec::new(info.stored_datatype().clone(), info.shape().to_vec());
-                spec.byte_order = info.byte_order();
-                spec.other_order = info.other_byte_order().to_vec();
-                let chunk = chunk.unwrap_or(1);
-                (spec, Reading::Records { chunk, next: 0 })
+                let spec = array_spec(&info, info.stored_datatype());
+                let reading = Reading::Records {
+                    chunk: chunk.unwrap_or(1),
+                    next: 0,
+                };
+                (spec, reading, info.datatype())
             }
             StoreInfo::Group(group) => {
                 let unsupported = |message: String| Error::Unsupported {
@@ -85,18 +89,114 @@ impl ZarrSource {
                 let mut spec = ArraySpec::new(packed, vec![group.len()]);
                 spec.byte_order = ByteOrder::Little;
                 let chunk = group.arrays().first().map_or(1, |(_, a)| a.chunks()[0]);
-                (spec, Reading::Records { chunk, next: 0 })
+                let written = group.written_datatype().unwrap_or(spec.datatype.clone());
+                (spec, Reading::Records { chunk, next: 0 }, written)
             }
         };
         let to_spec_order = ToSpecOrder::of(path, &spec)?;
+        let (spec, unpacking) = Unpacking::of(path, spec, &written)?;
         Ok(ZarrSource {
             path: path.to_path_buf(),
             spec,
             to_spec_order,
+            unpacking,
             reading,
             notes,
         })
     }
+
+    /// Reads up to `buf.len() / size` packed records of `size` bytes into
+    /// `buf`, in the spec's byte orders; returns how many.
+    fn read_packed(&mut self, buf: &mut [u8], size: usize) -> Result<usize> {
+        let n = match &mut self.reading {
+            Reading::Grid(reader, pending) => {
+                pending.fill(buf, size, || Ok(reader.next_slab()?))?
+            }
+            Reading::Records { next, .. } => {
+                let len = self.spec.len().unwrap_or(0);
+                let end = (*next + (buf.len() / size) as u64).min(len);
+                if *next >= end {
+                    return Ok(0);
+                }
+                let bytes = ndl_zarr::read_packed(&self.path, *next..end)?;
+                buf[..bytes.len()].copy_from_slice(&bytes);
+                let n = (end - *next) as usize;
+                *next = end;
+                n
+            }
+        };
+        self.to_spec_order.apply(&mut buf[..n * size]);
+        Ok(n)
+    }
+}
+
+/// The spec of an array's records as stored (packed), in the store's byte
+/// orders.
+fn array_spec(info: &ArrayInfo, stored: &ndl_runtime::Datatype) -> ArraySpec {
+    let mut spec = ArraySpec::new(stored.clone(), info.shape().to_vec());
+    spec.byte_order = info.byte_order();
+    spec.other_order = info.other_byte_order().to_vec();
+    spec
+}
+
+/// Packed records put back into the layout they were written from, so
+/// that a `.npy` of padded records comes back from a store byte for byte.
+struct Unpacking {
+    repacker: Repacker,
+    /// The packed records of one read, kept between reads.
+    packed: Vec<u8>,
+}
+
+impl Unpacking {
+    /// The spec of records laid out as `written` (the store's
+    /// `ndl_datatype`, or the packed datatype itself), given `packed`, the
+    /// spec of the records as stored; and what unpacks them, unless the
+    /// two are the same.
+    fn of(
+        path: &Path,
+        packed: ArraySpec,
+        written: &ndl_runtime::Datatype,
+    ) -> Result<(ArraySpec, Option<Unpacking>)> {
+        let repacker = repacker(path, written)?;
+        if repacker.is_dense() {
+            return Ok((packed, None));
+        }
+        let mut spec = packed;
+        spec.other_order = unpacked_ranges(&repacker, &spec.other_order);
+        spec.datatype = written.clone();
+        let packed = Vec::new();
+        Ok((spec, Some(Unpacking { repacker, packed })))
+    }
+}
+
+/// The byte ranges of a record of `repacker`'s datatype that hold the
+/// bytes at `packed` in its packed record.
+fn unpacked_ranges(
+    repacker: &Repacker,
+    packed: &[std::ops::Range<usize>],
+) -> Vec<std::ops::Range<usize>> {
+    if packed.is_empty() {
+        return Vec::new();
+    }
+    let mut marks = vec![0u8; repacker.layout().size()];
+    for r in packed {
+        marks[r.clone()].fill(1);
+    }
+    let mut element = vec![0u8; repacker.record_size()];
+    repacker.unpack(&marks, &mut element);
+    marked_ranges(&element)
+}
+
+/// The runs of bytes marked 1 in `marks`.
+fn marked_ranges(marks: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    for (at, _) in marks.iter().enumerate().filter(|(_, &m)| m == 1) {
+        match ranges.last_mut() {
+            Some(last) if last.end == at => last.end = at + 1,
+            _ => ranges.push(at..at + 1),
+        }
+    }
+    ranges
 }
 
 /// Turns records in native byte order, as a store's reader gives them,
@@ -161,26 +261,23 @@ impl Source for ZarrSource {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let size = self.spec.element_size().max(1);
-        let n = match &mut self.reading {
-            Reading::Grid(reader, pending) => {
-                pending.fill(buf, size, || Ok(reader.next_slab()?))?
-            }
-            Reading::Records { next, .. } => {
-                let len = self.spec.len().unwrap_or(0);
-                let end = (*next + (buf.len() / size) as u64).min(len);
-                if *next >= end {
-                    return Ok(0);
-                }
-                let bytes = ndl_zarr::read_packed(&self.path, *next..end)?;
-                buf[..bytes.len()].copy_from_slice(&bytes);
-                let n = (end - *next) as usize;
-                *next = end;
-                n
-            }
+        let Some(mut unpacking) = self.unpacking.take() else {
+            let size = self.spec.element_size().max(1);
+            return self.read_packed(buf, size);
         };
-        self.to_spec_order.apply(&mut buf[..n * size]);
-        Ok(n)
+        let size = unpacking.repacker.layout().size().max(1);
+        let record = unpacking.repacker.record_size().max(1);
+        let mut packed = std::mem::take(&mut unpacking.packed);
+        packed.resize(buf.len() / record * size, 0);
+        let read = self.read_packed(&mut packed, size);
+        if let Ok(n) = read {
+            unpacking
+                .repacker
+                .unpack(&packed[..n * size], &mut buf[..n * record]);
+        }
+        unpacking.packed = packed;
+        self.unpacking = Some(unpacking);
+        read
     }
 }
 
@@ -249,6 +346,16 @@ impl ZarrSink {
 }
 
 impl Sink for ZarrSink {
+    fn notes(&self) -> Vec<String> {
+        if self.options.zarr.writes_v2_records() && has_array_field(&self.spec.datatype) {
+            return vec![format!(
+                "{}: the records have array fields, which zarr-python 2.18 reads from a Zarr v2 dtype but zarr-python 3 cannot; the columns layout (--layout columns) is read by zarr-python 3 and xarray",
+                self.path.display()
+            )];
+        }
+        Vec::new()
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let repacker = repacker(&self.path, &self.spec.datatype)?;
         let from = source.location().to_path_buf();
@@ -307,6 +414,16 @@ impl Sink for ZarrSink {
     }
 }
 
+/// Whether a record has a member that is an array, at any depth.
+fn has_array_field(datatype: &ndl_runtime::Datatype) -> bool {
+    match datatype {
+        ndl_runtime::Datatype::Compound(c) => c.members.iter().any(|m| {
+            matches!(m.datatype, ndl_runtime::Datatype::Array(_)) || has_array_field(&m.datatype)
+        }),
+        _ => false,
+    }
+}
+
 /// The store's writer: of one-dimensional records (either layout), or of
 /// an array of any other rank.
 enum Writer {
@@ -347,13 +464,7 @@ fn packed_other_order(
     }
     let mut marks = vec![0u8; repacker.layout().size()];
     repacker.pack(&element, &mut marks);
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    for (at, _) in marks.iter().enumerate().filter(|(_, &m)| m == 1) {
-        match ranges.last_mut() {
-            Some(last) if last.end == at => last.end = at + 1,
-            _ => ranges.push(at..at + 1),
-        }
-    }
+    let ranges = marked_ranges(&marks);
     let mixed = MixedOrder::new(repacker.layout().datatype(), &ranges)?;
     Some((mixed, ranges))
 }

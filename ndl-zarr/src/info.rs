@@ -276,11 +276,21 @@ impl GroupInfo {
     /// times would be lost.
     pub fn datatype(&self) -> std::result::Result<Option<Datatype>, String> {
         match self.attributes.get(NDL_DATATYPE) {
-            Some(value) => Ok(serde_json::from_value(value.clone()).ok()),
+            Some(_) => Ok(self.written_datatype()),
             None => infer_record(&self.arrays).map_err(|(array, e)| {
                 format!("array `{array}`: its units read as CF time but are not: {e}")
             }),
         }
+    }
+
+    /// The records' datatype as written, in the layout they were written
+    /// from (offsets and size, padding included): the `ndl_datatype`
+    /// attribute; `None` for a group another tool wrote, whose inferred
+    /// records ([`datatype`](GroupInfo::datatype)) have no layout of their
+    /// own.
+    pub fn written_datatype(&self) -> Option<Datatype> {
+        let value = self.attributes.get(NDL_DATATYPE)?;
+        serde_json::from_value(value.clone()).ok()
     }
 
     /// The number of records: the shortest array's first dimension.

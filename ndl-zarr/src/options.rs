@@ -154,6 +154,12 @@ impl WriteOptions {
     /// Whether a store written with these options can keep each field of a
     /// record in its own byte order: Zarr v2's records layout.
     pub fn keeps_mixed_byte_orders(&self) -> bool {
+        self.writes_v2_records()
+    }
+
+    /// Whether these options write Zarr v2's records layout: the only one
+    /// with subarray fields, which zarr-python 3 cannot read.
+    pub fn writes_v2_records(&self) -> bool {
         self.format == ZarrFormat::V2 && self.layout == Layout::Records
     }
 

@@ -138,12 +138,14 @@ impl LayoutWriter {
 
     /// Creates a store of either layout at `dir` for records of `datatype`
     /// (in its own layout), described by `title`; its record dimension is
-    /// named after `named_for` unless the options name it.
+    /// named after `named_for` unless the options name it. A columns store
+    /// records `written` as its records' datatype (`datatype` itself, or
+    /// the layout packed records were packed from).
     fn create(
         options: &WriteOptions,
         store: Store,
         named_for: &Path,
-        datatype: &Datatype,
+        (datatype, written): (&Datatype, &Datatype),
         title: Option<&str>,
     ) -> Result<LayoutWriter> {
         let dimension = options
@@ -156,7 +158,11 @@ impl LayoutWriter {
                 options, &store, datatype, &dimension,
             )?)),
             Layout::Columns => LayoutWriter::Columns(ColumnsWriter::create(
-                options, &store, datatype, title, &dimension,
+                options,
+                &store,
+                (datatype, written),
+                title,
+                &dimension,
             )?),
         })
     }
@@ -174,7 +180,14 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
         let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;
-        let core = LayoutWriter::create(options, store, dir, &T::datatype(), T::description())?;
+        let datatype = T::datatype();
+        let core = LayoutWriter::create(
+            options,
+            store,
+            dir,
+            (&datatype, &datatype),
+            T::description(),
+        )?;
         Ok(ArrayWriter { core, packer, held })
     }
 
@@ -333,14 +346,15 @@ impl PackedWriter {
             message: e.to_string(),
         })?;
         // Columns gather from the packed records, so they are planned on
-        // the packed datatype (which keeps every name and attribute).
+        // the packed datatype (which keeps every name and attribute); the
+        // group records `datatype`, whose layout readers give back.
         let planned = match options.layout {
             Layout::Records => datatype,
             Layout::Columns => packed.datatype(),
         };
         let (store, held) = Held::new_store(options, dir)?;
         Ok(PackedWriter {
-            core: LayoutWriter::create(options, store, dir, planned, None)?,
+            core: LayoutWriter::create(options, store, dir, (planned, datatype), None)?,
             record: packed.size(),
             held,
         })

@@ -153,6 +153,45 @@ fn zarr_python_2_stores_read_with_their_fill_value_of_0() {
     assert!(matches!(e, Error::TypeMismatch { .. }), "{e}");
 }
 
+/// Writes, as zarr-python 2.18 writes it, the metadata of a v2 object
+/// array of 4 elements in chunks of 2 (none stored: every element is the
+/// fill value) at `argv[1]`, of filter `argv[2]` and fill value `argv[3]`
+/// (JSON); prints the values zarr-python 3.4 reads, as JSON.
+const FILLED_V2: &str = r#"
+import json, os, sys, zarr
+path, codec, fill = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+os.makedirs(path)
+with open(os.path.join(path, '.zarray'), 'w') as f:
+    json.dump({"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "|O",
+               "fill_value": fill, "order": "C", "compressor": None,
+               "filters": [{"id": codec}], "dimension_separator": "."}, f)
+values = zarr.open_array(path, mode='r')[:].tolist()
+print(json.dumps([v if isinstance(v, str) else list(v) for v in values]))
+"#;
+
+#[test]
+fn absent_chunks_of_v2_object_arrays_read_as_their_fill_value_as_zarr_python_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("filled.py");
+    std::fs::write(&script, FILLED_V2).unwrap();
+    let zarr_python = |path: &Path, codec: &str, fill: &str| -> serde_json::Value {
+        let args = [path.to_str().unwrap(), codec, fill];
+        serde_json::from_str(&run_file(&python312(), &script, &args)).unwrap()
+    };
+    for (i, fill) in [r#""0""#, "0", r#""abc""#, "null"].into_iter().enumerate() {
+        let path = dir.path().join(format!("text{i}.zarr"));
+        let expected = zarr_python(&path, "vlen-utf8", fill);
+        let read = ndl_zarr::read_strings(&path).unwrap();
+        assert_eq!(serde_json::json!(read), expected, "fill value {fill}");
+    }
+    for (i, fill) in [r#""MA==""#, "null"].into_iter().enumerate() {
+        let path = dir.path().join(format!("bytes{i}.zarr"));
+        let expected = zarr_python(&path, "vlen-bytes", fill);
+        let read = ndl_zarr::read_byte_strings(&path).unwrap();
+        assert_eq!(serde_json::json!(read), expected, "fill value {fill}");
+    }
+}
+
 /// A store of 3 strings in chunks of 2, uncompressed, whose chunk `1`
 /// (v2 keys) is replaced by `chunk`.
 fn with_chunk(dir: &Path, name: &str, chunk: &[u8]) -> PathBuf {

@@ -80,6 +80,8 @@ def v3_cases():
     yield "sharding", ["i4", "f8", "rec"], {"shards": (16,), "compressors": [core.GzipCodec()]}
     yield "nc_delta", ["i4"], {"filters": [nc.Delta(dtype="<i4")]}
     yield "nc_delta_f8", ["f8"], {"filters": [nc.Delta(dtype="<f8")]}
+    # numcodecs.zarr3 keeps the dtype as given: a type name here.
+    yield "nc_delta_named", ["i4"], {"filters": [nc.Delta(dtype="int32")]}
     yield "nc_fixedscaleoffset", ["f8"], {
         "filters": [nc.FixedScaleOffset(offset=0.1, scale=1000.3, dtype="<f8", astype="<i4")]
     }

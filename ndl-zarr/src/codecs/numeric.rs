@@ -14,6 +14,22 @@ pub(crate) enum Numeric {
     Float(u8),
 }
 
+/// The kind and byte size of a NumPy type name (`"int32"` is `("i",
+/// "4")`), or `None` when `name` is not one.
+fn type_name_code(name: &str) -> Option<(&'static str, &'static str)> {
+    let (kind, bits) = [("uint", "u"), ("int", "i"), ("float", "f")]
+        .into_iter()
+        .find_map(|(prefix, kind)| Some((kind, name.strip_prefix(prefix)?)))?;
+    let size = match bits {
+        "8" => "1",
+        "16" => "2",
+        "32" => "4",
+        "64" => "8",
+        _ => return None,
+    };
+    Some((kind, size))
+}
+
 /// One element, wide enough for every [`Numeric`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Scalar {
@@ -34,11 +50,12 @@ impl Numeric {
         Ok((dtype, astype))
     }
 
-    /// The type a NumPy dtype string names (`"<i4"`, `"f8"`, `"|u1"`);
+    /// The type a NumPy dtype string names (`"<i4"`, `"f8"`, `"|u1"`, or
+    /// a type name such as `"int32"`, which numcodecs.zarr3 writes);
     /// `codec` names the codec in the error.
     pub fn parse(codec: &str, dtype: &str) -> Result<Numeric, PluginCreateError> {
         let bare = dtype.trim_start_matches(['<', '>', '|', '=']);
-        let (kind, size) = bare.split_at(bare.len().min(1));
+        let (kind, size) = type_name_code(bare).unwrap_or_else(|| bare.split_at(bare.len().min(1)));
         let numeric = match (kind, size) {
             ("i", "1" | "2" | "4" | "8") => Numeric::Int(size.parse().unwrap_or(0)),
             ("u", "1" | "2" | "4" | "8") => Numeric::UInt(size.parse().unwrap_or(0)),

@@ -283,8 +283,6 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
         .get("dimension_separator")
         .and_then(Value::as_str)
         .unwrap_or(".");
-    // zarr-python 2 writes `0` as the fill value of object arrays, and 3
-    // writes "": an absent element is empty either way.
     let engine_doc = json!({
         "zarr_format": 3,
         "node_type": "array",
@@ -292,7 +290,7 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
         "data_type": data_type,
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk_shape}},
         "chunk_key_encoding": {"name": "v2", "configuration": {"separator": separator}},
-        "fill_value": match kind { VlenKind::Text => json!(""), VlenKind::Bytes => json!([]) },
+        "fill_value": v2_fill_value(store, kind, doc.get("fill_value"))?,
         "codecs": codecs,
     });
     let engine: ArrayMetadataV3 = serde_json::from_value(engine_doc)
@@ -310,6 +308,33 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
         engine,
         framed: ids.len() == 1 && order == ArrayMetadataV2Order::C,
     }))
+}
+
+/// The engine's (v3) fill value of a v2 object array, the value of an
+/// element whose chunk is absent, as zarr-python 3.4 reads it: text is the
+/// string given, or the number's decimal form (zarr-python 2 writes `0`,
+/// which zarr-python 3 reads as "0"); bytes are given in base64. No fill
+/// value, and bytes' `0` (which zarr-python 3.4 refuses), are empty.
+fn v2_fill_value(store: &str, kind: VlenKind, fill: Option<&Value>) -> Result<Value> {
+    use base64::Engine as _;
+    Ok(match (kind, fill) {
+        (VlenKind::Text, Some(Value::String(s))) => json!(s),
+        (VlenKind::Text, Some(Value::Number(n))) => json!(n.to_string()),
+        (VlenKind::Bytes, Some(Value::String(s))) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map_err(|e| {
+                    bad(
+                        store,
+                        ZARRAY,
+                        format!("fill_value {s:?} is not base64 bytes: {e}"),
+                    )
+                })?;
+            json!(bytes)
+        }
+        (VlenKind::Text, _) => json!(""),
+        (VlenKind::Bytes, _) => json!([]),
+    })
 }
 
 /// The bytes-to-bytes codecs of a v3 codec list: those after the one

@@ -57,11 +57,13 @@ impl std::fmt::Debug for ColumnsWriter {
 impl ColumnsWriter {
     /// Creates a group at the root of the empty `store` for records of `dt`
     /// (in its own layout, which the gather functions read), described by
-    /// `title`, and an array per column, all of length 0.
+    /// `title`, and an array per column, all of length 0. The group's
+    /// `ndl_datatype` is `written`: `dt`, or the layout of the records
+    /// `dt` packs.
     pub fn create(
         options: &WriteOptions,
         store: &Store,
-        dt: &Datatype,
+        (dt, written): (&Datatype, &Datatype),
         title: Option<&str>,
         dimension: &str,
     ) -> Result<ColumnsWriter> {
@@ -84,7 +86,7 @@ impl ColumnsWriter {
         if let Some(title) = title {
             attributes.insert("title".into(), json!(title));
         }
-        attributes.insert(NDL_DATATYPE.into(), json!(dt));
+        attributes.insert(NDL_DATATYPE.into(), json!(written));
         let group = Group {
             store: store.clone(),
             format: options.format,

@@ -73,8 +73,9 @@ pub(crate) fn check_storable(options: &WriteOptions, stored: &Datatype) -> Resul
     result.map_err(|e| Error::Unsupported {
         message: match options.format {
             ZarrFormat::V3 => format!(
-                "{e}; store array fields in the columns layout, \
-                 or as Zarr v2, whose dtype has subarray fields"
+                "{e}; store array fields in the columns layout, which \
+                 zarr-python 3 and xarray read (a Zarr v2 dtype has subarray \
+                 fields, but only zarr-python 2 reads them: zarr-python 3 refuses them)"
             ),
             ZarrFormat::V2 => e.to_string(),
         },
