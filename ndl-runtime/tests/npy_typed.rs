@@ -169,9 +169,15 @@ fn datatype_mismatches_say_which_field_and_how() {
     let bytes = bytes_of(&WriteOptions::new(), &padded);
     let (e, _) = read_both::<Packed>(&bytes).unwrap_err();
     assert!(
-        e.to_string().ends_with(
-            "(field 'b'): file has float64 at offset 8, type expects float64 at offset 1"
+        e.to_string().contains(
+            "(field 'b'): file has float64 at offset 8, type expects float64 at offset 1; "
         ),
+        "{e}"
+    );
+    // Every field is there, elsewhere: reading by name would do.
+    assert!(
+        e.to_string()
+            .ends_with("`ReadOptions::by_name(true)` reads them by field name"),
         "{e}"
     );
     let (e, _) = read_both::<f64>(&bytes_of(&WriteOptions::new(), &[1.0f32])).unwrap_err();
