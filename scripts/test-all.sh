@@ -59,4 +59,4 @@ cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 cargo test --workspace
 # The fuzz targets live in their own workspace; CI checks that they build.
-cargo build --manifest-path fuzz/Cargo.toml
+CARGO_TARGET_DIR="$PWD/target" cargo build --manifest-path fuzz/Cargo.toml

@@ -15,10 +15,38 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(30);
 
 /// This test binary, set to run the one test `test`, alone and printing.
+///
+/// `test` is the test function's name; its module path within the binary
+/// is looked up, so a test need not know which module of the one
+/// integration-test binary it sits in.
 pub fn this_test(test: &str) -> Command {
-    let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
-    command.args([test, "--exact", "--nocapture", "--test-threads=1"]);
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let full = full_name(&exe, test);
+    let mut command = Command::new(exe);
+    command.args([full.as_str(), "--exact", "--nocapture", "--test-threads=1"]);
     command
+}
+
+/// The one test of the binary `exe` named `test` or ending in `::test`.
+fn full_name(exe: &std::path::Path, test: &str) -> String {
+    let listed = Command::new(exe)
+        .args(["--list", "--format", "terse"])
+        .output()
+        .expect("the test binary lists its tests");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let suffix = format!("::{test}");
+    let found: Vec<&str> = listed
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .filter(|name| *name == test || name.ends_with(&suffix))
+        .collect();
+    match found.as_slice() {
+        [one] => one.to_string(),
+        _ => panic!(
+            "expected one test named {test} in {}, found {found:?}",
+            exe.display()
+        ),
+    }
 }
 
 /// Says `what` to the parent: one `@` line.

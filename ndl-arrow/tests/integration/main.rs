@@ -1,0 +1,10 @@
+//! The one integration-test binary of `ndl-arrow`: each module is one
+//! concern, as each file was once its own binary.
+
+mod common;
+
+mod bad_input;
+mod consumers;
+mod file_mode;
+mod roundtrip;
+mod time;

@@ -1,0 +1,11 @@
+//! The one integration-test binary of `ndl-hdf5`: each module is one
+//! concern, as each file was once its own binary.
+
+mod arrays;
+mod bad_input;
+mod crash;
+mod extent;
+mod h5py;
+mod inventory;
+mod netcdf;
+mod writer;

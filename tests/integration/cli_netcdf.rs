@@ -1,0 +1,405 @@
+//! `ndl convert` to netCDF-4 (`.nc`) and back: what NumPy saves becomes
+//! a file whose dimensions, types and attributes Debian's `ncdump`,
+//! netCDF4-python and xarray read, `ndl describe --format cdl` prints what
+//! `ncdump -h` prints, and the `.npy` comes back byte for byte. Also the
+//! HDF5 codecs the command offers.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::cli::{convert, converted, describe, ok, refused};
+use common::numpy_kinds::{NETCDF4_FILE, NUMPY_KINDS};
+use ndl_testkit::netcdf::ncdump;
+use ndl_testkit::python::{python312, run_with};
+
+/// `ncdump -h`'s text without what `ndl describe` leaves out on purpose:
+/// our `ndl_datatype` bookkeeping, and a global attributes block that
+/// held only that.
+fn without_bookkeeping(cdl: &str) -> String {
+    let kept: Vec<&str> = cdl
+        .lines()
+        .filter(|l| !l.contains(":ndl_datatype = "))
+        .collect();
+    kept.join("\n")
+        .replace("\n\n// global attributes:\n}", "\n}")
+}
+
+/// Converts `npy` to `.nc` and back, checking the file with ncdump and
+/// our CDL against ncdump's.
+fn round_trip(d: &Path, name: &str, extra: &[&str]) -> std::path::PathBuf {
+    let npy = d.join(format!("{name}.npy"));
+    let nc = d.join(format!("{name}.nc"));
+    let back = d.join(format!("{name}_back.npy"));
+    let run = convert(&npy, &nc, extra);
+    assert_eq!(run.code, Some(0), "{name} to .nc: {run:#?}");
+    let header = ncdump(&["-h"], &nc);
+    assert!(!header.contains("phony_dim"), "{name}: {header}");
+    ncdump(&[], &nc);
+    let ours = ok(describe(&nc, "cdl", &[]), &format!("describe {name}.nc"));
+    assert_eq!(
+        ours.trim_end(),
+        without_bookkeeping(&header).trim_end(),
+        "{name}: our CDL is not ncdump -h's"
+    );
+    converted(convert(&nc, &back, &[]), &format!("{name} back"));
+    assert_eq!(
+        std::fs::read(&npy).unwrap(),
+        std::fs::read(&back).unwrap(),
+        "{name}: the .npy that came back differs"
+    );
+    nc
+}
+
+#[test]
+fn npy_to_nc_and_back_is_byte_for_byte_and_ncdump_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
+    for name in [
+        "big", "cube", "scalar", "empty", "complex", "time", "strs", "bools",
+    ] {
+        round_trip(d, name, &[]);
+    }
+    let header = ncdump(&["-h"], &d.join("cube.nc"));
+    assert!(
+        header.contains("ushort cube(dim_0, dim_1, dim_2) ;"),
+        "{header}"
+    );
+    let header = ncdump(&["-h"], &d.join("strs.nc"));
+    assert!(
+        header.contains("char strs(dim_0, dim_1, string4) ;"),
+        "{header}"
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+d = sys.argv[1]
+t = xr.open_dataset(f"{d}/time.nc")["time"].values
+assert str(t[0]) == "2026-11-25T12:00:00.000000000" and np.isnat(t[1]), t
+s = xr.open_dataset(f"{d}/strs.nc")["strs"].values
+assert s.tolist() == [[b"ab", b"cdef"], [b"x", b""]], s
+c = xr.open_dataset(f"{d}/cube.nc")["cube"]
+assert c.dims == ("dim_0", "dim_1", "dim_2") and int(c.sum()) == sum(range(60))
+"#,
+        &[d.to_str().unwrap()],
+    );
+}
+
+#[test]
+fn records_holding_a_bool_convert_with_a_note_for_netcdf4_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
+    let npy = d.join("recs.npy");
+    let nc = d.join("recs.nc");
+    let run = convert(&npy, &nc, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: note: ") && run.stderr.contains("--layout columns"),
+        "{}",
+        run.stderr
+    );
+    let header = ncdump(&["-h"], &nc);
+    assert!(
+        header.contains("byte enum bool_t {FALSE = 0, TRUE = 1} ;"),
+        "{header}"
+    );
+    assert!(header.contains("recs_t recs(record) ;"), "{header}");
+    assert!(header.contains("char s(5) ;"), "{header}");
+    let back = d.join("recs_back.npy");
+    converted(convert(&nc, &back, &[]), "recs back");
+    assert_eq!(std::fs::read(&npy).unwrap(), std::fs::read(&back).unwrap());
+    // What the note says: netCDF4-python skips the variable.
+    let skipped = run_with(
+        &python312(),
+        "import sys, warnings, netCDF4\nwarnings.simplefilter('ignore')\nprint(list(netCDF4.Dataset(sys.argv[1]).variables))",
+        &[nc.to_str().unwrap()],
+    );
+    assert_eq!(
+        skipped.trim(),
+        "[]",
+        "netCDF4-python now reads it: drop the note"
+    );
+}
+
+#[test]
+fn the_columns_layout_is_what_xarray_and_netcdf4_python_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
+    let nc = round_trip(d, "cols", &["--layout", "columns"]);
+    let header = ncdump(&["-h"], &nc);
+    for line in [
+        "uint id(record) ;",
+        "char name(record, name_strlen) ;",
+        "double v(record, v_dim0) ;",
+        "bool_t flag(record) ;",
+        "t:units = \"seconds since 1970-01-01 00:00:00\" ;",
+        "t:calendar = \"proleptic_gregorian\" ;",
+        "w:comment = \"counts of NumPy datetime64[W] since 1970-01-01, a unit CF time has not\" ;",
+    ] {
+        assert!(header.contains(line), "{line}: {header}");
+    }
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4, xarray as xr
+want = np.load(sys.argv[2])
+with netCDF4.Dataset(sys.argv[1]) as f:
+    assert sorted(f.variables) == ["flag", "id", "name", "t", "v", "w"], list(f.variables)
+    assert f.variables["flag"].datatype.enum_dict == {"FALSE": 0, "TRUE": 1}
+    assert f.variables["flag"][:].tolist() == [1, 0, 1, 0, 1]
+ds = xr.open_dataset(sys.argv[1])
+assert ds["name"].values.tolist() == want["name"].tolist(), ds["name"].values
+assert (ds["t"].values[[0, 1, 3, 4]] == want["t"][[0, 1, 3, 4]]).all() and np.isnat(ds["t"].values[2])
+assert ds["v"].dims == ("record", "v_dim0")
+assert ds["id"].values.tolist() == list(range(5))
+"#,
+        &[nc.to_str().unwrap(), d.join("cols.npy").to_str().unwrap()],
+    );
+    // A plain array has no fields to split.
+    let cube = d.join("cube2.nc");
+    refused(
+        &convert(&d.join("cube.npy"), &cube, &["--layout", "columns"]),
+        &cube,
+        &["columns layout", "--layout records"],
+    );
+}
+
+#[test]
+fn hdf5_takes_deflate_and_shuffle_and_refuses_plugin_codecs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
+    let npy = d.join("cube.npy");
+    let h5 = d.join("cube.h5");
+    converted(
+        convert(&npy, &h5, &["--codec", "zlib:6", "--shuffle"]),
+        "zlib and shuffle",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    d = f["cube"]
+    assert d.compression == "gzip" and d.compression_opts == 6, (d.compression, d.compression_opts)
+    assert d.shuffle and d.chunks is not None
+    assert (d[()] == np.load(sys.argv[2])).all()
+"#,
+        &[h5.to_str().unwrap(), npy.to_str().unwrap()],
+    );
+    let back = d.join("cube_back.npy");
+    converted(convert(&h5, &back, &[]), "back");
+    assert_eq!(std::fs::read(&npy).unwrap(), std::fs::read(&back).unwrap());
+
+    let nc = d.join("gz.nc");
+    converted(convert(&npy, &nc, &["--codec", "gzip"]), "gzip to .nc");
+    let special = ncdump(&["-hs"], &nc);
+    assert!(special.contains("cube:_DeflateLevel = "), "{special}");
+
+    for codec in ["zstd", "bz2", "lz4:1"] {
+        let out = d.join(format!("{}.h5", codec.replace(':', "_")));
+        refused(
+            &convert(&npy, &out, &["--codec", codec]),
+            &out,
+            &["none, gzip or zlib", "blosc", "hdf5plugin"],
+        );
+        assert!(!out.exists(), "{codec}");
+    }
+}
+
+#[test]
+fn blosc_goes_both_ways_with_h5py_and_hdf5plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), NUMPY_KINDS, &[d.to_str().unwrap()]);
+    for (name, codec) in [("cube", "blosc:zstd:5:bitshuffle"), ("recs", "blosc")] {
+        let npy = d.join(format!("{name}.npy"));
+        let h5 = d.join(format!("{name}.h5"));
+        converted(convert(&npy, &h5, &["--codec", codec]), codec);
+        let ndl = ok(describe(&h5, "ndl", &[]), codec);
+        assert!(ndl.contains("name: blosc"), "{ndl}");
+        run_with(
+            &python312(),
+            r#"
+import sys, h5py, hdf5plugin, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    d = f[sys.argv[3]]
+    assert "32001" in d._filters, d._filters
+    assert d[()].tobytes() == np.load(sys.argv[2]).tobytes()
+"#,
+            &[h5.to_str().unwrap(), npy.to_str().unwrap(), name],
+        );
+    }
+    // What h5py writes with hdf5plugin's Blosc (zstd inside) reads back.
+    let theirs = d.join("theirs.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, hdf5plugin, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("x", data=np.arange(100000, dtype="<f8"), chunks=(4096,),
+                     **hdf5plugin.Blosc(cname="zstd", clevel=3, shuffle=hdf5plugin.Blosc.SHUFFLE))
+"#,
+        &[theirs.to_str().unwrap()],
+    );
+    let back = d.join("theirs.npy");
+    converted(convert(&theirs, &back, &[]), "blosc from h5py");
+    run_with(
+        &python312(),
+        "import sys, numpy as np; a = np.load(sys.argv[1]); assert (a == np.arange(100000.0)).all()",
+        &[back.to_str().unwrap()],
+    );
+}
+
+#[test]
+fn files_netcdf4_python_wrote_describe_as_ncdump_shows_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("cf.nc");
+    run_with(&python312(), NETCDF4_FILE, &[nc.to_str().unwrap()]);
+    let ours = ok(describe(&nc, "cdl", &[]), "describe cf.nc as CDL");
+    assert_eq!(ours.trim_end(), ncdump(&["-h"], &nc).trim_end());
+    assert!(
+        ours.contains("time = UNLIMITED ; // (2 currently)"),
+        "{ours}"
+    );
+
+    let ndl = ok(describe(&nc, "ndl", &[]), "describe cf.nc");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&ndl).unwrap();
+    let sub = &doc["/sub"];
+    assert_eq!(sub["dimcoords"]["x"]["size"], 4, "{ndl}");
+    let factor = &sub["ndarrays"]["w"]["attributes"]["factor"];
+    assert_eq!(factor["type"], "float32", "{ndl}");
+    assert_eq!(doc["/"]["dimcoords"]["time"]["type"], "float64", "{ndl}");
+    assert!(doc["/"]["dimcoords"].get("x").is_none(), "{ndl}");
+}
+
+#[test]
+fn a_table_xarray_wrote_converts_to_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("table.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+ds = xr.Dataset(
+    {"value": ("obs", np.array([1.5, -2.0, 3.25], "<f4")),
+     "station": ("obs", np.array([7, 8, 9], ">i4")),
+     "code": ("obs", np.array([b"ab", b"cde", b""], "S5")),
+     "m": (("obs", "k"), np.arange(6).reshape(3, 2)),
+     "when": ("obs", np.array(["2000-01-01T06", "NaT", "1999-12-31T18"], "M8[s]")),
+     "took": ("obs", np.array([90, 60, 30], "m8[s]"))},
+    coords={"obs": np.array([10, 20, 30])})
+ds.to_netcdf(sys.argv[1], engine="netcdf4")
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let npy = d.join("table.npy");
+    converted(convert(&nc, &npy, &[]), "a table to records");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np
+a = np.load(sys.argv[1])
+assert a.dtype.names == ("value", "station", "code", "m", "when", "took", "obs"), a.dtype
+w = a["when"].astype("M8[s]")
+assert str(w[0]) == "2000-01-01T06:00:00" and np.isnat(w[1]) and str(w[2]) == "1999-12-31T18:00:00", a["when"]
+assert a["took"].astype("m8[s]").astype(int).tolist() == [90, 60, 30], a["took"]
+assert a["station"].tolist() == [7, 8, 9] and a["station"].dtype == "<i4"
+assert a["code"].tolist() == [b"ab", b"cde", b""]
+assert a["m"].tolist() == [[0, 1], [2, 3], [4, 5]] and a["obs"].tolist() == [10, 20, 30]
+assert a["value"].tolist() == [1.5, -2.0, 3.25]
+"#,
+        &[npy.to_str().unwrap()],
+    );
+    // One variable still converts alone, with --member.
+    let value = d.join("value.npy");
+    converted(convert(&nc, &value, &["--member", "value"]), "one variable");
+}
+
+/// netCDF-C stores a variable named like a dimension that is not its
+/// coordinate (`y(x, y)`) as `_nc4_non_coord_y`, beside the dimension's
+/// scale `y`, which holds no data: `--member y` is the variable, as
+/// netCDF4-python reads it, and the CDL calls it `y`, as ncdump does.
+#[test]
+fn a_variable_named_like_a_dimension_it_is_not_the_coordinate_of_is_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("non_coord.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w") as ds:
+    ds.createDimension("x", 2)
+    ds.createDimension("y", 5)
+    ds.createVariable("y", "f8", ("x", "y"))[:] = np.arange(10).reshape(2, 5) + 0.5
+    ds.createVariable("x", "i4", ("x",))[:] = [10, 20]
+    ds.createVariable("v", "i2", ("y",))[:] = np.arange(5) - 2
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    for name in ["y", "x", "v"] {
+        let npy = d.join(format!("{name}.npy"));
+        converted(convert(&nc, &npy, &["--member", name]), name);
+        run_with(
+            &python312(),
+            r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1]) as ds:
+    want = ds[sys.argv[3]][:].data
+got = np.load(sys.argv[2])
+assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.shape)
+assert (got == want).all(), (got, want)
+"#,
+            &[nc.to_str().unwrap(), npy.to_str().unwrap(), name],
+        );
+    }
+    let cdl = ok(describe(&nc, "cdl", &[]), "describe");
+    assert!(!cdl.contains("_nc4_non_coord"), "{cdl}");
+    assert!(cdl.contains("double y(x, y) ;"), "{cdl}");
+    let header = ncdump(&["-h"], &nc);
+    assert!(header.contains("double y(x, y) ;"), "{header}");
+}
+
+#[test]
+fn the_command_describes_and_converts_a_netcdf3_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("classic.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w", format="NETCDF3_64BIT_OFFSET") as ds:
+    ds.createDimension("t", None)
+    ds.createDimension("x", 2)
+    v = ds.createVariable("v", "i4", ("t", "x"))
+    v.units = "m"
+    v[:] = [[1, -2], [3, 2**31 - 1]]
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let cdl = ok(describe(&nc, "cdl", &[]), "describe a netCDF-3 file");
+    assert_eq!(cdl.trim_end(), ncdump(&["-h"], &nc).trim_end());
+    let npy = d.join("v.npy");
+    converted(
+        convert(&nc, &npy, &["--member", "v"]),
+        "a netCDF-3 variable",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+a = np.load(sys.argv[1])
+with netCDF4.Dataset(sys.argv[2]) as ds:
+    want = ds["v"][:]
+assert a.dtype == ">i4" and a.tolist() == want.tolist(), (a, want)
+"#,
+        &[npy.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+}

@@ -1,0 +1,254 @@
+//! `ndl describe` with a sidecar (`NAME.yaml` or `NAME.yml` beside the
+//! file): the enum names and attributes it adds, `--no-sidecar`, and the
+//! warnings about sidecars that cannot be used.
+
+use crate::common;
+
+use common::cli::{describe, ok, shape_of};
+
+use ndl_runtime::ndl::File as NdlFile;
+use ndl_runtime::{Datatype, IntType};
+
+const SIDECAR: &str = "\
+ndarrays:
+  x:
+    shape: [3]
+    type:
+      compound:
+        - state: {type: {enum: {base: uint8, members: {idle: 0, running: 1, failed: 2}}}, offset: 0}
+        - t: {type: float64, offset: 1}
+      size: 9
+    attributes:
+      description: Machine states over time
+      units: s
+";
+
+fn sidecar_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1] + '/x.npy', np.zeros(3, [('state', 'u1'), ('t', '<f8')]))",
+        &[dir.path().to_str().unwrap()],
+    );
+    dir
+}
+
+fn state_type(yaml: &str) -> Datatype {
+    let doc = NdlFile::from_yaml(yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    let Some(Datatype::Compound(c)) = &doc.ndarray("/x").unwrap().datatype else {
+        panic!("{yaml}")
+    };
+    c.member("state").unwrap().datatype.clone()
+}
+
+#[test]
+fn a_sidecar_adds_enum_names_and_attributes() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    std::fs::write(dir.path().join("x.yaml"), SIDECAR).unwrap();
+    let yaml = ok(describe(&npy, "ndl", &[]), "x.npy with sidecar");
+    let Datatype::Enum(e) = state_type(&yaml) else {
+        panic!("the sidecar's enum is not merged:\n{yaml}")
+    };
+    assert_eq!(e.base, IntType::UInt8);
+    let names: Vec<&str> = e.members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["idle", "running", "failed"]);
+    let doc = NdlFile::from_yaml(&yaml).unwrap();
+    let nd = doc.ndarray("/x").unwrap();
+    assert_eq!(nd.description(), Some("Machine states over time"));
+    assert_eq!(
+        nd.attributes.get("units").and_then(|a| a.as_str()),
+        Some("s")
+    );
+    // The file's own facts stay: shape and byte order.
+    assert_eq!(shape_of(nd), [3]);
+    assert!(nd.storage.endian.is_some(), "{yaml}");
+    // PyYAML reads the merged document too.
+    let check = common::run_python(
+        "import sys, yaml\n\
+         d = yaml.safe_load(sys.argv[1])['ndarrays']['x']\n\
+         print(d['type']['compound'][0]['state']['type']['enum']['members'], d['attributes']['units'])",
+        &[&yaml],
+    );
+    assert_eq!(
+        check.trim(),
+        "{'idle': 0, 'running': 1, 'failed': 2} s",
+        "{yaml}"
+    );
+
+    // The other languages describe the file; the sidecar does not break them.
+    for format in ["numpy", "datashape", "zarr"] {
+        ok(describe(&npy, format, &[]), format);
+    }
+    // CDL has enums, so the sidecar's names reach it, and ncgen reads them.
+    let cdl = ok(describe(&npy, "cdl", &[]), "cdl with sidecar");
+    assert!(
+        cdl.contains("ubyte enum state_t {idle = 0, running = 1, failed = 2} ;"),
+        "{cdl}"
+    );
+    let compiled = dir.path().join("x.nc");
+    let cdl_path = dir.path().join("x.cdl");
+    std::fs::write(&cdl_path, &cdl).unwrap();
+    let status = std::process::Command::new("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&compiled)
+        .arg(&cdl_path)
+        .status()
+        .expect("ncgen (Debian netcdf-bin) runs");
+    assert!(status.success(), "ncgen refused:\n{cdl}");
+
+    // --no-sidecar: the file alone, silently.
+    let plain = ok(describe(&npy, "ndl", &["--no-sidecar"]), "--no-sidecar");
+    assert_eq!(state_type(&plain), Datatype::UInt8, "{plain}");
+    assert!(!plain.contains("Machine states"), "{plain}");
+
+    // The .yml spelling is found as well.
+    std::fs::rename(dir.path().join("x.yaml"), dir.path().join("x.yml")).unwrap();
+    let yaml = ok(describe(&npy, "ndl", &[]), "x.npy with x.yml");
+    assert!(matches!(state_type(&yaml), Datatype::Enum(_)), "{yaml}");
+}
+
+#[test]
+fn a_sidecar_of_another_layout_is_not_used() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    // uint16 instead of the file's uint8: every later offset would be wrong.
+    let other = SIDECAR
+        .replace("base: uint8", "base: uint16")
+        .replace("offset: 1", "offset: 2")
+        .replace("size: 9", "size: 10");
+    std::fs::write(dir.path().join("x.yaml"), other).unwrap();
+    let run = describe(&npy, "ndl", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: warning: ") && run.stderr.contains("another layout"),
+        "{run:#?}"
+    );
+    assert!(run.stderr.contains("x.yaml"), "{run:#?}");
+    assert_eq!(state_type(&run.stdout), Datatype::UInt8, "{}", run.stdout);
+    let doc = NdlFile::from_yaml(&run.stdout).unwrap();
+    let Some(Datatype::Compound(c)) = &doc.ndarray("/x").unwrap().datatype else {
+        panic!()
+    };
+    assert_eq!((c.size, c.member("t").unwrap().offset), (9, 1));
+}
+
+#[test]
+fn unusable_sidecars_are_warned_about() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    let side = dir.path().join("x.yaml");
+    for (text, word) in [
+        ("ndarrays: [unclosed\n", "ignored"),
+        (
+            "ndarrays:\n  x: {shape: [3], type: no_such_type}\n",
+            "ignored",
+        ),
+        (
+            "ndarrays:\n  other: {shape: [3], type: uint8}\n",
+            "no array `/other`",
+        ),
+    ] {
+        std::fs::write(&side, text).unwrap();
+        let run = describe(&npy, "ndl", &[]);
+        assert_eq!(run.code, Some(0), "{text}: {run:#?}");
+        assert!(
+            run.stderr.starts_with("ndl: warning: sidecar ")
+                && run.stderr.contains(word)
+                && run.stderr.contains("x.yaml"),
+            "{text}: {run:#?}"
+        );
+        assert_eq!(state_type(&run.stdout), Datatype::UInt8, "{}", run.stdout);
+        // --no-sidecar does not even look.
+        let quiet = describe(&npy, "ndl", &["--no-sidecar"]);
+        assert_eq!((quiet.code, quiet.stderr.as_str()), (Some(0), ""));
+    }
+    // Not UTF-8: it cannot be read, and the user hears of it.
+    std::fs::write(&side, b"ndarrays:\n  x: {description: \xff}\n").unwrap();
+    let run = describe(&npy, "ndl", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("ignored"), "{run:#?}");
+}
+
+#[test]
+fn a_sidecar_describes_npz_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.savez(sys.argv[1] + '/g.npz', **{'grp/mode': np.zeros(4, 'i1'), 't': np.zeros(4)})",
+        &[dir.path().to_str().unwrap()],
+    );
+    std::fs::write(
+        dir.path().join("g.yaml"),
+        "/:\n  attributes: {title: Test run}\n\
+         /grp:\n  ndarrays:\n    mode:\n      shape: [4]\n      \
+         type: {enum: {base: int8, members: {off: 0, 'on': 1}}}\n      \
+         attributes: {description: Mode}\n",
+    )
+    .unwrap();
+    let path = dir.path().join("g.npz");
+    let yaml = ok(describe(&path, "ndl", &[]), "g.npz");
+    let doc = NdlFile::from_yaml(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    let mode = doc.ndarray("/grp/mode").unwrap();
+    assert!(
+        matches!(&mode.datatype, Some(Datatype::Enum(e)) if e.members.len() == 2),
+        "{yaml}"
+    );
+    assert_eq!(mode.description(), Some("Mode"));
+    let root = doc.group("/").unwrap();
+    assert_eq!(
+        root.attributes.get("title").and_then(|a| a.as_str()),
+        Some("Test run"),
+        "{yaml}"
+    );
+}
+
+/// A conversion carries what the sidecar adds: the enum's names reach
+/// every destination that has enums (a Parquet dictionary that pyarrow
+/// reads as the names, an HDF5 enum that h5py reads, a Zarr store and
+/// an npz archive whose descriptions have them), where the file alone
+/// would give a plain `uint8`.
+#[test]
+fn a_conversion_carries_the_sidecars_datatype() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    std::fs::write(dir.path().join("x.yaml"), SIDECAR).unwrap();
+    let names = ["idle", "running", "failed"];
+    for dst in ["y.parquet", "y.h5", "y.zarr", "y.arrow"] {
+        let dst = dir.path().join(dst);
+        let run = common::cli::convert(&npy, &dst, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let yaml = ok(describe(&dst, "ndl", &[]), "the converted file");
+        let doc = NdlFile::from_yaml(&yaml).unwrap();
+        let compound = doc.groups.iter().find_map(|(_, g)| {
+            g.ndarrays.iter().find_map(|(_, nd)| match &nd.datatype {
+                Some(Datatype::Compound(c)) => Some(c.clone()),
+                _ => None,
+            })
+        });
+        let c = compound.unwrap_or_else(|| panic!("no records:\n{yaml}"));
+        let Datatype::Enum(e) = &c.member("state").unwrap().datatype else {
+            panic!("{}: the sidecar's enum is lost:\n{yaml}", dst.display())
+        };
+        let got: Vec<&str> = e.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(got, names, "{}", dst.display());
+    }
+    let categories = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, pyarrow.parquet as pq, h5py\n\
+         t = pq.read_table(sys.argv[1])\n\
+         print(t.column('state').type, t.column('state').to_pylist())\n\
+         with h5py.File(sys.argv[2]) as f:\n\
+         \x20   d = [v for v in f.values() if isinstance(v, h5py.Dataset)][0]\n\
+         \x20   print(sorted(h5py.check_enum_dtype(d.dtype['state']).items()))",
+        &[
+            dir.path().join("y.parquet").to_str().unwrap(),
+            dir.path().join("y.h5").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        categories,
+        "dictionary<values=string, indices=int8, ordered=0> ['idle', 'idle', 'idle']\n\
+         [('failed', 2), ('idle', 0), ('running', 1)]\n"
+    );
+}

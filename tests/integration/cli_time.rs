@@ -1,0 +1,371 @@
+//! Time fields through `ndl convert` and `ndl describe`: a NumPy file with
+//! datetime64 and timedelta64 fields (a multiple, NaT, both kinds) goes to
+//! both Zarr formats in the records layout and back to identical bytes, and
+//! zarr-python 3.4 reads each store (3.1 the v2 one) to NumPy's exact
+//! values.
+//!
+//! In the columns layout a time is a CF `int64` column: xarray decodes it
+//! to the same values, NaT as NaT, and Debian's `ncdump -t` prints ISO
+//! times for seconds and days.
+
+use crate::common;
+
+use common::cli::{describe, ndl, ok};
+
+#[test]
+fn time_records_convert_exactly_and_zarr_python_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let npy = d.join("t.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('id', '<u4'), ('t', '<M8[ns]'), ('d', '<m8[s]'), ('w', '<M8[10ms]')])\n\
+         a = np.zeros(4, dt)\n\
+         a['id'] = range(4)\n\
+         a['t'] = [0, 1795608000000000001, 'NaT', -1]\n\
+         a['d'] = [1, -1, 'NaT', 86400]\n\
+         a['w'] = [5, 'NaT', -3, 0]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let descr = ok(
+        ndl(&["describe", "-f", "numpy", npy.to_str().unwrap()]),
+        "describe",
+    );
+    assert!(descr.contains("('w', '<M8[10ms]')"), "{descr}");
+    for (format, layout) in [
+        ("2", "records"),
+        ("3", "records"),
+        ("2", "columns"),
+        ("3", "columns"),
+    ] {
+        let store = d.join(format!("v{format}{layout}.zarr"));
+        let back = d.join(format!("v{format}{layout}.npy"));
+        let (s, b) = (store.to_str().unwrap(), back.to_str().unwrap());
+        ok_quiet(&[
+            "convert",
+            "--zarr-format",
+            format,
+            "--layout",
+            layout,
+            npy.to_str().unwrap(),
+            s,
+        ]);
+        ok_quiet(&["convert", s, b]);
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            std::fs::read(&npy).unwrap(),
+            "v{format} {layout}"
+        );
+        if layout == "records" {
+            let out = ndl_testkit::run_with(
+                &ndl_testkit::python312(),
+                "import sys, zarr, numpy as np\n\
+                 a = np.load(sys.argv[2])\n\
+                 b = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+                 assert b.dtype == a.dtype, (b.dtype, a.dtype)\n\
+                 assert b.tobytes() == a.tobytes()\n\
+                 print(str(b['t'][1]), str(b['w'][1]), str(b['d'][3]))",
+                &[s, npy.to_str().unwrap()],
+            );
+            assert_eq!(
+                out.trim(),
+                "2026-11-25T12:00:00.000000001 NaT 86400 seconds"
+            );
+            if format == "2" {
+                // zarr-python 3.1 reads v2 structured dtypes, time fields too.
+                let out = ndl_testkit::run_python(
+                    "import sys, zarr, numpy as np\n\
+                     a = np.load(sys.argv[2])\n\
+                     b = zarr.open_array(sys.argv[1], mode='r')[:]\n\
+                     assert b.dtype == a.dtype and b.tobytes() == a.tobytes(), b.dtype\n\
+                     print(zarr.__version__[:3])",
+                    &[s, npy.to_str().unwrap()],
+                );
+                assert_eq!(out.trim(), "3.1");
+            }
+        }
+    }
+}
+
+#[test]
+fn time_columns_are_cf_for_xarray_and_ncdump() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let npy = d.join("c.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('id', '<u4'), ('t', '<M8[ns]'), ('s', '<M8[s]'), ('day', '<M8[D]'), ('d', '<m8[ms]')])\n\
+         a = np.zeros(3, dt)\n\
+         a['t'] = [1795608000000000001, 'NaT', -1]\n\
+         a['s'] = [1795608000, -1, 'NaT']\n\
+         a['day'] = [20782, 'NaT', 0]\n\
+         a['d'] = [1500, 'NaT', -1]\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    for format in ["2", "3"] {
+        let store = d.join(format!("v{format}.zarr"));
+        let s = store.to_str().unwrap();
+        ok_quiet(&[
+            "convert",
+            "--zarr-format",
+            format,
+            "--layout",
+            "columns",
+            "--codec",
+            "none",
+            npy.to_str().unwrap(),
+            s,
+        ]);
+        for field in ["t", "s", "day", "d"] {
+            let meta = if format == "2" {
+                std::fs::read_to_string(store.join(field).join(".zarray")).unwrap()
+            } else {
+                std::fs::read_to_string(store.join(field).join("zarr.json")).unwrap()
+            };
+            assert!(
+                !meta.contains("M8") && !meta.contains("datetime64\""),
+                "{meta}"
+            );
+        }
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, warnings, numpy as np, xarray as xr\n\
+             warnings.simplefilter('ignore')\n\
+             a = np.load(sys.argv[2])\n\
+             ds = xr.open_zarr(sys.argv[1], consolidated=False)\n\
+             for n in ['t', 's', 'day', 'd']:\n\
+             \x20   v = ds[n].values\n\
+             \x20   assert v.dtype.kind == a[n].dtype.kind, (n, v.dtype)\n\
+             \x20   assert (v.astype(a[n].dtype).view('i8') == a[n].view('i8')).all(), (n, v, a[n])\n\
+             print('ok')",
+            &[s, npy.to_str().unwrap()],
+        );
+        assert_eq!(out.trim(), "ok", "v{format}");
+    }
+    let url = format!("file://{}#mode=nczarr,file", d.join("v2.zarr").display());
+    let dump = std::process::Command::new("ncdump")
+        .args(["-t", &url])
+        .output()
+        .unwrap();
+    let dump = String::from_utf8(dump.stdout).unwrap();
+    assert!(
+        dump.contains(" day = \"2026-11-25\", _, \"1970-01-01\" ;"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains(" s = \"2026-11-25 12\", \"1969-12-31 23:59:59\", _ ;"),
+        "{dump}"
+    );
+}
+
+#[test]
+fn plain_time_arrays_convert_exactly_and_zarr_python_3_1_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, dtype) in [("big", ">M8[10ms]"), ("us", "<m8[us]"), ("days", "<M8[D]")] {
+        let npy = d.join(format!("{name}.npy"));
+        let n = npy.to_str().unwrap();
+        ndl_testkit::run_python(
+            &format!("import sys, numpy as np\nnp.save(sys.argv[1], np.array([0, 1, 'NaT', -5], dtype='{dtype}'))"),
+            &[n],
+        );
+        for format in ["2", "3"] {
+            let store = d.join(format!("{name}{format}.zarr"));
+            let back = d.join(format!("{name}{format}.npy"));
+            let (s, b) = (store.to_str().unwrap(), back.to_str().unwrap());
+            ok_quiet(&["convert", "--zarr-format", format, n, s]);
+            ok_quiet(&["convert", s, b]);
+            // The same values and unit; v3 stores little-endian.
+            let out = ndl_testkit::run_python(
+                "import sys, zarr, numpy as np\n\
+                 a = np.load(sys.argv[2])\n\
+                 for b in (np.load(sys.argv[3]), zarr.open_array(sys.argv[1], mode='r')[:]):\n\
+                 \x20   assert np.datetime_data(b.dtype) == np.datetime_data(a.dtype), (a.dtype, b.dtype)\n\
+                 \x20   assert (b.view(b.dtype.str[0] + 'i8') == a.view(a.dtype.str[0] + 'i8')).all()\n\
+                 print('ok')",
+                &[s, n, b],
+            );
+            assert_eq!(out.trim(), "ok", "{name} v{format}");
+        }
+    }
+}
+
+/// Exit 0 and no error, whatever it printed.
+fn ok_quiet(args: &[&str]) {
+    let run = ndl(args);
+    assert_eq!(run.code, Some(0), "{args:?}: {run:#?}");
+}
+
+/// Stores of time records that zarr-python wrote: 3.4's v3 `struct` with
+/// `numpy.datetime64`/`numpy.timedelta64` fields and its v2 structured
+/// dtype with `<M8[ns]`/`<m8[s]`, NaT included, convert to a `.npy` that
+/// NumPy loads to the very values zarr-python wrote. (zarr-python 3.4
+/// writes such a v2 array only uncompressed: numcodecs' compressors
+/// refuse a buffer of `M8` fields.)
+#[test]
+fn time_records_zarr_python_wrote_convert_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let made = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, zarr\n\
+         dt = np.dtype([('t', '<M8[ns]'), ('d', '<m8[s]'), ('x', '<f8')])\n\
+         a = np.zeros(5, dt)\n\
+         a['t'] = np.array(['2026-11-25T12:00:00.000000001', 'NaT', '1969-12-31T23:59:59', '2262-04-11', '1970-01-01'], 'M8[ns]')\n\
+         a['d'] = np.array([1, -2, 'NaT', 86400, 0], 'm8[s]')\n\
+         a['x'] = np.arange(5) / 2\n\
+         np.save(sys.argv[1] + '/expected.npy', a)\n\
+         z = zarr.create_array(sys.argv[1] + '/v3.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=3)\n\
+         z[:] = a\n\
+         z = zarr.create_array(sys.argv[1] + '/v2.zarr', shape=a.shape, dtype=dt, chunks=(2,), zarr_format=2, compressors=None)\n\
+         z[:] = a\n\
+         print('made')",
+        &[root.to_str().unwrap()],
+    );
+    assert_eq!(made.trim(), "made");
+    for format in [2, 3] {
+        let store = root.join(format!("v{format}.zarr"));
+        let back = root.join(format!("v{format}.npy"));
+        ok_quiet(&["convert", store.to_str().unwrap(), back.to_str().unwrap()]);
+        let same = common::run_python(
+            "import sys, numpy as np\n\
+             a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+             print(a.dtype == b.dtype, a.tobytes() == b.tobytes())",
+            &[
+                root.join("expected.npy").to_str().unwrap(),
+                back.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(same.trim(), "True True", "v{format}");
+    }
+}
+
+/// Datashape has no timedelta below nanoseconds: the Datashape of such a
+/// field is its `int64` counts, which datashape parses, and the command
+/// says on stderr which field lost its meaning and why.
+#[test]
+fn datashape_says_what_a_picosecond_timedelta_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("fine.npy");
+    let n = npy.to_str().unwrap();
+    ndl_testkit::run_python(
+        "import sys, numpy as np\n\
+         dt = np.dtype([('at', '<M8[ns]'), ('took', '<m8[ps]')])\n\
+         np.save(sys.argv[1], np.zeros(2, dt))",
+        &[n],
+    );
+    let run = describe(&npy, "datashape", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(run.stdout.trim(), "2 * {at: datetime, took: int64}");
+    for words in ["`took`", "below nanoseconds", "does not say it"] {
+        assert!(run.stderr.contains(words), "{words}: {}", run.stderr);
+    }
+    // A datetime in any unit is Datashape's `datetime`: nothing to say.
+    let plain = dir.path().join("plain.npy");
+    ndl_testkit::run_python(
+        "import sys, numpy as np\nnp.save(sys.argv[1], np.zeros(2, '<M8[ps]'))",
+        &[plain.to_str().unwrap()],
+    );
+    assert_eq!(
+        ok(describe(&plain, "datashape", &[]), "plain"),
+        "2 * datetime\n"
+    );
+}
+
+/// Writes with xarray, in Python 3.12, a table of CF times as netCDF
+/// files and Zarr stores hold them: `int32` days, `int16` minutes with a
+/// `_FillValue`, `float32` hours and an `int64` of seconds with NaT, to
+/// `argv[1]` (`.nc`, netCDF-4) or a Zarr v2 store; prints nothing.
+const XARRAY_CF_TABLE: &str = "\
+import sys, numpy as np, xarray as xr
+t = np.array(['2000-01-01', '2001-02-03', 'NaT', '1999-12-31'], 'M8[ns]')
+ds = xr.Dataset({
+    'day': ('obs', t.astype('M8[D]')),
+    'minute': ('obs', t + np.timedelta64(5, 'm')),
+    'hour': ('obs', t + np.timedelta64(6, 'h')),
+    'second': ('obs', t + np.timedelta64(7, 's')),
+    'value': ('obs', np.arange(4, dtype='f4')),
+})
+enc = {
+    'day': {'dtype': 'int16', 'units': 'days since 2000-01-01', '_FillValue': -999},
+    'minute': {'dtype': 'int32', 'units': 'minutes since 2000-01-01 00:00', '_FillValue': -2147483647},
+    'hour': {'dtype': 'float32', 'units': 'hours since 1999-01-01'},
+    'second': {'dtype': 'int64', 'units': 'seconds since 1970-01-01', '_FillValue': -1},
+}
+if sys.argv[1].endswith('.nc'):
+    ds.to_netcdf(sys.argv[1], engine='netcdf4', encoding=enc)
+else:
+    ds.to_zarr(sys.argv[1], zarr_format=2, encoding=enc, consolidated=False)
+";
+
+/// CF times stored as `int16` days, `int32` minutes, `float32` hours and
+/// `int64` seconds, with their fill values, as xarray writes them to
+/// netCDF-4 and to Zarr: `ndl convert` gives the `datetime64` values
+/// xarray decodes, the fill as NaT, where it gave plain numbers.
+#[test]
+fn cf_times_of_every_width_decode_as_xarray_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for src in ["table.nc", "table.zarr"] {
+        let npy = dir.path().join(format!("{src}.npy"));
+        let src = dir.path().join(src);
+        let (s, n) = (src.to_str().unwrap(), npy.to_str().unwrap());
+        ndl_testkit::run_with(&ndl_testkit::python312(), XARRAY_CF_TABLE, &[s]);
+        ok_quiet(&["convert", s, n]);
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ours = np.load(sys.argv[2])\n\
+             ds = xr.open_dataset(sys.argv[1], engine='zarr' if sys.argv[1].endswith('.zarr') else 'netcdf4')\n\
+             for k in ['day', 'minute', 'hour', 'second']:\n\
+             \x20   assert ours.dtype[k].kind == 'M', (k, ours.dtype[k])\n\
+             \x20   theirs = ds[k].values\n\
+             \x20   assert np.array_equal(ours[k].astype('M8[ns]'), theirs, equal_nan=True), (k, ours[k], theirs)\n\
+             \x20   assert np.isnat(ours[k][2]), k\n\
+             print(ours.dtype['day'], ours.dtype['minute'], ours.dtype['hour'])",
+            &[s, n],
+        );
+        assert_eq!(out, "datetime64[D] datetime64[m] datetime64[ns]\n", "{s}");
+    }
+}
+
+/// Units that say `since` but are no CF time are refused, naming the
+/// variable, with nothing written: as plain numbers their times would be
+/// lost without a word.
+#[test]
+fn time_units_that_are_not_cf_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, units) in [
+        "furlongs since 1970-01-01",
+        "seconds since yesterday",
+        "days since 2000-13-45",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for ending in ["nc", "zarr"] {
+            let src = dir.path().join(format!("bad{i}.{ending}"));
+            let dst = dir.path().join(format!("bad{i}{ending}.npy"));
+            ndl_testkit::run_with(
+                &ndl_testkit::python312(),
+                "import sys, numpy as np, xarray as xr\n\
+                 ds = xr.Dataset({'when': ('obs', np.arange(3, dtype='i4')), 'v': ('obs', np.ones(3))})\n\
+                 ds['when'].attrs['units'] = sys.argv[2]\n\
+                 if sys.argv[1].endswith('.nc'): ds.to_netcdf(sys.argv[1])\n\
+                 else: ds.to_zarr(sys.argv[1], zarr_format=2, consolidated=False)",
+                &[src.to_str().unwrap(), units],
+            );
+            let run = common::cli::convert(&src, &dst, &[]);
+            assert_eq!(run.code, Some(1), "{units} {ending}: {run:#?}");
+            for words in ["when", "CF time", units] {
+                assert!(
+                    run.stderr.contains(words),
+                    "{units} {ending}: lacks {words:?}: {}",
+                    run.stderr
+                );
+            }
+            assert!(!dst.exists(), "{units} {ending}: written");
+        }
+    }
+}

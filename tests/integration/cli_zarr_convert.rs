@@ -1,0 +1,333 @@
+//! `ndl convert` between .npy/.npz files and Zarr stores: NumPy's padded
+//! records to v3 and v2 stores read by zarr-python 3.4 and 3.1, and back to
+//! .npy and .npz files NumPy loads with the same values; .npz members,
+//! `file://` URLs, new parent directories, any two formats in a row, and
+//! no progress bar when stderr is not a terminal.
+
+use crate::common;
+
+use common::cli::{convert, converted, describe, ok, refused};
+use common::names;
+use common::records::Files;
+use common::stores::{chunk_files, json, no_partial};
+use common::zarr_python::{check_store_311, check_store_312, py};
+
+use std::path::{Path, PathBuf};
+
+/// argv: converted file (.npy or .npz), original npy, npz member name.
+/// numpy loads it; the dtype is the original's (layout and byte order
+/// kept: the store's `ndl_datatype` gives the layout back); the values are
+/// the original's.
+const CHECK_BACK: &str = r#"
+back, npy, member = sys.argv[1:4]
+orig = np.load(npy)
+if back.endswith('.npz'):
+    with np.load(back) as z:
+        assert z.files == [member], z.files
+        got = z[member]
+else:
+    got = np.load(back)
+assert got.shape == orig.shape, (got.shape, orig.shape)
+assert got.dtype == orig.dtype, (got.dtype, orig.dtype)
+same(got, orig)
+print('ok')
+"#;
+
+/// numpy loads the converted `back` and finds the records of `npy`.
+fn check_back(back: &Path, npy: &Path, member: &str) {
+    let out = common::run_python(
+        &py(CHECK_BACK),
+        &[back.to_str().unwrap(), npy.to_str().unwrap(), member],
+    );
+    assert_eq!(out.trim(), "ok", "{}", back.display());
+}
+
+/// NumPy's padded, aligned records (nested, and big-endian) convert to a v3
+/// store that zarr-python 3.4 reads as the same values with the packed
+/// dtype; to v2 with blosc, read by 3.4, and by 3.1 for the flat dtype;
+/// and back to .npy and .npz that NumPy loads with the original dtype and
+/// values.
+#[test]
+fn npy_to_zarr_and_back_read_by_zarr_python_and_numpy() {
+    let files = Files::new();
+    let root = files.dir.path();
+    for name in ["nested", "nested_big", "flat", "flat_big"] {
+        let npy = files.path(&format!("{name}.npy"));
+        let v3 = root.join(format!("{name}.zarr"));
+        converted(convert(&npy, &v3, &[]), &format!("{name} to v3"));
+        assert_eq!(json(&v3.join("zarr.json"))["zarr_format"], 3);
+        check_store_312(&v3, &npy);
+
+        let v2 = root.join(format!("{name}_v2.zarr"));
+        converted(
+            convert(&npy, &v2, &["--zarr-format", "2", "--codec", "blosc"]),
+            &format!("{name} to v2 blosc"),
+        );
+        let zarray = json(&v2.join(".zarray"));
+        assert_eq!(zarray["zarr_format"], 2);
+        assert_eq!(zarray["compressor"]["id"], "blosc", "{zarray}");
+        check_store_312(&v2, &npy);
+        if name.starts_with("flat") {
+            // zarr-python 3.1 refuses nested v2 dtypes.
+            check_store_311(&v2, &npy);
+        }
+
+        for (store, tag) in [(&v3, "v3"), (&v2, "v2")] {
+            let stem = format!("{name}_{tag}");
+            let back = root.join(format!("{stem}_back.npy"));
+            converted(convert(store, &back, &[]), &format!("{stem} to .npy"));
+            check_back(&back, &npy, "");
+            let back = root.join(format!("{stem}_back.npz"));
+            converted(convert(store, &back, &[]), &format!("{stem} to .npz"));
+            // The member is named after the store.
+            let member = store.file_stem().unwrap().to_str().unwrap();
+            check_back(&back, &npy, member);
+            // And that single-member archive converts back to a store.
+            let again = root.join(format!("{stem}_again.zarr"));
+            converted(
+                convert(&back, &again, &[]),
+                &format!("{stem} .npz to store"),
+            );
+            check_store_312(&again, &npy);
+        }
+    }
+    no_partial(root);
+}
+
+#[test]
+fn an_npz_of_two_members_needs_member() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let two = files.path("two.npz");
+    let dst = root.join("two.zarr");
+    let before = names(root);
+
+    let run = convert(&two, &dst, &[]);
+    refused(&run, &two, &["readings", "grid", "--member"]);
+    assert_eq!(names(root), before, "nothing written");
+
+    let run = convert(&two, &dst, &["--member", "nope"]);
+    refused(&run, &two, &["nope", "readings", "grid"]);
+    assert_eq!(names(root), before, "nothing written");
+
+    // The 2-d member converts as a 2-d .npy does, and back.
+    let grid = root.join("grid.zarr");
+    converted(convert(&two, &grid, &["--member", "grid"]), "--member grid");
+    let back = root.join("grid_back.npy");
+    converted(convert(&grid, &back, &[]), "grid back");
+    let shape = ndl_runtime::npy::read_header(&mut std::fs::File::open(&back).unwrap())
+        .unwrap()
+        .shape;
+    assert_eq!(shape, [3, 4]);
+    std::fs::remove_dir_all(&grid).unwrap();
+    std::fs::remove_file(&back).unwrap();
+    assert_eq!(names(root), before, "the grid's files removed");
+
+    // The member chosen, from a compressed archive.
+    converted(
+        convert(&two, &dst, &["--member", "readings"]),
+        "--member readings",
+    );
+    check_store_312(&dst, &files.path("nested.npy"));
+    let v2 = root.join("two_v2.zarr");
+    converted(
+        convert(&two, &v2, &["--member", "readings", "--zarr-format", "2"]),
+        "--member readings, v2",
+    );
+    check_store_312(&v2, &files.path("nested.npy"));
+
+    // One member needs no --member (naming it is fine too).
+    let one = files.path("one.npz");
+    let store = root.join("one.zarr");
+    converted(convert(&one, &store, &[]), "one.npz");
+    check_store_312(&store, &files.path("nested.npy"));
+    let store = root.join("one_named.zarr");
+    converted(
+        convert(&one, &store, &["--member", "readings"]),
+        "one.npz --member",
+    );
+    check_store_312(&store, &files.path("nested.npy"));
+    no_partial(root);
+}
+
+/// `file://` URLs name local paths, both ways and for `describe`; a
+/// conversion leaves nothing beside its destination.
+#[test]
+fn file_urls_name_local_paths() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("flat.npy");
+    let store = root.join("u.zarr");
+    let url = |p: &Path| PathBuf::from(format!("file://{}", p.display()));
+    converted(
+        convert(&url(&npy), &url(&store), &[]),
+        "npy to a file:// store",
+    );
+    check_store_312(&store, &npy);
+    ok(
+        describe(&url(&store), "ndl", &[]),
+        "describe a file:// store",
+    );
+    let back = root.join("u.npy");
+    converted(
+        convert(&url(&store), &url(&back), &[]),
+        "file:// store to npy",
+    );
+    check_back(&back, &npy, "");
+    no_partial(root);
+}
+
+/// A destination in directories that do not exist yet: they are made.
+#[test]
+fn missing_parent_directories_are_made() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("flat.npy");
+    let store = root.join("new/sub/f.zarr");
+    converted(
+        convert(&npy, &store, &[]),
+        "npy to a store in new directories",
+    );
+    check_store_312(&store, &npy);
+    assert_eq!(common::names(&root.join("new/sub")), ["f.zarr"]);
+}
+
+/// The record dimension (v3 `dimension_names`, v2 `_ARRAY_DIMENSIONS`,
+/// which xarray reads) is named after the store, as `WriteOptions` documents,
+/// not after the hidden directory it was built in.
+#[test]
+fn the_record_dimension_is_named_after_the_store() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let v3 = root.join("readings.zarr");
+    converted(convert(&files.path("nested.npy"), &v3, &[]), "v3");
+    let v2 = root.join("readings_v2.zarr");
+    converted(
+        convert(&files.path("nested.npy"), &v2, &["--zarr-format", "2"]),
+        "v2",
+    );
+    let v3_names = json(&v3.join("zarr.json"))["dimension_names"].clone();
+    let v2_names = json(&v2.join(".zattrs"))["_ARRAY_DIMENSIONS"].clone();
+    assert_eq!(
+        (v3_names, v2_names),
+        (
+            serde_json::json!(["readings"]),
+            serde_json::json!(["readings_v2"])
+        )
+    );
+}
+
+/// An array larger than one batch (32 MiB) converts both ways with nothing
+/// on stderr (not a terminal), and the records across the batch
+/// boundaries are right.
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("large.npy");
+    let n = 1_500_000usize;
+    common::run_python(
+        &py("dt = np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2'), ('ok', '?'), ('code', 'S4')], align=True)\n\
+             n = int(sys.argv[2]); i = np.arange(n)\n\
+             a = np.zeros(n, dt); a['a'] = i % 251; a['b'] = i * 0.5; a['c'] = i % 65536; a['ok'] = i % 3 == 0\n\
+             a['code'] = np.char.mod(b'%d', i % 10000).astype('S4')\n\
+             assert a.nbytes > 32 << 20\n\
+             np.save(sys.argv[1], a)"),
+        &[npy.to_str().unwrap(), &n.to_string()],
+    );
+    let store = dir.path().join("large.zarr");
+    // Chunks of 700 000 records: batches (about 1.4 M records each way)
+    // end inside chunks, which are completed by the next batch.
+    let run = convert(&npy, &store, &["--chunk-len", "700000"]);
+    converted(run, "to a store");
+    let chunks = chunk_files(&store);
+    assert_eq!(chunks.len(), 3);
+    let back = dir.path().join("large_back.npy");
+    converted(convert(&store, &back, &[]), "to .npy");
+    let back_npz = dir.path().join("large_back.npz");
+    converted(convert(&store, &back_npz, &[]), "to .npz");
+    check_back(&back, &npy, "");
+    check_back(&back_npz, &npy, "large");
+}
+
+/// Any two formats convert, the same as pairs across them: file to file,
+/// store to store, records to columns and back, v3 to v2; the values
+/// survive every step, as NumPy reads them.
+#[test]
+fn any_two_formats_convert() {
+    let files = Files::new();
+    let root = files.dir.path();
+    let npy = files.path("nested.npy");
+    let steps = [
+        (root.join("a.npz"), vec![]),
+        (root.join("b.zarr"), vec![]),
+        (
+            root.join("c.zarr"),
+            vec!["--layout", "columns", "--zarr-format", "2"],
+        ),
+        (root.join("d.zarr"), vec!["--zarr-format", "2"]),
+        (root.join("e.npz"), vec![]),
+        (root.join("f.npy"), vec![]),
+    ];
+    let mut src = npy.clone();
+    for (dst, args) in &steps {
+        converted(convert(&src, dst, args), &dst.display().to_string());
+        src = dst.clone();
+    }
+    let same = common::run_python(
+        "import sys, numpy as np\n\
+         a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+         print(a.dtype.names == b.dtype.names and a.tolist() == b.tolist())",
+        &[npy.to_str().unwrap(), src.to_str().unwrap()],
+    );
+    assert_eq!(same.trim(), "True", "values changed on the way");
+}
+
+/// A record with an array field: v3 is refused, naming the columns layout;
+/// the v2 records store is written with a note saying zarr-python 3 cannot
+/// read it, and zarr-python 3.4 refuses it (as the
+/// README and the v3 refusal say), while the columns layout reads in
+/// zarr-python 3.4 with the field's values.
+#[test]
+fn array_fields_go_to_the_columns_layout_as_zarr_python_3_reads_no_v2_subarray() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("a.npy");
+    common::run_python(
+        "import sys, numpy as np\n\
+         a = np.zeros(3, [('id', '<u4'), ('v', '<f4', (4,))])\n\
+         a['id'] = [1, 2, 3]; a['v'] = np.arange(12).reshape(3, 4)\n\
+         np.save(sys.argv[1], a)",
+        &[npy.to_str().unwrap()],
+    );
+    let v3 = dir.path().join("a3.zarr");
+    refused(
+        &convert(&npy, &v3, &[]),
+        &v3,
+        &["columns layout", "zarr-python 3 refuses"],
+    );
+    let v2 = dir.path().join("a2.zarr");
+    let run = convert(&npy, &v2, &["--zarr-format", "2"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.starts_with("ndl: note: ")
+            && run.stderr.contains("zarr-python 3 cannot")
+            && run.stderr.contains("--layout columns"),
+        "{}",
+        run.stderr
+    );
+    let columns = dir.path().join("ac.zarr");
+    converted(convert(&npy, &columns, &["--layout", "columns"]), "columns");
+    let out = common::run_with(
+        &common::python312(),
+        "import sys, zarr\n\
+         try:\n    zarr.open_array(sys.argv[1], mode='r'); print('opened')\n\
+         except Exception as e:\n    print('refused', type(e).__name__)\n\
+         g = zarr.open_group(sys.argv[2], mode='r')\n\
+         print(g['v'][:].tolist())",
+        &[v2.to_str().unwrap(), columns.to_str().unwrap()],
+    );
+    assert!(out.starts_with("refused"), "{out}");
+    assert!(
+        out.contains("[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]"),
+        "{out}"
+    );
+}

@@ -1,0 +1,228 @@
+//! `ndl describe` of Zarr stores, ours and zarr-python's, v3 and v2, in
+//! every language, read by the real consumers: our NDL reader field by
+//! field, PyYAML, `datashape.dshape`, NumPy and zarr-python for the numpy
+//! dict, the store's own metadata for Zarr, `ncgen -k nc4` for CDL.
+
+use crate::common;
+
+use common::cli::{compile_cdl, convert, converted, describe, ok, FORMATS};
+use common::records::{Files, N, PACKED};
+use common::stores::json;
+use common::zarr_python::{py, ZARR_PYTHON_WRITES};
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ndl_runtime::ndl::{Extent, File as NdlFile, Ndarray};
+use ndl_runtime::{ByteOrder, Datatype};
+
+/// The packed datatype a store of `Rec` has, written out by hand in NDL.
+const PACKED_NDL: &str = "\
+compound:
+  - a: {type: uint8, offset: 0}
+  - b: {type: float64, offset: 1}
+  - c: {type: uint16, offset: 9}
+  - ok: {type: bool, offset: 11}
+  - code: {type: {string: {length: 4, charset: ascii}}, offset: 12}
+  - n:
+      type:
+        compound:
+          - x: {type: int8, offset: 0}
+          - y: {type: float32, offset: 1}
+        size: 5
+      offset: 16
+size: 21
+";
+
+fn packed_datatype() -> Datatype {
+    serde_yaml::from_str(PACKED_NDL).expect("the NDL datatype reads")
+}
+
+/// A store to describe, and what its description must say.
+struct Described {
+    store: PathBuf,
+    chunk: usize,
+    endian: ByteOrder,
+    /// The compressor's `name` in the NDL `filter`.
+    codec: &'static str,
+}
+
+/// The stores to describe: ours v3 (both byte orders) and v2, zarr-python
+/// 3.4's v3 and v2.
+fn stores_to_describe(files: &Files) -> Vec<Described> {
+    let root = files.dir.path();
+    let ours_v3 = root.join("ours_v3.zarr");
+    converted(
+        convert(&files.path("nested.npy"), &ours_v3, &["--chunk-len", "128"]),
+        "ours v3",
+    );
+    let ours_v3_big = root.join("ours_v3_big.zarr");
+    converted(
+        convert(
+            &files.path("nested_big.npy"),
+            &ours_v3_big,
+            &["--codec", "gzip:7", "--chunk-len", "300"],
+        ),
+        "ours v3 big",
+    );
+    let ours_v2 = root.join("ours_v2.zarr");
+    converted(
+        convert(
+            &files.path("nested_big.npy"),
+            &ours_v2,
+            &["--zarr-format", "2", "--codec", "blosc"],
+        ),
+        "ours v2",
+    );
+    let out = common::run_with(
+        &common::python312(),
+        &py(ZARR_PYTHON_WRITES),
+        &[
+            files.path("nested.npy").to_str().unwrap(),
+            root.to_str().unwrap(),
+        ],
+    );
+    assert!(out.starts_with("ok 3.4"), "{out}");
+    vec![
+        Described {
+            store: ours_v3,
+            chunk: 128,
+            endian: ByteOrder::Little,
+            codec: "zstd",
+        },
+        Described {
+            store: ours_v3_big,
+            chunk: 300,
+            endian: ByteOrder::Big,
+            codec: "gzip",
+        },
+        Described {
+            store: ours_v2,
+            chunk: ((2 << 20) / PACKED).min(N),
+            endian: ByteOrder::Big,
+            codec: "blosc",
+        },
+        Described {
+            store: root.join("py_v3.zarr"),
+            chunk: 100,
+            endian: ByteOrder::Little,
+            codec: "zstd",
+        },
+        Described {
+            store: root.join("py_v2.zarr"),
+            chunk: 100,
+            endian: ByteOrder::Big,
+            codec: "blosc",
+        },
+    ]
+}
+
+/// PyYAML (and its structure), `datashape.dshape`, in Python 3.11.
+const CHECK_YAML_DATASHAPE: &str = r#"
+import yaml, datashape
+ndl_text, ds_text, name, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+doc = yaml.safe_load(ndl_text)
+nd = doc['ndarrays'][name]
+assert nd['shape'] == [n], nd
+t = nd['type']
+assert t['size'] == 21, t
+members = [(list(m)[0], list(m.values())[0]['offset']) for m in t['compound']]
+assert members == [('a', 0), ('b', 1), ('c', 9), ('ok', 11), ('code', 12), ('n', 16)], members
+assert set(nd['storage']) == {'chunk', 'filter', 'endian'}, nd['storage']
+ds = datashape.dshape(ds_text.strip())
+assert ds.shape == (datashape.Fixed(n),), ds.shape
+assert ds.measure.names == ['a', 'b', 'c', 'ok', 'code', 'n'], ds.measure.names
+assert ds.measure.dict['n'].names == ['x', 'y']
+assert str(ds.measure.dict['b']) == 'float64' and str(ds.measure.dict['c']) == 'uint16'
+print('ok')
+"#;
+
+/// The numpy dict: `ast.literal_eval` reads it, numpy accepts its descr,
+/// packed, and it is the dtype zarr-python 3.4 reads from the store.
+const CHECK_NUMPY_DICT: &str = r#"
+import warnings
+warnings.simplefilter('ignore')
+import zarr
+text, store, n, order = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+d = ast.literal_eval(text)
+assert set(d) == {'descr', 'fortran_order', 'shape'}, d
+assert d['shape'] == (n,) and d['fortran_order'] is False, d
+dt = np.dtype(d['descr'])
+assert dt.itemsize == 21, dt
+assert dt.fields['b'][0].str[0] == order and dt.fields['n'][0].fields['y'][0].str[0] == order, dt
+z = zarr.open_array(store, mode='r')
+if z.metadata.zarr_format == 3:
+    # zarr-python reads v3 big-endian chunks into native numbers.
+    assert dt.newbyteorder('<') == z.dtype.newbyteorder('<'), (dt, z.dtype)
+else:
+    assert dt == z.dtype, (dt, z.dtype)
+print('ok')
+"#;
+
+#[test]
+fn describe_stores_in_every_format() {
+    let files = Files::new();
+    let root = files.dir.path();
+    for d in stores_to_describe(&files) {
+        let name = d.store.file_stem().unwrap().to_str().unwrap().to_owned();
+        let mut outs = BTreeMap::new();
+        for format in FORMATS {
+            outs.insert(
+                format,
+                ok(describe(&d.store, format, &[]), &format!("{name} {format}")),
+            );
+        }
+
+        // NDL: our reader, field by field.
+        let doc = NdlFile::from_yaml(&outs["ndl"])
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", outs["ndl"]));
+        let nd: &Ndarray = doc
+            .ndarray(&format!("/{name}"))
+            .unwrap_or_else(|| panic!("{name}: no ndarray in\n{}", outs["ndl"]));
+        assert_eq!(nd.shape.0, [Extent::Size(N)], "{name}");
+        assert_eq!(nd.datatype, Some(packed_datatype()), "{name}");
+        assert_eq!(nd.storage.chunk, Some(vec![d.chunk]), "{name}");
+        assert_eq!(nd.storage.endian, Some(d.endian), "{name}");
+        let filter = nd.storage.filter.as_ref().expect("a filter");
+        assert_eq!(filter.len(), 1, "{name}: {filter:?}");
+        assert_eq!(filter[0]["name"].as_str(), Some(d.codec), "{name}");
+
+        // PyYAML and datashape.
+        let out = common::run_python(
+            &py(CHECK_YAML_DATASHAPE),
+            &[&outs["ndl"], &outs["datashape"], &name, &N.to_string()],
+        );
+        assert_eq!(out.trim(), "ok");
+
+        // NumPy's dict.
+        let out = common::run_with(
+            &common::python312(),
+            &py(CHECK_NUMPY_DICT),
+            &[
+                outs["numpy"].trim(),
+                d.store.to_str().unwrap(),
+                &N.to_string(),
+                if d.endian == ByteOrder::Big { ">" } else { "<" },
+            ],
+        );
+        assert_eq!(out.trim(), "ok");
+
+        // Zarr: the store's own metadata document.
+        let own = if d.store.join("zarr.json").exists() {
+            d.store.join("zarr.json")
+        } else {
+            d.store.join(".zarray")
+        };
+        let printed: serde_json::Value = serde_json::from_str(&outs["zarr"]).unwrap();
+        assert_eq!(printed, json(&own), "{name}");
+
+        // CDL compiles.
+        let dump = compile_cdl(&outs["cdl"], root, &name);
+        assert!(
+            dump.contains(&format!("{name}_t {name}({name}_dim0)")),
+            "{dump}"
+        );
+        assert!(dump.contains(&format!("{name}_dim0 = {N}")), "{dump}");
+        assert!(dump.contains("compound n_t"), "{dump}");
+    }
+}

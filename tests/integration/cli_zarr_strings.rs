@@ -1,0 +1,223 @@
+//! `ndl convert` and `ndl describe` of Zarr arrays of variable-length
+//! strings and bytes: what zarr-python 3.4 writes (v2 `|O` with
+//! `vlen-utf8` / `vlen-bytes`, v3 `string` / `variable_length_bytes`)
+//! becomes the narrowest fixed `U` / `S` .npy that NumPy loads equal, with
+//! a note on stderr; `--strings variable` writes fixed strings as
+//! variable-length ones that zarr-python 3.4 and 3.1 read equal; corrupt
+//! chunks and widths out of proportion are refused by name.
+
+use crate::common;
+
+use common::cli::{compile_cdl, convert, describe, ok, refused};
+use common::{python, python312, run_file, run_with};
+
+use std::path::Path;
+
+const STRINGS_PY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/ndl-zarr/tests/python/strings.py"
+);
+
+/// argv: npy, store. NumPy loads the .npy with the narrowest fixed dtype
+/// that holds every value of the store, and equal values.
+const SAME_AS_STORE: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, zarr
+npy, store = sys.argv[1:3]
+got = np.load(npy)
+z = np.asarray(zarr.open_array(store, mode='r')[...], dtype=object)
+values = z.reshape(-1).tolist()
+text = all(isinstance(v, str) for v in values)
+width = max([1] + [len(v) for v in values])
+want = np.dtype(('U%d' if text else 'S%d') % width)
+assert got.dtype == want, (got.dtype, want)
+assert got.shape == z.shape, (got.shape, z.shape)
+assert got.reshape(-1).tolist() == values
+print('ok', got.dtype)
+"#;
+
+/// argv: store, npy. zarr-python reads the store as the .npy's values.
+const SAME_AS_NPY: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, zarr
+store, npy = sys.argv[1:3]
+exp = np.load(npy)
+got = np.asarray(zarr.open_array(store, mode='r')[...], dtype=object)
+assert got.shape == exp.shape, (got.shape, exp.shape)
+assert got.reshape(-1).tolist() == exp.reshape(-1).tolist(), (got, exp)
+print('ok', zarr.__version__)
+"#;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn zarr_python_vlen_stores_convert_to_the_narrowest_fixed_type() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["2", "3"] {
+        for kind in ["text", "bytes"] {
+            for (shape, chunks) in [("23", "4"), ("5,3", "2,2")] {
+                let name = format!("v{format}_{kind}_{}", shape.len());
+                let store = dir.path().join(format!("{name}.zarr"));
+                let args = ["write", s(&store), kind, format, shape, chunks];
+                run_file(&python312(), Path::new(STRINGS_PY), &args);
+                let npy = dir.path().join(format!("{name}.npy"));
+                let run = convert(&store, &npy, &[]);
+                assert_eq!(run.code, Some(0), "{name}: {run:#?}");
+                assert!(run.stderr.starts_with("ndl: note: "), "{name}: {run:#?}");
+                assert!(run.stderr.contains("narrowest fixed width"), "{run:#?}");
+                let out = run_with(&python312(), SAME_AS_STORE, &[s(&npy), s(&store)]);
+                assert!(out.starts_with("ok"), "{name}: {out}");
+            }
+        }
+    }
+}
+
+#[test]
+fn vlen_stores_are_described_in_every_language() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, format) in [("text", "3"), ("bytes", "2")] {
+        let store = dir.path().join(format!("{kind}.zarr"));
+        let args = ["write", s(&store), kind, format, "4,2", "2,2"];
+        run_file(&python312(), Path::new(STRINGS_PY), &args);
+        let text = kind == "text";
+        let ndl = ok(describe(&store, "ndl", &[]), kind);
+        let want = if text {
+            "type: string"
+        } else {
+            "type: {vlen: {base: uint8}}"
+        };
+        assert!(ndl.contains(want), "{ndl}");
+        let numpy = ok(describe(&store, "numpy", &[]), kind);
+        assert_eq!(
+            numpy.trim(),
+            "{'descr': '|O', 'fortran_order': False, 'shape': (4, 2), }"
+        );
+        let zarr = ok(describe(&store, "zarr", &[]), kind);
+        let doc: serde_json::Value = serde_json::from_str(&zarr).unwrap();
+        if text {
+            assert_eq!(doc["data_type"], "string");
+        } else {
+            assert_eq!(
+                (&doc["dtype"], &doc["filters"][0]["id"]),
+                (&"|O".into(), &"vlen-bytes".into())
+            );
+        }
+        let shape = ok(describe(&store, "datashape", &[]), kind);
+        let want = if text {
+            "4 * 2 * string"
+        } else {
+            "4 * 2 * var * uint8"
+        };
+        assert_eq!(shape.trim(), want);
+        let cdl = ok(describe(&store, "cdl", &[]), kind);
+        if text {
+            assert!(
+                cdl.contains("\tstring text(text_dim0, text_dim1) ;"),
+                "{cdl}"
+            );
+        } else {
+            assert!(cdl.contains("ubyte(*) bytes_t ;"), "{cdl}");
+        }
+        compile_cdl(&cdl, dir.path(), kind);
+    }
+}
+
+#[test]
+fn fixed_strings_are_written_variable_length_for_zarr_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = r#"
+import sys
+import numpy as np
+d = sys.argv[1]
+np.save(d + '/u.npy', np.array([['ab', '', 'é\u00df'], ['x\x00y', 'zzzz', 'q\x00']], dtype='>U4'))
+np.save(d + '/s.npy', np.array([b'ab\x00', b'', b'\x00\xff'], dtype='S3'))
+"#;
+    run_with(&python312(), make, &[s(dir.path())]);
+    for name in ["u", "s"] {
+        let npy = dir.path().join(format!("{name}.npy"));
+        for format in ["2", "3"] {
+            let store = dir.path().join(format!("{name}_{format}.zarr"));
+            let run = convert(
+                &npy,
+                &store,
+                &["--strings", "variable", "--zarr-format", format],
+            );
+            assert_eq!(run.code, Some(0), "{run:#?}");
+            let doc = if format == "3" {
+                "zarr.json"
+            } else {
+                ".zarray"
+            };
+            let doc: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(store.join(doc)).unwrap()).unwrap();
+            match (name, format) {
+                ("u", "3") => assert_eq!(doc["data_type"], "string"),
+                ("s", "3") => assert_eq!(doc["data_type"], "variable_length_bytes"),
+                _ => assert_eq!(doc["dtype"], "|O"),
+            }
+            for py in [python312(), python()] {
+                let out = run_with(&py, SAME_AS_NPY, &[s(&store), s(&npy)]);
+                assert!(out.starts_with("ok"), "{name} v{format}: {out}");
+            }
+        }
+    }
+    let floats = dir.path().join("f.npy");
+    run_with(
+        &python312(),
+        "import sys, numpy as np; np.save(sys.argv[1], np.zeros(3))",
+        &[s(&floats)],
+    );
+    let store = dir.path().join("f.zarr");
+    let run = convert(&floats, &store, &["--strings", "variable"]);
+    refused(&run, &store, &["fixed strings", "'<f8'"]);
+    assert!(!store.exists());
+}
+
+#[test]
+fn a_width_out_of_proportion_is_refused_naming_the_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("wide.zarr");
+    let mut values = vec![String::new(); 300_000];
+    values[123_456] = "w".repeat(4000);
+    ndl_zarr::WriteOptions::new()
+        .chunks(&[100_000])
+        .write_strings(&store, &[300_000], &values)
+        .unwrap();
+    let npy = dir.path().join("wide.npy");
+    let run = convert(&store, &npy, &[]);
+    refused(
+        &run,
+        &store,
+        &["element [123456] (chunk [1])", "4000 characters", "Parquet"],
+    );
+    assert!(!npy.exists());
+}
+
+#[test]
+fn a_corrupt_chunk_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bad.zarr");
+    ndl_zarr::WriteOptions::new()
+        .zarr_format(ndl_zarr::ZarrFormat::V2)
+        .codec(ndl_zarr::Codec::None)
+        .chunks(&[2])
+        .write_strings(&store, &[4], &["a", "b", "c", "d"])
+        .unwrap();
+    let mut chunk = 2u32.to_le_bytes().to_vec();
+    chunk.extend_from_slice(&1u32.to_le_bytes());
+    chunk.push(b'c');
+    chunk.extend_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(store.join("1"), chunk).unwrap();
+    let npy = dir.path().join("bad.npy");
+    let run = convert(&store, &npy, &[]);
+    refused(
+        &run,
+        &store,
+        &["chunk 1 (1)", "element 1 of the chunk", "runs past"],
+    );
+    assert!(!npy.exists());
+}

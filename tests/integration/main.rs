@@ -1,0 +1,25 @@
+//! The one integration-test binary of `ndl`: each module is one
+//! concern, as each file was once its own binary.
+
+mod common;
+
+mod cli_describe;
+mod cli_errors;
+mod cli_hdf5;
+mod cli_netcdf;
+mod cli_sidecar;
+mod cli_time;
+mod cli_usage;
+mod cli_zarr_chunks;
+mod cli_zarr_convert;
+mod cli_zarr_describe;
+mod cli_zarr_errors;
+mod cli_zarr_rank;
+mod cli_zarr_storage;
+mod cli_zarr_strings;
+mod export;
+mod zarr_cf_time;
+mod zarr_codecs;
+mod zarr_columns;
+mod zarr_corpus;
+mod zarr_s3;
