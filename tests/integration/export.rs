@@ -141,9 +141,9 @@ fn streamed_files_get_a_sidecar_with_the_final_shape() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("stream.npy");
     let options = WriteOptions::new().attribute("batches", 2i64);
-    let mut w = StreamWriter::<Reading>::with_options(&path, &options).unwrap();
-    w.write_batch(&readings(4)).unwrap();
-    w.write_batch(&readings(3)).unwrap();
+    let mut w = StreamWriter::<Reading>::create_with(&path, &options).unwrap();
+    w.append(&readings(4)).unwrap();
+    w.append(&readings(3)).unwrap();
     assert!(
         !sidecar_path(&path).exists(),
         "the sidecar waits for finish"

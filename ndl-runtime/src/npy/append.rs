@@ -31,13 +31,13 @@ use crate::NdlType;
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("log.npy");
 /// npy::write_file(&path, &[1u32, 2])?;
-/// assert_eq!(AppendOptions::new().sync(true).append_file(&path, &[3u32])?, 3);
+/// assert_eq!(AppendOptions::new().durable(true).append_file(&path, &[3u32])?, 3);
 /// assert_eq!(npy::read_file::<u32>(&path)?, [1, 2, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AppendOptions {
-    pub(crate) sync: bool,
+    pub(crate) durable: bool,
     pub(crate) rewrite: bool,
     pub(crate) limits: HeaderLimits,
 }
@@ -52,8 +52,8 @@ impl AppendOptions {
     /// header's count changes, and until the count is before returning:
     /// then a power loss, not only a crash, leaves the file as before or
     /// as after. Default: `false`.
-    pub fn sync(mut self, sync: bool) -> AppendOptions {
-        self.sync = sync;
+    pub fn durable(mut self, durable: bool) -> AppendOptions {
+        self.durable = durable;
         self
     }
 
@@ -125,9 +125,9 @@ impl AppendOptions {
                     file.seek(SeekFrom::Start(growing.data_end()))?;
                     preallocate(file, growing.data_end(), std::mem::size_of_val(data));
                     records(&mut file)?;
-                    growing.set_header(&prefix, added, self.sync)
+                    growing.set_header(&prefix, added, self.durable)
                 }
-                None if self.rewrite => growing.rewrite(count, 0, records, self.sync),
+                None if self.rewrite => growing.rewrite(count, 0, records, self.durable),
                 None => Err(Error::NoGrowthRoom { count }),
             }
         };
@@ -263,12 +263,12 @@ impl Growing {
 
     /// Makes `added` records written past the data part of it: writes
     /// the header bytes that differ from `prefix` (after the data reached
-    /// the disk, with `sync`), then drops bytes left past the new end by
+    /// the disk, with `durable`), then drops bytes left past the new end by
     /// an earlier crash; returns the records in the file.
-    pub fn set_header(&self, prefix: &[u8], added: u64, sync: bool) -> Result<u64> {
+    pub fn set_header(&self, prefix: &[u8], added: u64, durable: bool) -> Result<u64> {
         let end = self.data_end() + added * self.record_size;
         let mut file = &self.file;
-        if sync {
+        if durable {
             file.sync_data()?;
         }
         let from = self
@@ -282,7 +282,7 @@ impl Growing {
         if file.metadata()?.len() > end {
             file.set_len(end)?;
         }
-        if sync {
+        if durable {
             file.sync_all()?;
         }
         Ok(self.header.shape[0] * self.row + added)
@@ -297,7 +297,7 @@ impl Growing {
         count: u64,
         extra: u64,
         more: impl FnOnce(&mut dyn Write) -> Result<()>,
-        sync: bool,
+        durable: bool,
     ) -> Result<u64> {
         let mut header = self.header.clone();
         header.shape[0] = count;
@@ -314,7 +314,7 @@ impl Growing {
             })?;
             out.flush()?;
         }
-        persist(tmp, &self.path, sync)?;
+        persist(tmp, &self.path, durable)?;
         Ok(count * self.row)
     }
 }

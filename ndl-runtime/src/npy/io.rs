@@ -66,15 +66,15 @@ pub(crate) fn preallocate(file: &File, offset: u64, len: usize) {
 }
 
 /// Moves a finished temporary file to `path`, replacing what was there.
-/// With `sync`, the data reaches the disk before the rename, and the
+/// With `durable`, the data reaches the disk before the rename, and the
 /// rename before this returns: the file is then complete even after a
 /// power loss, not only after the process dies.
-pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path, sync: bool) -> Result<File> {
-    if sync {
+pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path, durable: bool) -> Result<File> {
+    if durable {
         tmp.as_file().sync_all()?;
     }
     let file = tmp.persist(path).map_err(|e| Error::from(e.error))?;
-    if sync {
+    if durable {
         sync_parent(path)?;
     }
     Ok(file)

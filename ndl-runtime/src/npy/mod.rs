@@ -18,7 +18,7 @@
 //! - [`WriteOptions`] writes n-d shapes, Fortran order and either byte order;
 //!   [`ReadOptions`] reads any shape into an [`NpyArray`].
 //! - [`StreamWriter`] appends batches and writes the final count at the end,
-//!   to a new file or (with [`StreamWriter::append`]) an existing one.
+//!   to a new file or (with [`StreamWriter::open`]) an existing one.
 //! - [`append_file`] and [`AppendOptions`] add records to an existing file
 //!   in place, rewriting only the count in its header.
 //! - [`ReadOptions::by_name`] reads a type holding some of the file's

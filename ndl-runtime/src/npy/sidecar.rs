@@ -115,14 +115,14 @@ pub(crate) fn write<T: NdlType>(
     npy: &Path,
     header: &Header,
     attributes: &NameMap<Attribute>,
-    sync: bool,
+    durable: bool,
 ) -> Result<()> {
     use std::io::Write as _;
     let path = sidecar_path(npy);
     let run = || -> Result<()> {
         let mut tmp = temp_file_beside(&path)?;
         tmp.write_all(document::<T>(npy, header, attributes).to_yaml().as_bytes())?;
-        persist(tmp, &path, sync).map(drop)
+        persist(tmp, &path, durable).map(drop)
     };
     run().map_err(|e| e.in_file(&path))
 }

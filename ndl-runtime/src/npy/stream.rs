@@ -4,7 +4,7 @@
 //! appended batch by batch, and [`StreamWriter::finish`] rewrites the
 //! header with the final count. NumPy's headers keep room for 21 digits in
 //! the growing dimension, so the rewritten header has the same length and
-//! the data never moves. [`StreamWriter::append`] continues an existing
+//! the data never moves. [`StreamWriter::open`] continues an existing
 //! file the same way, in place: batches go past its data, and `finish`
 //! rewrites only the count in its header.
 
@@ -37,8 +37,8 @@ const BUFFER_BYTES: usize = 1 << 20;
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("log.npy");
 /// let mut w = StreamWriter::<u32>::create(&path)?;
-/// w.write_batch(&[1, 2])?;
-/// w.write_batch(&[3])?;
+/// w.append(&[1, 2])?;
+/// w.append(&[3])?;
 /// assert_eq!(w.finish()?, 3);
 /// assert_eq!(npy::read_file::<u32>(&path)?, [1, 2, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -56,7 +56,7 @@ pub struct StreamWriter<T> {
     /// The sidecar's attributes, when one is to be written on `finish`.
     sidecar: Option<NameMap<Attribute>>,
     /// Whether `finish` waits for the disk.
-    sync: bool,
+    durable: bool,
 }
 
 /// Where the records go.
@@ -79,7 +79,7 @@ impl<T> std::fmt::Debug for StreamWriter<T> {
 impl<T: NdlType> StreamWriter<T> {
     /// A 1-D array in native byte order, to be written to `path`.
     pub fn create(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
-        StreamWriter::with_options(path, &WriteOptions::new())
+        StreamWriter::create_with(path, &WriteOptions::new())
     }
 
     /// An array with `options`' byte order and memory order. With a shape,
@@ -92,13 +92,13 @@ impl<T: NdlType> StreamWriter<T> {
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("rows.npy");
-    /// let mut w = StreamWriter::<f32>::with_options(&path, &WriteOptions::new().shape(&[0, 2]))?;
-    /// w.write_batch(&[1.0, 2.0, 3.0, 4.0])?;
+    /// let mut w = StreamWriter::<f32>::create_with(&path, &WriteOptions::new().shape(&[0, 2]))?;
+    /// w.append(&[1.0, 2.0, 3.0, 4.0])?;
     /// w.finish()?;
     /// assert_eq!(ReadOptions::new().read_file::<f32>(&path)?.shape, [2, 2]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_options(path: impl AsRef<Path>, options: &WriteOptions) -> Result<StreamWriter<T>> {
+    pub fn create_with(path: impl AsRef<Path>, options: &WriteOptions) -> Result<StreamWriter<T>> {
         let dest = path.as_ref().to_path_buf();
         StreamWriter::start(dest.clone(), options).map_err(|e| e.in_file(dest))
     }
@@ -139,7 +139,7 @@ impl<T: NdlType> StreamWriter<T> {
             records: 0,
             data,
             sidecar: options.sidecar.then(|| options.attributes.clone()),
-            sync: options.sync,
+            durable: options.durable,
         })
     }
 
@@ -157,21 +157,21 @@ impl<T: NdlType> StreamWriter<T> {
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("log.npy");
     /// npy::write_file(&path, &[1u16, 2])?;
-    /// let mut w = StreamWriter::<u16>::append(&path)?;
-    /// w.write_batch(&[3, 4])?;
-    /// w.write_batch(&[5])?;
+    /// let mut w = StreamWriter::<u16>::open(&path)?;
+    /// w.append(&[3, 4])?;
+    /// w.append(&[5])?;
     /// assert_eq!(w.finish()?, 5); // records in the file
     /// assert_eq!(npy::read_file::<u16>(&path)?, [1, 2, 3, 4, 5]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn append(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
-        StreamWriter::append_with(path, &AppendOptions::new())
+    pub fn open(path: impl AsRef<Path>) -> Result<StreamWriter<T>> {
+        StreamWriter::open_with(path, &AppendOptions::new())
     }
 
-    /// [`append`](StreamWriter::append) with `options`: with
+    /// [`open`](StreamWriter::open) with `options`: with
     /// [`rewrite`](AppendOptions::rewrite), a header without room for the
     /// final count is rewritten by `finish`.
-    pub fn append_with(path: impl AsRef<Path>, options: &AppendOptions) -> Result<StreamWriter<T>> {
+    pub fn open_with(path: impl AsRef<Path>, options: &AppendOptions) -> Result<StreamWriter<T>> {
         let dest = path.as_ref().to_path_buf();
         StreamWriter::continue_file(dest.clone(), options).map_err(|e| e.in_file(dest))
     }
@@ -192,7 +192,7 @@ impl<T: NdlType> StreamWriter<T> {
             records: 0,
             data,
             sidecar: None,
-            sync: options.sync,
+            durable: options.durable,
             target: Target::Existing(growing, options.clone()),
         })
     }
@@ -209,7 +209,7 @@ impl<T: NdlType> StreamWriter<T> {
     }
 
     /// Appends records.
-    pub fn write_batch(&mut self, records: &[T]) -> Result<()> {
+    pub fn append(&mut self, records: &[T]) -> Result<()> {
         self.data
             .write(&mut self.out, records)
             .map_err(|e| Error::from(e).in_file(&self.dest))?;
@@ -266,11 +266,11 @@ impl<T: NdlType> StreamWriter<T> {
             .map_err(|e| Error::from(e.into_error()))?;
         let mut tmp = NamedTempFile::from_parts(file, tmp);
         rewrite_start(tmp.as_file_mut(), &header)?;
-        persist(tmp, &self.dest, self.sync)?;
+        persist(tmp, &self.dest, self.durable)?;
         if let Some(attributes) = &self.sidecar {
             let mut final_header = self.header.clone();
             *grow_dim(&mut final_header.shape, final_header.fortran_order) = rows;
-            sidecar::write::<T>(&self.dest, &final_header, attributes, self.sync)?;
+            sidecar::write::<T>(&self.dest, &final_header, attributes, self.durable)?;
         }
         Ok(self.records)
     }
@@ -280,8 +280,8 @@ impl<T: NdlType> StreamWriter<T> {
 fn finish_append(growing: &Growing, added: u64, options: &AppendOptions) -> Result<u64> {
     let count = growing.count_after(added)?;
     match growing.header_with(count) {
-        Some(prefix) => growing.set_header(&prefix, added, options.sync),
-        None if options.rewrite => growing.rewrite(count, added, |_| Ok(()), options.sync),
+        Some(prefix) => growing.set_header(&prefix, added, options.durable),
+        None if options.rewrite => growing.rewrite(count, added, |_| Ok(()), options.durable),
         None => Err(Error::NoGrowthRoom { count }),
     }
 }
@@ -314,8 +314,8 @@ mod tests {
         let mut shape = vec![2u64; 12];
         shape.extend([222, 0]);
         let opts = WriteOptions::new().shape(&shape).fortran_order(true);
-        let mut w = StreamWriter::<u8>::with_options(&path, &opts).unwrap();
-        w.write_batch(&vec![7u8; 909_312]).unwrap();
+        let mut w = StreamWriter::<u8>::create_with(&path, &opts).unwrap();
+        w.append(&vec![7u8; 909_312]).unwrap();
         assert_eq!(w.finish().unwrap(), 909_312);
         let back = ReadOptions::new().read_file::<u8>(&path).unwrap();
         assert_eq!(back.shape.last(), Some(&1));
@@ -328,7 +328,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.npy");
         let mut w = StreamWriter::<u8>::create(&path).unwrap();
-        w.write_batch(&[1, 2, 3]).unwrap();
+        w.append(&[1, 2, 3]).unwrap();
         drop(w);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
@@ -338,8 +338,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.npy");
         let opts = WriteOptions::new().shape(&[7, 3]);
-        let mut w = StreamWriter::<u8>::with_options(&path, &opts).unwrap();
-        w.write_batch(&[1, 2, 3, 4]).unwrap();
+        let mut w = StreamWriter::<u8>::create_with(&path, &opts).unwrap();
+        w.append(&[1, 2, 3, 4]).unwrap();
         let e = w.finish().unwrap_err();
         assert!(e.to_string().contains("holds 6 elements, but 4"), "{e}");
         assert!(!path.exists());
@@ -350,9 +350,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.npy");
         let opts = WriteOptions::new().shape(&[2, 0]).fortran_order(true);
-        let mut w = StreamWriter::<i16>::with_options(&path, &opts).unwrap();
+        let mut w = StreamWriter::<i16>::create_with(&path, &opts).unwrap();
         for i in 0..5 {
-            w.write_batch(&[i, -i]).unwrap();
+            w.append(&[i, -i]).unwrap();
         }
         assert_eq!(w.finish().unwrap(), 10);
         let a = ReadOptions::new().read_file::<i16>(&path).unwrap();
@@ -367,7 +367,7 @@ mod tests {
         let data: Vec<u64> = (0..1000).collect();
         let mut w = StreamWriter::<u64>::create(&a).unwrap();
         for c in data.chunks(77) {
-            w.write_batch(c).unwrap();
+            w.append(c).unwrap();
         }
         w.finish().unwrap();
         npy::write_file(&b, &data).unwrap();

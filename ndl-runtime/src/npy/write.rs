@@ -40,7 +40,7 @@ pub struct WriteOptions {
     pub(crate) byte_order: ByteOrder,
     pub(crate) sidecar: bool,
     pub(crate) attributes: NameMap<Attribute>,
-    pub(crate) sync: bool,
+    pub(crate) durable: bool,
 }
 
 impl Default for WriteOptions {
@@ -58,7 +58,7 @@ impl WriteOptions {
             byte_order: ByteOrder::NATIVE,
             sidecar: false,
             attributes: NameMap::new(),
-            sync: false,
+            durable: false,
         }
     }
 
@@ -115,12 +115,12 @@ impl WriteOptions {
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("d.npy");
-    /// WriteOptions::new().sync(true).write_file(&path, &[1u8, 2])?;
+    /// WriteOptions::new().durable(true).write_file(&path, &[1u8, 2])?;
     /// assert_eq!(npy::read_file::<u8>(&path)?, [1, 2]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn sync(mut self, sync: bool) -> WriteOptions {
-        self.sync = sync;
+    pub fn durable(mut self, durable: bool) -> WriteOptions {
+        self.durable = durable;
         self
     }
 
@@ -162,12 +162,12 @@ impl WriteOptions {
         let run = || -> Result<()> {
             let mut tmp = temp_file_beside(path)?;
             write_new_file(self, tmp.as_file_mut(), data)?;
-            persist(tmp, path, self.sync).map(drop)
+            persist(tmp, path, self.durable).map(drop)
         };
         run().map_err(|e| e.in_file(path))?;
         if self.sidecar {
             let header = self.header::<T>(data.len() as u64)?;
-            sidecar::write::<T>(path, &header, &self.attributes, self.sync)?;
+            sidecar::write::<T>(path, &header, &self.attributes, self.durable)?;
         }
         Ok(())
     }

@@ -22,7 +22,7 @@ pub struct NpzWriter {
     zip: ZipWriter<BufWriter<NamedTempFile>>,
     dest: PathBuf,
     options: SimpleFileOptions,
-    sync: bool,
+    durable: bool,
 }
 
 impl NpzWriter {
@@ -66,13 +66,13 @@ impl NpzWriter {
             zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, tmp)),
             dest: dest.to_path_buf(),
             options,
-            sync: false,
+            durable: false,
         })
     }
 
     /// Whether [`finish`](NpzWriter::finish) waits until the archive and its
     /// name are on the disk (`fsync`), as
-    /// [`WriteOptions::sync`](crate::npy::WriteOptions::sync) does for
+    /// [`WriteOptions::durable`](crate::npy::WriteOptions::durable) does for
     /// `.npy` files. Default: `false`.
     ///
     /// ```
@@ -80,14 +80,14 @@ impl NpzWriter {
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("s.npz");
-    /// let mut w = NpzWriter::create(&path)?.sync(true);
+    /// let mut w = NpzWriter::create(&path)?.durable(true);
     /// w.add("x", &[1u8])?;
     /// w.finish()?;
     /// assert_eq!(NpzReader::open(&path)?.read::<u8>("x")?, [1]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn sync(mut self, sync: bool) -> NpzWriter {
-        self.sync = sync;
+    pub fn durable(mut self, durable: bool) -> NpzWriter {
+        self.durable = durable;
         self
     }
 
@@ -195,7 +195,7 @@ impl NpzWriter {
                 source,
             })?;
             let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-            crate::npy::io::persist(tmp, &dest, self.sync).map(drop)
+            crate::npy::io::persist(tmp, &dest, self.durable).map(drop)
         };
         run().map_err(|e| e.in_file(&dest))
     }

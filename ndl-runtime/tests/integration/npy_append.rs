@@ -1,5 +1,5 @@
 //! Appending to `.npy` files in place (`npy::append_file`, `AppendOptions`,
-//! `StreamWriter::append`), checked with real NumPy: files we write, files
+//! `StreamWriter::open`), checked with real NumPy: files we write, files
 //! `np.save` writes, files grown the way npy-append-array grows them, and
 //! old headers without growth padding; and kill -9 in the middle of
 //! appends: the file must load as before or as after, in NumPy and here.
@@ -70,7 +70,7 @@ fn appends_to_our_files_load_in_numpy() {
         assert_eq!(npy::append_file(&path, &records(12..12)).unwrap(), 12);
         // Past a power of ten: the count takes a digit from the padding.
         let n = AppendOptions::new()
-            .sync(true)
+            .durable(true)
             .append_file(&path, &records(12..100_003))
             .unwrap();
         assert_eq!(n, 100_003);
@@ -210,8 +210,8 @@ fn old_headers_without_room_are_refused_or_rewritten() {
     // A count of as many digits fits in place.
     assert_eq!(npy::append_file(&path, &records(9..9)).unwrap(), 9);
     // The stream writer fails at `finish`, the file reading as before.
-    let mut w = StreamWriter::<Rec>::append(&path).unwrap();
-    w.write_batch(&records(9..15)).unwrap();
+    let mut w = StreamWriter::<Rec>::open(&path).unwrap();
+    w.append(&records(9..15)).unwrap();
     let e = w.finish().unwrap_err();
     assert!(matches!(e.kind(), Error::NoGrowthRoom { count: 15 }), "{e}");
     assert!(npy::read_file::<Rec>(&path).unwrap() == records(0..9));
@@ -219,7 +219,7 @@ fn old_headers_without_room_are_refused_or_rewritten() {
 
     let n = AppendOptions::new()
         .rewrite(true)
-        .sync(true)
+        .durable(true)
         .append_file(&path, &records(9..10))
         .unwrap();
     assert_eq!(n, 10);
@@ -232,9 +232,8 @@ fn old_headers_without_room_are_refused_or_rewritten() {
 
     let path = dir.path().join("old_stream.npy");
     old_numpy_file(&path, 9);
-    let mut w =
-        StreamWriter::<Rec>::append_with(&path, &AppendOptions::new().rewrite(true)).unwrap();
-    w.write_batch(&records(9..50)).unwrap();
+    let mut w = StreamWriter::<Rec>::open_with(&path, &AppendOptions::new().rewrite(true)).unwrap();
+    w.append(&records(9..50)).unwrap();
     assert_eq!(w.finish().unwrap(), 50);
     numpy_has(&path, 50, "<");
     assert!(
@@ -267,7 +266,7 @@ fn other_datatypes_fortran_order_and_scalars_are_refused_untouched() {
         matches!(e.kind(), Error::TypeMismatch { field, .. } if field == "x"),
         "{e}"
     );
-    assert!(StreamWriter::<OtherX>::append(&path).is_err());
+    assert!(StreamWriter::<OtherX>::open(&path).is_err());
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     let f = dir.path().join("f.npy");
@@ -334,9 +333,9 @@ fn stream_writers_continue_files_numpy_loads() {
         .byte_order(ByteOrder::Big)
         .write_file(&path, &records(0..3))
         .unwrap();
-    let mut w = StreamWriter::<Rec>::append(&path).unwrap();
+    let mut w = StreamWriter::<Rec>::open(&path).unwrap();
     for c in records(3..5000).chunks(777) {
-        w.write_batch(c).unwrap();
+        w.append(c).unwrap();
     }
     assert_eq!(w.records(), 4997);
     // Until `finish`, the file reads as before.
@@ -344,8 +343,8 @@ fn stream_writers_continue_files_numpy_loads() {
     assert_eq!(w.finish().unwrap(), 5000);
     numpy_has(&path, 5000, ">");
     // Dropped unfinished: as before.
-    let mut w = StreamWriter::<Rec>::append(&path).unwrap();
-    w.write_batch(&records(5000..5100)).unwrap();
+    let mut w = StreamWriter::<Rec>::open(&path).unwrap();
+    w.append(&records(5000..5100)).unwrap();
     drop(w);
     assert!(npy::read_file::<Rec>(&path).unwrap() == records(0..5000));
     numpy_has(&path, 5000, ">");
@@ -369,13 +368,13 @@ fn child(spec: &str) {
         len = match mode {
             "append" => npy::append_file(path, &batch).unwrap(),
             "sync" => AppendOptions::new()
-                .sync(true)
+                .durable(true)
                 .append_file(path, &batch)
                 .unwrap(),
             "stream" => {
-                let mut w = StreamWriter::<Rec>::append(path).unwrap();
+                let mut w = StreamWriter::<Rec>::open(path).unwrap();
                 for piece in batch.chunks(7000) {
-                    w.write_batch(piece).unwrap();
+                    w.append(piece).unwrap();
                 }
                 w.finish().unwrap()
             }

@@ -312,14 +312,14 @@ fn streaming_grows_the_first_dimension() {
     let options = WriteOptions::new()
         .shape(&[0, 2])
         .byte_order(ByteOrder::Big);
-    let mut w = StreamWriter::<Padded>::with_options(&path, &options).unwrap();
+    let mut w = StreamWriter::<Padded>::create_with(&path, &options).unwrap();
     let rec = |i: u16| Padded {
         a: i as u8,
         b: f64::from(i),
         c: i,
     };
     for i in 0..50 {
-        w.write_batch(&[rec(2 * i), rec(2 * i + 1)]).unwrap();
+        w.append(&[rec(2 * i), rec(2 * i + 1)]).unwrap();
     }
     assert!(!path.exists(), "nothing at the destination before finish");
     assert_eq!(w.finish().unwrap(), 100);

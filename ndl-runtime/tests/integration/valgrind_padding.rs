@@ -124,7 +124,7 @@ fn child_writes_padded_records() {
     big.write_file(dir.join("outer_be.npy"), &outer).unwrap();
     let mut w = StreamWriter::<Padded>::create(dir.join("stream.npy")).unwrap();
     for c in padded.chunks(7) {
-        w.write_batch(c).unwrap();
+        w.append(c).unwrap();
     }
     w.finish().unwrap();
     let mut mem = Vec::new();
