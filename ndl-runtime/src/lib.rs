@@ -23,12 +23,18 @@
 
 #![deny(missing_docs)]
 
+// `columns`, `field_map`, `records`, `schema` and `staging` are the format
+// crates' shared plumbing, public for them and hidden from users, as
+// serde's `__private` is.
+
 extern crate self as ndl_runtime;
 
 mod byte_order;
 mod byte_shuffle;
+#[doc(hidden)]
 pub mod columns;
 mod datatype;
+#[doc(hidden)]
 pub mod field_map;
 mod fixed_str;
 pub mod lang;
@@ -40,8 +46,11 @@ mod ndl_type;
 pub mod npy;
 pub mod npz;
 mod record_plan;
+#[doc(hidden)]
 pub mod records;
+#[doc(hidden)]
 pub mod schema;
+#[doc(hidden)]
 pub mod staging;
 pub mod time;
 

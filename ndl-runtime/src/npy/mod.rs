@@ -22,7 +22,7 @@
 //! - [`append_file`] and [`AppendOptions`] add records to an existing file
 //!   in place, rewriting only the count in its header.
 //! - [`ReadOptions::by_name`] reads a type holding some of the file's
-//!   fields, matched by name (see [`FieldMap`](crate::field_map::FieldMap)).
+//!   fields, matched by name.
 //! - [`MmapArray`] maps a file and views its records as `&[T]` without copying
 //!   ([`NpzReader::mmap`](crate::npz::NpzReader::mmap) maps an archive's member).
 //! - [`npz`](crate::npz) reads and writes `.npz` archives of named arrays.
