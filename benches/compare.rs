@@ -47,6 +47,7 @@
 
 #[path = "compare/arrow.rs"]
 mod arrow;
+#[path = "../ndl-runtime/benches/common/mod.rs"]
 mod common;
 #[path = "compare/hdf5.rs"]
 mod hdf5_cmp;

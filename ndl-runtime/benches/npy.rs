@@ -24,7 +24,7 @@ use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 use ndl_runtime::NdlType;
 
 fn dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/criterion");
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data/criterion");
     fs::create_dir_all(&d).unwrap();
     d
 }
