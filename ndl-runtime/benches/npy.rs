@@ -1,5 +1,5 @@
 //! Criterion statistics for each `.npy` operation on 1 MiB and 8 MiB of
-//! records: `cargo bench --bench npy`. In memory (`Vec<u8>` and `&[u8]`)
+//! records: `cargo bench -p ndl-runtime --bench npy`. In memory (`Vec<u8>` and `&[u8]`)
 //! to isolate our own work from the kernel's, and through files in
 //! `target/bench-data/` for the whole path. The full comparison with the
 //! raw limit, npyz and NumPy is `cargo bench --bench compare`.

@@ -1,5 +1,5 @@
 //! Criterion statistics for packing and unpacking records, the transform
-//! every Zarr chunk goes through: `cargo bench --bench records`. 8 MiB of
+//! every Zarr chunk goes through: `cargo bench -p ndl-runtime --bench records`. 8 MiB of
 //! records in memory, one thread, buffers reused: the copy loop alone.
 
 mod common;

@@ -1,7 +1,7 @@
 //! Time fields cost what the `i64` they are costs: the same records with a
 //! `DateTime64<Nanos>` and a `TimeDelta64<Micros>` field, or with two `i64`
 //! fields, written to and read from memory, against a raw memcpy of the
-//! same bytes, in native and swapped byte order. `cargo bench --bench time`;
+//! same bytes, in native and swapped byte order. `cargo bench -p ndl-runtime --bench time`;
 //! the ratio to the memcpy should be the same for both records.
 
 use std::time::Duration;
