@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::compare::{check_datatype, RecordShape};
 use super::header::{count_digits, with_count};
-use super::io::{persist, preallocate, temp_file_beside, Counting};
+use super::io::{preallocate, publish, temp_file_beside, Counting};
 use super::record_writer::RecordWriter;
 use super::shape::checked_product;
 use super::write::write_announced;
@@ -314,7 +314,7 @@ impl Growing {
             })?;
             out.flush()?;
         }
-        persist(tmp, &self.path, durable)?;
+        publish(tmp, &self.path, durable)?;
         Ok(count * self.row)
     }
 }

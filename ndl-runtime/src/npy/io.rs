@@ -1,12 +1,12 @@
 //! The file and stream primitives under reading and writing: filling a
-//! buffer despite short reads, counting bytes, and replacing a file only
+//! buffer despite short reads, counting bytes, and publishing a file only
 //! once its new content is complete.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::Path;
 
-use super::{Error, Result};
+use super::Result;
 
 /// Fills `buf` from `r` unless the input ends first; the bytes read.
 pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -65,32 +65,12 @@ pub(crate) fn preallocate(file: &File, offset: u64, len: usize) {
     let _ = (file, offset, len);
 }
 
-/// Moves a finished temporary file to `path`, replacing what was there.
-/// With `durable`, the data reaches the disk before the rename, and the
-/// rename before this returns: the file is then complete even after a
-/// power loss, not only after the process dies.
-pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path, durable: bool) -> Result<File> {
-    if durable {
-        tmp.as_file().sync_all()?;
-    }
-    let file = tmp.persist(path).map_err(|e| Error::from(e.error))?;
-    if durable {
-        sync_parent(path)?;
-    }
-    Ok(file)
-}
-
-/// Makes a rename in `path`'s directory durable.
-fn sync_parent(path: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-    Ok(())
+/// Publishes the finished temporary file `tmp` at `path`, durably if
+/// asked (see [`crate::staging::publish`]).
+pub(crate) fn publish(tmp: tempfile::NamedTempFile, path: &Path, durable: bool) -> Result<()> {
+    Ok(crate::staging::publish(
+        tmp.into_temp_path(),
+        path,
+        durable,
+    )?)
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::io::{persist, temp_file_beside};
+use super::io::{publish, temp_file_beside};
 use super::{Error, Header, Result};
 use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
 use crate::schema::join_field;
@@ -122,7 +122,7 @@ pub(crate) fn write<T: NdlType>(
     let run = || -> Result<()> {
         let mut tmp = temp_file_beside(&path)?;
         tmp.write_all(document::<T>(npy, header, attributes).to_yaml().as_bytes())?;
-        persist(tmp, &path, durable).map(drop)
+        publish(tmp, &path, durable)
     };
     run().map_err(|e| e.in_file(&path))
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use tempfile::{NamedTempFile, TempPath};
 
 use super::append::Growing;
-use super::io::{persist, temp_file_beside};
+use super::io::{publish, temp_file_beside};
 use super::record_writer::RecordWriter;
 use super::shape::checked_product;
 use super::{sidecar, AppendOptions, Error, Header, Result, WriteOptions};
@@ -266,7 +266,7 @@ impl<T: NdlType> StreamWriter<T> {
             .map_err(|e| Error::from(e.into_error()))?;
         let mut tmp = NamedTempFile::from_parts(file, tmp);
         rewrite_start(tmp.as_file_mut(), &header)?;
-        persist(tmp, &self.dest, self.durable)?;
+        publish(tmp, &self.dest, self.durable)?;
         if let Some(attributes) = &self.sidecar {
             let mut final_header = self.header.clone();
             *grow_dim(&mut final_header.shape, final_header.fortran_order) = rows;

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use super::io::{persist, preallocate, temp_file_beside};
+use super::io::{preallocate, publish, temp_file_beside};
 use super::record_writer::RecordWriter;
 use super::shape::{checked_product, is_also_c_order};
 use super::{sidecar, ByteOrder, Error, Header, Result};
@@ -162,7 +162,7 @@ impl WriteOptions {
         let run = || -> Result<()> {
             let mut tmp = temp_file_beside(path)?;
             write_new_file(self, tmp.as_file_mut(), data)?;
-            persist(tmp, path, self.durable).map(drop)
+            publish(tmp, path, self.durable)
         };
         run().map_err(|e| e.in_file(path))?;
         if self.sidecar {
@@ -225,7 +225,7 @@ pub fn write_file_with(
         write_announced(&mut out, header, data)?;
         out.flush()?;
         drop(out);
-        persist(tmp, path, false).map(drop)
+        publish(tmp, path, false)
     };
     run().map_err(|e| e.in_file(path))
 }

@@ -195,7 +195,7 @@ impl NpzWriter {
                 source,
             })?;
             let tmp = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-            crate::npy::io::persist(tmp, &dest, self.durable).map(drop)
+            crate::npy::io::publish(tmp, &dest, self.durable)
         };
         run().map_err(|e| e.in_file(&dest))
     }
