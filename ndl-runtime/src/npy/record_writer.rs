@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use std::sync::mpsc::sync_channel;
 
 use super::compare::{file_layout_for, layout_for};
-use super::staging::{Staging, PREFIX_BYTES};
+use super::record_buffer::{RecordBuffer, PREFIX_BYTES};
 use super::{ByteOrder, Header, Result};
 use crate::record_plan::RecordPlan;
 use crate::records::{assume_init, record_bytes};
@@ -21,9 +21,9 @@ pub(crate) struct RecordWriter<T> {
     /// The file offset of the next byte written (the header's length at
     /// first): staged writes end on aligned file offsets.
     offset: u64,
-    /// Staging buffers: the first for staging on the calling thread, all
+    /// Record buffers: the first for filling on the calling thread, all
     /// of them in flight between the helper thread and the writer.
-    buffers: Vec<Staging>,
+    buffers: Vec<RecordBuffer>,
     _records: std::marker::PhantomData<fn(&T)>,
 }
 
@@ -110,12 +110,14 @@ impl<T: NdlType> RecordWriter<T> {
             self.buffers = SPARE.with(|s| s.take());
         }
         if bytes.len() >= PIPELINE_MIN_BYTES && parallel() {
-            self.buffers
-                .resize_with(PIPELINE_BUFFERS.max(self.buffers.len()), Staging::default);
+            self.buffers.resize_with(
+                PIPELINE_BUFFERS.max(self.buffers.len()),
+                RecordBuffer::default,
+            );
             return write_pipelined(&self.layout, &mut out, chunks, &mut self.buffers);
         }
         if self.buffers.is_empty() {
-            self.buffers.push(Staging::default());
+            self.buffers.push(RecordBuffer::default());
         }
         let staging = &mut self.buffers[0];
         let mut chunks = chunks.peekable();
@@ -144,9 +146,9 @@ impl<T> Drop for RecordWriter<T> {
 }
 
 thread_local! {
-    /// Staging buffers of the last record writer dropped on this thread
+    /// RecordBuffer buffers of the last record writer dropped on this thread
     /// (at most [`PIPELINE_BUFFERS`] of about [`CHUNK_BYTES`] each).
-    static SPARE: std::cell::RefCell<Vec<Staging>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SPARE: std::cell::RefCell<Vec<RecordBuffer>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Writes all of `a` then all of `b`, with vectored writes (one system
@@ -241,7 +243,7 @@ struct AlignedWriter<'w, W> {
 impl<W: Write> AlignedWriter<'_, W> {
     /// Writes the carried bytes and the chunk in `staging`, all of it when
     /// `last`, else up to the last multiple of [`ALIGN_BYTES`].
-    fn write(&mut self, staging: &mut Staging, last: bool) -> std::io::Result<()> {
+    fn write(&mut self, staging: &mut RecordBuffer, last: bool) -> std::io::Result<()> {
         let bytes = staging.with_prefix(&self.carry);
         let end = self.offset + bytes.len() as u64;
         let cut = end / ALIGN_BYTES * ALIGN_BYTES;
@@ -273,10 +275,10 @@ fn write_pipelined<W: Write>(
     layout: &RecordPlan,
     out: &mut AlignedWriter<'_, W>,
     chunks: Chunks<'_>,
-    buffers: &mut [Staging],
+    buffers: &mut [RecordBuffer],
 ) -> std::io::Result<()> {
-    let (full_tx, full_rx) = sync_channel::<(&mut Staging, bool)>(buffers.len());
-    let (free_tx, free_rx) = sync_channel::<&mut Staging>(buffers.len());
+    let (full_tx, full_rx) = sync_channel::<(&mut RecordBuffer, bool)>(buffers.len());
+    let (free_tx, free_rx) = sync_channel::<&mut RecordBuffer>(buffers.len());
     for b in buffers.iter_mut() {
         free_tx.send(b).expect("the receiver is alive");
     }

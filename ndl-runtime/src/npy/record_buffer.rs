@@ -1,4 +1,4 @@
-//! The buffer records are staged in before a write: copied whole, their
+//! The buffer records are put in before a write: copied whole, their
 //! padding zeroed, their numbers put in the file's order.
 
 use std::mem::MaybeUninit;
@@ -17,12 +17,12 @@ pub(super) const PREFIX_BYTES: usize = 4096;
 /// Invariant: `buf[PREFIX_BYTES..PREFIX_BYTES + ready]` is initialised
 /// (the last chunk filled); other bytes may not be.
 #[derive(Default)]
-pub(super) struct Staging {
+pub(super) struct RecordBuffer {
     pub(super) buf: Vec<MaybeUninit<u8>>,
     pub(super) ready: usize,
 }
 
-impl Staging {
+impl RecordBuffer {
     /// Copies `records` (whole records' memory, padding included) into
     /// the buffer, zeroes their padding and swaps their numbers to the
     /// file's order.
