@@ -218,8 +218,10 @@ impl Hdf5Sink {
             });
         }
         let mut options = options.clone();
-        options.options.byte_order = spec.byte_order;
-        options.options.other_order.clone_from(&spec.other_order);
+        options.options = options
+            .options
+            .byte_order(spec.byte_order)
+            .mixed_byte_orders(spec.other_order.clone());
         Ok(Hdf5Sink {
             path: path.to_path_buf(),
             spec: spec.clone(),

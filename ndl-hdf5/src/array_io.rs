@@ -176,7 +176,7 @@ impl ArrayWriter {
         type_name: &str,
         options: &WriteOptions,
     ) -> Result<ArrayWriter> {
-        let staged = Staged::create(path.as_ref())?;
+        let staged = Staged::create(path.as_ref(), options.durable)?;
         let path = staged.path().to_path_buf();
         let netcdf = options.is_netcdf(&path);
         let type_error = |source| Error::Type {

@@ -76,7 +76,7 @@ impl ColumnsWriter {
         len: u64,
         options: &WriteOptions,
     ) -> Result<ColumnsWriter> {
-        let staged = Staged::create(path.as_ref())?;
+        let staged = Staged::create(path.as_ref(), options.durable)?;
         let path = staged.path().to_path_buf();
         let columns = plan(record).map_err(|e| Error::Mismatch {
             path: path.clone(),

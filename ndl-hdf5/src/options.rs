@@ -31,36 +31,39 @@ pub enum Codec {
 /// use ndl_runtime::ByteOrder;
 ///
 /// let options = WriteOptions::new().codec(Codec::Deflate(4)).shuffle(true).chunk(4096);
-/// assert_eq!(options.byte_order, ByteOrder::NATIVE);
+/// assert_eq!(options.chunk_records(24), 4096);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteOptions {
     /// Each chunk's compression (default none).
-    pub codec: Codec,
+    pub(crate) codec: Codec,
     /// Whether HDF5's byte shuffle runs before the codec (default off).
-    pub shuffle: bool,
+    pub(crate) shuffle: bool,
     /// Records per chunk; `None`: about [`CHUNK_BYTES`], or fewer when
     /// [`expected_len`](WriteOptions::expected_len) says the dataset holds fewer.
-    pub chunk: Option<usize>,
+    pub(crate) chunk: Option<usize>,
     /// How many records the dataset will likely hold, for the chunk size.
-    pub expected_len: Option<u64>,
+    pub(crate) expected_len: Option<u64>,
     /// The byte order of the stored numbers (default native); reads
     /// convert them back.
-    pub byte_order: ByteOrder,
+    pub(crate) byte_order: ByteOrder,
     /// The byte ranges, within one element, of the numbers stored in the
     /// order opposite to `byte_order` (default none): a compound's members
     /// may each have their own, as NumPy's `[('a', '<u8'), ('b', '>f8')]`.
     /// An [`ArrayWriter`](crate::ArrayWriter) takes its elements with the
     /// same ranges in the opposite of its own order.
-    pub other_order: Vec<std::ops::Range<usize>>,
+    pub(crate) other_order: Vec<std::ops::Range<usize>>,
     /// Whether the file is netCDF-4 (see [`netcdf`](WriteOptions::netcdf));
     /// `None` (the default): when its name ends in `.nc`.
-    pub netcdf: Option<bool>,
+    pub(crate) netcdf: Option<bool>,
     /// Whether a [`DatasetWriter`](crate::DatasetWriter) writes records
     /// holding an enum or a bool to a netCDF-4 file (default off: refused),
     /// which netCDF4-python and xarray skip (see
     /// [`netcdf4_python_skips`](crate::netcdf4_python_skips)).
-    pub netcdf_enum_records: bool,
+    pub(crate) netcdf_enum_records: bool,
+    /// Whether the file and its directory entry reach the disk before
+    /// the writer returns.
+    pub(crate) durable: bool,
 }
 
 impl Default for WriteOptions {
@@ -74,6 +77,7 @@ impl Default for WriteOptions {
             other_order: Vec::new(),
             netcdf: None,
             netcdf_enum_records: false,
+            durable: false,
         }
     }
 }
@@ -161,6 +165,15 @@ impl WriteOptions {
     /// records they all read.
     pub fn netcdf_enum_records(mut self, allow: bool) -> Self {
         self.netcdf_enum_records = allow;
+        self
+    }
+
+    /// Whether the data and the file's directory entry are flushed to the
+    /// disk (`fsync`) before `finish` or a one-shot write returns: then a
+    /// power loss, not only a crash, leaves the old file or the new one.
+    /// Default: `false`, as h5py.
+    pub fn durable(mut self, durable: bool) -> Self {
+        self.durable = durable;
         self
     }
 

@@ -2,50 +2,14 @@
 //! into place once complete: a crash leaves no file at the destination,
 //! only a hidden `.<name>.*.tmp` beside it.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+use ndl_runtime::staging::WriterLock;
 
 use hdf5::plist::file_create::{AttrCreationOrder, LinkCreationOrder};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-
-/// Takes the lock of writers by copy to `destination`: an exclusive
-/// `flock` on `.<name>.lock` beside it, which the system releases when the
-/// process dies, so a crash leaves no stale lock, only the file.
-fn lock_writer(destination: &Path) -> Result<(PathBuf, std::fs::File)> {
-    let io = |source| Error::Io {
-        path: destination.to_path_buf(),
-        source,
-    };
-    let name = destination
-        .file_name()
-        .map_or("ndl".into(), |n| n.to_string_lossy());
-    let path = destination.with_file_name(format!(".{name}.lock"));
-    loop {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(io(std::io::Error::new(
-                    std::io::ErrorKind::WouldBlock,
-                    "another writer holds the file",
-                )))
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
-        }
-        // The writer before us may have removed the lock file it held.
-        let held = file.metadata().map_err(io)?;
-        if std::fs::metadata(&path).is_ok_and(|now| now.ino() == held.ino()) {
-            return Ok((path, file));
-        }
-    }
-}
 
 /// A new hidden, empty file beside `destination`, removed on drop.
 fn hidden_beside(destination: &Path) -> Result<tempfile::TempPath> {
@@ -67,13 +31,15 @@ pub(crate) struct Staged {
     temp: tempfile::TempPath,
     destination: PathBuf,
     /// The lock that keeps other writers by copy out, held until the copy
-    /// is renamed over the file: its path and its open file.
-    lock: Option<(PathBuf, std::fs::File)>,
+    /// is renamed over the file.
+    lock: Option<WriterLock>,
+    /// Whether publishing waits for the disk.
+    durable: bool,
 }
 
 impl Staged {
     /// Creates the hidden file that will become `destination`.
-    pub fn create(destination: &Path) -> Result<Staged> {
+    pub fn create(destination: &Path, durable: bool) -> Result<Staged> {
         let temp = hidden_beside(destination)?;
         // netCDF-C reads a file whose links and attributes keep their
         // creation order, as it writes them.
@@ -86,7 +52,7 @@ impl Staged {
             })
             .create(&temp)
             .map_err(hdf5_error(destination, ""))?;
-        Ok(Staged::of(file, temp, destination, None))
+        Ok(Staged::of(file, temp, destination, None, durable))
     }
 
     /// Copies the file at `destination` to a hidden one beside it and
@@ -94,27 +60,28 @@ impl Staged {
     /// the copy replaces the file, by a lock on the hidden file
     /// `.<name>.lock` beside it (the file itself is left unlocked, so
     /// that readers using HDF5's own locking still open it).
-    pub fn copy_of(destination: &Path) -> Result<Staged> {
+    pub fn copy_of(destination: &Path, durable: bool) -> Result<Staged> {
         let io = |source| Error::Io {
             path: destination.to_path_buf(),
             source,
         };
         std::fs::metadata(destination).map_err(io)?;
-        let lock = lock_writer(destination)?;
+        let lock = WriterLock::take(destination).map_err(io)?;
         let temp = hidden_beside(destination)?;
         std::fs::copy(destination, &temp).map_err(io)?;
         let file = hdf5::File::with_options()
             .with_fapl(|p| p.file_locking(false))
             .open_rw(&temp)
             .map_err(hdf5_error(destination, ""))?;
-        Ok(Staged::of(file, temp, destination, Some(lock)))
+        Ok(Staged::of(file, temp, destination, Some(lock), durable))
     }
 
     fn of(
         file: hdf5::File,
         temp: tempfile::TempPath,
         destination: &Path,
-        lock: Option<(PathBuf, std::fs::File)>,
+        lock: Option<WriterLock>,
+        durable: bool,
     ) -> Staged {
         crate::file::close_on_exec(&file);
         Staged {
@@ -122,6 +89,7 @@ impl Staged {
             temp,
             destination: destination.to_path_buf(),
             lock,
+            durable,
         }
     }
 
@@ -142,14 +110,14 @@ impl Staged {
             file.close().map_err(hdf5_error(&self.destination, ""))?;
         }
         let destination = self.destination;
-        self.temp.persist(&destination).map_err(|e| Error::Io {
-            path: destination.clone(),
-            source: e.error,
+        ndl_runtime::staging::publish(self.temp, &destination, self.durable).map_err(|source| {
+            Error::Io {
+                path: destination.clone(),
+                source,
+            }
         })?;
-        if let Some((path, _held)) = &self.lock {
-            // Removed while held: a writer that opened it meanwhile finds
-            // it gone once it holds it, and makes a new one.
-            let _ = std::fs::remove_file(path);
+        if let Some(lock) = self.lock {
+            lock.release();
         }
         Ok(())
     }

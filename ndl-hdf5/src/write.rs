@@ -52,7 +52,7 @@ pub fn write<T: NdlType>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -
     let options = WriteOptions::new().expected_len(records.len() as u64);
     let mut writer = DatasetWriter::<T>::create_with(path, dataset, &options)?;
     writer.append(records)?;
-    writer.finish()
+    writer.finish().map(drop)
 }
 
 /// Streams records into a chunked dataset with an unlimited dimension,
@@ -121,7 +121,7 @@ impl<T: NdlType> DatasetWriter<T> {
                     .into(),
             }));
         }
-        let staged = Staged::create(&path)?;
+        let staged = Staged::create(&path, options.durable)?;
         let memory_type =
             profile_type(&datatype, Orders::one(ByteOrder::NATIVE), netcdf).map_err(type_error)?;
         let file_type = commit_type(
@@ -171,7 +171,7 @@ impl<T: NdlType> DatasetWriter<T> {
     /// file is locked against other writers meanwhile.
     pub fn open_copy(path: impl AsRef<Path>, dataset: &str) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let staged = Staged::copy_of(&path)?;
+        let staged = Staged::copy_of(&path, false)?;
         Self::open_in(Target::New(staged), path, dataset)
     }
 
@@ -340,16 +340,18 @@ impl<T: NdlType> DatasetWriter<T> {
     }
 
     /// Flushes and closes the file; a new one is renamed into place.
-    pub fn finish(self) -> Result<()> {
+    /// Returns the number of records the dataset now holds.
+    pub fn finish(self) -> Result<u64> {
         drop(self.dataset);
         drop(self.dimensions);
         match self.target {
-            Target::New(staged) => staged.publish(),
+            Target::New(staged) => staged.publish()?,
             Target::Existing(file) => {
                 file.flush().map_err(hdf5_error(&self.path, &self.name))?;
-                file.close().map_err(hdf5_error(&self.path, &self.name))
+                file.close().map_err(hdf5_error(&self.path, &self.name))?;
             }
         }
+        Ok(self.len)
     }
 }
 

@@ -137,3 +137,87 @@ fn a_finished_file_opens_again_in_the_same_process() {
         records(0..3000)
     );
 }
+
+/// `finish` says how many records the dataset holds: those written, and
+/// after an append, those of the whole dataset.
+#[test]
+fn finish_counts_the_records_of_the_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("count.h5");
+    let mut w = DatasetWriter::<Padded>::create(&path, "d").unwrap();
+    w.append(&records(0..30)).unwrap();
+    assert_eq!(w.finish().unwrap(), 30);
+    let opens = [DatasetWriter::<Padded>::open, DatasetWriter::open_copy];
+    for (open, after) in opens.into_iter().zip([35, 40]) {
+        let mut w = open(&path, "d").unwrap();
+        w.append(&records(0..5)).unwrap();
+        assert_eq!(w.finish().unwrap(), after);
+    }
+    assert_eq!(ndl_hdf5::read::<Padded>(&path, "d").unwrap().len(), 40);
+}
+
+/// `WriteOptions::durable`: the system calls of a write (`strace -f`)
+/// show no flush without it; with it, the file flushed before its rename
+/// into place and the directory after.
+#[test]
+fn durable_writes_flush_around_the_rename() {
+    const CHILD: &str = "NDL_HDF5_DURABLE_CHILD";
+    if let Ok(spec) = std::env::var(CHILD) {
+        let (durable, path) = spec.split_once(' ').unwrap();
+        let options = WriteOptions::new().durable(durable == "true");
+        let mut w = DatasetWriter::<Padded>::create_with(path, "d", &options).unwrap();
+        w.append(&records(0..100)).unwrap();
+        w.finish().unwrap();
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for durable in [false, true] {
+        let path = dir.path().join(format!("{durable}.h5"));
+        let trace = dir.path().join(format!("{durable}.trace"));
+        let test = ndl_testkit::child::this_test("durable_writes_flush_around_the_rename");
+        let out = std::process::Command::new("strace")
+            .args([
+                "-f",
+                "-e",
+                "trace=fsync,fdatasync,rename,renameat,renameat2",
+                "-o",
+            ])
+            .arg(&trace)
+            .arg(test.get_program())
+            .args(test.get_args())
+            .env(CHILD, format!("{durable} {}", path.display()))
+            .output()
+            .expect("strace runs (Debian package strace)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            ndl_hdf5::read::<Padded>(&path, "d").unwrap(),
+            records(0..100)
+        );
+        let calls: Vec<String> = std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("sync(") || l.contains("rename"))
+            .map(String::from)
+            .collect();
+        let rename = calls
+            .iter()
+            .position(|l| l.contains("rename") && l.contains(".tmp\""))
+            .unwrap_or_else(|| panic!("no rename of the hidden file: {calls:#?}"));
+        if !durable {
+            assert!(calls.iter().all(|l| !l.contains("sync(")), "{calls:#?}");
+            continue;
+        }
+        assert!(
+            rename > 0 && calls[rename - 1].contains("sync("),
+            "{calls:#?}"
+        );
+        assert!(
+            calls.get(rename + 1).is_some_and(|l| l.contains("sync(")),
+            "{calls:#?}"
+        );
+    }
+}
