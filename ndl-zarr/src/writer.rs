@@ -28,7 +28,7 @@ impl WriteOptions {
             .clone()
             .expected_len(data.len() as u64)
             .publish_on_finish(true);
-        let mut writer = ArrayWriter::<T>::create(&options, dir.as_ref())?;
+        let mut writer = ArrayWriter::<T>::create_with(dir, &options)?;
         writer.append(data)?;
         writer.finish().map(drop)
     }
@@ -39,7 +39,7 @@ impl WriteOptions {
         &self,
         dir: impl AsRef<Path>,
     ) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create(self, dir.as_ref())
+        ArrayWriter::create_with(dir, self)
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
@@ -177,7 +177,30 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
 }
 
 impl<T: NdlType + Send + Sync> ArrayWriter<T> {
-    pub(crate) fn create(options: &WriteOptions, dir: &Path) -> Result<ArrayWriter<T>> {
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) holding no records yet, with the default
+    /// [`WriteOptions`], and a writer that appends to it.
+    ///
+    /// ```
+    /// use ndl_zarr::ArrayWriter;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("log.zarr");
+    /// let mut w = ArrayWriter::<u32>::create(&path)?;
+    /// w.append(&[1, 2])?;
+    /// w.append(&[3])?;
+    /// assert_eq!(w.finish()?, 3);
+    /// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+        ArrayWriter::create_with(dir, &WriteOptions::new())
+    }
+
+    /// [`create`](ArrayWriter::create) with `options`: the layout, chunks,
+    /// codecs, format version and durability of the new store.
+    pub fn create_with(dir: impl AsRef<Path>, options: &WriteOptions) -> Result<ArrayWriter<T>> {
+        let dir = dir.as_ref();
         let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;
         let datatype = T::datatype();
@@ -193,7 +216,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 
     pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
         let options = options.clone().expected_len(len);
-        let writer = ArrayWriter::<T>::create(&options, dir)?;
+        let writer = ArrayWriter::<T>::create_with(dir, &options)?;
         writer.core.resize(len)?;
         writer.held.release()
     }
