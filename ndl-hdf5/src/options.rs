@@ -1,6 +1,6 @@
 //! How a new dataset is stored: plain data, read by the writers.
 
-use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle};
+use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 use ndl_runtime::ByteOrder;
 
 /// About this many bytes of records per chunk of a new dataset, unless

@@ -31,6 +31,7 @@ extern crate self as ndl_runtime;
 
 mod byte_order;
 mod byte_shuffle;
+pub mod codec;
 #[doc(hidden)]
 pub mod columns;
 mod datatype;

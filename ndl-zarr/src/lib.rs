@@ -123,7 +123,8 @@ pub use lock::{
 };
 #[cfg(feature = "ndarray")]
 pub use ndarray_io::{read_ndarray, write_ndarray};
-pub use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec, ZarrFormat};
+pub use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
+pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use strings::{

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::blosc::{Blosc, BloscCname, BloscShuffle};
+use crate::codec::{Blosc, BloscCname, BloscShuffle};
 use crate::ndl::ArrayOrder;
 use crate::ByteOrder;
 
@@ -53,7 +53,8 @@ impl std::str::FromStr for Codec {
     /// (`blosc:zstd:7:bitshuffle`, see [`Blosc`]).
     ///
     /// ```
-    /// use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle, Codec};
+    /// use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
+    /// use ndl_runtime::lang::zarr::Codec;
     /// assert_eq!("zstd:7".parse(), Ok(Codec::Zstd(7)));
     /// assert_eq!("gzip".parse(), Ok(Codec::Gzip(6)));
     /// assert_eq!("zlib:1".parse(), Ok(Codec::Zlib(1)));

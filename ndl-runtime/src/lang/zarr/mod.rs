@@ -45,13 +45,11 @@
 //!   except a top-level `string` in v3, which is Zarr's `string` data type
 //!   with the `vlen-utf8` codec.
 
-mod blosc;
 mod codec;
 mod data_type;
 mod document;
 mod parse;
 
-pub use blosc::{Blosc, BloscCname, BloscShuffle};
 pub use codec::{Codec, V3Codecs};
 pub use data_type::v3_fill_value;
 pub use document::{

@@ -1,12 +1,13 @@
-//! Blosc's settings as plain data: the compressor inside it and the
-//! shuffle, with their names in Zarr v3 (`"bitshuffle"`) and numcodecs'
-//! numbers (v2's `shuffle: 2`).
+//! Codec settings every format shares, as plain data: Blosc's compressor,
+//! level and shuffle, with their names in Zarr v3 (`"bitshuffle"`) and
+//! numcodecs' numbers (v2's `shuffle: 2`), which HDF5's Blosc filter
+//! takes too.
 
 /// A Blosc configuration: the compressor inside Blosc, its level and the
 /// shuffle done first.
 ///
 /// ```
-/// use ndl_runtime::lang::zarr::{Blosc, BloscCname, BloscShuffle};
+/// use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 ///
 /// let b: Blosc = "zstd:7:bitshuffle".parse()?;
 /// assert_eq!(b, Blosc { cname: BloscCname::Zstd, clevel: 7, shuffle: BloscShuffle::BitShuffle });
