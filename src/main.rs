@@ -7,9 +7,12 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ndl_formats::{ConvertOptions, DescribeOptions, Language, Progress, ReadOptions, SinkOptions};
+use ndl_formats::{
+    ConvertOptions, DescribeOptions, Format as FileFormat, Language, Layout, Progress, ReadOptions,
+    WriteSettings,
+};
 use ndl_runtime::npy::HeaderLimits;
 
 mod reader_process;
@@ -26,20 +29,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print a description of a .npy, .npz, Parquet, Arrow, HDF5 or
-    /// netCDF-4 file, or of a Zarr store.
-    ///
     /// An NDL sidecar beside the file (FILE with the extension .yaml or
     /// .yml, as `ndl_runtime::npy` writes it) adds what the file cannot
     /// hold: enum member names, descriptions and attributes. It is used only
     /// where its datatypes have the same layout as the file's.
     Describe(DescribeArgs),
-    /// Convert an array between any two formats: .npy, .npz, Zarr stores
-    /// (records or columns, v2 or v3), Parquet, Arrow IPC, HDF5 and
-    /// netCDF-4 (records or columns).
-    ///
-    /// DST's format is its name's ending: .npy, .npz, .zarr (or s3://),
-    /// .parquet, .arrow, .feather, .h5, .hdf5 or .nc.
+    /// Zarr stores and HDF5 and netCDF-4 files hold records as one array
+    /// (--layout records) or one array per field (--layout columns).
     /// The array streams through in bounded memory; a progress bar shows on
     /// a terminal. The destination appears only once complete.
     Convert(ConvertArgs),
@@ -67,8 +63,8 @@ struct ConvertArgs {
     #[arg(value_parser = location)]
     src: PathBuf,
 
-    /// Where to write: a .npy, .npz, .parquet, .arrow, .feather, .h5,
-    /// .hdf5 or .nc file, or a .zarr store.
+    /// Where to write (the formats are listed in the registry, see
+    /// `with_formats`).
     #[arg(value_parser = location)]
     dst: PathBuf,
 
@@ -103,7 +99,7 @@ struct ConvertArgs {
     /// deflate, which every reader has without plugins), or blosc (HDF5's
     /// Blosc filter, which h5py reads through the hdf5plugin package).
     #[arg(long)]
-    codec: Option<ndl_zarr::Codec>,
+    codec: Option<ndl_formats::Codec>,
 
     /// HDF5 and netCDF-4: shuffle each chunk's bytes before its codec
     /// (HDF5's shuffle filter).
@@ -132,13 +128,6 @@ struct ConvertArgs {
     member: Option<String>,
 }
 
-impl ConvertArgs {
-    /// The layout asked for, records unless columns.
-    fn layout(&self) -> LayoutArg {
-        self.layout.unwrap_or(LayoutArg::Records)
-    }
-}
-
 /// How strings are stored in a Zarr store.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum StringsArg {
@@ -161,8 +150,8 @@ enum LayoutArg {
 
 #[derive(Args)]
 struct DescribeArgs {
-    /// The .npy, .npz, Parquet or Arrow file, or the Zarr store (a
-    /// directory), to describe.
+    /// The file or store to describe (the formats are listed in the
+    /// registry, see `with_formats`).
     #[arg(value_parser = location)]
     file: PathBuf,
 
@@ -199,7 +188,8 @@ enum Format {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = with_formats(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let isolated = match &cli.command {
         Command::Describe(args) => {
             reader_process::run_isolated(&args.file, Some(reader_process::describe_limit()))
@@ -217,6 +207,47 @@ fn main() -> ExitCode {
     }
 }
 
+/// The help texts that name formats, made from the registry of formats,
+/// so that a format added there is listed here.
+fn with_formats(command: clap::Command) -> clap::Command {
+    let read = listed(FileFormat::all().map(|f| f.noun().to_string()).collect());
+    let written = listed(FileFormat::written());
+    let long = |c: &clap::Command, about: &str| {
+        let rest = c
+            .get_long_about()
+            .or(c.get_about())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        format!("{about}\n\n{rest}")
+    };
+    command
+        .mut_subcommand("describe", |c| {
+            let about = format!("Print a description of a {read}.");
+            let long = long(&c, &about);
+            c.about(about)
+                .long_about(long)
+                .mut_arg("file", |a| a.help(format!("The {read} to describe")))
+        })
+        .mut_subcommand("convert", |c| {
+            let about = format!("Convert an array from a {read} to a {written}.");
+            let long = long(&c, &about);
+            c.about(about).long_about(long).mut_arg("dst", |a| {
+                a.help(format!(
+                    "Where to write: a {written}; the format is the name's ending"
+                ))
+            })
+        })
+}
+
+/// `a, b or c`.
+fn listed(mut items: Vec<String>) -> String {
+    match items.pop() {
+        Some(last) if !items.is_empty() => format!("{} or {last}", items.join(", ")),
+        Some(last) => last,
+        None => String::new(),
+    }
+}
+
 /// A location on the command line: a path, `file:///path` (the path), or
 /// `s3://bucket/prefix`. The command works with local paths itself (it
 /// builds a store beside its destination and renames it), so a `file://`
@@ -225,119 +256,37 @@ fn location(arg: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(arg.strip_prefix("file://").unwrap_or(arg)))
 }
 
-/// How an HDF5 or netCDF-4 destination is written: the codecs HDF5 has
-/// without plugins, refused by name otherwise.
-fn hdf5_options(args: &ConvertArgs) -> Result<ndl_formats::Hdf5SinkOptions, String> {
-    use ndl_zarr::Codec;
-    let codec = match args.codec {
-        None | Some(Codec::None) => ndl_hdf5::Codec::None,
-        Some(Codec::Gzip(level) | Codec::Zlib(level)) => {
-            ndl_hdf5::Codec::Deflate(level.min(9) as u8)
-        }
-        Some(Codec::Blosc(clevel)) => ndl_hdf5::Codec::Blosc(ndl_zarr::Blosc {
-            clevel,
-            ..ndl_zarr::Blosc::default()
+/// The write settings the command line gives.
+fn write_settings(args: &ConvertArgs) -> WriteSettings {
+    WriteSettings {
+        zarr_format: args.zarr_format,
+        layout: args.layout.map(|layout| match layout {
+            LayoutArg::Records => Layout::Records,
+            LayoutArg::Columns => Layout::Columns,
         }),
-        Some(Codec::BloscWith(blosc)) => ndl_hdf5::Codec::Blosc(blosc),
-        Some(_) if is_hdf5(&args.dst) => {
-            return Err(format!(
-                "{}: HDF5 and netCDF-4 files take --codec none, gzip or zlib (HDF5's deflate), \
-                 or blosc with any compressor (blosc:zstd:5, which h5py reads through hdf5plugin)",
-                args.dst.display()
-            ))
-        }
-        Some(_) => ndl_hdf5::Codec::None,
-    };
-    let mut options = ndl_hdf5::WriteOptions::new()
-        .codec(codec)
-        .shuffle(args.shuffle);
-    if let Some(n) = args.chunk_len {
-        options = options.chunk(n as usize);
-    }
-    Ok(ndl_formats::Hdf5SinkOptions {
-        options,
-        columns: args.layout() == LayoutArg::Columns,
-    })
-}
-
-fn is_hdf5(path: &std::path::Path) -> bool {
-    ndl_formats::Format::of_destination(path).is_ok_and(|f| f == ndl_formats::Format::Hdf5)
-}
-
-/// An error for the first option given that the destination's format
-/// does not take: an option silently ignored would leave the user
-/// believing it was applied.
-fn unused_option(args: &ConvertArgs) -> Result<(), String> {
-    use ndl_formats::Format;
-    let Ok(format) = Format::of_destination(&args.dst) else {
-        return Ok(());
-    };
-    let (zarr, hdf5) = (format == Format::Zarr, format == Format::Hdf5);
-    let options = [
-        ("--zarr-format", args.zarr_format.is_some(), zarr),
-        ("--layout", args.layout.is_some(), zarr || hdf5),
-        ("--chunk-len", args.chunk_len.is_some(), zarr || hdf5),
-        ("--chunks", args.chunks.is_some(), zarr),
-        ("--codec", args.codec.is_some(), zarr || hdf5),
-        ("--shuffle", args.shuffle, hdf5),
-        ("--chars-as-u1", args.chars_as_u1, zarr),
-        ("--strings", args.strings.is_some(), zarr),
-    ];
-    match options
-        .iter()
-        .find(|(_, given, applies)| *given && !applies)
-    {
-        Some((name, ..)) => Err(format!(
-            "{}: {name} does not apply to a {}; leave it out",
-            args.dst.display(),
-            format.noun()
-        )),
-        None => Ok(()),
+        chunk_len: args.chunk_len,
+        chunks: args.chunks.clone(),
+        codec: args.codec,
+        shuffle: args.shuffle,
+        chars_as_u1: args.chars_as_u1,
+        variable_strings: args.strings.map(|s| s == StringsArg::Variable),
     }
 }
 
 fn run_convert(args: &ConvertArgs) -> ExitCode {
-    if let Err(e) = unused_option(args) {
-        eprintln!("ndl: error: {e}");
-        return ExitCode::FAILURE;
-    }
-    let hdf5 = match hdf5_options(args) {
+    let write = match ndl_formats::sink_options(&args.dst, &write_settings(args)) {
         Ok(options) => options,
         Err(e) => {
             eprintln!("ndl: error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut zarr = ndl_zarr::WriteOptions::new()
-        .zarr_format(match args.zarr_format {
-            Some(2) => ndl_zarr::ZarrFormat::V2,
-            _ => ndl_zarr::ZarrFormat::V3,
-        })
-        .layout(match args.layout() {
-            LayoutArg::Records => ndl_zarr::Layout::Records,
-            LayoutArg::Columns => ndl_zarr::Layout::Columns,
-        })
-        .codec(args.codec.unwrap_or_default())
-        .chars_as_u1(args.chars_as_u1);
-    if let Some(n) = args.chunk_len {
-        zarr = zarr.chunk_len(n);
-    }
-    if let Some(extents) = &args.chunks {
-        zarr = zarr.chunks(extents);
-    }
     let options = ConvertOptions {
         read: ReadOptions {
-            limits: HeaderLimits::default(),
             member: args.member.clone(),
+            ..ReadOptions::default()
         },
-        write: SinkOptions {
-            zarr: ndl_formats::ZarrSinkOptions {
-                zarr,
-                keep_byte_order: args.layout() == LayoutArg::Records,
-                variable_strings: args.strings == Some(StringsArg::Variable),
-            },
-            hdf5,
-        },
+        write,
     };
     let bar = progress_bar();
     let shown = |p: Progress| match p {
@@ -408,7 +357,7 @@ impl From<Format> for Language {
 
 fn run_unlock(args: &UnlockArgs) -> ExitCode {
     let shown = args.store.display();
-    let owner = |lock: &ndl_zarr::StoreLock| {
+    let owner = |lock: &ndl_formats::StoreLock| {
         format!(
             "host {}, process {}, taken {} s ago",
             lock.host,
@@ -416,16 +365,16 @@ fn run_unlock(args: &UnlockArgs) -> ExitCode {
             lock.taken.elapsed().map_or(0, |d| d.as_secs())
         )
     };
-    match ndl_zarr::break_stale_lock(&args.store) {
-        Ok(ndl_zarr::LockBreak::Unlocked) => {
+    match ndl_formats::break_stale_lock(&args.store) {
+        Ok(ndl_formats::LockBreak::Unlocked) => {
             println!("{shown}: not locked");
             ExitCode::SUCCESS
         }
-        Ok(ndl_zarr::LockBreak::Broken(lock)) => {
+        Ok(ndl_formats::LockBreak::Broken(lock)) => {
             println!("{shown}: removed the stale lock of {}", owner(&lock));
             ExitCode::SUCCESS
         }
-        Ok(ndl_zarr::LockBreak::Held(lock)) => {
+        Ok(ndl_formats::LockBreak::Held(lock)) => {
             let left = lock
                 .expires
                 .duration_since(std::time::SystemTime::now())

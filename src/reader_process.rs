@@ -22,7 +22,7 @@ const DESCRIBE_SECONDS: u64 = 300;
 /// `None` where this process should do the work. A description (`limit`)
 /// that runs longer than its limit is stopped.
 pub fn run_isolated(source: &Path, limit: Option<Duration>) -> Option<ExitCode> {
-    if std::env::var_os(CHILD).is_some() || !is_hdf5(source) {
+    if std::env::var_os(CHILD).is_some() || !crash_prone(source) {
         return None;
     }
     let exe = std::env::current_exe().ok()?;
@@ -82,8 +82,10 @@ fn wait(child: &mut Child, limit: Option<Duration>) -> std::io::Result<Option<Ex
     child.try_wait()
 }
 
-fn is_hdf5(path: &Path) -> bool {
-    ndl_formats::Format::of_existing(path).is_ok_and(|f| f == ndl_formats::Format::Hdf5)
+/// Whether the file at `path` is of a format read through a C library
+/// that a damaged file can crash.
+fn crash_prone(path: &Path) -> bool {
+    ndl_formats::Format::of_existing(path).is_ok_and(|f| f.info().crash_prone)
 }
 
 #[cfg(unix)]

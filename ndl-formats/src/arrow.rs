@@ -11,6 +11,7 @@ use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Source};
@@ -226,3 +227,44 @@ pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
         groups: Vec::new(),
     })
 }
+
+/// Parquet, as the [registry](crate::FORMATS) lists it.
+pub(crate) static PARQUET: FormatInfo = FormatInfo {
+    name: "parquet",
+    noun: "Parquet file",
+    endings: &["parquet"],
+    members: false,
+    sidecar: false,
+    crash_prone: false,
+    settings: &[],
+    recognises: |_, start| Ok(start.starts_with(b"PAR1")),
+    configure: |_, _, _| Ok(()),
+    open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?)),
+    create: Some(|path, source, _| {
+        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Parquet)?;
+        Ok(Box::new(sink))
+    }),
+    keeps_mixed_byte_orders: |_, _| false,
+    contents: |path, _| contents(path, ColumnFile::Parquet),
+};
+
+/// Arrow IPC files (Feather v2), as the [registry](crate::FORMATS) lists
+/// them.
+pub(crate) static IPC: FormatInfo = FormatInfo {
+    name: "arrow",
+    noun: "Arrow IPC file",
+    endings: &["arrow", "feather"],
+    members: false,
+    sidecar: false,
+    crash_prone: false,
+    settings: &[],
+    recognises: |_, start| Ok(start.starts_with(b"ARROW1")),
+    configure: |_, _, _| Ok(()),
+    open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?)),
+    create: Some(|path, source, _| {
+        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Ipc)?;
+        Ok(Box::new(sink))
+    }),
+    keeps_mixed_byte_orders: |_, _| false,
+    contents: |path, _| contents(path, ColumnFile::Ipc),
+};

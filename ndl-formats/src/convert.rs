@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use crate::error::Result;
-use crate::format::{create, keeps_mixed_byte_orders, open, ReadOptions, SinkOptions};
 use crate::one_order::in_one_order;
+use crate::options::{ReadOptions, SinkOptions};
+use crate::registry::{create, keeps_mixed_byte_orders, open};
 
 /// How to convert.
 #[derive(Clone, Debug, Default)]

@@ -10,7 +10,9 @@ use ndl_runtime::Datatype;
 
 use crate::contents::{stem, Arrangement, Contents, Entry, GroupEntry};
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
+use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Source};
 use crate::spec::{ArraySpec, Order};
@@ -170,18 +172,6 @@ impl Source for Hdf5Source {
             Ok((got > 0).then_some(block))
         })
     }
-}
-
-/// How an HDF5 or netCDF-4 file is written by an [`Hdf5Sink`].
-#[derive(Clone, Debug, Default)]
-pub struct Hdf5SinkOptions {
-    /// The file's codec, shuffle and chunks; the sink sets the byte
-    /// order to the source's.
-    pub options: WriteOptions,
-    /// Records as one variable per field (netCDF4-python and xarray read
-    /// those where they skip compounds holding enums or bools), rather
-    /// than one dataset of records.
-    pub columns: bool,
 }
 
 /// A new HDF5 file holding one dataset named after the source, or its
@@ -582,4 +572,73 @@ fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
             .then_some(d.stored.byte_order),
         ..Storage::default()
     }
+}
+
+/// HDF5 and netCDF-4, as the [registry](crate::FORMATS) lists them: read
+/// in a child process by the command, since a damaged file can crash the
+/// C library.
+pub(crate) static FORMAT: FormatInfo = FormatInfo {
+    name: "hdf5",
+    noun: "HDF5 or netCDF-4 file",
+    endings: &["h5", "hdf5", "nc"],
+    members: true,
+    sidecar: false,
+    crash_prone: true,
+    settings: &[
+        Setting::Layout,
+        Setting::ChunkLen,
+        Setting::Codec,
+        Setting::Shuffle,
+    ],
+    recognises: |path, start| Ok(start == SIGNATURE || signature_after_user_block(path)?),
+    configure: |settings, path, options| {
+        options.hdf5 = sink_options(settings, path)?;
+        Ok(())
+    },
+    open: |path, options| open(path, options.member.as_deref()),
+    create: Some(|path, source, options| {
+        Ok(Box::new(Hdf5Sink::create(
+            path,
+            source.spec(),
+            &options.hdf5,
+        )?))
+    }),
+    keeps_mixed_byte_orders: |path, options| {
+        !options.hdf5.columns && !options.hdf5.options.is_netcdf(path)
+    },
+    contents: |path, _| contents(path),
+};
+
+/// The file options the command line's `settings` say, for a file at
+/// `path`: the codecs HDF5 has without plugins, others refused by name.
+pub(crate) fn sink_options(settings: &WriteSettings, path: &Path) -> Result<Hdf5SinkOptions> {
+    use ndl_runtime::lang::zarr::Codec;
+    let codec = match settings.codec {
+        None | Some(Codec::None) => ndl_hdf5::Codec::None,
+        Some(Codec::Gzip(level) | Codec::Zlib(level)) => {
+            ndl_hdf5::Codec::Deflate(level.min(9) as u8)
+        }
+        Some(Codec::Blosc(clevel)) => ndl_hdf5::Codec::Blosc(ndl_runtime::codec::Blosc {
+            clevel,
+            ..ndl_runtime::codec::Blosc::default()
+        }),
+        Some(Codec::BloscWith(blosc)) => ndl_hdf5::Codec::Blosc(blosc),
+        Some(_) => {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: "HDF5 and netCDF-4 files take --codec none, gzip or zlib (HDF5's \
+                          deflate), or blosc with any compressor (blosc:zstd:5, which h5py \
+                          reads through hdf5plugin)"
+                    .into(),
+            })
+        }
+    };
+    let mut options = WriteOptions::new().codec(codec).shuffle(settings.shuffle);
+    if let Some(n) = settings.chunk_len {
+        options = options.chunk(n as usize);
+    }
+    Ok(Hdf5SinkOptions {
+        options,
+        columns: settings.layout() == Layout::Columns,
+    })
 }

@@ -10,6 +10,7 @@ use serde_json::Map;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Source};
 use crate::spec::{ArraySpec, Order};
@@ -233,3 +234,27 @@ pub(crate) fn entry(group: String, name: String, header: &Header) -> Entry {
     let storage = npy::storage_of(header, &header.datatype);
     Entry::new(group, name, spec_of(header), storage)
 }
+
+/// The `.npy` format, as the [registry](crate::FORMATS) lists it.
+pub(crate) static FORMAT: FormatInfo = FormatInfo {
+    name: "npy",
+    noun: ".npy file",
+    endings: &["npy"],
+    members: false,
+    sidecar: true,
+    crash_prone: false,
+    settings: &[],
+    recognises: |_, start| Ok(start.starts_with(npy::MAGIC)),
+    configure: |_, _, _| Ok(()),
+    open: |path, options| {
+        let source = NpySource::open(path, &options.limits)?;
+        Ok(crate::sidecar::described(
+            Box::new(source),
+            path,
+            &crate::contents::join("/", &stem(path)),
+        ))
+    },
+    create: Some(|path, source, _| Ok(Box::new(NpySink::create(path, source.spec())?))),
+    keeps_mixed_byte_orders: |_, _| true,
+    contents,
+};

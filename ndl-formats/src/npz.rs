@@ -15,6 +15,7 @@ use ndl_runtime::npz::{NpzReader, NpzWriter};
 
 use crate::contents::{Arrangement, Contents};
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
 use crate::npy::{header_of, pass_through, refuse_existing, settle, spec_of, stopped, NpySource};
 use crate::sink::{Progress, Sink};
 use crate::source::{Handover, Source};
@@ -265,4 +266,68 @@ fn is_not_an_array(e: &npy::Error) -> bool {
                 ..
             }
     )
+}
+
+/// The `.npz` format, as the [registry](crate::FORMATS) lists it.
+pub(crate) static FORMAT: FormatInfo = FormatInfo {
+    name: "npz",
+    noun: ".npz archive",
+    endings: &["npz"],
+    members: true,
+    sidecar: true,
+    crash_prone: false,
+    settings: &[],
+    recognises: |path, start| Ok(is_zip(start) && zip_holds(path)? == ZipHolds::Npz),
+    configure: |_, _, _| Ok(()),
+    open: |path, options| {
+        let source = NpzSource::open(path, options.member.as_deref(), &options.limits)?;
+        let array_path = source.array_path().to_owned();
+        Ok(crate::sidecar::described(
+            Box::new(source),
+            path,
+            &array_path,
+        ))
+    },
+    create: Some(|path, source, _| {
+        let member = crate::contents::stem(source.location());
+        Ok(Box::new(NpzSink::create(path, &member, source.spec())?))
+    }),
+    keeps_mixed_byte_orders: |_, _| true,
+    contents,
+};
+
+/// Whether a file's first bytes are a zip file's.
+pub(crate) fn is_zip(start: &[u8]) -> bool {
+    start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06")
+}
+
+/// What a zip file holds, by its members.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ZipHolds {
+    /// A Zarr zip store: Zarr metadata at its root.
+    Zarr,
+    /// An `.npz` archive: `.npy` members, or none, as an empty `np.savez`
+    /// writes (NumPy loads one with other members too, as bytes).
+    Npz,
+    /// Neither: the first few members, for the error.
+    Neither(Vec<String>),
+}
+
+/// The metadata documents at a Zarr store's root, v3 and v2.
+const ZARR_ROOT: [&str; 4] = ["zarr.json", ".zarray", ".zgroup", ".zattrs"];
+
+/// What the zip file at `path` holds.
+pub(crate) fn zip_holds(path: &Path) -> Result<ZipHolds> {
+    let members = NpzReader::open(path)?.member_names();
+    if members.iter().any(|m| ZARR_ROOT.contains(&m.as_str())) {
+        return Ok(ZipHolds::Zarr);
+    }
+    if members.is_empty() || members.iter().any(|m| m.ends_with(".npy")) {
+        return Ok(ZipHolds::Npz);
+    }
+    let mut shown: Vec<String> = members.iter().take(5).cloned().collect();
+    if members.len() > shown.len() {
+        shown.push("…".into());
+    }
+    Ok(ZipHolds::Neither(shown))
 }

@@ -10,15 +10,13 @@ use ndl_zarr::{ArrayInfo, GridReader, StoreInfo, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
+use crate::location::is_remote;
 use crate::npy::refuse_existing;
+use crate::options::{Layout, Setting, WriteSettings, ZarrSinkOptions};
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Source};
 use crate::spec::{ArraySpec, Order};
-
-/// Whether `path` names a store in object storage (`s3://bucket/prefix`).
-pub fn is_remote(path: &Path) -> bool {
-    path.to_str().is_some_and(|p| p.starts_with("s3://"))
-}
 
 /// The records of a store: its array of records, or the records of a
 /// columns group's `ndl_datatype`, in the layout they were written from
@@ -281,32 +279,6 @@ impl Source for ZarrSource {
     }
 }
 
-/// How a store is written by a [`ZarrSink`].
-#[derive(Clone, Debug)]
-pub struct ZarrSinkOptions {
-    /// The store's options; the sink adds the expected length and
-    /// publishing on finish.
-    pub zarr: WriteOptions,
-    /// Whether the store keeps the source's byte order (the records
-    /// layout can; columns are little-endian, as netCDF-C reads them).
-    pub keep_byte_order: bool,
-    /// Whether fixed strings (NumPy `U`, `S`) are stored as variable-length
-    /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`).
-    pub variable_strings: bool,
-}
-
-impl Default for ZarrSinkOptions {
-    /// The store's defaults (v3, the records layout, zstd), keeping the
-    /// source's byte order.
-    fn default() -> ZarrSinkOptions {
-        ZarrSinkOptions {
-            zarr: WriteOptions::new(),
-            keep_byte_order: true,
-            variable_strings: false,
-        }
-    }
-}
-
 /// A new Zarr store, published whole once complete.
 pub struct ZarrSink {
     path: PathBuf,
@@ -518,4 +490,84 @@ pub fn contents(path: &Path) -> Result<Contents> {
             groups: Vec::new(),
         },
     })
+}
+
+/// The Zarr format, as the [registry](crate::FORMATS) lists it: a
+/// directory, an object-storage prefix or a zip file of a store.
+pub(crate) static FORMAT: FormatInfo = FormatInfo {
+    name: "zarr",
+    noun: "Zarr store",
+    endings: &["zarr"],
+    members: false,
+    sidecar: false,
+    crash_prone: false,
+    settings: &[
+        Setting::ZarrFormat,
+        Setting::Layout,
+        Setting::ChunkLen,
+        Setting::Chunks,
+        Setting::Codec,
+        Setting::CharsAsU1,
+        Setting::Strings,
+    ],
+    recognises: |path, start| {
+        if path.is_dir() || is_remote(path) {
+            return Ok(true);
+        }
+        Ok(crate::npz::is_zip(start) && crate::npz::zip_holds(path)? == crate::npz::ZipHolds::Zarr)
+    },
+    configure: |settings, _, options| {
+        options.zarr = sink_options(settings);
+        Ok(())
+    },
+    open: |path, _| {
+        if ndl_zarr::VlenReader::probe(path)?.is_some() {
+            return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
+        }
+        Ok(Box::new(ZarrSource::open(path)?))
+    },
+    create: Some(|path, source, options| {
+        if options.zarr.variable_strings {
+            let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr.zarr)?;
+            return Ok(Box::new(sink));
+        }
+        Ok(Box::new(ZarrSink::create(path, source, &options.zarr)?))
+    }),
+    keeps_mixed_byte_orders: |_, options| {
+        let zarr = &options.zarr;
+        zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
+    },
+    contents: |path, _| {
+        if ndl_zarr::VlenReader::probe(path)?.is_some() {
+            return crate::zarr_strings::contents(path);
+        }
+        contents(path)
+    },
+};
+
+/// The store options the command line's `settings` say.
+pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
+    let layout = settings.layout();
+    let mut zarr = WriteOptions::new()
+        .zarr_format(match settings.zarr_format {
+            Some(2) => ndl_zarr::ZarrFormat::V2,
+            _ => ndl_zarr::ZarrFormat::V3,
+        })
+        .layout(match layout {
+            Layout::Records => ndl_zarr::Layout::Records,
+            Layout::Columns => ndl_zarr::Layout::Columns,
+        })
+        .codec(settings.codec.unwrap_or_default())
+        .chars_as_u1(settings.chars_as_u1);
+    if let Some(n) = settings.chunk_len {
+        zarr = zarr.chunk_len(n);
+    }
+    if let Some(extents) = &settings.chunks {
+        zarr = zarr.chunks(extents);
+    }
+    ZarrSinkOptions {
+        zarr,
+        keep_byte_order: layout == Layout::Records,
+        variable_strings: settings.variable_strings == Some(true),
+    }
 }

@@ -208,7 +208,7 @@ impl VlenSink {
                     .into(),
             ));
         }
-        if !crate::zarr::is_remote(path) {
+        if !crate::location::is_remote(path) {
             refuse_existing(path)?;
         }
         Ok(VlenSink {

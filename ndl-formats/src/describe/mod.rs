@@ -65,7 +65,7 @@ pub struct Description {
 pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> Result<Description> {
     let format = Format::of_existing(path)?;
     let mut contents = read_contents(path, format, options)?;
-    let sidecar = if options.sidecar && matches!(format, Format::Npy | Format::Npz) {
+    let sidecar = if options.sidecar && format.info().sidecar {
         sidecar::read(path, &mut contents.warnings)
     } else {
         None
@@ -99,18 +99,7 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
 
 /// What the file or store at `path`, of `format`, holds.
 pub fn read_contents(path: &Path, format: Format, options: &DescribeOptions) -> Result<Contents> {
-    match format {
-        Format::Npy => crate::npy::contents(path, &options.limits),
-        Format::Npz => crate::npz::contents(path, &options.limits),
-        Format::Zarr if ndl_zarr::VlenReader::probe(path)?.is_some() => {
-            crate::zarr_strings::contents(path)
-        }
-        Format::Zarr => crate::zarr::contents(path),
-        Format::Parquet => crate::arrow::contents(path, crate::arrow::ColumnFile::Parquet),
-        Format::Arrow => crate::arrow::contents(path, crate::arrow::ColumnFile::Ipc),
-        Format::Hdf5 => crate::hdf5::contents(path),
-        Format::Netcdf3 => crate::netcdf3::contents(path),
-    }
+    format.contents(path, &options.limits)
 }
 
 /// One line for a single array; `name: text` lines for several.

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use crate::contents::Contents;
 use crate::error::{Error, Result};
+use crate::format::FormatInfo;
 use crate::source::Source;
 
 pub(crate) use header::SIGNATURES;
@@ -52,3 +53,22 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
         }),
     }
 }
+
+/// netCDF-3 (CDF-1 classic, CDF-2 64-bit offset, CDF-5 64-bit data), as
+/// the [registry](crate::FORMATS) lists it: read only, since a `.nc`
+/// destination is written as netCDF-4.
+pub(crate) static FORMAT: FormatInfo = FormatInfo {
+    name: "netcdf3",
+    noun: "netCDF-3 file",
+    endings: &[],
+    members: true,
+    sidecar: false,
+    crash_prone: false,
+    settings: &[],
+    recognises: |_, start| Ok(SIGNATURES.iter().any(|s| start.starts_with(*s))),
+    configure: |_, _, _| Ok(()),
+    open: |path, options| open(path, options.member.as_deref()),
+    create: None,
+    keeps_mixed_byte_orders: |_, _| false,
+    contents: |path, _| contents(path),
+};

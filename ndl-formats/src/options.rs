@@ -1,0 +1,157 @@
+//! How sources are read and sinks written, as plain data: the options of
+//! the library's callers, and the settings of a command line that each
+//! format turns into its own options.
+
+use ndl_runtime::lang::zarr::Codec;
+use ndl_runtime::npy::HeaderLimits;
+
+/// How to read a source.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Bounds on a `.npy` header.
+    pub limits: HeaderLimits,
+    /// The member of an archive to read, when it has more than one.
+    pub member: Option<String>,
+}
+
+/// How to write a sink: each format's own options.
+#[derive(Clone, Debug, Default)]
+pub struct SinkOptions {
+    /// How a Zarr store is written.
+    pub zarr: ZarrSinkOptions,
+    /// How an HDF5 or netCDF-4 file is written.
+    pub hdf5: Hdf5SinkOptions,
+}
+
+/// How a store is written by a [`ZarrSink`](crate::ZarrSink).
+#[derive(Clone, Debug)]
+pub struct ZarrSinkOptions {
+    /// The store's options; the sink adds the expected length and
+    /// publishing on finish.
+    pub zarr: ndl_zarr::WriteOptions,
+    /// Whether the store keeps the source's byte order (the records
+    /// layout can; columns are little-endian, as netCDF-C reads them).
+    pub keep_byte_order: bool,
+    /// Whether fixed strings (NumPy `U`, `S`) are stored as variable-length
+    /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`).
+    pub variable_strings: bool,
+}
+
+impl Default for ZarrSinkOptions {
+    /// The store's defaults (v3, the records layout, zstd), keeping the
+    /// source's byte order.
+    fn default() -> ZarrSinkOptions {
+        ZarrSinkOptions {
+            zarr: ndl_zarr::WriteOptions::new(),
+            keep_byte_order: true,
+            variable_strings: false,
+        }
+    }
+}
+
+/// How an HDF5 or netCDF-4 file is written by an [`Hdf5Sink`](crate::Hdf5Sink).
+#[derive(Clone, Debug, Default)]
+pub struct Hdf5SinkOptions {
+    /// The file's codec, shuffle and chunks; the sink sets the byte
+    /// order to the source's.
+    pub options: ndl_hdf5::WriteOptions,
+    /// Records as one variable per field (netCDF4-python and xarray read
+    /// those where they skip compounds holding enums or bools), rather
+    /// than one dataset of records.
+    pub columns: bool,
+}
+
+/// A write setting of a command line, which some formats take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// The Zarr format version of a store.
+    ZarrFormat,
+    /// Records or columns.
+    Layout,
+    /// Records per chunk of a one-dimensional array.
+    ChunkLen,
+    /// The chunk shape.
+    Chunks,
+    /// The compression of each chunk.
+    Codec,
+    /// A byte shuffle before the codec.
+    Shuffle,
+    /// Fixed strings in columns as `u1` arrays rather than `|S1`.
+    CharsAsU1,
+    /// Fixed or variable-length strings.
+    Strings,
+}
+
+impl Setting {
+    /// How a command line spells it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Setting::ZarrFormat => "--zarr-format",
+            Setting::Layout => "--layout",
+            Setting::ChunkLen => "--chunk-len",
+            Setting::Chunks => "--chunks",
+            Setting::Codec => "--codec",
+            Setting::Shuffle => "--shuffle",
+            Setting::CharsAsU1 => "--chars-as-u1",
+            Setting::Strings => "--strings",
+        }
+    }
+}
+
+/// The layouts of records in a store or file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// One array of records.
+    #[default]
+    Records,
+    /// One array per field.
+    Columns,
+}
+
+/// The write settings a command line gives, before any format reads them:
+/// each format takes those it [says](crate::FormatInfo::settings) it
+/// takes, and [`sink_options`](crate::sink_options) refuses the others.
+#[derive(Clone, Debug, Default)]
+pub struct WriteSettings {
+    /// The Zarr format version, 2 or 3.
+    pub zarr_format: Option<u8>,
+    /// Records or columns.
+    pub layout: Option<Layout>,
+    /// Records per chunk of a one-dimensional array.
+    pub chunk_len: Option<u64>,
+    /// The chunk shape, one extent per dimension.
+    pub chunks: Option<Vec<u64>>,
+    /// The compression of each chunk.
+    pub codec: Option<Codec>,
+    /// A byte shuffle before the codec.
+    pub shuffle: bool,
+    /// Fixed strings in columns as `u1` arrays.
+    pub chars_as_u1: bool,
+    /// Fixed strings as variable-length ones (`Some(false)`: fixed, said).
+    pub variable_strings: Option<bool>,
+}
+
+impl WriteSettings {
+    /// The settings given.
+    pub fn given(&self) -> Vec<Setting> {
+        [
+            (Setting::ZarrFormat, self.zarr_format.is_some()),
+            (Setting::Layout, self.layout.is_some()),
+            (Setting::ChunkLen, self.chunk_len.is_some()),
+            (Setting::Chunks, self.chunks.is_some()),
+            (Setting::Codec, self.codec.is_some()),
+            (Setting::Shuffle, self.shuffle),
+            (Setting::CharsAsU1, self.chars_as_u1),
+            (Setting::Strings, self.variable_strings.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(setting, given)| given.then_some(setting))
+        .collect()
+    }
+
+    /// The layout, records unless columns.
+    pub fn layout(&self) -> Layout {
+        self.layout.unwrap_or_default()
+    }
+}
