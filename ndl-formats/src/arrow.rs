@@ -15,7 +15,7 @@ use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Source};
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// The two files of columns ndl-arrow reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

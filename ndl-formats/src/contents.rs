@@ -7,7 +7,7 @@ use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 use serde_json::{Map, Value};
 
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// How a file's arrays are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::npy::refuse_existing;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Source};
-use crate::spec::{ArraySpec, Order};
+use ndl_runtime::{ArraySpec, Order};
 
 /// The first bytes of an HDF5 file (its superblock signature).
 pub(crate) const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";

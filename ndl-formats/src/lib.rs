@@ -1,15 +1,17 @@
 //! Every array format of ndl behind one interface.
 //!
-//! A format plugs in once, in [`format`](crate::Format): a [`Source`] that
-//! reads its arrays element by element, a [`Sink`] that writes one and
-//! publishes it whole, and the [`Contents`] that every description
-//! language renders. [`convert`] between any two formats is a source
+//! A format plugs in once: one module that describes it in a
+//! [`FormatInfo`] (how it is recognised, a [`Source`] that reads its arrays
+//! element by element, a [`Sink`] that writes one and publishes it whole,
+//! the [`Contents`] that every description language renders, the write
+//! settings it takes), and one line in the registry, [`FORMATS`]. [`convert`] between any two formats is a source
 //! drained into a sink, in bounded memory; [`describe`] reads the contents
 //! once and writes them in the language asked for.
 //!
-//! The layers, from the bottom: plain data ([`ArraySpec`], [`Contents`],
-//! options), the two traits, one module per format, then the entry points
-//! ([`open`], [`create`], [`convert`], [`describe`]).
+//! The layers, from the bottom: plain data ([`ndl_runtime::ArraySpec`],
+//! [`Contents`], [`FormatInfo`], the options), the two traits, one module
+//! per format, the registry, then the entry points ([`open`], [`create`],
+//! [`convert`], [`describe`]).
 //!
 //! ```
 //! use ndl_formats::{convert, describe, ConvertOptions, Language};
@@ -45,7 +47,6 @@ mod registry;
 mod sidecar;
 mod sink;
 mod source;
-mod spec;
 mod zarr;
 mod zarr_strings;
 
@@ -68,6 +69,5 @@ pub use options::{
 pub use registry::{create, open, sink_options, FORMATS};
 pub use sink::{Progress as SinkProgress, Sink};
 pub use source::{for_each_batch, Source, BATCH_BYTES};
-pub use spec::{ArraySpec, Order};
 pub use zarr::{ZarrSink, ZarrSource};
 pub use zarr_strings::{VlenSink, VlenSource};

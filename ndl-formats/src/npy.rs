@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Source};
-use crate::spec::{ArraySpec, Order};
+use ndl_runtime::ArraySpec;
 
 /// The spec of the array a `.npy` header announces.
 pub(crate) fn spec_of(header: &Header) -> ArraySpec {
@@ -21,11 +21,7 @@ pub(crate) fn spec_of(header: &Header) -> ArraySpec {
         datatype: header.datatype.clone(),
         byte_order: header.byte_order,
         other_order: header.other_order.clone(),
-        order: if header.fortran_order {
-            Order::Fortran
-        } else {
-            Order::C
-        },
+        order: header.order,
         shape: header.shape.clone(),
     }
 }
@@ -35,7 +31,7 @@ pub(crate) fn header_of(spec: &ArraySpec) -> Header {
     let mut header = Header::new(spec.datatype.clone(), spec.shape.clone());
     header.byte_order = spec.byte_order;
     header.other_order.clone_from(&spec.other_order);
-    header.fortran_order = spec.order == Order::Fortran;
+    header.order = spec.order;
     header
 }
 

@@ -19,7 +19,7 @@ use crate::format::FormatInfo;
 use crate::npy::{header_of, pass_through, refuse_existing, settle, spec_of, stopped, NpySource};
 use crate::sink::{Progress, Sink};
 use crate::source::{Handover, Source};
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// Bytes of elements the reading thread hands over at a time.
 const HANDOVER_BYTES: usize = 8 << 20;

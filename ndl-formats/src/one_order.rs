@@ -8,7 +8,7 @@ use ndl_runtime::MixedOrder;
 
 use crate::error::Result;
 use crate::source::Source;
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// `source`, with its elements put into its spec's one byte order as they
 /// are read when they mix orders (the spec then lists no other order);

@@ -10,7 +10,7 @@ use ndl_runtime::{ndl, Datatype};
 
 use crate::error::Result;
 use crate::source::Source;
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// A sidecar that read: its path and document.
 pub(crate) type Sidecar = (PathBuf, ndl::File);

@@ -7,7 +7,7 @@ use crate::source::Source;
 /// Called with the number of elements written so far.
 pub type Progress<'a> = &'a dyn Fn(u64);
 
-/// A destination created for one [`ArraySpec`](crate::ArraySpec): it takes
+/// A destination created for one [`ArraySpec`](ndl_runtime::ArraySpec): it takes
 /// elements laid out as that spec says, converts them to what its format
 /// stores, and publishes the whole array at once.
 ///

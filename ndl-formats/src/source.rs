@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::error::Result;
-use crate::spec::ArraySpec;
+use ndl_runtime::ArraySpec;
 
 /// About this many bytes of elements are moved at a time.
 pub const BATCH_BYTES: usize = 32 << 20;

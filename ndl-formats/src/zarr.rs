@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, StoreInfo, WriteOptions};
@@ -16,7 +15,7 @@ use crate::npy::refuse_existing;
 use crate::options::{Layout, Setting, WriteSettings, ZarrSinkOptions};
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Source};
-use crate::spec::{ArraySpec, Order};
+use ndl_runtime::ArraySpec;
 
 /// The records of a store: its array of records, or the records of a
 /// columns group's `ndl_datatype`, in the layout they were written from
@@ -57,7 +56,7 @@ impl ZarrSource {
                 notes = info.notes().to_vec();
                 let reader = GridReader::open(path)?;
                 let mut spec = array_spec(&info, reader.stored_datatype());
-                spec.order = order_of(reader.order());
+                spec.order = reader.order();
                 let reading = Reading::Grid(Box::new(reader), Handover::default());
                 (spec, reading, info.datatype())
             }
@@ -230,14 +229,6 @@ fn is_grid(info: &ArrayInfo) -> bool {
     info.shape().len() != 1 || info.inner_chunks().is_some_and(|c| c.len() != 1)
 }
 
-/// The spec's order of a store's.
-fn order_of(order: ArrayOrder) -> Order {
-    match order {
-        ArrayOrder::RowMajor => Order::C,
-        ArrayOrder::ColumnMajor => Order::Fortran,
-    }
-}
-
 impl Source for ZarrSource {
     fn spec(&self) -> &ArraySpec {
         &self.spec
@@ -351,10 +342,7 @@ impl Sink for ZarrSink {
                     .map_err(|e| self.in_store(e))?,
             ))
         } else {
-            let order = match self.spec.order {
-                Order::C => ArrayOrder::RowMajor,
-                Order::Fortran => ArrayOrder::ColumnMajor,
-            };
+            let order = self.spec.order;
             let grid = zarr.create_grid(&self.path, &self.spec.datatype, &self.spec.shape, order);
             Writer::Grid(Box::new(grid.map_err(|e| self.in_store(e))?))
         };
@@ -461,7 +449,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         let mut spec = ArraySpec::new(datatype, info.shape().to_vec());
         spec.byte_order = info.byte_order();
         spec.other_order = info.other_byte_order().to_vec();
-        spec.order = order_of(info.order());
+        spec.order = info.order();
         let mut entry = Entry::new("/".into(), name, spec, info.storage());
         entry.attributes = info.attributes().clone();
         entry.dimension_names = info.dimension_names().map(<[_]>::to_vec);

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Source};
-use crate::spec::{ArraySpec, Order};
+use ndl_runtime::{ArraySpec, Order};
 
 /// A fixed width is refused when its padded values would be this many
 /// times the bytes of the values as stored...

@@ -1,12 +1,10 @@
 //! The interface across formats: sources and sinks of every format, any
 //! two converting, and the contents every language renders.
 
-use ndl_formats::{
-    convert, describe, open, ArraySpec, ConvertOptions, Error, Language, Order, ReadOptions, Source,
-};
+use ndl_formats::{convert, describe, open, ConvertOptions, Error, Language, ReadOptions, Source};
 use ndl_runtime::ndl::{self, Extent};
 use ndl_runtime::npz::NpzWriter;
-use ndl_runtime::{ByteOrder, NdlType};
+use ndl_runtime::{ArraySpec, ByteOrder, NdlType, Order};
 
 #[path = "formats/netcdf3.rs"]
 mod netcdf3;
@@ -164,7 +162,7 @@ fn an_nd_array_in_fortran_order_goes_through_zarr_and_back() {
     let values: Vec<u16> = (0..60).collect();
     ndl_runtime::npy::WriteOptions::new()
         .shape(&[3, 4, 5])
-        .fortran_order(true)
+        .order(Order::Fortran)
         .write_file(&src, &values)
         .unwrap();
     let zarr = dir.path().join("f.zarr");
@@ -173,7 +171,7 @@ fn an_nd_array_in_fortran_order_goes_through_zarr_and_back() {
     assert_eq!(convert(&src, &zarr, &options, &|_| {}).unwrap(), 60);
     let info = ndl_zarr::ArrayInfo::open(&zarr).unwrap();
     assert_eq!(info.chunks(), [2, 3, 2]);
-    assert_eq!(info.order(), ndl_runtime::ndl::ArrayOrder::ColumnMajor);
+    assert_eq!(info.order(), ndl_runtime::Order::Fortran);
     let back = dir.path().join("back.npy");
     convert(&zarr, &back, &ConvertOptions::default(), &|_| {}).unwrap();
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&src).unwrap());

@@ -29,6 +29,7 @@
 
 extern crate self as ndl_runtime;
 
+mod array_spec;
 mod byte_order;
 mod byte_shuffle;
 pub mod codec;
@@ -46,6 +47,7 @@ pub mod ndl;
 mod ndl_type;
 pub mod npy;
 pub mod npz;
+mod order;
 mod record_plan;
 #[doc(hidden)]
 pub mod records;
@@ -55,6 +57,7 @@ pub mod schema;
 pub mod staging;
 pub mod time;
 
+pub use array_spec::ArraySpec;
 pub use byte_order::ByteOrder;
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
@@ -63,6 +66,7 @@ pub use datatype::{
 pub use fixed_str::{FixedStr, TooLong};
 pub use mixed_order::MixedOrder;
 pub use ndl_type::NdlType;
+pub use order::Order;
 
 /// Derives [`NdlType`] for a `#[repr(C)]` struct or a fieldless enum with an
 /// integer `repr`. See the crate README for the attributes it takes.

@@ -35,7 +35,7 @@ use crate::npy::{
     self, ByteOrder, Error, Header, MmapArray, NpyArray, ReadOptions, Result, WriteOptions,
 };
 use crate::npz::NpzWriter;
-use crate::NdlType;
+use crate::{NdlType, Order};
 
 /// How many bytes of records a non-contiguous array is copied in at a time.
 const BATCH_BYTES: usize = 256 << 10;
@@ -98,7 +98,9 @@ impl<T: NdlType, S: Data<Elem = T>, D: Dimension> WriteNpyExt for ArrayBase<S, D
             .byte_order(byte_order)
             .shape(&shape_of(self));
         if let Some((data, fortran_order)) = in_memory_order(self) {
-            return options.fortran_order(fortran_order).write(writer, data);
+            return options
+                .order(Order::from_fortran(fortran_order))
+                .write(writer, data);
         }
         let header = options.header::<T>(self.len() as u64)?;
         write_announced(&mut writer, &header, |w| write_c_order(self, &header, w))?;
@@ -109,7 +111,9 @@ impl<T: NdlType, S: Data<Elem = T>, D: Dimension> WriteNpyExt for ArrayBase<S, D
     fn write_npy_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let options = WriteOptions::new().shape(&shape_of(self));
         if let Some((data, fortran_order)) = in_memory_order(self) {
-            return options.fortran_order(fortran_order).write_file(path, data);
+            return options
+                .order(Order::from_fortran(fortran_order))
+                .write_file(path, data);
         }
         let header = options.header::<T>(self.len() as u64)?;
         npy::write_file_with(path, &header, |w| write_c_order(self, &header, w))
@@ -174,9 +178,10 @@ impl<T> NpyArray<T> {
     /// ```
     /// use ndarray::{array, Ix2};
     /// use ndl_runtime::npy::{ReadOptions, WriteOptions};
+    /// use ndl_runtime::Order;
     ///
     /// let mut file = Vec::new();
-    /// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write(&mut file, &[1u8, 2, 3, 4])?;
+    /// WriteOptions::new().shape(&[2, 2]).order(Order::Fortran).write(&mut file, &[1u8, 2, 3, 4])?;
     /// let a = ReadOptions::new().read::<u8, _>(&file[..])?.into_ndarray::<Ix2>()?;
     /// assert_eq!(a, array![[1, 3], [2, 4]]);
     /// # Ok::<(), ndl_runtime::npy::Error>(())
@@ -184,7 +189,7 @@ impl<T> NpyArray<T> {
     pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>> {
         let dim = dimension::<D>(&self.shape)?;
         let got = self.data.len() as u64;
-        Array::from_shape_vec(dim.set_f(self.fortran_order), self.data)
+        Array::from_shape_vec(dim.set_f(self.order.is_fortran()), self.data)
             .map_err(|_| shape_mismatch(&self.shape, got))
     }
 }
@@ -210,7 +215,7 @@ impl<T: NdlType> MmapArray<T> {
     /// ```
     pub fn view<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
         let dim = dimension::<D>(self.shape())?;
-        ArrayView::from_shape(dim.set_f(self.fortran_order()), self.as_slice())
+        ArrayView::from_shape(dim.set_f(self.order().is_fortran()), self.as_slice())
             .map_err(|_| shape_mismatch(self.shape(), self.len() as u64))
     }
 }
@@ -239,7 +244,11 @@ impl NpzWriter {
     ) -> Result<()> {
         let options = WriteOptions::new().shape(&shape_of(array));
         if let Some((data, fortran_order)) = in_memory_order(array) {
-            return self.add_with(name, &options.fortran_order(fortran_order), data);
+            return self.add_with(
+                name,
+                &options.order(Order::from_fortran(fortran_order)),
+                data,
+            );
         }
         let header = options.header::<T>(array.len() as u64)?;
         self.add_stream(name, &header, |w| write_c_order(array, &header, w))

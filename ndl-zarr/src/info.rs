@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use ndl_runtime::lang::zarr::{ZarrFormat, ZARRAY};
-use ndl_runtime::ndl::{ArrayOrder, Storage};
+use ndl_runtime::ndl::Storage;
 use ndl_runtime::records::PackedLayout;
+use ndl_runtime::Order;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
@@ -122,20 +123,20 @@ impl ArrayInfo {
     /// `transpose` codec reverses its dimensions; else C.
     ///
     /// ```
-    /// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+    /// use ndl_runtime::{Datatype, Order};
     /// use ndl_zarr::{ArrayInfo, WriteOptions};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("f.zarr");
-    /// let mut w = WriteOptions::new().create_grid(&path, &Datatype::Int8, &[2, 2], ArrayOrder::ColumnMajor)?;
+    /// let mut w = WriteOptions::new().create_grid(&path, &Datatype::Int8, &[2, 2], Order::Fortran)?;
     /// w.append(&[1, 2, 3, 4])?;
     /// w.finish()?;
-    /// assert_eq!(ArrayInfo::open(&path)?.order(), ArrayOrder::ColumnMajor);
+    /// assert_eq!(ArrayInfo::open(&path)?.order(), Order::Fortran);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn order(&self) -> ArrayOrder {
+    pub fn order(&self) -> Order {
         match self.meta.shape.len() {
-            0 | 1 => ArrayOrder::RowMajor,
+            0 | 1 => Order::C,
             _ => self.meta.array_order,
         }
     }

@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
-use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::NdlType;
+use ndl_runtime::Order;
 
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
@@ -57,7 +57,7 @@ where
     let shape: Vec<u64> = array.shape().iter().map(|&d| d as u64).collect();
     let (in_order, order) = match in_memory_order(array) {
         Some((data, order)) => (Some(data), order),
-        None => (None, ArrayOrder::RowMajor),
+        None => (None, Order::C),
     };
     let options = options.clone().publish_on_finish(true);
     let mut writer = options.create_grid(dir, &T::datatype(), &shape, order)?;
@@ -121,7 +121,7 @@ where
             ),
         });
     }
-    let fortran = reader.order() == ArrayOrder::ColumnMajor;
+    let fortran = reader.order() == Order::Fortran;
     let packed = reader.read_all()?;
     let n: usize = shape.iter().product();
     let memory = |e: std::io::Error| Error::Shape {
@@ -155,16 +155,14 @@ where
 /// order, and which.
 fn in_memory_order<T, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
-) -> Option<(&[T], ArrayOrder)> {
+) -> Option<(&[T], Order)> {
     if let Some(data) = a.as_slice() {
-        return Some((data, ArrayOrder::RowMajor));
+        return Some((data, Order::C));
     }
     // A transpose in standard layout means positive Fortran strides, so
     // memory order is exactly Fortran order.
     if a.t().is_standard_layout() {
-        return a
-            .as_slice_memory_order()
-            .map(|data| (data, ArrayOrder::ColumnMajor));
+        return a.as_slice_memory_order().map(|data| (data, Order::Fortran));
     }
     None
 }

@@ -69,14 +69,14 @@ impl WriteOptions {
     /// one-dimensional array, `[n]` is [`chunk_len(n)`](WriteOptions::chunk_len).
     ///
     /// ```
-    /// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+    /// use ndl_runtime::{Datatype, Order};
     /// use ndl_zarr::WriteOptions;
     ///
     /// let dir = tempfile::tempdir()?;
     /// let options = WriteOptions::new().chunks(&[2, 2]);
-    /// let w = options.create_grid(dir.path().join("a.zarr"), &Datatype::Int8, &[4, 4], ArrayOrder::RowMajor)?;
+    /// let w = options.create_grid(dir.path().join("a.zarr"), &Datatype::Int8, &[4, 4], Order::C)?;
     /// assert_eq!(w.chunk_shape(), [2, 2]);
-    /// let e = options.create_grid(dir.path().join("b.zarr"), &Datatype::Int8, &[4], ArrayOrder::RowMajor);
+    /// let e = options.create_grid(dir.path().join("b.zarr"), &Datatype::Int8, &[4], Order::C);
     /// assert!(e.unwrap_err().to_string().contains("2 dimensions"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

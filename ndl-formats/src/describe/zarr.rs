@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::contents::{Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
-use crate::spec::Order;
+use ndl_runtime::Order;
 
 /// The metadata of a single array; for several, one JSON object of them
 /// keyed by array name.

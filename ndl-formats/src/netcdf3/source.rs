@@ -13,8 +13,8 @@ use super::layout::Layout;
 use super::values::{text, widened};
 use crate::error::{Error, Result};
 use crate::source::{Handover, Source, BATCH_BYTES};
-use crate::spec::ArraySpec;
 use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::ArraySpec;
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 
 /// The values of one netCDF-3 variable, in the file's (big-endian) byte

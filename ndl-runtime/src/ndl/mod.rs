@@ -63,7 +63,7 @@ pub use emit::to_yaml_string;
 pub use error::{NdlError, NdlErrorKind};
 pub use name_map::NameMap;
 pub use shape::{Extent, Shape};
-pub use storage::{ArrayOrder, Storage};
+pub use storage::Storage;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

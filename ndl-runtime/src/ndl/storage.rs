@@ -3,7 +3,7 @@
 
 use serde_yaml::{Mapping, Value};
 
-use crate::ByteOrder;
+use crate::{ByteOrder, Order};
 
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::read::{size_of, sizes_of, str_of, Keys};
@@ -37,42 +37,7 @@ pub struct Storage {
     pub fillvalue: Option<Value>,
     /// `order` (extension): how the elements of a multi-dimensional array
     /// follow each other in storage, `C` or `F` as NumPy and Zarr say.
-    pub order: Option<ArrayOrder>,
-}
-
-/// The order of an array's elements in storage (the extension directive
-/// `order`).
-///
-/// ```
-/// use ndl_runtime::ndl::ArrayOrder;
-/// assert_eq!(ArrayOrder::ColumnMajor.name(), "F");
-/// assert_eq!(ArrayOrder::from_name("C"), Some(ArrayOrder::RowMajor));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ArrayOrder {
-    /// `C`: the last index varies fastest.
-    RowMajor,
-    /// `F` (Fortran): the first index varies fastest.
-    ColumnMajor,
-}
-
-impl ArrayOrder {
-    /// The word written: `C` or `F`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ArrayOrder::RowMajor => "C",
-            ArrayOrder::ColumnMajor => "F",
-        }
-    }
-
-    /// The order a word names.
-    pub fn from_name(name: &str) -> Option<ArrayOrder> {
-        match name {
-            "C" => Some(ArrayOrder::RowMajor),
-            "F" => Some(ArrayOrder::ColumnMajor),
-            _ => None,
-        }
-    }
+    pub order: Option<Order>,
 }
 
 /// The storage directives.
@@ -167,9 +132,9 @@ fn endian_of(value: &Value, ctx: &Ctx) -> Result<ByteOrder, NdlError> {
     ByteOrder::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownEndian(name.into())))
 }
 
-fn order_of(value: &Value, ctx: &Ctx) -> Result<ArrayOrder, NdlError> {
+fn order_of(value: &Value, ctx: &Ctx) -> Result<Order, NdlError> {
     let name = str_of(value, ctx)?;
-    ArrayOrder::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownOrder(name.into())))
+    Order::from_name(name).ok_or_else(|| ctx.err(NdlErrorKind::UnknownOrder(name.into())))
 }
 
 #[cfg(test)]
@@ -191,7 +156,7 @@ mod tests {
 
     #[test]
     fn order_is_c_or_f() {
-        assert_eq!(read("order: C").unwrap().order, Some(ArrayOrder::RowMajor));
+        assert_eq!(read("order: C").unwrap().order, Some(Order::C));
         let e = read("order: K").unwrap_err();
         assert_eq!(
             e.to_string(),

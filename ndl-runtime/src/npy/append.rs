@@ -165,7 +165,7 @@ impl Growing {
                 reason: reason.into(),
             })
         };
-        if header.fortran_order {
+        if header.order.is_fortran() {
             return refuse("the file is in Fortran order, whose data does not end with its first dimension's last step");
         }
         let RecordShape { shape, .. } = check_datatype(&header, &T::datatype())?;

@@ -64,7 +64,7 @@ pub(crate) fn record_shape(header: &Header, expected: &Datatype) -> Result<Recor
             ),
         });
     }
-    if !inner_dims.is_empty() && header.fortran_order && !is_also_c_order(&header.shape) {
+    if !inner_dims.is_empty() && header.order.is_fortran() && !is_also_c_order(&header.shape) {
         return Err(Error::TypeMismatch {
             field: String::new(),
             message: "the type is an array, whose elements must be contiguous, but the file is in Fortran order".into(),

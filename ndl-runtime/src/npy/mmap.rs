@@ -9,7 +9,7 @@ use memmap2::Mmap;
 use super::compare::{bad_value, check_datatype, file_layout_for, RecordShape};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::record_plan::RecordPlan;
-use crate::NdlType;
+use crate::{NdlType, Order};
 
 /// A `.npy` file mapped into memory, viewed as a slice of `T`.
 ///
@@ -38,7 +38,7 @@ pub struct MmapArray<T> {
     offset: usize,
     len: usize,
     shape: Vec<u64>,
-    fortran_order: bool,
+    order: Order,
     _records: PhantomData<T>,
 }
 
@@ -46,7 +46,7 @@ impl<T> std::fmt::Debug for MmapArray<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MmapArray")
             .field("shape", &self.shape)
-            .field("fortran_order", &self.fortran_order)
+            .field("order", &self.order)
             .field("records", &self.len)
             .finish_non_exhaustive()
     }
@@ -127,7 +127,7 @@ impl<T: NdlType> MmapArray<T> {
             offset,
             len,
             shape,
-            fortran_order: header.fortran_order,
+            order: header.order,
             _records: PhantomData,
         })
     }
@@ -154,9 +154,9 @@ impl<T: NdlType> MmapArray<T> {
         &self.shape
     }
 
-    /// Whether the records are in Fortran (column-major) order.
-    pub fn fortran_order(&self) -> bool {
-        self.fortran_order
+    /// The order of the records.
+    pub fn order(&self) -> Order {
+        self.order
     }
 }
 

@@ -7,6 +7,7 @@
 //! is known to exist: a file's length is checked first; a plain reader's
 //! data is read in bounded chunks, the vector growing as bytes arrive.
 
+use crate::Order;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -52,8 +53,8 @@ const MAX_CHUNK_BYTES: usize = 64 << 20;
 pub struct NpyArray<T> {
     /// The shape, in records of `T`; empty for a 0-d array.
     pub shape: Vec<u64>,
-    /// Whether `data` is in Fortran (column-major) order.
-    pub fortran_order: bool,
+    /// The order of `data`'s elements.
+    pub order: Order,
     /// The byte order the file used (the data is converted to native).
     pub byte_order: ByteOrder,
     /// The records, in the file's order.
@@ -64,11 +65,12 @@ pub struct NpyArray<T> {
 ///
 /// ```
 /// use ndl_runtime::npy::{self, ReadOptions, WriteOptions};
+/// use ndl_runtime::Order;
 ///
 /// let mut file = Vec::new();
-/// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write(&mut file, &[1i32, 2, 3, 4])?;
+/// WriteOptions::new().shape(&[2, 2]).order(Order::Fortran).write(&mut file, &[1i32, 2, 3, 4])?;
 /// let array = ReadOptions::new().max_header_size(1000).read::<i32, _>(&file[..])?;
-/// assert_eq!((array.shape, array.fortran_order), (vec![2, 2], true));
+/// assert_eq!((array.shape, array.order), (vec![2, 2], Order::Fortran));
 /// assert_eq!(array.data, [1, 2, 3, 4]);
 /// # Ok::<(), npy::Error>(())
 /// ```
@@ -288,7 +290,7 @@ pub(crate) fn read_array<T: NdlType, R: Read>(
     })?;
     Ok(NpyArray {
         shape,
-        fortran_order: header.fortran_order,
+        order: header.order,
         byte_order: header.byte_order,
         data,
     })

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::io::{publish, temp_file_beside};
 use super::{Error, Header, Result};
-use crate::ndl::{self, ArrayOrder, Attribute, NameMap, Ndarray, Storage};
+use crate::ndl::{self, Attribute, NameMap, Ndarray, Storage};
 use crate::schema::join_field;
+use crate::Order;
 use crate::{Datatype, NdlType};
 
 /// The path of the NDL sidecar of the `.npy` file at `npy`: the same name
@@ -83,22 +84,22 @@ pub(crate) fn document<T: NdlType>(
 /// order where there are two dimensions or more.
 ///
 /// ```
-/// use ndl_runtime::ndl::ArrayOrder;
+/// use ndl_runtime::Order;
 /// use ndl_runtime::npy::{storage_of, Header};
 /// use ndl_runtime::{ByteOrder, Datatype};
 ///
 /// let mut h = Header::new(Datatype::Int16, vec![2, 3]);
 /// h.byte_order = ByteOrder::Big;
-/// h.fortran_order = true;
+/// h.order = Order::Fortran;
 /// let s = storage_of(&h, &h.datatype);
-/// assert_eq!((s.endian, s.order), (Some(ByteOrder::Big), Some(ArrayOrder::ColumnMajor)));
+/// assert_eq!((s.endian, s.order), (Some(ByteOrder::Big), Some(Order::Fortran)));
 /// assert_eq!(storage_of(&Header::new(Datatype::UInt8, vec![4]), &Datatype::UInt8).order, None);
 /// ```
 pub fn storage_of(header: &Header, datatype: &Datatype) -> Storage {
-    let order = if header.fortran_order {
-        ArrayOrder::ColumnMajor
+    let order = if header.order.is_fortran() {
+        Order::Fortran
     } else {
-        ArrayOrder::RowMajor
+        Order::C
     };
     Storage {
         endian: datatype

@@ -111,7 +111,7 @@ impl<T: NdlType> StreamWriter<T> {
                 reason: "a streamed array needs at least one dimension to grow".into(),
             });
         }
-        *grow_dim(&mut shape, options.fortran_order) = 1;
+        *grow_dim(&mut shape, options.order.is_fortran()) = 1;
         let row = checked_product(&shape).ok_or(Error::ShapeOverflow {
             shape: shape.clone(),
             itemsize: std::mem::size_of::<T>() as u64,
@@ -121,7 +121,7 @@ impl<T: NdlType> StreamWriter<T> {
             byte_order: options.byte_order,
             other_order: Vec::new(),
             // Decided again at `finish`, from the final shape.
-            fortran_order: options.fortran_order,
+            order: options.order,
             shape,
         };
         let first = StreamWriter::<T>::header_bytes(&header, 0)?;
@@ -204,7 +204,7 @@ impl<T: NdlType> StreamWriter<T> {
     /// data is already written. NumPy reads either spelling the same.
     fn header_bytes(template: &Header, rows: u64) -> Result<Vec<u8>> {
         let mut h = template.clone();
-        *grow_dim(&mut h.shape, h.fortran_order) = rows;
+        *grow_dim(&mut h.shape, h.order.is_fortran()) = rows;
         h.to_bytes()
     }
 
@@ -241,7 +241,7 @@ impl<T: NdlType> StreamWriter<T> {
         let rows = self.records.checked_div(self.row).unwrap_or(0);
         if rows * self.row != self.records || (self.row == 0 && self.records != 0) {
             let mut shape = self.header.shape.clone();
-            *grow_dim(&mut shape, self.header.fortran_order) = rows + 1;
+            *grow_dim(&mut shape, self.header.order.is_fortran()) = rows + 1;
             return Err(Error::ShapeMismatch {
                 expected: (rows + 1) * self.row,
                 shape,
@@ -269,7 +269,7 @@ impl<T: NdlType> StreamWriter<T> {
         publish(tmp, &self.dest, self.durable)?;
         if let Some(attributes) = &self.sidecar {
             let mut final_header = self.header.clone();
-            *grow_dim(&mut final_header.shape, final_header.fortran_order) = rows;
+            *grow_dim(&mut final_header.shape, final_header.order.is_fortran()) = rows;
             sidecar::write::<T>(&self.dest, &final_header, attributes, self.durable)?;
         }
         Ok(self.records)
@@ -304,6 +304,7 @@ fn grow_dim(shape: &mut [u64], fortran_order: bool) -> &mut u64 {
 mod tests {
     use super::*;
     use crate::npy::{self, ReadOptions};
+    use crate::Order;
 
     #[test]
     fn fortran_streams_keep_their_header_length() {
@@ -313,13 +314,13 @@ mod tests {
         let path = dir.path().join("f.npy");
         let mut shape = vec![2u64; 12];
         shape.extend([222, 0]);
-        let opts = WriteOptions::new().shape(&shape).fortran_order(true);
+        let opts = WriteOptions::new().shape(&shape).order(Order::Fortran);
         let mut w = StreamWriter::<u8>::create_with(&path, &opts).unwrap();
         w.append(&vec![7u8; 909_312]).unwrap();
         assert_eq!(w.finish().unwrap(), 909_312);
         let back = ReadOptions::new().read_file::<u8>(&path).unwrap();
         assert_eq!(back.shape.last(), Some(&1));
-        assert!(back.fortran_order);
+        assert!(back.order.is_fortran());
         assert!(back.data.iter().all(|&b| b == 7));
     }
 
@@ -349,14 +350,14 @@ mod tests {
     fn fortran_order_grows_the_last_dimension() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.npy");
-        let opts = WriteOptions::new().shape(&[2, 0]).fortran_order(true);
+        let opts = WriteOptions::new().shape(&[2, 0]).order(Order::Fortran);
         let mut w = StreamWriter::<i16>::create_with(&path, &opts).unwrap();
         for i in 0..5 {
             w.append(&[i, -i]).unwrap();
         }
         assert_eq!(w.finish().unwrap(), 10);
         let a = ReadOptions::new().read_file::<i16>(&path).unwrap();
-        assert_eq!((a.shape, a.fortran_order), (vec![2, 5], true));
+        assert_eq!((a.shape, a.order.is_fortran()), (vec![2, 5], true));
         assert_eq!(a.data[..4], [0, 0, 1, -1]);
     }
 

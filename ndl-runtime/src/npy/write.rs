@@ -2,6 +2,7 @@
 //! [`record_writer`](super::record_writer)), to a stream or to a file that
 //! replaces the old one only once complete.
 
+use crate::Order;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -18,7 +19,7 @@ use crate::NdlType;
 /// Without options, [`write`](super::write) stores a 1-D array in native
 /// byte order. The data is always the array's elements in the order the
 /// header states: row-major (C) by default, column-major with
-/// [`fortran_order(true)`](WriteOptions::fortran_order).
+/// [`order(Order::Fortran)`](WriteOptions::order).
 ///
 /// ```
 /// use ndl_runtime::npy::{self, ByteOrder, WriteOptions};
@@ -36,7 +37,7 @@ use crate::NdlType;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteOptions {
     pub(crate) shape: Option<Vec<u64>>,
-    pub(crate) fortran_order: bool,
+    pub(crate) order: Order,
     pub(crate) byte_order: ByteOrder,
     pub(crate) sidecar: bool,
     pub(crate) attributes: NameMap<Attribute>,
@@ -54,7 +55,7 @@ impl WriteOptions {
     pub fn new() -> WriteOptions {
         WriteOptions {
             shape: None,
-            fortran_order: false,
+            order: Order::C,
             byte_order: ByteOrder::NATIVE,
             sidecar: false,
             attributes: NameMap::new(),
@@ -69,11 +70,11 @@ impl WriteOptions {
         self
     }
 
-    /// Whether the data is in Fortran (column-major) order. Like NumPy, the
-    /// header says `True` only when that differs from C order, i.e. when
-    /// more than one dimension is longer than 1 and none is 0.
-    pub fn fortran_order(mut self, fortran_order: bool) -> WriteOptions {
-        self.fortran_order = fortran_order;
+    /// The order of the data's elements. Like NumPy, the header says
+    /// `fortran_order: True` only when Fortran order differs from C order,
+    /// i.e. when more than one dimension is longer than 1 and none is 0.
+    pub fn order(mut self, order: Order) -> WriteOptions {
+        self.order = order;
         self
     }
 
@@ -146,12 +147,13 @@ impl WriteOptions {
     ///
     /// ```
     /// use ndl_runtime::npy::{self, WriteOptions};
+    /// use ndl_runtime::Order;
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("m.npy");
-    /// WriteOptions::new().shape(&[2, 2]).fortran_order(true).write_file(&path, &[1i64, 2, 3, 4])?;
+    /// WriteOptions::new().shape(&[2, 2]).order(Order::Fortran).write_file(&path, &[1i64, 2, 3, 4])?;
     /// let m = npy::ReadOptions::new().read_file::<i64>(&path)?;
-    /// assert!(m.fortran_order);
+    /// assert_eq!(m.order, Order::Fortran);
     /// // A shape that does not hold the data fails and leaves `path` as it was.
     /// assert!(WriteOptions::new().shape(&[3]).write_file(&path, &[1i64]).is_err());
     /// assert_eq!(npy::ReadOptions::new().read_file::<i64>(&path)?, m);
@@ -187,7 +189,7 @@ impl WriteOptions {
             datatype: T::datatype(),
             byte_order: self.byte_order,
             other_order: Vec::new(),
-            fortran_order: self.fortran_order && !is_also_c_order(&shape),
+            order: Order::from_fortran(self.order.is_fortran() && !is_also_c_order(&shape)),
             shape,
         })
     }
@@ -291,13 +293,13 @@ mod tests {
         let data = [[1u8, 2, 3]; 4];
         let e = WriteOptions::new()
             .shape(&[2, 2])
-            .fortran_order(true)
+            .order(Order::Fortran)
             .write(&mut out, &data)
             .unwrap_err();
         assert!(matches!(e, Error::NotWritable { .. }), "{e}");
         // A 1-D array is both orders: written as C order, as NumPy does.
         WriteOptions::new()
-            .fortran_order(true)
+            .order(Order::Fortran)
             .write(&mut out, &data)
             .unwrap();
     }

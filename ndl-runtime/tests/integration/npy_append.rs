@@ -6,6 +6,7 @@
 //!
 //! Run with `NDL_PYTHON=/path/to/python` (numpy ≥ 1.24).
 
+use ndl_runtime::Order;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -272,7 +273,7 @@ fn other_datatypes_fortran_order_and_scalars_are_refused_untouched() {
     let f = dir.path().join("f.npy");
     WriteOptions::new()
         .shape(&[2, 2])
-        .fortran_order(true)
+        .order(Order::Fortran)
         .write_file(&f, &[1u8, 2, 3, 4])
         .unwrap();
     let e = npy::append_file(&f, &[5u8, 6]).unwrap_err();

@@ -4,6 +4,7 @@
 //! header cannot hold refused.
 
 use crate::npy_header;
+use ndl_runtime::Order;
 
 use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
 use ndl_runtime::{Charset, Datatype, EnumMember, IntType};
@@ -167,7 +168,11 @@ fn numpy_headers(cases: &[Case]) -> Vec<Vec<u8>> {
             "    ({}, {}, {}),\n",
             c.dtype,
             c.shape,
-            if c.header.fortran_order { "'F'" } else { "'C'" }
+            if c.header.order.is_fortran() {
+                "'F'"
+            } else {
+                "'C'"
+            }
         ));
     }
     script.push_str(
@@ -263,7 +268,7 @@ fn growth_axis_keeps_the_length() {
             c(&[("a", Datatype::UInt8), ("b", Datatype::Float64)]),
             &[0, 3],
         );
-        h.fortran_order = fortran_order;
+        h.order = Order::from_fortran(fortran_order);
         let grow = if fortran_order { 1 } else { 0 };
         let len0 = h.to_bytes().unwrap().len();
         for n in [1, 9, 10, 12345, 10u64.pow(19), u64::MAX] {
@@ -302,7 +307,7 @@ fn unwritable_datatypes() {
         c(&[("a", Int8)]).array_of(&[2]),
     ] {
         let mut h = little(dt, &[2]);
-        h.fortran_order = true;
+        h.order = Order::Fortran;
         let e = h.to_bytes().unwrap_err();
         assert!(matches!(e, Error::NotWritable { .. }), "{e}");
     }

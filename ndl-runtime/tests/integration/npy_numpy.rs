@@ -7,6 +7,7 @@
 //!
 //! Run with `NDL_PYTHON=/path/to/python` (numpy 2.4.6).
 
+use ndl_runtime::Order;
 use std::fmt::Debug;
 use std::path::Path;
 
@@ -192,7 +193,7 @@ impl Spec {
         let options = {
             let o = WriteOptions::new()
                 .byte_order(self.order)
-                .fortran_order(self.fortran);
+                .order(Order::from_fortran(self.fortran));
             match &self.shape {
                 Some(s) => o.shape(s),
                 None => o,
@@ -239,7 +240,7 @@ impl Spec {
                 let expect = |a: npy::NpyArray<T>, what: &str| {
                     assert_eq!(a.data, *d2, "{n2} {what}");
                     assert_eq!(a.shape, shape, "{n2} {what}");
-                    assert_eq!(a.fortran_order, fortran_expected, "{n2} {what}");
+                    assert_eq!(a.order.is_fortran(), fortran_expected, "{n2} {what}");
                 };
                 let file = dir.join(format!("{n2}.np.npy"));
                 let a = ReadOptions::new()

@@ -17,7 +17,7 @@ mod write;
 pub use read::GridReader;
 pub use write::GridWriter;
 
-use ndl_runtime::ndl::ArrayOrder;
+use ndl_runtime::Order;
 
 use crate::metadata::ArrayMeta;
 
@@ -35,7 +35,7 @@ pub(crate) struct Stored {
 impl Stored {
     /// The stored view of the array `meta` describes.
     pub fn of(meta: &ArrayMeta) -> Stored {
-        let fortran = meta.array_order == ArrayOrder::ColumnMajor && meta.shape.len() > 1;
+        let fortran = meta.array_order == Order::Fortran && meta.shape.len() > 1;
         let flip = |v: &[u64]| -> Vec<u64> {
             let mut v = v.to_vec();
             if fortran {

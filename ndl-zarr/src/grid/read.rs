@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
+use ndl_runtime::Order;
 use rayon::prelude::*;
 
 use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Block, Slabs};
@@ -30,17 +30,17 @@ use crate::store::Store;
 /// that spans several slabs is decoded for each.
 ///
 /// ```
-/// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+/// use ndl_runtime::{Datatype, Order};
 /// use ndl_zarr::{GridReader, WriteOptions};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("f.zarr");
 /// let mut w = WriteOptions::new()
-///     .create_grid(&path, &Datatype::UInt8, &[2, 3], ArrayOrder::ColumnMajor)?;
+///     .create_grid(&path, &Datatype::UInt8, &[2, 3], Order::Fortran)?;
 /// w.append(&[0, 3, 1, 4, 2, 5])?;
 /// w.finish()?;
 /// let mut r = GridReader::open(&path)?;
-/// assert_eq!(r.order(), ArrayOrder::ColumnMajor);
+/// assert_eq!(r.order(), Order::Fortran);
 /// assert_eq!(r.next_slab()?, Some(vec![0, 3, 1, 4, 2, 5]));
 /// assert_eq!(r.next_slab()?, None);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -94,11 +94,11 @@ impl GridReader {
     }
 
     /// The order of the elements read.
-    pub fn order(&self) -> ArrayOrder {
+    pub fn order(&self) -> Order {
         if self.stored.fortran {
-            ArrayOrder::ColumnMajor
+            Order::Fortran
         } else {
-            ArrayOrder::RowMajor
+            Order::C
         }
     }
 

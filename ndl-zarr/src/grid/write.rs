@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
+use ndl_runtime::Order;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
@@ -38,14 +38,14 @@ impl WriteOptions {
     /// offered for them.
     ///
     /// ```
-    /// use ndl_runtime::{ndl::ArrayOrder, Datatype};
+    /// use ndl_runtime::{Datatype, Order};
     /// use ndl_zarr::{GridReader, WriteOptions};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("g.zarr");
     /// let mut w = WriteOptions::new()
     ///     .chunks(&[2, 2])
-    ///     .create_grid(&path, &Datatype::UInt8, &[3, 4], ArrayOrder::RowMajor)?;
+    ///     .create_grid(&path, &Datatype::UInt8, &[3, 4], Order::C)?;
     /// w.append(&(0..12).collect::<Vec<u8>>())?;
     /// assert_eq!(w.finish()?, 12);
     /// let mut r = GridReader::open(&path)?;
@@ -58,7 +58,7 @@ impl WriteOptions {
         dir: impl AsRef<Path>,
         datatype: &Datatype,
         shape: &[u64],
-        order: ArrayOrder,
+        order: Order,
     ) -> Result<GridWriter> {
         GridWriter::create(self, dir.as_ref(), datatype, shape, order)
     }
@@ -98,7 +98,7 @@ impl GridWriter {
         dir: &Path,
         datatype: &Datatype,
         shape: &[u64],
-        order: ArrayOrder,
+        order: Order,
     ) -> Result<GridWriter> {
         if options.layout == Layout::Columns {
             return Err(Error::Unsupported {

@@ -15,7 +15,7 @@ mod parse;
 use std::ops::Range;
 
 use ndl_runtime::lang::zarr::{ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON};
-use ndl_runtime::ndl::ArrayOrder;
+use ndl_runtime::Order;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{json, Map, Value};
 use zarrs::array::ArrayMetadataV3;
@@ -46,7 +46,7 @@ pub(crate) struct ArrayMeta {
     pub other_order: Vec<Range<usize>>,
     /// The order of the elements within a chunk as stored (v2 `order`, a
     /// v3 `transpose`); zarrs decodes chunks to C order whatever it is.
-    pub array_order: ArrayOrder,
+    pub array_order: Order,
     /// The bytes-to-bytes codecs (v3 form), for descriptions.
     pub compressors: Vec<Value>,
     pub attributes: Map<String, Value>,
@@ -79,7 +79,7 @@ impl ArrayMeta {
         let grid = Grid {
             shape,
             chunks,
-            array_order: ArrayOrder::RowMajor,
+            array_order: Order::C,
         };
         ArrayMeta::gridded(options, stored, grid, attributes, dims)
     }
@@ -204,7 +204,7 @@ impl ArrayMeta {
 pub(crate) struct Grid {
     pub shape: Vec<u64>,
     pub chunks: Vec<u64>,
-    pub array_order: ArrayOrder,
+    pub array_order: Order,
 }
 
 fn unsupported(message: impl Into<String>) -> Error {
@@ -284,12 +284,12 @@ mod tests {
             let grid = Grid {
                 shape: vec![4, 6, 5],
                 chunks: vec![2, 3, 5],
-                array_order: ArrayOrder::ColumnMajor,
+                array_order: Order::Fortran,
             };
             let options = WriteOptions::new().zarr_format(format);
             let meta = ArrayMeta::gridded(&options, &record(), grid, Map::new(), vec![]).unwrap();
             let back = read_back(&meta);
-            assert_eq!(back.array_order, ArrayOrder::ColumnMajor, "{format:?}");
+            assert_eq!(back.array_order, Order::Fortran, "{format:?}");
             assert_eq!(
                 (back.shape, back.chunk_shape),
                 (vec![4, 6, 5], vec![2, 3, 5]),
@@ -299,7 +299,7 @@ mod tests {
         let zero_d = Grid {
             shape: vec![],
             chunks: vec![],
-            array_order: ArrayOrder::RowMajor,
+            array_order: Order::C,
         };
         let sharded = WriteOptions::new().shard_len(2);
         let e = ArrayMeta::gridded(&sharded, &record(), zero_d, Map::new(), vec![]).unwrap_err();

@@ -5,8 +5,8 @@ use ndl_runtime::lang::zarr::{
     check_grid, parse_v2_dtype, parse_v3_data_type, regular_chunks, ArrayDocument, BadDataType,
     V3Codecs, ZarrFormat, ZARRAY, ZARR_JSON,
 };
-use ndl_runtime::ndl::ArrayOrder;
 use ndl_runtime::ByteOrder;
+use ndl_runtime::Order;
 use serde_json::{json, Map, Value};
 use zarrs::array::ArrayMetadataV3;
 use zarrs::metadata::v2::{ArrayMetadataV2Order, MetadataV2};
@@ -158,9 +158,9 @@ impl ArrayMeta {
         }
         // One dimension reads the same in either order.
         let (array_order, v2_order) = match doc.get("order").and_then(Value::as_str) {
-            Some("C") | None => (ArrayOrder::RowMajor, ArrayMetadataV2Order::C),
-            Some("F") if shape.len() <= 1 => (ArrayOrder::RowMajor, ArrayMetadataV2Order::C),
-            Some("F") => (ArrayOrder::ColumnMajor, ArrayMetadataV2Order::F),
+            Some("C") | None => (Order::C, ArrayMetadataV2Order::C),
+            Some("F") if shape.len() <= 1 => (Order::C, ArrayMetadataV2Order::C),
+            Some("F") => (Order::Fortran, ArrayMetadataV2Order::F),
             Some(other) => return Err(bad(store, key, format!("order `{other}` is not C or F"))),
         };
         let (data_type, zeros) = engine::data_type(&stored).map_err(|m| bad(store, key, m))?;

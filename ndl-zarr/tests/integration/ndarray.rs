@@ -5,7 +5,7 @@
 //! writes chunked in every dimension, in Fortran order too.
 
 use ndarray::{arr0, s, Array2, Array3, ArrayD, Ix2, IxDyn};
-use ndl_runtime::ndl::ArrayOrder;
+use ndl_runtime::Order;
 use ndl_runtime::{Datatype, NdlType};
 use ndl_zarr::{read_ndarray, write_ndarray, GridReader, ReadOptions, WriteOptions, ZarrFormat};
 
@@ -89,7 +89,7 @@ fn strided_views_are_written_in_c_order() {
     let path = dir.path().join("s.zarr");
     write_ndarray(&path, &view, &WriteOptions::new().chunks(&[2, 3, 1])).unwrap();
     let mut reader = GridReader::open(&path).unwrap();
-    assert_eq!(reader.order(), ArrayOrder::RowMajor);
+    assert_eq!(reader.order(), Order::C);
     assert_eq!(reader.shape(), [3, 4, 2]);
     let bytes = reader.read_all().unwrap();
     let values: Vec<u32> = bytes
@@ -125,14 +125,14 @@ fn a_grid_writer_takes_exactly_its_elements_and_publishes_only_when_finished() {
     let path = dir.path().join("g.zarr");
     let options = WriteOptions::new().publish_on_finish(true);
     let mut w = options
-        .create_grid(&path, &Datatype::UInt8, &[2, 2], ArrayOrder::RowMajor)
+        .create_grid(&path, &Datatype::UInt8, &[2, 2], Order::C)
         .unwrap();
     w.append(&[1, 2, 3]).unwrap();
     assert!(!path.exists(), "not published before finish");
     let e = w.append(&[4, 5]).unwrap_err();
     assert!(e.to_string().contains("more elements than the 4"), "{e}");
     let mut w = options
-        .create_grid(&path, &Datatype::UInt16, &[2, 2], ArrayOrder::RowMajor)
+        .create_grid(&path, &Datatype::UInt16, &[2, 2], Order::C)
         .unwrap();
     let e = w.append(&[1, 2, 3]).unwrap_err();
     assert!(e.to_string().contains("not whole elements"), "{e}");
@@ -142,7 +142,7 @@ fn a_grid_writer_takes_exactly_its_elements_and_publishes_only_when_finished() {
     assert!(!path.exists(), "nothing published");
     let e = WriteOptions::new()
         .layout(ndl_zarr::Layout::Columns)
-        .create_grid(&path, &Datatype::UInt8, &[2, 2], ArrayOrder::RowMajor)
+        .create_grid(&path, &Datatype::UInt8, &[2, 2], Order::C)
         .unwrap_err();
     assert!(e.to_string().contains("records layout"), "{e}");
 }
@@ -152,7 +152,7 @@ fn a_grid_writer_takes_exactly_its_elements_and_publishes_only_when_finished() {
 #[test]
 fn a_bad_bool_is_named_by_its_indices() {
     let dir = tempfile::tempdir().unwrap();
-    for order in [ArrayOrder::RowMajor, ArrayOrder::ColumnMajor] {
+    for order in [Order::C, Order::Fortran] {
         let path = dir.path().join(format!("{order:?}.zarr"));
         let options = WriteOptions::new()
             .codec(ndl_zarr::Codec::None)
@@ -163,8 +163,8 @@ fn a_bad_bool_is_named_by_its_indices() {
         // In the writer's order: element [2, 1] holds 2.
         let mut values = vec![0u8; 12];
         let at = match order {
-            ArrayOrder::RowMajor => 2 * 4 + 1,
-            ArrayOrder::ColumnMajor => 2 + 3,
+            Order::C => 2 * 4 + 1,
+            Order::Fortran => 2 + 3,
         };
         values[at] = 2;
         w.append(&values).unwrap();
@@ -218,11 +218,7 @@ fn zarr_python_reads_what_we_write_and_we_read_what_it_writes() {
             read_ndarray(root.join(format!("{name}.zarr")), &ReadOptions::new()).unwrap();
         assert_eq!(back.into_dyn(), exp, "{name}");
         let reader = GridReader::open(root.join(format!("{name}.zarr"))).unwrap();
-        let order = if fortran {
-            ArrayOrder::ColumnMajor
-        } else {
-            ArrayOrder::RowMajor
-        };
+        let order = if fortran { Order::Fortran } else { Order::C };
         assert_eq!(reader.order(), order, "{name}");
     }
 }

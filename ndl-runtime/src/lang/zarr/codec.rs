@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use crate::codec::{Blosc, BloscCname, BloscShuffle};
-use crate::ndl::ArrayOrder;
 use crate::ByteOrder;
+use crate::Order;
 
 /// The compression of each chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -221,7 +221,7 @@ pub struct V3Codecs {
     /// that reverses two or more dimensions, as zarr-python writes an
     /// array in Fortran order; else C (zarrs decodes any other transpose to
     /// the array's own, C, order).
-    pub array_order: ArrayOrder,
+    pub array_order: Order,
     /// The byte order of numbers in the chunks.
     pub order: ByteOrder,
     /// The codecs after `bytes` (the compression).
@@ -275,7 +275,7 @@ impl V3Codecs {
                 .cloned()
                 .and_then(|c| serde_json::from_value(c).ok());
             let array_order = match array_order(&codecs[..at]) {
-                ArrayOrder::RowMajor => within.array_order,
+                Order::C => within.array_order,
                 outer => outer,
             };
             return Ok(V3Codecs {
@@ -306,9 +306,9 @@ impl V3Codecs {
 /// The order that the array-to-array codecs before `bytes` store the
 /// elements of a chunk in: Fortran for one `transpose` that reverses two or
 /// more dimensions.
-fn array_order(before_bytes: &[Value]) -> ArrayOrder {
+fn array_order(before_bytes: &[Value]) -> Order {
     let [codec] = before_bytes else {
-        return ArrayOrder::RowMajor;
+        return Order::C;
     };
     let order: Option<Vec<usize>> = codec
         .pointer("/configuration/order")
@@ -320,9 +320,9 @@ fn array_order(before_bytes: &[Value]) -> ArrayOrder {
                 && order.len() > 1
                 && order.iter().rev().copied().eq(0..order.len()) =>
         {
-            ArrayOrder::ColumnMajor
+            Order::Fortran
         }
-        _ => ArrayOrder::RowMajor,
+        _ => Order::C,
     }
 }
 
@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(
             plain,
             V3Codecs {
-                array_order: ArrayOrder::RowMajor,
+                array_order: Order::C,
                 order: ByteOrder::Big,
                 compressors: vec![gzip.clone()],
                 inner_chunks: None
@@ -433,19 +433,19 @@ mod tests {
         let order_of = |codecs: &[Value]| V3Codecs::read(codecs).unwrap().array_order;
         assert_eq!(
             order_of(&[transpose(json!([2, 1, 0])), bytes.clone()]),
-            ArrayOrder::ColumnMajor
+            Order::Fortran
         );
         for other in [json!([1, 0, 2]), json!([0]), json!("F")] {
             assert_eq!(
                 order_of(&[transpose(other.clone()), bytes.clone()]),
-                ArrayOrder::RowMajor,
+                Order::C,
                 "{other}"
             );
         }
         let sharded = json!({"name": "sharding_indexed", "configuration": {
             "chunk_shape": [2, 2], "codecs": [transpose(json!([1, 0])), bytes.clone()]
         }});
-        assert_eq!(order_of(&[sharded]), ArrayOrder::ColumnMajor);
+        assert_eq!(order_of(&[sharded]), Order::Fortran);
     }
 
     #[test]

@@ -14,9 +14,9 @@ use serde_json::{json, Map, Value};
 use super::codec::Codec;
 use super::data_type::{base64_zeros, legacy_structured};
 use crate::lang::{LangError, Language};
-use crate::ndl::ArrayOrder;
 use crate::npy::ByteOrder;
 use crate::Datatype;
+use crate::Order;
 
 /// The v3 metadata key, of arrays and groups.
 pub const ZARR_JSON: &str = "zarr.json";
@@ -77,7 +77,7 @@ pub struct ArrayDocument {
     /// `order: "F"` and v3's `transpose` codec with the dimensions
     /// reversed, as zarr-python writes them. One-dimensional arrays are
     /// the same in both and are written as C.
-    pub array_order: ArrayOrder,
+    pub array_order: Order,
     /// The compression of each chunk.
     pub codec: Codec,
     /// v3: the legacy `structured` spelling of a record data type, with a
@@ -107,7 +107,7 @@ impl ArrayDocument {
             datatype,
             order: ByteOrder::Little,
             other_order: Vec::new(),
-            array_order: ArrayOrder::RowMajor,
+            array_order: Order::C,
             codec: Codec::None,
             legacy_structured: false,
             attributes: None,
@@ -165,7 +165,7 @@ impl ArrayDocument {
     /// Whether the elements are in Fortran order, which only an array of
     /// two or more dimensions tells apart from C.
     fn is_fortran(&self) -> bool {
-        self.array_order == ArrayOrder::ColumnMajor && self.shape.len() > 1
+        self.array_order == Order::Fortran && self.shape.len() > 1
     }
 
     /// The v3 codec list: `transpose` for Fortran order, `bytes` with the
@@ -467,7 +467,7 @@ mod tests {
     #[test]
     fn fortran_order_is_v2_order_f_and_a_v3_transpose_reversing_the_dimensions() {
         let doc = ArrayDocument {
-            array_order: ArrayOrder::ColumnMajor,
+            array_order: Order::Fortran,
             ..ArrayDocument::new(
                 ZarrFormat::V3,
                 Datatype::UInt16,

@@ -11,7 +11,7 @@ use super::descr::{write_descr, write_shape};
 use super::shape::checked_product;
 use super::{ByteOrder, Error, Result};
 use crate::record_plan::RecordPlan;
-use crate::{Datatype, MixedOrder};
+use crate::{Datatype, MixedOrder, Order};
 
 /// The magic string every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -46,8 +46,8 @@ pub struct Header {
     /// when every number is in `byte_order`, as in every file written here.
     /// See [`Header::byte_order_at`].
     pub other_order: Vec<Range<usize>>,
-    /// Whether the data is in Fortran (column-major) order.
-    pub fortran_order: bool,
+    /// The order of the elements (NumPy's `fortran_order`).
+    pub order: Order,
     /// The array shape; empty for a 0-d array (one element).
     pub shape: Vec<u64>,
 }
@@ -75,7 +75,7 @@ impl Header {
             datatype,
             byte_order: ByteOrder::NATIVE,
             other_order: Vec::new(),
-            fortran_order: false,
+            order: Order::C,
             shape,
         }
     }
@@ -177,11 +177,15 @@ impl Header {
         let mut s = String::from("{'descr': ");
         write_descr(datatype, &|at| self.byte_order_at(at), "", &mut s)?;
         s.push_str(", 'fortran_order': ");
-        s.push_str(if self.fortran_order { "True" } else { "False" });
+        s.push_str(if self.order.is_fortran() {
+            "True"
+        } else {
+            "False"
+        });
         s.push_str(", 'shape': ");
         write_shape(shape.iter().copied(), &mut s);
         s.push_str(", }");
-        let growth_axis = if self.fortran_order {
+        let growth_axis = if self.order.is_fortran() {
             shape.last()
         } else {
             shape.first()
@@ -198,7 +202,7 @@ impl Header {
 
     /// The datatype and shape as written: a top-level array moves into the shape.
     fn folded(&self) -> Result<(&Datatype, Vec<u64>)> {
-        if let (Datatype::Array(a), true) = (&self.datatype, self.fortran_order) {
+        if let (Datatype::Array(a), true) = (&self.datatype, self.order.is_fortran()) {
             return Err(Error::NotWritable {
                 field: String::new(),
                 reason: format!(
@@ -428,7 +432,7 @@ mod tests {
                 datatype: dt,
                 byte_order: if big { ByteOrder::Big } else { ByteOrder::Little },
                 other_order: Vec::new(),
-                fortran_order,
+                order: Order::from_fortran(fortran_order),
                 shape,
             };
             let bytes = h.to_bytes().unwrap();
@@ -437,7 +441,7 @@ mod tests {
             prop_assert_eq!(offset, bytes.len());
             prop_assert_eq!(&back.datatype, &h.datatype);
             prop_assert_eq!(&back.shape, &h.shape);
-            prop_assert_eq!(back.fortran_order, h.fortran_order);
+            prop_assert_eq!(back.order, h.order);
             prop_assert_eq!(back.to_bytes().unwrap(), bytes);
         }
     }

@@ -1,6 +1,7 @@
 //! Reading a header as NumPy's `read_magic` and `_read_array_header` do:
 //! bounded reads, the text decoded, the dict checked key by key.
 
+use crate::Order;
 use std::collections::BTreeSet;
 use std::io::Read;
 
@@ -272,7 +273,7 @@ fn header_from_text(text: &str, python2: bool, to_offset: &dyn Fn(usize) -> u64)
         datatype,
         byte_order,
         other_order,
-        fortran_order,
+        order: Order::from_fortran(fortran_order),
         shape,
     };
     header.data_len()?;

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
+use ndl_runtime::Order;
 use ndl_runtime::{Array, Charset, Compound, Datatype, FixedString, Member, Opaque};
 
 pub fn little(datatype: Datatype, shape: &[u64]) -> Header {
@@ -11,7 +12,7 @@ pub fn little(datatype: Datatype, shape: &[u64]) -> Header {
         datatype,
         byte_order: ByteOrder::Little,
         other_order: Vec::new(),
-        fortran_order: false,
+        order: Order::C,
         shape: shape.to_vec(),
     }
 }
@@ -24,7 +25,7 @@ pub fn big(datatype: Datatype, shape: &[u64]) -> Header {
 }
 
 pub fn fortran(mut h: Header) -> Header {
-    h.fortran_order = true;
+    h.order = Order::Fortran;
     h
 }
 

@@ -1,29 +1,19 @@
-//! What one array holds, as every format's sources and sinks agree on it:
-//! plain data, depending on nothing of the formats.
+//! What one array holds, as every format's readers and writers agree on
+//! it: plain data.
 
 use std::ops::Range;
 
-use ndl_runtime::{ByteOrder, Datatype};
-
-/// The order in which an array's elements follow each other in storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Row-major: the last index varies fastest (NumPy's default).
-    C,
-    /// Column-major: the first index varies fastest (`fortran_order`).
-    Fortran,
-}
+use crate::{ByteOrder, Datatype, Order};
 
 /// One array: its element datatype with the exact byte layout of an
 /// element (offsets, padding, size), the byte order of its numbers, its
 /// shape and the order of its elements.
 ///
-/// A [`Source`](crate::Source) yields elements laid out as its spec says,
-/// and a [`Sink`](crate::Sink) takes them so.
+/// What readers and writers of every format agree an array is: the
+/// sources and sinks of `ndl-formats` hand elements laid out so.
 ///
 /// ```
-/// use ndl_formats::{ArraySpec, Order};
-/// use ndl_runtime::{ByteOrder, Datatype};
+/// use ndl_runtime::{ArraySpec, ByteOrder, Datatype, Order};
 ///
 /// let spec = ArraySpec::new(Datatype::Float64, vec![3, 4]);
 /// assert_eq!(spec.len(), Some(12));
