@@ -44,13 +44,10 @@ impl Staged {
     }
 
     /// Puts the written file in place; `writer`s must be flushed.
-    pub fn persist(self) -> Result<(), Error> {
+    pub fn publish(self) -> Result<(), Error> {
         let dest = self.dest;
-        self.temp.persist(&dest).map_err(|e| Error::Io {
-            path: dest.clone(),
-            source: e.error,
-        })?;
-        Ok(())
+        ndl_runtime::staging::publish(self.temp.into_temp_path(), &dest, false)
+            .map_err(|source| Error::Io { path: dest, source })
     }
 }
 

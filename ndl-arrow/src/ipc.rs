@@ -268,7 +268,7 @@ impl BatchSink for Sink {
         writer.finish().map_err(Error::arrow(context.clone()))?;
         let mut file = writer.into_inner().map_err(Error::arrow(context))?;
         std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
-        staged.persist()
+        staged.publish()
     }
 }
 

@@ -218,6 +218,6 @@ impl BatchSink for Sink {
         let Sink { writer, staged, .. } = self;
         let mut file = writer.into_inner().map_err(Error::parquet(context))?;
         std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
-        staged.persist()
+        staged.publish()
     }
 }

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::store::{sync_dir, Store};
+use crate::store::Store;
 
 /// A store being built in a hidden directory, and the place it is renamed
 /// to by [`publish`](Staging::publish). Dropped unpublished (an error, or a
@@ -94,37 +94,26 @@ impl Staging {
                 )),
             });
         }
-        if self.durable {
-            sync_tree(&self.building).map_err(|source| Error::Io {
-                path: self.building.clone(),
-                source,
-            })?;
-        }
-        std::fs::rename(&self.building, &self.place).map_err(|source| {
-            if matches!(
-                source.kind(),
-                std::io::ErrorKind::DirectoryNotEmpty
-                    | std::io::ErrorKind::AlreadyExists
-                    | std::io::ErrorKind::NotADirectory
-            ) {
-                Error::Exists {
-                    store: self.place.display().to_string(),
+        ndl_runtime::staging::publish_dir(&self.building, &self.place, self.durable).map_err(
+            |source| {
+                if matches!(
+                    source.kind(),
+                    std::io::ErrorKind::DirectoryNotEmpty
+                        | std::io::ErrorKind::AlreadyExists
+                        | std::io::ErrorKind::NotADirectory
+                ) {
+                    Error::Exists {
+                        store: self.place.display().to_string(),
+                    }
+                } else {
+                    Error::Io {
+                        path: self.place.clone(),
+                        source,
+                    }
                 }
-            } else {
-                Error::Io {
-                    path: self.place.clone(),
-                    source,
-                }
-            }
-        })?;
+            },
+        )?;
         self.published = true;
-        if self.durable {
-            let parent = self.place.parent().unwrap_or(Path::new("."));
-            sync_dir(parent).map_err(|source| Error::Io {
-                path: self.place.clone(),
-                source,
-            })?;
-        }
         Ok(())
     }
 
@@ -141,18 +130,6 @@ impl Drop for Staging {
             let _ = std::fs::remove_dir_all(&self.building);
         }
     }
-}
-
-/// Flushes the entries of `dir` and of every directory below it to the
-/// disk (their files were flushed as they were written).
-fn sync_tree(dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            sync_tree(&entry.path())?;
-        }
-    }
-    sync_dir(dir)
 }
 
 /// Refuses a place that holds anything: a file, or a directory with

@@ -7,7 +7,6 @@
 //! happens to the writing process.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use zarrs::filesystem::FilesystemStore;
@@ -368,9 +367,6 @@ struct ReplacingFs {
     writes: Writes,
 }
 
-/// Numbers the temporary files of this process.
-static TEMP: AtomicU64 = AtomicU64::new(0);
-
 impl ReplacingFs {
     fn replace(&self, key: &StoreKey, value: &[u8]) -> std::io::Result<()> {
         let Writes { replace, sync } = self.writes;
@@ -378,7 +374,7 @@ impl ReplacingFs {
         let dir = path.parent().unwrap_or(&self.root);
         if sync && !dir.exists() {
             std::fs::create_dir_all(dir)?;
-            sync_dir(dir.parent().unwrap_or(dir))?;
+            ndl_runtime::staging::sync_dir(dir.parent().unwrap_or(dir))?;
         }
         std::fs::create_dir_all(dir)?;
         if !replace {
@@ -388,24 +384,7 @@ impl ReplacingFs {
         }
         // Hidden and never a chunk key: readers that list the store skip it,
         // and a crash leaves at most this file behind.
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("object");
-        let temp = dir.join(format!(
-            ".{name}.{}.{}.partial",
-            std::process::id(),
-            TEMP.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = write_file(&temp, value, sync).and_then(|()| std::fs::rename(&temp, &path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        written?;
-        if sync {
-            sync_dir(dir)?;
-        }
-        Ok(())
+        ndl_runtime::staging::replace_file(&path, value, sync)
     }
 }
 
@@ -417,18 +396,6 @@ fn write_file(path: &Path, value: &[u8], sync: bool) -> std::io::Result<()> {
     let mut file = std::fs::File::create(path)?;
     std::io::Write::write_all(&mut file, value)?;
     file.sync_all()
-}
-
-/// Flushes the entries of the directory `dir` to the disk: a file renamed
-/// or created in it survives a power loss only then.
-pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    // The parent of a relative name (`s.zarr`) is empty: the current one.
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    std::fs::File::open(dir)?.sync_all()
 }
 
 impl ReadableStorageTraits for ReplacingFs {

@@ -16,7 +16,7 @@ use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::staging::{refuse_occupied, Staging};
-use crate::store::{sync_dir, Store};
+use crate::store::Store;
 
 /// The entry points that make a new store.
 impl WriteOptions {
@@ -453,7 +453,7 @@ pub(crate) fn prepare(store: &Store) -> Result<()> {
     if let Some(dir) = store.local_dir() {
         refuse_occupied(&dir, &store.name)?;
         let made = std::fs::create_dir_all(&dir).and_then(|()| match dir.parent() {
-            Some(parent) if store.is_durable() => sync_dir(parent),
+            Some(parent) if store.is_durable() => ndl_runtime::staging::sync_dir(parent),
             _ => Ok(()),
         });
         return made.map_err(|source| Error::Io { path: dir, source });

@@ -165,7 +165,9 @@ fn finished(lines: &[String]) -> Vec<u64> {
 }
 
 /// The store's files: none may be a half-written object. Leftovers of the
-/// kill may only be hidden `*.partial` temporary files and the append lock.
+/// kill may only be hidden temporary files (`*.tmp` of a metadata
+/// document being replaced, `*.partial` of a store being built) and the
+/// append lock.
 fn check_leftovers(store: &Path) {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -181,7 +183,7 @@ fn check_leftovers(store: &Path) {
     walk(store, &mut files);
     for file in files {
         let name = file.file_name().unwrap().to_str().unwrap();
-        if name.starts_with('.') && name.ends_with(".partial") {
+        if name.starts_with('.') && (name.ends_with(".partial") || name.ends_with(".tmp")) {
             continue;
         }
         // Every other object is a chunk key or a metadata document.
