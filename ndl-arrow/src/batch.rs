@@ -115,7 +115,7 @@ pub fn from_record_batch_with<T: NdlType>(
     for mut part in records.parts_mut(n.max(1)) {
         packer
             .fill(&mut part, |bytes| scatter::fill(&plan, &leaves, bytes))
-            .map_err(|bad| Error::Value {
+            .map_err(|bad| Error::InvalidValue {
                 record: bad.record,
                 column: bad.field,
                 message: bad.message,

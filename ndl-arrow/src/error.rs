@@ -37,7 +37,7 @@ pub enum Error {
     /// that is neither 0 nor 1, an enum value or name that is no member, a
     /// string that is not UTF-8 or too long, a null.
     #[error("record {record}, column `{column}`: {message}")]
-    Value {
+    InvalidValue {
         /// The index of the record (the row).
         record: usize,
         /// The dotted path of the value, array indices included (`pts[1].x`).
@@ -48,7 +48,7 @@ pub enum Error {
     /// The Arrow data does not have the columns the datatype needs: one is
     /// missing, of another type, or not asked for.
     #[error("column `{column}`: {message}")]
-    Schema {
+    TypeMismatch {
         /// The dotted path of the column.
         column: String,
         /// What is wrong.
@@ -112,7 +112,7 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn schema(column: &str, message: impl Into<String>) -> Error {
-        Error::Schema {
+        Error::TypeMismatch {
             column: column.to_owned(),
             message: message.into(),
         }
@@ -139,3 +139,6 @@ impl Error {
         }
     }
 }
+
+/// A result of ndl-arrow.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -245,7 +245,7 @@ fn leaf_array(leaf: &Leaf<'_>, bytes: MutableBuffer, len: usize) -> Result<Array
 }
 
 fn leaf_error(leaf: &Leaf<'_>, index: usize, message: String) -> Error {
-    Error::Value {
+    Error::InvalidValue {
         record: leaf.record_of(index),
         column: leaf.path_of(index),
         message,

@@ -53,7 +53,7 @@ pub use batch::{
     from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,
     to_record_batch_raw,
 };
-pub use error::Error;
+pub use error::{Error, Result};
 pub use infer::datatype_of;
 pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
 pub use parquet_file::{

@@ -270,7 +270,7 @@ fn timestamps(
     ];
     let Some((unit, per_unit)) = coarser.into_iter().find(|&(_, per_unit)| fits(per_unit)) else {
         let instant = instants[wrapped];
-        return Err(Error::Value {
+        return Err(Error::InvalidValue {
             record: at.first + wrapped / at.per_record.max(1),
             column: at.path.to_owned(),
             message: format!(

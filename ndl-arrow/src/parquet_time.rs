@@ -145,13 +145,15 @@ fn millis(
             continue;
         }
         let seconds = *count;
-        *count = seconds.checked_mul(1000).ok_or_else(|| Error::Value {
-            record: i / per_record.max(1),
-            column: path.to_owned(),
-            message: format!(
-                "{seconds} seconds are beyond the range of a Parquet timestamp of milliseconds"
-            ),
-        })?;
+        *count = seconds
+            .checked_mul(1000)
+            .ok_or_else(|| Error::InvalidValue {
+                record: i / per_record.max(1),
+                column: path.to_owned(),
+                message: format!(
+                    "{seconds} seconds are beyond the range of a Parquet timestamp of milliseconds"
+                ),
+            })?;
     }
     let values = ScalarBuffer::from(Buffer::from(counts));
     let out =

@@ -209,7 +209,7 @@ fn no_nulls(array: &ArrayRef, path: &str, per_record: usize) -> Result<(), Error
         return Ok(());
     }
     let i = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
-    Err(Error::Value {
+    Err(Error::InvalidValue {
         record: i / per_record.max(1),
         column: path.to_owned(),
         message: "a null, which the records cannot hold".into(),
@@ -232,7 +232,7 @@ fn list_values(
     ) -> Result<ArrayRef, Error> {
         let offsets = list.value_offsets();
         if let Some(i) = (0..list.len()).find(|&i| list.value_length(i).as_usize() != size) {
-            return Err(Error::Value {
+            return Err(Error::InvalidValue {
                 record: i / per_record.max(1),
                 column: path.to_owned(),
                 message: format!(
@@ -359,7 +359,7 @@ fn enum_values(leaf: &Leaf<'_>, e: &Enum, names: &Strings<'_>) -> Result<Vec<u8>
         .map(|m| (m.name.as_str(), narrow(m.value, width)))
         .collect();
     let lookup = |i: usize, name: &str| {
-        by_name.get(name).ok_or_else(|| Error::Value {
+        by_name.get(name).ok_or_else(|| Error::InvalidValue {
             record: leaf.record_of(i),
             column: leaf.path_of(i),
             message: format!("`{name}` is no member of the enum"),
@@ -408,7 +408,7 @@ fn text_bytes(
     let mut out = vec![0u8; strings.len() * width];
     if width == 0 {
         return match (0..strings.len()).find(|&i| !strings.get(i).is_empty()) {
-            Some(i) => Err(Error::Value {
+            Some(i) => Err(Error::InvalidValue {
                 record: leaf.record_of(i),
                 column: leaf.path_of(i),
                 message: "a string, where the field holds none".into(),
@@ -418,7 +418,7 @@ fn text_bytes(
     }
     for (i, field) in out.chunks_exact_mut(width).enumerate() {
         let s = strings.get(i);
-        let too_long = |n: usize, unit: &str| Error::Value {
+        let too_long = |n: usize, unit: &str| Error::InvalidValue {
             record: leaf.record_of(i),
             column: leaf.path_of(i),
             message: format!(

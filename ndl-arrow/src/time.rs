@@ -95,17 +95,17 @@ fn scale(
         if c == NAT {
             continue;
         }
-        *count = c
-            .checked_mul(factor)
-            .filter(|&v| v != NAT)
-            .ok_or_else(|| Error::Value {
-                record: leaf.record_of(i),
-                column: leaf.path_of(i),
-                message: format!(
-                    "{c} of {t} is beyond the range of an Arrow count of {}",
-                    unit_name(unit)
-                ),
-            })?;
+        *count =
+            c.checked_mul(factor)
+                .filter(|&v| v != NAT)
+                .ok_or_else(|| Error::InvalidValue {
+                    record: leaf.record_of(i),
+                    column: leaf.path_of(i),
+                    message: format!(
+                        "{c} of {t} is beyond the range of an Arrow count of {}",
+                        unit_name(unit)
+                    ),
+                })?;
     }
     Ok(())
 }
@@ -154,7 +154,7 @@ pub(crate) fn from_arrow(
         let value = if array.is_null(i) {
             NAT
         } else {
-            convert(c, from, to).map_err(|why| Error::Value {
+            convert(c, from, to).map_err(|why| Error::InvalidValue {
                 record: leaf.record_of(i),
                 column: leaf.path_of(i),
                 message: format!("{c} of {source}: {why} {t}"),

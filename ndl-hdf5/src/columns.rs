@@ -78,7 +78,7 @@ impl ColumnsWriter {
     ) -> Result<ColumnsWriter> {
         let staged = Staged::create(path.as_ref(), options.durable)?;
         let path = staged.path().to_path_buf();
-        let columns = plan(record).map_err(|e| Error::Mismatch {
+        let columns = plan(record).map_err(|e| Error::TypeMismatch {
             path: path.clone(),
             dataset: String::new(),
             field: String::new(),
@@ -187,7 +187,7 @@ impl ColumnsReader {
     pub fn open(path: impl AsRef<Path>) -> Result<ColumnsReader> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open(&path)?;
-        let record = cf::read_datatype(&file).ok_or_else(|| Error::Mismatch {
+        let record = cf::read_datatype(&file).ok_or_else(|| Error::TypeMismatch {
             path: path.clone(),
             dataset: String::new(),
             field: String::new(),
@@ -207,7 +207,7 @@ impl ColumnsReader {
     }
 
     fn open_in(file: hdf5::File, path: PathBuf, record: Datatype) -> Result<ColumnsReader> {
-        let mismatch = |field: &str, message: String| Error::Mismatch {
+        let mismatch = |field: &str, message: String| Error::TypeMismatch {
             path: path.clone(),
             dataset: field.to_string(),
             field: field.to_string(),

@@ -53,7 +53,7 @@ pub enum Error {
     },
     /// The dataset does not hold records of the type asked for.
     #[error("{}{}: field `{field}`: {message}", path.display(), at(dataset))]
-    Mismatch {
+    TypeMismatch {
         /// The file.
         path: PathBuf,
         /// The dataset.

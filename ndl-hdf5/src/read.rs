@@ -49,7 +49,7 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;
     let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
-    let mismatch = |field: &str, message: String| Error::Mismatch {
+    let mismatch = |field: &str, message: String| Error::TypeMismatch {
         path: path.to_path_buf(),
         dataset: dataset.to_string(),
         field: field.to_string(),

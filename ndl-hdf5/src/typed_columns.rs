@@ -97,7 +97,7 @@ pub fn read_columns<T: NdlType + Send>(path: impl AsRef<Path>) -> Result<Vec<T>>
             message: bad.message,
         })?;
     }
-    records.into_vec().ok_or_else(|| Error::Mismatch {
+    records.into_vec().ok_or_else(|| Error::TypeMismatch {
         path: path.to_path_buf(),
         dataset: String::new(),
         field: String::new(),
@@ -106,7 +106,7 @@ pub fn read_columns<T: NdlType + Send>(path: impl AsRef<Path>) -> Result<Vec<T>>
 }
 
 fn packer<T: NdlType>(path: &Path) -> Result<Packer<T>> {
-    Packer::<T>::new().map_err(|e| Error::Mismatch {
+    Packer::<T>::new().map_err(|e| Error::TypeMismatch {
         path: path.to_path_buf(),
         dataset: String::new(),
         field: String::new(),

@@ -201,7 +201,7 @@ impl<T: NdlType> DatasetWriter<T> {
             .unwrap_or((ByteOrder::NATIVE, Vec::new()));
         let as_stored = type_in(Orders::mixed(order, &other))?;
         if stored != as_stored || found.ndim() != 1 {
-            return Err(Error::Mismatch {
+            return Err(Error::TypeMismatch {
                 path,
                 dataset: dataset.to_string(),
                 field: String::new(),
@@ -220,7 +220,7 @@ impl<T: NdlType> DatasetWriter<T> {
         path: PathBuf,
         name: &str,
     ) -> Result<Self> {
-        let packer = Packer::<T>::new().map_err(|e| Error::Mismatch {
+        let packer = Packer::<T>::new().map_err(|e| Error::TypeMismatch {
             path: path.clone(),
             dataset: name.to_string(),
             field: String::new(),

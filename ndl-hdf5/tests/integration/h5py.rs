@@ -211,12 +211,12 @@ with h5py.File(sys.argv[1], "w") as f:
     );
     let missing = ndl_hdf5::read::<Padded>(&h5, "ints").unwrap_err();
     assert!(
-        matches!(missing, ndl_hdf5::Error::Mismatch { .. }),
+        matches!(missing, ndl_hdf5::Error::TypeMismatch { .. }),
         "{missing}"
     );
     let narrowed = ndl_hdf5::read::<Padded>(&h5, "wide").unwrap_err();
     assert!(
-        matches!(&narrowed, ndl_hdf5::Error::Mismatch { field, .. } if field == "c"),
+        matches!(&narrowed, ndl_hdf5::Error::TypeMismatch { field, .. } if field == "c"),
         "{narrowed}"
     );
     assert!(
@@ -225,7 +225,7 @@ with h5py.File(sys.argv[1], "w") as f:
     );
     let kind = ndl_hdf5::read::<Padded>(&h5, "text").unwrap_err();
     assert!(
-        matches!(&kind, ndl_hdf5::Error::Mismatch { field, .. } if field == "b"),
+        matches!(&kind, ndl_hdf5::Error::TypeMismatch { field, .. } if field == "b"),
         "{kind}"
     );
     assert!(
@@ -256,7 +256,7 @@ with h5py.File(sys.argv[1], "w") as f:
     );
     let e = ndl_hdf5::read::<Tagged>(&h5, "data").unwrap_err();
     assert!(
-        matches!(&e, ndl_hdf5::Error::Mismatch { field, .. } if field == "c"),
+        matches!(&e, ndl_hdf5::Error::TypeMismatch { field, .. } if field == "c"),
         "{e}"
     );
     assert!(e.to_string().contains("member `Pink`"), "{e}");

@@ -66,7 +66,7 @@ print(int(d["c"].sum()), float(d["b"][-1]))
     let e = DatasetWriter::<ndl_testkit::records::Packed>::open(&path, "/a/b/data")
         .err()
         .unwrap();
-    assert!(matches!(e, ndl_hdf5::Error::Mismatch { .. }), "{e}");
+    assert!(matches!(e, ndl_hdf5::Error::TypeMismatch { .. }), "{e}");
 }
 
 #[test]
