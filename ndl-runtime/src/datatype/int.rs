@@ -26,6 +26,32 @@ pub enum IntType {
 }
 
 impl IntType {
+    /// The native-order integer of this type that `bytes` (exactly
+    /// [`size`](IntType::size) of them) hold.
+    ///
+    /// ```
+    /// use ndl_runtime::IntType;
+    /// assert_eq!(IntType::Int16.read_ne(&(-3i16).to_ne_bytes()), -3);
+    /// assert_eq!(IntType::UInt64.read_ne(&u64::MAX.to_ne_bytes()), i128::from(u64::MAX));
+    /// ```
+    pub fn read_ne(self, bytes: &[u8]) -> i128 {
+        fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
+            bytes
+                .try_into()
+                .expect("as many bytes as the integer type's size")
+        }
+        match self {
+            IntType::Int8 => i128::from(i8::from_ne_bytes(array(bytes))),
+            IntType::UInt8 => i128::from(u8::from_ne_bytes(array(bytes))),
+            IntType::Int16 => i128::from(i16::from_ne_bytes(array(bytes))),
+            IntType::UInt16 => i128::from(u16::from_ne_bytes(array(bytes))),
+            IntType::Int32 => i128::from(i32::from_ne_bytes(array(bytes))),
+            IntType::UInt32 => i128::from(u32::from_ne_bytes(array(bytes))),
+            IntType::Int64 => i128::from(i64::from_ne_bytes(array(bytes))),
+            IntType::UInt64 => i128::from(u64::from_ne_bytes(array(bytes))),
+        }
+    }
+
     /// All integer types, from the smallest value set up, unsigned before signed of the same width.
     pub const ALL: [IntType; 8] = [
         IntType::UInt8,

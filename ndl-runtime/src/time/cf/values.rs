@@ -4,7 +4,7 @@
 
 use super::{CfDecoder, CfTimeUnits};
 use crate::time::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
-use crate::{Datatype, TimeType};
+use crate::{Datatype, IntType, TimeType};
 
 /// How a CF time variable stores its counts: integers of any width to 32
 /// bits or `int64`, or floats, as xarray and netCDF files hold them
@@ -25,20 +25,8 @@ use crate::{Datatype, TimeType};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CfCounts {
-    /// `int8`, read as `int64`.
-    Int8,
-    /// `uint8`, read as `int64`.
-    UInt8,
-    /// `int16`, read as `int64`.
-    Int16,
-    /// `uint16`, read as `int64`.
-    UInt16,
-    /// `int32`, read as `int64`.
-    Int32,
-    /// `uint32`, read as `int64`.
-    UInt32,
-    /// `int64`.
-    Int64,
+    /// Integers of any width but `uint64`, read as `int64`.
+    Int(IntType),
     /// `float32`, read as `float64`.
     Float32,
     /// `float64`.
@@ -49,32 +37,26 @@ impl CfCounts {
     /// The counts of a variable of `stored`; `None` for datatypes that hold
     /// no CF time (`uint64` included: its values beyond int64 are no time).
     pub fn of(stored: &Datatype) -> Option<CfCounts> {
-        Some(match stored {
-            Datatype::Int8 => CfCounts::Int8,
-            Datatype::UInt8 => CfCounts::UInt8,
-            Datatype::Int16 => CfCounts::Int16,
-            Datatype::UInt16 => CfCounts::UInt16,
-            Datatype::Int32 => CfCounts::Int32,
-            Datatype::UInt32 => CfCounts::UInt32,
-            Datatype::Int64 => CfCounts::Int64,
-            Datatype::Float32 => CfCounts::Float32,
-            Datatype::Float64 => CfCounts::Float64,
-            _ => return None,
-        })
+        match (stored, stored.as_int()) {
+            (_, Some(IntType::UInt64)) => None,
+            (_, Some(int)) => Some(CfCounts::Int(int)),
+            (Datatype::Float32, _) => Some(CfCounts::Float32),
+            (Datatype::Float64, _) => Some(CfCounts::Float64),
+            _ => None,
+        }
     }
 
     /// Whether the counts are floats, which [`CfValues`] reads as float64.
     pub fn is_float(self) -> bool {
-        matches!(self, CfCounts::Float32 | CfCounts::Float64)
+        !matches!(self, CfCounts::Int(_))
     }
 
     /// The size of one stored count.
     pub fn size(self) -> usize {
         match self {
-            CfCounts::Int8 | CfCounts::UInt8 => 1,
-            CfCounts::Int16 | CfCounts::UInt16 => 2,
-            CfCounts::Int32 | CfCounts::UInt32 | CfCounts::Float32 => 4,
-            CfCounts::Int64 | CfCounts::Float64 => 8,
+            CfCounts::Int(int) => int.size(),
+            CfCounts::Float32 => 4,
+            CfCounts::Float64 => 8,
         }
     }
 
@@ -90,14 +72,10 @@ impl CfCounts {
         out.reserve(stored.len() / self.size() * 8);
         for v in stored.chunks_exact(self.size()) {
             let wide = match self {
-                CfCounts::Int8 => i64::from(i8::from_ne_bytes(bytes(v))).to_ne_bytes(),
-                CfCounts::UInt8 => i64::from(v[0]).to_ne_bytes(),
-                CfCounts::Int16 => i64::from(i16::from_ne_bytes(bytes(v))).to_ne_bytes(),
-                CfCounts::UInt16 => i64::from(u16::from_ne_bytes(bytes(v))).to_ne_bytes(),
-                CfCounts::Int32 => i64::from(i32::from_ne_bytes(bytes(v))).to_ne_bytes(),
-                CfCounts::UInt32 => i64::from(u32::from_ne_bytes(bytes(v))).to_ne_bytes(),
+                // Every integer type but uint64 (refused by `of`) fits.
+                CfCounts::Int(int) => (int.read_ne(v) as i64).to_ne_bytes(),
                 CfCounts::Float32 => f64::from(f32::from_ne_bytes(bytes(v))).to_ne_bytes(),
-                CfCounts::Int64 | CfCounts::Float64 => bytes(v),
+                CfCounts::Float64 => bytes(v),
             };
             out.extend_from_slice(&wide);
         }
