@@ -65,17 +65,11 @@ pub(crate) fn inventory(nc: &Netcdf3File) -> Inventory {
     }
 }
 
-/// The time type a variable holds where it is CF time: integers of any
-/// width read as int64 counts of its `units`, doubles as nanoseconds, as
-/// the netCDF-4 path reads int64 and double.
+/// The time type a variable holds where it is CF time: integer counts
+/// of its `units`, float counts (`float` as well as `double`) as
+/// nanoseconds, as the netCDF-4 path reads them.
 fn cf_time(kind: NcType, attributes: &Map<String, Value>) -> Option<ndl_runtime::TimeType> {
-    use NcType::*;
-    let as_read = match kind {
-        Byte | Short | Int | Int64 | UByte | UShort | UInt => Datatype::Int64,
-        Double => Datatype::Float64,
-        Char | Float | UInt64 => return None,
-    };
-    ndl_hdf5::cf_time_type(&as_read, attributes)
+    ndl_hdf5::cf_time_type(&kind.datatype(), attributes)
 }
 
 /// Attributes as JSON, as the netCDF-4 path gives them: text as a

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use super::file::{malformed, Netcdf3File};
 use super::header::{Attribute, NcType};
 use super::layout::Layout;
-use super::values::{text, widened};
+use super::values::text;
 use crate::error::{Error, Result};
 use crate::source::{Handover, Source, BATCH_BYTES};
-use ndl_runtime::time::{CfTimeUnits, CfValues};
+use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues};
 use ndl_runtime::ArraySpec;
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 
@@ -83,9 +83,9 @@ struct Column {
     layout: Layout,
     kind: NcType,
     offset: usize,
-    /// How its CF times are decoded into the field's counts, where the
-    /// field is a time and they are not its counts already.
-    time: Option<Option<CfValues>>,
+    /// Where the field is a time: how its stored counts are widened, and
+    /// decoded into the field's counts where they are not those already.
+    time: Option<(CfCounts, Option<CfValues>)>,
 }
 
 /// The variables of a netCDF-3 file along one first dimension as
@@ -192,16 +192,14 @@ impl Source for Netcdf3TableSource {
 /// int64 counts of the field's unit.
 fn field_values(c: &Column, mut stored: Vec<u8>, start: u64) -> Result<Vec<u8>, String> {
     let size = c.kind.size();
-    let Some(time) = &c.time else {
-        if size > 1 && ByteOrder::NATIVE == ByteOrder::Little {
-            stored.chunks_exact_mut(size).for_each(<[u8]>::reverse);
-        }
+    if size > 1 && ByteOrder::NATIVE == ByteOrder::Little {
+        stored.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+    }
+    let Some((counts_of, time)) = &c.time else {
         return Ok(stored);
     };
-    let mut counts: Vec<u8> = stored
-        .chunks_exact(size)
-        .flat_map(|v| widened(c.kind, v).to_ne_bytes())
-        .collect();
+    let mut counts = Vec::new();
+    counts_of.widen(&stored, &mut counts);
     if let Some(values) = time {
         values.apply(&mut counts).map_err(|(i, e)| {
             let per_record = (c.layout.row_bytes as usize / size).max(1);
@@ -212,13 +210,16 @@ fn field_values(c: &Column, mut stored: Vec<u8>, start: u64) -> Result<Vec<u8>, 
     Ok(counts)
 }
 
-/// How a time variable of `kind` with `attributes` is decoded into counts
-/// of `t`: `None` where the int64 values are those counts already.
+/// How a time variable of `kind` with `attributes` is widened to int64 or
+/// float64 counts, and decoded into counts of `t`: `None` where the int64
+/// values are those counts already.
 fn time_decoding(
     t: TimeType,
     kind: NcType,
     attributes: &[Attribute],
-) -> Result<Option<CfValues>, String> {
+) -> Result<(CfCounts, Option<CfValues>), String> {
+    let counts = CfCounts::of(&kind.datatype())
+        .ok_or("a time field is stored as integer or float counts")?;
     let text_of = |name: &str| {
         attributes
             .iter()
@@ -228,13 +229,23 @@ fn time_decoding(
     let units = text_of("units").ok_or("a time without CF `units`")?;
     let cf =
         CfTimeUnits::parse(&units, text_of("calendar").as_deref()).map_err(|e| e.to_string())?;
+    // The fill widened as the values are, so that it compares equal.
     let fill = ["_FillValue", "missing_value"]
         .iter()
         .find_map(|k| attributes.iter().find(|a| a.name == *k && a.kind == kind))
-        .and_then(|a| a.values.get(..kind.size()).map(|v| widened(kind, v)));
-    let float = kind == NcType::Double;
-    let fill_float = fill.map(|bits| f64::from_bits(bits as u64));
-    CfValues::new(t, &cf, float, fill_float, fill.filter(|_| !float)).map_err(|e| e.to_string())
+        .and_then(|a| a.values.get(..kind.size()))
+        .map(|v| {
+            let mut native = v.to_vec();
+            native.reverse();
+            let mut wide = Vec::with_capacity(8);
+            counts.widen(&native, &mut wide);
+            <[u8; 8]>::try_from(wide).expect("one count widens to 8 bytes")
+        });
+    let float = counts.is_float();
+    let fill_float = fill.filter(|_| float).map(f64::from_ne_bytes);
+    let fill_int = fill.filter(|_| !float).map(i64::from_ne_bytes);
+    let values = CfValues::new(t, &cf, float, fill_float, fill_int).map_err(|e| e.to_string())?;
+    Ok((counts, values))
 }
 
 /// The element type under any array of `dt`.

@@ -373,3 +373,55 @@ fn a_time_out_of_range_is_refused_naming_the_variable_and_record() {
     );
     assert!(!out.exists());
 }
+
+/// CF times stored as `float` and `short` (with a `_FillValue`), as well
+/// as `byte` and `double`, come out as the instants xarray decodes, the
+/// fill as NaT.
+#[test]
+fn cf_times_of_every_stored_type_are_the_instants_xarray_decodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("times.nc");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w", format="NETCDF3_CLASSIC") as ds:
+    ds.createDimension("t", None)
+    f = ds.createVariable("f", "f4", ("t",), fill_value=np.float32(-9999.0))
+    f.units = "days since 2000-01-01"
+    f[:] = np.array([0.5, -9999.0, -1.25, 3.0], "f4")
+    s = ds.createVariable("s", "i2", ("t",), fill_value=np.int16(-1))
+    s.units = "hours since 1999-12-31 12:00:00"
+    s[:] = np.array([0, 30, -1, -400], "i2")
+    b = ds.createVariable("b", "i1", ("t",))
+    b.units = "minutes since 2000-01-01T00:00"
+    b[:] = np.array([-128, 0, 5, 127], "i1")
+    g = ds.createVariable("g", "f8", ("t",))
+    g.units = "seconds since 1970-01-01"
+    g.calendar = "standard"
+    g[:] = [0.25, 1e9, -2.5, 86400.0]
+"#,
+        &[nc.to_str().unwrap()],
+    );
+    let npy = d.join("times.npy");
+    convert_member(&nc, &npy, None);
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+a = np.load(sys.argv[1])
+ds = xr.open_dataset(sys.argv[2])
+for name in ("f", "s", "b", "g"):
+    want = ds[name].values
+    got = a[name]
+    assert got.dtype.kind == "M" and want.dtype.kind == "M", (name, got.dtype, want.dtype)
+    got = got.astype("M8[ns]")
+    assert (np.isnat(got) == np.isnat(want)).all(), (name, got, want)
+    assert (got[~np.isnat(got)] == want[~np.isnat(want)]).all(), (name, got, want)
+assert np.isnat(a["f"][1]) and np.isnat(a["s"][2]), a
+assert a["f"].dtype == "M8[ns]" and a["s"].dtype == "M8[h]", a.dtype
+"#,
+        &[npy.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+}
