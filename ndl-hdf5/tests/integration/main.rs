@@ -3,6 +3,7 @@
 
 mod arrays;
 mod bad_input;
+mod compound_order;
 mod crash;
 mod extent;
 mod h5py;

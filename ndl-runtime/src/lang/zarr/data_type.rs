@@ -178,8 +178,9 @@ fn v2_dtype(
     match dt {
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV2, path, dt)?;
-            c.members
-                .iter()
+            // Zarr's field list is read back to back, as NumPy's descr.
+            c.by_offset()
+                .into_iter()
                 .map(|m| {
                     let p = child(path, &m.name);
                     Ok(match &m.datatype {
@@ -228,9 +229,10 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
         }),
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV3, path, dt)?;
+            // The struct's fields are packed back to back, in offset order.
             let fields = c
-                .members
-                .iter()
+                .by_offset()
+                .into_iter()
                 .map(|m| {
                     let dt = v3_data_type(&m.datatype, &child(path, &m.name))?;
                     Ok(json!({"name": m.name, "data_type": dt}))
