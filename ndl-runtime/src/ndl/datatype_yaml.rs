@@ -513,6 +513,26 @@ mod tests {
     }
 
     #[test]
+    fn members_out_of_offset_order_keep_their_order_and_size() {
+        let dt = parse(
+            "compound:\n  - b: {type: float64, offset: 8}\n  - a: {type: int32, offset: 0}\n",
+        )
+        .unwrap();
+        let want = Compound {
+            size: 16,
+            members: vec![
+                Member::new("b", 8, Datatype::Float64),
+                Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        assert_eq!(dt, Datatype::Compound(want));
+        let overlap = parse(
+            "compound:\n  - b: {type: float64, offset: 2}\n  - a: {type: int32, offset: 0}\n",
+        );
+        assert!(overlap.unwrap_err().contains("overlaps"));
+    }
+
+    #[test]
     fn round_trip_keeps_layout() {
         let inner = Compound {
             size: 12,

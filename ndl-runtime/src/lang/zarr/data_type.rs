@@ -327,4 +327,23 @@ mod tests {
         assert_eq!(base64_zeros(3), "AAAA");
         assert_eq!(base64_zeros(4), "AAAAAA==");
     }
+
+    #[test]
+    fn packed_records_declared_out_of_offset_order_list_fields_by_offset() {
+        let c = Compound {
+            size: 12,
+            members: vec![
+                crate::Member::new("b", 4, Datatype::Float64),
+                crate::Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        let dt = Datatype::Compound(c);
+        assert_eq!(
+            dt.to_zarr_v2_dtype(ByteOrder::Little).unwrap(),
+            serde_json::json!([["a", "<i4"], ["b", "<f8"]])
+        );
+        let fields = &dt.to_zarr_v3_data_type().unwrap()["configuration"]["fields"];
+        assert_eq!(fields[0]["name"], "a");
+        assert_eq!(fields[1]["name"], "b");
+    }
 }
