@@ -3,6 +3,7 @@
 
 mod arrays;
 mod bad_input;
+mod columns_bool;
 mod compound_order;
 mod crash;
 mod extent;
