@@ -2,7 +2,8 @@
 //! inserted out of offset order. The description lists the fields in
 //! h5py's order; the `.npy` holds h5py's bytes, offsets and itemsize with
 //! the fields by offset, the only order NumPy's `descr` can say (NumPy's
-//! own `np.save` refuses such a dtype); an `.h5` copy is h5py's dtype.
+//! own `np.save` refuses such a dtype); an `.h5` copy is h5py's dtype;
+//! Parquet and Zarr keep h5py's order.
 
 use crate::common;
 
@@ -60,6 +61,35 @@ with h5py.File(sys.argv[4], "r") as f:
             ],
         );
     }
+    // Parquet and Zarr (records packed) keep h5py's order.
+    let parquet = d.join("nested.parquet");
+    let zarr = d.join("nested.zarr");
+    converted(convert(&h5, &parquet, &["--member", "nested"]), "parquet");
+    converted(convert(&h5, &zarr, &["--member", "nested"]), "zarr");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, pyarrow.parquet as pq, zarr
+with h5py.File(sys.argv[1], "r") as f:
+    want = f["nested"][()]
+rows = [{"z": {"b": float(r["z"]["b"]), "a": int(r["z"]["a"])}, "y": int(r["y"]), "x": float(r["x"])}
+        for r in want]
+t = pq.read_table(sys.argv[2])
+assert t.schema.names == ["z", "y", "x"] and t.schema.field("z").type.names == ["b", "a"], t.schema
+assert t.to_pylist() == rows, t.to_pylist()
+z = zarr.open_array(sys.argv[3], mode="r")[...]
+assert z.dtype.names == ("z", "y", "x") and z.dtype["z"].names == ("b", "a"), z.dtype
+for n in ("y", "x"):
+    assert z[n].tolist() == want[n].tolist(), n
+for n in ("a", "b"):
+    assert z["z"][n].tolist() == want["z"][n].tolist(), n
+"#,
+        &[
+            h5.to_str().unwrap(),
+            parquet.to_str().unwrap(),
+            zarr.to_str().unwrap(),
+        ],
+    );
     let ndl = ok(describe(&h5, "ndl", &[]), "describe as NDL");
     let yaml = d.join("order.yaml");
     std::fs::write(&yaml, &ndl).unwrap();
