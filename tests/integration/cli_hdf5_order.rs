@@ -2,7 +2,8 @@
 //! inserted out of offset order. The description lists the fields in
 //! h5py's order; the `.npy` holds h5py's bytes, offsets and itemsize with
 //! the fields by offset, the only order NumPy's `descr` can say (NumPy's
-//! own `np.save` refuses such a dtype); an `.h5` copy is h5py's dtype;
+//! own `np.save` refuses such a dtype), and a sidecar with h5py's order
+//! still fits it; an `.h5` copy is h5py's dtype;
 //! Parquet and Zarr keep h5py's order.
 
 use crate::common;
@@ -111,6 +112,30 @@ print(fields(doc["flat"]["type"]), fields(doc["nested"]["type"]))
          [('z', 24, [('b', 8, None), ('a', 0, None)]), ('y', 0, None), ('x', 8, None)]",
         "{ndl}"
     );
+    // The `.npy` alone lists the fields by offset; the file's description
+    // as its sidecar gives it h5py's order back: the same layout.
+    let npy = d.join("flat.npy");
+    let first = |text: &str| text.find("- a:").unwrap() < text.find("- b:").unwrap();
+    let alone = ok(describe(&npy, "ndl", &[]), "describe flat.npy");
+    assert!(first(&alone), "{alone}");
+    run_with(
+        &python312(),
+        r#"
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+doc["ndarrays"] = {"flat": doc["ndarrays"]["flat"]}
+yaml.safe_dump(doc, open(sys.argv[2], "w"), sort_keys=False)
+"#,
+        &[
+            yaml.to_str().unwrap(),
+            d.join("flat.yaml").to_str().unwrap(),
+        ],
+    );
+    let with_sidecar = ok(
+        describe(&npy, "ndl", &[]),
+        "describe flat.npy with its sidecar",
+    );
+    assert!(!first(&with_sidecar), "{with_sidecar}");
     let shape = ok(describe(&h5, "datashape", &[]), "describe as Datashape");
     assert!(
         shape.contains("nested: 3 * {z: {b: float64, a: int32}, y: uint16, x: float32}"),
