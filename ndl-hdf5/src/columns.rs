@@ -5,9 +5,12 @@
 //!
 //! - The columns are [`ndl_runtime::columns`]' (dotted names, array and
 //!   string dimensions), each a netCDF variable in the file's root.
-//! - An enum is a netCDF enum type of its base and members, a bool
-//!   h5py's `bool_t` enum, complex numbers nc-complex's compound: every
-//!   such type committed once.
+//! - An enum is a netCDF enum type of its base and members, complex
+//!   numbers nc-complex's compound: every such type committed once.
+//! - A bool is an `int8` of 0 or 1 with the attribute `dtype: bool`, as
+//!   xarray writes bools and decodes them back: xarray's h5netcdf engine
+//!   fails on a variable of h5py's `FALSE`/`TRUE` enum (h5py reads it as
+//!   NumPy's bool, without the enum's members that h5netcdf asks for).
 //! - A fixed string is netCDF `char` over `<field>_strlen`, opaque bytes
 //!   `ubyte` over `<field>_bytes`.
 //! - A time is an `int64` with CF `units` (`seconds since 1970-01-01
@@ -21,6 +24,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use hdf5::types::TypeDescriptor;
 use ndl_runtime::columns::{plan, Column};
 use ndl_runtime::time::CfValues;
 use ndl_runtime::{ByteOrder, Datatype};
@@ -233,6 +237,9 @@ impl ColumnsReader {
             }
             let stored = dataset.dtype().map_err(hdf5_error(&path, &name))?;
             let (wanted, time) = match column.base {
+                // An enum (h5py's bool, in files we wrote before bools
+                // were int8) is read as the bool its members name.
+                Datatype::Bool if is_enum(&stored) => (Datatype::Bool, None),
                 Datatype::Time(t) => {
                     let (float, time) = cf::stored_time(&dataset, &stored, t)
                         .map_err(|message| mismatch(&name, message))?;
@@ -328,10 +335,12 @@ impl ColumnsReader {
 }
 
 /// What a column's values are stored as: time as its counts, opaque
-/// bytes as bytes, anything else as itself.
+/// bytes as bytes, a bool as the int8 of its byte, anything else as
+/// itself.
 fn element(base: &Datatype) -> Datatype {
     match base {
         Datatype::Time(_) => Datatype::Int64,
+        Datatype::Bool => Datatype::Int8,
         Datatype::Opaque(_) => Datatype::UInt8,
         other => other.clone(),
     }
@@ -346,10 +355,20 @@ fn value_type(element: &Datatype, order: ByteOrder) -> Result<hdf5::Datatype, Ty
     }
 }
 
-/// The variable's CF attributes.
+fn is_enum(stored: &hdf5::Datatype) -> bool {
+    matches!(
+        stored.to_descriptor(),
+        Ok(TypeDescriptor::Boolean | TypeDescriptor::Enum(_))
+    )
+}
+
+/// The variable's CF attributes, and xarray's `dtype` of a bool.
 fn cf_attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
     if let Some(d) = &column.description {
         cf::text_attr(dataset, "long_name", d)?;
+    }
+    if column.base == Datatype::Bool {
+        cf::text_attr(dataset, "dtype", "bool")?;
     }
     match (&column.base, &column.units) {
         (Datatype::Time(t), _) => cf::time_attributes(dataset, *t),

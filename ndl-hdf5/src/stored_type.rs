@@ -299,6 +299,8 @@ fn number_ranges(datatype: &Datatype, offset: usize) -> impl Iterator<Item = Ran
     (0..parts).map(move |k| offset + k * step..offset + (k + 1) * step)
 }
 
+/// A compound with its members in the file's member-index order, which
+/// h5py's dtype keeps, whatever their offsets.
 fn compound(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Result<Datatype, String> {
     // SAFETY: `id` is a compound type.
     let n = unsafe { H5Tget_nmembers(id) }.max(0) as u32;
@@ -316,7 +318,6 @@ fn compound(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Result<
             walk(member.0, offset + at, found).map_err(|e| format!("member `{name}`: {e}"))?;
         members.push(Member::new(name, at, datatype));
     }
-    members.sort_by_key(|m| m.offset);
     if let Some(complex) = complex_of(&members, size) {
         return Ok(complex);
     }

@@ -6,6 +6,7 @@
 //! process ([`child`]).
 
 pub mod child;
+pub mod h5py_files;
 pub mod moto;
 pub mod netcdf;
 pub mod python;

@@ -184,7 +184,7 @@ fn put(dt: &Datatype, value: &Value, out: &mut Vec<u8>) -> Option<()> {
     match dt {
         Datatype::Compound(c) => {
             let fields = value.as_object()?;
-            for m in &c.members {
+            for m in c.by_offset() {
                 put(&m.datatype, fields.get(&m.name)?, out)?;
             }
         }

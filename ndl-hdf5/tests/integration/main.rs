@@ -3,6 +3,8 @@
 
 mod arrays;
 mod bad_input;
+mod columns_bool;
+mod compound_order;
 mod crash;
 mod extent;
 mod h5py;

@@ -9,7 +9,9 @@ use super::{Datatype, DatatypeError};
 pub struct Compound {
     /// Record size in bytes, padding included.
     pub size: usize,
-    /// Members in offset order.
+    /// Members in their declared order: a file's compound keeps the order
+    /// its writer gave (h5py's member-index order), and NumPy's dtypes
+    /// allow the same, so offsets need not ascend. Members never overlap.
     pub members: Vec<Member>,
 }
 
@@ -67,10 +69,20 @@ impl Compound {
         self.members.iter().find(|m| m.name == name)
     }
 
-    /// Whether the members cover every byte of the record.
+    /// The members by ascending offset (ties in declared order): the order
+    /// of formats whose field lists are read back to back, such as NumPy's
+    /// `descr`, which cannot say any other.
+    pub fn by_offset(&self) -> Vec<&Member> {
+        let mut sorted: Vec<&Member> = self.members.iter().collect();
+        sorted.sort_by_key(|m| m.offset);
+        sorted
+    }
+
+    /// Whether the members cover every byte of the record, in whatever
+    /// order they are declared.
     pub fn is_packed(&self) -> bool {
         let mut end = 0;
-        for m in &self.members {
+        for m in self.by_offset() {
             if m.offset != end {
                 return false;
             }
@@ -81,13 +93,15 @@ impl Compound {
 
     pub(super) fn validate(&self) -> Result<(), DatatypeError> {
         let mut seen = HashSet::new();
-        let mut end = 0usize;
         for m in &self.members {
             if !seen.insert(m.name.as_str()) {
                 return Err(DatatypeError::DuplicateMember(m.name.clone()));
             }
             m.datatype.validate()?;
             m.validate_dims()?;
+        }
+        let mut end = 0usize;
+        for m in self.by_offset() {
             let size = m
                 .datatype
                 .size()
@@ -173,6 +187,21 @@ mod tests {
     }
 
     #[test]
+    fn members_out_of_offset_order_are_valid_and_can_be_packed() {
+        let c = Compound {
+            size: 12,
+            members: vec![
+                Member::new("b", 4, Datatype::Float64),
+                Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        assert_eq!(c.validate(), Ok(()));
+        assert!(c.is_packed());
+        let names: Vec<_> = c.by_offset().iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
     fn overlap_and_duplicates_are_rejected() {
         let c = Compound {
             size: 8,
@@ -182,6 +211,14 @@ mod tests {
             ],
         };
         assert!(matches!(c.validate(), Err(DatatypeError::Overlap { .. })));
+        let reversed = Compound {
+            size: 8,
+            members: c.members.into_iter().rev().collect(),
+        };
+        assert!(matches!(
+            reversed.validate(),
+            Err(DatatypeError::Overlap { .. })
+        ));
         let d = Compound::c_layout([("a", Datatype::UInt8), ("a", Datatype::UInt8)]);
         assert_eq!(d, Err(DatatypeError::DuplicateMember("a".into())));
     }

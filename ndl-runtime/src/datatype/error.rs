@@ -35,14 +35,15 @@ pub enum DatatypeError {
         "compound member `{0}` has a variable-length datatype; it has no place in a fixed record"
     )]
     VariableMember(String),
-    /// A compound member starts before the previous one ends.
-    #[error("compound member `{name}` at offset {offset} overlaps the member before it, which ends at {previous_end}")]
+    /// A compound member starts before the member below it (by offset)
+    /// ends.
+    #[error("compound member `{name}` at offset {offset} overlaps the member below it, which ends at {previous_end}")]
     Overlap {
         /// The member.
         name: String,
         /// Its offset.
         offset: usize,
-        /// Where the previous member ends.
+        /// Where the member below it ends.
         previous_end: usize,
     },
     /// A compound member ends after the record.

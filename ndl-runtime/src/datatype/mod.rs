@@ -275,7 +275,8 @@ impl Datatype {
     }
 
     /// Whether `self` and `other` store values the same way: the same
-    /// members at the same offsets, of the same sizes and kinds. Enum member
+    /// members at the same offsets, of the same sizes and kinds, in
+    /// whatever order each declares them. Enum member
     /// names, descriptions and opaque tags, which a `.npy` file cannot hold,
     /// do not count: an enum matches its base integer type.
     ///
@@ -285,6 +286,14 @@ impl Datatype {
     /// let e = Datatype::Enum(Enum { base: IntType::UInt8, members: vec![EnumMember::new("A", 0)] });
     /// assert!(e.same_layout(&Datatype::UInt8));
     /// assert!(!e.same_layout(&Datatype::Int8));
+    ///
+    /// use ndl_runtime::{Compound, Member};
+    /// let b_first = Compound {
+    ///     size: 16,
+    ///     members: vec![Member::new("b", 8, Datatype::Float64), Member::new("a", 0, Datatype::Int32)],
+    /// };
+    /// let a_first = Compound { members: b_first.members.iter().rev().cloned().collect(), ..b_first.clone() };
+    /// assert!(Datatype::Compound(b_first).same_layout(&Datatype::Compound(a_first)));
     /// ```
     pub fn same_layout(&self, other: &Datatype) -> bool {
         self.storage_form() == other.storage_form()
@@ -301,8 +310,8 @@ impl Datatype {
             Datatype::Compound(c) => Datatype::Compound(Compound {
                 size: c.size,
                 members: c
-                    .members
-                    .iter()
+                    .by_offset()
+                    .into_iter()
                     .map(|m| Member::new(m.name.clone(), m.offset, m.datatype.storage_form()))
                     .collect(),
             }),

@@ -290,7 +290,9 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
         .as_sequence()
         .ok_or("compound must be a list of one-key mappings, one per member")?;
     let mut laid = Vec::with_capacity(list.len());
-    let (mut end, mut align) = (0usize, 1usize);
+    // `end` is where the member before ends, `last` the highest end: with
+    // explicit offsets the members may be declared out of offset order.
+    let (mut end, mut last, mut align) = (0usize, 0usize, 1usize);
     for entry in list {
         let (name, body) = match entry.as_mapping() {
             Some(m) if m.len() == 1 => m.iter().next().expect("one entry"),
@@ -338,6 +340,7 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
         end = offset
             .checked_add(msize)
             .ok_or_else(|| ctx("offset overflows".into()))?;
+        last = last.max(end);
         laid.push(Member {
             name,
             offset,
@@ -349,7 +352,7 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
     }
     let size = match size {
         Some(s) => s,
-        None => end.checked_add(align - 1).ok_or("record size overflows")? / align * align,
+        None => last.checked_add(align - 1).ok_or("record size overflows")? / align * align,
     };
     let dt = Datatype::Compound(Compound {
         size,
@@ -507,6 +510,26 @@ mod tests {
                 .unwrap()
             )
         );
+    }
+
+    #[test]
+    fn members_out_of_offset_order_keep_their_order_and_size() {
+        let dt = parse(
+            "compound:\n  - b: {type: float64, offset: 8}\n  - a: {type: int32, offset: 0}\n",
+        )
+        .unwrap();
+        let want = Compound {
+            size: 16,
+            members: vec![
+                Member::new("b", 8, Datatype::Float64),
+                Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        assert_eq!(dt, Datatype::Compound(want));
+        let overlap = parse(
+            "compound:\n  - b: {type: float64, offset: 2}\n  - a: {type: int32, offset: 0}\n",
+        );
+        assert!(overlap.unwrap_err().contains("overlaps"));
     }
 
     #[test]

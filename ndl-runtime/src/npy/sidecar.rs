@@ -189,11 +189,12 @@ fn check_enums(
             members(&d.members),
             members(&e.members)
         )),
-        (Datatype::Compound(e), Datatype::Compound(d)) => {
-            e.members.iter().zip(&d.members).try_for_each(|(em, dm)| {
+        // The same layout has the same names, maybe in another order.
+        (Datatype::Compound(e), Datatype::Compound(d)) => e.members.iter().try_for_each(|em| {
+            d.member(&em.name).map_or(Ok(()), |dm| {
                 check_enums(&em.datatype, &dm.datatype, &join_field(at, &em.name))
             })
-        }
+        }),
         (Datatype::Array(e), Datatype::Array(d)) => {
             check_enums(&e.base, &d.base, &format!("{at}[]"))
         }

@@ -178,8 +178,9 @@ fn v2_dtype(
     match dt {
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV2, path, dt)?;
-            c.members
-                .iter()
+            // Zarr's field list is read back to back, as NumPy's descr.
+            c.by_offset()
+                .into_iter()
                 .map(|m| {
                     let p = child(path, &m.name);
                     Ok(match &m.datatype {
@@ -228,9 +229,10 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
         }),
         Datatype::Compound(c) => {
             check_record(c, Language::ZarrV3, path, dt)?;
+            // The struct's fields are packed back to back, in offset order.
             let fields = c
-                .members
-                .iter()
+                .by_offset()
+                .into_iter()
                 .map(|m| {
                     let dt = v3_data_type(&m.datatype, &child(path, &m.name))?;
                     Ok(json!({"name": m.name, "data_type": dt}))
@@ -324,5 +326,24 @@ mod tests {
         assert_eq!(base64_zeros(2), "AAA=");
         assert_eq!(base64_zeros(3), "AAAA");
         assert_eq!(base64_zeros(4), "AAAAAA==");
+    }
+
+    #[test]
+    fn packed_records_declared_out_of_offset_order_list_fields_by_offset() {
+        let c = Compound {
+            size: 12,
+            members: vec![
+                crate::Member::new("b", 4, Datatype::Float64),
+                crate::Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        let dt = Datatype::Compound(c);
+        assert_eq!(
+            dt.to_zarr_v2_dtype(ByteOrder::Little).unwrap(),
+            serde_json::json!([["a", "<i4"], ["b", "<f8"]])
+        );
+        let fields = &dt.to_zarr_v3_data_type().unwrap()["configuration"]["fields"];
+        assert_eq!(fields[0]["name"], "a");
+        assert_eq!(fields[1]["name"], "b");
     }
 }

@@ -48,7 +48,7 @@ impl Datatype {
     /// The NumPy `descr` with every multi-byte number in `order`, or an
     /// error naming the field NumPy cannot store without pickling (a
     /// variable-length or reference datatype) or a compound whose members
-    /// overlap or are out of order.
+    /// overlap.
     ///
     /// ```
     /// use ndl_runtime::npy::ByteOrder;
@@ -115,7 +115,10 @@ impl Writer<'_> {
         let mut pos = 0usize;
         let mut names = HashSet::new();
         self.out.push('[');
-        for m in &c.members {
+        // NumPy's descr places its fields back to back, so a record whose
+        // fields are declared out of offset order lists them by offset:
+        // the same bytes, the only order the format can say.
+        for m in c.by_offset() {
             let path = join_field(field, &m.name);
             if !names.insert(m.name.as_str()) {
                 return Err(Error::NotWritable {
@@ -131,8 +134,8 @@ impl Writer<'_> {
                 return Err(Error::NotWritable {
                     field: path,
                     reason: format!(
-                        "the member at offset {} overlaps or precedes the previous one, which ends at {pos}; \
-                         NumPy's descr cannot express overlapping or out-of-order fields",
+                        "the member at offset {} overlaps the member below it, which ends at {pos}; \
+                         NumPy's descr cannot express overlapping fields",
                         m.offset
                     ),
                 });
@@ -269,6 +272,23 @@ mod tests {
                 .unwrap(),
             "[('a', '|i1'), ('', '|V7'), ('n', [('x', '|i1'), ('', '|V7'), ('y', '>i8')]), \
              ('v', '>f4', (3,)), ('s', '>U2')]"
+        );
+    }
+
+    #[test]
+    fn members_out_of_offset_order_are_listed_by_offset() {
+        let c = Compound {
+            size: 16,
+            members: vec![
+                Member::new("b", 8, Datatype::Float64),
+                Member::new("a", 0, Datatype::Int32),
+            ],
+        };
+        assert_eq!(
+            Datatype::Compound(c)
+                .numpy_descr_with_order(ByteOrder::Little)
+                .unwrap(),
+            "[('a', '<i4'), ('', '|V4'), ('b', '<f8')]"
         );
     }
 
