@@ -100,6 +100,15 @@ pub enum Error {
         /// What does not hold.
         message: String,
     },
+    /// A well-formed file of a kind or variant not read here (Feather v1,
+    /// big-endian Arrow IPC); the message says what to re-save it as.
+    #[error("{context}: {message}")]
+    UnsupportedFile {
+        /// The file.
+        context: String,
+        /// What it is, and what to do instead.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

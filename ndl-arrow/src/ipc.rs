@@ -1,27 +1,31 @@
 //! Arrow IPC files (`.arrow`, `.feather` v2) of records: written a batch at
 //! a time through a file that appears only once complete, read back a
-//! batch at a time.
+//! batch at a time. Arrow IPC streams (`.arrows`, what pyarrow's
+//! `ipc.new_stream` writes) are read too, told apart by their first
+//! bytes.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, BufWriter, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
-use arrow_ipc::reader::FileReader;
-use arrow_ipc::writer::FileWriter;
-use arrow_schema::SchemaRef;
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::{ArrowError, SchemaRef};
 use ndl_runtime::{ByteOrder, Datatype, NdlType};
 
 use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
 use crate::error::Error;
 use crate::file::{open, Staged};
 use crate::infer::{check, datatype_of};
+use crate::ipc_check::{Layout, Refusal};
 use crate::scatter::ReadOptions;
 use crate::schema::{schema_of, stored_byte_order};
 
 /// Writes `records` to a new Arrow IPC file at `path` (replacing any),
-/// in batches of about 8 MiB. The file appears only once complete.
+/// in batches of about 8 MiB; a path ending `.arrows` gets an Arrow IPC
+/// stream instead. The file appears only once complete.
 ///
 /// ```
 /// use ndl_runtime::NdlType;
@@ -43,12 +47,13 @@ pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<()
     writer.finish()
 }
 
-/// Reads every record of an Arrow IPC file, its columns matched to `T`'s
-/// members by name; columns `T` has no member for are refused (see
-/// [`read_ipc_with`]).
+/// Reads every record of an Arrow IPC file or stream, its columns matched
+/// to `T`'s members by name; columns `T` has no member for are refused
+/// (see [`read_ipc_with`]).
 ///
 /// # Errors
-/// As [`read_parquet`](crate::read_parquet).
+/// As [`read_parquet`](crate::read_parquet); and
+/// [`Error::UnsupportedFile`] for a Feather v1 file or big-endian data.
 pub fn read_ipc<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
     read_ipc_with(path, &ReadOptions::default())
 }
@@ -234,8 +239,40 @@ impl IpcRecordReader {
 
 /// An IPC file writer into a staged file.
 struct Sink {
-    writer: FileWriter<BufWriter<File>>,
+    writer: LayoutWriter,
     staged: Staged,
+}
+
+/// A writer of either IPC layout: a stream for a path ending `.arrows`
+/// (the ending pyarrow's documentation gives streams), else a file.
+enum LayoutWriter {
+    File(FileWriter<BufWriter<File>>),
+    Stream(StreamWriter<BufWriter<File>>),
+}
+
+impl LayoutWriter {
+    fn create(path: &Path, out: BufWriter<File>, schema: &SchemaRef) -> Result<Self, ArrowError> {
+        Ok(if path.extension().is_some_and(|e| e == "arrows") {
+            LayoutWriter::Stream(StreamWriter::try_new(out, schema)?)
+        } else {
+            LayoutWriter::File(FileWriter::try_new(out, schema)?)
+        })
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        match self {
+            LayoutWriter::File(w) => w.write(batch),
+            LayoutWriter::Stream(w) => w.write(batch),
+        }
+    }
+
+    /// Ends the file or stream; returns what it went into.
+    fn finish(self) -> Result<BufWriter<File>, ArrowError> {
+        match self {
+            LayoutWriter::File(mut w) => w.finish().and_then(|()| w.into_inner()),
+            LayoutWriter::Stream(mut w) => w.finish().and_then(|()| w.into_inner()),
+        }
+    }
 }
 
 impl std::fmt::Debug for Sink {
@@ -249,7 +286,7 @@ impl std::fmt::Debug for Sink {
 impl Sink {
     fn create(path: &Path, schema: SchemaRef) -> Result<Sink, Error> {
         let staged = Staged::create(path)?;
-        let writer = FileWriter::try_new(staged.writer()?, &schema)
+        let writer = LayoutWriter::create(path, staged.writer()?, &schema)
             .map_err(Error::arrow(format!("{}", path.display())))?;
         Ok(Sink { writer, staged })
     }
@@ -263,20 +300,18 @@ impl BatchSink for Sink {
     }
 
     fn finish(self) -> Result<(), Error> {
-        let Sink { mut writer, staged } = self;
+        let Sink { writer, staged } = self;
         let context = format!("{}", staged.dest().display());
-        writer.finish().map_err(Error::arrow(context.clone()))?;
-        let mut file = writer.into_inner().map_err(Error::arrow(context))?;
+        let mut file = writer.finish().map_err(Error::arrow(context))?;
         std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
         staged.publish()
     }
 }
 
-/// Record batches of an IPC file, checked against a datatype before any
-/// is read.
-#[derive(Debug)]
+/// Record batches of an IPC file or stream, checked against a datatype
+/// before any is read.
 struct Reader {
-    batches: FileReader<BufReader<File>>,
+    batches: Box<dyn RecordBatchReader + Send>,
     datatype: Datatype,
     context: String,
     /// The rows of every record batch, as the file's blocks say.
@@ -291,12 +326,20 @@ impl Reader {
     ) -> Result<Reader, Error> {
         let context = format!("{}", path.display());
         let mut file = open(path)?;
-        let rows = crate::ipc_check::check(&mut file).map_err(|message| Error::Corrupt {
-            context: context.clone(),
-            message,
+        let (layout, rows) = crate::ipc_check::check(&mut file).map_err(|refusal| {
+            let context = context.clone();
+            match refusal {
+                Refusal::Corrupt(message) => Error::Corrupt { context, message },
+                Refusal::Unsupported(message) => Error::UnsupportedFile { context, message },
+            }
         })?;
-        let batches = FileReader::try_new(BufReader::new(file), None)
-            .map_err(Error::arrow(context.clone()))?;
+        file.rewind().map_err(Error::io(path))?;
+        let file = BufReader::new(file);
+        let arrow = || Error::arrow(context.clone());
+        let batches: Box<dyn RecordBatchReader + Send> = match layout {
+            Layout::File => Box::new(FileReader::try_new(file, None).map_err(arrow())?),
+            Layout::Stream => Box::new(StreamReader::try_new(file, None).map_err(arrow())?),
+        };
         let schema = batches.schema();
         let datatype = match datatype {
             Some(dt) => dt.clone(),
@@ -309,6 +352,16 @@ impl Reader {
             context,
             rows,
         })
+    }
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("context", &self.context)
+            .field("datatype", &self.datatype)
+            .field("rows", &self.rows)
+            .finish()
     }
 }
 

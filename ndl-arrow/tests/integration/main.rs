@@ -6,5 +6,6 @@ mod common;
 mod bad_input;
 mod consumers;
 mod file_mode;
+mod ipc_kinds;
 mod roundtrip;
 mod time;
