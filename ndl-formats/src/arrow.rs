@@ -248,17 +248,23 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
     contents: |path, _| contents(path, ColumnFile::Parquet),
 };
 
-/// Arrow IPC files (Feather v2), as the [registry](crate::FORMATS) lists
-/// them.
+/// Arrow IPC files (Feather v2) and streams (`.arrows`), as the
+/// [registry](crate::FORMATS) lists them. Feather v1 files are taken in
+/// too, for ndl-arrow to refuse them by name.
 pub(crate) static IPC: FormatInfo = FormatInfo {
     name: "arrow",
-    noun: "Arrow IPC file",
-    endings: &["arrow", "feather"],
+    noun: "Arrow IPC file or stream",
+    endings: &["arrow", "arrows", "feather"],
     members: false,
     sidecar: false,
     crash_prone: false,
     settings: &[],
-    recognises: |_, start| Ok(start.starts_with(b"ARROW1")),
+    // A stream starts with the continuation marker.
+    recognises: |_, start| {
+        Ok(start.starts_with(b"ARROW1")
+            || start.starts_with(&[0xFF; 4])
+            || start.starts_with(b"FEA1"))
+    },
     configure: |_, _, _| Ok(()),
     open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?)),
     create: Some(|path, source, _| {
