@@ -206,7 +206,11 @@ fn properties(compression: Compression) -> WriterProperties {
 
 fn write_ours(path: &Path, records: &[Reading], compression: Compression) {
     let _ = fs::remove_file(path);
-    let mut w = ParquetWriter::<Reading>::create_with(path, properties(compression)).unwrap();
+    let mut w = ParquetWriter::<Reading>::create_with(
+        path,
+        &ndl_arrow::WriteOptions::new().parquet_properties(properties(compression)),
+    )
+    .unwrap();
     w.append(records).unwrap();
     w.finish().unwrap();
 }

@@ -10,8 +10,9 @@ use ndl_runtime::{ByteOrder, Datatype, NdlType};
 
 use crate::error::Error;
 use crate::gather::{self, RawRecords, TypedRecords};
+use crate::options::ReadOptions;
 use crate::plan::Plan;
-use crate::scatter::{self, ReadOptions};
+use crate::scatter;
 use crate::schema::schema_of;
 
 /// The Arrow schema of `T`'s records (see [`schema_of`]).
@@ -93,7 +94,7 @@ pub fn from_record_batch<T: NdlType>(batch: &RecordBatch) -> Result<Vec<T>, Erro
 /// let batch = ndl_arrow::to_record_batch(&[Wide { a: 1, b: 2 }])?;
 /// let err = ndl_arrow::from_record_batch::<Narrow>(&batch).unwrap_err();
 /// assert!(err.to_string().starts_with("column `a`"));
-/// let options = ReadOptions { ignore_extra_columns: true, ..Default::default() };
+/// let options = ReadOptions::new().ignore_extra_columns(true);
 /// assert_eq!(ndl_arrow::from_record_batch_with::<Narrow>(&batch, &options)?, [Narrow { b: 2 }]);
 /// # Ok::<(), ndl_arrow::Error>(())
 /// ```

@@ -12,7 +12,7 @@ use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
 use crate::error::Error;
 use crate::file::batch_rows;
-use crate::scatter::ReadOptions;
+use crate::options::ReadOptions;
 use crate::schema::schema_with_order;
 
 /// Record batches going into a file that appears only once finished.
@@ -74,6 +74,8 @@ pub(crate) fn next_records(
 #[derive(Debug)]
 pub(crate) struct RawSink<S> {
     sink: S,
+    /// The records written so far.
+    records: u64,
     datatype: Datatype,
     order: ByteOrder,
     schema: SchemaRef,
@@ -90,6 +92,7 @@ impl<S: BatchSink> RawSink<S> {
         let schema = Arc::new(schema_with_order(datatype, order)?);
         Ok(RawSink {
             sink: create(schema.clone())?,
+            records: 0,
             datatype: datatype.clone(),
             order,
             schema,
@@ -109,12 +112,15 @@ impl<S: BatchSink> RawSink<S> {
         for part in records.chunks(batch_rows(record) * record) {
             let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
             self.sink.write(batch)?;
+            self.records += (part.len() / record) as u64;
         }
         Ok(())
     }
 
-    /// Completes the file and puts it at its path.
-    pub fn finish(self) -> Result<(), Error> {
-        self.sink.finish()
+    /// Completes the file and puts it at its path; returns the number of
+    /// records written.
+    pub fn finish(self) -> Result<u64, Error> {
+        self.sink.finish()?;
+        Ok(self.records)
     }
 }

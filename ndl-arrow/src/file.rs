@@ -15,16 +15,19 @@ use crate::error::Error;
 pub(crate) struct Staged {
     temp: NamedTempFile,
     dest: PathBuf,
+    /// Whether publishing waits for the disk.
+    durable: bool,
 }
 
 impl Staged {
     /// Starts the file for `dest`, in its directory so that the rename
     /// stays on one file system.
-    pub fn create(dest: &Path) -> Result<Staged, Error> {
+    pub fn create(dest: &Path, durable: bool) -> Result<Staged, Error> {
         let temp = ndl_runtime::staging::hidden_file_beside(dest).map_err(Error::io(dest))?;
         Ok(Staged {
             temp,
             dest: dest.to_owned(),
+            durable,
         })
     }
 
@@ -46,7 +49,7 @@ impl Staged {
     /// Puts the written file in place; `writer`s must be flushed.
     pub fn publish(self) -> Result<(), Error> {
         let dest = self.dest;
-        ndl_runtime::staging::publish(self.temp.into_temp_path(), &dest, false)
+        ndl_runtime::staging::publish(self.temp.into_temp_path(), &dest, self.durable)
             .map_err(|source| Error::Io { path: dest, source })
     }
 }

@@ -7,7 +7,8 @@ use arrow_schema::{DataType, Field, Schema};
 use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Opaque};
 
 use crate::error::Error;
-use crate::scatter::{self, ReadOptions};
+use crate::options::ReadOptions;
+use crate::scatter;
 use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 
 /// The datatype of the records of `schema`: the one in its metadata under

@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::file::{open, Staged};
 use crate::infer::{check, datatype_of};
 use crate::ipc_check::{Layout, Refusal};
-use crate::scatter::ReadOptions;
+use crate::options::{ReadOptions, WriteOptions};
 use crate::schema::{schema_of, stored_byte_order};
 
 /// Writes `records` to a new Arrow IPC file at `path` (replacing any),
@@ -44,7 +44,7 @@ use crate::schema::{schema_of, stored_byte_order};
 pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
     let mut writer = IpcWriter::create(path)?;
     writer.append(records)?;
-    writer.finish()
+    writer.finish().map(drop)
 }
 
 /// Reads every record of an Arrow IPC file or stream, its columns matched
@@ -89,6 +89,7 @@ pub fn read_ipc_with<T: NdlType>(
 /// ```
 pub struct IpcWriter<T> {
     sink: Sink,
+    records: u64,
     _records: std::marker::PhantomData<fn(&T)>,
 }
 
@@ -101,23 +102,38 @@ impl<T> std::fmt::Debug for IpcWriter<T> {
 }
 
 impl<T: NdlType> IpcWriter<T> {
-    /// Starts an Arrow IPC file of `T` records at `path`.
+    /// Starts an Arrow IPC file of `T` records at `path` (a stream for a
+    /// path ending `.arrows`), with the default [`WriteOptions`].
     pub fn create(path: impl AsRef<Path>) -> Result<IpcWriter<T>, Error> {
+        IpcWriter::create_with(path, &WriteOptions::new())
+    }
+
+    /// [`create`](Self::create) with `options` (of which an IPC file
+    /// takes [`durable`](WriteOptions::durable)).
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        options: &WriteOptions,
+    ) -> Result<IpcWriter<T>, Error> {
         let schema = Arc::new(schema_of(&T::datatype())?);
         Ok(IpcWriter {
-            sink: Sink::create(path.as_ref(), schema)?,
+            sink: Sink::create(path.as_ref(), schema, options)?,
+            records: 0,
             _records: std::marker::PhantomData,
         })
     }
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records)
+        append(&mut self.sink, records)?;
+        self.records += records.len() as u64;
+        Ok(())
     }
 
-    /// Completes the file and puts it at its path.
-    pub fn finish(self) -> Result<(), Error> {
-        self.sink.finish()
+    /// Completes the file and puts it at its path; returns the number of
+    /// records it holds.
+    pub fn finish(self) -> Result<u64, Error> {
+        self.sink.finish()?;
+        Ok(self.records)
     }
 }
 
@@ -155,7 +171,7 @@ impl IpcRecordWriter {
         order: ByteOrder,
     ) -> Result<IpcRecordWriter, Error> {
         let raw = RawSink::create(datatype, order, |schema| {
-            Sink::create(path.as_ref(), schema)
+            Sink::create(path.as_ref(), schema, &WriteOptions::new())
         })?;
         Ok(IpcRecordWriter { raw })
     }
@@ -165,8 +181,9 @@ impl IpcRecordWriter {
         self.raw.write(records)
     }
 
-    /// Completes the file and puts it at its path.
-    pub fn finish(self) -> Result<(), Error> {
+    /// Completes the file and puts it at its path; returns the number of
+    /// records it holds.
+    pub fn finish(self) -> Result<u64, Error> {
         self.raw.finish()
     }
 }
@@ -284,8 +301,8 @@ impl std::fmt::Debug for Sink {
 }
 
 impl Sink {
-    fn create(path: &Path, schema: SchemaRef) -> Result<Sink, Error> {
-        let staged = Staged::create(path)?;
+    fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
+        let staged = Staged::create(path, options.durable)?;
         let writer = LayoutWriter::create(path, staged.writer()?, &schema)
             .map_err(Error::arrow(format!("{}", path.display())))?;
         Ok(Sink { writer, staged })

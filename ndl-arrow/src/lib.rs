@@ -38,11 +38,13 @@ mod gather;
 mod infer;
 mod ipc;
 mod ipc_check;
+mod options;
 mod parquet_file;
 mod parquet_int96;
 mod parquet_sink;
 mod parquet_time;
 mod plan;
+mod record_reader;
 mod scatter;
 pub mod schema;
 mod strings;
@@ -56,11 +58,12 @@ pub use batch::{
 pub use error::{Error, Result};
 pub use infer::datatype_of;
 pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
+pub use options::{default_writer_properties, ReadOptions, WriteOptions};
 pub use parquet_file::{
-    default_writer_properties, read_parquet, read_parquet_with, write_parquet, ParquetRecordReader,
-    ParquetRecordWriter, ParquetWriter,
+    read_parquet, read_parquet_with, write_parquet, ParquetRecordReader, ParquetRecordWriter,
+    ParquetWriter,
 };
-pub use scatter::ReadOptions;
+pub use record_reader::RecordReader;
 pub use schema::{schema_of, DATATYPE_KEY};
 
 /// The arrow and parquet crates this crate is built on, for their types

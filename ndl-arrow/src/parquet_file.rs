@@ -10,40 +10,19 @@ use arrow_schema::SchemaRef;
 use ndl_runtime::{ByteOrder, Datatype, NdlType};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
-use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
-use parquet::file::properties::WriterProperties;
 
 use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
 use crate::error::Error;
 use crate::file::{batch_rows, open};
 use crate::infer::{check, datatype_of};
+use crate::options::{ReadOptions, WriteOptions};
 use crate::parquet_int96::Int96Check;
 use crate::parquet_sink::Sink;
-use crate::scatter::ReadOptions;
 use crate::schema::{schema_of, stored_byte_order};
 
-/// The properties files are written with unless told otherwise: zstd at
-/// level 1 (most of zstd's gain at a fraction of its time), row groups of
-/// at most 1 Mi rows or 128 MiB.
-///
-/// ```
-/// use ndl_arrow::parquet::basic::Compression;
-/// use ndl_arrow::parquet::schema::types::ColumnPath;
-///
-/// let props = ndl_arrow::default_writer_properties();
-/// assert!(matches!(props.compression(&ColumnPath::from("x")), Compression::ZSTD(_)));
-/// ```
-pub fn default_writer_properties() -> WriterProperties {
-    WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
-        .set_max_row_group_row_count(Some(1 << 20))
-        .set_max_row_group_bytes(Some(128 << 20))
-        .build()
-}
-
 /// Writes `records` to a new Parquet file at `path` (replacing any), with
-/// [`default_writer_properties`]. The file appears only once complete.
+/// [`default_writer_properties`](crate::default_writer_properties). The file appears only once complete.
 ///
 /// ```
 /// use ndl_runtime::NdlType;
@@ -62,7 +41,7 @@ pub fn default_writer_properties() -> WriterProperties {
 pub fn write_parquet<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
     let mut writer = ParquetWriter::create(path)?;
     writer.append(records)?;
-    writer.finish()
+    writer.finish().map(drop)
 }
 
 /// Reads every record of a Parquet file: its columns matched to `T`'s
@@ -111,6 +90,7 @@ pub fn read_parquet_with<T: NdlType>(
 /// ```
 pub struct ParquetWriter<T> {
     sink: Sink,
+    records: u64,
     _records: PhantomData<fn(&T)>,
 }
 
@@ -123,32 +103,37 @@ impl<T> std::fmt::Debug for ParquetWriter<T> {
 }
 
 impl<T: NdlType> ParquetWriter<T> {
-    /// Starts a Parquet file of `T` records at `path`, with
-    /// [`default_writer_properties`].
+    /// Starts a Parquet file of `T` records at `path`, with the default
+    /// [`WriteOptions`].
     pub fn create(path: impl AsRef<Path>) -> Result<ParquetWriter<T>, Error> {
-        ParquetWriter::create_with(path, default_writer_properties())
+        ParquetWriter::create_with(path, &WriteOptions::new())
     }
 
-    /// Starts a Parquet file of `T` records at `path` with `properties`.
+    /// Starts a Parquet file of `T` records at `path` with `options`.
     pub fn create_with(
         path: impl AsRef<Path>,
-        properties: WriterProperties,
+        options: &WriteOptions,
     ) -> Result<ParquetWriter<T>, Error> {
         let schema = Arc::new(schema_of(&T::datatype())?);
         Ok(ParquetWriter {
-            sink: Sink::create(path.as_ref(), schema, properties)?,
+            sink: Sink::create(path.as_ref(), schema, options)?,
+            records: 0,
             _records: PhantomData,
         })
     }
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records)
+        append(&mut self.sink, records)?;
+        self.records += records.len() as u64;
+        Ok(())
     }
 
-    /// Completes the file and puts it at its path.
-    pub fn finish(self) -> Result<(), Error> {
-        self.sink.finish()
+    /// Completes the file and puts it at its path; returns the number of
+    /// records it holds.
+    pub fn finish(self) -> Result<u64, Error> {
+        self.sink.finish()?;
+        Ok(self.records)
     }
 }
 
@@ -181,24 +166,24 @@ pub struct ParquetRecordWriter {
 
 impl ParquetRecordWriter {
     /// Starts a Parquet file at `path` of records of `datatype` whose
-    /// numbers are in `order`, with [`default_writer_properties`].
+    /// numbers are in `order`, with the default [`WriteOptions`].
     pub fn create(
         path: impl AsRef<Path>,
         datatype: &Datatype,
         order: ByteOrder,
     ) -> Result<ParquetRecordWriter, Error> {
-        ParquetRecordWriter::create_with(path, datatype, order, default_writer_properties())
+        ParquetRecordWriter::create_with(path, datatype, order, &WriteOptions::new())
     }
 
-    /// [`create`](Self::create) with `properties`.
+    /// [`create`](Self::create) with `options`.
     pub fn create_with(
         path: impl AsRef<Path>,
         datatype: &Datatype,
         order: ByteOrder,
-        properties: WriterProperties,
+        options: &WriteOptions,
     ) -> Result<ParquetRecordWriter, Error> {
         let raw = RawSink::create(datatype, order, |schema| {
-            Sink::create(path.as_ref(), schema, properties)
+            Sink::create(path.as_ref(), schema, options)
         })?;
         Ok(ParquetRecordWriter { raw })
     }
@@ -208,8 +193,9 @@ impl ParquetRecordWriter {
         self.raw.write(records)
     }
 
-    /// Completes the file and puts it at its path.
-    pub fn finish(self) -> Result<(), Error> {
+    /// Completes the file and puts it at its path; returns the number of
+    /// records it holds.
+    pub fn finish(self) -> Result<u64, Error> {
         self.raw.finish()
     }
 }

@@ -13,12 +13,12 @@ use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory,
 };
 use parquet::arrow::ArrowWriter;
-use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 
 use crate::batch_file::BatchSink;
 use crate::error::Error;
 use crate::file::Staged;
+use crate::options::WriteOptions;
 
 /// Threads that encode the columns of a batch.
 const ENCODERS: usize = 2;
@@ -44,12 +44,9 @@ impl std::fmt::Debug for Sink {
 }
 
 impl Sink {
-    pub fn create(
-        path: &Path,
-        schema: SchemaRef,
-        properties: WriterProperties,
-    ) -> Result<Sink, Error> {
-        let staged = Staged::create(path)?;
+    pub fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
+        let staged = Staged::create(path, options.durable)?;
+        let properties = options.properties.clone();
         let schema = crate::parquet_time::schema(schema);
         let max_rows = properties.max_row_group_row_count().unwrap_or(usize::MAX);
         let max_bytes = properties.max_row_group_bytes().unwrap_or(usize::MAX);

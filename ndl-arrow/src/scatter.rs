@@ -17,35 +17,10 @@ use arrow_schema::DataType;
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum};
 
 use crate::error::Error;
+use crate::options::ReadOptions;
 use crate::plan::{swap, Kind, Leaf, Plan};
 use crate::schema::{self, COMPLEX_PARTS};
 use crate::strings::Strings;
-
-/// How Arrow data written by others is matched against a datatype.
-///
-/// ```
-/// let options = ndl_arrow::ReadOptions { ignore_extra_columns: true, ..Default::default() };
-/// assert!(!ndl_arrow::ReadOptions::default().ignore_extra_columns);
-/// # let _ = options;
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Columns (and struct fields) the datatype has no member for are
-    /// skipped, rather than refused.
-    pub ignore_extra_columns: bool,
-    /// The byte order of the numbers of the records read as bytes; typed
-    /// records are always native.
-    pub byte_order: ByteOrder,
-}
-
-impl Default for ReadOptions {
-    fn default() -> ReadOptions {
-        ReadOptions {
-            ignore_extra_columns: false,
-            byte_order: ByteOrder::NATIVE,
-        }
-    }
-}
 
 /// The leaves of records of `dt` in `batch`, each as the bytes of its
 /// values back to back, in `options.byte_order`.

@@ -5,9 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_arrow::{IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter};
+use ndl_arrow::{
+    IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
+};
 use ndl_runtime::ndl::Storage;
-use ndl_runtime::{ByteOrder, Datatype};
+use ndl_runtime::ByteOrder;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
@@ -36,21 +38,19 @@ fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
 }
 
 /// A reader of either file.
-enum Reader {
-    Parquet(ParquetRecordReader),
-    Ipc(IpcRecordReader),
-}
+struct Reader(Box<dyn RecordReader>);
 
 impl Reader {
     fn open(path: &Path, file: ColumnFile, options: &ndl_arrow::ReadOptions) -> Result<Reader> {
-        Ok(match file {
+        let reader: Box<dyn RecordReader> = match file {
             ColumnFile::Parquet => {
-                Reader::Parquet(ParquetRecordReader::open(path, options).map_err(in_file(path))?)
+                Box::new(ParquetRecordReader::open(path, options).map_err(in_file(path))?)
             }
             ColumnFile::Ipc => {
-                Reader::Ipc(IpcRecordReader::open(path, options).map_err(in_file(path))?)
+                Box::new(IpcRecordReader::open(path, options).map_err(in_file(path))?)
             }
-        })
+        };
+        Ok(Reader(reader))
     }
 
     /// Opens the file to read its records in the byte order they were
@@ -61,44 +61,20 @@ impl Reader {
         if order == ByteOrder::NATIVE {
             return Ok(first);
         }
-        let options = ndl_arrow::ReadOptions {
-            byte_order: order,
-            ..ndl_arrow::ReadOptions::default()
-        };
+        let options = ndl_arrow::ReadOptions::new().byte_order(order);
         Reader::open(path, file, &options)
     }
 
-    fn datatype(&self) -> &Datatype {
-        match self {
-            Reader::Parquet(r) => r.datatype(),
-            Reader::Ipc(r) => r.datatype(),
-        }
-    }
-
     fn stored_byte_order(&self) -> ByteOrder {
-        match self {
-            Reader::Parquet(r) => r.stored_byte_order(),
-            Reader::Ipc(r) => r.stored_byte_order(),
-        }
-        .unwrap_or(ByteOrder::NATIVE)
-    }
-
-    fn len(&self) -> u64 {
-        match self {
-            Reader::Parquet(r) => r.len(),
-            Reader::Ipc(r) => r.len(),
-        }
+        self.0.stored_byte_order().unwrap_or(ByteOrder::NATIVE)
     }
 
     fn next_records(&mut self) -> std::result::Result<Option<Vec<u8>>, ndl_arrow::Error> {
-        match self {
-            Reader::Parquet(r) => r.next_records(),
-            Reader::Ipc(r) => r.next_records(),
-        }
+        self.0.next_records()
     }
 
     fn spec(&self) -> ArraySpec {
-        let mut spec = ArraySpec::new(self.datatype().clone(), vec![self.len()]);
+        let mut spec = ArraySpec::new(self.0.datatype().clone(), vec![self.0.len()]);
         spec.byte_order = self.stored_byte_order();
         spec
     }
@@ -185,7 +161,7 @@ impl Writer {
         }
     }
 
-    fn finish(self) -> std::result::Result<(), ndl_arrow::Error> {
+    fn finish(self) -> std::result::Result<u64, ndl_arrow::Error> {
         match self {
             Writer::Parquet(w) => w.finish(),
             Writer::Ipc(w) => w.finish(),

@@ -160,3 +160,58 @@ impl Drop for Running {
         }
     }
 }
+
+/// The flushes and renames (`strace -f`) of the one test `test` of this
+/// binary, run as a child with `env` set: the lines of the calls of
+/// `fsync`, `fdatasync` and the `rename`s, in order.
+pub fn traced_flushes(test: &str, env: (&str, &str)) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("trace");
+    let child = this_test(test);
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-e",
+            "trace=fsync,fdatasync,rename,renameat,renameat2",
+            "-o",
+        ])
+        .arg(&trace)
+        .arg(child.get_program())
+        .args(child.get_args())
+        .env(env.0, env.1)
+        .output()
+        .expect("strace runs (Debian package strace)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&trace)
+        .expect("strace wrote its trace")
+        .lines()
+        .filter(|l| l.contains("sync(") || l.contains("rename"))
+        .map(String::from)
+        .collect()
+}
+
+/// Checks `calls` ([`traced_flushes`]) of a write that published a
+/// hidden `.tmp` file: with `durable`, the file flushed before its rename
+/// and the directory after; without, no flush at all.
+pub fn assert_durable_publish(calls: &[String], durable: bool) {
+    let rename = calls
+        .iter()
+        .position(|l| l.contains("rename") && l.contains(".tmp\""))
+        .unwrap_or_else(|| panic!("no rename of a hidden file: {calls:#?}"));
+    if !durable {
+        assert!(calls.iter().all(|l| !l.contains("sync(")), "{calls:#?}");
+        return;
+    }
+    assert!(
+        rename > 0 && calls[rename - 1].contains("sync("),
+        "{calls:#?}"
+    );
+    assert!(
+        calls.get(rename + 1).is_some_and(|l| l.contains("sync(")),
+        "{calls:#?}"
+    );
+}

@@ -54,7 +54,11 @@ fn good_files(dir: &Path) -> [(&'static str, Vec<u8>); 2] {
     let props = ndl_arrow::parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_row_count(Some(100))
         .build();
-    let mut w = ndl_arrow::ParquetWriter::<Reading>::create_with(&parquet, props).unwrap();
+    let mut w = ndl_arrow::ParquetWriter::<Reading>::create_with(
+        &parquet,
+        &ndl_arrow::WriteOptions::new().parquet_properties(props),
+    )
+    .unwrap();
     w.append(&data).unwrap();
     w.finish().unwrap();
     let ipc = dir.join("good.arrow");

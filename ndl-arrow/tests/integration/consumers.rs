@@ -291,10 +291,7 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
     );
     assert_eq!(err("missing.parquet"), "column `temperature`: missing");
     // A renamed member is looked for, and missed, under its column's name.
-    let others = ReadOptions {
-        ignore_extra_columns: true,
-        ..Default::default()
-    };
+    let others = ReadOptions::new().ignore_extra_columns(true);
     let renamed = ndl_arrow::read_parquet_with::<Renamed>(d.join("ok.parquet"), &others);
     let renamed = renamed.unwrap_err();
     assert_eq!(renamed.to_string(), "column `Temperature`: missing");
@@ -314,10 +311,7 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
         err("extra.parquet"),
         "column `extra`: the records have no such member (ReadOptions::ignore_extra_columns skips it)"
     );
-    let options = ReadOptions {
-        ignore_extra_columns: true,
-        ..Default::default()
-    };
+    let options = ReadOptions::new().ignore_extra_columns(true);
     assert_eq!(
         ndl_arrow::read_parquet_with::<Reading>(d.join("extra.parquet"), &options).unwrap(),
         readings(10)

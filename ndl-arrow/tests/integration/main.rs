@@ -9,3 +9,4 @@ mod file_mode;
 mod ipc_kinds;
 mod roundtrip;
 mod time;
+mod writers;

@@ -183,10 +183,7 @@ fn big_endian_bytes_become_the_same_columns_and_come_back_big_endian() {
     }
     let batch = ndl_arrow::to_record_batch_raw(&dt, ByteOrder::Big, &big).unwrap();
     assert_eq!(batch, ndl_arrow::to_record_batch(&data).unwrap());
-    let options = ReadOptions {
-        byte_order: ByteOrder::Big,
-        ..Default::default()
-    };
+    let options = ReadOptions::new().byte_order(ByteOrder::Big);
     let back = ndl_arrow::from_record_batch_raw(&dt, &batch, &options).unwrap();
     for r in big.chunks_exact_mut(24) {
         r[1] = 0;
@@ -207,10 +204,7 @@ fn npy_to_parquet_to_npy_is_byte_identical() {
         let dir = tempfile::tempdir().unwrap();
         for ext in ["parquet", "arrow"] {
             let path = dir.path().join(format!("r.{ext}"));
-            let options = ReadOptions {
-                byte_order: order,
-                ..Default::default()
-            };
+            let options = ReadOptions::new().byte_order(order);
             let (dt, records) = if ext == "parquet" {
                 let mut w =
                     ParquetRecordWriter::create(&path, &Reading::datatype(), order).unwrap();
@@ -268,7 +262,11 @@ fn row_groups_keep_to_their_byte_limit() {
     let props = ndl_arrow::parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_bytes(Some(64 << 10))
         .build();
-    let mut writer = ParquetWriter::<Reading>::create_with(&path, props).unwrap();
+    let mut writer = ParquetWriter::<Reading>::create_with(
+        &path,
+        &ndl_arrow::WriteOptions::new().parquet_properties(props),
+    )
+    .unwrap();
     writer.append(&readings(20_000)).unwrap();
     writer.finish().unwrap();
     let groups = row_groups(&path);
@@ -287,7 +285,11 @@ fn a_parquet_writer_streams_row_groups_and_publishes_on_finish() {
     let props = ndl_arrow::parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_row_count(Some(1000))
         .build();
-    let mut writer = ParquetWriter::<Reading>::create_with(&path, props).unwrap();
+    let mut writer = ParquetWriter::<Reading>::create_with(
+        &path,
+        &ndl_arrow::WriteOptions::new().parquet_properties(props),
+    )
+    .unwrap();
     for start in (0..5000).step_by(700) {
         let part: Vec<Reading> = (start..(start + 700).min(5000))
             .map(common::reading)

@@ -2,6 +2,7 @@
 
 use ndl_hdf5::{Codec, DatasetWriter, WriteOptions};
 use ndl_runtime::ByteOrder;
+use ndl_testkit::child::{assert_durable_publish, traced_flushes};
 use ndl_testkit::python::{python312, run_with};
 use ndl_testkit::records::Padded;
 
@@ -173,51 +174,12 @@ fn durable_writes_flush_around_the_rename() {
     let dir = tempfile::tempdir().unwrap();
     for durable in [false, true] {
         let path = dir.path().join(format!("{durable}.h5"));
-        let trace = dir.path().join(format!("{durable}.trace"));
-        let test = ndl_testkit::child::this_test("durable_writes_flush_around_the_rename");
-        let out = std::process::Command::new("strace")
-            .args([
-                "-f",
-                "-e",
-                "trace=fsync,fdatasync,rename,renameat,renameat2",
-                "-o",
-            ])
-            .arg(&trace)
-            .arg(test.get_program())
-            .args(test.get_args())
-            .env(CHILD, format!("{durable} {}", path.display()))
-            .output()
-            .expect("strace runs (Debian package strace)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let spec = format!("{durable} {}", path.display());
+        let calls = traced_flushes("durable_writes_flush_around_the_rename", (CHILD, &spec));
         assert_eq!(
             ndl_hdf5::read::<Padded>(&path, "d").unwrap(),
             records(0..100)
         );
-        let calls: Vec<String> = std::fs::read_to_string(&trace)
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains("sync(") || l.contains("rename"))
-            .map(String::from)
-            .collect();
-        let rename = calls
-            .iter()
-            .position(|l| l.contains("rename") && l.contains(".tmp\""))
-            .unwrap_or_else(|| panic!("no rename of the hidden file: {calls:#?}"));
-        if !durable {
-            assert!(calls.iter().all(|l| !l.contains("sync(")), "{calls:#?}");
-            continue;
-        }
-        assert!(
-            rename > 0 && calls[rename - 1].contains("sync("),
-            "{calls:#?}"
-        );
-        assert!(
-            calls.get(rename + 1).is_some_and(|l| l.contains("sync(")),
-            "{calls:#?}"
-        );
+        assert_durable_publish(&calls, durable);
     }
 }

@@ -1,0 +1,120 @@
+//! How files are written and read, as plain data.
+
+use ndl_runtime::ByteOrder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+/// The properties Parquet files are written with unless told otherwise:
+/// zstd at level 1 (most of zstd's gain at a fraction of its time), row
+/// groups of at most 1 Mi rows or 128 MiB.
+///
+/// ```
+/// use ndl_arrow::parquet::basic::Compression;
+/// use ndl_arrow::parquet::schema::types::ColumnPath;
+///
+/// let props = ndl_arrow::default_writer_properties();
+/// assert!(matches!(props.compression(&ColumnPath::from("x")), Compression::ZSTD(_)));
+/// ```
+pub fn default_writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(1 << 20))
+        .set_max_row_group_bytes(Some(128 << 20))
+        .build()
+}
+
+/// How a Parquet or Arrow IPC file is written.
+///
+/// ```
+/// use ndl_arrow::parquet::basic::Compression;
+/// use ndl_arrow::parquet::file::properties::WriterProperties;
+/// use ndl_arrow::{ParquetWriter, WriteOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("n.parquet");
+/// let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+/// let options = WriteOptions::new().parquet_properties(props).durable(true);
+/// let mut w = ParquetWriter::<u32>::create_with(&path, &options)?;
+/// w.append(&[1, 2, 3])?;
+/// assert_eq!(w.finish()?, 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct WriteOptions {
+    pub(crate) properties: WriterProperties,
+    pub(crate) durable: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> WriteOptions {
+        WriteOptions::new()
+    }
+}
+
+impl WriteOptions {
+    /// [`default_writer_properties`], not durable.
+    pub fn new() -> WriteOptions {
+        WriteOptions {
+            properties: default_writer_properties(),
+            durable: false,
+        }
+    }
+
+    /// The properties of a Parquet file (its codec, row groups,
+    /// statistics); an Arrow IPC file has none.
+    pub fn parquet_properties(mut self, properties: WriterProperties) -> WriteOptions {
+        self.properties = properties;
+        self
+    }
+
+    /// Whether the data and the file's directory entry are flushed to the
+    /// disk (`fsync`) before `finish` or a one-shot write returns: then a
+    /// power loss, not only a crash, leaves no file or a whole one.
+    /// Default: `false`, as pyarrow.
+    pub fn durable(mut self, durable: bool) -> WriteOptions {
+        self.durable = durable;
+        self
+    }
+}
+
+/// How Arrow data written by others is matched against a datatype.
+///
+/// ```
+/// let options = ndl_arrow::ReadOptions::new().ignore_extra_columns(true);
+/// assert_ne!(options, ndl_arrow::ReadOptions::new());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub(crate) ignore_extra_columns: bool,
+    pub(crate) byte_order: ByteOrder,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions::new()
+    }
+}
+
+impl ReadOptions {
+    /// Every column must be a member's; records as bytes in native order.
+    pub fn new() -> ReadOptions {
+        ReadOptions {
+            ignore_extra_columns: false,
+            byte_order: ByteOrder::NATIVE,
+        }
+    }
+
+    /// Whether columns (and struct fields) the datatype has no member for
+    /// are skipped, rather than refused.
+    pub fn ignore_extra_columns(mut self, ignore: bool) -> ReadOptions {
+        self.ignore_extra_columns = ignore;
+        self
+    }
+
+    /// The byte order of the numbers of records read as bytes; typed
+    /// records are always native.
+    pub fn byte_order(mut self, byte_order: ByteOrder) -> ReadOptions {
+        self.byte_order = byte_order;
+        self
+    }
+}
