@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use ndl_runtime::NdlType;
-use ndl_testkit::child::this_test;
+use ndl_testkit::child::traced_flushes;
 use ndl_zarr::{ArrayWriter, Layout, WriteOptions, ZarrFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
@@ -98,33 +98,9 @@ fn durable_writes_flush_around_their_renames() {
     let dir = tempfile::tempdir().unwrap();
     for durable in [false, true] {
         let path = dir.path().join(format!("{durable}.zarr"));
-        let trace = dir.path().join(format!("{durable}.trace"));
-        let test = this_test("durable_writes_flush_around_their_renames");
-        let out = std::process::Command::new("strace")
-            .args([
-                "-f",
-                "-e",
-                "trace=fsync,fdatasync,rename,renameat,renameat2",
-                "-o",
-            ])
-            .arg(&trace)
-            .arg(test.get_program())
-            .args(test.get_args())
-            .env(CHILD, format!("{durable} {}", path.display()))
-            .output()
-            .expect("strace runs (Debian package strace)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let spec = format!("{durable} {}", path.display());
+        let calls = traced_flushes("durable_writes_flush_around_their_renames", (CHILD, &spec));
         assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..95));
-        let calls: Vec<String> = std::fs::read_to_string(&trace)
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains("sync(") || l.contains("rename"))
-            .map(String::from)
-            .collect();
         let syncs = calls.iter().filter(|l| l.contains("sync(")).count();
         if !durable {
             assert_eq!(syncs, 0, "{calls:#?}");
