@@ -21,7 +21,7 @@ use crate::spec::ArraySpec;
 pub enum ColumnFile {
     /// A Parquet file.
     Parquet,
-    /// An Arrow IPC file (`.arrow`, Feather v2).
+    /// An Arrow IPC file (`.arrow`, Feather v2) or stream (`.arrows`).
     Ipc,
 }
 
@@ -36,16 +36,17 @@ fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
 
 /// A reader of either file.
 enum Reader {
-    Parquet(ParquetRecordReader),
+    // Boxed: the Parquet reader is several times the IPC one's size.
+    Parquet(Box<ParquetRecordReader>),
     Ipc(IpcRecordReader),
 }
 
 impl Reader {
     fn open(path: &Path, file: ColumnFile, options: &ndl_arrow::ReadOptions) -> Result<Reader> {
         Ok(match file {
-            ColumnFile::Parquet => {
-                Reader::Parquet(ParquetRecordReader::open(path, options).map_err(in_file(path))?)
-            }
+            ColumnFile::Parquet => Reader::Parquet(Box::new(
+                ParquetRecordReader::open(path, options).map_err(in_file(path))?,
+            )),
             ColumnFile::Ipc => {
                 Reader::Ipc(IpcRecordReader::open(path, options).map_err(in_file(path))?)
             }
