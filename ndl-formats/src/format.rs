@@ -32,7 +32,9 @@ pub enum Format {
     Zarr,
     /// A Parquet file: a table of records.
     Parquet,
-    /// An Arrow IPC file (`.arrow`, Feather v2): a table of records.
+    /// An Arrow IPC file (`.arrow`, Feather v2) or stream (`.arrows`): a
+    /// table of records. Feather v1 files are known, to be refused by
+    /// name.
     Arrow,
     /// An HDF5 file (`.h5`, `.hdf5`; netCDF-4's `.nc` is one): datasets
     /// in groups.
@@ -77,7 +79,9 @@ impl Format {
         if start.starts_with(b"PAR1") {
             return Ok(Format::Parquet);
         }
-        if start == b"ARROW1" {
+        // An IPC stream starts with the continuation marker; Feather v1
+        // is taken in only for ndl-arrow to refuse it by its name.
+        if start == b"ARROW1" || start.starts_with(&[0xFF; 4]) || start.starts_with(b"FEA1") {
             return Ok(Format::Arrow);
         }
         if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
@@ -100,12 +104,12 @@ impl Format {
             Some("npz") => Ok(Format::Npz),
             Some("zarr") => Ok(Format::Zarr),
             Some("parquet") => Ok(Format::Parquet),
-            Some("arrow" | "feather") => Ok(Format::Arrow),
+            Some("arrow" | "arrows" | "feather") => Ok(Format::Arrow),
             Some("h5" | "hdf5" | "nc") => Ok(Format::Hdf5),
             _ if is_remote(path) => Ok(Format::Zarr),
             _ => Err(Error::UnknownFormat {
                 path: path.to_path_buf(),
-                reason: "not a .npy, .npz, .parquet, .arrow, .h5 or .nc file nor a .zarr store \
+                reason: "not a .npy, .npz, .parquet, .arrow, .arrows, .h5 or .nc file nor a .zarr store \
                          (say which by the name's ending)"
                     .into(),
             }),
@@ -127,7 +131,7 @@ impl Format {
             Format::Npz => ".npz archive",
             Format::Zarr => "Zarr store",
             Format::Parquet => "Parquet file",
-            Format::Arrow => "Arrow IPC file",
+            Format::Arrow => "Arrow IPC file or stream",
             Format::Hdf5 => "HDF5 or netCDF-4 file",
             Format::Netcdf3 => "netCDF-3 file",
         }
