@@ -3,6 +3,7 @@
 
 mod common;
 
+mod cli_arrow;
 mod cli_describe;
 mod cli_errors;
 mod cli_hdf5;
