@@ -1,8 +1,4 @@
-//! `#[derive(NdlType)]`: the exact memory layout of a Rust record type.
-//!
-//! Use it through `ndl-runtime`, which re-exports it:
-//! `use ndl_runtime::NdlType;`. The generated code refers to
-//! `::ndl_runtime` (or the path given with `#[ndl(crate = "...")]`).
+#![doc = include_str!("../README.md")]
 
 mod ast;
 mod attr;

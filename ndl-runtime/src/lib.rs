@@ -69,7 +69,8 @@ pub use ndl_type::NdlType;
 pub use order::Order;
 
 /// Derives [`NdlType`] for a `#[repr(C)]` struct or a fieldless enum with an
-/// integer `repr`. See the crate README for the attributes it takes.
+/// integer `repr`. The attributes it takes are in
+/// [ndl-derive's documentation](https://docs.rs/ndl-derive).
 #[cfg(feature = "derive")]
 pub use ndl_derive::NdlType;
 
