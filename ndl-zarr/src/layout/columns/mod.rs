@@ -41,6 +41,9 @@
 //! - v2 is little-endian (big-endian is refused: netCDF-C 4.9 misreads it).
 //! - Fill values are `null` in v2: xarray masks a non-null fill, and
 //!   zarr-python's default of 0 would turn every 0 into NaN.
+//! - The group's consolidated metadata (v2 `.zmetadata`, v3 inline in
+//!   `zarr.json`) is rewritten once the columns' metadata is final: xarray
+//!   warns when it is missing.
 
 mod cf_time;
 mod infer;
