@@ -410,10 +410,8 @@ impl VlenReader {
             let fill = self.engine.fill_value().as_ne_bytes();
             return Ok(VlenValues::repeat(fill, n as usize));
         };
-        let values = super::json2::decode(&raw, &self.meta.chunk_shape)
-            .map_err(|(i, why)| self.chunk_error(at, format!("element {i} of the chunk: {why}")))?;
-        // Strings of JSON are UTF-8 once parsed.
-        Ok(values)
+        super::json2::decode(&raw, &self.meta.chunk_shape)
+            .map_err(|(i, why)| self.chunk_error(at, format!("element {i} of the chunk: {why}")))
     }
 
     /// Every value of the chunk at `at` is UTF-8.
