@@ -94,7 +94,9 @@ struct ConvertArgs {
     /// compression) with an optional level after a colon (zstd:9; lz4's is
     /// its acceleration), blosc also with a compressor (blosclz, lz4, lz4hc,
     /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
-    /// order: blosc:zstd:7:bitshuffle. Zarr's default is zstd. HDF5 and
+    /// order: blosc:zstd:7:bitshuffle. Zarr's default is zstd (none for
+    /// --layout columns --zarr-format 2, which Debian's ncdump 4.9 reads only
+    /// uncompressed). HDF5 and
     /// netCDF-4 files take none (their default), gzip or zlib (HDF5's
     /// deflate, which every reader has without plugins), or blosc (HDF5's
     /// Blosc filter, which h5py reads through the hdf5plugin package).

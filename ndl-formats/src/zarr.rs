@@ -545,8 +545,11 @@ pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
             Layout::Records => ndl_zarr::Layout::Records,
             Layout::Columns => ndl_zarr::Layout::Columns,
         })
-        .codec(settings.codec.unwrap_or_default())
         .chars_as_u1(settings.chars_as_u1);
+    // Unless given, the codec is the layout's default: none for v2 columns.
+    if let Some(codec) = settings.codec {
+        zarr = zarr.codec(codec);
+    }
     if let Some(n) = settings.chunk_len {
         zarr = zarr.chunk_len(n);
     }

@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use crate::metadata::{bad, ArrayMeta};
 use crate::store::Store;
 
+/// The v2 consolidated metadata document of a group.
+pub(crate) const ZMETADATA: &str = ".zmetadata";
+
 /// The JSON document at `key`, `None` when there is none; Python's bare
 /// `NaN` and infinities are read as strings.
 pub(crate) fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
@@ -100,6 +103,64 @@ pub(crate) fn write_group(
             store.set(ZGROUP, pretty(&v2_group()))
         }
     }
+}
+
+/// Rewrites the consolidated metadata of the group at the store's node from
+/// the documents of its arrays `children`, as zarr-python's
+/// `consolidate_metadata` lays it out (v2 `.zmetadata`; v3 inline in the
+/// group's `zarr.json`): xarray opens a group without it only after a
+/// warning, and with it in one read. Called once the arrays' documents are
+/// final, so the copy holds their lengths.
+pub(crate) fn consolidate<'a>(
+    store: &Store,
+    format: ZarrFormat,
+    children: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    match format {
+        ZarrFormat::V3 => consolidate_v3(store, children),
+        ZarrFormat::V2 => consolidate_v2(store, children),
+    }
+}
+
+fn consolidate_v3<'a>(store: &Store, children: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let Some(Value::Object(mut group)) = json_at(store, ZARR_JSON)? else {
+        return Err(bad(
+            &store.name,
+            ZARR_JSON,
+            "the group's document is missing",
+        ));
+    };
+    let mut metadata = Map::new();
+    for name in children {
+        let child = store.child(name);
+        let doc = json_at(&child, ZARR_JSON)?
+            .ok_or_else(|| bad(&child.name, ZARR_JSON, "the array's document is missing"))?;
+        metadata.insert(name.to_string(), doc);
+    }
+    group.insert(
+        "consolidated_metadata".into(),
+        serde_json::json!({"kind": "inline", "must_understand": false, "metadata": metadata}),
+    );
+    store.set(ZARR_JSON, pretty(&Value::Object(group)))
+}
+
+fn consolidate_v2<'a>(store: &Store, children: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let mut metadata = Map::new();
+    let mut copy = |node: &Store, prefix: &str, key: &str| -> Result<()> {
+        if let Some(doc) = json_at(node, key)? {
+            metadata.insert(format!("{prefix}{key}"), doc);
+        }
+        Ok(())
+    };
+    copy(store, "", ZGROUP)?;
+    copy(store, "", ZATTRS)?;
+    for name in children {
+        let child = store.child(name);
+        copy(&child, &format!("{name}/"), ZARRAY)?;
+        copy(&child, &format!("{name}/"), ZATTRS)?;
+    }
+    let doc = serde_json::json!({"metadata": metadata, "zarr_consolidated_format": 1});
+    store.set(ZMETADATA, pretty(&doc))
 }
 
 /// Whether the store's node holds metadata of an array or a group.

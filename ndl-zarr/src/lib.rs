@@ -44,8 +44,9 @@
 //!   (v3) or `_ARRAY_DIMENSIONS` (v2) name the record dimension, as xarray
 //!   needs.
 //! - Metadata documents are written by this crate, with standard keys only;
-//!   chunks are encoded by zarrs (zstd by default; none, gzip, zlib, bz2,
-//!   lz4, crc32c, blosc with any compressor and shuffle; sharding in v3).
+//!   chunks are encoded by zarrs (zstd by default, none for v2 columns;
+//!   none, gzip, zlib, bz2, lz4, crc32c, blosc with any compressor and
+//!   shuffle; sharding in v3).
 //!
 //! # Arrays of any rank
 //!

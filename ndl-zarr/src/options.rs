@@ -28,7 +28,8 @@ pub struct WriteOptions {
     pub(crate) chunk_len: Option<u64>,
     pub(crate) chunks: Option<Vec<u64>>,
     pub(crate) shard_len: Option<u64>,
-    pub(crate) codec: Codec,
+    /// The codec given; `None` for the default ([`WriteOptions::effective_codec`]).
+    pub(crate) codec: Option<Codec>,
     pub(crate) byte_order: Option<ByteOrder>,
     pub(crate) other_order: Vec<Range<usize>>,
     pub(crate) legacy_structured: bool,
@@ -107,10 +108,22 @@ impl WriteOptions {
         self
     }
 
-    /// The compression of each chunk (default zstd level 3).
+    /// The compression of each chunk (default zstd level 3; none for the
+    /// columns layout in Zarr v2, which is written for netCDF-C: Debian's
+    /// ncdump 4.9 prints the compressed bytes of any compressor as data).
     pub fn codec(mut self, codec: Codec) -> WriteOptions {
-        self.codec = codec;
+        self.codec = Some(codec);
         self
+    }
+
+    /// The codec chunks are written with: the one given, else the
+    /// default of the format and layout (see [`codec`](Self::codec)).
+    pub(crate) fn effective_codec(&self) -> Codec {
+        match (self.codec, self.layout, self.format) {
+            (Some(codec), _, _) => codec,
+            (None, Layout::Columns, ZarrFormat::V2) => Codec::None,
+            (None, _, _) => Codec::default(),
+        }
     }
 
     /// The byte order of numbers in the store (default little).
@@ -298,12 +311,12 @@ impl WriteOptions {
             .map_err(|e| Error::Unsupported {
                 message: format!("filter: {e}"),
             })?;
-        options.codec = Codec::from_v3_codecs(&codecs).ok_or_else(|| Error::Unsupported {
+        options.codec = Some(Codec::from_v3_codecs(&codecs).ok_or_else(|| Error::Unsupported {
             message: format!(
                 "filter {}: only none, or one zstd, gzip, numcodecs.zlib, numcodecs.bz2, numcodecs.lz4, crc32c or blosc codec, can be written",
                 Value::Array(codecs.clone())
             ),
-        })?;
+        })?);
         options.byte_order = storage.endian;
         Ok(options)
     }
@@ -441,7 +454,7 @@ mod tests {
         };
         assert_eq!(
             WriteOptions::from_storage(&zlib).unwrap().codec,
-            Codec::Zlib(2)
+            Some(Codec::Zlib(2))
         );
     }
 }

@@ -221,3 +221,70 @@ fn a_corrupt_chunk_is_an_error_naming_it() {
     );
     assert!(!npy.exists());
 }
+
+const JSON2_STORE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/ndl-zarr/tests/python/json2_store.py"
+);
+const JSON2_CHECK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/ndl-zarr/tests/python/json2_check.py"
+);
+
+/// A v2 `|O` store of numcodecs' `json2` object codec (zarr-python 2's
+/// `object_codec=numcodecs.JSON()`) is described as strings and converts
+/// to the narrowest `U` .npy, equal to what numcodecs decodes (`None` as
+/// ""); a number among the strings is refused naming the chunk.
+#[test]
+fn json2_stores_are_described_and_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("j.zarr");
+    run_file(
+        &python312(),
+        Path::new(JSON2_STORE),
+        &[s(&store), "5,3", "2,2", "zstd"],
+    );
+    let ndl = ok(describe(&store, "ndl", &[]), "ndl");
+    assert!(ndl.contains("type: string"), "{ndl}");
+    let zarr = ok(describe(&store, "zarr", &[]), "zarr");
+    let doc: serde_json::Value = serde_json::from_str(&zarr).unwrap();
+    assert_eq!(doc["filters"][0]["id"], "json2");
+    assert_eq!(
+        ok(describe(&store, "datashape", &[]), "ds").trim(),
+        "5 * 3 * string"
+    );
+
+    let npy = dir.path().join("j.npy");
+    let run = convert(&store, &npy, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let want: Vec<Option<String>> = serde_json::from_str(&run_file(
+        &python312(),
+        Path::new(JSON2_CHECK),
+        &[s(&store)],
+    ))
+    .unwrap();
+    let want: Vec<String> = want.into_iter().map(Option::unwrap_or_default).collect();
+    let width = want.iter().map(|v| v.chars().count()).max().unwrap();
+    let got = run_with(
+        &python312(),
+        "import sys, json, numpy as np\n\
+         a = np.load(sys.argv[1])\n\
+         print(json.dumps([str(a.dtype), list(a.shape), a.reshape(-1).tolist()]))",
+        &[s(&npy)],
+    );
+    let got: (String, Vec<u64>, Vec<String>) = serde_json::from_str(&got).unwrap();
+    assert_eq!(got, (format!("<U{width}"), vec![5, 3], want));
+
+    let odd = dir.path().join("odd.zarr");
+    run_file(
+        &python312(),
+        Path::new(JSON2_STORE),
+        &[s(&odd), "4", "2", "none", "7"],
+    );
+    let run = convert(&odd, &dir.path().join("odd.npy"), &[]);
+    assert_ne!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.contains("element 1 of the chunk") && run.stderr.contains("a number (7)"),
+        "{run:#?}"
+    );
+}

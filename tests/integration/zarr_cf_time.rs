@@ -288,3 +288,71 @@ fn a_stored_count_that_is_no_whole_number_of_the_unit_is_refused_by_name() {
         &["record 2", "field `a`", "not a whole number of 10ms"],
     );
 }
+
+/// The time columns of a v2 columns store written with the default codec
+/// (none for v2 columns: Debian's ncdump 4.9 prints compressed chunks as
+/// data) print as ISO dates in `ncdump -t`, in NCZarr and Zarr mode, by
+/// the library and by `ndl convert` alike.
+#[test]
+fn ncdump_t_prints_iso_dates_of_default_v2_columns() {
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Stamp {
+        t: DateTime64<Seconds>,
+        day: DateTime64<Days>,
+        v: f32,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 2020-01-01, 2021-06-15 12:30, NaT, 1999-12-31 23:59:59.
+    let seconds = [1_577_836_800, 1_623_760_200, i64::MIN, 946_684_799];
+    let stamps: Vec<Stamp> = seconds
+        .iter()
+        .zip([18_262, -1, 0, 10_956])
+        .map(|(&s, day)| Stamp {
+            t: DateTime64::new(s),
+            day: DateTime64::new(day),
+            v: 0.5,
+        })
+        .collect();
+    let library = d.join("library.zarr");
+    ndl_zarr::WriteOptions::new()
+        .zarr_format(ndl_zarr::ZarrFormat::V2)
+        .layout(ndl_zarr::Layout::Columns)
+        .write(&library, &stamps)
+        .unwrap();
+    let npy = d.join("s.npy");
+    ndl_runtime::npy::write_file(&npy, &stamps).unwrap();
+    let cli = d.join("cli.zarr");
+    let args = ["--zarr-format", "2", "--layout", "columns"];
+    converted(convert(&npy, &cli, &args), "to v2 columns");
+    for store in [&library, &cli] {
+        let zarray: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(store.join("t/.zarray")).unwrap()).unwrap();
+        assert_eq!(
+            zarray["compressor"],
+            serde_json::Value::Null,
+            "{}",
+            store.display()
+        );
+        for mode in ["nczarr", "zarr"] {
+            let url = format!("file://{}#mode={mode},file", store.display());
+            let out = std::process::Command::new("ncdump")
+                .args(["-t", &url])
+                .output()
+                .unwrap();
+            let dump = String::from_utf8(out.stdout).expect("ncdump -t prints text");
+            for line in [
+                " t = \"2020-01-01\", \"2021-06-15 12:30\", _, \"1999-12-31 23:59:59\" ;",
+                " day = \"2020-01-01\", \"1969-12-31\", \"1970-01-01\", \"1999-12-31\" ;",
+                " v = 0.5, 0.5, 0.5, 0.5 ;",
+            ] {
+                assert!(
+                    dump.contains(line),
+                    "{mode} {}: {line}\n{dump}",
+                    store.display()
+                );
+            }
+        }
+    }
+}

@@ -143,7 +143,7 @@ impl ArrayMeta {
             order: options.order(),
             other_order: options.other_order.clone(),
             array_order,
-            codec: options.codec,
+            codec: options.effective_codec(),
             legacy_structured: options.legacy_structured,
             // Left out when empty, as zarr-python leaves them out.
             attributes: (!attributes.is_empty()).then(|| attributes.clone()),
@@ -166,7 +166,9 @@ impl ArrayMeta {
             order: doc.order,
             other_order: doc.other_order,
             array_order,
-            compressors: options.codec.v3_codecs(stored.size().unwrap_or(0)),
+            compressors: options
+                .effective_codec()
+                .v3_codecs(stored.size().unwrap_or(0)),
             attributes,
             dimension_names: Some(dims.into_iter().map(Some).collect()),
             engine,

@@ -89,6 +89,11 @@ pub(crate) struct VlenMeta {
     /// before zarrs decodes it (zarrs 0.23 panics on lengths that overrun
     /// the chunk).
     pub framed: bool,
+    /// Whether a chunk is numcodecs' `json2` (v2 only) under the
+    /// bytes-to-bytes codecs, which zarrs does not decode: the engine is
+    /// then given `vlen-utf8` in its place, for its chunk keys, fill value
+    /// and bytes-to-bytes codecs.
+    pub json2: bool,
 }
 
 impl VlenMeta {
@@ -228,6 +233,7 @@ fn from_v3(store: &str, doc: &Value) -> Result<Option<VlenMeta>> {
         compressors: after_framing(&codecs),
         engine,
         framed,
+        json2: false,
     }))
 }
 
@@ -254,6 +260,15 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
         .map_err(|e| bad(store, key, format!("compressor: {e}")))?;
     let ids: Vec<&str> = filters.iter().flatten().map(MetadataV2::id).collect();
     let kind = object_kind(store, &ids)?;
+    let json2 = ids == ["json2"];
+    let single = ids.len() == 1;
+    let filters = if json2 {
+        let vlen = serde_json::from_value(json!({"id": "vlen-utf8"}))
+            .map_err(|e| bad(store, key, format!("filters: {e}")))?;
+        Some(vec![vlen])
+    } else {
+        filters
+    };
     let u64s = |name: &str| -> Result<Vec<u64>> {
         serde_json::from_value(doc.get(name).cloned().unwrap_or_default()).map_err(|_| {
             bad(
@@ -306,7 +321,8 @@ fn from_v2(store: &str, doc: &Value, attributes: Map<String, Value>) -> Result<O
         dimension_names,
         compressors: after_framing(&codecs),
         engine,
-        framed: ids.len() == 1 && order == ArrayMetadataV2Order::C,
+        framed: !json2 && single && order == ArrayMetadataV2Order::C,
+        json2,
     }))
 }
 
@@ -385,6 +401,7 @@ fn object_kind(store: &str, filters: &[&str]) -> Result<VlenKind> {
         match *id {
             "vlen-utf8" => return Ok(VlenKind::Text),
             "vlen-bytes" => return Ok(VlenKind::Bytes),
+            "json2" if filters.len() == 1 => return Ok(VlenKind::Text),
             "vlen-array" => {
                 return Err(refuse(
                     "`|O` with the `vlen-array` filter (ragged arrays of numbers) is not read: \
@@ -396,7 +413,8 @@ fn object_kind(store: &str, filters: &[&str]) -> Result<VlenKind> {
         }
     }
     Err(refuse(format!(
-        "`|O` (Python objects) is read with a `vlen-utf8` or `vlen-bytes` filter only; \
+        "`|O` (Python objects) is read with a `vlen-utf8` or `vlen-bytes` filter, or \
+         `json2` alone (strings); \
          this array's filters are [{}]",
         filters.join(", ")
     )))
@@ -440,10 +458,17 @@ mod tests {
 
     #[test]
     fn object_arrays_of_other_codecs_are_refused_by_name() {
-        for (filter, says) in [("vlen-array", "`vlen-array`"), ("json2", "[json2]")] {
+        for (filters, says) in [
+            (json!([{"id": "vlen-array"}]), "`vlen-array`"),
+            (
+                json!([{"id": "json2"}, {"id": "pickle"}]),
+                "[json2, pickle]",
+            ),
+            (json!([{"id": "pickle"}]), "[pickle]"),
+        ] {
             let store = Store::memory("m");
             let doc = json!({"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "|O",
-                "fill_value": 0, "order": "C", "compressor": null, "filters": [{"id": filter}]});
+                "fill_value": 0, "order": "C", "compressor": null, "filters": filters});
             store.set(ZARRAY, pretty(&doc)).unwrap();
             let e = VlenMeta::probe(&store).unwrap_err();
             assert!(matches!(e, Error::DataType { .. }), "{e}");

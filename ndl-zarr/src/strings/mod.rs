@@ -1,7 +1,8 @@
 //! Arrays of variable-length strings and byte strings: v3 `string` and
 //! `variable_length_bytes`, v2 `|O` with the `vlen-utf8` or `vlen-bytes`
 //! filter, of any rank, read and written through zarrs' own data types
-//! and codecs.
+//! and codecs; and, read only, v2 `|O` strings of numcodecs' `json2`
+//! object codec (zarr-python 2's `object_codec=numcodecs.JSON()`).
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
@@ -12,6 +13,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod json2;
 mod meta;
 #[cfg(feature = "ndarray")]
 mod nd;

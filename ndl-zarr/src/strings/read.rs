@@ -335,23 +335,16 @@ impl VlenReader {
     /// its framing checked before zarrs decodes it.
     fn chunk(&self, at: &[u64]) -> Result<VlenValues> {
         let n: u64 = self.meta.chunk_shape.iter().product();
+        if self.meta.json2 {
+            return self.json2_chunk(at);
+        }
         let options = CodecOptions::default();
         let bytes: ArrayBytes<'static> = if self.meta.framed {
-            let Some(raw) = self
-                .engine
-                .retrieve_encoded_chunk(at)
-                .map_err(|e| self.chunk_error(at, e.to_string()))?
-            else {
+            let Some(raw) = self.raw_chunk(at)? else {
                 let fill = self.engine.fill_value().as_ne_bytes();
                 return Ok(VlenValues::repeat(fill, n as usize));
             };
             let chain = self.engine.codecs();
-            let mut raw: Cow<'static, [u8]> = Cow::Owned(raw);
-            for codec in chain.bytes_to_bytes_codecs().iter().rev() {
-                raw = codec
-                    .decode(raw, &BytesRepresentation::UnboundedSize, &options)
-                    .map_err(|e| self.chunk_error(at, e.to_string()))?;
-            }
             check_framing(&raw, n).map_err(|(i, why)| {
                 self.chunk_error(at, format!("element {i} of the chunk: {why}"))
             })?;
@@ -388,6 +381,37 @@ impl VlenReader {
             self.check_text(at, &values)?;
         }
         Ok(values)
+    }
+
+    /// The encoded chunk at `at` with its bytes-to-bytes codecs undone;
+    /// `None` when it is missing.
+    fn raw_chunk(&self, at: &[u64]) -> Result<Option<Cow<'static, [u8]>>> {
+        let Some(raw) = self
+            .engine
+            .retrieve_encoded_chunk(at)
+            .map_err(|e| self.chunk_error(at, e.to_string()))?
+        else {
+            return Ok(None);
+        };
+        let options = CodecOptions::default();
+        let mut raw: Cow<'static, [u8]> = Cow::Owned(raw);
+        for codec in self.engine.codecs().bytes_to_bytes_codecs().iter().rev() {
+            raw = codec
+                .decode(raw, &BytesRepresentation::UnboundedSize, &options)
+                .map_err(|e| self.chunk_error(at, e.to_string()))?;
+        }
+        Ok(Some(raw))
+    }
+
+    /// The values of the `json2` chunk at `at` (see [`super::json2`]).
+    fn json2_chunk(&self, at: &[u64]) -> Result<VlenValues> {
+        let n: u64 = self.meta.chunk_shape.iter().product();
+        let Some(raw) = self.raw_chunk(at)? else {
+            let fill = self.engine.fill_value().as_ne_bytes();
+            return Ok(VlenValues::repeat(fill, n as usize));
+        };
+        super::json2::decode(&raw, &self.meta.chunk_shape)
+            .map_err(|(i, why)| self.chunk_error(at, format!("element {i} of the chunk: {why}")))
     }
 
     /// Every value of the chunk at `at` is UTF-8.

@@ -147,7 +147,7 @@ impl VlenWriter {
             options.format,
             kind,
             (shape.to_vec(), chunks),
-            options.codec,
+            options.effective_codec(),
             dims,
         )?;
         let (store, held) = Held::new_store(options, dir)?;

@@ -3,6 +3,7 @@
 
 mod bad_stores;
 mod columns;
+mod consolidated;
 mod crash;
 mod durable;
 mod locks;

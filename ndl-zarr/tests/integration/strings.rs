@@ -327,3 +327,63 @@ b[...] = np.array([['a', 'bb'], ['ccc', 'd'], ['', 'e']])
         ["a", "bb", "ccc", "d", "", "e"]
     );
 }
+
+const JSON2_STORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/json2_store.py");
+const JSON2_CHECK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/json2_check.py");
+
+/// A v2 `|O` store of numcodecs' `json2` codec, as zarr-python 2 wrote
+/// them, reads as numcodecs itself decodes it: every string equal, `None`
+/// as the empty string; any other element is refused naming its chunk and
+/// element.
+#[test]
+fn json2_object_arrays_read_as_numcodecs_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shape, chunks, compressor) in
+        [("7", "3", "zstd"), ("5,3", "2,2", "none"), ("", "", "none")]
+    {
+        let path = dir.path().join(format!("j{shape}{compressor}.zarr"));
+        let p = path.to_str().unwrap();
+        run_file(
+            &python312(),
+            Path::new(JSON2_STORE),
+            &[p, shape, chunks, compressor],
+        );
+        let seen = run_file(&python312(), Path::new(JSON2_CHECK), &[p]);
+        let want: Vec<Option<String>> = serde_json::from_str(&seen).unwrap();
+        assert!(
+            want.contains(&None) || shape.is_empty(),
+            "the case holds a None: {seen}"
+        );
+        let want: Vec<String> = want.into_iter().map(Option::unwrap_or_default).collect();
+        assert_eq!(
+            ndl_zarr::read_strings(&path).unwrap(),
+            want,
+            "{shape} {compressor}"
+        );
+        let reader = VlenReader::open(&path).unwrap();
+        assert_eq!(reader.kind(), VlenKind::Text);
+        let extents: Vec<u64> = shape.split(',').filter_map(|x| x.parse().ok()).collect();
+        assert_eq!(reader.shape(), extents);
+    }
+    for (odd, says) in [
+        ("12", "a number (12)"),
+        ("[1, 2]", "a list"),
+        ("true", "a boolean"),
+    ] {
+        let path = dir.path().join("odd.zarr");
+        let _ = std::fs::remove_dir_all(&path);
+        let p = path.to_str().unwrap();
+        run_file(
+            &python312(),
+            Path::new(JSON2_STORE),
+            &[p, "4", "2", "none", odd],
+        );
+        let e = ndl_zarr::read_strings(&path).unwrap_err();
+        assert!(matches!(e, Error::Chunk { chunk: 0, .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("element 1 of the chunk") && text.contains(says),
+            "{text}"
+        );
+    }
+}

@@ -38,9 +38,14 @@
 //! - Doc comments become `long_name`, `#[ndl(units = "K")]` becomes `units`;
 //!   the record type's doc comment is the group's `title`, and the group's
 //!   `ndl_datatype` attribute is the record's NDL datatype.
-//! - v2 is little-endian (big-endian is refused: netCDF-C 4.9 misreads it).
+//! - v2 is little-endian (big-endian is refused: netCDF-C 4.9 misreads it)
+//!   and uncompressed unless a codec is given (Debian's ncdump 4.9 prints
+//!   compressed chunks as data).
 //! - Fill values are `null` in v2: xarray masks a non-null fill, and
 //!   zarr-python's default of 0 would turn every 0 into NaN.
+//! - The group's consolidated metadata (v2 `.zmetadata`, v3 inline in
+//!   `zarr.json`) is rewritten once the columns' metadata is final: xarray
+//!   warns when it is missing.
 
 mod cf_time;
 mod infer;

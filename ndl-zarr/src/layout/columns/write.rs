@@ -11,7 +11,7 @@ use super::cf_time::{first_unscalable, scale};
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::{parallel, with_buffer, ChunkIo};
-use crate::documents::write_group;
+use crate::documents::{consolidate, read_group, write_group};
 use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::options::WriteOptions;
@@ -30,6 +30,10 @@ pub(crate) struct ColumnsWriter {
     /// The group's metadata of a new store, when it is written last (after
     /// the columns') by `finish`, not at creation.
     group: Option<Box<Group>>,
+    /// The group's node and format, whose consolidated metadata `finish`
+    /// rewrites; none for a region writer, which leaves the metadata (and
+    /// runs beside other region writers of the same store).
+    root: Option<(Store, ZarrFormat)>,
 }
 
 /// A group's metadata not yet in its store.
@@ -117,12 +121,12 @@ impl ColumnsWriter {
             let appender = Appender::create(ChunkIo::new(&column, &meta)?, meta, deferred)?;
             appenders.push((c, appender));
         }
-        let mut writer = ColumnsWriter::new(appenders);
+        let mut writer = ColumnsWriter::new(appenders, Some((store.clone(), options.format)));
         writer.group = group;
         Ok(writer)
     }
 
-    fn new(columns: Vec<(Column, Appender)>) -> ColumnsWriter {
+    fn new(columns: Vec<(Column, Appender)>, root: Option<(Store, ZarrFormat)>) -> ColumnsWriter {
         let fields = columns
             .iter()
             .map(|(c, _)| c.offset..c.offset + c.size)
@@ -131,6 +135,7 @@ impl ColumnsWriter {
             columns,
             fields,
             group: None,
+            root,
         }
     }
 
@@ -144,6 +149,7 @@ impl ColumnsWriter {
     /// hold beyond it, and `finish` sets every column to one length.
     pub fn open(store: &Store, dt: &Datatype) -> Result<ColumnsWriter> {
         let mut writer = ColumnsWriter::open_with(store, dt, Appender::start)?;
+        writer.root = read_group(store)?.map(|(format, _)| (store.clone(), format));
         let len = writer.len();
         for (_, a) in &mut writer.columns {
             a.rewind(len)?;
@@ -161,10 +167,25 @@ impl ColumnsWriter {
 
     /// Sets every column's length (see [`Appender::resize`]).
     pub fn resize(self, len: u64) -> Result<()> {
+        let consolidate = self.consolidation();
         self.columns
             .into_iter()
             .try_for_each(|(_, a)| a.resize(len))?;
-        self.group.map_or(Ok(()), |g| g.write())
+        self.group.map_or(Ok(()), |g| g.write())?;
+        consolidate()
+    }
+
+    /// The column names, and the group's consolidated metadata to rewrite
+    /// from their documents once written.
+    fn consolidation(&self) -> impl FnOnce() -> Result<()> {
+        let names: Vec<String> = self.columns.iter().map(|(c, _)| c.name.clone()).collect();
+        let root = self.root.clone();
+        move || {
+            let Some((store, format)) = root else {
+                return Ok(());
+            };
+            consolidate(&store, format, names.iter().map(String::as_str))
+        }
     }
 
     fn open_with(
@@ -185,7 +206,7 @@ impl ColumnsWriter {
             let appender = start(ChunkIo::new(&column, &meta)?, meta)?;
             appenders.push((c, appender));
         }
-        Ok(ColumnsWriter::new(appenders))
+        Ok(ColumnsWriter::new(appenders, None))
     }
 
     /// The number of records once finished.
@@ -355,10 +376,12 @@ impl ColumnsWriter {
             .par_iter_mut()
             .try_for_each(|(_, a)| a.flush())?;
         let len = self.len();
+        let consolidate = self.consolidation();
         for (_, a) in self.columns {
             a.commit()?;
         }
         self.group.map_or(Ok(()), |g| g.write())?;
+        consolidate()?;
         Ok(len)
     }
 }
