@@ -22,6 +22,6 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(end, bytes.len());
     assert_eq!(again.datatype, header.datatype);
     assert_eq!(again.shape, header.shape);
-    assert_eq!(again.fortran_order, header.fortran_order);
+    assert_eq!(again.order, header.order);
     assert_eq!(again.to_bytes().expect("writes again"), bytes);
 });
