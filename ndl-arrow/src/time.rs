@@ -24,15 +24,12 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, PrimitiveArray};
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use ndl_runtime::time::TimeKind;
+use ndl_runtime::time::{scale_count, TimeKind, NAT};
 use ndl_runtime::TimeType;
 
 use crate::error::Error;
 use crate::plan::Leaf;
 use crate::time_type::{arrow_unit, time_type_of};
-
-/// NumPy's Not-a-Time: the smallest `i64`.
-const NAT: i64 = i64::MIN;
 
 /// The Arrow array of a time leaf's `len` native counts, NaT as null.
 pub(crate) fn to_arrow(
@@ -92,20 +89,14 @@ fn scale(
 ) -> Result<(), Error> {
     for (i, count) in counts.iter_mut().enumerate() {
         let c = *count;
-        if c == NAT {
-            continue;
-        }
-        *count =
-            c.checked_mul(factor)
-                .filter(|&v| v != NAT)
-                .ok_or_else(|| Error::InvalidValue {
-                    record: leaf.record_of(i),
-                    column: leaf.path_of(i),
-                    message: format!(
-                        "{c} of {t} is beyond the range of an Arrow count of {}",
-                        unit_name(unit)
-                    ),
-                })?;
+        *count = scale_count(c, factor).ok_or_else(|| Error::InvalidValue {
+            record: leaf.record_of(i),
+            column: leaf.path_of(i),
+            message: format!(
+                "{c} of {t} is beyond the range of an Arrow count of {}",
+                unit_name(unit)
+            ),
+        })?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::time::{CfEncoding, CfValues};
 use ndl_runtime::{ByteOrder, Charset, Datatype};
 
 use crate::cf;
@@ -30,6 +31,8 @@ pub struct ArrayReader {
     extents: Vec<u64>,
     /// Its extents in elements of `stored` (one fewer for netCDF text).
     shape: Vec<u64>,
+    /// How time counts stored in CF units are decoded, where they are.
+    time: Option<CfValues>,
     next_row: u64,
     path: PathBuf,
     name: String,
@@ -66,6 +69,14 @@ impl ArrayReader {
             // What the stored type cannot say (a time's unit).
             stored.datatype = dt;
         }
+        let time = time_decoding(&found, &dtype, &stored.datatype).map_err(|message| {
+            Error::TypeMismatch {
+                path: path.clone(),
+                dataset: dataset.to_string(),
+                field: String::new(),
+                message,
+            }
+        })?;
         let extents: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
         let mut shape = extents.clone();
         let memory_type = if is_netcdf_text(&found, &dtype, &extents) {
@@ -93,6 +104,7 @@ impl ArrayReader {
             stored,
             extents,
             shape,
+            time,
             next_row: 0,
             path,
             name: dataset.to_string(),
@@ -137,8 +149,37 @@ impl ArrayReader {
             &mut buf[..rows * row],
         )
         .map_err(hdf5_error(&self.path, &self.name))?;
+        if let Some(time) = &self.time {
+            cf::decode_counts(time, &mut buf[..rows * row], self.stored.byte_order).map_err(
+                |(i, e)| Error::InvalidValue {
+                    path: self.path.clone(),
+                    dataset: self.name.clone(),
+                    record: self.next_row + (i * 8 / row) as u64,
+                    field: String::new(),
+                    offset: i * 8 % row,
+                    message: e.to_string(),
+                },
+            )?;
+        }
         self.next_row += rows as u64;
         Ok(rows)
+    }
+}
+
+/// How the counts of a dataset of our time type (its `ndl_datatype`) are
+/// decoded from the CF units they are stored in, where those are not its
+/// own.
+fn time_decoding(
+    dataset: &hdf5::Dataset,
+    dtype: &hdf5::Datatype,
+    datatype: &Datatype,
+) -> std::result::Result<Option<CfValues>, String> {
+    let Datatype::Time(t) = datatype else {
+        return Ok(None);
+    };
+    match cf::stored_time(dataset, dtype, *t)? {
+        (true, _) => Err("a time is stored as float counts, not ours".into()),
+        (false, time) => Ok(time),
     }
 }
 
@@ -159,6 +200,8 @@ pub struct ArrayWriter {
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
     shape: Vec<u64>,
+    /// How time counts are scaled into their CF units, and their order.
+    scale: Option<(CfEncoding, ByteOrder)>,
     next_row: u64,
     name: String,
 }
@@ -231,10 +274,12 @@ impl ArrayWriter {
             .fixed_builder(staged.file(), &file_type, size, &shape)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
+        let mut scale = None;
         if let (true, Datatype::Time(t)) = (netcdf, datatype) {
-            cf::time_attributes(&created, *t)
-                .and_then(|()| cf::write_datatype(&created, datatype))
+            let encoding = cf::time_attributes(&created, *t)
+                .and_then(|e| cf::write_datatype(&created, datatype).map(|()| e))
                 .map_err(hdf5_error(&path, dataset))?;
+            scale = Some((encoding, byte_order)).filter(|(e, _)| e.factor() != 1);
         }
         if netcdf && !shape.is_empty() {
             let group = staged
@@ -250,6 +295,7 @@ impl ArrayWriter {
             dataset: created,
             memory_type,
             shape,
+            scale,
             next_row: 0,
             name: dataset.to_string(),
         })
@@ -263,6 +309,25 @@ impl ArrayWriter {
     /// Writes the next whole rows.
     pub fn write_rows(&mut self, bytes: &[u8]) -> Result<()> {
         let row = self.row_bytes().max(1);
+        let scaled;
+        let bytes = match &self.scale {
+            Some((encoding, order)) => {
+                let mut counts = bytes.to_vec();
+                encoding
+                    .scale(&mut counts, *order)
+                    .map_err(|u| Error::InvalidValue {
+                        path: self.staged.path().to_path_buf(),
+                        dataset: self.name.clone(),
+                        record: self.next_row + (u.index * 8 / row) as u64,
+                        field: String::new(),
+                        offset: u.index * 8 % row,
+                        message: encoding.unscalable_message(u),
+                    })?;
+                scaled = counts;
+                &scaled
+            }
+            None => bytes,
+        };
         write_rows(
             &self.dataset,
             &self.memory_type,

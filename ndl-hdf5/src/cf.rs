@@ -9,81 +9,74 @@ use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate};
 use hdf5_sys::h5t::{
     H5T_cset_t, H5T_str_t, H5Tclose, H5Tcopy, H5Tset_cset, H5Tset_size, H5Tset_strpad,
 };
-use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues, TimeKind};
-use ndl_runtime::{Datatype, TimeType};
+use ndl_runtime::time::{CfEncoding, CfValues, TimeError, NAT};
+use ndl_runtime::{ByteOrder, Datatype, TimeType};
 
 /// The attribute holding an NDL datatype as JSON: the record's, at the
 /// root of a file in the columns layout; a variable's own, where its
 /// stored type says less (time as `int64`).
 pub const NDL_DATATYPE: &str = "ndl_datatype";
 
-/// The CF attributes of a variable holding the counts of time type `t`:
-/// `units` (`seconds since 1970-01-01 00:00:00`), `calendar` for instants
-/// (xarray's `dtype` for durations) and `_FillValue` NaT, which xarray
-/// decodes; a unit CF has no name for (`W`, `10ms`, years) keeps its
-/// counts, with a `comment` naming it.
-pub(crate) fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Result<()> {
+/// Writes the CF attributes of a variable holding the counts of time
+/// type `t` ([`CfEncoding`]: `units`, `calendar` or xarray's `dtype`, or a
+/// `comment` where CF has no units), and `_FillValue` NaT, which xarray
+/// decodes; gives the encoding, whose factor the counts are scaled by.
+pub(crate) fn time_attributes(dataset: &hdf5::Dataset, t: TimeType) -> hdf5::Result<CfEncoding> {
     dataset
         .new_attr::<i64>()
         .create("_FillValue")?
-        .write_scalar(&i64::MIN)?;
-    let Ok(units) = CfTimeUnits::of(t) else {
-        return text_attr(dataset, "comment", &CfTimeUnits::counts_comment(t));
-    };
-    match t.kind {
-        TimeKind::DateTime => text_attr(dataset, "calendar", CfTimeUnits::CALENDAR)?,
-        TimeKind::TimeDelta => {
-            let dtype = format!("timedelta64[{}]", units.unit().code());
-            text_attr(dataset, "dtype", &dtype)?;
-        }
+        .write_scalar(&NAT)?;
+    let encoding = CfEncoding::of(t);
+    for (name, value) in encoding.attributes() {
+        text_attr(dataset, name, &value)?;
     }
-    text_attr(dataset, "units", &units.to_string())
+    Ok(encoding)
 }
 
 /// How the time variable `dataset`, read into a field of `t`, is stored
-/// and decoded: as float64 or int64 counts (`true` for float), decoded
-/// from its CF `units`, `calendar` and `_FillValue` (or `missing_value`)
-/// where they are not `t`'s own counts. Why not, where it cannot be.
+/// and decoded ([`CfValues::decoding`]): as float64 or int64 counts
+/// (`true` for float, to which HDF5 converts the stored ones as it reads
+/// them), and the decoding where they are not `t`'s own counts.
 pub(crate) fn stored_time(
     dataset: &hdf5::Dataset,
     stored: &hdf5::Datatype,
     t: TimeType,
 ) -> Result<(bool, Option<CfValues>), String> {
-    // HDF5 converts the counts to the int64 or float64 that `CfValues`
-    // decodes, as it reads them.
-    let counts = crate::stored_type::stored_type(stored.id())
-        .ok()
-        .and_then(|s| CfCounts::of(&s.datatype))
-        .ok_or("a time field is stored as integer or float counts")?;
-    let float = counts.is_float();
+    let stored = crate::stored_type::stored_type(stored.id())?.datatype;
     let text = |name: &str| {
         crate::attribute::attribute(dataset, name).and_then(|v| v.as_str().map(str::to_string))
     };
-    let Some(units) = text("units") else {
-        if float {
-            return Err("float64 counts without CF `units`".into());
-        }
-        // Ours, for a unit CF has no name for: the counts themselves.
-        return Ok((false, None));
-    };
-    let cf = CfTimeUnits::parse(&units, text("calendar").as_deref()).map_err(|e| e.to_string())?;
-    // netCDF-C writes attributes as lists, of one value here.
     let fill = ["_FillValue", "missing_value"]
         .iter()
-        .find_map(|k| crate::attribute::attribute(dataset, k))
-        .map(|v| match v {
-            serde_json::Value::Array(mut one) if one.len() == 1 => one.remove(0),
-            v => v,
-        });
-    let values = CfValues::new(
+        .find_map(|k| crate::attribute::attribute(dataset, k));
+    let (counts, values) = CfValues::decoding(
         t,
-        &cf,
-        float,
-        fill.as_ref().and_then(serde_json::Value::as_f64),
-        fill.as_ref().and_then(serde_json::Value::as_i64),
+        &stored,
+        text("units").as_deref(),
+        text("calendar").as_deref(),
+        fill.as_ref(),
     )
     .map_err(|e| e.to_string())?;
-    Ok((float, values))
+    Ok((counts.is_float(), values))
+}
+
+/// Decodes counts in `order` in place into a field's counts, as
+/// [`CfValues::apply`] does native ones; the error gives the index of the
+/// count that does not fit.
+pub(crate) fn decode_counts(
+    values: &CfValues,
+    counts: &mut [u8],
+    order: ByteOrder,
+) -> Result<(), (usize, TimeError)> {
+    let swap = |counts: &mut [u8]| {
+        if order != ByteOrder::NATIVE {
+            counts.chunks_exact_mut(8).for_each(<[u8]>::reverse);
+        }
+    };
+    swap(counts);
+    let decoded = values.apply(counts);
+    swap(counts);
+    decoded
 }
 
 /// The time type a variable of CF time (integer or float counts with CF

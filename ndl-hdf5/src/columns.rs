@@ -15,8 +15,10 @@
 //!   `ubyte` over `<field>_bytes`.
 //! - A time is an `int64` with CF `units` (`seconds since 1970-01-01
 //!   00:00:00`), `calendar` for instants (xarray's `dtype` for durations)
-//!   and `_FillValue` NaT, which xarray decodes. A unit CF has no name for
-//!   (`W`, `10ms`, years) keeps its counts, with a `comment` naming it.
+//!   and `_FillValue` NaT, which xarray decodes. A unit that is a whole
+//!   number of a CF unit (`W`, `10ms`) is stored in it, its counts
+//!   multiplied exactly; one that is none (years, months) keeps its counts,
+//!   with a `comment` naming it ([`ndl_runtime::time::CfEncoding`]).
 //! - Doc comments are `long_name`, `#[ndl(units = "K")]` is `units`; the
 //!   root attribute `ndl_datatype` is the record's NDL datatype (JSON), by
 //!   which the columns read back into exactly the records written.
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use hdf5::types::TypeDescriptor;
 use ndl_runtime::columns::{plan, Column};
-use ndl_runtime::time::CfValues;
+use ndl_runtime::time::{CfEncoding, CfValues};
 use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::cf::{self, NDL_DATATYPE};
@@ -49,6 +51,8 @@ struct Variable {
     memory_type: hdf5::Datatype,
     /// How a time column read is decoded from its CF counts, where it is.
     time: Option<CfValues>,
+    /// How a time column written is scaled into its CF units, where it is.
+    scale: Option<CfEncoding>,
     /// The variable's extents: the records, then the column's own.
     shape: Vec<u64>,
 }
@@ -65,6 +69,8 @@ pub struct ColumnsWriter {
     staged: Staged,
     variables: Vec<Variable>,
     record_size: usize,
+    /// The byte order of the numbers of the records written.
+    byte_order: ByteOrder,
     next_row: u64,
 }
 
@@ -118,12 +124,13 @@ impl ColumnsWriter {
             dimensions
                 .attach(staged.file(), &dataset, &names, &shape, false)
                 .map_err(&at)?;
-            cf_attributes(&dataset, &column).map_err(&at)?;
+            let encoding = cf_attributes(&dataset, &column).map_err(&at)?;
             variables.push(Variable {
                 column,
                 dataset,
                 memory_type,
                 time: None,
+                scale: encoding.filter(|e| e.factor() != 1),
                 shape,
             });
         }
@@ -131,6 +138,7 @@ impl ColumnsWriter {
             staged,
             variables,
             record_size: record.size().unwrap_or(0),
+            byte_order,
             next_row: 0,
         })
     }
@@ -160,11 +168,29 @@ impl ColumnsWriter {
         for v in &self.variables {
             values.resize(n * v.column.size, 0);
             gather(v.field(), &mut values);
+            if let Some(encoding) = &v.scale {
+                self.scale_times(v, encoding, &mut values)?;
+            }
             write_rows(&v.dataset, &v.memory_type, &v.shape, self.next_row, &values)
                 .map_err(hdf5_error(self.staged.path(), &v.column.name))?;
         }
         self.next_row += n as u64;
         Ok(())
+    }
+
+    /// Multiplies the time counts of `v` into its CF units; an overflow is
+    /// an error naming the record and field.
+    fn scale_times(&self, v: &Variable, encoding: &CfEncoding, values: &mut [u8]) -> Result<()> {
+        encoding
+            .scale(values, self.byte_order)
+            .map_err(|u| Error::InvalidValue {
+                path: self.staged.path().to_path_buf(),
+                dataset: v.column.name.clone(),
+                record: self.next_row + (u.index / (v.column.size / 8).max(1)) as u64,
+                field: v.column.name.clone(),
+                offset: v.column.offset,
+                message: encoding.unscalable_message(u),
+            })
     }
 
     /// Closes the file and renames it into place.
@@ -267,6 +293,7 @@ impl ColumnsReader {
                 dataset,
                 memory_type,
                 time,
+                scale: None,
                 shape,
             });
         }
@@ -362,8 +389,9 @@ fn is_enum(stored: &hdf5::Datatype) -> bool {
     )
 }
 
-/// The variable's CF attributes, and xarray's `dtype` of a bool.
-fn cf_attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
+/// The variable's CF attributes, and xarray's `dtype` of a bool; a time
+/// column's encoding.
+fn cf_attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<Option<CfEncoding>> {
     if let Some(d) = &column.description {
         cf::text_attr(dataset, "long_name", d)?;
     }
@@ -371,8 +399,9 @@ fn cf_attributes(dataset: &hdf5::Dataset, column: &Column) -> hdf5::Result<()> {
         cf::text_attr(dataset, "dtype", "bool")?;
     }
     match (&column.base, &column.units) {
-        (Datatype::Time(t), _) => cf::time_attributes(dataset, *t),
-        (_, Some(units)) => cf::text_attr(dataset, "units", units),
-        (_, None) => Ok(()),
+        (Datatype::Time(t), _) => return cf::time_attributes(dataset, *t).map(Some),
+        (_, Some(units)) => cf::text_attr(dataset, "units", units)?,
+        (_, None) => {}
     }
+    Ok(None)
 }

@@ -19,6 +19,21 @@ impl ByteOrder {
     } else {
         ByteOrder::Little
     };
+    /// The `i64` whose bytes in this order are `bytes`.
+    pub fn read_i64(self, bytes: [u8; 8]) -> i64 {
+        match self {
+            ByteOrder::Little => i64::from_le_bytes(bytes),
+            ByteOrder::Big => i64::from_be_bytes(bytes),
+        }
+    }
+
+    /// The bytes of `value` in this order.
+    pub fn write_i64(self, value: i64) -> [u8; 8] {
+        match self {
+            ByteOrder::Little => value.to_le_bytes(),
+            ByteOrder::Big => value.to_be_bytes(),
+        }
+    }
 
     /// The other byte order.
     ///

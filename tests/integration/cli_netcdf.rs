@@ -139,7 +139,8 @@ fn the_columns_layout_is_what_xarray_and_netcdf4_python_read() {
         "flag:dtype = \"bool\" ;",
         "t:units = \"seconds since 1970-01-01 00:00:00\" ;",
         "t:calendar = \"proleptic_gregorian\" ;",
-        "w:comment = \"counts of NumPy datetime64[W] since 1970-01-01, a unit CF time has not\" ;",
+        // Weeks are stored as CF's days, as in Zarr's columns layout.
+        "w:units = \"days since 1970-01-01 00:00:00\" ;",
     ] {
         assert!(header.contains(line), "{line}: {header}");
     }
@@ -160,6 +161,7 @@ for engine in ["netcdf4", "h5netcdf"]:
     assert ds["v"].values.tolist() == want["v"].tolist(), engine
     assert ds["id"].values.tolist() == list(range(5))
     assert ds["flag"].dtype == bool and ds["flag"].values.tolist() == want["flag"].tolist(), engine
+    np.testing.assert_array_equal(ds["w"].values, want["w"].astype(ds["w"].dtype))
 "#,
         &[nc.to_str().unwrap(), d.join("cols.npy").to_str().unwrap()],
     );
@@ -170,6 +172,65 @@ for engine in ["netcdf4", "h5netcdf"]:
         &cube,
         &["columns layout", "--layout records"],
     );
+}
+
+/// Time arrays of units that are a whole number of a CF unit (weeks, tens
+/// of milliseconds) are stored in that unit, as the columns layout stores
+/// them: xarray decodes the same instants, and they convert back exactly.
+#[test]
+fn time_arrays_of_scaled_units_decode_in_xarray_and_come_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(
+        &python312(),
+        "import sys, numpy as np\n\
+         w = np.array([0, 3, -2, 'NaT'], 'M8[W]'); np.save(sys.argv[1] + '/w.npy', w)\n\
+         t = np.array([[1, 250], ['NaT', -7]], '>m8[10ms]'); np.save(sys.argv[1] + '/t.npy', t)\n",
+        &[d.to_str().unwrap()],
+    );
+    for (name, units) in [
+        ("w", "days since 1970-01-01 00:00:00"),
+        ("t", "milliseconds"),
+    ] {
+        let nc = round_trip(d, name, &[]);
+        let header = ncdump(&["-h"], &nc);
+        assert!(
+            header.contains(&format!(":units = \"{units}\" ;")),
+            "{header}"
+        );
+        run_with(
+            &python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             want = np.load(sys.argv[2])\n\
+             ds = xr.open_dataset(sys.argv[1]); got = ds[list(ds.data_vars)[0]].values\n\
+             np.testing.assert_array_equal(got, want.astype(got.dtype))\n",
+            &[
+                nc.to_str().unwrap(),
+                d.join(format!("{name}.npy")).to_str().unwrap(),
+            ],
+        );
+    }
+}
+
+/// A count of weeks whose days are beyond an int64 cannot be stored in
+/// CF units: refused naming the record, with no file left behind.
+#[test]
+fn a_week_count_beyond_int64_in_days_is_refused_naming_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(
+        &python312(),
+        "import sys, numpy as np\n\
+         a = np.zeros(3, [('id', '<u4'), ('w', '<M8[W]')]); a['w'][2] = 2**62\n\
+         np.save(sys.argv[1] + '/big.npy', a); np.save(sys.argv[1] + '/bigw.npy', a['w'])\n",
+        &[d.to_str().unwrap()],
+    );
+    for (name, extra) in [("big", &["--layout", "columns"][..]), ("bigw", &[])] {
+        let nc = d.join(format!("{name}.nc"));
+        let run = convert(&d.join(format!("{name}.npy")), &nc, extra);
+        refused(&run, &nc, &["record 2", "beyond an int64"]);
+        assert!(!nc.exists(), "{name}: a file was left behind");
+    }
 }
 
 #[test]

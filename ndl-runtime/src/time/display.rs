@@ -18,8 +18,7 @@ use std::fmt;
 use super::calendar::civil_from_days;
 use super::{BaseUnit, NumpyTimeUnit};
 
-/// NumPy's NaT: the smallest `i64`.
-pub(crate) const NAT: i64 = i64::MIN;
+pub(crate) use super::cf::NAT;
 
 /// A datetime count in `unit`, displayed as NumPy does.
 pub(crate) struct DateTimeStr {

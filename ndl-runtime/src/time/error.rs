@@ -98,4 +98,11 @@ pub enum TimeError {
     /// A conversion to years or months, whose lengths vary.
     #[error("cannot convert to `{0}`: years and months have no fixed length")]
     CalendarUnit(super::NumpyTimeUnit),
+    /// A time field stored as something other than integer or float counts.
+    #[error("a time field is stored as integer or float counts, not {0}")]
+    NotCounts(String),
+    /// Counts other than our own int64 ones, without CF `units` to say what
+    /// they count.
+    #[error("{0} counts without CF `units`")]
+    NoUnitsAttribute(String),
 }

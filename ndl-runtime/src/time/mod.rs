@@ -45,7 +45,10 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
-pub use cf::{cf_time_type, CfCounts, CfDecoder, CfTimeUnits, CfValues};
+pub use cf::{
+    cf_time_type, scale_count, CfCounts, CfDecoder, CfEncoding, CfTimeUnits, CfValues, Unscalable,
+    NAT,
+};
 pub use error::TimeError;
 pub use numpy_unit::{BaseUnit, NumpyTimeUnit, TimeKind};
 pub use unit::{Days, Hours, Micros, Millis, Minutes, Nanos, Seconds, TimeUnit};

@@ -7,7 +7,7 @@ use super::name::{check_name, escape, is_keyword};
 use super::print::type_text;
 use super::types::{TypeRef, TypeSet};
 use crate::lang::{LangError, Language};
-use crate::time::{CfTimeUnits, TimeKind};
+use crate::time::{CfEncoding, NAT};
 use crate::{Charset, Datatype, FixedString, IntType, TimeType};
 
 /// A netCDF-4 CDL document with one (root) group: types, dimensions and
@@ -345,7 +345,7 @@ impl Document {
             _ => self.types.add_root(type_name, dt)?,
         };
         let time = match dt {
-            Datatype::Time(t) => Some(cf_time_attributes(*t, dt)?),
+            Datatype::Time(t) => Some(cf_time_attributes(*t)),
             _ => None,
         };
         self.variables.push((ty, name.to_string(), dims));
@@ -406,22 +406,19 @@ impl Document {
     }
 }
 
-/// The CF attributes of a time variable, or why it has none.
-fn cf_time_attributes(
-    t: TimeType,
-    dt: &Datatype,
-) -> Result<Vec<(&'static str, AttrValue)>, LangError> {
-    let units = CfTimeUnits::of(t)
-        .map_err(|e| LangError::unsupported(Language::Cdl, &[], dt, e.to_string()))?;
-    let mut attrs = vec![("units", AttrValue::Text(units.to_string()))];
-    if t.kind == TimeKind::DateTime {
-        attrs.push(("calendar", AttrValue::Text(CfTimeUnits::CALENDAR.into())));
-    }
+/// The CF attributes of a time variable ([`CfEncoding`]), `units` first.
+fn cf_time_attributes(t: TimeType) -> Vec<(&'static str, AttrValue)> {
+    let mut attrs: Vec<(&'static str, AttrValue)> = CfEncoding::of(t)
+        .attributes()
+        .into_iter()
+        .map(|(name, value)| (name, AttrValue::Text(value)))
+        .collect();
+    attrs.sort_by_key(|(name, _)| *name != "units");
     attrs.push((
         "_FillValue",
-        AttrValue::Ints(IntType::Int64, vec![i64::MIN.into()]),
+        AttrValue::Ints(IntType::Int64, vec![NAT.into()]),
     ));
-    Ok(attrs)
+    attrs
 }
 
 /// A one-byte text character: with a trailing dimension, a fixed string.

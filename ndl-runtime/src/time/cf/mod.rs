@@ -27,15 +27,16 @@
 //! # Ok::<(), ndl_runtime::time::TimeError>(())
 //! ```
 
+mod encoding;
 mod epoch;
 mod values;
 
 use std::fmt;
 
 use super::calendar::civil_from_days;
-use super::display::NAT;
 use super::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
 use crate::TimeType;
+pub use encoding::{scale_count, CfEncoding, Unscalable, NAT};
 use epoch::CfCalendar;
 pub use values::{cf_time_type, CfCounts, CfValues};
 

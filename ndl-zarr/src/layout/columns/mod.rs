@@ -57,7 +57,7 @@ pub(crate) use read::ColumnsSource;
 pub(crate) use write::ColumnsWriter;
 
 use ndl_runtime::npy::scalar_typestr;
-use ndl_runtime::time::{CfTimeUnits, TimeKind};
+use ndl_runtime::time::{CfEncoding, NAT};
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 use serde_json::{json, Map, Value};
 
@@ -82,9 +82,8 @@ pub(crate) struct Column {
     pub dims: Vec<String>,
     /// The array's attributes.
     pub attributes: Map<String, Value>,
-    /// How many stored counts one count of a time field is, when its unit
-    /// is stored in a coarser CF unit (`W` as 7 days); 1 otherwise.
-    pub time_factor: i64,
+    /// How a time field's counts are stored as CF time.
+    pub time: Option<CfEncoding>,
 }
 
 /// How columns are written.
@@ -106,7 +105,7 @@ pub(crate) fn plan(dt: &Datatype, style: Style) -> Result<Vec<Column>> {
 /// netCDF and CF attributes.
 fn column(c: ndl_runtime::columns::Column, style: Style) -> Column {
     let mut attributes = Map::new();
-    let mut time_factor = 1;
+    let mut time = None;
     if let Some(d) = &c.description {
         attributes.insert("long_name".into(), json!(d));
     }
@@ -147,7 +146,7 @@ fn column(c: ndl_runtime::columns::Column, style: Style) -> Column {
         }
         Datatype::Opaque(_) => Datatype::UInt8,
         Datatype::Time(t) => {
-            time_factor = cf_time(&mut attributes, *t);
+            time = Some(cf_time(&mut attributes, *t));
             Datatype::Int64
         }
         other => other.clone(),
@@ -161,7 +160,7 @@ fn column(c: ndl_runtime::columns::Column, style: Style) -> Column {
         inner: c.inner,
         dims: c.dims,
         attributes,
-        time_factor,
+        time,
     }
 }
 
@@ -174,41 +173,17 @@ fn flags(attributes: &mut Map<String, Value>, typestr: &str, values: Value, mean
     attributes.insert(NCZARR_ATTR_LOWER.into(), types);
 }
 
-/// A time column's CF attributes, which xarray decodes to the same
-/// datetime64/timedelta64 values, and how many stored counts one count of
-/// the field is: `units` and `calendar` for instants, `units` and xarray's
-/// `dtype` for durations, and `_FillValue` = NaT as an attribute (Debian's
-/// ncdump ignores the array's own fill value).
-///
-/// A unit that is a whole number of a CF unit (weeks, multiples such as
-/// `10ms`, `1000ps`) is stored in the coarsest such unit, the counts
-/// multiplied exactly; the group's `ndl_datatype` keeps the unit, to which
-/// reading divides back. Years and months (no fixed length) and units below
-/// nanoseconds that are no whole number of them (`ps`) have no CF units:
-/// their values stay plain counts, with a `comment` that names the unit.
-fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) -> i64 {
-    let factor = match CfTimeUnits::scaled(t) {
-        Ok((units, factor)) => {
-            attributes.insert("units".into(), json!(units.to_string()));
-            match t.kind {
-                TimeKind::DateTime => {
-                    attributes.insert("calendar".into(), json!(CfTimeUnits::CALENDAR));
-                }
-                TimeKind::TimeDelta => {
-                    let dtype = format!("timedelta64[{}]", units.unit().code());
-                    attributes.insert("dtype".into(), json!(dtype));
-                }
-            }
-            factor
-        }
-        Err(_) => {
-            let comment = CfTimeUnits::counts_comment(t);
-            attributes.insert("comment".into(), json!(comment));
-            1
-        }
-    };
-    attributes.insert("_FillValue".into(), json!(i64::MIN));
-    factor
+/// A time column's CF attributes ([`CfEncoding`]: the group's
+/// `ndl_datatype` keeps the unit, to which reading divides back), with
+/// `_FillValue` = NaT as an attribute (Debian's ncdump ignores the array's
+/// own fill value).
+fn cf_time(attributes: &mut Map<String, Value>, t: TimeType) -> CfEncoding {
+    let encoding = CfEncoding::of(t);
+    for (name, value) in encoding.attributes() {
+        attributes.insert(name.into(), json!(value));
+    }
+    attributes.insert("_FillValue".into(), json!(NAT));
+    encoding
 }
 
 /// The attribute type map netCDF-C 4.9 reads.

@@ -292,7 +292,7 @@ mod tests {
             inner: vec![],
             dims: vec![],
             attributes: Map::new(),
-            time_factor: 1,
+            time: None,
         };
         let meta = ArrayMeta::new(
             &WriteOptions::new(),

@@ -3,11 +3,11 @@
 use std::ops::Range;
 
 use ndl_runtime::lang::zarr::ZarrFormat;
-use ndl_runtime::Datatype;
+use ndl_runtime::time::CfEncoding;
+use ndl_runtime::{ByteOrder, Datatype};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
-use super::cf_time::{first_unscalable, scale};
 use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::{parallel, with_buffer, ChunkIo};
@@ -221,12 +221,10 @@ impl ColumnsWriter {
     /// Time counts stored in a coarser CF unit are multiplied on the way;
     /// if one overflows, nothing is appended.
     pub fn append_with(&mut self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
-        let scaled: Vec<(Range<usize>, i64)> = self
-            .columns
-            .iter()
-            .zip(&self.fields)
-            .filter(|((c, _), _)| c.time_factor != 1)
-            .map(|((c, _), f)| (f.clone(), c.time_factor))
+        let scaled: Vec<(Range<usize>, CfEncoding)> = self
+            .scaled_times()
+            .into_iter()
+            .map(|(_, f, e)| (f.clone(), e))
             .collect();
         if scaled.is_empty() {
             return self.append_gathered(n, gather);
@@ -235,11 +233,22 @@ impl ColumnsWriter {
         self.append_gathered(n, &|range, fields, outs| {
             gather(range, fields, outs);
             for (field, out) in fields.iter().zip(outs) {
-                if let Some((_, factor)) = scaled.iter().find(|(f, _)| f == field) {
-                    scale(out, *factor);
+                if let Some((_, encoding)) = scaled.iter().find(|(f, _)| f == field) {
+                    let scaled = encoding.scale(out, ByteOrder::NATIVE);
+                    scaled.expect("check_time_range found every count scales");
                 }
             }
         })
+    }
+
+    /// The time columns whose counts are stored in a coarser CF unit, with
+    /// their fields and encodings.
+    fn scaled_times(&self) -> Vec<(&(Column, Appender), &Range<usize>, CfEncoding)> {
+        self.columns
+            .iter()
+            .zip(&self.fields)
+            .filter_map(|(c, f)| Some((c, f, c.0.time.filter(|e| e.factor() != 1)?)))
+            .collect()
     }
 
     /// Finds the first time count of the `n` records that `gather` copies
@@ -247,13 +256,8 @@ impl ColumnsWriter {
     /// stored: the error names its record and field.
     fn check_time_range(&self, n: usize, gather: &GatherFn<'_>) -> Result<()> {
         const BLOCK: usize = 1 << 16;
-        let scaled: Vec<(&(Column, Appender), &Range<usize>)> = self
-            .columns
-            .iter()
-            .zip(&self.fields)
-            .filter(|((c, _), _)| c.time_factor != 1)
-            .collect();
-        let fields: Vec<Range<usize>> = scaled.iter().map(|(_, f)| (*f).clone()).collect();
+        let scaled = self.scaled_times();
+        let fields: Vec<Range<usize>> = scaled.iter().map(|(_, f, _)| (*f).clone()).collect();
         for start in (0..n).step_by(BLOCK) {
             let end = (start + BLOCK).min(n);
             let mut buffers: Vec<Vec<u8>> = fields
@@ -262,24 +266,14 @@ impl ColumnsWriter {
                 .collect();
             let mut outs: Vec<&mut [u8]> = buffers.iter_mut().map(Vec::as_mut_slice).collect();
             gather(start..end, &fields, &mut outs);
-            for (((c, a), _), values) in scaled.iter().zip(&buffers) {
-                if let Some((i, count)) = first_unscalable(values, c.time_factor) {
-                    let Datatype::Time(t) = &c.leaf else {
-                        unreachable!("only time columns have a factor")
-                    };
+            for (((c, a), _, encoding), values) in scaled.iter().zip(&mut buffers) {
+                if let Err(u) = encoding.scale(values, ByteOrder::NATIVE) {
                     let per_record = c.size / 8;
                     return Err(Error::ValueOutOfRange {
                         store: a.store().name.clone(),
-                        record: self.len() + (start + i / per_record) as u64,
+                        record: self.len() + (start + u.index / per_record) as u64,
                         field: c.name.clone(),
-                        message: format!(
-                            "{count} of {t} is {} in the column's CF units ({}), beyond an int64",
-                            i128::from(count) * i128::from(c.time_factor),
-                            c.attributes
-                                .get("units")
-                                .and_then(|u| u.as_str())
-                                .unwrap_or("")
-                        ),
+                        message: encoding.unscalable_message(u),
                     });
                 }
             }
