@@ -260,19 +260,19 @@ fn location(arg: &str) -> Result<PathBuf, String> {
 
 /// The write settings the command line gives.
 fn write_settings(args: &ConvertArgs) -> WriteSettings {
-    WriteSettings {
-        zarr_format: args.zarr_format,
-        layout: args.layout.map(|layout| match layout {
-            LayoutArg::Records => Layout::Records,
-            LayoutArg::Columns => Layout::Columns,
-        }),
-        chunk_len: args.chunk_len,
-        chunks: args.chunks.clone(),
-        codec: args.codec,
-        shuffle: args.shuffle,
-        chars_as_u1: args.chars_as_u1,
-        variable_strings: args.strings.map(|s| s == StringsArg::Variable),
-    }
+    let mut settings = WriteSettings::default();
+    settings.zarr_format = args.zarr_format;
+    settings.layout = args.layout.map(|layout| match layout {
+        LayoutArg::Records => Layout::Records,
+        LayoutArg::Columns => Layout::Columns,
+    });
+    settings.chunk_len = args.chunk_len;
+    settings.chunks = args.chunks.clone();
+    settings.codec = args.codec;
+    settings.shuffle = args.shuffle;
+    settings.chars_as_u1 = args.chars_as_u1;
+    settings.variable_strings = args.strings.map(|s| s == StringsArg::Variable);
+    settings
 }
 
 fn run_convert(args: &ConvertArgs) -> ExitCode {
@@ -283,13 +283,11 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let options = ConvertOptions {
-        read: ReadOptions {
-            member: args.member.clone(),
-            ..ReadOptions::default()
-        },
-        write,
-    };
+    let mut read = ReadOptions::new();
+    if let Some(member) = &args.member {
+        read = read.member(member);
+    }
+    let options = ConvertOptions::new().read(read).write(write);
     let bar = progress_bar();
     let shown = |p: Progress| match p {
         Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
@@ -324,12 +322,11 @@ fn progress_bar() -> ProgressBar {
 }
 
 fn run_describe(args: &DescribeArgs) -> ExitCode {
-    let options = DescribeOptions {
-        limits: HeaderLimits {
+    let options = DescribeOptions::new()
+        .limits(HeaderLimits {
             max_header_size: args.max_header_size,
-        },
-        sidecar: !args.no_sidecar,
-    };
+        })
+        .sidecar(!args.no_sidecar);
     match ndl_formats::describe(&args.file, args.format.into(), &options) {
         Ok(described) => {
             for warning in &described.warnings {

@@ -9,12 +9,39 @@ use crate::options::{ReadOptions, SinkOptions};
 use crate::registry::{create, keeps_mixed_byte_orders, open};
 
 /// How to convert.
+///
+/// ```
+/// use ndl_formats::{ConvertOptions, ReadOptions, SinkOptions};
+///
+/// let options = ConvertOptions::new()
+///     .read(ReadOptions::new().member("t"))
+///     .write(SinkOptions::new());
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ConvertOptions {
+    read: ReadOptions,
+    write: SinkOptions,
+}
+
+impl ConvertOptions {
+    /// The defaults of reading and of every format's writing.
+    pub fn new() -> ConvertOptions {
+        ConvertOptions::default()
+    }
+
     /// How the source is read.
-    pub read: ReadOptions,
-    /// How the destination is written.
-    pub write: SinkOptions,
+    pub fn read(mut self, read: ReadOptions) -> ConvertOptions {
+        self.read = read;
+        self
+    }
+
+    /// How the destination is written ([`sink_options`](crate::sink_options)
+    /// makes them from a command line's settings).
+    pub fn write(mut self, write: SinkOptions) -> ConvertOptions {
+        self.write = write;
+        self
+    }
 }
 
 /// Converts the array at `src` into a new file or store at `dst`, which

@@ -6,35 +6,105 @@ use ndl_runtime::lang::zarr::Codec;
 use ndl_runtime::npy::HeaderLimits;
 
 /// How to read a source.
+///
+/// ```
+/// use ndl_formats::ReadOptions;
+///
+/// let options = ReadOptions::new().member("temperature");
+/// assert_eq!(options.member_name(), Some("temperature"));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
+    pub(crate) limits: HeaderLimits,
+    pub(crate) member: Option<String>,
+}
+
+impl ReadOptions {
+    /// The defaults: `.npy` headers within NumPy's bounds, an archive's
+    /// only member.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
     /// Bounds on a `.npy` header.
-    pub limits: HeaderLimits,
-    /// The member of an archive to read, when it has more than one.
-    pub member: Option<String>,
+    pub fn limits(mut self, limits: HeaderLimits) -> ReadOptions {
+        self.limits = limits;
+        self
+    }
+
+    /// The member of an archive (`.npz`, a Zarr group, an HDF5 file) to
+    /// read, when it has more than one.
+    pub fn member(mut self, member: impl Into<String>) -> ReadOptions {
+        self.member = Some(member.into());
+        self
+    }
+
+    /// The member to read, if one is named.
+    pub fn member_name(&self) -> Option<&str> {
+        self.member.as_deref()
+    }
 }
 
 /// How to write a sink: each format's own options.
 #[derive(Clone, Debug, Default)]
 pub struct SinkOptions {
+    pub(crate) zarr: ZarrSinkOptions,
+    pub(crate) hdf5: Hdf5SinkOptions,
+}
+
+impl SinkOptions {
+    /// Every format's defaults.
+    pub fn new() -> SinkOptions {
+        SinkOptions::default()
+    }
+
     /// How a Zarr store is written.
-    pub zarr: ZarrSinkOptions,
+    pub fn zarr(mut self, zarr: ZarrSinkOptions) -> SinkOptions {
+        self.zarr = zarr;
+        self
+    }
+
     /// How an HDF5 or netCDF-4 file is written.
-    pub hdf5: Hdf5SinkOptions,
+    pub fn hdf5(mut self, hdf5: Hdf5SinkOptions) -> SinkOptions {
+        self.hdf5 = hdf5;
+        self
+    }
 }
 
 /// How a store is written by a [`ZarrSink`](crate::ZarrSink).
 #[derive(Clone, Debug)]
 pub struct ZarrSinkOptions {
+    pub(crate) zarr: ndl_zarr::WriteOptions,
+    pub(crate) keep_byte_order: bool,
+    pub(crate) variable_strings: bool,
+}
+
+impl ZarrSinkOptions {
+    /// The defaults: see [`Default`](#impl-Default-for-ZarrSinkOptions).
+    pub fn new() -> ZarrSinkOptions {
+        ZarrSinkOptions::default()
+    }
+
     /// The store's options; the sink adds the expected length and
     /// publishing on finish.
-    pub zarr: ndl_zarr::WriteOptions,
-    /// Whether the store keeps the source's byte order (the records
-    /// layout can; columns are little-endian, as netCDF-C reads them).
-    pub keep_byte_order: bool,
+    pub fn zarr(mut self, zarr: ndl_zarr::WriteOptions) -> ZarrSinkOptions {
+        self.zarr = zarr;
+        self
+    }
+
+    /// Whether the store keeps the source's byte order (the records layout
+    /// can; columns are little-endian, as netCDF-C reads them).
+    pub fn keep_byte_order(mut self, keep: bool) -> ZarrSinkOptions {
+        self.keep_byte_order = keep;
+        self
+    }
+
     /// Whether fixed strings (NumPy `U`, `S`) are stored as variable-length
     /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`).
-    pub variable_strings: bool,
+    pub fn variable_strings(mut self, variable: bool) -> ZarrSinkOptions {
+        self.variable_strings = variable;
+        self
+    }
 }
 
 impl Default for ZarrSinkOptions {
@@ -52,13 +122,30 @@ impl Default for ZarrSinkOptions {
 /// How an HDF5 or netCDF-4 file is written by an [`Hdf5Sink`](crate::Hdf5Sink).
 #[derive(Clone, Debug, Default)]
 pub struct Hdf5SinkOptions {
-    /// The file's codec, shuffle and chunks; the sink sets the byte
-    /// order to the source's.
-    pub options: ndl_hdf5::WriteOptions,
+    pub(crate) options: ndl_hdf5::WriteOptions,
+    pub(crate) columns: bool,
+}
+
+impl Hdf5SinkOptions {
+    /// The defaults: one dataset of records, no codec.
+    pub fn new() -> Hdf5SinkOptions {
+        Hdf5SinkOptions::default()
+    }
+
+    /// The file's codec, shuffle and chunks; the sink sets the byte order
+    /// to the source's.
+    pub fn options(mut self, options: ndl_hdf5::WriteOptions) -> Hdf5SinkOptions {
+        self.options = options;
+        self
+    }
+
     /// Records as one variable per field (netCDF4-python and xarray read
     /// those where they skip compounds holding enums or bools), rather
     /// than one dataset of records.
-    pub columns: bool,
+    pub fn columns(mut self, columns: bool) -> Hdf5SinkOptions {
+        self.columns = columns;
+        self
+    }
 }
 
 /// A write setting of a command line, which some formats take.
@@ -112,7 +199,11 @@ pub enum Layout {
 /// The write settings a command line gives, before any format reads them:
 /// each format takes those it [says](crate::FormatInfo::settings) it
 /// takes, and [`sink_options`](crate::sink_options) refuses the others.
+///
+/// Plain data, as a command line parses it: start from `default()` and set
+/// the fields given (new settings may be added, so it is `non_exhaustive`).
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct WriteSettings {
     /// The Zarr format version, 2 or 3.
     pub zarr_format: Option<u8>,

@@ -74,10 +74,7 @@ fn a_compressed_npz_member_streams_and_a_dropped_source_stops() {
     assert!(matches!(two, Error::Member { .. }), "{two}");
     assert!(two.to_string().contains("a, b"), "{two}");
 
-    let member = |name: &str| ReadOptions {
-        member: Some(name.into()),
-        ..ReadOptions::default()
-    };
+    let member = |name: &str| ReadOptions::new().member(name);
     let mut a = open(&path, &member("a")).unwrap();
     assert_eq!(a.location(), path.join("a"));
     let bytes = read_all(a.as_mut());
@@ -131,8 +128,7 @@ fn a_conversion_refused_leaves_nothing() {
         .unwrap();
     let dst = dir.path().join("g.zarr");
     // A 2-d array has no columns.
-    let mut columns = ConvertOptions::default();
-    columns.write.zarr.zarr = ndl_zarr::WriteOptions::new().layout(ndl_zarr::Layout::Columns);
+    let columns = to_zarr(ndl_zarr::WriteOptions::new().layout(ndl_zarr::Layout::Columns));
     let e = convert(&grid, &dst, &columns, &|_| {}).unwrap_err();
     assert!(matches!(e, Error::Unsupported { .. }), "{e}");
     assert!(e.to_string().contains("[2, 3]"), "{e}");
@@ -166,8 +162,7 @@ fn an_nd_array_in_fortran_order_goes_through_zarr_and_back() {
         .write_file(&src, &values)
         .unwrap();
     let zarr = dir.path().join("f.zarr");
-    let mut options = ConvertOptions::default();
-    options.write.zarr.zarr = ndl_zarr::WriteOptions::new().chunks(&[2, 3, 2]);
+    let options = to_zarr(ndl_zarr::WriteOptions::new().chunks(&[2, 3, 2]));
     assert_eq!(convert(&src, &zarr, &options, &|_| {}).unwrap(), 60);
     let info = ndl_zarr::ArrayInfo::open(&zarr).unwrap();
     assert_eq!(info.chunks(), [2, 3, 2]);
@@ -209,17 +204,10 @@ fn a_columns_store_describes_its_dimensions_as_dimcoords() {
 
 /// Converting into a Zarr store written with `zarr`, keeping the byte order.
 fn to_zarr(zarr: ndl_zarr::WriteOptions) -> ConvertOptions {
-    ConvertOptions {
-        write: ndl_formats::SinkOptions {
-            zarr: ndl_formats::ZarrSinkOptions {
-                zarr,
-                keep_byte_order: true,
-                variable_strings: false,
-            },
-            ..ndl_formats::SinkOptions::default()
-        },
-        ..ConvertOptions::default()
-    }
+    let zarr = ndl_formats::ZarrSinkOptions::new()
+        .zarr(zarr)
+        .keep_byte_order(true);
+    ConvertOptions::new().write(ndl_formats::SinkOptions::new().zarr(zarr))
 }
 
 /// NumPy records whose fields have different byte orders: described with

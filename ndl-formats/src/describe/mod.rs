@@ -34,13 +34,17 @@ pub enum Language {
 }
 
 /// How to describe.
+///
+/// ```
+/// use ndl_formats::DescribeOptions;
+///
+/// let options = DescribeOptions::new().sidecar(false);
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug)]
 pub struct DescribeOptions {
-    /// Bounds on a `.npy` header.
-    pub limits: HeaderLimits,
-    /// Whether an NDL sidecar beside a `.npy`/`.npz` file adds what the
-    /// file cannot hold: enum names, descriptions, attributes.
-    pub sidecar: bool,
+    pub(crate) limits: HeaderLimits,
+    pub(crate) sidecar: bool,
 }
 
 impl Default for DescribeOptions {
@@ -49,6 +53,26 @@ impl Default for DescribeOptions {
             limits: HeaderLimits::default(),
             sidecar: true,
         }
+    }
+}
+
+impl DescribeOptions {
+    /// The defaults: NumPy's header bounds, sidecars used.
+    pub fn new() -> DescribeOptions {
+        DescribeOptions::default()
+    }
+
+    /// Bounds on a `.npy` header.
+    pub fn limits(mut self, limits: HeaderLimits) -> DescribeOptions {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether an NDL sidecar beside a `.npy`/`.npz` file adds what the
+    /// file cannot hold: enum names, descriptions, attributes.
+    pub fn sidecar(mut self, sidecar: bool) -> DescribeOptions {
+        self.sidecar = sidecar;
+        self
     }
 }
 

@@ -65,13 +65,8 @@ fn text(path: &Path, language: Language) -> String {
 }
 
 fn convert_member(nc: &Path, out: &Path, member: Option<&str>) {
-    let options = ConvertOptions {
-        read: ReadOptions {
-            member: member.map(str::to_string),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let read = member.map_or_else(ReadOptions::new, |m| ReadOptions::new().member(m));
+    let options = ConvertOptions::new().read(read);
     convert(nc, out, &options, &|_| {})
         .unwrap_or_else(|e| panic!("convert {} ({member:?}): {e}", nc.display()));
 }
@@ -131,13 +126,7 @@ fn a_variable_converts_with_the_values_netcdf4_python_reads() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("--member") && e.contains("level"), "{e}");
-        let options = ConvertOptions {
-            read: ReadOptions {
-                member: Some("nothing".into()),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
+        let options = ConvertOptions::new().read(ReadOptions::new().member("nothing"));
         let e = convert(&nc, &whole, &options, &|_| {})
             .unwrap_err()
             .to_string();
@@ -325,13 +314,8 @@ fn truncated_or_changed_netcdf3_files_are_refused_naming_the_file() {
         let described = describe(&bad, Language::Cdl, &Default::default());
         for member in [None, Some("temp"), Some("code")] {
             let _ = std::fs::remove_file(&out);
-            let options = ConvertOptions {
-                read: ReadOptions {
-                    member: member.map(str::to_string),
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
+            let read = member.map_or_else(ReadOptions::new, |m| ReadOptions::new().member(m));
+            let options = ConvertOptions::new().read(read);
             if let Err(e) = convert(&bad, &out, &options, &|_| {}) {
                 assert!(e.to_string().contains("bad.nc"), "{e}");
             }
