@@ -17,7 +17,7 @@
 //!   store is zarrs' `FilesystemStore` with `set` as one `std::fs::write`
 //!   ([`NoSyncFs`]): the stock store `fsync`s every chunk, which no other
 //!   writer here does (it is timed too, for reference);
-//! - ours from and to packed bytes (`create_packed` + `append`,
+//! - ours from and to packed bytes (`PackedWriter::create_with` + `append`,
 //!   `read_packed`): the same pipeline without packing and unpacking `T`,
 //!   so the difference is what packing costs (no target);
 //! - zarr-python (`benches/zarr_times.py`, in a Python found through
@@ -69,7 +69,7 @@ use std::process::Command;
 
 use ndl_runtime::records::Packer;
 use ndl_runtime::NdlType;
-use ndl_zarr::{Codec, WriteOptions};
+use ndl_zarr::{Codec, PackedWriter, WriteOptions};
 
 use crate::common::{advise_huge, huge_vec, records, Padded24Flat, Record};
 use crate::{preallocate, MB};
@@ -224,7 +224,7 @@ fn from_packed(p: &[u8]) -> T {
 }
 
 fn write_packed(options: &WriteOptions, path: &Path, packed: &[u8]) {
-    let mut w = options.create_packed(path, &T::datatype()).unwrap();
+    let mut w = PackedWriter::create_with(path, &T::datatype(), options).unwrap();
     w.append(packed).unwrap();
     w.finish().unwrap();
 }

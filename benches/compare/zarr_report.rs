@@ -110,7 +110,7 @@ fn rows(c: &Cell) -> Vec<Row> {
         },
         Row {
             job: format!("write, {zstd}"),
-            peer: "ours from packed bytes (`create_packed` + `append`)",
+            peer: "ours from packed bytes (`PackedWriter::create_with` + `append`)",
             ours: c.ours_write,
             theirs: c.packed_write,
             target: None,
@@ -166,7 +166,7 @@ fn rows(c: &Cell) -> Vec<Row> {
         },
         Row {
             job: "write, no compression".into(),
-            peer: "ours from packed bytes (`create_packed` + `append`)",
+            peer: "ours from packed bytes (`PackedWriter::create_with` + `append`)",
             ours: c.none_write,
             theirs: c.packed_none_write,
             target: None,

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use ndl_runtime::{Compound, Datatype, Enum, EnumMember, IntType};
-use ndl_zarr::{Codec, WriteOptions, ZarrFormat};
+use ndl_zarr::{Codec, PackedWriter, WriteOptions, ZarrFormat};
 
 /// Records in each store: three chunks of 4, the last partial.
 const N: usize = 10;
@@ -45,10 +45,8 @@ fn datatype() -> Datatype {
 fn template(options: WriteOptions, sharded: bool) -> Template {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("t.zarr");
-    let mut w = options
-        .chunk_len(4)
-        .create_packed(&path, &datatype())
-        .expect("a store");
+    let mut w =
+        PackedWriter::create_with(&path, &datatype(), &options.chunk_len(4)).expect("a store");
     let mut packed = vec![0u8; N * w.record_size()];
     for (i, r) in packed.chunks_mut(w.record_size()).enumerate() {
         r[..4].copy_from_slice(&(i as u32).to_le_bytes());

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, MixedOrder};
-use ndl_zarr::{ArrayInfo, GridReader, StoreInfo, WriteOptions};
+use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
@@ -338,12 +338,18 @@ impl Sink for ZarrSink {
         }
         let mut writer = if self.spec.shape.len() == 1 {
             Writer::Records(Box::new(
-                zarr.create_packed(&self.path, &self.spec.datatype)
+                PackedWriter::create_with(&self.path, &self.spec.datatype, &zarr)
                     .map_err(|e| self.in_store(e))?,
             ))
         } else {
             let order = self.spec.order;
-            let grid = zarr.create_grid(&self.path, &self.spec.datatype, &self.spec.shape, order);
+            let grid = GridWriter::create_with(
+                &self.path,
+                &self.spec.datatype,
+                &self.spec.shape,
+                order,
+                &zarr,
+            );
             Writer::Grid(Box::new(grid.map_err(|e| self.in_store(e))?))
         };
         let (record, packed_size) = (repacker.record_size().max(1), layout.size());

@@ -124,11 +124,12 @@ impl ArrayInfo {
     ///
     /// ```
     /// use ndl_runtime::{Datatype, Order};
-    /// use ndl_zarr::{ArrayInfo, WriteOptions};
+    /// use ndl_zarr::{ArrayInfo, GridWriter, WriteOptions};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("f.zarr");
-    /// let mut w = WriteOptions::new().create_grid(&path, &Datatype::Int8, &[2, 2], Order::Fortran)?;
+    /// let options = WriteOptions::new();
+    /// let mut w = GridWriter::create_with(&path, &Datatype::Int8, &[2, 2], Order::Fortran, &options)?;
     /// w.append(&[1, 2, 3, 4])?;
     /// w.finish()?;
     /// assert_eq!(ArrayInfo::open(&path)?.order(), Order::Fortran);

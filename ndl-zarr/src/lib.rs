@@ -52,7 +52,7 @@
 //!
 //! `write_ndarray` and `read_ndarray` (feature `ndarray`) store and
 //! read `ndarray` arrays of any rank, 0-d included, as one array of
-//! records chunked in every dimension; [`WriteOptions::create_grid`] and
+//! records chunked in every dimension; [`GridWriter::create_with`] and
 //! [`GridReader`] do the same with packed elements, for datatypes known
 //! only at run time. A Fortran-order array is stored in Fortran order (v2
 //! `order: "F"`, v3 `transpose` reversing the dimensions). The default

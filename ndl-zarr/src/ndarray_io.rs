@@ -2,6 +2,7 @@
 //! `ndarray`), as `ndl_runtime::ndarray_ext` does for `.npy` files: one
 //! array of records, chunked in every dimension.
 
+use crate::GridWriter;
 use std::path::Path;
 
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
@@ -60,7 +61,7 @@ where
         None => (None, Order::C),
     };
     let options = options.clone().publish_on_finish(true);
-    let mut writer = options.create_grid(dir, &T::datatype(), &shape, order)?;
+    let mut writer = GridWriter::create_with(dir, &T::datatype(), &shape, order, &options)?;
     let batch = (BATCH_BYTES / packer.layout().size().max(1)).max(1);
     let mut packed = Vec::new();
     let mut append = |records: &[T]| {

@@ -71,13 +71,14 @@ impl WriteOptions {
     ///
     /// ```
     /// use ndl_runtime::{Datatype, Order};
-    /// use ndl_zarr::WriteOptions;
+    /// use ndl_zarr::{GridWriter, WriteOptions};
     ///
     /// let dir = tempfile::tempdir()?;
+    /// let (a, b) = (dir.path().join("a.zarr"), dir.path().join("b.zarr"));
     /// let options = WriteOptions::new().chunks(&[2, 2]);
-    /// let w = options.create_grid(dir.path().join("a.zarr"), &Datatype::Int8, &[4, 4], Order::C)?;
+    /// let w = GridWriter::create_with(&a, &Datatype::Int8, &[4, 4], Order::C, &options)?;
     /// assert_eq!(w.chunk_shape(), [2, 2]);
-    /// let e = options.create_grid(dir.path().join("b.zarr"), &Datatype::Int8, &[4], Order::C);
+    /// let e = GridWriter::create_with(&b, &Datatype::Int8, &[4], Order::C, &options);
     /// assert!(e.unwrap_err().to_string().contains("2 dimensions"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -193,8 +194,8 @@ impl WriteOptions {
         self
     }
 
-    /// Whether a store that [`create`](WriteOptions::create) or
-    /// [`create_packed`](WriteOptions::create_packed) makes appears only
+    /// Whether a store that [`ArrayWriter::create_with`](crate::ArrayWriter::create_with) or
+    /// [`PackedWriter::create_with`](crate::PackedWriter::create_with) makes appears only
     /// once its writer's `finish` succeeds (default: no, it appears at once,
     /// empty, and grows with each `finish`).
     ///
@@ -216,11 +217,12 @@ impl WriteOptions {
     /// works so.
     ///
     /// ```
-    /// use ndl_zarr::WriteOptions;
+    /// use ndl_zarr::{ArrayWriter, WriteOptions};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("s.zarr");
-    /// let mut w = WriteOptions::new().publish_on_finish(true).create::<u32>(&path)?;
+    /// let options = WriteOptions::new().publish_on_finish(true);
+    /// let mut w = ArrayWriter::<u32>::create_with(&path, &options)?;
     /// w.append(&[1, 2, 3])?;
     /// assert!(!path.exists());
     /// w.finish()?;

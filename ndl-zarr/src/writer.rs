@@ -18,7 +18,7 @@ use crate::options::{Layout, WriteOptions};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
 
-/// The entry points that make a new store.
+/// The one-shot write.
 impl WriteOptions {
     /// Writes `data` as a new store at `dir` (which must not exist, or be an
     /// empty directory): a local store appears there only once complete
@@ -31,37 +31,6 @@ impl WriteOptions {
         let mut writer = ArrayWriter::<T>::create_with(dir, &options)?;
         writer.append(data)?;
         writer.finish().map(drop)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) holding no records yet, and a writer that appends to it.
-    pub fn create<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-    ) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create_with(dir, self)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) of `len` records of `T`, not yet written: writers of
-    /// regions ([`ArrayWriter::region`]) then store them, at once.
-    pub fn create_sized<T: NdlType + Send + Sync>(
-        &self,
-        dir: impl AsRef<Path>,
-        len: u64,
-    ) -> Result<()> {
-        ArrayWriter::<T>::create_sized(self, dir.as_ref(), len)
-    }
-
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) for records of `datatype`, known only at run time, and a
-    /// writer that appends packed records to it.
-    pub fn create_packed(
-        &self,
-        dir: impl AsRef<Path>,
-        datatype: &Datatype,
-    ) -> Result<PackedWriter> {
-        PackedWriter::create(self, dir.as_ref(), datatype)
     }
 }
 
@@ -80,7 +49,7 @@ impl WriteOptions {
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("t.zarr");
-/// let mut w = WriteOptions::new().chunk_len(2).create::<u32>(&path)?;
+/// let mut w = ArrayWriter::<u32>::create_with(&path, &WriteOptions::new().chunk_len(2))?;
 /// w.append(&[1, 2, 3])?;
 /// w.finish()?;
 ///
@@ -214,7 +183,11 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         Ok(ArrayWriter { core, packer, held })
     }
 
-    pub(crate) fn create_sized(options: &WriteOptions, dir: &Path, len: u64) -> Result<()> {
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) of `len` records of `T`, not yet written: writers of
+    /// regions ([`ArrayWriter::region`]) then store them, at once.
+    pub fn create_sized(dir: impl AsRef<Path>, len: u64, options: &WriteOptions) -> Result<()> {
+        let dir = dir.as_ref();
         let options = options.clone().expected_len(len);
         let writer = ArrayWriter::<T>::create_with(dir, &options)?;
         writer.core.resize(len)?;
@@ -222,7 +195,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     }
 
     /// The writer of records `range` of the store at `dir`, made by
-    /// [`WriteOptions::create_sized`]: many processes (or threads) write
+    /// [`ArrayWriter::create_sized`]: many processes (or threads) write
     /// disjoint regions at once, with no coordination beyond the creation.
     /// A region starts on a chunk boundary and ends on one or at the end of
     /// the store, so no two regions share a chunk; any other is refused.
@@ -234,7 +207,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("r.zarr");
-    /// WriteOptions::new().chunk_len(4).create_sized::<u16>(&path, 10)?;
+    /// ArrayWriter::<u16>::create_sized(&path, 10, &WriteOptions::new().chunk_len(4))?;
     /// let mut second = ArrayWriter::<u16>::region(&path, 4..10)?;
     /// second.append(&[4, 5, 6, 7, 8, 9])?;
     /// second.finish()?;
@@ -339,12 +312,12 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
 ///
 /// ```
 /// use ndl_runtime::{Compound, Datatype};
-/// use ndl_zarr::WriteOptions;
+/// use ndl_zarr::{PackedWriter, WriteOptions};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("p.zarr");
 /// let rec = Datatype::Compound(Compound::c_layout([("a", Datatype::UInt8), ("b", Datatype::UInt8)])?);
-/// let mut w = WriteOptions::new().create_packed(&path, &rec)?;
+/// let mut w = PackedWriter::create_with(&path, &rec, &WriteOptions::new())?;
 /// w.append(&[1, 2, 3, 4])?;
 /// assert_eq!(w.finish()?, 2);
 /// assert_eq!(ndl_zarr::read_packed(&path, 1..2)?, [3, 4]);
@@ -360,11 +333,15 @@ pub struct PackedWriter {
 }
 
 impl PackedWriter {
-    pub(crate) fn create(
-        options: &WriteOptions,
-        dir: &Path,
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) for records of `datatype`, with `options`, and a writer
+    /// that appends packed records to it.
+    pub fn create_with(
+        dir: impl AsRef<Path>,
         datatype: &Datatype,
+        options: &WriteOptions,
     ) -> Result<PackedWriter> {
+        let dir = dir.as_ref();
         let packed = PackedLayout::new(datatype).map_err(|e| Error::Unsupported {
             message: e.to_string(),
         })?;

@@ -31,12 +31,12 @@ use crate::store::Store;
 ///
 /// ```
 /// use ndl_runtime::{Datatype, Order};
-/// use ndl_zarr::{GridReader, WriteOptions};
+/// use ndl_zarr::{GridReader, GridWriter, WriteOptions};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("f.zarr");
-/// let mut w = WriteOptions::new()
-///     .create_grid(&path, &Datatype::UInt8, &[2, 3], Order::Fortran)?;
+/// let shape = [2, 3];
+/// let mut w = GridWriter::create_with(&path, &Datatype::UInt8, &shape, Order::Fortran, &WriteOptions::new())?;
 /// w.append(&[0, 3, 1, 4, 2, 5])?;
 /// w.finish()?;
 /// let mut r = GridReader::open(&path)?;

@@ -20,53 +20,9 @@ use crate::metadata::{ArrayMeta, Grid, NDL_DATATYPE};
 use crate::options::{Layout, WriteOptions};
 use crate::writer::{dimension_name, prepare, Held};
 
-/// The entry point that makes a new array of any rank.
-impl WriteOptions {
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) for one array of `shape` elements of `datatype`, whose
-    /// elements are appended in `order` (C: the last index varies fastest;
-    /// Fortran: the first), and returns its writer. The store keeps that
-    /// order: a Fortran-order array of two or more dimensions is written
-    /// as v2 `order: "F"` or with the v3 `transpose` codec.
-    ///
-    /// The array is chunked in every dimension, as
-    /// [`chunks`](WriteOptions::chunks) says or by the
-    /// [default rule](crate::default_chunk_shape). It appears (its
-    /// metadata is written) only when the writer's
-    /// [`finish`](GridWriter::finish) succeeds. Only the records layout
-    /// holds arrays other than one-dimensional ones; sharding is not
-    /// offered for them.
-    ///
-    /// ```
-    /// use ndl_runtime::{Datatype, Order};
-    /// use ndl_zarr::{GridReader, WriteOptions};
-    ///
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("g.zarr");
-    /// let mut w = WriteOptions::new()
-    ///     .chunks(&[2, 2])
-    ///     .create_grid(&path, &Datatype::UInt8, &[3, 4], Order::C)?;
-    /// w.append(&(0..12).collect::<Vec<u8>>())?;
-    /// assert_eq!(w.finish()?, 12);
-    /// let mut r = GridReader::open(&path)?;
-    /// assert_eq!(r.shape(), [3, 4]);
-    /// assert_eq!(r.read_all()?, (0..12).collect::<Vec<u8>>());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn create_grid(
-        &self,
-        dir: impl AsRef<Path>,
-        datatype: &Datatype,
-        shape: &[u64],
-        order: Order,
-    ) -> Result<GridWriter> {
-        GridWriter::create(self, dir.as_ref(), datatype, shape, order)
-    }
-}
-
 /// Writes one array of any rank from its packed elements (native byte
 /// order) in the order it keeps them: made by
-/// [`WriteOptions::create_grid`].
+/// [`GridWriter::create_with`].
 ///
 /// It holds one slab of elements in memory (see
 /// [`default_chunk_shape`](crate::default_chunk_shape)): one chunk's extent
@@ -93,13 +49,44 @@ impl std::fmt::Debug for GridWriter {
 }
 
 impl GridWriter {
-    fn create(
-        options: &WriteOptions,
-        dir: &Path,
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) for one array of `shape` elements of `datatype`, whose
+    /// elements are appended in `order` (C: the last index varies fastest;
+    /// Fortran: the first), and returns its writer. The store keeps that
+    /// order: a Fortran-order array of two or more dimensions is written
+    /// as v2 `order: "F"` or with the v3 `transpose` codec.
+    ///
+    /// The array is chunked in every dimension, as
+    /// [`chunks`](WriteOptions::chunks) says or by the
+    /// [default rule](crate::default_chunk_shape). It appears (its
+    /// metadata is written) only when the writer's
+    /// [`finish`](GridWriter::finish) succeeds. Only the records layout
+    /// holds arrays other than one-dimensional ones; sharding is not
+    /// offered for them.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Order};
+    /// use ndl_zarr::{GridReader, GridWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("g.zarr");
+    /// let options = WriteOptions::new().chunks(&[2, 2]);
+    /// let mut w = GridWriter::create_with(&path, &Datatype::UInt8, &[3, 4], Order::C, &options)?;
+    /// w.append(&(0..12).collect::<Vec<u8>>())?;
+    /// assert_eq!(w.finish()?, 12);
+    /// let mut r = GridReader::open(&path)?;
+    /// assert_eq!(r.shape(), [3, 4]);
+    /// assert_eq!(r.read_all()?, (0..12).collect::<Vec<u8>>());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_with(
+        dir: impl AsRef<Path>,
         datatype: &Datatype,
         shape: &[u64],
         order: Order,
+        options: &WriteOptions,
     ) -> Result<GridWriter> {
+        let dir = dir.as_ref();
         if options.layout == Layout::Columns {
             return Err(Error::Unsupported {
                 message: format!(

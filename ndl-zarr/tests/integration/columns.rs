@@ -381,13 +381,15 @@ fn a_subset_of_fields_reads_only_their_columns() {
 fn appends_and_bad_values() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.zarr");
-    let mut w = WriteOptions::new()
-        .layout(Layout::Columns)
-        .zarr_format(ZarrFormat::V2)
-        .codec(Codec::None)
-        .chunk_len(8)
-        .create::<Obs>(&path)
-        .unwrap();
+    let mut w = ArrayWriter::<Obs>::create_with(
+        &path,
+        &WriteOptions::new()
+            .layout(Layout::Columns)
+            .zarr_format(ZarrFormat::V2)
+            .codec(Codec::None)
+            .chunk_len(8),
+    )
+    .unwrap();
     w.append(&records()[..13]).unwrap();
     w.finish().unwrap();
     // Batches that complete the partial chunk, then hold whole chunks, then

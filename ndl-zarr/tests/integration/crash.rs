@@ -102,7 +102,7 @@ impl Kind {
 /// What the child does, from `NDL_ZARR_CRASH_CHILD=MODE:KIND:PATH`.
 ///
 /// - `write`: `WriteOptions::write` of [`WRITE`] records at `PATH`.
-/// - `create`: `WriteOptions::create`, then batches of [`BATCH`] records,
+/// - `create`: `ArrayWriter::create_with`, then batches of [`BATCH`] records,
 ///   each appended and finished, reopening with `ArrayWriter::open`.
 /// - `append`: batches appended to the existing store at `PATH`, as above.
 ///
@@ -123,7 +123,7 @@ fn child(spec: &str) {
         }
         "create" | "append" => {
             let mut len = if mode == "create" {
-                let w = kind.options().create::<Rec>(&path).unwrap();
+                let w = ArrayWriter::<Rec>::create_with(&path, &kind.options()).unwrap();
                 w.finish().unwrap()
             } else {
                 ndl_zarr::read::<Rec>(&path).unwrap().len() as u64

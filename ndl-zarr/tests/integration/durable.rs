@@ -58,11 +58,9 @@ fn durable_stores_are_complete() {
 
         for publish in [false, true] {
             let path = dir.path().join(format!("c{i}{publish}.zarr"));
-            let mut w = options
-                .clone()
-                .publish_on_finish(publish)
-                .create::<Rec>(&path)
-                .unwrap();
+            let mut w =
+                ArrayWriter::<Rec>::create_with(&path, &options.clone().publish_on_finish(publish))
+                    .unwrap();
             w.append(&records(0..57)).unwrap();
             assert_eq!(w.finish().unwrap(), 57, "{options:?}");
             let mut w = ArrayWriter::<Rec>::open(&path).unwrap();

@@ -7,7 +7,9 @@
 use ndarray::{arr0, s, Array2, Array3, ArrayD, Ix2, IxDyn};
 use ndl_runtime::Order;
 use ndl_runtime::{Datatype, NdlType};
-use ndl_zarr::{read_ndarray, write_ndarray, GridReader, ReadOptions, WriteOptions, ZarrFormat};
+use ndl_zarr::{
+    read_ndarray, write_ndarray, GridReader, GridWriter, ReadOptions, WriteOptions, ZarrFormat,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
@@ -124,26 +126,28 @@ fn a_grid_writer_takes_exactly_its_elements_and_publishes_only_when_finished() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.zarr");
     let options = WriteOptions::new().publish_on_finish(true);
-    let mut w = options
-        .create_grid(&path, &Datatype::UInt8, &[2, 2], Order::C)
-        .unwrap();
+    let mut w =
+        GridWriter::create_with(&path, &Datatype::UInt8, &[2, 2], Order::C, &options).unwrap();
     w.append(&[1, 2, 3]).unwrap();
     assert!(!path.exists(), "not published before finish");
     let e = w.append(&[4, 5]).unwrap_err();
     assert!(e.to_string().contains("more elements than the 4"), "{e}");
-    let mut w = options
-        .create_grid(&path, &Datatype::UInt16, &[2, 2], Order::C)
-        .unwrap();
+    let mut w =
+        GridWriter::create_with(&path, &Datatype::UInt16, &[2, 2], Order::C, &options).unwrap();
     let e = w.append(&[1, 2, 3]).unwrap_err();
     assert!(e.to_string().contains("not whole elements"), "{e}");
     w.append(&[0; 4]).unwrap();
     let e = w.finish().unwrap_err();
     assert!(e.to_string().contains("2 elements were written"), "{e}");
     assert!(!path.exists(), "nothing published");
-    let e = WriteOptions::new()
-        .layout(ndl_zarr::Layout::Columns)
-        .create_grid(&path, &Datatype::UInt8, &[2, 2], Order::C)
-        .unwrap_err();
+    let e = GridWriter::create_with(
+        &path,
+        &Datatype::UInt8,
+        &[2, 2],
+        Order::C,
+        &WriteOptions::new().layout(ndl_zarr::Layout::Columns),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("records layout"), "{e}");
 }
 
@@ -157,9 +161,8 @@ fn a_bad_bool_is_named_by_its_indices() {
         let options = WriteOptions::new()
             .codec(ndl_zarr::Codec::None)
             .chunks(&[2, 2]);
-        let mut w = options
-            .create_grid(&path, &Datatype::UInt8, &[3, 4], order)
-            .unwrap();
+        let mut w =
+            GridWriter::create_with(&path, &Datatype::UInt8, &[3, 4], order, &options).unwrap();
         // In the writer's order: element [2, 1] holds 2.
         let mut values = vec![0u8; 12];
         let at = match order {

@@ -1,10 +1,10 @@
 //! `WriteOptions::publish_on_finish`: a store that `create` or
-//! `create_packed` makes appears only when its writer finishes, and nothing
+//! `PackedWriter::create_with` makes appears only when its writer finishes, and nothing
 //! is left behind by a writer that does not.
 
 use ndl_runtime::NdlType;
 use ndl_testkit::names;
-use ndl_zarr::{ArrayWriter, Error, Layout, WriteOptions, ZarrFormat};
+use ndl_zarr::{ArrayWriter, Error, Layout, PackedWriter, WriteOptions, ZarrFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
@@ -39,7 +39,7 @@ fn the_store_appears_when_the_writer_finishes() {
     for options in every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.zarr");
-        let mut w = options.create::<Rec>(&path).unwrap();
+        let mut w = ArrayWriter::<Rec>::create_with(&path, &options).unwrap();
         w.append(&records(0..10)).unwrap();
         assert!(!path.exists(), "{options:?}: visible before finish");
         let hidden = names(dir.path());
@@ -63,7 +63,7 @@ fn packed_writers_publish_too() {
     for options in every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.zarr");
-        let mut w = options.create_packed(&path, &Rec::datatype()).unwrap();
+        let mut w = PackedWriter::create_with(&path, &Rec::datatype(), &options).unwrap();
         let mut packed = vec![0u8; 5 * w.record_size()];
         ndl_runtime::records::Packer::<Rec>::new()
             .unwrap()
@@ -81,12 +81,12 @@ fn a_writer_that_does_not_finish_leaves_nothing() {
     for options in every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.zarr");
-        let mut w = options.create::<Rec>(&path).unwrap();
+        let mut w = ArrayWriter::<Rec>::create_with(&path, &options).unwrap();
         w.append(&records(0..10)).unwrap();
         drop(w);
         assert!(names(dir.path()).is_empty(), "{options:?}");
 
-        let w = options.create_packed(&path, &Rec::datatype()).unwrap();
+        let w = PackedWriter::create_with(&path, &Rec::datatype(), &options).unwrap();
         drop(w);
         assert!(names(dir.path()).is_empty(), "{options:?}");
     }
@@ -108,7 +108,7 @@ fn an_occupied_place_is_refused_before_anything_is_built() {
             (p, options.clone().publish_on_finish(false)),
         ]
     }) {
-        let e = options.create::<Rec>(place).unwrap_err();
+        let e = ArrayWriter::<Rec>::create_with(place, &options).unwrap_err();
         assert!(
             matches!(&e, Error::Exists { store } if store == &place.display().to_string()),
             "{e:?}"
@@ -121,7 +121,7 @@ fn an_occupied_place_is_refused_before_anything_is_built() {
     // An empty directory is a free place: the store replaces it.
     let empty = dir.path().join("empty.zarr");
     std::fs::create_dir(&empty).unwrap();
-    let mut w = options.create::<Rec>(&empty).unwrap();
+    let mut w = ArrayWriter::<Rec>::create_with(&empty, &options).unwrap();
     w.append(&records(0..4)).unwrap();
     w.finish().unwrap();
     assert_eq!(ndl_zarr::read::<Rec>(&empty).unwrap(), records(0..4));
@@ -134,7 +134,7 @@ fn a_store_made_meanwhile_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.zarr");
     let options = WriteOptions::new().chunk_len(3).publish_on_finish(true);
-    let mut w = options.create::<Rec>(&path).unwrap();
+    let mut w = ArrayWriter::<Rec>::create_with(&path, &options).unwrap();
     w.append(&records(0..10)).unwrap();
     ndl_zarr::write(&path, &records(100..105)).unwrap();
     let e = w.finish().unwrap_err();
@@ -159,10 +159,9 @@ fn leftovers_of_writers_that_are_gone_are_removed() {
     let other = dir.path().join(".t.zarr.4000000.0.partial");
     std::fs::create_dir(&other).unwrap();
 
-    let mut w = WriteOptions::new()
-        .publish_on_finish(true)
-        .create::<Rec>(&path)
-        .unwrap();
+    let mut w =
+        ArrayWriter::<Rec>::create_with(&path, &WriteOptions::new().publish_on_finish(true))
+            .unwrap();
     w.append(&records(0..7)).unwrap();
     w.finish().unwrap();
     assert_eq!(
@@ -184,7 +183,7 @@ fn a_building_directory_removed_meanwhile_is_not_published() {
     for options in every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.zarr");
-        let mut w = options.create::<Rec>(&path).unwrap();
+        let mut w = ArrayWriter::<Rec>::create_with(&path, &options).unwrap();
         w.append(&records(0..10)).unwrap();
         let [hidden] = &names(dir.path())[..] else {
             panic!("{options:?}: not one building directory")
@@ -230,7 +229,7 @@ fn a_sized_store_appears_once_created() {
     for options in every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.zarr");
-        options.create_sized::<Rec>(&path, 8).unwrap();
+        ArrayWriter::<Rec>::create_sized(&path, 8, &options).unwrap();
         assert_eq!(names(dir.path()), ["r.zarr"], "{options:?}");
         // Its metadata is whole: v2 arrays name their dimension too.
         let array = if path.join("id").exists() {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use ndl_runtime::{ByteOrder, NdlType};
-use ndl_zarr::{ArrayInfo, ArrayWriter, Codec, Error, WriteOptions, ZarrFormat};
+use ndl_zarr::{ArrayInfo, ArrayWriter, Codec, Error, PackedWriter, WriteOptions, ZarrFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]
@@ -176,11 +176,11 @@ fn appends_grow_the_array_and_rewrite_only_the_last_chunk() {
     let dir = tempfile::tempdir().unwrap();
     for format in [ZarrFormat::V2, ZarrFormat::V3] {
         let path = dir.path().join(format!("{format:?}.zarr"));
-        let mut w = WriteOptions::new()
-            .zarr_format(format)
-            .chunk_len(10)
-            .create::<Rec>(&path)
-            .unwrap();
+        let mut w = ArrayWriter::<Rec>::create_with(
+            &path,
+            &WriteOptions::new().zarr_format(format).chunk_len(10),
+        )
+        .unwrap();
         w.append(&recs(0..15)).unwrap();
         w.append(&recs(15..16)).unwrap();
         assert_eq!(w.finish().unwrap(), 16);
@@ -425,7 +425,7 @@ fn file_urls_are_local_stores() {
         Err(Error::Exists { .. })
     ));
     let url = format!("file://{}", dir.path().join("c.zarr").display());
-    let mut w = WriteOptions::new().create::<Rec>(&url).unwrap();
+    let mut w = ArrayWriter::<Rec>::create_with(&url, &WriteOptions::new()).unwrap();
     w.append(&data).unwrap();
     w.finish().unwrap();
     assert_eq!(ndl_zarr::read::<Rec>(&url).unwrap(), data);
@@ -482,7 +482,7 @@ fn dense_records_are_read_into_place_and_checked() {
             .collect();
         packed[21 * 4 + 2..21 * 4 + 4].copy_from_slice(&7u16.to_ne_bytes());
         let bad = dir.path().join(format!("{name}-bad.zarr"));
-        let mut w = options.create_packed(&bad, &Dense::datatype()).unwrap();
+        let mut w = PackedWriter::create_with(&bad, &Dense::datatype(), &options).unwrap();
         w.append(&packed).unwrap();
         w.finish().unwrap();
         let e = ndl_zarr::read::<Dense>(&bad).unwrap_err();

@@ -73,7 +73,9 @@ fn options(layout: &str) -> WriteOptions {
 fn act(spec: &str) {
     let words: Vec<&str> = spec.split_whitespace().collect();
     match words.as_slice() {
-        ["create", layout, url] => options(layout).create_sized::<Rec>(url, N).unwrap(),
+        ["create", layout, url] => {
+            ArrayWriter::<Rec>::create_sized(url, N, &options(layout)).unwrap()
+        }
         ["region", url, start, end] => {
             let (start, end) = (start.parse().unwrap(), end.parse().unwrap());
             let mut w = ArrayWriter::<Rec>::region(url, start..end).unwrap();
@@ -104,10 +106,9 @@ fn act(spec: &str) {
         }
         ["publish", layout, url] => publish(layout, url),
         ["publish-hang", layout, url] => {
-            let mut w = options(layout)
-                .publish_on_finish(true)
-                .create::<Rec>(url)
-                .unwrap();
+            let mut w =
+                ArrayWriter::<Rec>::create_with(url, &options(layout).publish_on_finish(true))
+                    .unwrap();
             w.append(&records(0..N / 2)).unwrap();
             say("building");
             std::thread::sleep(Duration::from_secs(60));
@@ -152,12 +153,12 @@ fn act(spec: &str) {
 /// `finish`, and no other writer meanwhile; a whole one after.
 fn publish(layout: &str, url: &str) {
     let options = options(layout).publish_on_finish(true);
-    let mut w = options.create::<Rec>(url).unwrap();
+    let mut w = ArrayWriter::<Rec>::create_with(url, &options).unwrap();
     w.append(&records(0..N / 2)).unwrap();
     let e = ndl_zarr::read::<Rec>(url).unwrap_err();
     assert!(matches!(e, ndl_zarr::Error::NotAnArray { .. }), "{e:?}");
     for second in [options.clone(), options.clone().publish_on_finish(false)] {
-        let e = second.create::<Rec>(url).unwrap_err();
+        let e = ArrayWriter::<Rec>::create_with(url, &second).unwrap_err();
         assert!(matches!(e, ndl_zarr::Error::Locked { .. }), "{e:?}");
     }
     w.append(&records(N / 2..N)).unwrap();
