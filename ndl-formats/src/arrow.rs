@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Handover, Source};
+use crate::source::{for_each_batch, Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// The two files of columns ndl-arrow reads and writes.
@@ -103,12 +103,8 @@ impl ColumnFileSource {
 }
 
 impl Source for ColumnFileSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -14,7 +14,7 @@ use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Source};
+use crate::source::{for_each_batch, Origin, Source};
 use ndl_runtime::{ArraySpec, Order};
 
 /// The first bytes of an HDF5 file (its superblock signature).
@@ -144,12 +144,8 @@ impl Hdf5Source {
 }
 
 impl Source for Hdf5Source {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn batch_hint(&self) -> u64 {
@@ -430,12 +426,8 @@ impl Hdf5ColumnsSource {
 }
 
 impl Source for Hdf5ColumnsSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -68,6 +68,6 @@ pub use options::{
 };
 pub use registry::{create, open, sink_options, FORMATS};
 pub use sink::{Progress as SinkProgress, Sink};
-pub use source::{for_each_batch, Source, BATCH_BYTES};
+pub use source::{for_each_batch, Origin, Source, BATCH_BYTES};
 pub use zarr::{ZarrSink, ZarrSource};
 pub use zarr_strings::{VlenSink, VlenSource};

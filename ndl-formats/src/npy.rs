@@ -12,7 +12,7 @@ use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Source};
+use crate::source::{for_each_batch, Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// The spec of the array a `.npy` header announces.
@@ -97,12 +97,8 @@ impl<R: Read> NpySource<R> {
 }
 
 impl<R: Read> Source for NpySource<R> {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::{header_of, pass_through, refuse_existing, settle, spec_of, stopped, NpySource};
 use crate::sink::{Progress, Sink};
-use crate::source::{Handover, Source};
+use crate::source::{Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// Bytes of elements the reading thread hands over at a time.
@@ -150,12 +150,8 @@ fn send_batches(source: &mut dyn Source, send: &SyncSender<Message>) -> Result<(
 }
 
 impl Source for NpzSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -2,12 +2,10 @@
 //! the sinks of formats that give every number of an element one byte
 //! order are written from.
 
-use std::path::Path;
-
 use ndl_runtime::MixedOrder;
 
 use crate::error::Result;
-use crate::source::Source;
+use crate::source::{Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// `source`, with its elements put into its spec's one byte order as they
@@ -35,12 +33,8 @@ struct OneOrder {
 }
 
 impl Source for OneOrder {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        self.inner.location()
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, self.inner.location())
     }
 
     fn notes(&self) -> &[String] {

@@ -9,7 +9,7 @@ use ndl_runtime::npy;
 use ndl_runtime::{ndl, Datatype};
 
 use crate::error::Result;
-use crate::source::Source;
+use crate::source::{Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// A sidecar that read: its path and document.
@@ -103,12 +103,8 @@ struct Described {
 }
 
 impl Source for Described {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        self.inner.location()
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, self.inner.location())
     }
 
     fn notes(&self) -> &[String] {

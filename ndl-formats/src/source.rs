@@ -9,6 +9,22 @@ use ndl_runtime::ArraySpec;
 /// About this many bytes of elements are moved at a time.
 pub const BATCH_BYTES: usize = 32 << 20;
 
+/// What a [`Source`] reads, and where: what every error and sink asks of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin<'a> {
+    /// What the array holds; the elements read are laid out so.
+    pub spec: &'a ArraySpec,
+    /// Where the elements come from, as errors about them name it.
+    pub location: &'a Path,
+}
+
+impl<'a> Origin<'a> {
+    /// The array `spec` read from `location`.
+    pub fn new(spec: &'a ArraySpec, location: &'a Path) -> Origin<'a> {
+        Origin { spec, location }
+    }
+}
+
 /// An array being read: its [`ArraySpec`], then its elements in the
 /// spec's order, a batch at a time.
 ///
@@ -16,11 +32,18 @@ pub const BATCH_BYTES: usize = 32 << 20;
 /// for a path, and [`convert`](crate::convert) drains it into any
 /// [`Sink`](crate::Sink).
 pub trait Source {
+    /// What the array holds and where it comes from.
+    fn origin(&self) -> Origin<'_>;
+
     /// What the array holds; the elements read are laid out so.
-    fn spec(&self) -> &ArraySpec;
+    fn spec(&self) -> &ArraySpec {
+        self.origin().spec
+    }
 
     /// Where the elements come from, as errors about them name it.
-    fn location(&self) -> &Path;
+    fn location(&self) -> &Path {
+        self.origin().location
+    }
 
     /// What the reader should know about how the array was read, one
     /// sentence each (a command prints them on stderr).

@@ -14,7 +14,7 @@ use crate::location::is_remote;
 use crate::npy::refuse_existing;
 use crate::options::{Layout, Setting, WriteSettings, ZarrSinkOptions};
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Handover, Source};
+use crate::source::{for_each_batch, Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
 
 /// The records of a store: its array of records, or the records of a
@@ -230,12 +230,8 @@ fn is_grid(info: &ArrayInfo) -> bool {
 }
 
 impl Source for ZarrSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn notes(&self) -> &[String] {

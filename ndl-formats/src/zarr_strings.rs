@@ -18,7 +18,7 @@ use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Source};
+use crate::source::{for_each_batch, Origin, Source};
 use ndl_runtime::{ArraySpec, Order};
 
 /// A fixed width is refused when its padded values would be this many
@@ -117,12 +117,8 @@ fn unit(kind: VlenKind) -> &'static str {
 }
 
 impl Source for VlenSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn batch_hint(&self) -> u64 {

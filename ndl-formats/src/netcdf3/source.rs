@@ -12,7 +12,7 @@ use super::header::{Attribute, NcType};
 use super::layout::Layout;
 use super::values::text;
 use crate::error::{Error, Result};
-use crate::source::{Handover, Source, BATCH_BYTES};
+use crate::source::{Handover, Origin, Source, BATCH_BYTES};
 use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues};
 use ndl_runtime::ArraySpec;
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
@@ -52,12 +52,8 @@ impl Netcdf3Source {
 }
 
 impl Source for Netcdf3Source {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
@@ -159,12 +155,8 @@ impl Netcdf3TableSource {
 }
 
 impl Source for Netcdf3TableSource {
-    fn spec(&self) -> &ArraySpec {
-        &self.spec
-    }
-
-    fn location(&self) -> &Path {
-        &self.path
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
