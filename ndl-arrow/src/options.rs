@@ -46,18 +46,19 @@ pub struct WriteOptions {
 }
 
 impl Default for WriteOptions {
-    fn default() -> WriteOptions {
-        WriteOptions::new()
-    }
-}
-
-impl WriteOptions {
     /// [`default_writer_properties`], not durable.
-    pub fn new() -> WriteOptions {
+    fn default() -> WriteOptions {
         WriteOptions {
             properties: default_writer_properties(),
             durable: false,
         }
+    }
+}
+
+impl WriteOptions {
+    /// The [defaults](#impl-Default-for-WriteOptions).
+    pub fn new() -> WriteOptions {
+        WriteOptions::default()
     }
 
     /// The properties of a Parquet file (its codec, row groups,

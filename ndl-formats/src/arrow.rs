@@ -190,14 +190,7 @@ impl Sink for ColumnFileSink {
 pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
     let reader = Reader::open_in_stored_order(path, file)?;
     let entry = Entry::new("/".into(), stem(path), reader.spec(), Storage::default());
-    Ok(Contents {
-        arrangement: Arrangement::One,
-        entries: vec![entry],
-        attributes: serde_json::Map::new(),
-        warnings: Vec::new(),
-        attribute_types: Default::default(),
-        groups: Vec::new(),
-    })
+    Ok(Contents::new(Arrangement::One, vec![entry]))
 }
 
 /// Parquet, as the [registry](crate::FORMATS) lists it.

@@ -103,6 +103,20 @@ pub struct Contents {
     pub groups: Vec<GroupEntry>,
 }
 
+impl Contents {
+    /// `entries` arranged so, with no attributes, warnings or groups.
+    pub fn new(arrangement: Arrangement, entries: Vec<Entry>) -> Contents {
+        Contents {
+            arrangement,
+            entries,
+            attributes: Map::new(),
+            warnings: Vec::new(),
+            attribute_types: BTreeMap::new(),
+            groups: Vec::new(),
+        }
+    }
+}
+
 /// A group below the root, as a format has it.
 #[derive(Clone, Debug)]
 pub struct GroupEntry {

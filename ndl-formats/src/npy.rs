@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::npy::{self, Header, HeaderLimits};
 
-use serde_json::Map;
-
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
@@ -211,14 +209,10 @@ pub(crate) fn refuse_existing(path: &Path) -> Result<()> {
 /// The one array of the `.npy` file at `path`.
 pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
     let (header, _) = read_header(path, limits)?;
-    Ok(Contents {
-        arrangement: Arrangement::One,
-        entries: vec![entry("/".into(), stem(path), &header)],
-        attributes: Map::new(),
-        warnings: Vec::new(),
-        attribute_types: Default::default(),
-        groups: Vec::new(),
-    })
+    Ok(Contents::new(
+        Arrangement::One,
+        vec![entry("/".into(), stem(path), &header)],
+    ))
 }
 
 /// The entry of an array with `header`.

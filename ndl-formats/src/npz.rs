@@ -243,12 +243,8 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         entries.push(crate::npy::entry(group, name, &header));
     }
     Ok(Contents {
-        arrangement: Arrangement::Archive,
-        entries,
-        attributes: serde_json::Map::new(),
         warnings,
-        attribute_types: Default::default(),
-        groups: Vec::new(),
+        ..Contents::new(Arrangement::Archive, entries)
     })
 }
 

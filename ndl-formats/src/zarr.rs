@@ -460,12 +460,8 @@ pub fn contents(path: &Path) -> Result<Contents> {
     };
     Ok(match StoreInfo::open(path)? {
         StoreInfo::Array(info) => Contents {
-            arrangement: Arrangement::One,
-            entries: vec![entry(stem(path), &info)?],
-            attributes: serde_json::Map::new(),
             warnings: info.notes().to_vec(),
-            attribute_types: Default::default(),
-            groups: Vec::new(),
+            ..Contents::new(Arrangement::One, vec![entry(stem(path), &info)?])
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,

@@ -296,14 +296,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
     entry.attributes = reader.attributes().clone();
     entry.dimension_names = reader.dimension_names().map(<[_]>::to_vec);
     entry.native_metadata = Some(reader.metadata().clone());
-    Ok(Contents {
-        arrangement: Arrangement::One,
-        entries: vec![entry],
-        attributes: serde_json::Map::new(),
-        warnings: Vec::new(),
-        attribute_types: Default::default(),
-        groups: Vec::new(),
-    })
+    Ok(Contents::new(Arrangement::One, vec![entry]))
 }
 
 #[cfg(test)]

@@ -489,3 +489,19 @@ impl Held {
         self.staging.map_or(Ok(()), Staging::publish)
     }
 }
+
+/// The number of elements of `shape`, which a writer of an array of that
+/// fixed shape must have been given before it finishes: `written` `what`
+/// short of it is an error naming the store.
+pub(crate) fn all_written(store: &Store, written: u64, shape: &[u64], what: &str) -> Result<u64> {
+    let total: u64 = shape.iter().product();
+    if written != total {
+        return Err(Error::Unsupported {
+            message: format!(
+                "{}: {written} {what} were written, but the array of shape {shape:?} holds {total}",
+                store.name
+            ),
+        });
+    }
+    Ok(total)
+}

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::layout::records::check_storable;
 use crate::metadata::{ArrayMeta, Grid, NDL_DATATYPE};
 use crate::options::{Layout, WriteOptions};
-use crate::writer::{dimension_name, prepare, Held};
+use crate::writer::{all_written, dimension_name, prepare, Held};
 
 /// Writes one array of any rank from its packed elements (native byte
 /// order) in the order it keeps them: made by
@@ -227,13 +227,12 @@ impl GridWriter {
     /// # Errors
     /// If fewer elements were appended than the array holds.
     pub fn finish(self) -> Result<u64> {
-        let total: u64 = self.meta.shape.iter().product();
-        if self.written != total {
-            return Err(self.unsupported(format!(
-                "{} elements were written, but the array of shape {:?} holds {total}",
-                self.written, self.meta.shape
-            )));
-        }
+        let total = all_written(
+            &self.chunks.store,
+            self.written,
+            &self.meta.shape,
+            "elements",
+        )?;
         self.held.check()?;
         self.meta.write(&self.chunks.store, true)?;
         self.held.release()?;

@@ -13,7 +13,7 @@ use super::values::VlenValues;
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 use crate::store::Store;
-use crate::writer::{dimension_name, prepare, Held};
+use crate::writer::{all_written, dimension_name, prepare, Held};
 
 /// The bytes a value is guessed to take when the default chunk shape is
 /// chosen.
@@ -239,13 +239,7 @@ impl VlenWriter {
     /// # Errors
     /// If fewer values were appended than the array holds.
     pub fn finish(self) -> Result<u64> {
-        let total: u64 = self.meta.shape.iter().product();
-        if self.written != total {
-            return Err(self.unsupported(format!(
-                "{} values were written, but the array of shape {:?} holds {total}",
-                self.written, self.meta.shape
-            )));
-        }
+        let total = all_written(&self.store, self.written, &self.meta.shape, "values")?;
         self.held.check()?;
         self.meta.write(&self.store)?;
         self.held.release()?;

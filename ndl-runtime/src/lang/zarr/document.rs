@@ -295,13 +295,7 @@ pub fn v2_array_metadata(
     shape: &[u64],
     chunks: Option<&[u64]>,
 ) -> Result<Value, LangError> {
-    let dt = dt.folded();
-    let (element, shape, chunks) = fold_array(&dt, shape, chunks, Language::ZarrV2)?;
-    ArrayDocument {
-        order,
-        ..ArrayDocument::new(ZarrFormat::V2, element.clone(), shape, chunks)
-    }
-    .v2()
+    array_metadata(ZarrFormat::V2, dt, order, shape, chunks)
 }
 
 /// A Zarr v3 `zarr.json` document for an uncompressed array of `shape`
@@ -327,14 +321,35 @@ pub fn v3_array_metadata(
     shape: &[u64],
     chunks: Option<&[u64]>,
 ) -> Result<Value, LangError> {
+    array_metadata(ZarrFormat::V3, dt, order, shape, chunks)
+}
+
+/// The array document of either format: a v3 one with empty attributes.
+fn array_metadata(
+    format: ZarrFormat,
+    dt: &Datatype,
+    order: ByteOrder,
+    shape: &[u64],
+    chunks: Option<&[u64]>,
+) -> Result<Value, LangError> {
+    let language = match format {
+        ZarrFormat::V2 => Language::ZarrV2,
+        ZarrFormat::V3 => Language::ZarrV3,
+    };
     let dt = dt.folded();
-    let (element, shape, chunks) = fold_array(&dt, shape, chunks, Language::ZarrV3)?;
-    ArrayDocument {
+    let (element, shape, chunks) = fold_array(&dt, shape, chunks, language)?;
+    let document = ArrayDocument {
         order,
-        attributes: Some(Map::new()),
-        ..ArrayDocument::new(ZarrFormat::V3, element.clone(), shape, chunks)
+        ..ArrayDocument::new(format, element.clone(), shape, chunks)
+    };
+    match format {
+        ZarrFormat::V2 => document.v2(),
+        ZarrFormat::V3 => ArrayDocument {
+            attributes: Some(Map::new()),
+            ..document
+        }
+        .v3(),
     }
-    .v3()
 }
 
 type Folded<'a> = (&'a Datatype, Vec<u64>, Vec<u64>);
