@@ -589,11 +589,11 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     },
     open: |path, options| open(path, options.member.as_deref()),
     create: Some(|path, source, options| {
-        Ok(Box::new(Hdf5Sink::create(
-            path,
-            source.spec(),
-            &options.hdf5,
-        )?))
+        let mut options = options.hdf5.clone();
+        for (name, value) in crate::sidecar::json_attributes(source) {
+            options.options = options.options.attribute(&name, value);
+        }
+        Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),
     keeps_mixed_byte_orders: |path, options| {
         !options.hdf5.columns && !options.hdf5.options.is_netcdf(path)

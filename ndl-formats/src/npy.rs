@@ -1,5 +1,6 @@
 //! `.npy` files as a [`Source`] and a [`Sink`].
 
+use ndl_runtime::ndl::{Attribute, NameMap};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -144,8 +145,27 @@ impl Sink for NpySink {
             written = pass_through(source, progress, w);
             written.as_ref().map(drop).map_err(|_| stopped())
         });
-        settle(written, result)
+        let n = settle(written, result)?;
+        let attributes = source.attributes().cloned().unwrap_or_default();
+        if needs_sidecar(&self.header, &attributes) {
+            npy::write_sidecar(&self.path, &self.header, &attributes, false)?;
+        }
+        Ok(n)
     }
+}
+
+/// Whether the `.npy` file of `header` needs an NDL sidecar to keep what
+/// its header cannot hold: attributes, or a datatype that NumPy's `descr`
+/// loses part of (enum members, descriptions, units).
+fn needs_sidecar(header: &Header, attributes: &NameMap<Attribute>) -> bool {
+    if !attributes.is_empty() {
+        return true;
+    }
+    let read_back = header
+        .to_bytes()
+        .ok()
+        .and_then(|bytes| npy::read_header(&mut &bytes[..]).ok());
+    read_back.is_some_and(|h| h.datatype != header.datatype)
 }
 
 /// What to know where the header written at `path` is longer than NumPy

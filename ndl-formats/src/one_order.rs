@@ -6,6 +6,7 @@ use ndl_runtime::MixedOrder;
 
 use crate::error::Result;
 use crate::source::{Origin, Source};
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::ArraySpec;
 
 /// `source`, with its elements put into its spec's one byte order as they
@@ -35,6 +36,10 @@ struct OneOrder {
 impl Source for OneOrder {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, self.inner.location())
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        self.inner.attributes()
     }
 
     fn notes(&self) -> &[String] {

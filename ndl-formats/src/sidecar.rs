@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::npy;
 use ndl_runtime::{ndl, Datatype};
 
@@ -60,51 +61,72 @@ pub(crate) fn datatype_of(
 pub(crate) fn described(source: Box<dyn Source>, path: &Path, array_path: &str) -> Box<dyn Source> {
     let mut notes = source.notes().to_vec();
     let Some(sidecar) = read(path, &mut notes) else {
-        return with_notes(source, notes);
+        return with_sidecar(source, None, None, notes);
     };
+    let attributes = sidecar
+        .1
+        .ndarray(array_path)
+        .map(|nd| nd.attributes.clone())
+        .filter(|a| !a.is_empty());
     match datatype_of(&sidecar, array_path, &source.spec().datatype) {
-        Ok(None) => with_notes(source, notes),
-        Ok(Some(datatype)) => {
-            let spec = ArraySpec {
-                datatype,
-                ..source.spec().clone()
-            };
-            Box::new(Described {
-                inner: source,
-                spec,
-                notes,
-            })
-        }
+        Ok(datatype) => with_sidecar(source, datatype, attributes, notes),
         Err(warning) => {
             notes.push(warning);
-            with_notes(source, notes)
+            with_sidecar(source, None, attributes, notes)
         }
     }
 }
 
-/// `source` itself where `notes` are its own, else with `notes`.
-fn with_notes(source: Box<dyn Source>, notes: Vec<String>) -> Box<dyn Source> {
-    if notes.as_slice() == source.notes() {
+/// The attributes of `source` ([`Source::attributes`]) as JSON, for the
+/// formats that hold attributes as JSON does (Zarr, HDF5, Arrow metadata).
+pub(crate) fn json_attributes(source: &dyn Source) -> serde_json::Map<String, serde_json::Value> {
+    let Some(attributes) = source.attributes() else {
+        return serde_json::Map::new();
+    };
+    attributes
+        .iter()
+        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
+        .collect()
+}
+
+/// `source` itself where the sidecar adds nothing, else with the
+/// sidecar's `datatype` and `attributes`, and `notes`.
+fn with_sidecar(
+    source: Box<dyn Source>,
+    datatype: Option<Datatype>,
+    attributes: Option<NameMap<Attribute>>,
+    notes: Vec<String>,
+) -> Box<dyn Source> {
+    if datatype.is_none() && attributes.is_none() && notes.as_slice() == source.notes() {
         return source;
     }
-    let spec = source.spec().clone();
+    let spec = ArraySpec {
+        datatype: datatype.unwrap_or_else(|| source.spec().datatype.clone()),
+        ..source.spec().clone()
+    };
     Box::new(Described {
         inner: source,
         spec,
+        attributes,
         notes,
     })
 }
 
-/// A source whose datatype and notes come from its sidecar.
+/// A source whose datatype, attributes and notes come from its sidecar.
 struct Described {
     inner: Box<dyn Source>,
     spec: ArraySpec,
+    attributes: Option<NameMap<Attribute>>,
     notes: Vec<String>,
 }
 
 impl Source for Described {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, self.inner.location())
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        self.attributes.as_ref()
     }
 
     fn notes(&self) -> &[String] {

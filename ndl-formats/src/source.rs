@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::error::Result;
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::ArraySpec;
 
 /// About this many bytes of elements are moved at a time.
@@ -43,6 +44,12 @@ pub trait Source {
     /// Where the elements come from, as errors about them name it.
     fn location(&self) -> &Path {
         self.origin().location
+    }
+
+    /// The array's own attributes that a conversion carries (an NDL
+    /// sidecar's, beside a `.npy`), where it has some.
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        None
     }
 
     /// What the reader should know about how the array was read, one

@@ -284,10 +284,14 @@ impl ZarrSink {
         let mut spec = source.spec().clone();
         // Zarr has no array of arrays; the folded form has the same bytes.
         spec.datatype = spec.datatype.folded();
+        let mut options = options.clone();
+        for (name, value) in crate::sidecar::json_attributes(source) {
+            options.zarr = options.zarr.attribute(&name, value);
+        }
         Ok(ZarrSink {
             path: path.to_path_buf(),
             spec,
-            options: options.clone(),
+            options,
         })
     }
 

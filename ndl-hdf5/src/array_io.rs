@@ -177,6 +177,10 @@ fn time_decoding(
     let Datatype::Time(t) = datatype else {
         return Ok(None);
     };
+    // A time the file's own type says is one holds the field's counts.
+    if matches!(stored_type(dtype.id()), Ok(s) if matches!(s.datatype, Datatype::Time(_))) {
+        return Ok(None);
+    }
     match cf::stored_time(dataset, dtype, *t)? {
         (true, _) => Err("a time is stored as float counts, not ours".into()),
         (false, time) => Ok(time),
@@ -273,6 +277,8 @@ impl ArrayWriter {
         let created = options
             .fixed_builder(staged.file(), &file_type, size, &shape)
             .create(dataset)
+            .map_err(hdf5_error(&path, dataset))?;
+        crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(&path, dataset))?;
         let mut scale = None;
         if let (true, Datatype::Time(t)) = (netcdf, datatype) {

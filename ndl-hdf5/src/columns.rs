@@ -94,7 +94,9 @@ impl ColumnsWriter {
             field: String::new(),
             message: e.0,
         })?;
-        cf::write_datatype(staged.file(), record).map_err(hdf5_error(&path, ""))?;
+        cf::write_datatype(staged.file(), record)
+            .and_then(|()| crate::user_attributes::write(staged.file(), &options.attributes))
+            .map_err(hdf5_error(&path, ""))?;
         let mut types = FileTypes::new(staged.file());
         let mut dimensions = Dimensions::default();
         let mut variables = Vec::new();

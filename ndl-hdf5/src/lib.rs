@@ -49,6 +49,7 @@ mod shape_check;
 mod staging;
 mod stored_type;
 mod typed_columns;
+mod user_attributes;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};

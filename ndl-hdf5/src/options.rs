@@ -64,6 +64,9 @@ pub struct WriteOptions {
     /// Whether the file and its directory entry reach the disk before
     /// the writer returns.
     pub(crate) durable: bool,
+    /// The user's attributes of the dataset (of the file, in the columns
+    /// layout).
+    pub(crate) attributes: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for WriteOptions {
@@ -78,6 +81,7 @@ impl Default for WriteOptions {
             netcdf: None,
             netcdf_enum_records: false,
             durable: false,
+            attributes: serde_json::Map::new(),
         }
     }
 }
@@ -174,6 +178,30 @@ impl WriteOptions {
     /// Default: `false`, as h5py.
     pub fn durable(mut self, durable: bool) -> Self {
         self.durable = durable;
+        self
+    }
+
+    /// Adds the attribute `name` to the new dataset (to the file's root
+    /// group in the columns layout, where netCDF readers see it as a
+    /// global attribute): a string is text (netCDF `char`), an integer an
+    /// `int64`, another number a `double`, a bool an `int8`, a list of
+    /// numbers or of strings an array of them; anything else is stored as
+    /// its JSON text.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.h5");
+    /// let options = ndl_hdf5::WriteOptions::new().attribute("units", "K".into());
+    /// let mut w = ndl_hdf5::DatasetWriter::<f64>::create_with(&path, "t", &options)?;
+    /// w.append(&[280.5])?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// let units = file.dataset("t")?.attr("units")?.read_scalar::<hdf5::types::FixedAscii<1>>()?;
+    /// assert_eq!(units.as_str(), "K");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(mut self, name: &str, value: serde_json::Value) -> Self {
+        self.attributes.insert(name.to_string(), value);
         self
     }
 

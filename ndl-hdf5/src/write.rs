@@ -137,6 +137,8 @@ impl<T: NdlType> DatasetWriter<T> {
             .builder(staged.file(), &file_type, size)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
+        crate::user_attributes::write(&created, &options.attributes)
+            .map_err(hdf5_error(&path, dataset))?;
         let dimensions = if netcdf {
             let group = staged
                 .file()

@@ -38,6 +38,9 @@ pub struct WriteOptions {
     pub(crate) expected_len: Option<u64>,
     pub(crate) publish_on_finish: bool,
     pub(crate) durable: bool,
+    /// The user's attributes of the array (of the group, in the columns
+    /// layout).
+    pub(crate) attributes: serde_json::Map<String, serde_json::Value>,
 }
 
 impl WriteOptions {
@@ -56,6 +59,25 @@ impl WriteOptions {
     /// One array of records (default) or one array per field.
     pub fn layout(mut self, layout: Layout) -> WriteOptions {
         self.layout = layout;
+        self
+    }
+
+    /// Adds the attribute `name` to the new array (v3 `attributes`, v2
+    /// `.zattrs`), or to its group in the columns layout, where xarray
+    /// reads it as the dataset's. The names the store writes itself
+    /// (`ndl_datatype`, `_ARRAY_DIMENSIONS`) win over these.
+    ///
+    /// ```
+    /// use ndl_zarr::{ArrayInfo, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.zarr");
+    /// WriteOptions::new().attribute("units", "K".into()).write(&path, &[280.5f64])?;
+    /// assert_eq!(ArrayInfo::open(&path)?.attributes()["units"], "K");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(mut self, name: &str, value: serde_json::Value) -> WriteOptions {
+        self.attributes.insert(name.to_string(), value);
         self
     }
 

@@ -112,12 +112,18 @@ print(fields(doc["flat"]["type"]), fields(doc["nested"]["type"]))
          [('z', 24, [('b', 8, None), ('a', 0, None)]), ('y', 0, None), ('x', 8, None)]",
         "{ndl}"
     );
-    // The `.npy` alone lists the fields by offset; the file's description
-    // as its sidecar gives it h5py's order back: the same layout.
+    // The `.npy` alone lists the fields by offset; the sidecar the
+    // conversion wrote beside it gives h5py's order back, as does the
+    // file's description made its sidecar: the same layout.
     let npy = d.join("flat.npy");
     let first = |text: &str| text.find("- a:").unwrap() < text.find("- b:").unwrap();
-    let alone = ok(describe(&npy, "ndl", &[]), "describe flat.npy");
+    let alone = ok(
+        describe(&npy, "ndl", &["--no-sidecar"]),
+        "describe flat.npy",
+    );
     assert!(first(&alone), "{alone}");
+    let kept = ok(describe(&npy, "ndl", &[]), "describe flat.npy, its sidecar");
+    assert!(!first(&kept), "{kept}");
     run_with(
         &python312(),
         r#"

@@ -214,7 +214,8 @@ fn a_conversion_carries_the_sidecars_datatype() {
     let npy = dir.path().join("x.npy");
     std::fs::write(dir.path().join("x.yaml"), SIDECAR).unwrap();
     let names = ["idle", "running", "failed"];
-    for dst in ["y.parquet", "y.h5", "y.zarr", "y.arrow"] {
+    // A `.npy` destination keeps the names in a sidecar of its own.
+    for dst in ["y.parquet", "y.h5", "y.zarr", "y.arrow", "y.npy"] {
         let dst = dir.path().join(dst);
         let run = common::cli::convert(&npy, &dst, &[]);
         assert_eq!(run.code, Some(0), "{run:#?}");
@@ -251,4 +252,48 @@ fn a_conversion_carries_the_sidecars_datatype() {
         "dictionary<values=string, indices=int8, ordered=0> ['idle', 'idle', 'idle']\n\
          [('failed', 2), ('idle', 0), ('running', 1)]\n"
     );
+}
+
+/// The sidecar's attributes of the ndarray go with it: onto the Zarr
+/// array, the HDF5 dataset, the netCDF file (global attributes of a
+/// columns `.nc`, as xarray reads a table's), and into the sidecar of a
+/// `.npy`, each read by the format's own reader.
+#[test]
+fn a_conversion_carries_the_sidecars_attributes() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    let sidecar = format!("{SIDECAR}      valid_range: {{shape: [2], type: int32, value: [0, 2]}}\n      scale: 0.5\n");
+    std::fs::write(dir.path().join("x.yaml"), sidecar).unwrap();
+    for (dst, extra) in [
+        ("y.zarr", &[][..]),
+        ("y.h5", &[]),
+        ("y.nc", &["--layout", "columns"]),
+        ("y.npy", &[]),
+    ] {
+        let dst = dir.path().join(dst);
+        let run = common::cli::convert(&npy, &dst, extra);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let attrs = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, zarr, h5py, netCDF4, yaml\n\
+         d = sys.argv[1]\n\
+         def show(a):\n\
+         \x20   r = a['valid_range']\n\
+         \x20   r = r['value'] if isinstance(r, dict) else r\n\
+         \x20   print(a['description'], a['units'], [int(x) for x in r], a['scale'])\n\
+         show(dict(zarr.open_array(d + '/y.zarr', mode='r').attrs))\n\
+         with h5py.File(d + '/y.h5') as f:\n\
+         \x20   ds = [v for v in f.values() if isinstance(v, h5py.Dataset)][0]\n\
+         \x20   show({k: (v.decode() if isinstance(v, bytes) else v) for k, v in ds.attrs.items()})\n\
+         with netCDF4.Dataset(d + '/y.nc') as f:\n\
+         \x20   show({k: f.getncattr(k) for k in f.ncattrs()})\n\
+         show(yaml.safe_load(open(d + '/y.yaml'))['ndarrays']['y']['attributes'])\n",
+        &[dir.path().to_str().unwrap()],
+    );
+    let want = "Machine states over time s [0, 2] 0.5\n";
+    assert_eq!(attrs, want.repeat(4), "{attrs}");
+    // The `.npy`'s own sidecar names the enum's members too.
+    let yaml = ok(describe(&dir.path().join("y.npy"), "ndl", &[]), "y.npy");
+    assert!(yaml.contains("running: 1"), "{yaml}");
 }

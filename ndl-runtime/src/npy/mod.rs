@@ -95,7 +95,7 @@ pub use error::{Error, Result};
 pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
 pub use mmap::MmapArray;
 pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
-pub use sidecar::{find_sidecar, read_sidecar, sidecar_path, storage_of};
+pub use sidecar::{find_sidecar, read_sidecar, sidecar_path, storage_of, write_sidecar};
 pub use stream::StreamWriter;
 pub use typestr::{parse_scalar_typestr, scalar_typestr};
 pub use write::{write_file_with, WriteOptions};

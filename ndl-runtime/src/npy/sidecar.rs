@@ -66,11 +66,23 @@ pub(crate) fn document<T: NdlType>(
     header: &Header,
     attributes: &NameMap<Attribute>,
 ) -> ndl::File {
+    document_of(npy, header, T::datatype(), T::description(), attributes)
+}
+
+/// The NDL document of the `.npy` file at `npy` holding `header`'s array
+/// of `datatype` (which may name what the header cannot: enum members,
+/// descriptions, units), described so, with `attributes` on the ndarray.
+fn document_of(
+    npy: &Path,
+    header: &Header,
+    datatype: Datatype,
+    description: Option<&str>,
+    attributes: &NameMap<Attribute>,
+) -> ndl::File {
     let shape: Vec<usize> = header.shape.iter().map(|&d| d as usize).collect();
-    let datatype = T::datatype();
     let storage = storage_of(header, &datatype);
     let mut ndarray = Ndarray::new(shape, datatype).with_storage(storage);
-    if let Some(text) = T::description() {
+    if let Some(text) = description {
         ndarray = ndarray.with_description(text);
     }
     for (name, attribute) in attributes.iter() {
@@ -118,11 +130,30 @@ pub(crate) fn write<T: NdlType>(
     attributes: &NameMap<Attribute>,
     durable: bool,
 ) -> Result<()> {
+    write_document(npy, &document::<T>(npy, header, attributes), durable)
+}
+
+/// Writes the sidecar of the `.npy` file at `npy`, which holds `header`'s
+/// array, with `attributes` on the ndarray: for a file whose datatype is
+/// known only at run time, where the header's datatype names what NumPy's
+/// header cannot hold (enum members, descriptions, units).
+pub fn write_sidecar(
+    npy: &Path,
+    header: &Header,
+    attributes: &NameMap<Attribute>,
+    durable: bool,
+) -> Result<()> {
+    let document = document_of(npy, header, header.datatype.clone(), None, attributes);
+    write_document(npy, &document, durable)
+}
+
+/// Writes `document` as the sidecar of `npy`, through a temporary file.
+fn write_document(npy: &Path, document: &ndl::File, durable: bool) -> Result<()> {
     use std::io::Write as _;
     let path = sidecar_path(npy);
     let run = || -> Result<()> {
         let mut tmp = temp_file_beside(&path)?;
-        tmp.write_all(document::<T>(npy, header, attributes).to_yaml().as_bytes())?;
+        tmp.write_all(document.to_yaml().as_bytes())?;
         publish(tmp, &path, durable)
     };
     run().map_err(|e| e.in_file(&path))

@@ -9,7 +9,7 @@ use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
 use ndl_runtime::Order;
 use rayon::prelude::*;
-use serde_json::{json, Map};
+use serde_json::json;
 
 use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Block, Slabs};
 use super::Stored;
@@ -107,7 +107,7 @@ impl GridWriter {
         let stored = packed.datatype().clone();
         check_storable(options, &stored)?;
         let chunks = options.chunk_shape_for(shape, packed.size())?;
-        let mut attributes = Map::new();
+        let mut attributes = options.attributes.clone();
         attributes.insert(NDL_DATATYPE.into(), json!(datatype));
         let base = options
             .dimension

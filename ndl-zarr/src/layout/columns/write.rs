@@ -86,7 +86,7 @@ impl ColumnsWriter {
         let columns = plan(dt, style)?;
         let record: usize = columns.iter().map(|c| c.size).sum();
         let chunk_len = options.chunk_len_for(record)?;
-        let mut attributes = Map::new();
+        let mut attributes = options.attributes.clone();
         if let Some(title) = title {
             attributes.insert("title".into(), json!(title));
         }

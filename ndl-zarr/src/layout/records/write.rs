@@ -4,7 +4,7 @@
 use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
-use serde_json::{json, Map};
+use serde_json::json;
 
 use crate::append::Appender;
 use crate::chunks::ChunkIo;
@@ -30,7 +30,7 @@ pub(crate) fn create(
         .datatype()
         .clone();
     check_storable(options, &stored)?;
-    let mut attributes = Map::new();
+    let mut attributes = options.attributes.clone();
     attributes.insert(NDL_DATATYPE.into(), json!(datatype));
     let chunk_len = options.chunk_len_for(stored.size().unwrap_or(0))?;
     let meta = ArrayMeta::new(
