@@ -201,6 +201,7 @@ pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
         warnings: Vec::new(),
         attribute_types: Default::default(),
         groups: Vec::new(),
+        declared: Default::default(),
     })
 }
 

@@ -8,7 +8,9 @@ use ndl_hdf5::{ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
-use crate::contents::{stem, Arrangement, Contents, Entry, GroupEntry};
+use crate::contents::{
+    stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType,
+};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
@@ -525,7 +527,45 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         warnings,
         attribute_types,
         groups,
+        declared: declared(inventory),
     }
+}
+
+/// What a file declares beside its datasets: its committed types, and a
+/// dimension per dimension scale, in the scale's group (where netCDF-4
+/// declares it), ordered by `_Netcdf4Dimid` (scales without one after
+/// those with, in the file's order).
+fn declared(inventory: &Inventory) -> Declared {
+    let types = inventory
+        .types
+        .iter()
+        .map(|t| NamedType {
+            group: t.group.clone(),
+            name: t.name.clone(),
+            datatype: t.datatype.clone(),
+        })
+        .collect();
+    let mut scales: Vec<&ndl_hdf5::DatasetInfo> = inventory
+        .datasets
+        .iter()
+        .filter(|d| d.is_scale && d.shape.len() == 1)
+        .collect();
+    scales.sort_by_key(|d| {
+        d.attributes
+            .get("_Netcdf4Dimid")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(u64::MAX)
+    });
+    let dimensions = scales
+        .into_iter()
+        .map(|d| Dimension {
+            group: d.group.clone(),
+            name: d.name.clone(),
+            size: d.shape[0],
+            unlimited: d.max_shape.first().is_some_and(Option::is_none),
+        })
+        .collect();
+    Declared { types, dimensions }
 }
 
 /// The HDF5 and netCDF attributes that keep the file's bookkeeping: the

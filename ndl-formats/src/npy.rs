@@ -222,6 +222,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         warnings: Vec::new(),
         attribute_types: Default::default(),
         groups: Vec::new(),
+        declared: Default::default(),
     })
 }
 

@@ -253,6 +253,7 @@ pub fn contents(path: &Path, limits: &HeaderLimits) -> Result<Contents> {
         warnings,
         attribute_types: Default::default(),
         groups: Vec::new(),
+        declared: Default::default(),
     })
 }
 

@@ -464,6 +464,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             warnings: info.notes().to_vec(),
             attribute_types: Default::default(),
             groups: Vec::new(),
+            declared: Default::default(),
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,
@@ -476,6 +477,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             warnings: Vec::new(),
             attribute_types: Default::default(),
             groups: Vec::new(),
+            declared: Default::default(),
         },
     })
 }

@@ -307,6 +307,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         warnings: Vec::new(),
         attribute_types: Default::default(),
         groups: Vec::new(),
+        declared: Default::default(),
     })
 }
 
