@@ -112,7 +112,14 @@ impl TypeSet {
             return Ok(TypeRef::Prim("string"));
         }
         check_name(name, "type")?;
-        self.reserved.insert(name.to_string());
+        // bool and complex have names of their own (`bool_t`, nc-complex's):
+        // the name given is not theirs to keep from them.
+        if !matches!(
+            dt,
+            Datatype::Bool | Datatype::Complex64 | Datatype::Complex128
+        ) {
+            self.reserved.insert(name.to_string());
+        }
         self.type_ref(dt, Naming::Exact(name.to_string()), &[])
     }
 
