@@ -515,7 +515,11 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         .first()
         .map(|g| g.attribute_types.clone())
         .unwrap_or_default();
-    let arrangement = if entries.iter().any(|e| e.dimension_names.is_some()) {
+    let declared = declared(inventory);
+    // A file that declares dimensions shares them, even where only scalar
+    // variables are left to use them (a netCDF-4 file's).
+    let shared = entries.iter().any(|e| e.dimension_names.is_some());
+    let arrangement = if shared || !declared.dimensions.is_empty() {
         Arrangement::Group
     } else {
         Arrangement::Archive
@@ -527,7 +531,7 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         warnings,
         attribute_types,
         groups,
-        declared: declared(inventory),
+        declared,
     }
 }
 

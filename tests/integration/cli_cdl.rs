@@ -118,3 +118,11 @@ fn each_dimension_is_declared_in_its_own_group() {
         "the deeper group declares no dimension: {cdl}"
     );
 }
+
+#[test]
+fn a_dimension_no_variable_uses_is_declared() {
+    let dir = cases();
+    let cdl = described_as_ncdump_prints(dir.path(), "scalars_only");
+    assert!(cdl.contains("dimensions:\n\tn = 3 ;\n"), "{cdl}");
+    assert!(cdl.contains("\t\tx:units = \"m\" ;\n"), "{cdl}");
+}

@@ -8,6 +8,8 @@ netCDF4-python (netCDF-C underneath).
   each named by the file (not after the member).
 * dimension_groups: dimensions of the root used in subgroups, one of a
   subgroup used deeper down, and one shadowed by a subgroup's own.
+* scalars_only: a dimension no variable uses, beside a scalar variable
+  with an attribute.
 """
 
 import sys
@@ -68,3 +70,7 @@ with dataset("dimension_groups") as d:
     h.createVariable("c", "i2", ("y",))
     h.createVariable("u", "i2", ("t", "s"))
     d.createGroup("other").createVariable("w", "u1", ("s", "x"))
+
+with dataset("scalars_only") as d:
+    d.createDimension("n", 3)
+    d.createVariable("x", "i4").units = "m"
