@@ -126,3 +126,11 @@ fn a_dimension_no_variable_uses_is_declared() {
     assert!(cdl.contains("dimensions:\n\tn = 3 ;\n"), "{cdl}");
     assert!(cdl.contains("\t\tx:units = \"m\" ;\n"), "{cdl}");
 }
+
+#[test]
+fn a_subgroup_uses_the_types_of_the_groups_around_it() {
+    let dir = cases();
+    let cdl = described_as_ncdump_prints(dir.path(), "group_types");
+    assert_eq!(cdl.matches("compound pair_t {").count(), 1, "{cdl}");
+    assert!(cdl.contains("\t\tpair_t v:pair = {1, 2} ;\n"), "{cdl}");
+}

@@ -8,6 +8,8 @@ netCDF4-python (netCDF-C underneath).
   each named by the file (not after the member).
 * dimension_groups: dimensions of the root used in subgroups, one of a
   subgroup used deeper down, and one shadowed by a subgroup's own.
+* group_types: a root type used by a subgroup's variable and attribute,
+  which the subgroup does not define again.
 * scalars_only: a dimension no variable uses, beside a scalar variable
   with an attribute.
 """
@@ -74,3 +76,12 @@ with dataset("dimension_groups") as d:
 with dataset("scalars_only") as d:
     d.createDimension("n", 3)
     d.createVariable("x", "i4").units = "m"
+
+with dataset("group_types") as d:
+    d.createDimension("n", 2)
+    pair = np.dtype([("a", "<i4"), ("b", "<f8")], align=True)
+    pair_t = d.createCompoundType(pair, "pair_t")
+    g = d.createGroup("g")
+    v = g.createVariable("v", pair_t, ("n",))
+    v.setncattr("pair", np.array([(1, 2.0)], pair))
+    g.createCompoundType(np.dtype([("x", "<f4")]), "inner_t")

@@ -85,6 +85,15 @@ fn documents(path: &Path, contents: &Contents) -> Result<Vec<(String, cdl::Docum
         // variables that use it, which say why.
         let _ = doc.add_type(&t.name, &t.datatype);
     }
+    // Parents come before their children: each sees what all above it
+    // define.
+    for i in 1..groups.len() {
+        let (before, after) = groups.split_at_mut(i);
+        let child = &mut after[0];
+        if let Some((_, up)) = before.iter().find(|(p, _)| *p == parent(&child.0)) {
+            child.1.add_outer_types(up);
+        }
+    }
     Ok(groups)
 }
 

@@ -344,6 +344,15 @@ impl Document {
         }
     }
 
+    /// Lets this group's variables, attributes and types use the types
+    /// `enclosing` (a group around this one) defines or can use, by name,
+    /// rather than define them again (netCDF-4 types are seen in every
+    /// group below their own). Those `enclosing` defines later are not
+    /// seen.
+    pub fn add_outer_types(&mut self, enclosing: &Document) {
+        self.types.see_outer(&enclosing.types);
+    }
+
     fn push_dimension(&mut self, name: &str, length: Length) -> Result<(), LangError> {
         if self.dimensions.iter().any(|(n, _)| n == name) {
             return Err(self.duplicate("dimension", name));
