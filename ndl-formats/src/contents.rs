@@ -101,6 +101,43 @@ pub struct Contents {
     /// array, parents before their children; empty for formats whose
     /// groups are only their arrays' paths.
     pub groups: Vec<GroupEntry>,
+    /// What the format declares by name beside its arrays (netCDF-4's
+    /// user-defined types and dimensions); empty where it declares none.
+    pub declared: Declared,
+}
+
+/// The types and dimensions a format declares in its groups.
+#[derive(Clone, Debug, Default)]
+pub struct Declared {
+    /// The named datatypes, in the file's order.
+    pub types: Vec<NamedType>,
+    /// The dimensions, in the order of their ids (netCDF's
+    /// `_Netcdf4Dimid`).
+    pub dimensions: Vec<Dimension>,
+}
+
+/// A datatype the format names: a netCDF-4 user-defined type.
+#[derive(Clone, Debug)]
+pub struct NamedType {
+    /// The group that defines it (`/` for the root).
+    pub group: String,
+    /// Its name.
+    pub name: String,
+    /// What it is.
+    pub datatype: Datatype,
+}
+
+/// A named dimension, declared in one group and seen in those below it.
+#[derive(Clone, Debug)]
+pub struct Dimension {
+    /// The group that declares it (`/` for the root).
+    pub group: String,
+    /// Its name.
+    pub name: String,
+    /// Its length (the records it holds where unlimited).
+    pub size: u64,
+    /// Whether it is unlimited.
+    pub unlimited: bool,
 }
 
 impl Contents {
@@ -113,6 +150,7 @@ impl Contents {
             warnings: Vec::new(),
             attribute_types: BTreeMap::new(),
             groups: Vec::new(),
+            declared: Declared::default(),
         }
     }
 }

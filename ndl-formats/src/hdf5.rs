@@ -8,7 +8,9 @@ use ndl_hdf5::{ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
-use crate::contents::{stem, Arrangement, Contents, Entry, GroupEntry};
+use crate::contents::{
+    stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType,
+};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
@@ -505,7 +507,11 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         .first()
         .map(|g| g.attribute_types.clone())
         .unwrap_or_default();
-    let arrangement = if entries.iter().any(|e| e.dimension_names.is_some()) {
+    let declared = declared(inventory);
+    // A file that declares dimensions shares them, even where only scalar
+    // variables are left to use them (a netCDF-4 file's).
+    let shared = entries.iter().any(|e| e.dimension_names.is_some());
+    let arrangement = if shared || !declared.dimensions.is_empty() {
         Arrangement::Group
     } else {
         Arrangement::Archive
@@ -517,7 +523,45 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         warnings,
         attribute_types,
         groups,
+        declared,
     }
+}
+
+/// What a file declares beside its datasets: its committed types, and a
+/// dimension per dimension scale, in the scale's group (where netCDF-4
+/// declares it), ordered by `_Netcdf4Dimid` (scales without one after
+/// those with, in the file's order).
+fn declared(inventory: &Inventory) -> Declared {
+    let types = inventory
+        .types
+        .iter()
+        .map(|t| NamedType {
+            group: t.group.clone(),
+            name: t.name.clone(),
+            datatype: t.datatype.clone(),
+        })
+        .collect();
+    let mut scales: Vec<&ndl_hdf5::DatasetInfo> = inventory
+        .datasets
+        .iter()
+        .filter(|d| d.is_scale && d.shape.len() == 1)
+        .collect();
+    scales.sort_by_key(|d| {
+        d.attributes
+            .get("_Netcdf4Dimid")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(u64::MAX)
+    });
+    let dimensions = scales
+        .into_iter()
+        .map(|d| Dimension {
+            group: d.group.clone(),
+            name: d.name.clone(),
+            size: d.shape[0],
+            unlimited: d.max_shape.first().is_some_and(Option::is_none),
+        })
+        .collect();
+    Declared { types, dimensions }
 }
 
 /// The HDF5 and netCDF attributes that keep the file's bookkeeping: the

@@ -51,7 +51,7 @@ mod zarr;
 mod zarr_strings;
 
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
-pub use contents::{Arrangement, Contents, Entry, GroupEntry};
+pub use contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType};
 pub use convert::{convert, ConvertOptions, Progress};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};

@@ -478,6 +478,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
             warnings: Vec::new(),
             attribute_types: Default::default(),
             groups: Vec::new(),
+            declared: Default::default(),
         },
     })
 }

@@ -33,6 +33,20 @@ pub struct Inventory {
     pub groups: Vec<GroupInfo>,
     /// Every dataset.
     pub datasets: Vec<DatasetInfo>,
+    /// Every committed (named) datatype our model has a datatype for, in
+    /// its group's order: netCDF-4's user-defined types.
+    pub types: Vec<NamedType>,
+}
+
+/// A committed datatype: netCDF-4's user-defined type (`cloud_t`).
+#[derive(Clone, Debug)]
+pub struct NamedType {
+    /// The group it is in (`/` at the root).
+    pub group: String,
+    /// Its name within that group.
+    pub name: String,
+    /// What it is.
+    pub datatype: Datatype,
 }
 
 /// One group.
@@ -120,8 +134,8 @@ struct Walk {
     /// For each dataset in `inventory.datasets`, the scale attached to
     /// each dimension, where its names are still to be looked up.
     attached: Vec<Option<Vec<Option<LocationToken>>>>,
-    /// Every committed datatype met, and its name.
-    committed: Vec<(String, hdf5::Datatype)>,
+    /// Every committed datatype met: its group, name and type.
+    committed: Vec<(String, String, hdf5::Datatype)>,
     /// For each dataset, its datatype where it is user-defined (a
     /// compound, enum, opaque or vlen), whose name is looked up among the
     /// committed ones once the walk has met them all.
@@ -132,8 +146,8 @@ impl Walk {
     fn finish(mut self) -> Inventory {
         for (dataset, dtype) in self.inventory.datasets.iter_mut().zip(&self.user_types) {
             dataset.type_name = dtype.as_ref().and_then(|dtype| {
-                let found = self.committed.iter().find(|(_, t)| t == dtype);
-                found.map(|(name, _)| name.clone())
+                let found = self.committed.iter().find(|(_, _, t)| t == dtype);
+                found.map(|(_, name, _)| name.clone())
             });
         }
         for (dataset, attached) in self.inventory.datasets.iter_mut().zip(self.attached) {
@@ -146,6 +160,19 @@ impl Walk {
                     Some(tokens.into_iter().map(|t| t.and_then(name)).collect());
             }
         }
+        // A committed type our model has no datatype for (a reference)
+        // is no netCDF-4 type: nothing names it.
+        self.inventory.types = self
+            .committed
+            .iter()
+            .filter_map(|(group, name, dtype)| {
+                Some(NamedType {
+                    group: group.clone(),
+                    name: name.clone(),
+                    datatype: stored_type(dtype.id()).ok()?.datatype,
+                })
+            })
+            .collect();
         self.inventory
     }
 }
@@ -184,7 +211,8 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
         } else if let Ok(sub) = group.group(&name) {
             visit(path, &sub, &child, walk)?;
         } else if let Ok(committed) = group.committed_datatype(&name) {
-            walk.committed.push((name, committed.as_datatype().clone()));
+            let dtype = committed.as_datatype().clone();
+            walk.committed.push((at.to_string(), name, dtype));
         }
         // Broken links are none of these: nothing to list.
     }

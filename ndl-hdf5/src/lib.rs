@@ -57,7 +57,7 @@ pub use cf::{cf_time_type, NDL_DATATYPE};
 pub use columns::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, netcdf4_python_skips, TypeError};
-pub use inventory::{DatasetInfo, GroupInfo, Inventory};
+pub use inventory::{DatasetInfo, GroupInfo, Inventory, NamedType};
 pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::{read, MAX_FILL_BYTES};
 pub use stored_type::StoredType;

@@ -7,7 +7,7 @@ use ndl_runtime::lang::cdl;
 use ndl_runtime::Datatype;
 
 use super::in_entry;
-use crate::contents::{ancestors_and_self, stem, Arrangement, Contents};
+use crate::contents::{ancestors_and_self, stem, Arrangement, Contents, NamedType};
 use crate::error::{Error, Result};
 
 /// The CDL document of `contents`.
@@ -76,6 +76,24 @@ fn documents(path: &Path, contents: &Contents) -> Result<Vec<(String, cdl::Docum
             groups.push((g, doc));
         }
     }
+    for t in &contents.declared.types {
+        let Some((_, doc)) = groups.iter_mut().find(|(p, _)| *p == t.group) else {
+            continue;
+        };
+        // Defined first, a type names every use of it, a nested member's
+        // too. One CDL cannot write (none of netCDF's) is left to the
+        // variables that use it, which say why.
+        let _ = doc.add_type(&t.name, &t.datatype);
+    }
+    // Parents come before their children: each sees what all above it
+    // define.
+    for i in 1..groups.len() {
+        let (before, after) = groups.split_at_mut(i);
+        let child = &mut after[0];
+        if let Some((_, up)) = before.iter().find(|(p, _)| *p == parent(&child.0)) {
+            child.1.add_outer_types(up);
+        }
+    }
     Ok(groups)
 }
 
@@ -106,7 +124,19 @@ struct Dimension {
 /// group, the attributes as `ncdump -h` shows them (bookkeeping ones too,
 /// as text) and of their stored type where the format has one.
 fn group(path: &Path, contents: &Contents) -> Result<String> {
-    let mut dims: Vec<Dimension> = Vec::new();
+    // The dimensions the file declares, each in its own group; those only
+    // the variables name after them.
+    let mut dims: Vec<Dimension> = contents
+        .declared
+        .dimensions
+        .iter()
+        .map(|d| Dimension {
+            group: d.group.clone(),
+            name: d.name.clone(),
+            size: d.size,
+            unlimited: d.unlimited,
+        })
+        .collect();
     let mut var_dims = Vec::new();
     for a in &contents.entries {
         let names: Vec<String> = match &a.dimension_names {
@@ -122,9 +152,11 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         let visible = ancestors_and_self(&a.group);
         for (k, (name, &size)) in names.iter().zip(&a.spec.shape).enumerate() {
             let unlimited = a.unlimited.get(k).copied().unwrap_or(false);
+            // The nearest declaration: an inner group's hides an outer one's.
             let found = dims
                 .iter_mut()
-                .find(|d| d.name == *name && visible.contains(&d.group));
+                .filter(|d| d.name == *name && visible.contains(&d.group))
+                .max_by_key(|d| d.group.len());
             match found {
                 Some(d) if d.unlimited || unlimited => {
                     d.unlimited = true;
@@ -182,7 +214,12 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
             .iter()
             .filter(|(n, _)| n.as_str() != "_ARRAY_DIMENSIONS" && n.as_str() != "_NCZARR_ATTR")
         {
-            let value = attribute(value, &a.spec.datatype, a.attribute_types.get(name));
+            let value = attribute(
+                value,
+                &a.spec.datatype,
+                a.attribute_types.get(name),
+                (name, &contents.declared.types),
+            );
             doc.add_attribute(Some(&a.name), name, value).map_err(&at)?;
         }
     }
@@ -195,11 +232,12 @@ fn every_group_attribute(
     groups: &mut [(String, cdl::Document)],
     contents: &Contents,
 ) -> std::result::Result<(), ndl_runtime::lang::LangError> {
+    let types = &contents.declared.types;
     let root = document_of(groups, "/");
-    add_group_attributes(root, &contents.attributes, &contents.attribute_types)?;
+    add_group_attributes(root, &contents.attributes, &contents.attribute_types, types)?;
     for g in &contents.groups {
         let doc = document_of(groups, &g.path);
-        add_group_attributes(doc, &g.attributes, &g.attribute_types)?;
+        add_group_attributes(doc, &g.attributes, &g.attribute_types, types)?;
     }
     Ok(())
 }
@@ -209,28 +247,47 @@ fn add_group_attributes(
     doc: &mut cdl::Document,
     attributes: &serde_json::Map<String, serde_json::Value>,
     types: &std::collections::BTreeMap<String, Datatype>,
+    named: &[NamedType],
 ) -> std::result::Result<(), ndl_runtime::lang::LangError> {
     for (name, value) in attributes
         .iter()
         .filter(|(n, _)| n.as_str() != "_NCZARR_ATTR")
     {
-        let value = attribute(value, &Datatype::String, types.get(name));
+        let value = attribute(value, &Datatype::String, types.get(name), (name, named));
         doc.add_attribute(None, name, value)?;
     }
     Ok(())
 }
 
-/// An attribute of its `stored` type where the format has one (HDF5);
-/// else a Zarr attribute as netCDF-C 4.9 types it: text as text, numbers
-/// of the variable's integer type (what `_NCZARR_ATTR` says of CF flags),
-/// other integers as `int` or `int64`, floats as `double`, anything else
-/// as its JSON text.
+/// An attribute of its `stored` type where the format has one (HDF5),
+/// a compound one of the type the file names it by (`named`, else
+/// `<attribute>_t`); else a Zarr attribute as netCDF-C 4.9 types it: text
+/// as text, numbers of the variable's integer type (what `_NCZARR_ATTR`
+/// says of CF flags), other integers as `int` or `int64`, floats as
+/// `double`, anything else as its JSON text.
 fn attribute(
     value: &serde_json::Value,
     element: &Datatype,
     stored: Option<&Datatype>,
+    (name, named): (&str, &[NamedType]),
 ) -> cdl::AttrValue {
     use serde_json::Value as J;
+    // A compound netCDF cannot define (an HDF5 one of half floats) stays
+    // JSON text, as other values CDL has no type for.
+    let definable = |dt: &Datatype| cdl::type_definitions("t", dt).is_ok();
+    if let Some(dt @ Datatype::Compound(_)) = stored.filter(|dt| definable(dt)) {
+        if let Some(records) = records(value, dt) {
+            let type_name = named
+                .iter()
+                .find(|t| t.datatype == *dt)
+                .map_or_else(|| format!("{name}_t"), |t| t.name.clone());
+            return cdl::AttrValue::Compound {
+                type_name,
+                datatype: dt.clone(),
+                records,
+            };
+        }
+    }
     // netCDF attributes are lists: an HDF5 attribute of more dimensions
     // is its elements in C order.
     let mut items: Vec<&J> = Vec::new();
@@ -282,6 +339,38 @@ fn attribute(
         return cdl::AttrValue::Doubles(items.iter().filter_map(|v| v.as_f64()).collect());
     }
     cdl::AttrValue::Text(netcdf_json(value))
+}
+
+/// A compound attribute's records (one JSON object, or nested lists of
+/// them), where every value has its member's type.
+fn records(value: &serde_json::Value, dt: &Datatype) -> Option<Vec<cdl::MemberValue>> {
+    let mut items = Vec::new();
+    flatten(value, &mut items);
+    items.into_iter().map(|v| member_value(v, dt)).collect()
+}
+
+/// The JSON the HDF5 reader gives of one value of `dt` as a CDL value:
+/// records as objects, arrays as lists, NaN and the infinities as text.
+fn member_value(value: &serde_json::Value, dt: &Datatype) -> Option<cdl::MemberValue> {
+    use cdl::MemberValue as M;
+    use serde_json::Value as J;
+    Some(match (dt, value) {
+        (Datatype::Compound(c), J::Object(map)) => M::Record(
+            c.members
+                .iter()
+                .map(|m| member_value(map.get(&m.name)?, &m.datatype))
+                .collect::<Option<_>>()?,
+        ),
+        (Datatype::Array(a), J::Array(items)) => M::List(
+            items
+                .iter()
+                .map(|v| member_value(v, &a.base))
+                .collect::<Option<_>>()?,
+        ),
+        (Datatype::FixedString(_), J::String(s)) => M::Text(s.clone()),
+        (Datatype::Float32 | Datatype::Float64, v) => M::Float(super::float_of(v)?),
+        (_, v) => M::Int(v.as_i64().map(i128::from).or(v.as_u64().map(i128::from))?),
+    })
 }
 
 /// The leaves of nested lists, in order.

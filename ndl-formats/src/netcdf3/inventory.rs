@@ -62,6 +62,7 @@ pub(crate) fn inventory(nc: &Netcdf3File) -> Inventory {
     Inventory {
         groups: vec![root],
         datasets,
+        types: Vec::new(),
     }
 }
 

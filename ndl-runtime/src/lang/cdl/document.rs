@@ -4,8 +4,9 @@
 use std::fmt;
 
 use super::name::{check_name, escape, is_keyword};
-use super::print::type_text;
+use super::print::{type_text, Lput};
 use super::types::{TypeRef, TypeSet};
+use super::value::MemberValue;
 use crate::lang::{LangError, Language};
 use crate::time::{CfEncoding, NAT};
 use crate::{Charset, Datatype, FixedString, IntType, TimeType};
@@ -69,11 +70,34 @@ pub enum AttrValue {
     Floats(Vec<f32>),
     /// netCDF-4 `string`s (variable-length): `string :name = "a", "b"`.
     Strings(Vec<String>),
+    /// Values of a compound type, each a [`MemberValue::Record`]:
+    /// `pair_t v:pair = {1, 2.5}, {-3, 0.125}`. The document defines the
+    /// type under `type_name` with its other types.
+    Compound {
+        /// The name of the compound type.
+        type_name: String,
+        /// The compound datatype.
+        datatype: Datatype,
+        /// One record per value.
+        records: Vec<MemberValue>,
+    },
 }
 
 impl AttrValue {
-    fn render(&self) -> String {
-        match self {
+    /// The values as `ncdump` prints them; compound ones through `lput`,
+    /// which may wrap them.
+    fn render(&self, lput: &mut Lput, out: &mut String) {
+        let text = match self {
+            AttrValue::Compound {
+                datatype, records, ..
+            } => {
+                for (i, record) in records.iter().enumerate() {
+                    let delim = if i + 1 == records.len() { "" } else { ", " };
+                    let value = record.render(datatype).unwrap_or_default();
+                    lput.put(out, &format!("{value}{delim}"));
+                }
+                return;
+            }
             AttrValue::Text(t) => quoted(t),
             AttrValue::Strings(items) => {
                 let items: Vec<String> = items.iter().map(|t| quoted(t)).collect();
@@ -104,15 +128,18 @@ impl AttrValue {
                     .collect();
                 items.join(", ")
             }
-        }
+        };
+        out.push_str(&text);
     }
 
     /// What `ncdump` writes before an attribute's name to give its type
-    /// where the value alone does not: `string` for netCDF-4 strings.
-    fn type_prefix(&self) -> &'static str {
+    /// where the value alone does not: `string` for netCDF-4 strings, the
+    /// type's name for user-defined ones.
+    fn type_prefix(&self) -> String {
         match self {
-            AttrValue::Strings(_) => "string ",
-            _ => "",
+            AttrValue::Strings(_) => "string ".into(),
+            AttrValue::Compound { type_name, .. } => format!("{} ", escape(type_name)),
+            _ => String::new(),
         }
     }
 }
@@ -224,6 +251,7 @@ impl Document {
                 });
             }
         }
+        let value = self.typed(value)?;
         let variable = variable.map(str::to_string);
         // An attribute given replaces one `add_variable` implied.
         if let Some(v) = &variable {
@@ -243,6 +271,45 @@ impl Document {
         }
         self.attributes.push((variable, name.to_string(), value));
         Ok(())
+    }
+
+    /// `value` with its compound type defined in this document, under the
+    /// name the type set gives it; an error where the records are not of
+    /// that type.
+    fn typed(&mut self, value: AttrValue) -> Result<AttrValue, LangError> {
+        let AttrValue::Compound {
+            type_name,
+            datatype,
+            records,
+        } = value
+        else {
+            return Ok(value);
+        };
+        if !matches!(datatype, Datatype::Compound(_)) {
+            return Err(LangError::unsupported(
+                Language::Cdl,
+                &[],
+                &datatype,
+                "a compound attribute's type is a compound",
+            ));
+        }
+        if records.iter().any(|r| r.render(&datatype).is_none()) {
+            return Err(LangError::unsupported(
+                Language::Cdl,
+                &[],
+                &datatype,
+                "an attribute value does not have the members of its compound type",
+            ));
+        }
+        let type_name = match self.types.add_root(&type_name, &datatype)? {
+            TypeRef::Named(n) => n,
+            TypeRef::Prim(p) => p.to_string(),
+        };
+        Ok(AttrValue::Compound {
+            type_name,
+            datatype,
+            records,
+        })
     }
 
     /// Declares a dimension of `size`, or `UNLIMITED` for `None`.
@@ -275,6 +342,15 @@ impl Document {
         if !self.outer_dimensions.iter().any(|n| n == name) {
             self.outer_dimensions.push(name.to_string());
         }
+    }
+
+    /// Lets this group's variables, attributes and types use the types
+    /// `enclosing` (a group around this one) defines or can use, by name,
+    /// rather than define them again (netCDF-4 types are seen in every
+    /// group below their own). Those `enclosing` defines later are not
+    /// seen.
+    pub fn add_outer_types(&mut self, enclosing: &Document) {
+        self.types.see_outer(&enclosing.types);
     }
 
     fn push_dimension(&mut self, name: &str, length: Length) -> Result<(), LangError> {
@@ -440,18 +516,21 @@ impl fmt::Display for Document {
                 keywords.join(", ")
             )?;
         }
-        f.write_str(&self.body())
+        f.write_str(&self.body(&mut Lput::default(), 0))
     }
 }
 
 impl Document {
-    /// `netcdf name {` ... `}`, without the keyword comment.
-    fn body(&self) -> String {
+    /// `netcdf name {` ... `}`, without the keyword comment, for a group
+    /// `depth` deep, with `ncdump`'s line position so far.
+    fn body(&self, lput: &mut Lput, depth: usize) -> String {
         let mut out = format!("netcdf {} {{\n", escape(&self.name));
         if !self.types.is_empty() {
             out.push_str("types:\n");
-            self.types.render(&mut out);
+            lput.at(depth, 2);
+            self.types.render(&mut out, lput);
         }
+        lput.at(depth, 0);
         if !self.dimensions.is_empty() {
             out.push_str("dimensions:\n");
             for (name, length) in &self.dimensions {
@@ -480,12 +559,13 @@ impl Document {
                     .filter(|(v, _, _)| v.as_deref() == Some(name))
                 {
                     out.push_str(&format!(
-                        "\t\t{}{}:{} = {} ;\n",
+                        "\t\t{}{}:{} = ",
                         value.type_prefix(),
                         escape(name),
                         escape(attr),
-                        value.render()
                     ));
+                    value.render(lput, &mut out);
+                    out.push_str(" ;\n");
                 }
             }
         }
@@ -497,16 +577,13 @@ impl Document {
         if !globals.is_empty() {
             out.push_str("\n// global attributes:\n");
             for (_, attr, value) in globals {
-                out.push_str(&format!(
-                    "\t\t{}:{} = {} ;\n",
-                    value.type_prefix(),
-                    escape(attr),
-                    value.render()
-                ));
+                out.push_str(&format!("\t\t{}:{} = ", value.type_prefix(), escape(attr)));
+                value.render(lput, &mut out);
+                out.push_str(" ;\n");
             }
         }
         for group in &self.groups {
-            group.render_nested(&mut out);
+            group.render_nested(&mut out, lput, depth + 1);
         }
         out.push_str("}\n");
         out
@@ -520,8 +597,8 @@ impl Document {
 
     /// This document as a subgroup: `group: name {` ... `} // group name`,
     /// its lines indented as `ncdump` indents nested groups.
-    fn render_nested(&self, out: &mut String) {
-        let text = self.body();
+    fn render_nested(&self, out: &mut String, lput: &mut Lput, depth: usize) {
+        let text = self.body(lput, depth);
         let body = text
             .strip_prefix("netcdf ")
             .and_then(|t| t.strip_suffix("}\n"))

@@ -54,7 +54,9 @@ mod document;
 mod name;
 mod print;
 mod types;
+mod value;
 
 pub use document::{AttrValue, Document};
 pub use name::escape_name;
 pub use print::type_definitions;
+pub use value::MemberValue;

@@ -57,10 +57,11 @@ impl TypeSet {
         }
     }
 
-    /// The definitions as `ncdump -h` prints them in the root group.
-    pub(super) fn render(&self, out: &mut String) {
+    /// The definitions as `ncdump -h` prints them in the root group (a
+    /// subgroup's are indented further when it is nested), enums wrapped
+    /// by `lput`.
+    pub(super) fn render(&self, out: &mut String, lput: &mut Lput) {
         let indent = "  ";
-        let mut wrap = EnumWrap::new(indent.len());
         for (name, def) in self.ncgen_order() {
             let name = escape(name);
             match def {
@@ -82,15 +83,14 @@ impl TypeSet {
                 }
                 Def::Enum { base, members } => {
                     out.push_str(indent);
-                    wrap.start();
-                    wrap.put(out, &format!("{base} enum {name} {{"));
+                    lput.put(out, &format!("{base} enum {name} {{"));
                     for (i, m) in members.iter().enumerate() {
                         let delim = if i + 1 == members.len() {
                             "} ;\n"
                         } else {
                             ", "
                         };
-                        wrap.put(out, &format!("{} = {}{delim}", escape(&m.name), m.value));
+                        lput.put(out, &format!("{} = {}{delim}", escape(&m.name), m.value));
                     }
                 }
             }
@@ -98,42 +98,50 @@ impl TypeSet {
     }
 }
 
-/// `ncdump`'s `lput` line wrapping of enum definitions: a piece that would
-/// take the line past 78 columns (and is longer than 2 bytes) goes on a new
-/// line indented by the group indent plus 4. `ncdump` measures from 0 for
-/// its first enum and from the indent for later ones (measured with
-/// netCDF 4.9.0; it keeps the position in a global).
-struct EnumWrap {
-    indent: usize,
+/// `ncdump`'s `lput`, which wraps enum definitions and compound
+/// attribute values: a piece that would take the line past 78 columns
+/// (and is longer than 2 bytes) goes on a new line indented by the
+/// current indent plus 4. `ncdump` keeps the line position in one global
+/// for the whole file: only a piece ending a line (an enum's last) sets it
+/// back to the indent, so pieces of compound attributes count on from
+/// those before them (measured with netCDF 4.9.0).
+#[derive(Debug, Default)]
+pub(super) struct Lput {
     linep: usize,
-    first: bool,
+    /// The group depth of what is printed (a group indents by 2).
+    depth: usize,
+    /// The indent within the group: 2 under `types:`, 0 for attributes.
+    relative: usize,
 }
 
-impl EnumWrap {
-    fn new(indent: usize) -> EnumWrap {
-        EnumWrap {
-            indent,
-            linep: 0,
-            first: true,
-        }
+impl Lput {
+    /// The next pieces go `relative` columns in, in a group `depth` deep.
+    pub(super) fn at(&mut self, depth: usize, relative: usize) {
+        self.depth = depth;
+        self.relative = relative;
     }
 
-    fn start(&mut self) {
-        self.linep = if self.first { 0 } else { self.indent };
-        self.first = false;
+    fn indent(&self) -> usize {
+        2 * self.depth + self.relative
     }
 
-    fn put(&mut self, out: &mut String, piece: &str) {
+    /// Writes `piece`, first breaking the line where `ncdump` would. The
+    /// text is indented as in the root group: nesting indents it later.
+    pub(super) fn put(&mut self, out: &mut String, piece: &str) {
         // strlen: bytes, not characters.
         let n = piece.len();
         if n + self.linep > MAX_LINE && n > 2 {
             out.push('\n');
-            out.push_str(&" ".repeat(self.indent));
+            out.push_str(&" ".repeat(self.relative));
             out.push_str("    ");
-            self.linep = 4 + self.indent;
+            self.linep = 4 + self.indent();
         }
         out.push_str(piece);
-        self.linep += n;
+        self.linep = if piece.ends_with('\n') {
+            self.indent()
+        } else {
+            self.linep + n
+        };
     }
 }
 
@@ -181,7 +189,9 @@ pub fn type_definitions(name: &str, dt: &Datatype) -> Result<String, LangError> 
     let mut types = TypeSet::default();
     types.add_root(name, dt)?;
     let mut out = String::new();
-    types.render(&mut out);
+    let mut lput = Lput::default();
+    lput.at(0, 2);
+    types.render(&mut out, &mut lput);
     Ok(out)
 }
 
@@ -192,8 +202,8 @@ mod tests {
     #[test]
     fn enum_lines_wrap_like_ncdump() {
         let mut out = String::new();
-        let mut w = EnumWrap::new(2);
-        w.start();
+        let mut w = Lput::default();
+        w.at(0, 2);
         w.put(&mut out, &"a".repeat(70));
         w.put(&mut out, &"b".repeat(9));
         assert_eq!(out, format!("{}\n      {}", "a".repeat(70), "b".repeat(9)));

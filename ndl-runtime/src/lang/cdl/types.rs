@@ -81,6 +81,9 @@ pub(super) struct TypeSet {
     pub(super) defs: Vec<(String, Def)>,
     /// Names given by the caller, which derived names must not take.
     reserved: HashSet<String>,
+    /// The definitions of the enclosing groups, nearest first, which this
+    /// group uses by name rather than define again.
+    outer: Vec<(String, Def)>,
 }
 
 impl TypeSet {
@@ -112,7 +115,14 @@ impl TypeSet {
             return Ok(TypeRef::Prim("string"));
         }
         check_name(name, "type")?;
-        self.reserved.insert(name.to_string());
+        // bool and complex have names of their own (`bool_t`, nc-complex's):
+        // the name given is not theirs to keep from them.
+        if !matches!(
+            dt,
+            Datatype::Bool | Datatype::Complex64 | Datatype::Complex128
+        ) {
+            self.reserved.insert(name.to_string());
+        }
         self.type_ref(dt, Naming::Exact(name.to_string()), &[])
     }
 
@@ -242,6 +252,7 @@ impl TypeSet {
         match naming {
             Naming::Exact(name) => match self.lookup(&name) {
                 Some(existing) if *existing == def => Ok(name),
+                None if self.outer.iter().any(|(n, d)| *n == name && *d == def) => Ok(name),
                 Some(_) => Err(LangError::Duplicate {
                     language: Language::Cdl,
                     role: "type",
@@ -253,7 +264,8 @@ impl TypeSet {
             Naming::Derived { first, stem } => {
                 // The same structure is the same netCDF type, whatever
                 // member it was first met under.
-                if let Some((name, _)) = self.defs.iter().find(|(_, d)| *d == def) {
+                let mut known = self.defs.iter().chain(&self.outer);
+                if let Some((name, _)) = known.find(|(_, d)| *d == def) {
                     return Ok(name.clone());
                 }
                 let mut candidate = first;
@@ -286,6 +298,13 @@ impl TypeSet {
             };
             std::iter::once(name.as_str()).chain(inner)
         })
+    }
+
+    /// Lets this set use the definitions of `enclosing`, the set of a group
+    /// around this one, and those it could use.
+    pub(super) fn see_outer(&mut self, enclosing: &TypeSet) {
+        self.outer = enclosing.defs.clone();
+        self.outer.extend(enclosing.outer.iter().cloned());
     }
 
     /// Whether no type needs a definition.
