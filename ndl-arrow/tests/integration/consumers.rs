@@ -52,7 +52,7 @@ for table in [pq.read_table(sys.argv[1]), ipc.open_file(sys.argv[2]).read_all()]
         &[&parquet, &ipc],
     );
     let lines: Vec<&str> = out.lines().collect();
-    let schema = "station:uint32:False;time:double:False;sky:dictionary<values=string, indices=int8, ordered=0>:False;code:string:False;wind:fixed_size_list<item: float not null>[2]:False;temperature:float:False";
+    let schema = "station:uint32:False;time:double:False;sky:dictionary<values=string, indices=uint8, ordered=0>:False;code:string:False;wind:fixed_size_list<item: float not null>[2]:False;temperature:float:False";
     assert_eq!(
         lines,
         [

@@ -7,6 +7,7 @@ mod bad_input;
 mod consumers;
 mod file_mode;
 mod ipc_kinds;
+mod nested_enum;
 mod roundtrip;
 mod time;
 mod writers;
