@@ -28,8 +28,7 @@ pub enum ColumnFile {
     Ipc,
 }
 
-/// ndl-arrow's error about the file at `path`, which its own message does
-/// not always name.
+/// ndl-arrow's error about the file at `path` (which its message names).
 fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
     move |source| Error::Arrow {
         path: path.to_path_buf(),
