@@ -129,7 +129,8 @@ impl<T: NdlType> IpcWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records).map_err(Error::in_file(self.sink.staged.dest()))?;
+        append(&mut self.sink, records, self.records)
+            .map_err(Error::in_file(self.sink.staged.dest()))?;
         self.records += records.len() as u64;
         Ok(())
     }
@@ -207,6 +208,8 @@ pub struct IpcRecordReader {
     reader: Reader,
     options: ReadOptions,
     path: PathBuf,
+    /// The records read so far.
+    read: u64,
 }
 
 impl IpcRecordReader {
@@ -236,6 +239,7 @@ impl IpcRecordReader {
             reader: Reader::open(path, datatype, options).map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
+            read: 0,
         })
     }
 
@@ -269,7 +273,8 @@ impl IpcRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        next_records(&mut self.reader, &self.options).map_err(Error::in_file(&self.path))
+        next_records(&mut self.reader, &self.options, &mut self.read)
+            .map_err(Error::in_file(&self.path))
     }
 }
 

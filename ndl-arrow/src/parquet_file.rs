@@ -128,7 +128,7 @@ impl<T: NdlType> ParquetWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records).map_err(Error::in_file(self.sink.dest()))?;
+        append(&mut self.sink, records, self.records).map_err(Error::in_file(self.sink.dest()))?;
         self.records += records.len() as u64;
         Ok(())
     }
@@ -218,6 +218,8 @@ pub struct ParquetRecordReader {
     reader: Reader,
     options: ReadOptions,
     path: PathBuf,
+    /// The records read so far.
+    read: u64,
 }
 
 impl ParquetRecordReader {
@@ -249,6 +251,7 @@ impl ParquetRecordReader {
             reader: Reader::open(path, datatype, options, 0).map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
+            read: 0,
         })
     }
 
@@ -281,7 +284,8 @@ impl ParquetRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        next_records(&mut self.reader, &self.options).map_err(Error::in_file(&self.path))
+        next_records(&mut self.reader, &self.options, &mut self.read)
+            .map_err(Error::in_file(&self.path))
     }
 }
 

@@ -109,7 +109,7 @@ fn readers_name_the_file_once() {
 }
 
 #[test]
-fn a_bad_value_met_while_reading_names_the_file_and_the_record() {
+fn a_bad_value_met_while_reading_names_the_file_and_its_record_in_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (dt, bytes) = bad_enum_records();
     let good = dt.clone();
@@ -128,23 +128,34 @@ fn a_bad_value_met_while_reading_names_the_file_and_the_record() {
     for path in files(dir.path()) {
         if is_parquet(&path) {
             let mut w = ParquetRecordWriter::create(&path, &plain, ByteOrder::NATIVE).unwrap();
-            w.write(&bytes).unwrap();
+            for part in [&bytes[..8], &bytes[..8], &bytes] {
+                w.write(part).unwrap();
+            }
             w.finish().unwrap();
         } else {
             let mut w = IpcRecordWriter::create(&path, &plain, ByteOrder::NATIVE).unwrap();
-            w.write(&bytes).unwrap();
+            for part in [&bytes[..8], &bytes[..8], &bytes] {
+                w.write(part).unwrap();
+            }
             w.finish().unwrap();
         }
         let options = ReadOptions::default();
+        // Three batches in the IPC file, one in the Parquet file: the bad
+        // record is the file's fourth either way.
         let mut reader: Box<dyn ndl_arrow::RecordReader> = if is_parquet(&path) {
             Box::new(ParquetRecordReader::open_as(&path, &good, &options).unwrap())
         } else {
             Box::new(IpcRecordReader::open_as(&path, &good, &options).unwrap())
         };
-        let err = reader.next_records().unwrap_err();
+        let err = loop {
+            match reader.next_records() {
+                Ok(records) => assert!(records.is_some(), "{}: read", path.display()),
+                Err(err) => break err,
+            }
+        };
         assert_names_once(&err, &path);
         let text = err.to_string();
-        assert!(text.contains("record 1") && text.contains("`e`"), "{text}");
+        assert!(text.contains("record 3, column `e`"), "{text}");
     }
 }
 
@@ -169,15 +180,23 @@ fn writers_name_the_file_once() {
             Error::PartialRecord { .. }
         ));
 
+        // The bad record is the file's fourth: the second of the second write.
         let bad_value = if is_parquet(&path) {
             let mut w = ParquetRecordWriter::create(&path, &dt, ByteOrder::NATIVE).unwrap();
+            w.write(&bytes[..8]).unwrap();
+            w.write(&bytes[..8]).unwrap();
             w.write(&bytes).unwrap_err()
         } else {
             let mut w = IpcRecordWriter::create(&path, &dt, ByteOrder::NATIVE).unwrap();
+            w.write(&bytes[..8]).unwrap();
+            w.write(&bytes[..8]).unwrap();
             w.write(&bytes).unwrap_err()
         };
         assert_names_once(&bad_value, &path);
-        assert!(bad_value.to_string().contains("record 1"), "{bad_value}");
+        assert!(
+            bad_value.to_string().contains("record 3, column `e`"),
+            "{bad_value}"
+        );
     }
 }
 
