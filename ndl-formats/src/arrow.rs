@@ -36,6 +36,26 @@ fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
     }
 }
 
+/// ndl-arrow's error about records being written to `dest`: a value the
+/// datatype forbids (a bool byte of 2, an enum value that is no member) is
+/// the fault of the source they come from, `from`, and named against it;
+/// the record's index in the destination is its index in the source.
+fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error) -> Error {
+    match error.without_path() {
+        ndl_arrow::Error::InvalidValue {
+            record,
+            column,
+            message,
+        } => Error::InvalidValue {
+            path: from.to_path_buf(),
+            record: *record as u64,
+            field: column.clone(),
+            message: message.clone(),
+        },
+        _ => in_file(dest)(error),
+    }
+}
+
 /// A reader of either file.
 struct Reader(Box<dyn RecordReader>);
 
@@ -179,8 +199,11 @@ impl Sink for ColumnFileSink {
                 Writer::Ipc(IpcRecordWriter::create(path, dt, order).map_err(in_file(path))?)
             }
         };
+        let from = source.location().to_path_buf();
         let n = for_each_batch(source, |bytes, done| {
-            writer.write(bytes).map_err(in_file(path))?;
+            writer
+                .write(bytes)
+                .map_err(|e| source_at_fault(&from, path, e))?;
             progress(done);
             Ok(())
         })?;
