@@ -146,14 +146,18 @@ pub struct ColumnFileSink {
 }
 
 impl ColumnFileSink {
-    /// A sink for records of `spec` at `path`, which must not exist.
-    pub fn create(path: &Path, spec: &ArraySpec, file: ColumnFile) -> Result<ColumnFileSink> {
+    /// A sink at `path`, which must not exist, for the records of
+    /// `source`.
+    pub fn create(path: &Path, source: &dyn Source, file: ColumnFile) -> Result<ColumnFileSink> {
         refuse_existing(path)?;
+        let spec = source.spec();
         if spec.shape.len() != 1 {
+            // The destination refuses what the source holds: both named.
             return Err(Error::Unsupported {
                 path: path.to_path_buf(),
                 message: format!(
-                    "the array has shape {:?}; a table holds one-dimensional arrays of records",
+                    "the array of {} has shape {:?}; a table holds one-dimensional arrays of records",
+                    source.location().display(),
                     spec.shape
                 ),
             });
@@ -239,7 +243,7 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
     configure: |_, _, _| Ok(()),
     open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?)),
     create: Some(|path, source, _| {
-        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Parquet)?;
+        let sink = ColumnFileSink::create(path, source, ColumnFile::Parquet)?;
         Ok(Box::new(sink))
     }),
     keeps_mixed_byte_orders: |_, _| false,
@@ -266,7 +270,7 @@ pub(crate) static IPC: FormatInfo = FormatInfo {
     configure: |_, _, _| Ok(()),
     open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?)),
     create: Some(|path, source, _| {
-        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Ipc)?;
+        let sink = ColumnFileSink::create(path, source, ColumnFile::Ipc)?;
         Ok(Box::new(sink))
     }),
     keeps_mixed_byte_orders: |_, _| false,

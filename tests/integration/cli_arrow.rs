@@ -86,6 +86,25 @@ np.save(sys.argv[2], t)
     }
 }
 
+/// A source the destination refuses for what it holds (a 2-D array, where a
+/// table holds 1-D arrays of records): the error names both.
+#[test]
+fn a_source_a_table_cannot_hold_is_named_with_the_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("grid.npy");
+    run_with(
+        &python312(),
+        "import sys, numpy as np\nnp.save(sys.argv[1], np.zeros((2, 3)))",
+        &[npy.to_str().unwrap()],
+    );
+    for name in ["out.parquet", "out.arrow"] {
+        let dest = dir.path().join(name);
+        let run = convert(&npy, &dest, &[]);
+        refused(&run, &dest, &["shape [2, 3]", "one-dimensional"]);
+        assert!(run.stderr.contains(npy.to_str().unwrap()), "{}", run.stderr);
+    }
+}
+
 /// A Parquet source whose row group is damaged, converted to two formats:
 /// both errors name the source.
 #[test]
