@@ -32,12 +32,40 @@ pub(crate) trait BatchSource {
     fn datatype(&self) -> &Datatype;
 }
 
-/// Writes typed `records` in batches of about 8 MiB.
-pub(crate) fn append<T: NdlType>(sink: &mut impl BatchSink, records: &[T]) -> Result<(), Error> {
-    for part in records.chunks(batch_rows(std::mem::size_of::<T>())) {
-        sink.write(to_record_batch(part)?)?;
+/// Writes typed `records`, the first of which is record `first` of the
+/// file, in batches of about 8 MiB.
+pub(crate) fn append<T: NdlType>(
+    sink: &mut impl BatchSink,
+    records: &[T],
+    first: u64,
+) -> Result<(), Error> {
+    let rows = batch_rows(std::mem::size_of::<T>());
+    for (i, part) in records.chunks(rows).enumerate() {
+        let batch = to_record_batch(part).map_err(counted_from(first, i * rows))?;
+        sink.write(batch)?;
     }
     Ok(())
+}
+
+/// Makes an error about record `r` of a batch that starts at record
+/// `first + at` of the file about record `first + at + r`: errors name
+/// the record in the file, not in the batch.
+fn counted_from(first: u64, at: usize) -> impl FnOnce(Error) -> Error {
+    move |error| match error {
+        Error::InvalidValue {
+            record,
+            column,
+            message,
+        } => Error::InvalidValue {
+            record: usize::try_from(first)
+                .unwrap_or(usize::MAX)
+                .saturating_add(at)
+                .saturating_add(record),
+            column,
+            message,
+        },
+        other => other,
+    }
 }
 
 /// Reads every record of `source` as `T`.
@@ -47,7 +75,8 @@ pub(crate) fn read_all<T: NdlType>(
 ) -> Result<Vec<T>, Error> {
     let mut records = Vec::new();
     while let Some(batch) = source.next_batch()? {
-        let part = from_record_batch_with::<T>(&batch, options)?;
+        let first = records.len() as u64;
+        let part = from_record_batch_with::<T>(&batch, options).map_err(counted_from(first, 0))?;
         if records.is_empty() {
             records = part;
         } else {
@@ -58,15 +87,19 @@ pub(crate) fn read_all<T: NdlType>(
 }
 
 /// The next batch of `source` as bytes of its datatype, in the options'
-/// byte order; `None` at the end.
+/// byte order; `None` at the end. `read` counts the records read so far.
 pub(crate) fn next_records(
     source: &mut impl BatchSource,
     options: &ReadOptions,
+    read: &mut u64,
 ) -> Result<Option<Vec<u8>>, Error> {
     let Some(batch) = source.next_batch()? else {
         return Ok(None);
     };
-    from_record_batch_raw(source.datatype(), &batch, options).map(Some)
+    let records = from_record_batch_raw(source.datatype(), &batch, options)
+        .map_err(counted_from(*read, 0))?;
+    *read += batch.num_rows() as u64;
+    Ok(Some(records))
 }
 
 /// A sink of records of a runtime datatype, handed in as bytes with their
@@ -110,7 +143,8 @@ impl<S: BatchSink> RawSink<S> {
             });
         }
         for part in records.chunks(batch_rows(record) * record) {
-            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())?;
+            let batch = raw_batch(&self.datatype, self.order, part, self.schema.clone())
+                .map_err(counted_from(self.records, 0))?;
             self.sink.write(batch)?;
             self.records += (part.len() / record) as u64;
         }

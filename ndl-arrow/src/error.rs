@@ -1,7 +1,8 @@
 //! What can go wrong, each case naming the column or the record it is
-//! about.
+//! about, and every error of a function given a path wrapped in
+//! [`Error::File`], which names the file once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why records could not be turned into Arrow data or back, or a file not
 /// be written or read.
@@ -93,29 +94,29 @@ pub enum Error {
     },
     /// A file's own description of itself does not hold (a column chunk
     /// outside the file, say): a corrupted file.
-    #[error("{context}: a corrupted file: {message}")]
+    #[error("a corrupted file: {message}")]
     Corrupt {
-        /// The file.
-        context: String,
         /// What does not hold.
         message: String,
     },
     /// A well-formed file of a kind or variant not read here (Feather v1,
     /// big-endian Arrow IPC); the message says what to re-save it as.
-    #[error("{context}: {message}")]
+    #[error("{message}")]
     UnsupportedFile {
-        /// The file.
-        context: String,
         /// What it is, and what to do instead.
         message: String,
     },
     /// Reading or writing a file failed.
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// Any of the errors above, met in the file at `path`: what every
+    /// function given a path returns, so that the path is named once.
     #[error("{}: {source}", path.display())]
-    Io {
+    File {
         /// The file.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// What was wrong in it.
+        source: Box<Error>,
     },
 }
 
@@ -141,10 +142,31 @@ impl Error {
         move |source| Error::Parquet { context, source }
     }
 
-    pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-        move |source| Error::Io {
-            path: path.to_owned(),
-            source,
+    /// The file the error is about, if a function given a path raised it.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::File { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The error without the file it was met in.
+    pub fn without_path(&self) -> &Error {
+        match self {
+            Error::File { source, .. } => source,
+            other => other,
+        }
+    }
+
+    /// Wraps an error met in the file at `path` in [`Error::File`], unless
+    /// it names a file already.
+    pub(crate) fn in_file(path: &Path) -> impl FnOnce(Error) -> Error + '_ {
+        move |error| match error {
+            named @ Error::File { .. } => named,
+            other => Error::File {
+                path: path.to_owned(),
+                source: Box::new(other),
+            },
         }
     }
 }

@@ -23,7 +23,7 @@ impl Staged {
     /// Starts the file for `dest`, in its directory so that the rename
     /// stays on one file system.
     pub fn create(dest: &Path, durable: bool) -> Result<Staged, Error> {
-        let temp = ndl_runtime::staging::hidden_file_beside(dest).map_err(Error::io(dest))?;
+        let temp = ndl_runtime::staging::hidden_file_beside(dest).map_err(Error::Io)?;
         Ok(Staged {
             temp,
             dest: dest.to_owned(),
@@ -33,11 +33,7 @@ impl Staged {
 
     /// A buffered writer into the file (a second handle on it).
     pub fn writer(&self) -> Result<BufWriter<File>, Error> {
-        let file = self
-            .temp
-            .as_file()
-            .try_clone()
-            .map_err(Error::io(&self.dest))?;
+        let file = self.temp.as_file().try_clone().map_err(Error::Io)?;
         Ok(BufWriter::with_capacity(1 << 20, file))
     }
 
@@ -50,13 +46,13 @@ impl Staged {
     pub fn publish(self) -> Result<(), Error> {
         let dest = self.dest;
         ndl_runtime::staging::publish(self.temp.into_temp_path(), &dest, self.durable)
-            .map_err(|source| Error::Io { path: dest, source })
+            .map_err(Error::Io)
     }
 }
 
 /// Opens `path` for reading.
 pub(crate) fn open(path: &Path) -> Result<File, Error> {
-    File::open(path).map_err(Error::io(path))
+    File::open(path).map_err(Error::Io)
 }
 
 /// About this many bytes of records go into one record batch when a

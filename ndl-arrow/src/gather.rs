@@ -337,9 +337,9 @@ fn enum_array(
         }};
     }
     Ok(match schema::dictionary_key(e) {
-        DataType::Int8 => keys!(Int8Type, i8),
-        DataType::Int16 => keys!(Int16Type, i16),
-        _ => keys!(Int32Type, i32),
+        DataType::UInt8 => keys!(UInt8Type, u8),
+        DataType::UInt16 => keys!(UInt16Type, u16),
+        _ => keys!(UInt32Type, u32),
     })
 }
 

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Seek};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -63,8 +63,10 @@ pub fn read_ipc_with<T: NdlType>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
-    let mut reader = Reader::open(path.as_ref(), Some(&T::datatype()), options)?;
-    read_all(&mut reader, options)
+    let path = path.as_ref();
+    Reader::open(path, Some(&T::datatype()), options)
+        .and_then(|mut reader| read_all(&mut reader, options))
+        .map_err(Error::in_file(path))
 }
 
 /// An Arrow IPC file of `T` records being written: each
@@ -114,9 +116,12 @@ impl<T: NdlType> IpcWriter<T> {
         path: impl AsRef<Path>,
         options: &WriteOptions,
     ) -> Result<IpcWriter<T>, Error> {
-        let schema = Arc::new(schema_of(&T::datatype())?);
+        let path = path.as_ref();
+        let sink = schema_of(&T::datatype())
+            .and_then(|schema| Sink::create(path, Arc::new(schema), options))
+            .map_err(Error::in_file(path))?;
         Ok(IpcWriter {
-            sink: Sink::create(path.as_ref(), schema, options)?,
+            sink,
             records: 0,
             _records: std::marker::PhantomData,
         })
@@ -124,7 +129,8 @@ impl<T: NdlType> IpcWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records)?;
+        append(&mut self.sink, records, self.records)
+            .map_err(Error::in_file(self.sink.staged.dest()))?;
         self.records += records.len() as u64;
         Ok(())
     }
@@ -132,7 +138,8 @@ impl<T: NdlType> IpcWriter<T> {
     /// Completes the file and puts it at its path; returns the number of
     /// records it holds.
     pub fn finish(self) -> Result<u64, Error> {
-        self.sink.finish()?;
+        let path = self.sink.staged.dest().to_owned();
+        self.sink.finish().map_err(Error::in_file(&path))?;
         Ok(self.records)
     }
 }
@@ -160,6 +167,7 @@ impl<T: NdlType> IpcWriter<T> {
 #[derive(Debug)]
 pub struct IpcRecordWriter {
     raw: RawSink<Sink>,
+    path: PathBuf,
 }
 
 impl IpcRecordWriter {
@@ -170,21 +178,26 @@ impl IpcRecordWriter {
         datatype: &Datatype,
         order: ByteOrder,
     ) -> Result<IpcRecordWriter, Error> {
+        let path = path.as_ref();
         let raw = RawSink::create(datatype, order, |schema| {
-            Sink::create(path.as_ref(), schema, &WriteOptions::new())
-        })?;
-        Ok(IpcRecordWriter { raw })
+            Sink::create(path, schema, &WriteOptions::new())
+        })
+        .map_err(Error::in_file(path))?;
+        Ok(IpcRecordWriter {
+            raw,
+            path: path.to_owned(),
+        })
     }
 
     /// Writes whole records laid out as the datatype says.
     pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
-        self.raw.write(records)
+        self.raw.write(records).map_err(Error::in_file(&self.path))
     }
 
     /// Completes the file and puts it at its path; returns the number of
     /// records it holds.
     pub fn finish(self) -> Result<u64, Error> {
-        self.raw.finish()
+        self.raw.finish().map_err(Error::in_file(&self.path))
     }
 }
 
@@ -194,6 +207,9 @@ impl IpcRecordWriter {
 pub struct IpcRecordReader {
     reader: Reader,
     options: ReadOptions,
+    path: PathBuf,
+    /// The records read so far.
+    read: u64,
 }
 
 impl IpcRecordReader {
@@ -201,10 +217,7 @@ impl IpcRecordReader {
     /// metadata keeps, or else one made of its columns (see
     /// [`datatype_of`]).
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<IpcRecordReader, Error> {
-        Ok(IpcRecordReader {
-            reader: Reader::open(path.as_ref(), None, options)?,
-            options: *options,
-        })
+        IpcRecordReader::open_checked(path.as_ref(), None, options)
     }
 
     /// Opens an Arrow IPC file to read records of `datatype` from it, the
@@ -214,9 +227,19 @@ impl IpcRecordReader {
         datatype: &Datatype,
         options: &ReadOptions,
     ) -> Result<IpcRecordReader, Error> {
+        IpcRecordReader::open_checked(path.as_ref(), Some(datatype), options)
+    }
+
+    fn open_checked(
+        path: &Path,
+        datatype: Option<&Datatype>,
+        options: &ReadOptions,
+    ) -> Result<IpcRecordReader, Error> {
         Ok(IpcRecordReader {
-            reader: Reader::open(path.as_ref(), Some(datatype), options)?,
+            reader: Reader::open(path, datatype, options).map_err(Error::in_file(path))?,
             options: *options,
+            path: path.to_owned(),
+            read: 0,
         })
     }
 
@@ -250,7 +273,8 @@ impl IpcRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        next_records(&mut self.reader, &self.options)
+        next_records(&mut self.reader, &self.options, &mut self.read)
+            .map_err(Error::in_file(&self.path))
     }
 }
 
@@ -304,7 +328,7 @@ impl Sink {
     fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
         let staged = Staged::create(path, options.durable)?;
         let writer = LayoutWriter::create(path, staged.writer()?, &schema)
-            .map_err(Error::arrow(format!("{}", path.display())))?;
+            .map_err(Error::arrow("starting the file"))?;
         Ok(Sink { writer, staged })
     }
 }
@@ -313,14 +337,13 @@ impl BatchSink for Sink {
     fn write(&mut self, batch: RecordBatch) -> Result<(), Error> {
         self.writer
             .write(&batch)
-            .map_err(Error::arrow(format!("{}", self.staged.dest().display())))
+            .map_err(Error::arrow("writing a record batch"))
     }
 
     fn finish(self) -> Result<(), Error> {
         let Sink { writer, staged } = self;
-        let context = format!("{}", staged.dest().display());
-        let mut file = writer.finish().map_err(Error::arrow(context))?;
-        std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
+        let mut file = writer.finish().map_err(Error::arrow("ending the file"))?;
+        std::io::Write::flush(&mut file).map_err(Error::Io)?;
         staged.publish()
     }
 }
@@ -330,7 +353,6 @@ impl BatchSink for Sink {
 struct Reader {
     batches: Box<dyn RecordBatchReader + Send>,
     datatype: Datatype,
-    context: String,
     /// The rows of every record batch, as the file's blocks say.
     rows: u64,
 }
@@ -341,18 +363,15 @@ impl Reader {
         datatype: Option<&Datatype>,
         options: &ReadOptions,
     ) -> Result<Reader, Error> {
-        let context = format!("{}", path.display());
         let mut file = open(path)?;
-        let (layout, rows) = crate::ipc_check::check(&mut file).map_err(|refusal| {
-            let context = context.clone();
-            match refusal {
-                Refusal::Corrupt(message) => Error::Corrupt { context, message },
-                Refusal::Unsupported(message) => Error::UnsupportedFile { context, message },
-            }
-        })?;
-        file.rewind().map_err(Error::io(path))?;
+        let (layout, rows) =
+            crate::ipc_check::check(&mut file).map_err(|refusal| match refusal {
+                Refusal::Corrupt(message) => Error::Corrupt { message },
+                Refusal::Unsupported(message) => Error::UnsupportedFile { message },
+            })?;
+        file.rewind().map_err(Error::Io)?;
         let file = BufReader::new(file);
-        let arrow = || Error::arrow(context.clone());
+        let arrow = || Error::arrow("reading the schema");
         let batches: Box<dyn RecordBatchReader + Send> = match layout {
             Layout::File => Box::new(FileReader::try_new(file, None).map_err(arrow())?),
             Layout::Stream => Box::new(StreamReader::try_new(file, None).map_err(arrow())?),
@@ -366,7 +385,6 @@ impl Reader {
         Ok(Reader {
             batches,
             datatype,
-            context,
             rows,
         })
     }
@@ -375,7 +393,6 @@ impl Reader {
 impl std::fmt::Debug for Reader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reader")
-            .field("context", &self.context)
             .field("datatype", &self.datatype)
             .field("rows", &self.rows)
             .finish()
@@ -387,7 +404,7 @@ impl BatchSource for Reader {
         self.batches
             .next()
             .transpose()
-            .map_err(Error::arrow(self.context.clone()))
+            .map_err(Error::arrow("reading a record batch"))
     }
 
     fn datatype(&self) -> &Datatype {

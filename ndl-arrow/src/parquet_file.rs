@@ -2,7 +2,7 @@
 //! that appears only once complete, read back a batch at a time.
 
 use std::marker::PhantomData;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -60,9 +60,10 @@ pub fn read_parquet_with<T: NdlType>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
-    let dt = T::datatype();
-    let mut reader = Reader::open(path.as_ref(), Some(&dt), options, std::mem::size_of::<T>())?;
-    read_all(&mut reader, options)
+    let (path, dt) = (path.as_ref(), T::datatype());
+    Reader::open(path, Some(&dt), options, std::mem::size_of::<T>())
+        .and_then(|mut reader| read_all(&mut reader, options))
+        .map_err(Error::in_file(path))
 }
 
 /// A Parquet file of `T` records being written: each [`append`](Self::append)
@@ -114,9 +115,12 @@ impl<T: NdlType> ParquetWriter<T> {
         path: impl AsRef<Path>,
         options: &WriteOptions,
     ) -> Result<ParquetWriter<T>, Error> {
-        let schema = Arc::new(schema_of(&T::datatype())?);
+        let path = path.as_ref();
+        let sink = schema_of(&T::datatype())
+            .and_then(|schema| Sink::create(path, Arc::new(schema), options))
+            .map_err(Error::in_file(path))?;
         Ok(ParquetWriter {
-            sink: Sink::create(path.as_ref(), schema, options)?,
+            sink,
             records: 0,
             _records: PhantomData,
         })
@@ -124,7 +128,7 @@ impl<T: NdlType> ParquetWriter<T> {
 
     /// Writes `records`.
     pub fn append(&mut self, records: &[T]) -> Result<(), Error> {
-        append(&mut self.sink, records)?;
+        append(&mut self.sink, records, self.records).map_err(Error::in_file(self.sink.dest()))?;
         self.records += records.len() as u64;
         Ok(())
     }
@@ -132,7 +136,8 @@ impl<T: NdlType> ParquetWriter<T> {
     /// Completes the file and puts it at its path; returns the number of
     /// records it holds.
     pub fn finish(self) -> Result<u64, Error> {
-        self.sink.finish()?;
+        let path = self.sink.dest().to_owned();
+        self.sink.finish().map_err(Error::in_file(&path))?;
         Ok(self.records)
     }
 }
@@ -162,6 +167,7 @@ impl<T: NdlType> ParquetWriter<T> {
 #[derive(Debug)]
 pub struct ParquetRecordWriter {
     raw: RawSink<Sink>,
+    path: PathBuf,
 }
 
 impl ParquetRecordWriter {
@@ -182,21 +188,26 @@ impl ParquetRecordWriter {
         order: ByteOrder,
         options: &WriteOptions,
     ) -> Result<ParquetRecordWriter, Error> {
+        let path = path.as_ref();
         let raw = RawSink::create(datatype, order, |schema| {
-            Sink::create(path.as_ref(), schema, options)
-        })?;
-        Ok(ParquetRecordWriter { raw })
+            Sink::create(path, schema, options)
+        })
+        .map_err(Error::in_file(path))?;
+        Ok(ParquetRecordWriter {
+            raw,
+            path: path.to_owned(),
+        })
     }
 
     /// Writes whole records laid out as the datatype says.
     pub fn write(&mut self, records: &[u8]) -> Result<(), Error> {
-        self.raw.write(records)
+        self.raw.write(records).map_err(Error::in_file(&self.path))
     }
 
     /// Completes the file and puts it at its path; returns the number of
     /// records it holds.
     pub fn finish(self) -> Result<u64, Error> {
-        self.raw.finish()
+        self.raw.finish().map_err(Error::in_file(&self.path))
     }
 }
 
@@ -206,6 +217,9 @@ impl ParquetRecordWriter {
 pub struct ParquetRecordReader {
     reader: Reader,
     options: ReadOptions,
+    path: PathBuf,
+    /// The records read so far.
+    read: u64,
 }
 
 impl ParquetRecordReader {
@@ -215,10 +229,7 @@ impl ParquetRecordReader {
         path: impl AsRef<Path>,
         options: &ReadOptions,
     ) -> Result<ParquetRecordReader, Error> {
-        Ok(ParquetRecordReader {
-            reader: Reader::open(path.as_ref(), None, options, 0)?,
-            options: *options,
-        })
+        ParquetRecordReader::open_checked(path.as_ref(), None, options)
     }
 
     /// Opens a Parquet file to read records of `datatype` from it, the
@@ -228,9 +239,19 @@ impl ParquetRecordReader {
         datatype: &Datatype,
         options: &ReadOptions,
     ) -> Result<ParquetRecordReader, Error> {
+        ParquetRecordReader::open_checked(path.as_ref(), Some(datatype), options)
+    }
+
+    fn open_checked(
+        path: &Path,
+        datatype: Option<&Datatype>,
+        options: &ReadOptions,
+    ) -> Result<ParquetRecordReader, Error> {
         Ok(ParquetRecordReader {
-            reader: Reader::open(path.as_ref(), Some(datatype), options, 0)?,
+            reader: Reader::open(path, datatype, options, 0).map_err(Error::in_file(path))?,
             options: *options,
+            path: path.to_owned(),
+            read: 0,
         })
     }
 
@@ -263,7 +284,8 @@ impl ParquetRecordReader {
     /// The next records, laid out as [`datatype`](Self::datatype) says, in
     /// the options' byte order; `None` at the end.
     pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        next_records(&mut self.reader, &self.options)
+        next_records(&mut self.reader, &self.options, &mut self.read)
+            .map_err(Error::in_file(&self.path))
     }
 }
 
@@ -275,7 +297,6 @@ struct Reader {
     datatype: Datatype,
     schema: SchemaRef,
     rows: u64,
-    context: String,
     int96: Option<Int96Check>,
 }
 
@@ -286,15 +307,11 @@ impl Reader {
         options: &ReadOptions,
         record: usize,
     ) -> Result<Reader, Error> {
-        let context = format!("{}", path.display());
         let file = open(path)?;
-        let file_len = file.metadata().map_err(Error::io(path))?.len();
+        let file_len = file.metadata().map_err(Error::Io)?.len();
         let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(Error::parquet(context.clone()))?;
-        check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt {
-            context: context.clone(),
-            message,
-        })?;
+            .map_err(Error::parquet("reading the footer"))?;
+        check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt { message })?;
         let schema = builder.schema().clone();
         let datatype = match datatype {
             Some(dt) => dt.clone(),
@@ -325,20 +342,18 @@ impl Reader {
             &schema,
             &wanted,
             batch_size,
-            &context,
         )?;
         let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
         let batches = builder
             .with_projection(mask)
             .with_batch_size(batch_size)
             .build()
-            .map_err(Error::parquet(context.clone()))?;
+            .map_err(Error::parquet("reading the footer"))?;
         Ok(Reader {
             batches,
             datatype,
             schema,
             rows,
-            context,
             int96,
         })
     }
@@ -350,7 +365,7 @@ impl BatchSource for Reader {
             .batches
             .next()
             .transpose()
-            .map_err(Error::arrow(self.context.clone()))?;
+            .map_err(Error::arrow("reading a row group"))?;
         match (batch, &mut self.int96) {
             (Some(batch), Some(int96)) => int96.apply(batch).map(Some),
             (batch, _) => Ok(batch),

@@ -48,7 +48,6 @@ pub(crate) struct Int96Check {
     seconds: ParquetRecordBatchReader,
     /// The file's row of the next batch's first record.
     row: usize,
-    context: String,
 }
 
 impl Int96Check {
@@ -61,7 +60,6 @@ impl Int96Check {
         schema: &Schema,
         wanted: &[usize],
         batch_size: usize,
-        context: &str,
     ) -> Result<Option<Int96Check>, Error> {
         let parquet = metadata.file_metadata().schema_descr_ptr();
         let int96 = int96_leaves(&parquet);
@@ -86,7 +84,7 @@ impl Int96Check {
             .collect();
         let seconds = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
         let options = ArrowReaderOptions::new().with_schema(seconds);
-        let parquet_error = || Error::parquet(format!("{context}: its INT96 timestamps"));
+        let parquet_error = || Error::parquet("reading its INT96 timestamps");
         let metadata = ArrowReaderMetadata::try_new(metadata, options).map_err(parquet_error())?;
         let seconds = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata);
         let mask = ProjectionMask::roots(seconds.parquet_schema(), roots);
@@ -95,11 +93,7 @@ impl Int96Check {
             .with_batch_size(batch_size)
             .build()
             .map_err(parquet_error())?;
-        Ok(Some(Int96Check {
-            seconds,
-            row: 0,
-            context: context.to_owned(),
-        }))
+        Ok(Some(Int96Check { seconds, row: 0 }))
     }
 
     /// `batch` with every INT96 column checked, and given in a coarser unit
@@ -109,13 +103,9 @@ impl Int96Check {
             .seconds
             .next()
             .transpose()
-            .map_err(Error::arrow(format!(
-                "{}: its INT96 timestamps",
-                self.context
-            )))?
+            .map_err(Error::arrow("reading its INT96 timestamps"))?
             .filter(|s| s.num_rows() == batch.num_rows())
             .ok_or_else(|| Error::Corrupt {
-                context: self.context.clone(),
                 message: "its INT96 timestamps read as seconds have other rows".to_owned(),
             })?;
         let first = self.row;
@@ -137,7 +127,7 @@ impl Int96Check {
         let schema = Arc::new(Schema::new_with_metadata(fields, old.metadata().clone()));
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(schema, columns, &options)
-            .map_err(Error::arrow(self.context.clone()))
+            .map_err(Error::arrow("reading its INT96 timestamps"))
     }
 }
 

@@ -55,7 +55,7 @@ impl Sink {
         let (writer, factory) =
             ArrowWriter::try_new(staged.writer()?, schema.clone(), Some(properties))
                 .and_then(ArrowWriter::into_serialized_writer)
-                .map_err(Error::parquet(format!("{}", path.display())))?;
+                .map_err(Error::parquet("starting the file"))?;
         Ok(Sink {
             writer,
             factory,
@@ -72,13 +72,8 @@ impl Sink {
         self.staged.dest()
     }
 
-    fn context(&self) -> String {
-        format!("{}", self.staged.dest().display())
-    }
-
     /// Encodes `batch`, which fits the row group being filled, into it.
     fn encode(&mut self, batch: &RecordBatch) -> Result<(), Error> {
-        let context = self.context();
         let (writers, rows) = match &mut self.row_group {
             Some(group) => group,
             slot => {
@@ -86,13 +81,15 @@ impl Sink {
                 let writers = self
                     .factory
                     .create_column_writers(index)
-                    .map_err(Error::parquet(context.clone()))?;
+                    .map_err(Error::parquet("writing a row group"))?;
                 slot.insert((writers, 0))
             }
         };
         let mut leaves: Vec<ArrowLeafColumn> = Vec::with_capacity(writers.len());
         for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
-            leaves.extend(compute_leaves(field, column).map_err(Error::parquet(context.clone()))?);
+            leaves.extend(
+                compute_leaves(field, column).map_err(Error::parquet("writing a row group"))?,
+            );
         }
         let work = Mutex::new(writers.iter_mut().zip(&leaves));
         let encode = || -> parquet::errors::Result<()> {
@@ -112,7 +109,7 @@ impl Sink {
                 .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .fold(mine, Result::and)
         })
-        .map_err(Error::parquet(context))?;
+        .map_err(Error::parquet("writing a row group"))?;
         *rows += batch.num_rows();
         Ok(())
     }
@@ -148,7 +145,6 @@ impl Sink {
         let Some((writers, _)) = self.row_group.take() else {
             return Ok(());
         };
-        let context = self.context();
         let mut slots: Vec<Option<ArrowColumnWriter>> = writers.into_iter().map(Some).collect();
         let chunks = Mutex::new(Vec::with_capacity(slots.len()));
         let work = Mutex::new(slots.iter_mut().enumerate());
@@ -173,19 +169,21 @@ impl Sink {
                 .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .fold(mine, Result::and)
         })
-        .map_err(Error::parquet(context.clone()))?;
+        .map_err(Error::parquet("writing a row group"))?;
         let mut chunks = chunks.into_inner().unwrap_or_else(|p| p.into_inner());
         chunks.sort_by_key(|(i, _)| *i);
         let mut row_group = self
             .writer
             .next_row_group()
-            .map_err(Error::parquet(context.clone()))?;
+            .map_err(Error::parquet("writing a row group"))?;
         for (_, chunk) in chunks {
             chunk
                 .append_to_row_group(&mut row_group)
-                .map_err(Error::parquet(context.clone()))?;
+                .map_err(Error::parquet("writing a row group"))?;
         }
-        row_group.close().map_err(Error::parquet(context))?;
+        row_group
+            .close()
+            .map_err(Error::parquet("writing a row group"))?;
         Ok(())
     }
 }
@@ -211,10 +209,11 @@ impl BatchSink for Sink {
 
     fn finish(mut self) -> Result<(), Error> {
         self.flush()?;
-        let context = self.context();
         let Sink { writer, staged, .. } = self;
-        let mut file = writer.into_inner().map_err(Error::parquet(context))?;
-        std::io::Write::flush(&mut file).map_err(Error::io(staged.dest()))?;
+        let mut file = writer
+            .into_inner()
+            .map_err(Error::parquet("ending the file"))?;
+        std::io::Write::flush(&mut file).map_err(Error::Io)?;
         staged.publish()
     }
 }

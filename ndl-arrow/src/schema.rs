@@ -12,7 +12,7 @@
 //!   (outermost first);
 //! - a fixed string is `Utf8`, trailing NULs trimmed;
 //! - opaque data is `FixedSizeBinary`;
-//! - an enum is `Dictionary(Int8|Int16|Int32, Utf8)` of its member names,
+//! - an enum is `Dictionary(UInt8|UInt16|UInt32, Utf8)` of its member names,
 //!   never a `Union`, which polars, DuckDB and Parquet refuse;
 //! - time (`datetime64`, `timedelta64`) is `Timestamp(unit, None)` or
 //!   `Duration(unit)`, in the coarsest Arrow unit dividing the NumPy unit
@@ -252,12 +252,14 @@ fn complex(part: DataType) -> DataType {
     )
 }
 
-/// The smallest signed key type indexing every member: signed, as the
-/// Arrow spec recommends and every reader takes.
+/// The smallest unsigned key type indexing every member. Unsigned, as
+/// polars writes its own enums: polars 2.1 panics ("not implemented") on a
+/// Parquet enum nested in a struct whose keys are signed, while pyarrow,
+/// pandas and DuckDB take either.
 pub(crate) fn dictionary_key(e: &Enum) -> DataType {
     match e.members.len() {
-        0..=128 => DataType::Int8,
-        129..=32768 => DataType::Int16,
-        _ => DataType::Int32,
+        0..=256 => DataType::UInt8,
+        257..=65536 => DataType::UInt16,
+        _ => DataType::UInt32,
     }
 }

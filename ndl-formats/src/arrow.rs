@@ -28,12 +28,31 @@ pub enum ColumnFile {
     Ipc,
 }
 
-/// ndl-arrow's error about the file at `path`, which its own message does
-/// not always name.
+/// ndl-arrow's error about the file at `path` (which its message names).
 fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
     move |source| Error::Arrow {
         path: path.to_path_buf(),
         source: Box::new(source),
+    }
+}
+
+/// ndl-arrow's error about records being written to `dest`: a value the
+/// datatype forbids (a bool byte of 2, an enum value that is no member) is
+/// the fault of the source they come from, `from`, and named against it;
+/// the record's index in the destination is its index in the source.
+fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error) -> Error {
+    match error.without_path() {
+        ndl_arrow::Error::InvalidValue {
+            record,
+            column,
+            message,
+        } => Error::InvalidValue {
+            path: from.to_path_buf(),
+            record: *record as u64,
+            field: column.clone(),
+            message: message.clone(),
+        },
+        _ => in_file(dest)(error),
     }
 }
 
@@ -123,14 +142,18 @@ pub struct ColumnFileSink {
 }
 
 impl ColumnFileSink {
-    /// A sink for records of `spec` at `path`, which must not exist.
-    pub fn create(path: &Path, spec: &ArraySpec, file: ColumnFile) -> Result<ColumnFileSink> {
+    /// A sink at `path`, which must not exist, for the records of
+    /// `source`.
+    pub fn create(path: &Path, source: &dyn Source, file: ColumnFile) -> Result<ColumnFileSink> {
         refuse_existing(path)?;
+        let spec = source.spec();
         if spec.shape.len() != 1 {
+            // The destination refuses what the source holds: both named.
             return Err(Error::Unsupported {
                 path: path.to_path_buf(),
                 message: format!(
-                    "the array has shape {:?}; a table holds one-dimensional arrays of records",
+                    "the array of {} has shape {:?}; a table holds one-dimensional arrays of records",
+                    source.location().display(),
                     spec.shape
                 ),
             });
@@ -176,8 +199,11 @@ impl Sink for ColumnFileSink {
                 Writer::Ipc(IpcRecordWriter::create(path, dt, order).map_err(in_file(path))?)
             }
         };
+        let from = source.location().to_path_buf();
         let n = for_each_batch(source, |bytes, done| {
-            writer.write(bytes).map_err(in_file(path))?;
+            writer
+                .write(bytes)
+                .map_err(|e| source_at_fault(&from, path, e))?;
             progress(done);
             Ok(())
         })?;
@@ -206,7 +232,7 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
     configure: |_, _, _| Ok(()),
     open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Parquet)?)),
     create: Some(|path, source, _| {
-        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Parquet)?;
+        let sink = ColumnFileSink::create(path, source, ColumnFile::Parquet)?;
         Ok(Box::new(sink))
     }),
     keeps_mixed_byte_orders: |_, _| false,
@@ -233,7 +259,7 @@ pub(crate) static IPC: FormatInfo = FormatInfo {
     configure: |_, _, _| Ok(()),
     open: |path, _| Ok(Box::new(ColumnFileSource::open(path, ColumnFile::Ipc)?)),
     create: Some(|path, source, _| {
-        let sink = ColumnFileSink::create(path, source.spec(), ColumnFile::Ipc)?;
+        let sink = ColumnFileSink::create(path, source, ColumnFile::Ipc)?;
         Ok(Box::new(sink))
     }),
     keeps_mixed_byte_orders: |_, _| false,

@@ -19,11 +19,11 @@ pub enum Error {
     #[error(transparent)]
     Zarr(#[from] ndl_zarr::Error),
     /// A Parquet or Arrow IPC file could not be read or written.
-    #[error("{}", named(path, source))]
+    #[error("{source}")]
     Arrow {
         /// The file.
         path: PathBuf,
-        /// What ndl-arrow found.
+        /// What ndl-arrow found; its message names the file.
         source: Box<ndl_arrow::Error>,
     },
     /// An HDF5 file could not be read or written.
@@ -129,17 +129,6 @@ pub enum Error {
         /// What disagrees.
         message: String,
     },
-}
-
-/// `error`'s message, preceded by `path` unless it names the file already
-/// (ndl-arrow's errors about a file's bytes do).
-fn named(path: &std::path::Path, error: &impl std::fmt::Display) -> String {
-    let (path, text) = (path.display().to_string(), error.to_string());
-    if text.contains(&path) {
-        text
-    } else {
-        format!("{path}: {text}")
-    }
 }
 
 /// The result of this crate's functions.

@@ -249,7 +249,7 @@ fn a_conversion_carries_the_sidecars_datatype() {
     );
     assert_eq!(
         categories,
-        "dictionary<values=string, indices=int8, ordered=0> ['idle', 'idle', 'idle']\n\
+        "dictionary<values=string, indices=uint8, ordered=0> ['idle', 'idle', 'idle']\n\
          [('failed', 2), ('idle', 0), ('running', 1)]\n"
     );
 }

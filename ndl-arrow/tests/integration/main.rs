@@ -5,8 +5,10 @@ mod common;
 
 mod bad_input;
 mod consumers;
+mod error_paths;
 mod file_mode;
 mod ipc_kinds;
+mod nested_enum;
 mod roundtrip;
 mod time;
 mod writers;
