@@ -178,9 +178,21 @@ impl IpcRecordWriter {
         datatype: &Datatype,
         order: ByteOrder,
     ) -> Result<IpcRecordWriter, Error> {
+        IpcRecordWriter::create_with(path, datatype, order, &WriteOptions::new())
+    }
+
+    /// [`create`](Self::create) with `options` (of which an IPC file takes
+    /// [`durable`](WriteOptions::durable) and
+    /// [`metadata`](WriteOptions::metadata)).
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        order: ByteOrder,
+        options: &WriteOptions,
+    ) -> Result<IpcRecordWriter, Error> {
         let path = path.as_ref();
         let raw = RawSink::create(datatype, order, |schema| {
-            Sink::create(path, schema, &WriteOptions::new())
+            Sink::create(path, schema, options)
         })
         .map_err(Error::in_file(path))?;
         Ok(IpcRecordWriter {
@@ -327,6 +339,7 @@ impl std::fmt::Debug for Sink {
 impl Sink {
     fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
         let staged = Staged::create(path, options.durable)?;
+        let schema = options.with_metadata(schema);
         let writer = LayoutWriter::create(path, staged.writer()?, &schema)
             .map_err(Error::arrow("starting the file"))?;
         Ok(Sink { writer, staged })

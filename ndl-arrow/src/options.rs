@@ -1,5 +1,9 @@
 //! How files are written and read, as plain data.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::SchemaRef;
 use ndl_runtime::ByteOrder;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -43,6 +47,7 @@ pub fn default_writer_properties() -> WriterProperties {
 pub struct WriteOptions {
     pub(crate) properties: WriterProperties,
     pub(crate) durable: bool,
+    pub(crate) metadata: HashMap<String, String>,
 }
 
 impl Default for WriteOptions {
@@ -51,6 +56,7 @@ impl Default for WriteOptions {
         WriteOptions {
             properties: default_writer_properties(),
             durable: false,
+            metadata: HashMap::new(),
         }
     }
 }
@@ -75,6 +81,37 @@ impl WriteOptions {
     pub fn durable(mut self, durable: bool) -> WriteOptions {
         self.durable = durable;
         self
+    }
+
+    /// Adds `key`: `value` to the file's schema metadata (pyarrow's
+    /// `schema.metadata`), beside the keys this crate writes itself
+    /// ([`DATATYPE_KEY`](crate::DATATYPE_KEY)), which win over these.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.parquet");
+    /// let options = ndl_arrow::WriteOptions::new().metadata("units", "K");
+    /// let mut w = ndl_arrow::ParquetWriter::<f64>::create_with(&path, &options)?;
+    /// w.append(&[280.5])?;
+    /// w.finish()?;
+    /// let file = std::fs::File::open(&path)?;
+    /// let reader = ndl_arrow::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)?;
+    /// assert_eq!(reader.schema().metadata()["units"], "K");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn metadata(mut self, key: &str, value: &str) -> WriteOptions {
+        self.metadata.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// `schema` with this metadata added, its own keys kept.
+    pub(crate) fn with_metadata(&self, schema: SchemaRef) -> SchemaRef {
+        if self.metadata.is_empty() {
+            return schema;
+        }
+        let mut metadata = self.metadata.clone();
+        metadata.extend(schema.metadata().clone());
+        Arc::new(schema.as_ref().clone().with_metadata(metadata))
     }
 }
 

@@ -47,7 +47,7 @@ impl Sink {
     pub fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
         let staged = Staged::create(path, options.durable)?;
         let properties = options.properties.clone();
-        let schema = crate::parquet_time::schema(schema);
+        let schema = crate::parquet_time::schema(options.with_metadata(schema));
         let max_rows = properties.max_row_group_row_count().unwrap_or(usize::MAX);
         let max_bytes = properties.max_row_group_bytes().unwrap_or(usize::MAX);
         // ArrowWriter lays out the file (schema, its Arrow metadata) and

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
+    WriteOptions,
 };
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
@@ -166,6 +167,18 @@ impl ColumnFileSink {
     }
 }
 
+/// The schema metadata of the attributes of `source`: text as it is,
+/// other values as their JSON text, as pyarrow keeps strings there.
+fn metadata_of(source: &dyn Source) -> WriteOptions {
+    crate::sidecar::json_attributes(source).into_iter().fold(
+        WriteOptions::new(),
+        |options, (name, value)| match value {
+            serde_json::Value::String(text) => options.metadata(&name, &text),
+            other => options.metadata(&name, &other.to_string()),
+        },
+    )
+}
+
 /// A writer of either file.
 enum Writer {
     Parquet(ParquetRecordWriter),
@@ -191,13 +204,15 @@ impl Writer {
 impl Sink for ColumnFileSink {
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let (path, dt, order) = (&self.path, &self.spec.datatype, self.spec.byte_order);
+        let options = metadata_of(source);
         let mut writer = match self.file {
             ColumnFile::Parquet => Writer::Parquet(
-                ParquetRecordWriter::create(path, dt, order).map_err(in_file(path))?,
+                ParquetRecordWriter::create_with(path, dt, order, &options)
+                    .map_err(in_file(path))?,
             ),
-            ColumnFile::Ipc => {
-                Writer::Ipc(IpcRecordWriter::create(path, dt, order).map_err(in_file(path))?)
-            }
+            ColumnFile::Ipc => Writer::Ipc(
+                IpcRecordWriter::create_with(path, dt, order, &options).map_err(in_file(path))?,
+            ),
         };
         let from = source.location().to_path_buf();
         let n = for_each_batch(source, |bytes, done| {

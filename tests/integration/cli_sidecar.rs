@@ -256,8 +256,9 @@ fn a_conversion_carries_the_sidecars_datatype() {
 
 /// The sidecar's attributes of the ndarray go with it: onto the Zarr
 /// array, the HDF5 dataset, the netCDF file (global attributes of a
-/// columns `.nc`, as xarray reads a table's), and into the sidecar of a
-/// `.npy`, each read by the format's own reader.
+/// columns `.nc`, as xarray reads a table's), into the sidecar of a
+/// `.npy` and the schema metadata of Parquet and Arrow IPC files, each
+/// read by the format's own reader.
 #[test]
 fn a_conversion_carries_the_sidecars_attributes() {
     let dir = sidecar_dir();
@@ -269,6 +270,8 @@ fn a_conversion_carries_the_sidecars_attributes() {
         ("y.h5", &[]),
         ("y.nc", &["--layout", "columns"]),
         ("y.npy", &[]),
+        ("y.parquet", &[]),
+        ("y.arrow", &[]),
     ] {
         let dst = dir.path().join(dst);
         let run = common::cli::convert(&npy, &dst, extra);
@@ -288,11 +291,15 @@ fn a_conversion_carries_the_sidecars_attributes() {
          \x20   show({k: (v.decode() if isinstance(v, bytes) else v) for k, v in ds.attrs.items()})\n\
          with netCDF4.Dataset(d + '/y.nc') as f:\n\
          \x20   show({k: f.getncattr(k) for k in f.ncattrs()})\n\
-         show(yaml.safe_load(open(d + '/y.yaml'))['ndarrays']['y']['attributes'])\n",
+         show(yaml.safe_load(open(d + '/y.yaml'))['ndarrays']['y']['attributes'])\n\
+         import json, pyarrow.parquet as pq, pyarrow.feather as pf\n\
+         for schema in [pq.read_schema(d + '/y.parquet'), pf.read_table(d + '/y.arrow').schema]:\n\
+         \x20   m = {k.decode(): v.decode() for k, v in schema.metadata.items()}\n\
+         \x20   show({k: (json.loads(v) if k in ('valid_range', 'scale') else v) for k, v in m.items()})\n",
         &[dir.path().to_str().unwrap()],
     );
     let want = "Machine states over time s [0, 2] 0.5\n";
-    assert_eq!(attrs, want.repeat(4), "{attrs}");
+    assert_eq!(attrs, want.repeat(6), "{attrs}");
     // The `.npy`'s own sidecar names the enum's members too.
     let yaml = ok(describe(&dir.path().join("y.npy"), "ndl", &[]), "y.npy");
     assert!(yaml.contains("running: 1"), "{yaml}");
