@@ -288,3 +288,40 @@ fn json2_stores_are_described_and_converted() {
         "{run:#?}"
     );
 }
+
+/// Arrays of strings in zarr-python 3.4's `ZipStore` (v3 `string`, v2
+/// `vlen-utf8`) convert as the same arrays outside a zip do: to the
+/// narrowest `U` that holds them, equal to what zarr-python reads.
+#[test]
+fn string_arrays_in_a_zip_store_convert_as_outside_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let want = run_with(
+        &python312(),
+        "import sys, zarr, numpy as np\n\
+         from zarr.storage import ZipStore\n\
+         values = ['a', 'h\u{e9}llo', '', 'zz', 'a longer string']\n\
+         for fmt in (3, 2):\n\
+         \x20   store = ZipStore(sys.argv[1] + f'/s{fmt}.zarr.zip', mode='w')\n\
+         \x20   a = zarr.create_array(store, shape=(5,), chunks=(2,), dtype=str, zarr_format=fmt)\n\
+         \x20   a[:] = np.array(values, dtype=object)\n\
+         \x20   store.close()\n\
+         print(values)\n",
+        &[s(d)],
+    );
+    for fmt in [3, 2] {
+        let zip = d.join(format!("s{fmt}.zarr.zip"));
+        let npy = d.join(format!("s{fmt}.npy"));
+        let run = convert(&zip, &npy, &[]);
+        assert_eq!(run.code, Some(0), "v{fmt}: {run:#?}");
+        let got = run_with(
+            &python312(),
+            "import sys, numpy as np\n\
+             a = np.load(sys.argv[1])\n\
+             assert a.dtype == np.dtype('<U15'), a.dtype\n\
+             print(a.tolist())\n",
+            &[s(&npy)],
+        );
+        assert_eq!(got, want, "v{fmt}");
+    }
+}
