@@ -39,6 +39,7 @@ mod columns;
 mod dimension;
 mod error;
 mod file;
+mod filters;
 mod h5type;
 mod inventory;
 mod lookup;
