@@ -49,6 +49,7 @@ impl ArrayReader {
         let found = file
             .dataset(&stored_at)
             .map_err(hdf5_error(&path, dataset))?;
+        crate::filters::check_available(&path, dataset, &found)?;
         let dtype = found.dtype().map_err(hdf5_error(&path, dataset))?;
         let not_an_array = |message: String| Error::NotAnArray {
             path: path.clone(),

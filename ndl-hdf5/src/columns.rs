@@ -252,6 +252,7 @@ impl ColumnsReader {
             let name = column.name.clone();
             let stored_at = dataset_path(&file, &path, &name)?;
             let dataset = file.dataset(&stored_at).map_err(hdf5_error(&path, &name))?;
+            crate::filters::check_available(&path, &name, &dataset)?;
             let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
             let n = shape.first().copied().unwrap_or(0);
             if shape[1.min(shape.len())..] != column.inner[..] || *len.get_or_insert(n) != n {

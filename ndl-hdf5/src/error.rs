@@ -92,6 +92,19 @@ pub enum Error {
         /// What the file holds instead, and why the read is refused.
         message: String,
     },
+    /// A filter of the dataset's pipeline that ndl has no decoder for, or
+    /// that could not decode a chunk (damaged, or not what it declares).
+    #[error("{}{}: {filter}: {message}", path.display(), at(dataset))]
+    Filter {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// The filter: its name and HDF5 filter id.
+        filter: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Reading or writing the file itself.
     #[error("{}: {source}", path.display())]
     Io {
@@ -121,14 +134,24 @@ fn listed(names: &[String]) -> String {
 /// A result of ndl-hdf5.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The error of an HDF5 call on `path`'s `dataset`.
+/// The error of an HDF5 call on `path`'s `dataset`: a filter of ours
+/// that failed on this thread during the call is named, with its reason
+/// (the library only says that a filter failed).
 pub(crate) fn hdf5_error<'a>(
     path: &'a Path,
     dataset: &'a str,
 ) -> impl Fn(hdf5::Error) -> Error + 'a {
-    move |e| Error::Hdf5 {
-        path: path.to_path_buf(),
-        dataset: dataset.to_string(),
-        message: e.to_string(),
+    move |e| match crate::filters::take_failure() {
+        Some(failure) => Error::Filter {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            filter: failure.filter,
+            message: failure.message,
+        },
+        None => Error::Hdf5 {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            message: e.to_string(),
+        },
     }
 }

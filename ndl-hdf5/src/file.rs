@@ -20,6 +20,7 @@ use crate::error::Result;
 
 /// Opens the file at `path` to read, without a lock.
 pub(crate) fn open(path: &Path) -> Result<hdf5::File> {
+    crate::filters::register();
     let file = hdf5::File::with_options()
         .with_fapl(|p| p.file_locking(false))
         .open(path)

@@ -28,6 +28,10 @@
 //!
 //! NumPy's `U` (UTF-32), variable-length and reference types are errors.
 //!
+//! Chunks compressed with deflate, shuffle, szip (where the library has
+//! it), Blosc, Blosc2, LZF, LZ4 or bitshuffle read as h5py (with
+//! hdf5plugin) reads them; any other filter is [`Error::Filter`], naming it.
+//!
 //! The HDF5 C library is Debian's `libhdf5-dev` (1.10), found through
 //! pkg-config; `scripts/test-all.sh` installs it. Its error stack is never
 //! printed: errors come back as [`Error`], naming the file and dataset.
@@ -39,6 +43,7 @@ mod columns;
 mod dimension;
 mod error;
 mod file;
+mod filters;
 mod h5type;
 mod inventory;
 mod lookup;

@@ -154,24 +154,30 @@ pub(crate) fn read_rows(
     }
     assert_eq!(out.len() % row, 0, "whole rows");
     let rows = (out.len() / row) as u64;
-    hdf5::sync::sync(|| {
-        let (file, memory) = spaces(dset.id(), shape, first, rows)?;
-        // SAFETY: `out` has room for the elements the memory space
-        // selects, of `memory_type`, and every handle is open.
-        let status = unsafe {
-            H5Dread(
-                dset.id(),
-                memory_type.id(),
-                memory.0,
-                file.0,
-                H5P_DEFAULT,
-                out.as_mut_ptr().cast(),
-            )
-        };
-        if status < 0 {
-            return Err(failed());
-        }
-        Ok(())
+    let chunk_bytes = dset.chunk().and_then(|chunk| {
+        let stored = dset.dtype().ok()?.size();
+        chunk.iter().try_fold(stored, |n, &d| n.checked_mul(d))
+    });
+    crate::filters::with_chunk_bytes(chunk_bytes, || {
+        hdf5::sync::sync(|| {
+            let (file, memory) = spaces(dset.id(), shape, first, rows)?;
+            // SAFETY: `out` has room for the elements the memory space
+            // selects, of `memory_type`, and every handle is open.
+            let status = unsafe {
+                H5Dread(
+                    dset.id(),
+                    memory_type.id(),
+                    memory.0,
+                    file.0,
+                    H5P_DEFAULT,
+                    out.as_mut_ptr().cast(),
+                )
+            };
+            if status < 0 {
+                return Err(failed());
+            }
+            Ok(())
+        })
     })
 }
 

@@ -49,6 +49,7 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;
     let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
+    crate::filters::check_available(path, dataset, &found)?;
     let mismatch = |field: &str, message: String| Error::TypeMismatch {
         path: path.to_path_buf(),
         dataset: dataset.to_string(),

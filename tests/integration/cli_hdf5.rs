@@ -316,3 +316,50 @@ for path, block in [(sys.argv[1], 0), (sys.argv[2], 512), (sys.argv[3], 4096)]:
         assert!(!refused_npy.exists());
     }
 }
+
+#[test]
+fn datasets_h5py_compressed_with_hdf5plugin_filters_convert_and_an_unread_filter_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h5 = d.join("filtered.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, hdf5plugin, numpy as np
+grid = (np.arange(40 * 30, dtype="<f4").reshape(40, 30) % 17) / 4
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("lzf", data=grid, chunks=(8, 30), compression="lzf")
+    f.create_dataset("bitshuffle", data=grid, chunks=(7, 11), **hdf5plugin.Bitshuffle(cname="lz4"))
+    f.create_dataset("zfp", data=grid, chunks=(8, 30), **hdf5plugin.Zfp(reversible=True))
+    # Chunks large enough that C-Blosc2 splits them into blocks of fewer rows.
+    big = np.sin(np.arange(300 * 700, dtype="<f8")).reshape(300, 700)
+    f.create_dataset("blosc2", data=big, chunks=(128, 700), **hdf5plugin.Blosc2(cname="lz4"))
+"#,
+        &[h5.to_str().unwrap()],
+    );
+    for member in ["lzf", "bitshuffle", "blosc2"] {
+        let out = d.join(format!("{member}.npy"));
+        converted(convert(&h5, &out, &["--member", member]), member);
+        run_with(
+            &python312(),
+            r#"
+import sys, h5py, hdf5plugin, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    want = f[sys.argv[2]][...]
+got = np.load(sys.argv[3])
+assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+assert got.tobytes() == want.tobytes()
+"#,
+            &[h5.to_str().unwrap(), member, out.to_str().unwrap()],
+        );
+    }
+    let out = d.join("zfp.npy");
+    let e = convert(&h5, &out, &["--member", "zfp"]);
+    refused(
+        &e,
+        &h5,
+        &["zfp", "ZFP, HDF5 filter 32013", "is not supported"],
+    );
+    assert!(!e.stderr.contains("plugin"), "{}", e.stderr);
+    assert!(!out.exists());
+}

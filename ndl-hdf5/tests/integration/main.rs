@@ -7,6 +7,7 @@ mod columns_bool;
 mod compound_order;
 mod crash;
 mod extent;
+mod filters;
 mod h5py;
 mod inventory;
 mod netcdf;
