@@ -342,8 +342,13 @@ fn filter_name(filter: &Filter) -> Value {
             };
             serde_json::json!({"name": "blosc", "configuration": {"cname": cname, "clevel": level, "shuffle": shuffle}})
         }
-        Filter::User(id, values) => {
-            serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
-        }
+        Filter::User(id, values) => match crate::filters::name_of(*id as _) {
+            Some(name) => {
+                serde_json::json!({"name": name, "configuration": {"id": id, "values": values}})
+            }
+            None => {
+                serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
+            }
+        },
     }
 }

@@ -362,4 +362,9 @@ assert got.tobytes() == want.tobytes()
     );
     assert!(!e.stderr.contains("plugin"), "{}", e.stderr);
     assert!(!out.exists());
+    // The description names each filter, not only its id.
+    let yaml = ok(describe(&h5, "ndl", &[]), "describe the filtered file");
+    for name in ["name: lzf", "name: bitshuffle", "name: blosc2", "name: zfp"] {
+        assert!(yaml.contains(name), "{name}: {yaml}");
+    }
 }

@@ -101,6 +101,21 @@ thread_local! {
     static FAILURE: RefCell<Option<Failure>> = const { RefCell::new(None) };
 }
 
+/// The filters of ours, in the order they are registered.
+const DECODERS: [&Decoder; 4] = [&LZF, &LZ4, &BITSHUFFLE, &BLOSC2];
+
+/// The name a description gives the filter `id`: ours as we register
+/// them (`lzf`, `lz4`, `bitshuffle`, `blosc2`), others by the HDF Group's
+/// registry, in lower case; `None` for an id neither knows.
+pub(crate) fn name_of(id: H5Z_filter_t) -> Option<String> {
+    DECODERS
+        .iter()
+        .find(|d| d.id == id)
+        .and_then(|d| d.name.to_str().ok())
+        .or_else(|| known_name(id))
+        .map(str::to_lowercase)
+}
+
 /// Registers our filters with the library, once.
 pub(crate) fn register() {
     static REGISTERED: Once = Once::new();
@@ -108,12 +123,9 @@ pub(crate) fn register() {
         // SAFETY: C-Blosc2's global set-up, once, before any decode.
         unsafe { blosc2_sys::blosc2_init() };
         hdf5::sync::sync(|| {
-            for (decoder, filter) in [
-                (&LZF, lzf_filter as Callback),
-                (&LZ4, lz4_filter),
-                (&BITSHUFFLE, bitshuffle_filter),
-                (&BLOSC2, blosc2_filter),
-            ] {
+            let callbacks: [Callback; 4] =
+                [lzf_filter, lz4_filter, bitshuffle_filter, blosc2_filter];
+            for (decoder, filter) in DECODERS.into_iter().zip(callbacks) {
                 let class = H5Z_class2_t {
                     version: H5Z_CLASS_T_VERS as _,
                     id: decoder.id,
