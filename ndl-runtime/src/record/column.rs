@@ -273,20 +273,31 @@ impl Column {
                 a.get(i * n..(i + 1) * n) == b.get(j * n..(j + 1) * n)
             }
             (
-                Column::Strings { offsets: oa, data: a },
-                Column::Strings { offsets: ob, data: b },
+                Column::Strings {
+                    offsets: oa,
+                    data: a,
+                },
+                Column::Strings {
+                    offsets: ob,
+                    data: b,
+                },
             ) => slice_at(oa, a, i) == slice_at(ob, b, j),
             (
-                Column::List { offsets: oa, values: a },
-                Column::List { offsets: ob, values: b },
+                Column::List {
+                    offsets: oa,
+                    values: a,
+                },
+                Column::List {
+                    offsets: ob,
+                    values: b,
+                },
             ) => {
                 let (ra, rb) = (range_at(oa, i), range_at(ob, j));
                 ra.len() == rb.len() && ra.zip(rb).all(|(x, y)| a.same_value(x, b, y))
             }
-            (
-                Column::FixedList { size, values: a },
-                Column::FixedList { values: b, .. },
-            ) => (0..*size).all(|k| a.same_value(i * size + k, b, j * size + k)),
+            (Column::FixedList { size, values: a }, Column::FixedList { values: b, .. }) => {
+                (0..*size).all(|k| a.same_value(i * size + k, b, j * size + k))
+            }
             (Column::Struct { fields: a, .. }, Column::Struct { fields: b, .. }) => a
                 .iter()
                 .zip(b)
@@ -479,7 +490,9 @@ impl<'a> Bits<'a> {
             return false;
         }
         let bit = self.offset + i;
-        self.bytes.get(bit / 8).is_some_and(|b| b & (1 << (bit % 8)) != 0)
+        self.bytes
+            .get(bit / 8)
+            .is_some_and(|b| b & (1 << (bit % 8)) != 0)
     }
 
     /// The first unset bit, if any.
@@ -526,10 +539,9 @@ impl Offsets<'_> {
                 RecordError::new(format!("offset {k} is negative")).at(k.min(n.saturating_sub(2)))
             })?;
             if v < previous {
-                return Err(RecordError::new(format!(
-                    "offsets descend: {v} after {previous}"
-                ))
-                .at(k - 1));
+                return Err(
+                    RecordError::new(format!("offsets descend: {v} after {previous}")).at(k - 1),
+                );
             }
             previous = v;
         }

@@ -34,7 +34,9 @@ pub trait IntRepr: NdlType {
 
 /// `view` itself, or its values if it is a [`ColumnView::Nullable`]
 /// without a null: what a reader of a type that is not an `Option` reads.
-fn required<'b, 'a>(view: &'b ColumnView<'a>) -> Result<&'b ColumnView<'a>, RecordError> {
+pub(crate) fn required<'b, 'a>(
+    view: &'b ColumnView<'a>,
+) -> Result<&'b ColumnView<'a>, RecordError> {
     match view {
         ColumnView::Nullable { validity, values } => match validity.first_unset() {
             Some(i) => Err(RecordError::new(
@@ -47,7 +49,7 @@ fn required<'b, 'a>(view: &'b ColumnView<'a>) -> Result<&'b ColumnView<'a>, Reco
     }
 }
 
-fn wrong_kind(expected: &str, found: &ColumnView<'_>) -> RecordError {
+pub(crate) fn wrong_kind(expected: &str, found: &ColumnView<'_>) -> RecordError {
     let found = match found {
         ColumnView::Values(v) => format!("{} numbers", v.type_name()),
         ColumnView::Bool(_) => "booleans".into(),
@@ -61,8 +63,11 @@ fn wrong_kind(expected: &str, found: &ColumnView<'_>) -> RecordError {
     RecordError::new(format!("expected {expected}, found a column of {found}"))
 }
 
-fn past_end(index: usize, len: usize) -> RecordError {
-    RecordError::new(format!("record {index} is past the end of the {len} records")).at(index)
+pub(crate) fn past_end(index: usize, len: usize) -> RecordError {
+    RecordError::new(format!(
+        "record {index} is past the end of the {len} records"
+    ))
+    .at(index)
 }
 
 // ---- numbers -------------------------------------------------------------
@@ -278,7 +283,9 @@ impl<T: IntRepr> ColumnReader<T> for ReprReader<'_, T> {
 }
 
 /// The reader of an [`IntRepr`] type; for `#[derive(NdlType)]` enums.
-pub fn repr_reader<'a, T: IntRepr>(view: &ColumnView<'a>) -> Result<ReprReader<'a, T>, RecordError> {
+pub fn repr_reader<'a, T: IntRepr>(
+    view: &ColumnView<'a>,
+) -> Result<ReprReader<'a, T>, RecordError> {
     number_reader::<T::Int>(view).map(|r| ReprReader(r.0, PhantomData))
 }
 

@@ -46,9 +46,9 @@ pub(crate) mod impls;
 pub use column::{Bitmap, Bits, Column, ColumnView, Offsets, Values, ValuesView};
 pub use error::RecordError;
 pub use impls::{
-    ArrayColumns, ArrayReader, BoolColumns, BoolReader, IntRepr, ListColumns, ListReader,
-    NumberColumns, NumberReader, OptionColumns, OptionReader, PlainColumns, PlainReader,
-    ReprColumns, ReprReader, StringColumns, StringReader,
+    plain_reader, repr_reader, ArrayColumns, ArrayReader, BoolColumns, BoolReader, IntRepr,
+    ListColumns, ListReader, Number, NumberColumns, NumberReader, OptionColumns, OptionReader,
+    PlainColumns, PlainReader, ReprColumns, ReprReader, StringColumns, StringReader,
 };
 
 use std::any::TypeId;
@@ -238,5 +238,61 @@ pub fn same_vec<A: 'static, B: 'static>(values: Vec<A>) -> Result<Vec<B>, Vec<A>
     // SAFETY: `A` and `B` are the same type, so the allocation, length and
     // capacity describe a `Vec<B>`; `ManuallyDrop` keeps the original from
     // freeing it.
-    Ok(unsafe { Vec::from_raw_parts(values.as_mut_ptr().cast::<B>(), values.len(), values.capacity()) })
+    Ok(unsafe {
+        Vec::from_raw_parts(
+            values.as_mut_ptr().cast::<B>(),
+            values.len(),
+            values.capacity(),
+        )
+    })
+}
+
+/// Implements [`Record`] for types with a hand-written `unsafe impl
+/// NdlType`, as packed values ([`PlainColumns`]); `#[derive(NdlType)]`
+/// implements `Record` itself.
+///
+/// ```
+/// use ndl_runtime::{Datatype, NdlType, Record};
+///
+/// #[derive(Clone, Copy)]
+/// #[repr(transparent)]
+/// struct Code([u8; 4]);
+/// // SAFETY: four bytes, any value valid.
+/// unsafe impl NdlType for Code {
+///     fn datatype() -> Datatype {
+///         Datatype::Opaque(ndl_runtime::Opaque { size: 4, tag: None })
+///     }
+/// }
+/// ndl_runtime::plain_record!(Code);
+///
+/// assert_eq!(<Code as Record>::plain(), Some(<Code as NdlType>::datatype()));
+/// ```
+#[macro_export]
+macro_rules! plain_record {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::Record for $t {
+            type Columns = $crate::record::PlainColumns<Self>;
+            type Reader<'a> = $crate::record::PlainReader<Self>;
+
+            fn datatype() -> $crate::Datatype {
+                <Self as $crate::NdlType>::datatype()
+            }
+
+            fn description() -> ::core::option::Option<&'static str> {
+                <Self as $crate::NdlType>::description()
+            }
+
+            fn reader<'a>(
+                column: &$crate::record::ColumnView<'a>,
+            ) -> ::core::result::Result<Self::Reader<'a>, $crate::record::RecordError> {
+                $crate::record::plain_reader(column)
+            }
+
+            fn visit_plain<V: $crate::record::PlainVisitor>(
+                visitor: V,
+            ) -> ::core::option::Option<V::Output> {
+                ::core::option::Option::Some(visitor.visit::<Self>())
+            }
+        }
+    )*};
 }
