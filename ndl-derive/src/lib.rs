@@ -58,7 +58,7 @@ fn expand(input: &DeriveInput) -> proc_macro2::TokenStream {
         (None, Some(parsed)) => {
             let ndl_type = expand::derive(&parsed);
             let record = match &parsed {
-                ast::Input::Struct(s) => record::derive_struct(s, &input.vis, record::Kind::Plain),
+                ast::Input::Struct(s) => record::derive_plain_struct(s),
                 ast::Input::Enum(e) => record::derive_enum(e),
             };
             quote::quote!(#ndl_type #record)
@@ -75,9 +75,7 @@ fn expand_record(input: &DeriveInput) -> proc_macro2::TokenStream {
     }
     match (cx.into_compile_errors(), parsed) {
         (Some(errors), _) => errors,
-        (None, Some(ast::Input::Struct(s))) => {
-            record::derive_struct(&s, &input.vis, record::Kind::Record)
-        }
+        (None, Some(ast::Input::Struct(s))) => record::derive_struct(&s, &input.vis),
         (None, _) => unreachable!("a failed parse or an enum reports an error"),
     }
 }
