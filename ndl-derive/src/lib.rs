@@ -74,7 +74,11 @@ fn expand_record(input: &DeriveInput) -> proc_macro2::TokenStream {
         valid::check_record(&cx, parsed, input);
     }
     match (cx.into_compile_errors(), parsed) {
-        (Some(errors), _) => errors,
+        (Some(errors), Some(parsed)) => {
+            let checks = record::field_checks_only(&parsed);
+            quote::quote!(#errors #checks)
+        }
+        (Some(errors), None) => errors,
         (None, Some(ast::Input::Struct(s))) => record::derive_struct(&s, &input.vis),
         (None, _) => unreachable!("a failed parse or an enum reports an error"),
     }

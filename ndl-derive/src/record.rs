@@ -316,3 +316,29 @@ pub fn derive_enum(e: &Enum) -> TokenStream {
         }
     }
 }
+
+/// When the derive reports errors, the fields' `Record` checks still run,
+/// so a field type that is not a `Record` is reported in the same round.
+pub fn field_checks_only(input: &crate::ast::Input) -> TokenStream {
+    let crate::ast::Input::Struct(s) = input else {
+        return quote!();
+    };
+    let krate = krate(&s.attrs.krate);
+    let ident = s.ident;
+    let generics = bounded(s.generics, &krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let checks = s.fields.iter().map(|f| {
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> const { #krate::__private::assert_record::<#ty>() };)
+    });
+    quote! {
+        const _: () = {
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #[allow(dead_code)]
+                fn __ndl_record_checks() {
+                    #(#checks)*
+                }
+            }
+        };
+    }
+}

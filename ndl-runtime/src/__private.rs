@@ -93,6 +93,9 @@ pub fn enumeration<B: EnumBase>(members: &[(&str, B)]) -> Datatype {
 /// Fails to compile unless `T` implements `NdlType`; names the field in errors.
 pub const fn assert_ndl_type<T: crate::NdlType>() {}
 
+/// Fails to compile unless `T` implements `Record`; names the field in errors.
+pub const fn assert_record<T: crate::Record>() {}
+
 /// Only this crate implements the storage traits: a field described by one
 /// of them is read back as its own type, so any bytes must be valid for it.
 mod sealed {
