@@ -173,10 +173,13 @@ pub fn option_with_fill<T: Record + FillFrom<F>, F>(records: usize, fill: F) -> 
     OptionColumns::with_fill(records, T::fill_from(fill))
 }
 
+/// The named columns of a struct column.
+pub type Fields<'b, 'a> = &'b [(&'a str, ColumnView<'a>)];
+
 /// The records and fields of a struct column.
 pub fn struct_fields<'b, 'a>(
     column: &'b ColumnView<'a>,
-) -> Result<(usize, &'b [(&'a str, ColumnView<'a>)]), RecordError> {
+) -> Result<(usize, Fields<'b, 'a>), RecordError> {
     match crate::record::impls::required(column)? {
         ColumnView::Struct { len, fields } => Ok((*len, fields)),
         other => Err(crate::record::impls::wrong_kind("structs", other)),

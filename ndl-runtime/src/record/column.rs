@@ -409,7 +409,7 @@ impl Bitmap {
     /// Appends one bit.
     #[inline]
     pub fn push(&mut self, bit: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if bit {

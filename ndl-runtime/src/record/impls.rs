@@ -817,7 +817,7 @@ impl<T: Record, const N: usize> Record for [T; N] {
             )));
         }
         let items = T::reader(values)?;
-        let len = if N == 0 { 0 } else { items.len() / N };
+        let len = items.len().checked_div(N).unwrap_or(0);
         if len * N != items.len() {
             return Err(RecordError::new(format!(
                 "{} items are not a whole number of lists of {N}",
