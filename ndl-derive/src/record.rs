@@ -40,7 +40,7 @@ fn field_code(f: &Field, krate: &TokenStream) -> FieldCode {
         return FieldCode {
             columns_ty: quote_spanned!(span=> #krate::record::PlainColumns<#ty>),
             columns_new: quote_spanned!(span=> #krate::record::PlainColumns::<#ty>::with_datatype(__records, #datatype)),
-            reader_ty: quote_spanned!(span=> #krate::record::PlainReader<#ty>),
+            reader_ty: quote_spanned!(span=> #krate::record::PlainReader<'__ndl, #ty>),
             reader_new: quote_spanned!(span=> #krate::__private::plain_reader::<#ty>),
         };
     }
@@ -221,7 +221,7 @@ pub fn derive_plain_struct(s: &Struct) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #krate::Record for #ident #ty_generics #where_clause {
             type Columns = #krate::record::PlainColumns<Self>;
-            type Reader<'__ndl> = #krate::record::PlainReader<Self>;
+            type Reader<'__ndl> = #krate::record::PlainReader<'__ndl, Self>;
 
             fn datatype() -> #krate::Datatype {
                 <Self as #krate::NdlType>::datatype()

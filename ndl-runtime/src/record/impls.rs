@@ -9,8 +9,9 @@ use crate::records::{Packer, RecordBuf};
 use crate::time::{DateTime64, TimeDelta64, TimeUnit};
 use crate::{Datatype, FixedStr, NdlType};
 
-/// A Rust number type with a [`Values`] variant of its own.
-pub trait Number: NdlType {
+/// A Rust number type with a [`Values`] variant of its own; its default
+/// (zero) is the placeholder of a `None`.
+pub trait Number: NdlType + Default {
     /// The values as their [`Values`] variant.
     fn wrap(values: Vec<Self>) -> Values;
 
@@ -91,8 +92,7 @@ impl<T: Number> Columns<T> for NumberColumns<T> {
     }
 
     fn push_null(&mut self) {
-        // SAFETY: every number type's all-zero bytes are its zero.
-        self.0.push(unsafe { std::mem::zeroed() });
+        self.0.push(Default::default());
     }
 
     fn extend(&mut self, values: &[T]) {
@@ -245,8 +245,7 @@ impl<T: IntRepr> Columns<T> for ReprColumns<T> {
     }
 
     fn push_null(&mut self) {
-        // SAFETY: every number type's all-zero bytes are its zero.
-        self.0.push(unsafe { std::mem::zeroed() });
+        self.0.push(Default::default());
     }
 
     fn len(&self) -> usize {
@@ -327,32 +326,44 @@ time_record!(DateTime64, TimeDelta64);
 // ---- other plain values: packed bytes ------------------------------------
 
 /// The columns of any other [`NdlType`] (fixed strings, `float16`,
-/// complex numbers, `#[ndl(string)]` and `#[ndl(opaque)]` fields): the
-/// values, packed into bytes when finished.
+/// complex numbers, `#[ndl(string)]` and `#[ndl(opaque)]` fields, derived
+/// `NdlType` structs): the values packed without padding as they come.
 pub struct PlainColumns<T: NdlType> {
     datatype: Datatype,
-    values: Vec<T>,
+    bytes: Vec<u8>,
+    size: usize,
+    packer: Packer<T>,
+    len: usize,
 }
 
-/// Reads packed values of `T`, checked and unpacked once.
-#[derive(Debug)]
-pub struct PlainReader<T>(Vec<T>);
+/// Reads packed values of `T`: checked and unpacked all at once, or, if
+/// some value is invalid (a `None`'s zero placeholder of a type whose zero
+/// is no value, say), one by one as they are read, so only a value read
+/// is refused.
+pub struct PlainReader<'a, T> {
+    all: Option<Vec<T>>,
+    bytes: &'a [u8],
+    len: usize,
+}
 
 impl<T: NdlType> PlainColumns<T> {
     /// Columns whose bytes `datatype` describes instead of `T`'s own
     /// datatype (`[u8; N]` as a fixed string); same size, no padding.
     pub fn with_datatype(records: usize, datatype: Datatype) -> Self {
+        let packer = packer::<T>();
         PlainColumns {
             datatype,
-            values: Vec::with_capacity(records),
+            bytes: Vec::with_capacity(records.saturating_mul(packer.layout().size())),
+            size: packer.layout().size(),
+            packer,
+            len: 0,
         }
     }
+}
 
-    /// `T`'s packer, which exists for any `NdlType` whose unsafe promise
-    /// holds.
-    fn packer() -> Packer<T> {
-        Packer::new().expect("an `NdlType`'s datatype describes its layout, as its impl promises")
-    }
+/// `T`'s packer, which exists for any `NdlType` whose unsafe promise holds.
+fn packer<T: NdlType>() -> Packer<T> {
+    Packer::new().expect("an `NdlType`'s datatype describes its layout, as its impl promises")
 }
 
 impl<T: NdlType> Columns<T> for PlainColumns<T> {
@@ -362,78 +373,42 @@ impl<T: NdlType> Columns<T> for PlainColumns<T> {
 
     #[inline]
     fn push(&mut self, value: &T) {
-        self.values.push(*value);
+        self.extend(std::slice::from_ref(value));
     }
 
+    /// Zero bytes: read back only if the slot is read, and then checked.
     fn push_null(&mut self) {
-        // The all-zero value of `T`, read back as checked bytes: an enum
-        // without a zero member fails the check and falls back to a copy
-        // of the first value pushed, if any.
-        let packer = Self::packer();
-        let size = packer.layout().size();
-        let mut buf = RecordBuf::<T>::zeroed(1).ok();
-        let zero = buf.as_mut().and_then(|b| {
-            let mut parts = b.parts_mut(1);
-            packer.unpack(&vec![0; size], parts.first_mut()?).ok()
-        });
-        let value = zero
-            .and_then(|()| buf.and_then(RecordBuf::into_vec))
-            .and_then(|v| v.first().copied())
-            .or_else(|| self.values.first().copied());
-        if let Some(v) = value {
-            self.values.push(v);
-        }
+        self.bytes.resize(self.bytes.len() + self.size, 0);
+        self.len += 1;
     }
 
     fn extend(&mut self, values: &[T]) {
-        self.values.extend_from_slice(values);
+        let start = self.bytes.len();
+        self.bytes.resize(start + values.len() * self.size, 0);
+        self.packer.pack(values, &mut self.bytes[start..]);
+        self.len += values.len();
     }
 
     fn len(&self) -> usize {
-        self.values.len()
+        self.len
     }
 
     fn finish(self) -> Column {
-        let packer = Self::packer();
-        let mut bytes = vec![0; self.values.len() * packer.layout().size()];
-        packer.pack(&self.values, &mut bytes);
         let datatype = if self.datatype == T::datatype() {
-            packer.layout().datatype().clone()
+            self.packer.layout().datatype().clone()
         } else {
             self.datatype
         };
-        Column::Plain { datatype, bytes }
+        Column::Plain {
+            datatype,
+            bytes: self.bytes,
+        }
     }
 }
 
-impl<T: NdlType> ColumnReader<T> for PlainReader<T> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn get(&self, index: usize) -> Result<T, RecordError> {
-        self.0
-            .get(index)
-            .copied()
-            .ok_or_else(|| past_end(index, self.0.len()))
-    }
-}
-
-/// The reader of packed values of `T`: checks every value (a `bool` 0 or
-/// 1, an enum value a member's) and unpacks them.
-pub fn plain_reader<T: NdlType>(view: &ColumnView<'_>) -> Result<PlainReader<T>, RecordError> {
-    let ColumnView::Plain(bytes) = required(view)? else {
-        return Err(wrong_kind("packed fixed-size values", view));
-    };
-    let packer = PlainColumns::<T>::packer();
-    let size = packer.layout().size();
-    if size == 0 || bytes.len() % size != 0 {
-        return Err(RecordError::new(format!(
-            "{} bytes are not a whole number of {size}-byte values",
-            bytes.len()
-        )));
-    }
-    let n = bytes.len() / size;
+/// Checks and unpacks packed values of `T`.
+fn unpack<T: NdlType>(packer: &Packer<T>, bytes: &[u8]) -> Result<Vec<T>, RecordError> {
+    let n = bytes.len() / packer.layout().size().max(1);
     let mut buf = RecordBuf::<T>::zeroed(n)
         .map_err(|e| RecordError::new(format!("no memory for {n} values: {e}")))?;
     for mut part in buf.parts_mut(n.max(1)) {
@@ -441,10 +416,56 @@ pub fn plain_reader<T: NdlType>(view: &ColumnView<'_>) -> Result<PlainReader<T>,
             .unpack(bytes, &mut part)
             .map_err(|e| RecordError::new(e.message).at(e.record))?;
     }
-    let values = buf
-        .into_vec()
-        .ok_or_else(|| RecordError::new("values left unread"))?;
-    Ok(PlainReader(values))
+    buf.into_vec()
+        .ok_or_else(|| RecordError::new("values left unread"))
+}
+
+impl<T: NdlType> ColumnReader<T> for PlainReader<'_, T> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, index: usize) -> Result<T, RecordError> {
+        if index >= self.len {
+            return Err(past_end(index, self.len));
+        }
+        if let Some(all) = &self.all {
+            return all
+                .get(index)
+                .copied()
+                .ok_or_else(|| past_end(index, self.len));
+        }
+        let size = self.bytes.len() / self.len;
+        let one = &self.bytes[index * size..(index + 1) * size];
+        unpack(&packer::<T>(), one)
+            .map_err(|e| e.at(index))?
+            .first()
+            .copied()
+            .ok_or_else(|| past_end(index, self.len))
+    }
+}
+
+/// The reader of packed values of `T`: checks every value (a `bool` 0 or
+/// 1, an enum value a member's) before it is read.
+pub fn plain_reader<'a, T: NdlType>(
+    view: &ColumnView<'a>,
+) -> Result<PlainReader<'a, T>, RecordError> {
+    let ColumnView::Plain(bytes) = required(view)? else {
+        return Err(wrong_kind("packed fixed-size values", view));
+    };
+    let packer = packer::<T>();
+    let size = packer.layout().size();
+    if size == 0 || bytes.len() % size != 0 {
+        return Err(RecordError::new(format!(
+            "{} bytes are not a whole number of {size}-byte values",
+            bytes.len()
+        )));
+    }
+    Ok(PlainReader {
+        all: unpack(&packer, bytes).ok(),
+        bytes,
+        len: bytes.len() / size,
+    })
 }
 
 macro_rules! plain_record {
@@ -452,7 +473,7 @@ macro_rules! plain_record {
         $(#[$cfg])*
         impl$(<$(const $n: usize),*>)? Record for $t {
             type Columns = PlainColumns<Self>;
-            type Reader<'a> = PlainReader<Self>;
+            type Reader<'a> = PlainReader<'a, Self>;
 
             fn datatype() -> Datatype {
                 <Self as NdlType>::datatype()

@@ -272,7 +272,7 @@ macro_rules! plain_record {
     ($($t:ty),* $(,)?) => {$(
         impl $crate::Record for $t {
             type Columns = $crate::record::PlainColumns<Self>;
-            type Reader<'a> = $crate::record::PlainReader<Self>;
+            type Reader<'a> = $crate::record::PlainReader<'a, Self>;
 
             fn datatype() -> $crate::Datatype {
                 <Self as $crate::NdlType>::datatype()

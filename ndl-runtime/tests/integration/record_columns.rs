@@ -466,3 +466,52 @@ fn plain_records_hand_formats_their_ndl_type() {
     let v: Vec<u32> = ndl_runtime::record::same_vec::<u32, u32>(vec![1, 2]).unwrap();
     assert_eq!(v, [1, 2]);
 }
+
+#[test]
+fn a_none_of_a_plain_type_whose_zero_is_no_value_reads_back() {
+    #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+    #[repr(C)]
+    struct Tagged {
+        side: Side, // no member is 0, so a zero placeholder is no value
+        v: u16,
+    }
+    #[derive(Debug, PartialEq, Record)]
+    struct Row {
+        t: Option<Tagged>,
+        all: [Option<Tagged>; 2],
+    }
+    let tagged = Tagged {
+        side: Side::Sell,
+        v: 9,
+    };
+    let rows = [
+        Row {
+            t: None,
+            all: [None, Some(tagged)],
+        },
+        Row {
+            t: Some(tagged),
+            all: [Some(tagged), None],
+        },
+    ];
+    let column = columns(&rows);
+    assert_eq!(read::<Row>(&column.view()).unwrap(), rows);
+    // Read as a plain field, the placeholder is refused, naming the record.
+    #[derive(Debug, Record)]
+    struct Plain {
+        #[allow(dead_code)]
+        t: Tagged,
+    }
+    let Column::Struct { fields, .. } = &column else {
+        panic!()
+    };
+    let Column::Nullable { values, .. } = &fields[0].1 else {
+        panic!()
+    };
+    let view = ColumnView::Struct {
+        len: 2,
+        fields: vec![("t", values.view())],
+    };
+    let e = read::<Plain>(&view).unwrap_err().to_string();
+    assert!(e.starts_with("field `t`, record 0"), "{e}");
+}
