@@ -35,6 +35,8 @@ pub struct FieldAttrs {
     pub units: Option<LitStr>,
     /// `#[ndl(dims = ["row", "col"])]`: the span of `dims`, and the names.
     pub dims: Option<(Span, Vec<LitStr>)>,
+    /// `#[ndl(fill = EXPR)]`: the span of `fill`, and the value.
+    pub fill: Option<(Span, Expr)>,
 }
 
 /// Attributes on an enum variant.
@@ -183,6 +185,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         doc: doc(attrs),
         units: None,
         dims: None,
+        fill: None,
     };
     for_each_ndl(cx, attrs, |meta| {
         let span = meta
@@ -204,6 +207,9 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         } else if meta.path.is_ident("units") {
             let s: LitStr = meta.value()?.parse()?;
             set_once(cx, &meta, &mut out.units, s);
+        } else if meta.path.is_ident("fill") {
+            let value: Expr = meta.value()?.parse()?;
+            set_once(cx, &meta, &mut out.fill, (span, value));
         } else if meta.path.is_ident("dims") {
             let list: syn::ExprArray = meta.value()?.parse()?;
             let names = list
@@ -224,7 +230,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             return Err(unknown_key(
                 &meta,
                 "on a field",
-                "rename = \"...\", string, opaque, opaque = \"tag\", units = \"...\", dims = [\"...\", ...]",
+                "rename = \"...\", string, opaque, opaque = \"tag\", units = \"...\", dims = [\"...\", ...], fill = EXPR (on an `Option` field of a `#[derive(Record)]` struct)",
             ));
         }
         Ok(())

@@ -15,14 +15,14 @@ pub fn derive(input: &Input) -> TokenStream {
     }
 }
 
-fn krate(path: &Option<Path>) -> TokenStream {
+pub(crate) fn krate(path: &Option<Path>) -> TokenStream {
     match path {
         Some(p) => quote!(#p),
         None => quote!(::ndl_runtime),
     }
 }
 
-fn option_str(krate: &TokenStream, s: &Option<String>) -> TokenStream {
+pub(crate) fn option_str(krate: &TokenStream, s: &Option<String>) -> TokenStream {
     match s {
         Some(s) => quote!(#krate::__private::Option::Some(#s)),
         None => quote!(#krate::__private::Option::None),
@@ -102,7 +102,7 @@ fn member(f: &Field, krate: &TokenStream) -> TokenStream {
     }
 }
 
-fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
+pub(crate) fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
     let ty = f.ty;
     match &f.attrs.storage {
         Storage::Native => quote_spanned!(ty.span()=> <#ty as #krate::NdlType>::datatype()),
@@ -116,7 +116,7 @@ fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
 
 /// Every field type must itself be an `NdlType`, even one described as a
 /// string or opaque bytes: its bytes are read back as that type.
-fn field_check(f: &Field, krate: &TokenStream) -> TokenStream {
+pub(crate) fn field_check(f: &Field, krate: &TokenStream) -> TokenStream {
     let ty = f.ty;
     quote_spanned!(ty.span()=> const { #krate::__private::assert_ndl_type::<#ty>() };)
 }
@@ -160,5 +160,34 @@ fn derive_enum(e: &Enum) -> TokenStream {
                 #description
             }
         }
+    }
+}
+
+/// When the derive reports errors, the field-type checks still run, so the
+/// compiler's own errors (a field type that is not an `NdlType`) come in
+/// the same round. Fields the derive already reported by their type's name
+/// are left out, so each problem is reported once.
+pub fn field_checks_only(input: &Input) -> TokenStream {
+    let Input::Struct(s) = input else {
+        return quote!();
+    };
+    let krate = krate(&s.attrs.krate);
+    let ident = s.ident;
+    let generics = bounded(s.generics, &krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let checks = s
+        .fields
+        .iter()
+        .filter(|f| crate::kind::not_plain(f.ty).is_none())
+        .map(|f| field_check(f, &krate));
+    quote! {
+        const _: () = {
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #[allow(dead_code)]
+                fn __ndl_field_checks() {
+                    #(#checks)*
+                }
+            }
+        };
     }
 }

@@ -65,6 +65,60 @@ fn check_struct(cx: &Ctxt, s: &Struct) {
             );
         }
         check_dims(cx, f);
+        if let Some(message) = crate::kind::not_plain(f.ty) {
+            cx.error(f.ty, message);
+        }
+        if let Some((span, _)) = &f.attrs.fill {
+            cx.error_at(
+                *span,
+                "`fill` is the value that stands for `None` in an `Option` field, and an `NdlType` has none\n\nhelp: use `#[derive(Record)]` for records with `Option` fields",
+            );
+        }
+    }
+}
+
+/// The rules of `#[derive(Record)]`: a struct with named fields, each
+/// (checked by the compiler) a `Record`.
+pub fn check_record(cx: &Ctxt, input: &Input, original: &syn::DeriveInput) {
+    let s = match input {
+        Input::Struct(s) => s,
+        Input::Enum(e) => {
+            cx.error(
+                e.ident,
+                "`#[derive(Record)]` goes on a struct; a fieldless enum is a `Record` through `#[derive(NdlType)]`\n\nhelp: derive `NdlType` on the enum, with an integer `#[repr(u8)]` (or u16, ..., i64)",
+            );
+            return;
+        }
+    };
+    if !matches!(&original.data, syn::Data::Struct(d) if matches!(d.fields, Fields::Named(_))) {
+        cx.error(
+            s.ident,
+            "`#[derive(Record)]` needs a struct with named fields: formats name every column",
+        );
+    } else if s.fields.is_empty() {
+        cx.error(
+            s.ident,
+            "`#[derive(Record)]` needs at least one field: an empty struct has no data to describe",
+        );
+    }
+    if let Some(span) = s.attrs.repr.packed {
+        cx.error_at(
+            span,
+            "a `Record` is stored field by field, never as its bytes: `packed` only makes its fields unaligned\n\nhelp: remove `packed`",
+        );
+    }
+    no_lifetimes_in(cx, s.generics, "Record");
+    check_member_names(cx, s);
+    for f in &s.fields {
+        check_dims(cx, f);
+        if let Some((span, _)) = &f.attrs.fill {
+            if crate::kind::option_inner(f.ty).is_none() {
+                cx.error_at(
+                    *span,
+                    "`fill` is the value that stands for `None`, and this field is not an `Option`\n\nhelp: make the field an `Option<T>`, or remove `fill`",
+                );
+            }
+        }
     }
 }
 
@@ -201,11 +255,15 @@ fn check_enum(cx: &Ctxt, e: &Enum) {
 }
 
 fn no_lifetimes(cx: &Ctxt, generics: &syn::Generics) {
+    no_lifetimes_in(cx, generics, "NdlType");
+}
+
+fn no_lifetimes_in(cx: &Ctxt, generics: &syn::Generics, derive: &str) {
     for p in &generics.params {
         if let GenericParam::Lifetime(l) = p {
             cx.error(
                 l,
-                "`#[derive(NdlType)]` types hold their data by value: lifetime parameters are not supported",
+                format!("`#[derive({derive})]` types hold their data by value: lifetime parameters are not supported"),
             );
         }
     }

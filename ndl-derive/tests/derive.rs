@@ -448,3 +448,62 @@ fn units_and_dims_reach_the_datatype_and_ndl() {
     assert_eq!(back, Cell::datatype());
     Cell::datatype().validate().unwrap();
 }
+
+/// A `#[derive(Record)]` struct: attributes as for `NdlType`, and fills
+/// that formats see before any record is written.
+mod record {
+    use ndl_runtime::record::{columns, Column, Values};
+    use ndl_runtime::{Datatype, Record};
+
+    /// A measurement that may be missing.
+    #[derive(Record)]
+    #[ndl(rename_all = "camelCase")]
+    struct Sample {
+        /// Where it was taken.
+        station_name: String,
+        #[ndl(units = "K", fill = f64::NAN)]
+        air_temperature: Option<f64>,
+        #[ndl(rename = "q", fill = -1)]
+        quality: Option<i8>,
+        #[ndl(dims = ["axis"])]
+        wind: [f32; 2],
+    }
+
+    #[test]
+    fn attributes_work_as_for_ndl_type() {
+        let Datatype::Compound(c) = Sample::datatype() else {
+            panic!()
+        };
+        let names: Vec<_> = c.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["stationName", "airTemperature", "q", "wind"]);
+        assert_eq!(
+            c.members[0].description.as_deref(),
+            Some("Where it was taken.")
+        );
+        assert_eq!(c.members[1].units.as_deref(), Some("K"));
+        assert_eq!(c.members[3].dims, ["axis"]);
+        assert_eq!(
+            Sample::description(),
+            Some("A measurement that may be missing.")
+        );
+    }
+
+    #[test]
+    fn fills_are_in_the_columns_of_no_records() {
+        let Column::Struct { fields, .. } = columns::<Sample>(&[]) else {
+            panic!()
+        };
+        let fill = |name: &str| match &fields.iter().find(|(n, _)| n == name).unwrap().1 {
+            Column::Nullable { fill, .. } => fill.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(
+            fill("airTemperature").as_deref(),
+            Some(Column::Values { values: Values::F64(v), .. }) if v[0].is_nan()
+        ));
+        assert!(matches!(
+            fill("q").as_deref(),
+            Some(Column::Values { values: Values::I8(v), .. }) if v[..] == [-1]
+        ));
+    }
+}

@@ -48,6 +48,7 @@ mod ndl_type;
 pub mod npy;
 pub mod npz;
 mod order;
+pub mod record;
 mod record_plan;
 #[doc(hidden)]
 pub mod records;
@@ -67,12 +68,19 @@ pub use fixed_str::{FixedStr, TooLong};
 pub use mixed_order::MixedOrder;
 pub use ndl_type::NdlType;
 pub use order::Order;
+pub use record::Record;
 
 /// Derives [`NdlType`] for a `#[repr(C)]` struct or a fieldless enum with an
 /// integer `repr`. The attributes it takes are in
 /// [ndl-derive's documentation](https://docs.rs/ndl-derive).
 #[cfg(feature = "derive")]
 pub use ndl_derive::NdlType;
+
+/// Derives [`Record`] for a struct with named fields, each a `Record`
+/// (`String`, `Vec`, `Option` and every `NdlType` included). The
+/// attributes it takes are in [ndl-derive's documentation](https://docs.rs/ndl-derive).
+#[cfg(feature = "derive")]
+pub use ndl_derive::Record;
 
 #[doc(hidden)]
 pub mod __private;

@@ -227,3 +227,7 @@ unsafe impl NdlType for NoFields {
         })
     }
 }
+
+// Hand-written `NdlType`s are `Record`s too (as packed values), so the
+// derived records holding them are.
+ndl_runtime::plain_record!(S5, U3, C64, F16, Gapped, NoFields);

@@ -64,6 +64,47 @@ impl Compound {
         Ok(c)
     }
 
+    /// A compound of variable size, such as a `#[derive(Record)]` struct
+    /// with a `String`, `Vec` or `Option` field: at least one member has no
+    /// fixed size, so the record has none either. Its layout is each
+    /// format's business, so it carries none: every offset and the `size`
+    /// are 0, and [`Datatype::size`] is `None`. Members keep their order,
+    /// names, descriptions and units.
+    ///
+    /// This is the only way to build a valid compound with a
+    /// variable-length member; a compound of fixed members is laid out
+    /// with [`Compound::c_layout`] or given explicit offsets.
+    ///
+    /// ```
+    /// use ndl_runtime::{Compound, Datatype, Member};
+    ///
+    /// let c = Compound::variable([
+    ///     Member::new("id", 0, Datatype::UInt64),
+    ///     Member::new("name", 0, Datatype::String),
+    /// ])
+    /// .unwrap();
+    /// assert!(c.is_variable());
+    /// assert_eq!(Datatype::Compound(c).size(), None);
+    /// ```
+    pub fn variable(members: impl IntoIterator<Item = Member>) -> Result<Compound, DatatypeError> {
+        let members: Vec<Member> = members
+            .into_iter()
+            .map(|m| Member { offset: 0, ..m })
+            .collect();
+        let c = Compound { size: 0, members };
+        if !c.is_variable() {
+            return Err(DatatypeError::NotVariable);
+        }
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Whether a member has no fixed size, so the record has none (see
+    /// [`Compound::variable`]).
+    pub fn is_variable(&self) -> bool {
+        self.members.iter().any(|m| m.datatype.size().is_none())
+    }
+
     /// The member named `name`, if any.
     pub fn member(&self, name: &str) -> Option<&Member> {
         self.members.iter().find(|m| m.name == name)
@@ -100,6 +141,9 @@ impl Compound {
             m.datatype.validate()?;
             m.validate_dims()?;
         }
+        if self.is_variable() {
+            return self.validate_variable();
+        }
         let mut end = 0usize;
         for m in self.by_offset() {
             let size = m
@@ -121,6 +165,18 @@ impl Compound {
                     size: self.size,
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// A variable compound has no layout: a member at an offset, or a
+    /// size, would claim one that no format keeps.
+    fn validate_variable(&self) -> Result<(), DatatypeError> {
+        if let Some(m) = self.members.iter().find(|m| m.offset != 0) {
+            return Err(DatatypeError::VariableOffset(m.name.clone()));
+        }
+        if self.size != 0 {
+            return Err(DatatypeError::VariableSize(self.size));
         }
         Ok(())
     }

@@ -80,6 +80,11 @@ pub enum Datatype {
     Vlen(Box<Datatype>),
     /// `array`: a fixed-shape array of another datatype.
     Array(Array),
+    /// Extension `optional`: a value of the base datatype, or none (an
+    /// Arrow null; a fill value where a format has no nulls). It has no
+    /// fixed size: storing "none" is the format's business, so it has no
+    /// place in a fixed record. NDL YAML `{optional: {base: int32}}`.
+    Optional(Box<Datatype>),
 }
 
 /// A fixed-length string (extension): `length` characters stored in
@@ -199,9 +204,11 @@ impl Datatype {
     /// (`string`, `vlen`) and references, whose storage depends on the file format.
     pub fn size(&self) -> Option<usize> {
         Some(match self {
-            Datatype::String | Datatype::Vlen(_) | Datatype::ObjRef | Datatype::RegRef(_) => {
-                return None
-            }
+            Datatype::String
+            | Datatype::Vlen(_)
+            | Datatype::Optional(_)
+            | Datatype::ObjRef
+            | Datatype::RegRef(_) => return None,
             Datatype::Bool => 1,
             Datatype::Float16 => 2,
             Datatype::Float32 => 4,
@@ -210,6 +217,7 @@ impl Datatype {
             Datatype::FixedString(s) => s.length.checked_mul(s.charset.width())?,
             Datatype::Opaque(o) => o.size,
             Datatype::Enum(e) => e.base.size(),
+            Datatype::Compound(c) if c.is_variable() => return None,
             Datatype::Compound(c) => c.size,
             Datatype::Array(a) => a.element_count()?.checked_mul(a.base.size()?)?,
             other => other.as_int()?.size(),
@@ -243,7 +251,7 @@ impl Datatype {
         match self {
             Datatype::Enum(e) => e.validate(),
             Datatype::Compound(c) => c.validate(),
-            Datatype::Vlen(base) => base.validate(),
+            Datatype::Vlen(base) | Datatype::Optional(base) => base.validate(),
             Datatype::Array(a) => {
                 if a.shape.is_empty() {
                     return Err(DatatypeError::EmptyArrayShape);
@@ -265,7 +273,7 @@ impl Datatype {
         match self {
             Datatype::Compound(c) => c.members.iter().any(|m| m.datatype.has_multibyte_numbers()),
             Datatype::Array(a) => a.base.has_multibyte_numbers(),
-            Datatype::Vlen(base) => base.has_multibyte_numbers(),
+            Datatype::Vlen(base) | Datatype::Optional(base) => base.has_multibyte_numbers(),
             Datatype::Enum(e) => e.base.size() > 1,
             Datatype::FixedString(s) => s.charset.width() > 1,
             Datatype::Opaque(_) | Datatype::Bool | Datatype::String => false,
@@ -320,6 +328,7 @@ impl Datatype {
                 shape: a.shape.clone(),
             }),
             Datatype::Vlen(base) => Datatype::Vlen(Box::new(base.storage_form())),
+            Datatype::Optional(base) => Datatype::Optional(Box::new(base.storage_form())),
             other => other.clone(),
         }
     }
@@ -349,6 +358,7 @@ impl Datatype {
                     .collect(),
             }),
             Datatype::Vlen(base) => Datatype::Vlen(Box::new(base.folded())),
+            Datatype::Optional(base) => Datatype::Optional(Box::new(base.folded())),
             other => other.clone(),
         }
     }

@@ -85,7 +85,7 @@ fn find_reference(dt: &Datatype, path: &[String]) -> Result<(), LangError> {
             .members
             .iter()
             .try_for_each(|m| find_reference(&m.datatype, &crate::lang::child(path, &m.name))),
-        Datatype::Vlen(base) => find_reference(base, path),
+        Datatype::Vlen(base) | Datatype::Optional(base) => find_reference(base, path),
         Datatype::Array(a) => find_reference(&a.base, path),
         Datatype::Time(t) if timedelta_unit(t).is_none() && t.kind == TimeKind::TimeDelta => {
             Err(LangError::unsupported(
@@ -123,6 +123,10 @@ fn write(dt: &Datatype, out: &mut String) {
         Datatype::ObjRef | Datatype::RegRef(_) => out.push_str("object"),
         Datatype::Vlen(base) => {
             out.push_str("var * ");
+            write(base, out);
+        }
+        Datatype::Optional(base) => {
+            out.push('?');
             write(base, out);
         }
         Datatype::Array(a) => {

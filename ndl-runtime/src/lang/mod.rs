@@ -184,6 +184,7 @@ pub(crate) fn describe(dt: &Datatype) -> String {
         Datatype::RegRef(_) => "regref".into(),
         Datatype::Compound(c) => format!("compound of {} members", c.members.len()),
         Datatype::Vlen(b) => format!("vlen of {}", describe(b)),
+        Datatype::Optional(b) => format!("optional {}", describe(b)),
         Datatype::Array(a) => format!("array {:?} of {}", a.shape, describe(&a.base)),
         other => format!("{other:?}"),
     }

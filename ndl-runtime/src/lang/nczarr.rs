@@ -136,6 +136,10 @@ impl TryFrom<&Datatype> for AtomicType {
                 "NCZarr excludes netCDF-4's user-defined types (compound, enum, opaque, vlen)"
             }
             Datatype::Array(_) => "NCZarr has no array type; use the variable's dimensions",
+            Datatype::Optional(_) => {
+                "NCZarr has no optional type; give the variable a `_FillValue` for the missing \
+                 values"
+            }
             Datatype::ObjRef | Datatype::RegRef(_) => "NCZarr has no reference types",
             Datatype::FixedString(_) => "NCZarr has no UTF-32 type",
             Datatype::Time(_) => {

@@ -5,7 +5,11 @@
 //! its record `size` beside the `compound` list, enums always carry `base`,
 //! and `bool`, `float16`, `complex64`, `complex128`, fixed-length strings
 //! (`{string: {length: 10, charset: ascii}}`) and time values
-//! (`{datetime: {unit: ns}}`, `{timedelta: {unit: 10ms}}`) exist.
+//! (`{datetime: {unit: ns}}`, `{timedelta: {unit: 10ms}}`) exist, and so
+//! do optional values (`{optional: {base: int32}}`). A compound with a
+//! variable-length member (a `#[derive(Record)]` struct's) has no layout:
+//! it is written without `size` and offsets, and read back as
+//! [`Compound::variable`].
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -73,6 +77,10 @@ pub(crate) fn to_value(dt: &Datatype) -> Value {
             "regref",
             map([("selection", Value::from(selection_name(*sel)))]),
         ),
+        Datatype::Compound(c) if c.is_variable() => Value::Mapping(map([(
+            "compound",
+            Value::Sequence(c.members.iter().map(variable_member_value).collect()),
+        )])),
         Datatype::Compound(c) => Value::Mapping(map([
             (
                 "compound",
@@ -81,6 +89,7 @@ pub(crate) fn to_value(dt: &Datatype) -> Value {
             ("size", Value::from(c.size as u64)),
         ])),
         Datatype::Vlen(base) => single("vlen", map([("base", to_value(base))])),
+        Datatype::Optional(base) => single("optional", map([("base", to_value(base))])),
         Datatype::Array(a) => single(
             "array",
             map([
@@ -100,6 +109,18 @@ fn member_value(m: &Member) -> Value {
         ("type", to_value(&m.datatype)),
         ("offset", Value::from(m.offset as u64)),
     ]);
+    member_details(m, &mut long);
+    single(&m.name, long)
+}
+
+/// A member of a variable compound, which has no offset.
+fn variable_member_value(m: &Member) -> Value {
+    let mut long = map([("type", to_value(&m.datatype))]);
+    member_details(m, &mut long);
+    single(&m.name, long)
+}
+
+fn member_details(m: &Member, long: &mut Mapping) {
     if let Some(d) = &m.description {
         long.insert("description".into(), d.as_str().into());
     }
@@ -110,7 +131,6 @@ fn member_value(m: &Member) -> Value {
         let dims = m.dims.iter().map(|d| Value::from(d.as_str())).collect();
         long.insert("dims".into(), Value::Sequence(dims));
     }
-    single(&m.name, long)
 }
 
 /// An enum value; one beyond 64 bits (only a hand-built, invalid `Enum`
@@ -223,6 +243,12 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
                 from_value(f.req("base")?).map_err(ctx)?,
             )))
         }
+        "optional" => {
+            let f = Fields::new(body, key, &["base"])?;
+            Ok(Datatype::Optional(Box::new(
+                from_value(f.req("base")?).map_err(ctx)?,
+            )))
+        }
         "array" => {
             let f = Fields::new(body, key, &["base", "shape"])?;
             let base = from_value(f.req("base")?).map_err(ctx)?;
@@ -284,71 +310,46 @@ fn enumeration(body: &Mapping) -> Result<Datatype, String> {
 
 /// Members without `offset` go to the next C-aligned offset after the
 /// member before; without `size` the record is rounded up to the largest
-/// alignment: exactly the C layout for the spec's offset-less form.
+/// alignment: exactly the C layout for the spec's offset-less form. A
+/// compound with a variable-length member has no layout, so neither
+/// `offset` nor `size`.
 fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
     let list = members
         .as_sequence()
         .ok_or("compound must be a list of one-key mappings, one per member")?;
+    let parsed = list
+        .iter()
+        .map(compound_member)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some((m, _)) = parsed.iter().find(|(m, _)| m.datatype.size().is_none()) {
+        return variable_compound(parsed.iter(), size, &m.name);
+    }
     let mut laid = Vec::with_capacity(list.len());
     // `end` is where the member before ends, `last` the highest end: with
     // explicit offsets the members may be declared out of offset order.
     let (mut end, mut last, mut align) = (0usize, 0usize, 1usize);
-    for entry in list {
-        let (name, body) = match entry.as_mapping() {
-            Some(m) if m.len() == 1 => m.iter().next().expect("one entry"),
-            _ => {
-                return Err(format!(
-                    "compound member {} is not a one-key mapping",
-                    describe_value(entry)
-                ))
-            }
-        };
-        let name = scalar_key(name)?;
-        let ctx = |e: String| format!("compound member `{name}`: {e}");
-        let (datatype, offset, description, units, dims) = match body.as_mapping() {
-            Some(long) if long.contains_key("type") => {
-                let f = Fields::new(
-                    long,
-                    &name,
-                    &["type", "offset", "description", "units", "dims"],
-                )?;
-                let dt = from_value(f.req("type")?).map_err(ctx)?;
-                (
-                    dt,
-                    f.opt_usize("offset")?,
-                    f.opt_str("description")?.map(String::from),
-                    f.opt_str("units")?.map(String::from),
-                    f.opt_strs("dims")?,
-                )
-            }
-            _ => (from_value(body).map_err(ctx)?, None, None, None, Vec::new()),
-        };
-        let a = datatype.alignment();
+    for (member, offset) in parsed {
+        let ctx = |e: &str| format!("compound member `{}`: {e}", member.name);
+        let a = member.datatype.alignment();
         align = align.max(a);
         let offset = match offset {
             Some(o) => o,
             None => {
                 end.checked_add(a - 1)
-                    .ok_or_else(|| ctx("offset overflows".into()))?
+                    .ok_or_else(|| ctx("offset overflows"))?
                     / a
                     * a
             }
         };
-        let msize = datatype.size().ok_or_else(|| {
-            ctx("a variable-length datatype has no place in a fixed record".into())
-        })?;
+        let msize = member
+            .datatype
+            .size()
+            .expect("variable members handled above");
         end = offset
             .checked_add(msize)
-            .ok_or_else(|| ctx("offset overflows".into()))?;
+            .ok_or_else(|| ctx("offset overflows"))?;
         last = last.max(end);
-        laid.push(Member {
-            name,
-            offset,
-            datatype,
-            description,
-            units,
-            dims,
-        });
+        laid.push(Member { offset, ..member });
     }
     let size = match size {
         Some(s) => s,
@@ -360,6 +361,72 @@ fn compound(members: &Value, size: Option<usize>) -> Result<Datatype, String> {
     });
     dt.validate().map_err(|e| e.to_string())?;
     Ok(dt)
+}
+
+/// A compound whose member `variable` has no fixed size.
+fn variable_compound<'a>(
+    parsed: impl Iterator<Item = &'a (Member, Option<usize>)> + Clone,
+    size: Option<usize>,
+    variable: &str,
+) -> Result<Datatype, String> {
+    let no_layout = |what: String| {
+        format!("{what}, but member `{variable}` has a variable-length datatype, so the compound has no layout")
+    };
+    if let Some(size) = size {
+        return Err(no_layout(format!("the compound has size {size}")));
+    }
+    if let Some((m, _)) = parsed.clone().find(|(_, offset)| offset.is_some()) {
+        return Err(no_layout(format!(
+            "compound member `{}` has an offset",
+            m.name
+        )));
+    }
+    Compound::variable(parsed.map(|(m, _)| m.clone()))
+        .map(Datatype::Compound)
+        .map_err(|e| e.to_string())
+}
+
+/// One `- name: type` or `- name: {type: ..., offset: ...}` entry, with its
+/// offset if given.
+fn compound_member(entry: &Value) -> Result<(Member, Option<usize>), String> {
+    let (name, body) = match entry.as_mapping() {
+        Some(m) if m.len() == 1 => m.iter().next().expect("one entry"),
+        _ => {
+            return Err(format!(
+                "compound member {} is not a one-key mapping",
+                describe_value(entry)
+            ))
+        }
+    };
+    let name = scalar_key(name)?;
+    let ctx = |e: String| format!("compound member `{name}`: {e}");
+    let (datatype, offset, description, units, dims) = match body.as_mapping() {
+        Some(long) if long.contains_key("type") => {
+            let f = Fields::new(
+                long,
+                &name,
+                &["type", "offset", "description", "units", "dims"],
+            )?;
+            let dt = from_value(f.req("type")?).map_err(ctx)?;
+            (
+                dt,
+                f.opt_usize("offset")?,
+                f.opt_str("description")?.map(String::from),
+                f.opt_str("units")?.map(String::from),
+                f.opt_strs("dims")?,
+            )
+        }
+        _ => (from_value(body).map_err(ctx)?, None, None, None, Vec::new()),
+    };
+    let member = Member {
+        name,
+        offset: 0,
+        datatype,
+        description,
+        units,
+        dims,
+    };
+    Ok((member, offset))
 }
 
 /// The keys of one mapping, checked against the keys it may have.

@@ -24,6 +24,8 @@ mod npy_header_write;
 mod npy_numpy;
 mod npy_typed;
 mod npz;
+mod record_columns;
+mod record_datatype;
 mod time_languages;
 mod time_npy;
 mod time_numpy;

@@ -219,6 +219,12 @@ impl TypeSet {
                      (char name(n) / T name(a, b)) or give the variable those dimensions",
                 )
             }
+            Datatype::Optional(_) => {
+                return unsupported(
+                    "netCDF-4 has no optional type; give the variable a `_FillValue` for the \
+                     missing values",
+                )
+            }
             _ => return unsupported("netCDF-4 CDL has no reference types"),
         };
         self.define(naming, def).map(TypeRef::Named)

@@ -249,7 +249,11 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
                  cannot be an array (put the shape into the array's shape)",
             ))
         }
-        Datatype::String | Datatype::Vlen(_) | Datatype::ObjRef | Datatype::RegRef(_) => {
+        Datatype::String
+        | Datatype::Vlen(_)
+        | Datatype::Optional(_)
+        | Datatype::ObjRef
+        | Datatype::RegRef(_) => {
             return Err(LangError::unsupported(
                 Language::ZarrV3,
                 path,
@@ -266,6 +270,9 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
 fn no_fixed_size(dt: &Datatype) -> &'static str {
     match dt {
         Datatype::ObjRef | Datatype::RegRef(_) => "Zarr has no reference type",
+        Datatype::Optional(_) => {
+            "zarr-python reads no optional data type; use a `fill_value` for the missing values"
+        }
         _ => "a Zarr structured or fixed-size dtype cannot hold variable-length data",
     }
 }

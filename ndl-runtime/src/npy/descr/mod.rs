@@ -195,6 +195,7 @@ fn not_writable(dt: &Datatype, field: &str) -> Error {
     let what = match dt {
         Datatype::String => "a variable-length string",
         Datatype::Vlen(_) => "a variable-length sequence",
+        Datatype::Optional(_) => "an optional value (NumPy has no nulls; use a fill value)",
         Datatype::ObjRef | Datatype::RegRef(_) => "a reference",
         _ => "this datatype",
     };
