@@ -138,6 +138,7 @@ variables:
 \t\tt:_FillValue = -9223372036854775808LL ;
 \tint64 d(n) ;
 \t\td:units = \"nanoseconds\" ;
+\t\td:dtype = \"timedelta64[ns]\" ;
 \t\td:_FillValue = -9223372036854775808LL ;
 \tint64 day(n) ;
 \t\tday:units = \"days since 1970-01-01 00:00:00\" ;
@@ -183,11 +184,20 @@ variables:
     assert!(!text.contains("1970"), "{text}");
     assert_eq!(text.matches(":units").count(), 1, "{text}");
 
-    // Units CF has no name for are refused, naming the unit.
+    // Units CF has no name for are stored as files store them
+    // (`CfEncoding`): multiples in the CF unit, months as counts.
     let mut doc = Document::new("d").unwrap();
-    let err = doc
-        .add_variable("t", &time("M8[10ms]"), "t_t", &[])
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("`10ms` has no CF units"), "{err}");
+    doc.add_variable("t", &time("M8[10ms]"), "t_t", &[])
+        .unwrap();
+    doc.add_variable("m", &time("M8[M]"), "m_t", &[]).unwrap();
+    let text = doc.to_string();
+    assert!(
+        text.contains("t:units = \"milliseconds since 1970-01-01 00:00:00\" ;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("m:comment = \"counts of NumPy datetime64[M]"),
+        "{text}"
+    );
+    assert!(!text.contains("m:units"), "{text}");
 }
