@@ -7,7 +7,8 @@
 
 use crate::common;
 
-use common::cli::{convert, refused};
+use common::cli::{compile_cdl, convert, describe, refused};
+use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
 
 use std::path::Path;
@@ -162,4 +163,131 @@ fn a_value_that_is_not_utf8_is_refused_by_element_and_nothing_is_written() {
         "a refused conversion wrote {}",
         npy.display()
     );
+}
+
+/// argv: path. A file of every variable-length and reference type h5py
+/// writes, beside plain numbers.
+const WRITE_VARIABLE: &str = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('x', data=np.arange(3, dtype='<i4'))
+    f.create_dataset('s', data=np.array(['é', 'bb'], dtype=object), dtype=h5py.string_dtype())
+    f.create_dataset('a', data=np.array([b'a'], dtype=object), dtype=h5py.string_dtype('ascii'))
+    v = f.create_dataset('v', (2,), dtype=h5py.vlen_dtype('f4'))
+    v[0] = np.array([1, 2], 'f4')
+    rec = [('id', '<u8'), ('symbol', h5py.string_dtype()), ('levels', h5py.vlen_dtype('f4')),
+           ('tags', h5py.vlen_dtype(h5py.string_dtype())),
+           ('venue', [('code', h5py.string_dtype()), ('id', '<u2')])]
+    f.create_dataset('c', (2,), dtype=rec)
+    r = f.create_dataset('r', (1,), dtype=h5py.ref_dtype)
+    r[0] = f['x'].ref
+    f.create_dataset('rr', (1,), dtype=h5py.regionref_dtype)
+"#;
+
+/// argv: file, header dicts. Every dataset's descr is NumPy's for h5py's
+/// dtype (its metadata, which .npy does not keep, aside).
+const DESCR_AS_H5PY: &str = r#"
+import sys, ast, h5py, numpy as np
+path, text = sys.argv[1:3]
+got = ast.literal_eval(text)
+with h5py.File(path) as f:
+    assert sorted(got) == sorted(f), (sorted(got), sorted(f))
+    for name, header in got.items():
+        want = np.lib.format.dtype_to_descr(f[name].dtype)
+        assert header['descr'] == want, (name, header['descr'], want)
+        assert header['shape'] == f[name].shape
+print('ok')
+"#;
+
+#[test]
+fn every_hdf5_variable_length_and_reference_type_is_described_in_every_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let h5 = dir.path().join("variable.h5");
+    run_with(&python312(), WRITE_VARIABLE, &[s(&h5)]);
+    let run = describe(&h5, "ndl", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for want in [
+        "s: {shape: [2], type: string}",
+        "levels: {type: {vlen: {base: float32}}, offset: 16}",
+        "tags: {type: {vlen: {base: string}}",
+        "code: {type: string, offset: 0}",
+        "r: {shape: [1], type: objref}",
+        "rr: {shape: [1], type: {regref:",
+    ] {
+        assert!(run.stdout.contains(want), "{want}: {}", run.stdout);
+    }
+
+    let run = describe(&h5, "numpy", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let out = run_with(&python312(), DESCR_AS_H5PY, &[s(&h5), &run.stdout]);
+    assert!(out.starts_with("ok"), "{out}");
+    assert!(
+        run.stderr
+            .contains("`c`: NumPy: its members `symbol` (string), `levels` (vlen of float32)"),
+        "{run:#?}"
+    );
+
+    let run = describe(&h5, "datashape", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for want in [
+        "s: 2 * string",
+        "v: 2 * var * float32",
+        "levels: var * float32",
+    ] {
+        assert!(run.stdout.contains(want), "{want}: {run:#?}");
+    }
+
+    let run = describe(&h5, "zarr", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["s"]["filters"][0]["id"], "vlen-utf8", "{doc}");
+    assert_eq!(doc["v"]["filters"][0]["dtype"], "<f4", "{doc}");
+    assert_eq!(doc["x"]["dtype"], "<i4", "{doc}");
+    for (left_out, why) in [
+        ("c", "struct extension forbids them"),
+        ("r", "object reference"),
+        ("rr", "region reference"),
+    ] {
+        assert!(doc.get(left_out).is_none(), "{left_out}: {doc}");
+        let line = format!("`{left_out}`: Zarr: ");
+        assert!(
+            run.stderr.contains(&line) && run.stderr.contains(why),
+            "{left_out}: {run:#?}"
+        );
+    }
+
+    let run = describe(&h5, "cdl", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for want in ["string s(s_dim0) ;", "float(*) v_t ;", "int x(x_dim0) ;"] {
+        assert!(run.stdout.contains(want), "{want}: {run:#?}");
+    }
+    for left_out in [
+        "`c`: netCDF CDL: a compound with variable-length members (`symbol` (string)",
+        "`r`: netCDF CDL: netCDF-4 has no object references",
+        "`rr`: netCDF CDL",
+    ] {
+        assert!(run.stderr.contains(left_out), "{left_out}: {run:#?}");
+    }
+    compile_cdl(&run.stdout, dir.path(), "variable");
+}
+
+#[test]
+fn netcdf4_vlen_types_are_described_in_cdl_as_ncdump_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("vlen.nc");
+    let make = r#"
+import sys, netCDF4, numpy as np
+ds = netCDF4.Dataset(sys.argv[1], 'w')
+ds.createDimension('x', 3)
+vt = ds.createVLType(np.float32, 'ragged_t')
+v = ds.createVariable('r', vt, ('x',))
+v[0] = np.array([1, 2], 'f4')
+s = ds.createVariable('s', str, ('x',))
+s[0] = 'a'
+ds.close()
+"#;
+    run_with(&python312(), make, &[s(&nc)]);
+    let run = describe(&nc, "cdl", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(run.stdout.trim_end(), ncdump(&["-h"], &nc).trim_end());
 }
