@@ -144,14 +144,7 @@ impl Hdf5Source {
         let mut spec = ArraySpec::new(stored.datatype, shape.clone());
         spec.byte_order = stored.byte_order;
         spec.other_order = stored.other_order;
-        if spec.datatype.size().is_none() {
-            return Err(Error::Unsupported {
-                path: path.to_path_buf(),
-                message: format!(
-                    "dataset `{dataset}` holds variable-length or reference values, which do not convert"
-                ),
-            });
-        }
+        refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
         Ok(Hdf5Source {
             rows_left: shape.first().copied().unwrap_or(1),
@@ -189,6 +182,31 @@ impl Source for Hdf5Source {
             Ok((got > 0).then_some(block))
         })
     }
+}
+
+/// An error naming what `datatype`, of `dataset`, holds that no
+/// fixed-size array holds: variable-length sequences and references, as
+/// elements or as a record's members (whose bytes in the file are only
+/// pointers into its heap).
+fn refuse_objects(path: &Path, dataset: &str, datatype: &Datatype) -> Result<()> {
+    let parts = crate::describe::object_parts(datatype);
+    let message = match parts.as_slice() {
+        [] => return Ok(()),
+        [(top, what)] if top.is_empty() => format!(
+            "dataset `{dataset}` holds values of {what}, which no fixed-size array holds: \
+             they do not convert (h5py reads them as Python objects)"
+        ),
+        _ => format!(
+            "dataset `{dataset}`: its records' members {} are variable-length or references, \
+             which no fixed-size record holds: the records do not convert (h5py reads those \
+             members as Python objects; a dataset of strings alone converts)",
+            crate::describe::listed_parts(&parts)
+        ),
+    };
+    Err(Error::Unsupported {
+        path: path.to_path_buf(),
+        message,
+    })
 }
 
 /// The values of a dataset of variable-length strings (h5py's

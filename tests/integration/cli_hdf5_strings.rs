@@ -291,3 +291,29 @@ ds.close()
     assert_eq!(run.code, Some(0), "{run:#?}");
     assert_eq!(run.stdout.trim_end(), ncdump(&["-h"], &nc).trim_end());
 }
+
+#[test]
+fn records_with_variable_length_members_are_refused_by_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let h5 = dir.path().join("variable.h5");
+    run_with(&python312(), WRITE_VARIABLE, &[s(&h5)]);
+    let npy = dir.path().join("c.npy");
+    let run = convert(&h5, &npy, &["--member", "c"]);
+    refused(
+        &run,
+        &h5,
+        &[
+            "dataset `c`",
+            "`symbol` (string)",
+            "`levels` (vlen of float32)",
+            "`tags` (vlen of string)",
+            "`venue.code` (string)",
+            "a dataset of strings alone converts",
+        ],
+    );
+    assert!(!npy.exists());
+    for (member, what) in [("v", "vlen of float32"), ("r", "object reference")] {
+        let run = convert(&h5, &npy, &["--member", member]);
+        refused(&run, &h5, &[&format!("dataset `{member}`"), what]);
+    }
+}

@@ -193,7 +193,7 @@ fn said_in(
 
 /// Whether `dt` holds no fixed-size bytes: a variable-length string or
 /// sequence, or a reference (what h5py reads as Python objects).
-fn is_object(dt: &Datatype) -> bool {
+pub(crate) fn is_object(dt: &Datatype) -> bool {
     matches!(
         dt,
         Datatype::String | Datatype::Vlen(_) | Datatype::ObjRef | Datatype::RegRef(_)
@@ -202,7 +202,7 @@ fn is_object(dt: &Datatype) -> bool {
 
 /// The members of `dt` (dotted paths, `""` for `dt` itself) that are
 /// [objects](is_object), and what each is, in NumPy's descr order.
-fn object_parts(dt: &Datatype) -> Vec<(String, String)> {
+pub(crate) fn object_parts(dt: &Datatype) -> Vec<(String, String)> {
     fn walk(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
         match dt {
             _ if is_object(dt) => out.push((at.to_string(), object_kind(dt))),
@@ -237,7 +237,7 @@ fn object_kind(dt: &Datatype) -> String {
 }
 
 /// `` `sym` (string), `lv` (vlen of float32) ``.
-fn listed_parts(parts: &[(String, String)]) -> String {
+pub(crate) fn listed_parts(parts: &[(String, String)]) -> String {
     let each: Vec<String> = parts
         .iter()
         .map(|(name, what)| format!("`{name}` ({what})"))
