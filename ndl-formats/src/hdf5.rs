@@ -4,7 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_hdf5::{ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory, WriteOptions};
+use ndl_hdf5::{
+    ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory, StringReader, Strings,
+    WriteOptions, STRING_BATCH,
+};
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
@@ -17,6 +20,7 @@ use crate::npy::refuse_existing;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Origin, Source};
+use crate::zarr_strings::{fixed_strings, pad, Widest};
 use ndl_runtime::{ArraySpec, Order};
 
 /// The first bytes of an HDF5 file (its superblock signature).
@@ -58,14 +62,25 @@ fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
 /// once, for both questions.
 pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>> {
     if let Some(member) = member {
-        return Ok(Box::new(Hdf5Source::open_dataset(path, member)?));
+        return open_member(path, member);
     }
     let inventory = Inventory::of(path).map_err(in_file(path))?;
     if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
         return Ok(Box::new(columns));
     }
     let dataset = only_dataset(path, &inventory)?;
-    Ok(Box::new(Hdf5Source::open_dataset(path, &dataset)?))
+    open_member(path, &dataset)
+}
+
+/// The dataset `name` of the file at `path` as a source: its elements,
+/// or, for variable-length strings, their values padded to a fixed width.
+fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
+    let reader = ArrayReader::open(path, name).map_err(in_file(path))?;
+    if reader.stored().datatype == Datatype::String {
+        drop(reader);
+        return Ok(Box::new(Hdf5StringSource::open(path, name)?));
+    }
+    Ok(Box::new(Hdf5Source::from_reader(path, name, reader)?))
 }
 
 /// The only dataset of numbers or records of the file at `path`.
@@ -120,19 +135,16 @@ impl Hdf5Source {
 
     fn open_dataset(path: &Path, dataset: &str) -> Result<Hdf5Source> {
         let reader = ArrayReader::open(path, dataset).map_err(in_file(path))?;
+        Self::from_reader(path, dataset, reader)
+    }
+
+    fn from_reader(path: &Path, dataset: &str, reader: ArrayReader) -> Result<Hdf5Source> {
         let stored = reader.stored().clone();
         let shape = reader.shape().to_vec();
         let mut spec = ArraySpec::new(stored.datatype, shape.clone());
         spec.byte_order = stored.byte_order;
         spec.other_order = stored.other_order;
-        if spec.datatype.size().is_none() {
-            return Err(Error::Unsupported {
-                path: path.to_path_buf(),
-                message: format!(
-                    "dataset `{dataset}` holds variable-length or reference values, which do not convert"
-                ),
-            });
-        }
+        refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
         Ok(Hdf5Source {
             rows_left: shape.first().copied().unwrap_or(1),
@@ -169,6 +181,125 @@ impl Source for Hdf5Source {
             block.truncate(got * row_bytes);
             Ok((got > 0).then_some(block))
         })
+    }
+}
+
+/// An error naming what `datatype`, of `dataset`, holds that no
+/// fixed-size array holds: variable-length sequences and references, as
+/// elements or as a record's members (whose bytes in the file are only
+/// pointers into its heap).
+fn refuse_objects(path: &Path, dataset: &str, datatype: &Datatype) -> Result<()> {
+    let parts = crate::describe::object_parts(datatype);
+    let message = match parts.as_slice() {
+        [] => return Ok(()),
+        [(top, what)] if top.is_empty() => format!(
+            "dataset `{dataset}` holds values of {what}, which no fixed-size array holds: \
+             they do not convert (h5py reads them as Python objects)"
+        ),
+        _ => format!(
+            "dataset `{dataset}`: its records' members {} are variable-length or references, \
+             which no fixed-size record holds: the records do not convert (h5py reads those \
+             members as Python objects; a dataset of strings alone converts)",
+            crate::describe::listed_parts(&parts)
+        ),
+    };
+    Err(Error::Unsupported {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+/// The values of a dataset of variable-length strings (h5py's
+/// `string_dtype()`, netCDF-4's `string`), padded to the narrowest fixed
+/// width that holds them all: `U<n>` for UTF-8, `S<n>` for ASCII, as Zarr's
+/// variable-length strings are. A first pass over the values finds the
+/// widest; a second hands them out, a batch at a time.
+pub struct Hdf5StringSource {
+    path: PathBuf,
+    spec: ArraySpec,
+    reader: StringReader,
+    notes: Vec<String>,
+    /// The batch being handed out, and the next of its values.
+    batch: Option<(Strings, usize)>,
+}
+
+impl Hdf5StringSource {
+    /// Opens the dataset `name` of the file at `path`, and reads every
+    /// value once to find the widest.
+    ///
+    /// # Errors
+    /// When the dataset holds no variable-length strings, a value of a
+    /// UTF-8 dataset is not UTF-8 (the error names the element), or the
+    /// width would make the padded values out of proportion to the values
+    /// (more than 256 times, and 1 GiB beyond, their bytes).
+    pub fn open(path: &Path, name: &str) -> Result<Hdf5StringSource> {
+        let mut reader = StringReader::open(path, name).map_err(in_file(path))?;
+        let text = reader.is_text();
+        let (mut len, mut at, mut total_bytes) = (0u64, 0u64, 0u64);
+        while let Some(batch) = reader.next_batch().map_err(in_file(path))? {
+            for i in 0..batch.len() {
+                let value = batch.get(i);
+                total_bytes += value.len() as u64;
+                let n = if text {
+                    String::from_utf8_lossy(value).chars().count()
+                } else {
+                    value.len()
+                } as u64;
+                if n > len {
+                    (len, at) = (n, batch.first() + i as u64);
+                }
+            }
+        }
+        reader.rewind();
+        let widest = Widest {
+            len,
+            at: format!("dataset `{name}`, element {:?}", reader.index_of(at)),
+            total_bytes,
+        };
+        let (spec, note) = fixed_strings(path, text, &widest, reader.shape().to_vec())?;
+        Ok(Hdf5StringSource {
+            path: path.to_path_buf(),
+            spec,
+            reader,
+            notes: vec![note],
+            batch: None,
+        })
+    }
+}
+
+impl Source for Hdf5StringSource {
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, &self.path)
+    }
+
+    fn batch_hint(&self) -> u64 {
+        STRING_BATCH as u64
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let size = self.spec.element_size().max(1);
+        let text = self.reader.is_text();
+        let mut n = 0;
+        'elements: for out in buf.chunks_exact_mut(size) {
+            loop {
+                if let Some((batch, at)) = &mut self.batch {
+                    if *at < batch.len() {
+                        pad(batch.get(*at), out, text);
+                        (*at, n) = (*at + 1, n + 1);
+                        continue 'elements;
+                    }
+                }
+                match self.reader.next_batch().map_err(in_file(&self.path))? {
+                    Some(batch) => self.batch = Some((batch, 0)),
+                    None => break 'elements,
+                }
+            }
+        }
+        Ok(n)
     }
 }
 

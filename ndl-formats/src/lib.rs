@@ -56,7 +56,7 @@ pub use convert::{convert, ConvertOptions, Progress};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};
 pub use format::{Format, FormatInfo};
-pub use hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5Source};
+pub use hdf5::{Hdf5ColumnsSource, Hdf5Sink, Hdf5Source, Hdf5StringSource};
 pub use location::is_remote;
 pub use ndl_runtime::lang::zarr::Codec;
 pub use ndl_zarr::{break_stale_lock, LockBreak, StoreLock};

@@ -51,54 +51,16 @@ impl VlenSource {
         let reader = VlenReader::open(path)?;
         let widest = reader.widest()?;
         let kind = reader.kind();
-        let charset = match kind {
-            VlenKind::Text => Charset::Utf32,
-            VlenKind::Bytes => Charset::Ascii,
+        let chunks: Vec<u64> = (widest.index.iter().zip(reader.chunk_shape()))
+            .map(|(i, c)| i / c)
+            .collect();
+        let widest = Widest {
+            len: widest.len,
+            at: format!("element {:?} (chunk {chunks:?})", widest.index),
+            total_bytes: widest.total_bytes,
         };
-        let length = usize::try_from(widest.len.max(1)).unwrap_or(usize::MAX);
-        let datatype = Datatype::FixedString(FixedString { length, charset });
-        let spec = ArraySpec::new(datatype, reader.shape().to_vec());
-        let n = spec.len().unwrap_or(u64::MAX);
-        let item = (length as u64).saturating_mul(charset.width() as u64);
-        let padded = n.saturating_mul(item);
-        let stored = widest.total_bytes.saturating_add(n.saturating_mul(4));
-        let at = |index: &[u64]| -> String {
-            let chunks: Vec<u64> = index
-                .iter()
-                .zip(reader.chunk_shape())
-                .map(|(i, c)| i / c)
-                .collect();
-            format!("element {index:?} (chunk {chunks:?})")
-        };
-        if item > i32::MAX as u64 || (padded > PADDING_FLOOR && padded / MAX_PADDING_RATIO > stored)
-        {
-            return Err(Error::Unsupported {
-                path: path.to_path_buf(),
-                message: format!(
-                    "{} holds {} {}: a fixed width that holds it, for all {n} elements, makes {padded} bytes of {} from {stored} bytes of values; convert to a format with variable-length strings (Parquet, Arrow, Zarr)",
-                    at(&widest.index),
-                    widest.len,
-                    unit(kind),
-                    spec.datatype.numpy_descr(),
-                ),
-            });
-        }
-        let note = format!(
-            "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {}), as .npy has variable-length values only as pickled Python objects{}",
-            path.display(),
-            match kind {
-                VlenKind::Text => "the string",
-                VlenKind::Bytes => "the byte-string",
-            },
-            spec.datatype.numpy_descr(),
-            at(&widest.index),
-            widest.len,
-            unit(kind),
-            match kind {
-                VlenKind::Text => "; trailing NUL characters are lost, as NumPy strips them",
-                VlenKind::Bytes => "; trailing NUL bytes are lost, as NumPy strips them",
-            },
-        );
+        let text = kind == VlenKind::Text;
+        let (spec, note) = fixed_strings(path, text, &widest, reader.shape().to_vec())?;
         Ok(VlenSource {
             path: path.to_path_buf(),
             spec,
@@ -109,11 +71,63 @@ impl VlenSource {
     }
 }
 
-fn unit(kind: VlenKind) -> &'static str {
-    match kind {
-        VlenKind::Text => "characters",
-        VlenKind::Bytes => "bytes",
+/// The widest of a variable-length array's values.
+pub(crate) struct Widest {
+    /// Its length: characters for text, bytes otherwise.
+    pub len: u64,
+    /// Where it is, in words (`element [3] (chunk [0])`).
+    pub at: String,
+    /// The bytes of every value of the array.
+    pub total_bytes: u64,
+}
+
+/// The array of `shape` of the narrowest fixed NumPy type that holds the
+/// values whose widest is `widest` (`U` for text, `S` for bytes), with a
+/// note saying so.
+///
+/// # Errors
+/// When the width would make the padded values more than 256 times (and
+/// more than 1 GiB beyond) the values as stored.
+pub(crate) fn fixed_strings(
+    path: &Path,
+    text: bool,
+    widest: &Widest,
+    shape: Vec<u64>,
+) -> Result<(ArraySpec, String)> {
+    let charset = if text { Charset::Utf32 } else { Charset::Ascii };
+    let units = if text { "characters" } else { "bytes" };
+    let length = usize::try_from(widest.len.max(1)).unwrap_or(usize::MAX);
+    let datatype = Datatype::FixedString(FixedString { length, charset });
+    let spec = ArraySpec::new(datatype, shape);
+    let n = spec.len().unwrap_or(u64::MAX);
+    let item = (length as u64).saturating_mul(charset.width() as u64);
+    let padded = n.saturating_mul(item);
+    let stored = widest.total_bytes.saturating_add(n.saturating_mul(4));
+    if item > i32::MAX as u64 || (padded > PADDING_FLOOR && padded / MAX_PADDING_RATIO > stored) {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} holds {} {units}: a fixed width that holds it, for all {n} elements, makes {padded} bytes of {} from {stored} bytes of values; convert to a format with variable-length strings (Parquet, Arrow, Zarr)",
+                widest.at,
+                widest.len,
+                spec.datatype.numpy_descr(),
+            ),
+        });
     }
+    let note = format!(
+        "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {units}), as .npy has variable-length values only as pickled Python objects{}",
+        path.display(),
+        if text { "the string" } else { "the byte-string" },
+        spec.datatype.numpy_descr(),
+        widest.at,
+        widest.len,
+        if text {
+            "; trailing NUL characters are lost, as NumPy strips them"
+        } else {
+            "; trailing NUL bytes are lost, as NumPy strips them"
+        },
+    );
+    Ok((spec, note))
 }
 
 impl Source for VlenSource {
@@ -154,7 +168,7 @@ impl Source for VlenSource {
 
 /// Writes `value` into the fixed-width element `out`, zero-padded: text
 /// as native UTF-32 code units, bytes as they are.
-fn pad(value: &[u8], out: &mut [u8], text: bool) {
+pub(crate) fn pad(value: &[u8], out: &mut [u8], text: bool) {
     out.fill(0);
     if !text {
         out[..value.len()].copy_from_slice(value);

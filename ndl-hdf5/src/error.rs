@@ -79,6 +79,19 @@ pub enum Error {
         /// Why the value is refused.
         message: String,
     },
+    /// A stored string that is not what its type says (not UTF-8 in a
+    /// UTF-8 dataset).
+    #[error("{}{}: element {element:?}: {message}", path.display(), at(dataset))]
+    InvalidString {
+        /// The file.
+        path: PathBuf,
+        /// The dataset.
+        dataset: String,
+        /// The element's index, one entry per dimension.
+        element: Vec<u64>,
+        /// Why the value is refused.
+        message: String,
+    },
     /// The dataset declares more records than the file holds (see
     /// [`read`](crate::read())).
     #[error("{}{}: {message}", path.display(), at(dataset))]

@@ -55,6 +55,7 @@ mod staging;
 mod stored_type;
 mod typed_columns;
 mod user_attributes;
+mod vlen_strings;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
@@ -67,4 +68,5 @@ pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::{read, MAX_FILL_BYTES};
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
+pub use vlen_strings::{StringReader, Strings, STRING_BATCH};
 pub use write::{write, DatasetWriter};

@@ -9,6 +9,7 @@ mod cli_describe;
 mod cli_errors;
 mod cli_hdf5;
 mod cli_hdf5_order;
+mod cli_hdf5_strings;
 mod cli_netcdf;
 mod cli_sidecar;
 mod cli_time;

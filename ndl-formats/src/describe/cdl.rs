@@ -7,8 +7,38 @@ use ndl_runtime::lang::cdl;
 use ndl_runtime::Datatype;
 
 use super::in_entry;
-use crate::contents::{ancestors_and_self, stem, Arrangement, Contents, NamedType};
+use crate::contents::{ancestors_and_self, stem, Arrangement, Contents, Entry, NamedType};
 use crate::error::{Error, Result};
+
+/// Why netCDF CDL cannot hold the array `e`, where it cannot: references
+/// (netCDF-4 has none), and records with variable-length members (which
+/// netCDF4-python cannot read either).
+pub(super) fn cannot_say(e: &Entry) -> Option<String> {
+    let parts = super::object_parts(&e.spec.datatype);
+    let references: Vec<_> = parts
+        .iter()
+        .filter(|(_, what)| what.contains("reference"))
+        .cloned()
+        .collect();
+    match references.as_slice() {
+        [] => {}
+        [(top, what)] if top.is_empty() => return Some(format!("netCDF-4 has no {what}s")),
+        _ => {
+            return Some(format!(
+                "netCDF-4 has no reference types ({})",
+                super::listed_parts(&references)
+            ))
+        }
+    }
+    if parts.is_empty() || super::is_object(&e.spec.datatype) {
+        return None;
+    }
+    Some(format!(
+        "a compound with variable-length members ({}) is not written here (netCDF4-python \
+         cannot read one either)",
+        super::listed_parts(&parts)
+    ))
+}
 
 /// The CDL document of `contents`.
 pub(super) fn document(path: &Path, contents: &Contents) -> Result<String> {

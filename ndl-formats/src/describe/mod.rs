@@ -10,6 +10,8 @@ mod zarr;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use ndl_runtime::Datatype;
+
 use ndl_runtime::npy::HeaderLimits;
 
 use crate::contents::{Arrangement, Contents, Entry};
@@ -105,15 +107,26 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             }
             doc.to_yaml()
         }
-        Language::Numpy => numpy::dicts(path, &contents)?,
+        Language::Numpy => {
+            let notes = contents.entries.iter().filter_map(numpy::objects_note);
+            let notes: Vec<String> = notes.collect();
+            contents.warnings.extend(notes);
+            numpy::dicts(path, &contents)?
+        }
         Language::Datashape => {
             let notes = contents.entries.iter().filter_map(numpy::datashape_note);
             let notes: Vec<String> = notes.collect();
             contents.warnings.extend(notes);
             listing(&contents, numpy::datashape)
         }
-        Language::Zarr => zarr::metadata(path, &contents)?,
-        Language::Cdl => cdl::document(path, &contents)?,
+        Language::Zarr => {
+            let said = said_in(&mut contents, "Zarr", zarr::cannot_say);
+            zarr::metadata(path, &said)?
+        }
+        Language::Cdl => {
+            let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
+            cdl::document(path, &said)?
+        }
     };
     Ok(Description {
         text,
@@ -152,6 +165,84 @@ fn float_of(value: &serde_json::Value) -> Option<f64> {
         },
         other => other.as_f64(),
     }
+}
+
+/// `contents` without the arrays `language` cannot say (`cannot_say`
+/// gives why), each left out with a warning, so the rest of a file is
+/// described; a lone array is kept, for the language's own error.
+fn said_in(
+    contents: &mut Contents,
+    language: &str,
+    cannot_say: fn(&Entry) -> Option<String>,
+) -> Contents {
+    let mut said = contents.clone();
+    if said.arrangement == Arrangement::One {
+        return said;
+    }
+    said.entries.retain(|e| match cannot_say(e) {
+        Some(why) => {
+            contents
+                .warnings
+                .push(format!("`{}`: {language}: {why}; left out", e.label()));
+            false
+        }
+        None => true,
+    });
+    said
+}
+
+/// Whether `dt` holds no fixed-size bytes: a variable-length string or
+/// sequence, or a reference (what h5py reads as Python objects).
+pub(crate) fn is_object(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::String | Datatype::Vlen(_) | Datatype::ObjRef | Datatype::RegRef(_)
+    )
+}
+
+/// The members of `dt` (dotted paths, `""` for `dt` itself) that are
+/// [objects](is_object), and what each is, in NumPy's descr order.
+pub(crate) fn object_parts(dt: &Datatype) -> Vec<(String, String)> {
+    fn walk(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
+        match dt {
+            _ if is_object(dt) => out.push((at.to_string(), object_kind(dt))),
+            Datatype::Array(a) => walk(&a.base, at, out),
+            Datatype::Compound(c) => {
+                for m in c.by_offset() {
+                    let path = if at.is_empty() {
+                        m.name.clone()
+                    } else {
+                        format!("{at}.{}", m.name)
+                    };
+                    walk(&m.datatype, &path, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(dt, "", &mut out);
+    out
+}
+
+/// What an [object](is_object) is, in words: `vlen of float32`.
+fn object_kind(dt: &Datatype) -> String {
+    match dt {
+        Datatype::String => "string".into(),
+        Datatype::Vlen(base) => format!("vlen of {}", object_kind(base)),
+        Datatype::ObjRef => "object reference".into(),
+        Datatype::RegRef(_) => "region reference".into(),
+        other => ndl_runtime::schema::describe(other),
+    }
+}
+
+/// `` `sym` (string), `lv` (vlen of float32) ``.
+pub(crate) fn listed_parts(parts: &[(String, String)]) -> String {
+    let each: Vec<String> = parts
+        .iter()
+        .map(|(name, what)| format!("`{name}` ({what})"))
+        .collect();
+    each.join(", ")
 }
 
 /// A language's error about one array.

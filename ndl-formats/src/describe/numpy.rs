@@ -27,14 +27,85 @@ pub(super) fn dicts(path: &Path, contents: &Contents) -> Result<String> {
 }
 
 /// The header dict as NumPy writes it, without the padding. Variable-length
-/// strings and bytes have NumPy's dtype of Python objects, `|O`, which
-/// `np.save` writes (pickling the values).
+/// strings and sequences and references have NumPy's dtype of Python
+/// objects, `|O`, as h5py reads them (and `np.save` writes them, pickling
+/// the values), also as members of a record.
 fn dict(path: &Path, e: &Entry) -> Result<String> {
-    if matches!(e.spec.datatype, Datatype::String | Datatype::Vlen(_)) {
+    if super::is_object(&e.spec.datatype) {
         let mut objects = e.clone();
         objects.spec.datatype = Datatype::UInt8;
         return Ok(dict(path, &objects)?.replacen("'|u1'", "'|O'", 1));
     }
+    let parts = super::object_parts(&e.spec.datatype);
+    if parts.is_empty() {
+        return header_text(path, e);
+    }
+    // Each object member stands as 8 opaque bytes (a pointer, as in
+    // h5py's dtype) while the header is written, then says `|O`.
+    let mut placeheld = e.clone();
+    placeheld.spec.datatype = with_placeholders(&e.spec.datatype);
+    let mut text = header_text(path, &placeheld)?;
+    let mut from = 0;
+    for (name, placeholder) in opaque8_members(&placeheld.spec.datatype) {
+        let leaf = name.rsplit('.').next().unwrap_or(&name);
+        let needle = format!("('{leaf}', '|V8'");
+        let Some(at) = text[from..].find(&needle).map(|i| from + i) else {
+            continue;
+        };
+        from = at + needle.len();
+        if placeholder {
+            let object = format!("('{leaf}', '|O'");
+            text.replace_range(at..from, &object);
+            from = at + object.len();
+        }
+    }
+    Ok(text)
+}
+
+/// The tag of the 8 opaque bytes that stand for an object member.
+const PLACEHOLDER: &str = "ndl: a Python object";
+
+fn with_placeholders(dt: &Datatype) -> Datatype {
+    match dt {
+        _ if super::is_object(dt) => Datatype::Opaque(ndl_runtime::Opaque {
+            size: 8,
+            tag: Some(PLACEHOLDER.into()),
+        }),
+        Datatype::Array(a) => with_placeholders(&a.base).array_of(&a.shape),
+        Datatype::Compound(c) => {
+            let mut c = c.clone();
+            for m in &mut c.members {
+                m.datatype = with_placeholders(&m.datatype);
+            }
+            Datatype::Compound(c)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Every member of 8 opaque bytes, in descr order, and whether it stands
+/// for an object.
+fn opaque8_members(dt: &Datatype) -> Vec<(String, bool)> {
+    fn walk(dt: &Datatype, name: &str, out: &mut Vec<(String, bool)>) {
+        match dt {
+            Datatype::Opaque(o) if o.size == 8 => {
+                out.push((name.to_string(), o.tag.as_deref() == Some(PLACEHOLDER)))
+            }
+            Datatype::Array(a) => walk(&a.base, name, out),
+            Datatype::Compound(c) => {
+                for m in c.by_offset() {
+                    walk(&m.datatype, &m.name, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(dt, "", &mut out);
+    out
+}
+
+fn header_text(path: &Path, e: &Entry) -> Result<String> {
     let header = header_of(&e.spec);
     let bytes = header.to_bytes().map_err(|source| Error::Description {
         path: path.to_path_buf(),
@@ -48,6 +119,21 @@ fn dict(path: &Path, e: &Entry) -> Result<String> {
         Err(_) => text.iter().map(|&b| char::from(b)).collect(),
     };
     Ok(text.trim_end().to_owned())
+}
+
+/// What NumPy's `|O` does not say of the members of a record `e`: what
+/// its objects hold. (An array of objects is `|O` as h5py and zarr-python
+/// give it, with no note, as before.)
+pub(super) fn objects_note(e: &Entry) -> Option<String> {
+    let parts = super::object_parts(&e.spec.datatype);
+    if parts.is_empty() || super::is_object(&e.spec.datatype) {
+        return None;
+    }
+    let what = format!("its members {} are", super::listed_parts(&parts));
+    Some(format!(
+        "`{}`: NumPy: {what} Python objects, `|O`, as h5py reads them, which the descr does not say (and np.save pickles)",
+        e.label()
+    ))
 }
 
 /// `3 * 4 * {id: uint32, t: float64}`.
