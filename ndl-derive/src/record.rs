@@ -217,11 +217,28 @@ pub fn derive_plain_struct(s: &Struct) -> TokenStream {
         p.bounds.push(parse_quote!(#krate::NdlType));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let impl_record =
+        quote!(impl #impl_generics #krate::Record for #ident #ty_generics #where_clause);
+    ndl_type_record(&krate, impl_record, "Plain", "plain_reader")
+}
+
+/// The `Record` impl (`impl_record`) of an `NdlType`, whose columns and
+/// reader are `record::{Kind}Columns` and `{Kind}Reader`, made by
+/// `__private::{reader}`.
+fn ndl_type_record(
+    krate: &TokenStream,
+    impl_record: TokenStream,
+    kind: &str,
+    reader: &str,
+) -> TokenStream {
+    let columns = quote::format_ident!("{kind}Columns");
+    let reader_type = quote::format_ident!("{kind}Reader");
+    let reader = quote::format_ident!("{reader}");
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::Record for #ident #ty_generics #where_clause {
-            type Columns = #krate::record::PlainColumns<Self>;
-            type Reader<'__ndl> = #krate::record::PlainReader<'__ndl, Self>;
+        #impl_record {
+            type Columns = #krate::record::#columns<Self>;
+            type Reader<'__ndl> = #krate::record::#reader_type<'__ndl, Self>;
 
             fn datatype() -> #krate::Datatype {
                 <Self as #krate::NdlType>::datatype()
@@ -234,7 +251,7 @@ pub fn derive_plain_struct(s: &Struct) -> TokenStream {
             fn reader<'__ndl>(
                 column: &#krate::record::ColumnView<'__ndl>,
             ) -> #krate::__private::Result<Self::Reader<'__ndl>, #krate::record::RecordError> {
-                #krate::__private::plain_reader(column)
+                #krate::__private::#reader(column)
             }
 
             fn visit_plain<V: #krate::record::PlainVisitor>(visitor: V) -> #krate::__private::Option<V::Output> {
@@ -272,6 +289,9 @@ pub fn derive_enum(e: &Enum) -> TokenStream {
     };
     let (impl_generics, ty_generics, where_clause) = e.generics.split_for_impl();
     let variants = e.variants.iter().map(|v| v.ident);
+    let impl_record =
+        quote!(impl #impl_generics #krate::Record for #ident #ty_generics #where_clause);
+    let record = ndl_type_record(&krate, impl_record, "Repr", "repr_reader");
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::record::IntRepr for #ident #ty_generics #where_clause {
@@ -291,29 +311,7 @@ pub fn derive_enum(e: &Enum) -> TokenStream {
             }
         }
 
-        #[automatically_derived]
-        impl #impl_generics #krate::Record for #ident #ty_generics #where_clause {
-            type Columns = #krate::record::ReprColumns<Self>;
-            type Reader<'__ndl> = #krate::record::ReprReader<'__ndl, Self>;
-
-            fn datatype() -> #krate::Datatype {
-                <Self as #krate::NdlType>::datatype()
-            }
-
-            fn description() -> #krate::__private::Option<&'static str> {
-                <Self as #krate::NdlType>::description()
-            }
-
-            fn reader<'__ndl>(
-                column: &#krate::record::ColumnView<'__ndl>,
-            ) -> #krate::__private::Result<Self::Reader<'__ndl>, #krate::record::RecordError> {
-                #krate::__private::repr_reader(column)
-            }
-
-            fn visit_plain<V: #krate::record::PlainVisitor>(visitor: V) -> #krate::__private::Option<V::Output> {
-                #krate::__private::Option::Some(visitor.visit::<Self>())
-            }
-        }
+        #record
     }
 }
 

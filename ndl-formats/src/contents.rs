@@ -1,6 +1,7 @@
 //! What a file or store holds, as every description language reads it:
 //! its arrays, with their specs, storage and attributes. Plain data.
 
+pub use ndl_runtime::NamedType;
 use std::collections::BTreeMap;
 
 use ndl_runtime::ndl::Storage;
@@ -114,17 +115,6 @@ pub struct Declared {
     /// The dimensions, in the order of their ids (netCDF's
     /// `_Netcdf4Dimid`).
     pub dimensions: Vec<Dimension>,
-}
-
-/// A datatype the format names: a netCDF-4 user-defined type.
-#[derive(Clone, Debug)]
-pub struct NamedType {
-    /// The group that defines it (`/` for the root).
-    pub group: String,
-    /// Its name.
-    pub name: String,
-    /// What it is.
-    pub datatype: Datatype,
 }
 
 /// A named dimension, declared in one group and seen in those below it.

@@ -11,9 +11,7 @@ use ndl_hdf5::{
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
-use crate::contents::{
-    stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType,
-};
+use crate::contents::{stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
@@ -663,15 +661,7 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
 /// declares it), ordered by `_Netcdf4Dimid` (scales without one after
 /// those with, in the file's order).
 fn declared(inventory: &Inventory) -> Declared {
-    let types = inventory
-        .types
-        .iter()
-        .map(|t| NamedType {
-            group: t.group.clone(),
-            name: t.name.clone(),
-            datatype: t.datatype.clone(),
-        })
-        .collect();
+    let types = inventory.types.clone();
     let mut scales: Vec<&ndl_hdf5::DatasetInfo> = inventory
         .datasets
         .iter()

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::h5type::{
     commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
 };
-use crate::lookup::dataset_path;
+use crate::lookup::open_dataset;
 use crate::options::WriteOptions;
 use crate::raw_io::{has_null_space, read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
@@ -44,12 +44,7 @@ impl ArrayReader {
     /// [`StoredType`]); variable-length and reference types are refused.
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<ArrayReader> {
         let path = path.as_ref().to_path_buf();
-        let file = crate::file::open(&path)?;
-        let stored_at = dataset_path(&file, &path, dataset)?;
-        let found = file
-            .dataset(&stored_at)
-            .map_err(hdf5_error(&path, dataset))?;
-        crate::filters::check_available(&path, dataset, &found)?;
+        let (file, found) = open_dataset(&path, dataset)?;
         let dtype = found.dtype().map_err(hdf5_error(&path, dataset))?;
         let not_an_array = |message: String| Error::NotAnArray {
             path: path.clone(),

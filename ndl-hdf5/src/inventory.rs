@@ -3,6 +3,7 @@
 //! filters, and the dimension scales attached to it. Plain data, for
 //! descriptions.
 
+pub use ndl_runtime::NamedType;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -36,17 +37,6 @@ pub struct Inventory {
     /// Every committed (named) datatype our model has a datatype for, in
     /// its group's order: netCDF-4's user-defined types.
     pub types: Vec<NamedType>,
-}
-
-/// A committed datatype: netCDF-4's user-defined type (`cloud_t`).
-#[derive(Clone, Debug)]
-pub struct NamedType {
-    /// The group it is in (`/` at the root).
-    pub group: String,
-    /// Its name within that group.
-    pub name: String,
-    /// What it is.
-    pub datatype: Datatype,
 }
 
 /// One group.

@@ -9,10 +9,20 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{hdf5_error, Error, Result};
 use crate::inventory::{member_names, DIMENSION_ONLY, NON_COORDINATE};
 
 /// The path of the dataset of `file` (at `path`) that its readers call
+/// The file at `path` and its dataset `name` ([`dataset_path`]), refused
+/// if its filter pipeline needs a filter the library lacks.
+pub(crate) fn open_dataset(path: &Path, name: &str) -> Result<(hdf5::File, hdf5::Dataset)> {
+    let file = crate::file::open(path)?;
+    let stored_at = dataset_path(&file, path, name)?;
+    let found = file.dataset(&stored_at).map_err(hdf5_error(path, name))?;
+    crate::filters::check_available(path, name, &found)?;
+    Ok((file, found))
+}
+
 /// `name`: netCDF-C's renamed variable where there is one, else `name`
 /// itself when it is a dataset.
 ///

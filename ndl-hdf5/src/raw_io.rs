@@ -4,6 +4,8 @@
 //! `H5Type`, so the copies go through `H5Dwrite` and `H5Dread` with the
 //! type's handle.
 
+use std::os::raw::c_void;
+
 use hdf5_sys::h5d::{H5Dget_space, H5Dopen2, H5Dread, H5Dwrite};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
@@ -24,8 +26,46 @@ impl Drop for Space {
     }
 }
 
-fn failed() -> hdf5::Error {
+/// Selects in `space` the box of `count` elements from `start` (one
+/// extent per dimension of the space), `op` the selection so far.
+pub(crate) fn select_box(
+    space: hid_t,
+    op: H5S_seloper_t,
+    start: &[u64],
+    count: &[u64],
+) -> hdf5::Result<()> {
+    let (start, count) = (start.as_ptr(), count.as_ptr());
+    let none = std::ptr::null();
+    // SAFETY: `start` and `count` hold one extent per dimension.
+    if unsafe { H5Sselect_hyperslab(space, op, start, none, count, none) } < 0 {
+        return Err(failed());
+    }
+    Ok(())
+}
+
+/// The library's error of the call that just failed.
+pub(crate) fn failed() -> hdf5::Error {
     hdf5::Error::query().unwrap_or_else(|e| e)
+}
+
+/// Reads the elements `file` selects of `dset` into `out`, laid out as
+/// `memory` selects them, as elements of `memory_type`.
+///
+/// # Safety
+/// `out` has room for the elements `memory` selects, of `memory_type`,
+/// and every handle is open.
+pub(crate) unsafe fn read_selection(
+    dset: hid_t,
+    memory_type: hid_t,
+    (memory, file): (hid_t, hid_t),
+    out: *mut c_void,
+) -> hdf5::Result<()> {
+    // SAFETY: as the caller promises.
+    let status = unsafe { H5Dread(dset, memory_type, memory, file, H5P_DEFAULT, out) };
+    if status < 0 {
+        return Err(failed());
+    }
+    Ok(())
 }
 
 /// The file and memory spaces of rows `first..first + rows` of a dataset
@@ -43,20 +83,7 @@ fn spaces(dset: hid_t, shape: &[u64], first: u64, rows: u64) -> hdf5::Result<(Sp
     if file.0 < 0 {
         return Err(failed());
     }
-    // SAFETY: `start` and `count` hold one extent per dimension.
-    let status = unsafe {
-        H5Sselect_hyperslab(
-            file.0,
-            H5S_seloper_t::H5S_SELECT_SET,
-            start.as_ptr(),
-            std::ptr::null(),
-            count.as_ptr(),
-            std::ptr::null(),
-        )
-    };
-    if status < 0 {
-        return Err(failed());
-    }
+    select_box(file.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
     // SAFETY: `count` holds `rank` extents.
     let memory =
         Space(unsafe { H5Screate_simple(count.len() as i32, count.as_ptr(), std::ptr::null()) });
@@ -96,22 +123,13 @@ pub(crate) fn write_rows(
     let rows = (bytes.len() / row) as u64;
     hdf5::sync::sync(|| {
         let (file, memory) = spaces(dset.id(), shape, first, rows)?;
+        let (dset, memory_type, out) = (dset.id(), memory_type.id(), bytes.as_ptr().cast());
         // SAFETY: `bytes` holds the elements the memory space selects, of
         // `memory_type`, and every handle is open.
-        let status = unsafe {
-            H5Dwrite(
-                dset.id(),
-                memory_type.id(),
-                memory.0,
-                file.0,
-                H5P_DEFAULT,
-                bytes.as_ptr().cast(),
-            )
-        };
-        if status < 0 {
-            return Err(failed());
+        match unsafe { H5Dwrite(dset, memory_type, memory.0, file.0, H5P_DEFAULT, out) } {
+            status if status < 0 => Err(failed()),
+            _ => Ok(()),
         }
-        Ok(())
     })
 }
 
@@ -161,22 +179,10 @@ pub(crate) fn read_rows(
     crate::filters::with_chunk_bytes(chunk_bytes, || {
         hdf5::sync::sync(|| {
             let (file, memory) = spaces(dset.id(), shape, first, rows)?;
+            let out = out.as_mut_ptr().cast();
             // SAFETY: `out` has room for the elements the memory space
             // selects, of `memory_type`, and every handle is open.
-            let status = unsafe {
-                H5Dread(
-                    dset.id(),
-                    memory_type.id(),
-                    memory.0,
-                    file.0,
-                    H5P_DEFAULT,
-                    out.as_mut_ptr().cast(),
-                )
-            };
-            if status < 0 {
-                return Err(failed());
-            }
-            Ok(())
+            unsafe { read_selection(dset.id(), memory_type.id(), (memory.0, file.0), out) }
         })
     })
 }

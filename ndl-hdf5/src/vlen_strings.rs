@@ -12,19 +12,17 @@ use std::os::raw::c_char;
 use std::path::{Path, PathBuf};
 
 use hdf5_sys::h5::H5free_memory;
-use hdf5_sys::h5d::{H5Dget_space, H5Dread};
+use hdf5_sys::h5d::H5Dget_space;
 use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::h5s::{
-    H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_hyperslab, H5Sselect_none, H5S_ALL,
-};
+use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_none, H5S_ALL};
 use hdf5_sys::h5t::{
     H5T_class_t, H5T_cset_t, H5Tclose, H5Tcopy, H5Tget_class, H5Tget_cset, H5Tis_variable_str,
     H5Tset_cset, H5Tset_size, H5T_C_S1, H5T_VARIABLE,
 };
 
 use crate::error::{hdf5_error, Error, Result};
-use crate::lookup::dataset_path;
+use crate::lookup::open_dataset;
+use crate::raw_io::{failed, read_selection, select_box};
 
 /// The most elements one [`StringReader::next_batch`] reads.
 pub const STRING_BATCH: usize = 1 << 16;
@@ -85,11 +83,7 @@ impl StringReader {
     /// strings; [`Error::NoDataset`] when there is no such dataset.
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<StringReader> {
         let path = path.as_ref().to_path_buf();
-        let file = crate::file::open(&path)?;
-        let stored_at = dataset_path(&file, &path, dataset)?;
-        let found = file
-            .dataset(&stored_at)
-            .map_err(hdf5_error(&path, dataset))?;
+        let (file, found) = open_dataset(&path, dataset)?;
         let dtype = found.dtype().map_err(hdf5_error(&path, dataset))?;
         let Some(cset) = hdf5::sync::sync(|| variable_string_cset(dtype.id())) else {
             return Err(Error::NotAnArray {
@@ -256,10 +250,6 @@ fn variable_string(cset: H5T_cset_t) -> hdf5::Result<Handle> {
     }
 }
 
-fn failed() -> hdf5::Error {
-    hdf5::Error::query().unwrap_or_else(|e| e)
-}
-
 /// Reads `out.len()` elements from `first` on, in C order, of the dataset
 /// `dset` of `shape`, as pointers of `memory_type`.
 fn read_pointers(
@@ -288,20 +278,14 @@ fn read_pointers(
     };
     // SAFETY: `out` has room for the `n` pointers the memory space
     // selects, and every handle is open.
-    let status = unsafe {
-        H5Dread(
+    unsafe {
+        read_selection(
             dset,
             memory_type,
-            memory.0,
-            file.0,
-            H5P_DEFAULT,
+            (memory.0, file.0),
             out.as_mut_ptr().cast(),
         )
-    };
-    if status < 0 {
-        return Err(failed());
     }
-    Ok(())
 }
 
 /// Selects in `space` (of `shape`) the elements `from..to` in C order, as
@@ -315,20 +299,7 @@ fn select_run(space: hid_t, shape: &[u64], from: u64, to: u64) -> hdf5::Result<(
         return Err(failed());
     }
     for (start, count) in boxes(shape, from, to) {
-        // SAFETY: `start` and `count` hold one extent per dimension.
-        let status = unsafe {
-            H5Sselect_hyperslab(
-                space,
-                H5S_seloper_t::H5S_SELECT_OR,
-                start.as_ptr(),
-                std::ptr::null(),
-                count.as_ptr(),
-                std::ptr::null(),
-            )
-        };
-        if status < 0 {
-            return Err(failed());
-        }
+        select_box(space, H5S_seloper_t::H5S_SELECT_OR, &start, &count)?;
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ pub use array_spec::ArraySpec;
 pub use byte_order::ByteOrder;
 pub use datatype::{
     Array, Charset, Compound, Datatype, DatatypeError, Enum, EnumMember, FixedString, IntType,
-    Member, Opaque, Selection, TimeType,
+    Member, NamedType, Opaque, Selection, TimeType,
 };
 pub use fixed_str::{FixedStr, TooLong};
 pub use mixed_order::MixedOrder;

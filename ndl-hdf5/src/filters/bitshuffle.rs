@@ -1,6 +1,6 @@
 //! Bitshuffle (32008), bare or with LZ4 or zstd inside.
 
-use super::{be, declared_size, Chunk};
+use super::{be, declared_size, stored_block, Chunk};
 
 /// Bitshuffle's elements a block holds are a multiple of this; elements
 /// past the last whole multiple are stored as they are.
@@ -52,12 +52,7 @@ pub(super) fn decode(chunk: &Chunk<'_>) -> Result<Vec<u8>, String> {
             at += part.len();
             bytes
         } else {
-            let stored = be::<4>(input, at, "block sizes")? as usize;
-            at += 4;
-            let bytes = input.get(at..at.saturating_add(stored)).ok_or_else(|| {
-                format!("block {index} declares {stored} stored bytes, past the end of the chunk")
-            })?;
-            at += stored;
+            let bytes = stored_block(input, &mut at, index)?;
             shuffled.resize(part.len(), 0);
             let n = match compression {
                 2 => lz4_flex::block::decompress_into(bytes, &mut shuffled)

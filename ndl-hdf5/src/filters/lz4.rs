@@ -1,6 +1,6 @@
 //! LZ4 as HDF5's LZ4 plugin writes it (32004).
 
-use super::{be, declared_size, Chunk};
+use super::{be, declared_size, stored_block, Chunk};
 
 /// LZ4 as HDF5's LZ4 plugin writes it: the decoded size (8 bytes) and
 /// block size (4), big-endian, then each block as its stored size (4)
@@ -15,13 +15,8 @@ pub(super) fn decode(chunk: &Chunk<'_>) -> Result<Vec<u8>, String> {
     let mut out = vec![0u8; total];
     let mut at = 12;
     for (index, part) in out.chunks_mut(block.max(1)).enumerate() {
-        let stored = be::<4>(input, at, "block sizes")? as usize;
-        at += 4;
-        let bytes = input.get(at..at.saturating_add(stored)).ok_or_else(|| {
-            format!("block {index} declares {stored} stored bytes, past the end of the chunk")
-        })?;
-        at += stored;
-        if stored == part.len() {
+        let bytes = stored_block(input, &mut at, index)?;
+        if bytes.len() == part.len() {
             part.copy_from_slice(bytes);
             continue;
         }

@@ -55,37 +55,35 @@ type Decode = fn(&Chunk<'_>) -> Result<Vec<u8>, String>;
 struct Decoder {
     id: H5Z_filter_t,
     name: &'static CStr,
-    label: &'static str,
+    title: &'static str,
     decode: Decode,
 }
 
-const LZF: Decoder = Decoder {
-    id: 32000,
-    name: c"lzf",
-    label: "LZF (HDF5 filter 32000)",
-    decode: lzf::decode,
-};
+const LZF: Decoder = Decoder::new(32000, c"lzf", "LZF", lzf::decode);
+const LZ4: Decoder = Decoder::new(32004, c"lz4", "LZ4", lz4::decode);
+const BITSHUFFLE: Decoder = Decoder::new(32008, c"bitshuffle", "bitshuffle", bitshuffle::decode);
+const BLOSC2: Decoder = Decoder::new(32026, c"blosc2", "Blosc2", blosc2::decode);
 
-const LZ4: Decoder = Decoder {
-    id: 32004,
-    name: c"lz4",
-    label: "LZ4 (HDF5 filter 32004)",
-    decode: lz4::decode,
-};
+impl Decoder {
+    const fn new(
+        id: H5Z_filter_t,
+        name: &'static CStr,
+        title: &'static str,
+        decode: Decode,
+    ) -> Self {
+        Decoder {
+            id,
+            name,
+            title,
+            decode,
+        }
+    }
 
-const BITSHUFFLE: Decoder = Decoder {
-    id: 32008,
-    name: c"bitshuffle",
-    label: "bitshuffle (HDF5 filter 32008)",
-    decode: bitshuffle::decode,
-};
-
-const BLOSC2: Decoder = Decoder {
-    id: 32026,
-    name: c"blosc2",
-    label: "Blosc2 (HDF5 filter 32026)",
-    decode: blosc2::decode,
-};
+    /// The filter as errors name it: `LZ4 (HDF5 filter 32004)`.
+    fn label(&self) -> String {
+        format!("{} (HDF5 filter {})", self.title, self.id)
+    }
+}
 
 /// A chunk a filter could not decode: which filter, and why.
 #[derive(Debug)]
@@ -123,8 +121,7 @@ pub(crate) fn register() {
         // SAFETY: C-Blosc2's global set-up, once, before any decode.
         unsafe { blosc2_sys::blosc2_init() };
         hdf5::sync::sync(|| {
-            let callbacks: [Callback; 4] =
-                [lzf_filter, lz4_filter, bitshuffle_filter, blosc2_filter];
+            let callbacks: [Callback; 4] = [filter::<0>, filter::<1>, filter::<2>, filter::<3>];
             for (decoder, filter) in DECODERS.into_iter().zip(callbacks) {
                 let class = H5Z_class2_t {
                     version: H5Z_CLASS_T_VERS as _,
@@ -188,73 +185,14 @@ type Callback = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> usize;
 
-unsafe extern "C" fn lzf_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    // SAFETY: the library's arguments, passed on.
-    unsafe { run(&LZF, flags, cd_nelmts, cd_values, nbytes, buf_size, buf) }
-}
-
-unsafe extern "C" fn lz4_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    // SAFETY: the library's arguments, passed on.
-    unsafe { run(&LZ4, flags, cd_nelmts, cd_values, nbytes, buf_size, buf) }
-}
-
-unsafe extern "C" fn bitshuffle_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    // SAFETY: the library's arguments, passed on.
-    unsafe {
-        run(
-            &BITSHUFFLE,
-            flags,
-            cd_nelmts,
-            cd_values,
-            nbytes,
-            buf_size,
-            buf,
-        )
-    }
-}
-
-unsafe extern "C" fn blosc2_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    // SAFETY: the library's arguments, passed on.
-    unsafe { run(&BLOSC2, flags, cd_nelmts, cd_values, nbytes, buf_size, buf) }
-}
-
-/// One call of a filter by the library: decodes the `nbytes` at `*buf`
-/// and hands the library a new buffer (it frees the old one), or returns
-/// 0, its sign of failure, keeping why.
+/// One call by the library of the filter `DECODERS[N]`: decodes the
+/// `nbytes` at `*buf` and hands the library a new buffer (it frees the old
+/// one), or returns 0, its sign of failure, keeping why.
 ///
 /// # Safety
 /// The library's arguments: `*buf` holds `nbytes` bytes it allocated
 /// with `malloc`, `cd_values` holds `cd_nelmts` values.
-unsafe fn run(
-    decoder: &Decoder,
+unsafe extern "C" fn filter<const N: usize>(
     flags: c_uint,
     cd_nelmts: usize,
     cd_values: *const c_uint,
@@ -262,6 +200,7 @@ unsafe fn run(
     buf_size: *mut usize,
     buf: *mut *mut c_void,
 ) -> usize {
+    let decoder = DECODERS[N];
     let decoded = catch_unwind(AssertUnwindSafe(|| {
         if flags & H5Z_FLAG_REVERSE == 0 {
             return Err("ndl reads this filter but does not write it".to_string());
@@ -303,7 +242,7 @@ unsafe fn run(
     handed.unwrap_or_else(|message| {
         FAILURE.with(|f| {
             *f.borrow_mut() = Some(Failure {
-                filter: decoder.label.to_string(),
+                filter: decoder.label(),
                 message,
             })
         });
@@ -348,6 +287,23 @@ pub(super) fn be<const N: usize>(input: &[u8], at: usize, what: &str) -> Result<
 }
 
 /// The decoded size a header declares, checked against the chunk's.
+/// The next block at `*at` of a chunk of blocks each stored as its size
+/// (4 bytes, big-endian) and its bytes, as the LZ4 and bitshuffle filters
+/// write them; `*at` moves past it.
+pub(super) fn stored_block<'a>(
+    input: &'a [u8],
+    at: &mut usize,
+    index: usize,
+) -> Result<&'a [u8], String> {
+    let stored = be::<4>(input, *at, "block sizes")? as usize;
+    *at += 4;
+    let bytes = input.get(*at..at.saturating_add(stored)).ok_or_else(|| {
+        format!("block {index} declares {stored} stored bytes, past the end of the chunk")
+    })?;
+    *at += stored;
+    Ok(bytes)
+}
+
 pub(super) fn declared_size(chunk: &Chunk<'_>, total: u64) -> Result<usize, String> {
     match usize::try_from(total) {
         Ok(total) if total <= chunk.limit => Ok(total),

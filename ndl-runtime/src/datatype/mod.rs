@@ -6,12 +6,14 @@ mod compound;
 mod enumeration;
 mod error;
 mod int;
+mod named;
 mod time;
 
 pub use compound::{Compound, Member};
 pub use enumeration::{Enum, EnumMember};
 pub use error::DatatypeError;
 pub use int::IntType;
+pub use named::NamedType;
 pub use time::TimeType;
 
 /// A datatype: the NDL categories and the extensions listed in the README.

@@ -6,7 +6,7 @@ use std::fmt;
 use super::name::{check_name, escape, is_keyword};
 use super::print::{type_text, Lput};
 use super::types::{TypeRef, TypeSet};
-use super::value::MemberValue;
+use super::value::{c_general, MemberValue};
 use crate::lang::{LangError, Language};
 use crate::time::{CfEncoding, NAT};
 use crate::{Charset, Datatype, FixedString, IntType, TimeType};
@@ -118,13 +118,14 @@ impl AttrValue {
                 items.join(", ")
             }
             AttrValue::Doubles(values) => {
-                let items: Vec<String> = values.iter().map(|&v| number(v, 15, "")).collect();
+                let items: Vec<String> =
+                    values.iter().map(|&v| c_general(v, 15, "", true)).collect();
                 items.join(", ")
             }
             AttrValue::Floats(values) => {
                 let items: Vec<String> = values
                     .iter()
-                    .map(|&v| number(f64::from(v), 7, "f"))
+                    .map(|&v| c_general(f64::from(v), 7, "f", true))
                     .collect();
                 items.join(", ")
             }
@@ -157,50 +158,6 @@ fn quoted(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A float attribute value as `ncdump` prints it: C's `%#.{digits}g`
-/// (7 digits for float, 15 for double) without the zeros that end its
-/// fraction (`1.`, `0.5`, `1.e+20`), then `suffix` (`f` for float);
-/// `NaN`, `Infinity` and `-Infinity` by name.
-fn number(v: f64, digits: usize, suffix: &str) -> String {
-    if v.is_nan() {
-        return format!("NaN{suffix}");
-    }
-    if v.is_infinite() {
-        let sign = if v < 0.0 { "-" } else { "" };
-        return format!("{sign}Infinity{suffix}");
-    }
-    // The exponent %g decides by is that of the value rounded to `digits`.
-    let scientific = format!("{:.*e}", digits - 1, v);
-    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e}'s exponent is a number");
-    let text = if exponent < -4 || exponent >= digits as i32 {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!(
-            "{}e{sign}{:02}",
-            trim_fraction(&with_point(mantissa)),
-            exponent.abs()
-        )
-    } else {
-        let decimals = (digits as i32 - 1 - exponent) as usize;
-        trim_fraction(&with_point(&format!("{v:.decimals$}")))
-    };
-    format!("{text}{suffix}")
-}
-
-/// `%#g` always has a decimal point.
-fn with_point(text: &str) -> String {
-    if text.contains('.') {
-        text.to_string()
-    } else {
-        format!("{text}.")
-    }
-}
-
-/// `ncdump`'s `tztrim`: the zeros that end the fraction go, the point stays.
-fn trim_fraction(text: &str) -> String {
-    text.trim_end_matches('0').to_string()
 }
 
 impl Document {

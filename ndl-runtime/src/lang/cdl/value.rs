@@ -96,8 +96,17 @@ fn chars(text: &str) -> String {
 }
 
 /// C's `%.{digits}g`; NaN and the infinities by CDL's names, `suffix`
-/// after them (`NaNf` for floats).
+/// after them only (`NaNf` for floats), as ncdump prints a compound's.
 fn general(v: f64, digits: usize, suffix: &str) -> String {
+    let suffix = if v.is_finite() { "" } else { suffix };
+    c_general(v, digits, suffix, false)
+}
+
+/// C's `%.{digits}g`, or with `alternate` its `%#.{digits}g` as `ncdump`
+/// prints attributes (the point always there, the zeros that end the
+/// fraction gone: `1.`, `0.5`, `1.e+20`), then `suffix` (`f` for float);
+/// `NaN`, `Infinity` and `-Infinity` by name.
+pub(super) fn c_general(v: f64, digits: usize, suffix: &str, alternate: bool) -> String {
     if v.is_nan() {
         return format!("NaN{suffix}");
     }
@@ -105,23 +114,32 @@ fn general(v: f64, digits: usize, suffix: &str) -> String {
         let sign = if v < 0.0 { "-" } else { "" };
         return format!("{sign}Infinity{suffix}");
     }
+    let trim = |text: &str| {
+        if alternate {
+            let with_point = if text.contains('.') {
+                text.to_string()
+            } else {
+                format!("{text}.")
+            };
+            return with_point.trim_end_matches('0').to_string();
+        }
+        if !text.contains('.') {
+            return text.to_string();
+        }
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    // The exponent %g decides by is that of the value rounded to `digits`.
     let scientific = format!("{:.*e}", digits - 1, v);
     let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e}'s exponent is a number");
-    if exponent < -4 || exponent >= digits as i32 {
+    let text = if exponent < -4 || exponent >= digits as i32 {
         let sign = if exponent < 0 { '-' } else { '+' };
-        return format!("{}e{sign}{:02}", trim(mantissa), exponent.abs());
-    }
-    let decimals = (digits as i32 - 1 - exponent) as usize;
-    trim(&format!("{v:.decimals$}"))
-}
-
-/// `%g` drops the zeros that end a fraction, and then a bare point.
-fn trim(text: &str) -> String {
-    if !text.contains('.') {
-        return text.to_string();
-    }
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    } else {
+        let decimals = (digits as i32 - 1 - exponent) as usize;
+        trim(&format!("{v:.decimals$}"))
+    };
+    format!("{text}{suffix}")
 }
 
 #[cfg(test)]
