@@ -154,7 +154,7 @@ pub(crate) fn hdf5_error<'a>(
     path: &'a Path,
     dataset: &'a str,
 ) -> impl Fn(hdf5::Error) -> Error + 'a {
-    move |e| match crate::filters::take_failure() {
+    move |e| match crate::filters::failure::take() {
         Some(failure) => Error::Filter {
             path: path.to_path_buf(),
             dataset: dataset.to_string(),

@@ -15,7 +15,7 @@
 //!
 //! [`raw_io`]: crate::raw_io
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,10 +28,12 @@ use crate::error::{Error, Result};
 
 mod bitshuffle;
 mod blosc2;
+pub(crate) mod failure;
 mod lz4;
 mod lzf;
 mod pipeline;
 
+use failure::Failure;
 use pipeline::{known_name, missing_filter};
 
 /// The most a chunk may decode to when no read of ours says its size
@@ -85,18 +87,9 @@ impl Decoder {
     }
 }
 
-/// A chunk a filter could not decode: which filter, and why.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub filter: String,
-    pub message: String,
-}
-
 thread_local! {
     /// The bytes of one chunk of the dataset being read on this thread.
     static CHUNK_BYTES: Cell<Option<usize>> = const { Cell::new(None) };
-    /// Why the last chunk decoded on this thread failed.
-    static FAILURE: RefCell<Option<Failure>> = const { RefCell::new(None) };
 }
 
 /// The filters of ours, in the order they are registered.
@@ -144,16 +137,11 @@ pub(crate) fn register() {
 /// Runs `read` with filters told that a chunk of the dataset holds
 /// `chunk_bytes` bytes (`None`: not chunked, or not known).
 pub(crate) fn with_chunk_bytes<T>(chunk_bytes: Option<usize>, read: impl FnOnce() -> T) -> T {
-    FAILURE.with(|f| f.borrow_mut().take());
+    failure::take();
     let before = CHUNK_BYTES.with(|c| c.replace(chunk_bytes));
     let result = read();
     CHUNK_BYTES.with(|c| c.set(before));
     result
-}
-
-/// Why a filter failed on this thread since the last read began, if one did.
-pub(crate) fn take_failure() -> Option<Failure> {
-    FAILURE.with(|f| f.borrow_mut().take())
 }
 
 /// Refuses `found` if a filter of its pipeline is not available, naming
@@ -240,11 +228,9 @@ unsafe extern "C" fn filter<const N: usize>(
     // SAFETY: the library's buffer pointers, passed on.
     let handed = decoded.and_then(|out| unsafe { hand_over(&out, buf_size, buf) });
     handed.unwrap_or_else(|message| {
-        FAILURE.with(|f| {
-            *f.borrow_mut() = Some(Failure {
-                filter: decoder.label(),
-                message,
-            })
+        failure::keep(Failure {
+            filter: decoder.label(),
+            message,
         });
         0
     })

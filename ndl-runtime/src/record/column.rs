@@ -2,9 +2,19 @@
 //! borrowed views a reader takes. Both have Arrow's layout: typed value
 //! buffers, offsets, LSB-first validity bitmaps.
 
-use crate::Datatype;
+use crate::{Datatype, NdlType};
 
 use super::RecordError;
+
+/// A Rust number type with a [`Values`] variant of its own; its default
+/// (zero) is the placeholder of a `None`.
+pub trait Number: NdlType + Default {
+    /// The values as their [`Values`] variant.
+    fn wrap(values: Vec<Self>) -> Values;
+
+    /// The slice, if `view` holds this type.
+    fn unwrap<'a>(view: &ValuesView<'a>) -> Option<&'a [Self]>;
+}
 
 /// A column of values, owned: what [`Columns::finish`](super::Columns::finish)
 /// gives. Every buffer is a plain `Vec` of the element type, so a format
@@ -375,7 +385,7 @@ macro_rules! values {
         }
 
         $(
-            impl super::impls::Number for $t {
+            impl Number for $t {
                 fn wrap(values: Vec<$t>) -> Values {
                     Values::$variant(values)
                 }

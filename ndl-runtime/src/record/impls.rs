@@ -3,21 +3,11 @@
 
 use std::marker::PhantomData;
 
-use super::column::{Bitmap, Bits, Column, ColumnView, Offsets, Values, ValuesView};
+use super::column::{Bitmap, Bits, Column, ColumnView, Number, Offsets};
 use super::{ColumnReader, Columns, PlainVisitor, Record, RecordError};
 use crate::records::{Packer, RecordBuf};
 use crate::time::{DateTime64, TimeDelta64, TimeUnit};
 use crate::{Datatype, FixedStr, NdlType};
-
-/// A Rust number type with a [`Values`] variant of its own; its default
-/// (zero) is the placeholder of a `None`.
-pub trait Number: NdlType + Default {
-    /// The values as their [`Values`] variant.
-    fn wrap(values: Vec<Self>) -> Values;
-
-    /// The slice, if `view` holds this type.
-    fn unwrap<'a>(view: &ValuesView<'a>) -> Option<&'a [Self]>;
-}
 
 /// A plain value stored as an integer: a derived enum (its discriminant)
 /// or a time value (its count). `#[derive(NdlType)]` implements it for

@@ -43,11 +43,11 @@ mod column;
 mod error;
 pub(crate) mod impls;
 
-pub use column::{Bitmap, Bits, Column, ColumnView, Offsets, Values, ValuesView};
+pub use column::{Bitmap, Bits, Column, ColumnView, Number, Offsets, Values, ValuesView};
 pub use error::RecordError;
 pub use impls::{
     plain_reader, repr_reader, ArrayColumns, ArrayReader, BoolColumns, BoolReader, IntRepr,
-    ListColumns, ListReader, Number, NumberColumns, NumberReader, OptionColumns, OptionReader,
+    ListColumns, ListReader, NumberColumns, NumberReader, OptionColumns, OptionReader,
     PlainColumns, PlainReader, ReprColumns, ReprReader, StringColumns, StringReader,
 };
 
