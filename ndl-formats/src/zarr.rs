@@ -284,14 +284,10 @@ impl ZarrSink {
         let mut spec = source.spec().clone();
         // Zarr has no array of arrays; the folded form has the same bytes.
         spec.datatype = spec.datatype.folded();
-        let mut options = options.clone();
-        for (name, value) in crate::sidecar::json_attributes(source) {
-            options.zarr = options.zarr.attribute(&name, value);
-        }
         Ok(ZarrSink {
             path: path.to_path_buf(),
             spec,
-            options,
+            options: options.clone(),
         })
     }
 
@@ -518,11 +514,15 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         Ok(Box::new(ZarrSource::open(path)?))
     },
     create: Some(|path, source, options| {
-        if options.zarr.variable_strings {
-            let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr.zarr)?;
+        let mut options = options.zarr.clone();
+        for (name, value) in crate::sidecar::json_attributes(source) {
+            options.zarr = options.zarr.attribute(&name, value);
+        }
+        if options.variable_strings {
+            let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr)?;
             return Ok(Box::new(sink));
         }
-        Ok(Box::new(ZarrSink::create(path, source, &options.zarr)?))
+        Ok(Box::new(ZarrSink::create(path, source, &options)?))
     }),
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;

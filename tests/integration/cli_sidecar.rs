@@ -304,3 +304,37 @@ fn a_conversion_carries_the_sidecars_attributes() {
     let yaml = ok(describe(&dir.path().join("y.npy"), "ndl", &[]), "y.npy");
     assert!(yaml.contains("running: 1"), "{yaml}");
 }
+
+/// A sidecar that gives only attributes (no datatype) still has them
+/// carried, onto an array of variable-length strings too, in both Zarr
+/// formats.
+#[test]
+fn a_sidecar_s_attributes_reach_a_zarr_string_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::run_python(
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1] + '/s.npy', np.array(['ab', 'c', ''], dtype='U2'))",
+        &[d.to_str().unwrap()],
+    );
+    let sidecar =
+        "ndarrays:\n  s:\n    shape: [3]\n    attributes:\n      long_name: station names\n";
+    std::fs::write(d.join("s.yaml"), sidecar).unwrap();
+    for format in ["3", "2"] {
+        let zarr = d.join(format!("s{format}.zarr"));
+        let run = common::cli::convert(
+            &d.join("s.npy"),
+            &zarr,
+            &["--strings", "variable", "--zarr-format", format],
+        );
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let got = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, zarr\n\
+             a = zarr.open_array(sys.argv[1], mode='r')\n\
+             print(a.attrs['long_name'], a[:].tolist())",
+            &[zarr.to_str().unwrap()],
+        );
+        assert_eq!(got, "station names ['ab', 'c', '']\n", "v{format}");
+    }
+}

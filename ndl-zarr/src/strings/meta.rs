@@ -114,13 +114,14 @@ impl VlenMeta {
     }
 
     /// The metadata of a new array of `kind` of `shape` on `chunks`,
-    /// compressed with `codec`; `dims` names the dimensions.
+    /// compressed with `codec`; `dims` names the dimensions; `user` are
+    /// its attributes beside those the store writes itself.
     pub fn new(
         format: ZarrFormat,
         kind: VlenKind,
         grid: (Vec<u64>, Vec<u64>),
         codec: Codec,
-        dims: Vec<String>,
+        (dims, user): (Vec<String>, &Map<String, Value>),
     ) -> Result<VlenMeta> {
         let (shape, chunks) = grid;
         let document = match format {
@@ -136,7 +137,7 @@ impl VlenMeta {
                     "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
                     "fill_value": "",
                     "codecs": codecs,
-                    "attributes": {},
+                    "attributes": user,
                     "dimension_names": dims,
                 })
             }
@@ -153,12 +154,10 @@ impl VlenMeta {
                 "compressor": codec.v2_compressor(),
             }),
         };
-        let attributes = match format {
-            ZarrFormat::V3 => Map::new(),
-            ZarrFormat::V2 => [("_ARRAY_DIMENSIONS".to_string(), json!(dims))]
-                .into_iter()
-                .collect(),
-        };
+        let mut attributes = user.clone();
+        if format == ZarrFormat::V2 {
+            attributes.insert("_ARRAY_DIMENSIONS".to_string(), json!(dims));
+        }
         let meta = match format {
             ZarrFormat::V3 => from_v3("new", &document)?,
             ZarrFormat::V2 => from_v2("new", &document, attributes)?,
@@ -434,7 +433,7 @@ mod tests {
                     kind,
                     grid,
                     Codec::Zstd(3),
-                    vec!["a".into(), "b".into()],
+                    (vec!["a".into(), "b".into()], &Map::new()),
                 )
                 .unwrap();
                 let store = Store::memory("m");

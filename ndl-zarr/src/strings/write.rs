@@ -148,7 +148,7 @@ impl VlenWriter {
             kind,
             (shape.to_vec(), chunks),
             options.effective_codec(),
-            dims,
+            (dims, &options.attributes),
         )?;
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
