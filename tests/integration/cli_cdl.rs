@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::cli::{describe, ok};
+use common::cli::{describe, ok, without_records};
 use ndl_testkit::netcdf::{compile_cdl, ncdump, try_ncgen};
 use ndl_testkit::python::{python312, run_file};
 
@@ -16,18 +16,6 @@ const CASES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/python/netcdf4_cdl_cases.py"
 );
-
-/// CDL without the records its unlimited dimensions hold, which ncgen
-/// does not make (it writes the header only).
-fn without_records(cdl: &str) -> String {
-    cdl.lines()
-        .map(|l| match l.split_once("UNLIMITED ; // (") {
-            Some((head, _)) => format!("{head}UNLIMITED ;"),
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// Our CDL of `<dir>/<name>.nc` is `ncdump -h`'s, and what ncgen makes
 /// of it dumps as the same header. Returns our CDL.

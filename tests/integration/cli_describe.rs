@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::cli::{compile_cdl, describe, ok, refused, shape_of, FORMATS};
+use common::cli::{compile_cdl, describe, ok, refused, shape_of, without_records, FORMATS};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -842,18 +842,6 @@ with dataset("types") as d:
     d.createVariable("sky", cloud, ("n",))
     d.createVariable("sky2", cloud, ("n",))
 "#;
-
-/// CDL without the records its unlimited dimensions hold, which is data,
-/// not header (`UNLIMITED ; // (3 currently)`).
-fn without_records(cdl: &str) -> String {
-    cdl.lines()
-        .map(|l| match l.split_once("UNLIMITED ; // (") {
-            Some((head, _)) => format!("{head}UNLIMITED ;"),
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[test]
 fn cdl_of_netcdf4_files_compiles_and_is_what_ncdump_prints() {

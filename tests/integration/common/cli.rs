@@ -117,3 +117,16 @@ pub fn shape_of(nd: &Ndarray) -> Vec<usize> {
         })
         .collect()
 }
+
+/// CDL without the records its unlimited dimensions hold, which is data,
+/// not header (`UNLIMITED ; // (3 currently)`), and which ncgen does not
+/// make (it writes the header only).
+pub fn without_records(cdl: &str) -> String {
+    cdl.lines()
+        .map(|l| match l.split_once("UNLIMITED ; // (") {
+            Some((head, _)) => format!("{head}UNLIMITED ;"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
