@@ -60,19 +60,21 @@ impl ArrayReader {
         }
         let mut stored = stored_type(dtype.id())
             .map_err(|why| not_an_array(format!("{why}; the dataset does not convert")))?;
+        let mut time = None;
         if let Some(dt) = cf::read_datatype(&found).filter(|dt| dt.size() == stored.datatype.size())
         {
-            // What the stored type cannot say (a time's unit).
+            // What the stored type cannot say (a time's unit), and how the
+            // counts it holds instead decode.
+            time = time_decoding(&found, &dtype, &stored.datatype, &dt).map_err(|message| {
+                Error::TypeMismatch {
+                    path: path.clone(),
+                    dataset: dataset.to_string(),
+                    field: String::new(),
+                    message,
+                }
+            })?;
             stored.datatype = dt;
         }
-        let time = time_decoding(&found, &dtype, &stored.datatype).map_err(|message| {
-            Error::TypeMismatch {
-                path: path.clone(),
-                dataset: dataset.to_string(),
-                field: String::new(),
-                message,
-            }
-        })?;
         let extents: Vec<u64> = found.shape().iter().map(|&d| d as u64).collect();
         let mut shape = extents.clone();
         let memory_type = if is_netcdf_text(&found, &dtype, &extents) {
@@ -162,21 +164,19 @@ impl ArrayReader {
     }
 }
 
-/// How the counts of a dataset of our time type (its `ndl_datatype`) are
-/// decoded from the CF units they are stored in, where those are not its
-/// own.
+/// How the counts of a dataset stored as `own` whose `ndl_datatype` is
+/// `datatype` are decoded from the CF units they are stored in, where
+/// those are not its own.
 fn time_decoding(
     dataset: &hdf5::Dataset,
     dtype: &hdf5::Datatype,
+    own: &Datatype,
     datatype: &Datatype,
 ) -> std::result::Result<Option<CfValues>, String> {
-    let Datatype::Time(t) = datatype else {
+    // A time the file's own type says is one holds the field's counts.
+    let (Datatype::Time(t), false) = (datatype, matches!(own, Datatype::Time(_))) else {
         return Ok(None);
     };
-    // A time the file's own type says is one holds the field's counts.
-    if matches!(stored_type(dtype.id()), Ok(s) if matches!(s.datatype, Datatype::Time(_))) {
-        return Ok(None);
-    }
     match cf::stored_time(dataset, dtype, *t)? {
         (true, _) => Err("a time is stored as float counts, not ours".into()),
         (false, time) => Ok(time),
