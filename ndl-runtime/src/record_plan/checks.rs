@@ -88,21 +88,20 @@ pub(super) fn first_bad_enum(
     itemsize: usize,
     e: &EnumCheck,
 ) -> Option<(usize, usize, i128)> {
-    // One loop per base type, so the loop body has no dispatch.
+    // One loop per base type and kind of member set, so the loop body has
+    // no dispatch; a range is compared in the base type, not as `i128`.
     macro_rules! scan {
         ($t:ty) => {{
-            const W: usize = std::mem::size_of::<$t>();
-            let run = e.offset..e.offset + e.count * W;
-            bytes.chunks_exact(itemsize).enumerate().find_map(|(i, r)| {
-                r[run.clone()]
-                    .chunks_exact(W)
-                    .enumerate()
-                    .find_map(|(j, c)| {
-                        let b: [u8; W] = c.try_into().expect("W bytes");
-                        let v = i128::from(<$t>::from_ne_bytes(b));
-                        (!e.values.contains(v)).then_some((i, e.offset + j * W, v))
-                    })
-            })
+            let wide = |v: $t| e.values.contains(v.into());
+            match e.values {
+                EnumValues::Range(lo, hi) => match (<$t>::try_from(lo), <$t>::try_from(hi)) {
+                    (Ok(lo), Ok(hi)) => {
+                        find_bad(bytes, itemsize, e, |v: $t| (lo..=hi).contains(&v))
+                    }
+                    _ => find_bad(bytes, itemsize, e, wide),
+                },
+                EnumValues::Sorted(_) => find_bad(bytes, itemsize, e, wide),
+            }
         }};
     }
     match e.base {
@@ -115,6 +114,27 @@ pub(super) fn first_bad_enum(
         IntType::Int64 => scan!(i64),
         IntType::UInt64 => scan!(u64),
     }
+}
+
+/// The first record (index, offset in the record, value) whose `T` values
+/// of `e` are not all `member`s.
+fn find_bad<T: bytemuck::Pod + Into<i128>>(
+    bytes: &[u8],
+    itemsize: usize,
+    e: &EnumCheck,
+    member: impl Fn(T) -> bool,
+) -> Option<(usize, usize, i128)> {
+    let w = std::mem::size_of::<T>();
+    let run = e.offset..e.offset + e.count * w;
+    bytes.chunks_exact(itemsize).enumerate().find_map(|(i, r)| {
+        r[run.clone()]
+            .chunks_exact(w)
+            .enumerate()
+            .find_map(|(j, c)| {
+                let v: T = bytemuck::pod_read_unaligned(c);
+                (!member(v)).then(|| (i, e.offset + j * w, v.into()))
+            })
+    })
 }
 
 /// The dotted path of the field holding byte `offset` of a `dt` value, e.g.
@@ -166,4 +186,42 @@ pub(crate) fn field_at(dt: &Datatype, offset: usize) -> (String, &Datatype) {
 #[cfg(test)]
 pub(super) fn field_path(dt: &Datatype, offset: usize) -> String {
     field_at(dt, offset).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(base: IntType, count: usize, values: Vec<i128>) -> EnumCheck {
+        let values = EnumValues::new(values);
+        EnumCheck {
+            offset: 1,
+            count,
+            base,
+            values,
+        }
+    }
+
+    #[test]
+    fn ranges_are_compared_in_the_base_type_at_both_ends() {
+        // Records of 5 bytes: a pad byte, then two i16 values.
+        let record = |a: i16, b: i16| [&[0u8][..], &a.to_ne_bytes(), &b.to_ne_bytes()].concat();
+        let e = check(IntType::Int16, 2, vec![-2, -1, 0, 1]);
+        let ok = [record(-2, 1), record(0, -1)].concat();
+        assert_eq!(first_bad_enum(&ok, 5, &e), None);
+        let low = [record(-2, 1), record(1, -3)].concat();
+        assert_eq!(first_bad_enum(&low, 5, &e), Some((1, 3, -3)));
+        let high = [record(2, 0)].concat();
+        assert_eq!(first_bad_enum(&high, 5, &e), Some((0, 1, 2)));
+    }
+
+    #[test]
+    fn sparse_and_wide_members_are_searched() {
+        let record = |v: u64| [&[0u8][..], &v.to_ne_bytes()].concat();
+        let e = check(IntType::UInt64, 1, vec![3, u64::MAX.into()]);
+        let rows = [record(u64::MAX), record(3), record(4)].concat();
+        assert_eq!(first_bad_enum(&rows, 9, &e), Some((2, 1, 4)));
+        let e = check(IntType::UInt8, 1, vec![1, 7]);
+        assert_eq!(first_bad_enum(&[0, 7, 0, 1, 0, 2], 2, &e), Some((2, 1, 2)));
+    }
 }
