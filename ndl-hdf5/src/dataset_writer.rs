@@ -36,7 +36,7 @@ use crate::write::DatasetWriter as PlainWriter;
 /// ```
 /// use ndl_runtime::Record;
 ///
-/// #[derive(Debug, PartialEq, Record)]
+/// #[derive(Clone, Debug, PartialEq, Record)]
 /// struct Trade {
 ///     id: u64,
 ///     symbol: String,
@@ -63,7 +63,7 @@ pub struct DatasetWriter<T: Record> {
 
 enum Inner<T: Record> {
     Plain(Box<dyn PlainAppend<T>>),
-    Variable(VariableWriter<T>),
+    Variable(Box<VariableWriter<T>>),
 }
 
 impl<T: Record> DatasetWriter<T> {
@@ -132,7 +132,7 @@ impl<T: Record> DatasetWriter<T> {
             }
         };
         Ok(DatasetWriter {
-            inner: Inner::Variable(writer),
+            inner: Inner::Variable(Box::new(writer)),
         })
     }
 

@@ -112,7 +112,12 @@ pub(crate) fn encode(
                 None => e,
             })
         }
-        (Node::Struct { fields, .. }, Column::Struct { fields: columns, .. }) => {
+        (
+            Node::Struct { fields, .. },
+            Column::Struct {
+                fields: columns, ..
+            },
+        ) => {
             for ((name, offset, node), (_, column)) in fields.iter().zip(columns) {
                 let inner: Vec<usize> = slots.iter().map(|&s| s + offset).collect();
                 encode(node, column, buf, &inner, arena).map_err(|e| e.in_field(name))?;
@@ -129,7 +134,9 @@ pub(crate) fn encode(
             }
             encode(value, values, buf, slots, arena)
         }
-        _ => Err(RecordError::new("the column does not have the record's shape")),
+        _ => Err(RecordError::new(
+            "the column does not have the record's shape",
+        )),
     }
 }
 
@@ -170,7 +177,9 @@ fn encode_strings(
 fn at_item(e: RecordError, offsets: &[i64]) -> RecordError {
     match e.record() {
         Some(j) => {
-            let i = offsets.partition_point(|&o| o as usize <= j).saturating_sub(1);
+            let i = offsets
+                .partition_point(|&o| o as usize <= j)
+                .saturating_sub(1);
             e.at(i)
         }
         None => e,
@@ -209,7 +218,18 @@ macro_rules! numbers {
     };
 }
 
-numbers!(I8(i8), I16(i16), I32(i32), I64(i64), U8(u8), U16(u16), U32(u32), U64(u64), F32(f32), F64(f64));
+numbers!(
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64)
+);
 
 /// The column of the values at `slots`, laid out as `node`.
 ///
@@ -221,9 +241,7 @@ pub(crate) unsafe fn decode(node: &Node, slots: &[*const u8]) -> Column {
     // `len` items are in the memory its pointer gives.
     unsafe {
         match node {
-            Node::Fixed {
-                size, template, ..
-            } => match template {
+            Node::Fixed { size, template, .. } => match template {
                 Column::Values { datatype, values } => Column::Values {
                     datatype: datatype.clone(),
                     values: take_values(values, slots),
@@ -436,14 +454,7 @@ impl<'b> Transfer<'b> {
                 id,
                 _budget: budget,
             };
-            if H5Pset_vlen_mem_manager(
-                id,
-                Some(budget_alloc),
-                info,
-                Some(budget_free),
-                info,
-            ) < 0
-            {
+            if H5Pset_vlen_mem_manager(id, Some(budget_alloc), info, Some(budget_free), info) < 0 {
                 return Err(failed());
             }
             Ok(t)

@@ -79,9 +79,7 @@ impl Node {
                 fixed(datatype.clone(), size)
             }
             Column::Strings { .. } => Node::String,
-            Column::List { values, .. } => {
-                Node::Vlen(Box::new(Node::from_column(values, path)?))
-            }
+            Column::List { values, .. } => Node::Vlen(Box::new(Node::from_column(values, path)?)),
             Column::FixedList { size, values } => Node::Array {
                 len: *size,
                 item: Box::new(Node::from_column(values, path)?),

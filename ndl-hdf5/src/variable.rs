@@ -297,7 +297,9 @@ fn read_block(
     // SAFETY: row `i` is at `i * size` of `buf`, filled by the read (or
     // zero), its pointers NULL or HDF5's, freed only when `_reclaim` drops
     // after the column is copied out.
-    let slots: Vec<*const u8> = (0..rows as usize).map(|i| unsafe { base.add(i * size) }).collect();
+    let slots: Vec<*const u8> = (0..rows as usize)
+        .map(|i| unsafe { base.add(i * size) })
+        .collect();
     // SAFETY: as above.
     Ok(unsafe { decode(node, &slots) })
 }

@@ -1,0 +1,350 @@
+//! Records with `String`, `Vec` and `Option` fields as HDF5 compounds of
+//! variable-length strings and sequences: round trips, h5py reading
+//! every field, the compounds h5py writes read back typed, appends, and
+//! errors that name field and record. Fails (never skips) without h5py.
+
+use ndl_hdf5::{DatasetWriter, Error};
+use ndl_runtime::{NdlType, Record};
+use ndl_testkit::python::{python312, run_with};
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(u8)]
+enum Side {
+    Buy = 1,
+    Sell = 2,
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct Venue {
+    code: String,
+    id: u16,
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct Trade {
+    id: u64,
+    symbol: String,
+    price: f64,
+    side: Side,
+    #[ndl(fill = -1)]
+    qty: Option<i32>,
+    levels: Vec<f32>,
+    tags: Vec<String>,
+    venue: Venue,
+    lots: [u16; 3],
+}
+
+fn trades() -> Vec<Trade> {
+    vec![
+        Trade {
+            id: 1,
+            symbol: "ABC".into(),
+            price: 1.5,
+            side: Side::Buy,
+            qty: Some(10),
+            levels: vec![1.5, 1.25],
+            tags: vec!["fast".into(), "größer ✓".into()],
+            venue: Venue {
+                code: "XNAS".into(),
+                id: 7,
+            },
+            lots: [1, 2, 3],
+        },
+        Trade {
+            id: 2,
+            symbol: String::new(),
+            price: -0.0,
+            side: Side::Sell,
+            qty: None,
+            levels: vec![],
+            tags: vec![],
+            venue: Venue {
+                code: String::new(),
+                id: 0,
+            },
+            lots: [0, 0, 65535],
+        },
+        Trade {
+            id: u64::MAX,
+            symbol: "日本語".into(),
+            price: f64::MAX,
+            side: Side::Buy,
+            qty: Some(i32::MIN),
+            levels: vec![f32::MIN_POSITIVE],
+            tags: vec![String::new(), "x".into()],
+            venue: Venue {
+                code: "é".into(),
+                id: 65535,
+            },
+            lots: [9, 8, 7],
+        },
+    ]
+}
+
+#[test]
+fn records_round_trip_with_empty_strings_lists_and_unicode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trades.h5");
+    ndl_hdf5::write(&path, "/market/trades", &trades()).unwrap();
+    assert_eq!(
+        ndl_hdf5::read::<Trade>(&path, "/market/trades").unwrap(),
+        trades()
+    );
+}
+
+/// Prints, as JSON, each field's kind as h5py sees it and every value.
+const H5PY_READS: &str = r#"
+import json, sys
+import h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    d = f["trades"]
+    dt = d.dtype
+    kinds = {}
+    for name in dt.names:
+        t = dt[name]
+        s = h5py.check_string_dtype(t)
+        v = h5py.check_vlen_dtype(t)
+        if s is not None:
+            kinds[name] = "string:" + s.encoding
+        elif v is not None:
+            vs = h5py.check_string_dtype(v)
+            kinds[name] = "vlen:" + ("string:" + vs.encoding if vs is not None else str(v))
+        elif h5py.check_enum_dtype(t) is not None:
+            kinds[name] = "enum:" + str(sorted(h5py.check_enum_dtype(t).items()))
+        else:
+            kinds[name] = str(t)
+    venue = dt["venue"]
+    kinds["venue.code"] = "string:" + h5py.check_string_dtype(venue["code"]).encoding
+    def plain(x):
+        if isinstance(x, bytes):
+            return x.decode("utf-8")
+        if isinstance(x, np.ndarray):
+            return [plain(y) for y in x.tolist()] if x.dtype != object else [plain(y) for y in x]
+        if isinstance(x, np.void):
+            return {n: plain(x[n]) for n in x.dtype.names}
+        if isinstance(x, np.generic):
+            return x.item()
+        return x
+    rows = [{n: plain(r[n]) for n in dt.names} for r in d[:]]
+    print(json.dumps({"kinds": kinds, "rows": rows}))
+"#;
+
+#[test]
+fn h5py_reads_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trades.h5");
+    ndl_hdf5::write(&path, "trades", &trades()).unwrap();
+    let out = run_with(&python312(), H5PY_READS, &[path.to_str().unwrap()]);
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got["kinds"],
+        json!({
+            "id": "uint64",
+            "symbol": "string:utf-8",
+            "price": "float64",
+            "side": "enum:[('Buy', 1), ('Sell', 2)]",
+            "qty": "int32",
+            "levels": "vlen:float32",
+            "tags": "vlen:string:utf-8",
+            "venue": "[('code', 'O'), ('id', '<u2')]",
+            "venue.code": "string:utf-8",
+            "lots": "('<u2', (3,))",
+        })
+    );
+    let rows = got["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[0],
+        json!({
+            "id": 1, "symbol": "ABC", "price": 1.5, "side": 1, "qty": 10,
+            "levels": [1.5, 1.25], "tags": ["fast", "größer ✓"],
+            "venue": {"code": "XNAS", "id": 7}, "lots": [1, 2, 3],
+        })
+    );
+    // `None` is stored as the fill; empty strings and lists stay empty.
+    assert_eq!(
+        rows[1],
+        json!({
+            "id": 2, "symbol": "", "price": -0.0, "side": 2, "qty": -1,
+            "levels": [], "tags": [],
+            "venue": {"code": "", "id": 0}, "lots": [0, 0, 65535],
+        })
+    );
+    assert_eq!(rows[2]["id"], json!(u64::MAX));
+    assert_eq!(rows[2]["symbol"], json!("日本語"));
+    assert_eq!(rows[2]["tags"], json!(["", "x"]));
+    assert_eq!(rows[2]["venue"], json!({"code": "é", "id": 65535}));
+}
+
+/// h5py writes the compound of `variable-length.md`, and the same
+/// members in another order.
+const H5PY_WRITES: &str = r#"
+import sys
+import h5py, numpy as np
+s = h5py.string_dtype()
+venue = np.dtype([("code", s), ("id", "<u2")])
+dt = np.dtype([("id", "<u8"), ("symbol", s), ("levels", h5py.vlen_dtype(np.float32)),
+               ("tags", h5py.vlen_dtype(s)), ("venue", venue)])
+shuffled = np.dtype([("venue", np.dtype([("id", "<u2"), ("code", s)])), ("tags", h5py.vlen_dtype(s)),
+                     ("levels", h5py.vlen_dtype(np.float32)), ("symbol", s), ("id", "<u8")])
+rows = [
+    (1, "ABC", np.array([1.5, 2.5], np.float32), np.array(["a", "ü"], dtype=object), ("XNAS", 7)),
+    (2, "", np.array([], np.float32), np.array([], dtype=object), ("", 0)),
+]
+with h5py.File(sys.argv[1], "w") as f:
+    a = np.empty(len(rows), dt)
+    for i, r in enumerate(rows):
+        a[i] = r
+    f.create_dataset("ordered", data=a)
+    b = np.empty(len(rows), shuffled)
+    for i, (id_, sym, lv, tg, (code, vid)) in enumerate(rows):
+        b[i] = ((vid, code), tg, lv, sym, id_)
+    f.create_dataset("shuffled", data=b, chunks=(1,), maxshape=(None,))
+    bad = np.empty(1, np.dtype([("id", "<u8"), ("symbol", h5py.string_dtype("ascii"))]))
+    bad[0] = (1, b"\xff\xfe")
+    f.create_dataset("not_utf8", data=bad)
+"#;
+
+#[derive(Debug, PartialEq, Record)]
+struct Listing {
+    id: u64,
+    symbol: String,
+    levels: Vec<f32>,
+    tags: Vec<String>,
+    venue: Venue,
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct Symbol {
+    id: u64,
+    symbol: String,
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct WithNote {
+    id: u64,
+    note: String,
+}
+
+#[test]
+fn compounds_h5py_writes_read_back_typed_in_any_member_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h5py.h5");
+    run_with(&python312(), H5PY_WRITES, &[path.to_str().unwrap()]);
+    let expected = vec![
+        Listing {
+            id: 1,
+            symbol: "ABC".into(),
+            levels: vec![1.5, 2.5],
+            tags: vec!["a".into(), "ü".into()],
+            venue: Venue {
+                code: "XNAS".into(),
+                id: 7,
+            },
+        },
+        Listing {
+            id: 2,
+            symbol: String::new(),
+            levels: vec![],
+            tags: vec![],
+            venue: Venue {
+                code: String::new(),
+                id: 0,
+            },
+        },
+    ];
+    assert_eq!(
+        ndl_hdf5::read::<Listing>(&path, "ordered").unwrap(),
+        expected
+    );
+    assert_eq!(
+        ndl_hdf5::read::<Listing>(&path, "shuffled").unwrap(),
+        expected
+    );
+
+    // A member the file lacks is named, not read as zeros.
+    let e = ndl_hdf5::read::<WithNote>(&path, "ordered").unwrap_err();
+    let Error::TypeMismatch { field, message, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(field, "note");
+    assert!(message.contains("no member `note`"), "{e}");
+
+    // A string that is not UTF-8 names its record and field.
+    let e = ndl_hdf5::read::<Symbol>(&path, "not_utf8").unwrap_err();
+    let Error::InvalidValue { record, field, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*record, field.as_str()), (0, "symbol"), "{e}");
+    assert!(e.to_string().contains("UTF-8"), "{e}");
+
+    // Appending to h5py's dataset, members in its own order.
+    let mut w = DatasetWriter::<Listing>::open(&path, "shuffled").unwrap();
+    w.append(&expected[..1]).unwrap();
+    assert_eq!(w.finish().unwrap(), 3);
+    let back = ndl_hdf5::read::<Listing>(&path, "shuffled").unwrap();
+    assert_eq!(back.len(), 3);
+    assert_eq!(back[2], expected[0]);
+}
+
+#[test]
+fn dataset_writer_appends_across_calls_and_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("appended.h5");
+    let all = trades();
+    let mut w = DatasetWriter::<Trade>::create(&path, "trades").unwrap();
+    w.append(&all[..1]).unwrap();
+    w.append(&all[1..]).unwrap();
+    assert_eq!(w.finish().unwrap(), 3);
+    assert_eq!(ndl_hdf5::read::<Trade>(&path, "trades").unwrap(), all);
+
+    let mut w = DatasetWriter::<Trade>::open_copy(&path, "trades").unwrap();
+    w.append(&all[2..]).unwrap();
+    assert_eq!(w.finish().unwrap(), 4);
+    let back = ndl_hdf5::read::<Trade>(&path, "trades").unwrap();
+    assert_eq!(back[3], all[2]);
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct Unfilled {
+    id: u64,
+    note: Option<String>,
+}
+
+#[test]
+fn a_fill_clash_and_a_missing_fill_are_refused_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clash.h5");
+    let mut all = trades();
+    all[2].qty = Some(-1);
+    let e = ndl_hdf5::write(&path, "trades", &all).unwrap_err();
+    let Error::InvalidValue { record, field, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*record, field.as_str()), (2, "qty"), "{e}");
+    assert!(e.to_string().contains("read back as `None`"), "{e}");
+    assert!(!path.exists(), "nothing is written");
+
+    let e = ndl_hdf5::write(&path, "notes", &[Unfilled { id: 1, note: None }]).unwrap_err();
+    let Error::Type { source, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(source.field, "note");
+    assert!(source.why.contains("#[ndl(fill = ...)]"), "{e}");
+    assert!(!path.exists(), "nothing is written");
+
+    let e = ndl_hdf5::write(
+        &path,
+        "nul",
+        &[Symbol {
+            id: 1,
+            symbol: "a\0b".into(),
+        }],
+    )
+    .unwrap_err();
+    let Error::InvalidValue { record, field, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*record, field.as_str()), (0, "symbol"), "{e}");
+}
