@@ -51,6 +51,7 @@ mod lookup;
 mod options;
 mod raw_io;
 mod read;
+mod record_columns;
 mod record_io;
 mod record_type;
 mod shape_check;

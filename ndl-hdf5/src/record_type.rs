@@ -62,7 +62,9 @@ impl Node {
         Node::from_column(&T::Columns::with_capacity(0).finish(), "")
     }
 
-    fn from_column(column: &Column, path: &str) -> Result<Node, TypeError> {
+    /// The layout of the values of `column` (an empty column will do),
+    /// `path` the dotted field it is, for errors.
+    pub(crate) fn from_column(column: &Column, path: &str) -> Result<Node, TypeError> {
         let fixed = |datatype: Datatype, size: usize| Node::Fixed {
             size,
             datatype,

@@ -161,7 +161,7 @@ impl<T: Record> VariableWriter<T> {
 }
 
 /// The byte offset, in HDF5's memory form, of the dotted field `field`.
-fn field_offset(node: &Node, field: &str) -> usize {
+pub(crate) fn field_offset(node: &Node, field: &str) -> usize {
     let mut offset = 0;
     let mut at = node;
     for name in field.split('.').filter(|n| !n.is_empty()) {
@@ -243,7 +243,7 @@ pub(crate) fn read<T: Record>(path: &Path, dataset: &str) -> Result<Vec<T>> {
 
 /// Rows `first..first + rows` as a column, HDF5's memory for them freed
 /// before returning.
-fn read_block(
+pub(crate) fn read_block(
     found: &hdf5::Dataset,
     node: &Node,
     memory_type: &hdf5::Datatype,

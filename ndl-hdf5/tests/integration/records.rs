@@ -348,3 +348,104 @@ fn a_fill_clash_and_a_missing_fill_are_refused_naming_the_field() {
     };
     assert_eq!((*record, field.as_str()), (0, "symbol"), "{e}");
 }
+
+/// What netCDF4-python and xarray read of the columns, as JSON.
+const NETCDF_READS: &str = r#"
+import json, sys
+import netCDF4, numpy as np, xarray as xr
+with netCDF4.Dataset(sys.argv[1]) as ds:
+    v = ds.variables
+    qty = v["qty"][:]
+    out = {
+        "symbol": [str(s) for s in v["symbol"][:]],
+        "symbol_dtype": str(v["symbol"].dtype),
+        "qty": qty.filled(0).tolist(),
+        "qty_mask": np.ma.getmaskarray(qty).tolist(),
+        "levels": v["levels"][:].tolist(),
+        "levels_dims": list(v["levels"].dimensions),
+        "levels_count": v["levels_count"][:].tolist(),
+        "levels_sample_dimension": v["levels_count"].sample_dimension,
+        "tags": [str(s) for s in v["tags"][:]],
+        "tags_sample_dimension": v["tags_count"].sample_dimension,
+        "venue.code": [str(s) for s in v["venue.code"][:]],
+        # 65535 is netCDF's default fill of `ushort`, which
+        # netCDF4-python masks in a variable without `_FillValue`.
+        "lots": (v["lots"].set_auto_mask(False), v["lots"][:].tolist())[1],
+        "side": v["side"][:].tolist(),
+        "side_enum": sorted(v["side"].datatype.enum_dict.items()),
+        "dims": {k: len(d) for k, d in ds.dimensions.items()},
+    }
+with xr.open_dataset(sys.argv[1]) as x:
+    out["xr_qty"] = [None if np.isnan(q) else q for q in x["qty"].values.tolist()]
+    out["xr_tags"] = [str(s) for s in x["tags"].values.tolist()]
+    out["xr_symbol"] = [str(s) for s in x["symbol"].values.tolist()]
+    out["xr_levels_dims"] = list(x["levels"].dims)
+print(json.dumps(out))
+"#;
+
+#[test]
+fn netcdf_columns_round_trip_and_netcdf4_python_and_xarray_read_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trades.nc");
+    ndl_hdf5::write_columns(&path, &trades()).unwrap();
+    assert_eq!(ndl_hdf5::read_columns::<Trade>(&path).unwrap(), trades());
+
+    let out = run_with(&python312(), NETCDF_READS, &[path.to_str().unwrap()]);
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "symbol": ["ABC", "", "日本語"],
+            "symbol_dtype": "<class 'str'>",
+            "qty": [10, 0, i32::MIN],
+            "qty_mask": [false, true, false],
+            "levels": [1.5, 1.25, f32::MIN_POSITIVE],
+            "levels_dims": ["levels_sample"],
+            "levels_count": [2, 0, 1],
+            "levels_sample_dimension": "levels_sample",
+            "tags": ["fast", "größer ✓", "", "x"],
+            "tags_sample_dimension": "tags_sample",
+            "venue.code": ["XNAS", "", "é"],
+            "lots": [[1, 2, 3], [0, 0, 65535], [9, 8, 7]],
+            "side": [1, 2, 1],
+            "side_enum": [["Buy", 1], ["Sell", 2]],
+            "dims": {"record": 3, "levels_sample": 3, "tags_sample": 4, "lots_len": 3},
+            "xr_qty": [10.0, null, i32::MIN as f64],
+            "xr_tags": ["fast", "größer ✓", "", "x"],
+            "xr_symbol": ["ABC", "", "日本語"],
+            "xr_levels_dims": ["levels_sample"],
+        })
+    );
+
+    // ncdump's CDL of the file compiles back with ncgen.
+    let cdl = ndl_testkit::netcdf::ncdump(&["-h"], &path);
+    assert!(cdl.contains("string symbol(record)"), "{cdl}");
+    assert!(
+        cdl.contains("levels_count:sample_dimension = \"levels_sample\""),
+        "{cdl}"
+    );
+    assert!(cdl.contains("qty:_FillValue = -1"), "{cdl}");
+    ndl_testkit::netcdf::compile_cdl(&cdl, dir.path(), "again");
+}
+
+#[test]
+fn netcdf_columns_refuse_an_option_without_fill_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.nc");
+    let e = ndl_hdf5::write_columns(&path, &[Unfilled { id: 1, note: None }]).unwrap_err();
+    let Error::Type { source, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(source.field, "note");
+    assert!(source.why.contains("#[ndl(fill = ...)]"), "{e}");
+    assert!(!path.exists());
+
+    let mut all = trades();
+    all[0].qty = Some(-1);
+    let e = ndl_hdf5::write_columns(&path, &all).unwrap_err();
+    let Error::InvalidValue { record, field, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*record, field.as_str()), (0, "qty"), "{e}");
+    assert!(!path.exists());
+}
