@@ -125,7 +125,7 @@ impl Out<'_> {
             }
             Column::List { offsets, values } => {
                 let sample = format!("{name}_sample");
-                self.variable(name, values, &[sample.clone()])?;
+                self.variable(name, values, std::slice::from_ref(&sample))?;
                 let counts: Vec<i64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
                 let counts = Column::Values {
                     datatype: Datatype::Int64,
