@@ -60,6 +60,7 @@ mod stored_type;
 mod typed_columns;
 mod user_attributes;
 mod variable;
+mod vlen_check;
 mod vlen_strings;
 mod write;
 

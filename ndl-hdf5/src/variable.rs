@@ -219,6 +219,7 @@ pub(crate) fn read<T: Record>(path: &Path, dataset: &str) -> Result<Vec<T>> {
             source,
         })?
         .len() as usize;
+    crate::vlen_check::check(path, dataset, &found, file_len as u64)?;
     let size = node.size().max(1);
     let per_block = (BLOCK_BYTES / size).clamp(1, MAX_BLOCK) as u64;
     let mut records = Vec::new();

@@ -449,3 +449,62 @@ fn netcdf_columns_refuse_an_option_without_fill_naming_it() {
     assert_eq!((*record, field.as_str()), (0, "qty"), "{e}");
     assert!(!path.exists());
 }
+
+#[derive(Debug, PartialEq, Record)]
+struct Marked {
+    id: u64,
+    levels: Vec<f32>,
+}
+
+const MARK: u64 = 0x0123_4567_89ab_cdef;
+
+/// Sets the stored length of the `levels` of the record whose `id` is
+/// `MARK + 1` (the 4 bytes after the id, in the element's bytes).
+fn damage_length(path: &std::path::Path, len: u32) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mark = (MARK + 1).to_le_bytes();
+    let at = bytes
+        .windows(8)
+        .position(|w| w == mark)
+        .expect("the record's id in the file");
+    bytes[at + 8..at + 12].copy_from_slice(&len.to_le_bytes());
+    std::fs::write(path, bytes).unwrap();
+}
+
+const H5PY_CONTIGUOUS: &str = r#"
+import sys
+import h5py, numpy as np
+dt = np.dtype([("id", "<u8"), ("levels", h5py.vlen_dtype(np.float32))])
+a = np.empty(3, dt)
+for i in range(3):
+    a[i] = (0x0123456789abcdef + i, np.arange(i + 1, dtype=np.float32))
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("data", data=a)
+"#;
+
+#[test]
+fn a_damaged_sequence_length_is_refused_before_hdf5_allocates_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.h5");
+    let records: Vec<Marked> = (0..3)
+        .map(|i| Marked {
+            id: MARK + i,
+            levels: (0..=i).map(|x| x as f32).collect(),
+        })
+        .collect();
+    ndl_hdf5::write(&ours, "data", &records).unwrap();
+    let theirs = dir.path().join("h5py.h5");
+    run_with(&python312(), H5PY_CONTIGUOUS, &[theirs.to_str().unwrap()]);
+    assert_eq!(ndl_hdf5::read::<Marked>(&theirs, "data").unwrap(), records);
+
+    // Chunked (ours) and contiguous (h5py's): 2³²-1 floats would be 16 GiB.
+    for path in [&ours, &theirs] {
+        damage_length(path, u32::MAX);
+        let e = ndl_hdf5::read::<Marked>(path, "data").unwrap_err();
+        let Error::InvalidValue { record, field, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!((*record, field.as_str()), (1, "levels"), "{e}");
+        assert!(e.to_string().contains("more than the whole file"), "{e}");
+    }
+}
