@@ -52,6 +52,15 @@ impl<T: Record> VariableWriter<T> {
     /// dataset `dataset`; an `Option` without a fill is refused first.
     pub(crate) fn create(path: &Path, dataset: &str, options: &WriteOptions) -> Result<Self> {
         let node = Node::of::<T>().map_err(type_error(path, dataset))?;
+        if options.is_netcdf(path) {
+            return Err(type_error(path, dataset)(TypeError {
+                field: String::new(),
+                why: "netCDF4-python reads no compound holding variable-length members: write \
+                      records with `String`, `Vec` or `Option` fields to netCDF-4 with \
+                      write_columns, as one variable per field"
+                    .into(),
+            }));
+        }
         let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
         let file_type = Node::file_type(&memory_type).map_err(hdf5_error(path, dataset))?;
         let staged = Staged::create(path, options.durable)?;

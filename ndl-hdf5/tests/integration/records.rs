@@ -508,3 +508,122 @@ fn a_damaged_sequence_length_is_refused_before_hdf5_allocates_it() {
         assert!(e.to_string().contains("more than the whole file"), "{e}");
     }
 }
+
+#[derive(Debug, PartialEq, Record)]
+struct Nested {
+    venues: Vec<Venue>,
+    matrix: Vec<Vec<u8>>,
+    #[ndl(fill = "")]
+    note: Option<String>,
+    #[ndl(fill = f64::NAN)]
+    score: Option<f64>,
+    open: bool,
+    name: Box<str>,
+    codes: Box<[i16]>,
+    grid: [[f32; 2]; 2],
+}
+
+fn nested() -> Vec<Nested> {
+    vec![
+        Nested {
+            venues: vec![
+                Venue {
+                    code: "XNAS".into(),
+                    id: 1,
+                },
+                Venue {
+                    code: "ü".into(),
+                    id: 2,
+                },
+            ],
+            matrix: vec![vec![1, 2], vec![], vec![3]],
+            note: Some("late".into()),
+            score: None,
+            open: true,
+            name: "a".into(),
+            codes: vec![-1, 1].into(),
+            grid: [[1.0, 2.0], [3.0, 4.0]],
+        },
+        Nested {
+            venues: vec![],
+            matrix: vec![],
+            note: None,
+            score: Some(0.5),
+            open: false,
+            name: "".into(),
+            codes: vec![].into(),
+            grid: [[0.0; 2]; 2],
+        },
+    ]
+}
+
+/// The shapes other bindings trip on (a string in a compound in a
+/// sequence, h5py#2085; sequences of sequences), as h5py reads them.
+const H5PY_NESTED: &str = r#"
+import json, sys
+import h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    d = f["nested"]
+    dt = d.dtype
+    venue = h5py.check_vlen_dtype(dt["venues"])
+    # h5py converts a sequence of compounds holding a string only one
+    # non-empty element at a time: a whole read (or write), or an empty
+    # one, fails in h5py's own conversion (h5py#2085), for the dataset
+    # h5py would write too.
+    try:
+        d.fields("venues")[:]
+        whole = "read"
+    except TypeError as e:
+        whole = str(e)
+    print(json.dumps({
+        "venue_code": h5py.check_string_dtype(venue["code"]).encoding,
+        "matrix_inner": str(h5py.check_vlen_dtype(h5py.check_vlen_dtype(dt["matrix"]))),
+        "venues": [[v["code"].decode(), int(v["id"])] for v in d[0]["venues"]],
+        "venues_whole": whole,
+        "matrix": [[m.tolist() for m in r] for r in d.fields("matrix")[:]],
+        "note": [n.decode() for n in d.fields("note")[:]],
+        "score_nan": [bool(np.isnan(x)) for x in d.fields("score")[:]],
+        "open": d.fields("open")[:].tolist(),
+        "name": [n.decode() for n in d.fields("name")[:]],
+        "codes": [c.tolist() for c in d.fields("codes")[:]],
+        "grid": d.fields("grid")[:].tolist(),
+    }))
+"#;
+
+#[test]
+fn strings_in_compounds_in_sequences_and_sequences_of_sequences_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested.h5");
+    ndl_hdf5::write(&path, "nested", &nested()).unwrap();
+    // The NaN stored for `score: None` reads back as `None`.
+    assert_eq!(ndl_hdf5::read::<Nested>(&path, "nested").unwrap(), nested());
+
+    let out = run_with(&python312(), H5PY_NESTED, &[path.to_str().unwrap()]);
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "venue_code": "utf-8",
+            "matrix_inner": "uint8",
+            "venues": [["XNAS", 1], ["ü", 2]],
+            "venues_whole": "Data type conversion failed (invalid background buffer pointer)",
+            "matrix": [[[1, 2], [], [3]], []],
+            "note": ["late", ""],
+            "score_nan": [true, false],
+            "open": [true, false],
+            "name": ["a", ""],
+            "codes": [[-1, 1], []],
+            "grid": [[[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]],
+        })
+    );
+}
+
+#[test]
+fn records_with_variable_members_in_a_netcdf_path_point_to_write_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trades.nc");
+    let e = ndl_hdf5::write(&path, "trades", &trades()).unwrap_err();
+    assert!(matches!(e, Error::Type { .. }), "{e}");
+    assert!(e.to_string().contains("write_columns"), "{e}");
+    assert!(!path.exists());
+}
