@@ -26,7 +26,14 @@
 //! | `[T; N]` | array of `T` |
 //! | struct | compound with the struct's offsets and size |
 //!
-//! NumPy's `U` (UTF-32), variable-length and reference types are errors.
+//! | `String`, `Box<str>` (a `Record` field) | variable-length UTF-8 string, h5py's `string_dtype()` |
+//! | `Vec<T>`, `Box<[T]>` (a `Record` field) | `H5T_VLEN` of `T`, h5py's `vlen_dtype` |
+//! | `Option<T>` with `#[ndl(fill = ...)]` | `T`, `None` stored as the fill |
+//! | `#[derive(Record)]` struct | compound of its fields, C's layout in memory, packed in the file |
+//!
+//! NumPy's `U` (UTF-32) and reference types are errors. Records with
+//! `String`, `Vec` or `Option` fields are in the crate's README, with
+//! their netCDF-4 columns (strings, CF ragged arrays, `_FillValue`).
 //!
 //! Chunks compressed with deflate, shuffle, szip (where the library has
 //! it), Blosc, Blosc2, LZF, LZ4 or bitshuffle read as h5py (with

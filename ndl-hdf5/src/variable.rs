@@ -262,9 +262,10 @@ pub(crate) fn read_block(
 ) -> hdf5::Result<ndl_runtime::record::Column> {
     let size = node.size();
     let mut buf = Buffer::zeroed(rows as usize * size);
-    // No value holds more than the file, give or take pointers and
-    // alignment (a `char*` or an `hvl_t` per stored heap id).
-    let budget = Budget::new(file_len.saturating_mul(4).saturating_add(1 << 16));
+    // The values of a block hold no more than the file does, in memory
+    // at most 8 times over (a compound of a byte and an 8-byte number is
+    // 9 bytes stored, 16 in memory), plus a NUL per string.
+    let budget = Budget::new(file_len.saturating_mul(8).saturating_add(1 << 20));
     let transfer = Transfer::new(&budget)?;
     let out = buf.bytes_mut().as_mut_ptr().cast::<c_void>();
     let _reclaim = Reclaim {
