@@ -231,6 +231,12 @@ impl Node {
         unsafe {
             let class = H5Tget_class(stored);
             match self {
+                Node::Fixed { .. }
+                    if class == H5T_class_t::H5T_VLEN
+                        || (class == H5T_class_t::H5T_STRING && H5Tis_variable_str(stored) > 0) =>
+                {
+                    wrong("a variable-length value where the record has a fixed-size one")
+                }
                 Node::Fixed { .. } => Ok(()),
                 Node::Optional { value, .. } => value.check(stored, path),
                 Node::String if class == H5T_class_t::H5T_STRING => {

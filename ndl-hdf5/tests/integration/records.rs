@@ -222,6 +222,12 @@ struct Symbol {
 }
 
 #[derive(Debug, PartialEq, Record)]
+struct Numbered {
+    id: u64,
+    symbol: u32,
+}
+
+#[derive(Debug, PartialEq, Record)]
 struct WithNote {
     id: u64,
     note: String,
@@ -270,6 +276,14 @@ fn compounds_h5py_writes_read_back_typed_in_any_member_order() {
     };
     assert_eq!(field, "note");
     assert!(message.contains("no member `note`"), "{e}");
+
+    // A number where the file has a string is named before any read.
+    let e = ndl_hdf5::read::<Numbered>(&path, "ordered").unwrap_err();
+    let Error::TypeMismatch { field, message, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(field, "symbol");
+    assert!(message.contains("variable-length value"), "{e}");
 
     // A string that is not UTF-8 names its record and field.
     let e = ndl_hdf5::read::<Symbol>(&path, "not_utf8").unwrap_err();
