@@ -27,7 +27,7 @@ use std::path::Path;
 use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use ndl_runtime::record::{self, Column, Columns, RecordError, Values};
-use ndl_runtime::{ByteOrder, Datatype, Record};
+use ndl_runtime::{ByteOrder, Datatype, Member, Record};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
@@ -57,7 +57,7 @@ pub(crate) fn write<T: Record>(path: &Path, records: &[T]) -> Result<()> {
         options: WriteOptions::new().netcdf(true),
         path,
     };
-    out.field("", &column)?;
+    out.field("", &column, Some(&T::datatype()), None)?;
     drop(out);
     staged.publish()
 }
@@ -115,17 +115,31 @@ struct Out<'a> {
 }
 
 impl Out<'_> {
-    fn field(&mut self, name: &str, column: &Column) -> Result<()> {
+    /// Writes the variables of the field `name`, of `datatype`, whose
+    /// member (with its doc comment and units) is `member`.
+    fn field(
+        &mut self,
+        name: &str,
+        column: &Column,
+        datatype: Option<&Datatype>,
+        member: Option<&Member>,
+    ) -> Result<()> {
         match column {
             Column::Struct { fields, .. } => {
+                let members = match datatype {
+                    Some(Datatype::Compound(c)) => &c.members[..],
+                    _ => &[],
+                };
                 for (f, c) in fields {
-                    self.field(&dotted(name, f), c)?;
+                    let m = members.iter().find(|m| &m.name == f);
+                    self.field(&dotted(name, f), c, m.map(|m| &m.datatype), m)?;
                 }
                 Ok(())
             }
             Column::List { offsets, values } => {
                 let sample = format!("{name}_sample");
-                self.variable(name, values, std::slice::from_ref(&sample))?;
+                let items = self.variable(name, values, std::slice::from_ref(&sample))?;
+                self.describe(&items, name, member)?;
                 let counts: Vec<i64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
                 let counts = Column::Values {
                     datatype: Datatype::Int64,
@@ -135,11 +149,36 @@ impl Out<'_> {
                 crate::cf::text_attr(&count, "sample_dimension", &sample)
                     .map_err(hdf5_error(self.path, name))
             }
-            Column::FixedList { .. } => self
-                .variable(name, column, &[RECORD.into(), format!("{name}_len")])
-                .map(drop),
-            _ => self.variable(name, column, &[RECORD.into()]).map(drop),
+            Column::FixedList { .. } => {
+                let v = self.variable(name, column, &[RECORD.into(), format!("{name}_len")])?;
+                self.describe(&v, name, member)
+            }
+            _ => {
+                let v = self.variable(name, column, &[RECORD.into()])?;
+                self.describe(&v, name, member)
+            }
         }
+    }
+
+    /// The CF `long_name` (the field's doc comment) and `units` of the
+    /// variable of the field `name`.
+    fn describe(
+        &self,
+        variable: &hdf5::Dataset,
+        name: &str,
+        member: Option<&Member>,
+    ) -> Result<()> {
+        let Some(member) = member else {
+            return Ok(());
+        };
+        let at = hdf5_error(self.path, name);
+        if let Some(d) = &member.description {
+            crate::cf::text_attr(variable, "long_name", d).map_err(&at)?;
+        }
+        if let Some(u) = &member.units {
+            crate::cf::text_attr(variable, "units", u).map_err(&at)?;
+        }
+        Ok(())
     }
 
     /// The variable `name` over `dims` holding `column`'s values.

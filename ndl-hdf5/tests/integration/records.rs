@@ -25,6 +25,8 @@ struct Venue {
 struct Trade {
     id: u64,
     symbol: String,
+    /// Price paid.
+    #[ndl(units = "USD")]
     price: f64,
     side: Side,
     #[ndl(fill = -1)]
@@ -373,6 +375,7 @@ with netCDF4.Dataset(sys.argv[1]) as ds:
     out = {
         "symbol": [str(s) for s in v["symbol"][:]],
         "symbol_dtype": str(v["symbol"].dtype),
+        "price_attrs": [v["price"].long_name, v["price"].units],
         "qty": qty.filled(0).tolist(),
         "qty_mask": np.ma.getmaskarray(qty).tolist(),
         "levels": v["levels"][:].tolist(),
@@ -411,6 +414,7 @@ fn netcdf_columns_round_trip_and_netcdf4_python_and_xarray_read_them() {
         json!({
             "symbol": ["ABC", "", "日本語"],
             "symbol_dtype": "<class 'str'>",
+            "price_attrs": ["Price paid.", "USD"],
             "qty": [10, 0, i32::MIN],
             "qty_mask": [false, true, false],
             "levels": [1.5, 1.25, f32::MIN_POSITIVE],
