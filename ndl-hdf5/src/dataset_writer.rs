@@ -2,6 +2,7 @@
 //! the byte-for-byte path of `write.rs`, records with `String`, `Vec` or
 //! `Option` members that of `variable.rs`.
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -189,6 +190,11 @@ impl<T: Record> PlainVisitor for Start<'_, T> {
     type Output = Result<Box<dyn PlainAppend<T>>>;
 
     fn visit<U: NdlType>(self) -> Self::Output {
+        // `Send` for `DatasetWriter<T>` rests on this: the plain writer is
+        // one of `T` itself.
+        if TypeId::of::<U>() != TypeId::of::<T>() {
+            return Err(visited_as_another());
+        }
         let writer = match self.how {
             How::Create(options) => PlainWriter::<U>::create_with(self.path, self.dataset, options),
             How::Open => PlainWriter::<U>::open(self.path, self.dataset),
@@ -212,12 +218,7 @@ impl<T: 'static, U: NdlType> PlainAppend<T> for PlainAs<U> {
     fn append(&mut self, records: &[T]) -> Result<()> {
         match same_slice::<T, U>(records) {
             Some(records) => self.0.append(records),
-            None => Err(Error::TypeMismatch {
-                path: Default::default(),
-                dataset: String::new(),
-                field: String::new(),
-                message: "a plain record visited as another type".into(),
-            }),
+            None => Err(visited_as_another()),
         }
     }
 
@@ -228,4 +229,25 @@ impl<T: 'static, U: NdlType> PlainAppend<T> for PlainAs<U> {
     fn finish(self: Box<Self>) -> Result<u64> {
         self.0.finish()
     }
+}
+
+fn visited_as_another() -> Error {
+    Error::TypeMismatch {
+        path: Default::default(),
+        dataset: String::new(),
+        field: String::new(),
+        message: "a plain record visited as another type".into(),
+    }
+}
+
+// SAFETY: the boxed plain writer is a `PlainWriter<T>` (`Start::visit`
+// makes none of another type), which is `Send` when `T` is (checked
+// below), as is `VariableWriter<T>`; nothing else is held.
+unsafe impl<T: Record + Send> Send for DatasetWriter<T> {}
+
+#[allow(dead_code)] // a compile-time check, never called
+fn parts_are_send<T: NdlType + Record + Send>() {
+    fn send<S: Send>() {}
+    send::<PlainWriter<T>>();
+    send::<VariableWriter<T>>();
 }

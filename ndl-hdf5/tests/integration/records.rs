@@ -645,3 +645,12 @@ fn records_with_variable_members_in_a_netcdf_path_point_to_write_columns() {
     assert!(e.to_string().contains("write_columns"), "{e}");
     assert!(!path.exists());
 }
+
+/// Writers move to other threads (a converter's pipeline), plain or not:
+/// this fails to compile otherwise.
+#[test]
+fn dataset_writers_are_send() {
+    fn assert_send<T: Send>() {}
+    assert_send::<DatasetWriter<f64>>();
+    assert_send::<DatasetWriter<Trade>>();
+}
