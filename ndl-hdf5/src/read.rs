@@ -74,16 +74,22 @@ struct PlainRead<'a, T> {
     _records: PhantomData<fn() -> T>,
 }
 
-impl<T: Record> PlainVisitor for PlainRead<'_, T> {
+impl<T: Record + Send> PlainVisitor for PlainRead<'_, T> {
     type Output = Result<Vec<T>>;
 
     fn visit<U: NdlType>(self) -> Result<Vec<T>> {
-        same_vec(read_plain::<U>(self.path, self.dataset)?).map_err(|_| Error::TypeMismatch {
+        let another = || Error::TypeMismatch {
             path: self.path.to_path_buf(),
             dataset: self.dataset.to_string(),
             field: String::new(),
             message: "a plain record visited as another type".into(),
-        })
+        };
+        // `read_plain` sends records to a second thread: only `T`'s,
+        // which are `Send`.
+        if std::any::TypeId::of::<U>() != std::any::TypeId::of::<T>() {
+            return Err(another());
+        }
+        same_vec(read_plain::<U>(self.path, self.dataset)?).map_err(|_| another())
     }
 }
 
@@ -191,11 +197,10 @@ fn read_plain<T: NdlType>(path: &Path, dataset: &str) -> Result<Vec<T>> {
 /// A job handed to the second reader thread.
 struct AssertSend<F>(F);
 
-// SAFETY: the job moves blocks of records of an `NdlType` (`Copy +
-// 'static`, every byte a number or a character its datatype describes,
-// no handle to thread-bound state) to the other thread, which only fills
-// and checks their bytes; every other capture is `Send`, as `read` built
-// with `T: Send` showed.
+// SAFETY: the job moves blocks of records to the other thread, which
+// only fills and checks their bytes: records of the `T: Send` of `read`
+// (`PlainRead::visit` calls `read_plain` with no other type); every
+// other capture is `Send`, as `read` built with `T: Send` showed.
 unsafe impl<F> Send for AssertSend<F> {}
 
 impl<F: FnOnce() -> R, R> AssertSend<F> {
