@@ -654,3 +654,20 @@ fn dataset_writers_are_send() {
     assert_send::<DatasetWriter<f64>>();
     assert_send::<DatasetWriter<Trade>>();
 }
+
+#[test]
+fn compressed_records_round_trip_and_h5py_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deflated.h5");
+    let options = ndl_hdf5::WriteOptions::new()
+        .codec(ndl_hdf5::Codec::Deflate(4))
+        .shuffle(true);
+    let mut w = DatasetWriter::<Trade>::create_with(&path, "trades", &options).unwrap();
+    w.append(&trades()).unwrap();
+    w.finish().unwrap();
+    assert_eq!(ndl_hdf5::read::<Trade>(&path, "trades").unwrap(), trades());
+    let out = run_with(&python312(), H5PY_READS, &[path.to_str().unwrap()]);
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["rows"][0]["tags"], json!(["fast", "größer ✓"]));
+    assert_eq!(got["rows"][2]["symbol"], json!("日本語"));
+}
