@@ -671,3 +671,27 @@ fn compressed_records_round_trip_and_h5py_reads_them() {
     assert_eq!(got["rows"][0]["tags"], json!(["fast", "größer ✓"]));
     assert_eq!(got["rows"][2]["symbol"], json!("日本語"));
 }
+
+#[test]
+fn ragged_counts_that_disagree_with_their_values_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trades.nc");
+    ndl_hdf5::write_columns(&path, &trades()).unwrap();
+    let set_count = |value: i64| {
+        let script = format!(
+            "import sys, netCDF4\nwith netCDF4.Dataset(sys.argv[1], 'a') as ds:\n    \
+             ds['levels_count'][0] = {value}\n"
+        );
+        run_with(&python312(), &script, &[path.to_str().unwrap()]);
+    };
+    set_count(5);
+    let e = ndl_hdf5::read_columns::<Trade>(&path).unwrap_err();
+    let Error::TypeMismatch { field, message, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(field, "levels");
+    assert!(message.contains("not 6 values"), "{e}");
+    set_count(-1);
+    let e = ndl_hdf5::read_columns::<Trade>(&path).unwrap_err();
+    assert!(e.to_string().contains("record 0: the count -1"), "{e}");
+}
