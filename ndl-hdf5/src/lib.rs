@@ -26,7 +26,14 @@
 //! | `[T; N]` | array of `T` |
 //! | struct | compound with the struct's offsets and size |
 //!
-//! NumPy's `U` (UTF-32), variable-length and reference types are errors.
+//! | `String`, `Box<str>` (a `Record` field) | variable-length UTF-8 string, h5py's `string_dtype()` |
+//! | `Vec<T>`, `Box<[T]>` (a `Record` field) | `H5T_VLEN` of `T`, h5py's `vlen_dtype` |
+//! | `Option<T>` with `#[ndl(fill = ...)]` | `T`, `None` stored as the fill |
+//! | `#[derive(Record)]` struct | compound of its fields, C's layout in memory, packed in the file |
+//!
+//! NumPy's `U` (UTF-32) and reference types are errors. Records with
+//! `String`, `Vec` or `Option` fields are in the crate's README, with
+//! their netCDF-4 columns (strings, CF ragged arrays, `_FillValue`).
 //!
 //! Chunks compressed with deflate, shuffle, szip (where the library has
 //! it), Blosc, Blosc2, LZF, LZ4 or bitshuffle read as h5py (with
@@ -40,6 +47,7 @@ mod array_io;
 mod attribute;
 mod cf;
 mod columns;
+mod dataset_writer;
 mod dimension;
 mod error;
 mod file;
@@ -50,17 +58,23 @@ mod lookup;
 mod options;
 mod raw_io;
 mod read;
+mod record_columns;
+mod record_io;
+mod record_type;
 mod shape_check;
 mod staging;
 mod stored_type;
 mod typed_columns;
 mod user_attributes;
+mod variable;
+mod vlen_check;
 mod vlen_strings;
 mod write;
 
 pub use array_io::{ArrayReader, ArrayWriter};
 pub use cf::{cf_time_type, NDL_DATATYPE};
 pub use columns::{ColumnsReader, ColumnsWriter};
+pub use dataset_writer::DatasetWriter;
 pub use error::{Error, Result};
 pub use h5type::{hdf5_type, netcdf4_python_skips, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory, NamedType};
@@ -69,4 +83,4 @@ pub use read::{read, MAX_FILL_BYTES};
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
 pub use vlen_strings::{StringReader, Strings, STRING_BATCH};
-pub use write::{write, DatasetWriter};
+pub use write::write;

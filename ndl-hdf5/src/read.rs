@@ -13,7 +13,10 @@ use std::path::Path;
 
 use hdf5::dataset::Layout;
 use ndl_runtime::records::{Packer, RecordBuf, RecordsMut};
-use ndl_runtime::{ByteOrder, NdlType};
+use std::marker::PhantomData;
+
+use ndl_runtime::record::{same_vec, PlainVisitor};
+use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
@@ -44,8 +47,53 @@ pub const MAX_FILL_BYTES: u64 = 1 << 30;
 /// file holds, before memory is allocated for it: contiguous storage that
 /// would end past the file's end, or more than [`MAX_FILL_BYTES`] of
 /// records in chunks or storage never written.
-pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
+///
+/// Records with `String`, `Vec` or `Option` fields (`#[derive(Record)]`)
+/// read from a compound holding variable-length strings and sequences,
+/// members matched by name in any order, as h5py writes them; a value
+/// equal to an `Option` field's fill reads as `None`. A member missing
+/// from the file is [`Error::TypeMismatch`] naming the field; a string
+/// that is not UTF-8 is [`Error::InvalidValue`] naming record and field.
+pub fn read<T: Record + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<Vec<T>> {
     let path = path.as_ref();
+    let visitor = PlainRead::<T> {
+        path,
+        dataset,
+        _records: PhantomData,
+    };
+    match T::visit_plain(visitor) {
+        Some(records) => records,
+        None => crate::variable::read::<T>(path, dataset),
+    }
+}
+
+/// Reads plain records as the `NdlType` they are.
+struct PlainRead<'a, T> {
+    path: &'a Path,
+    dataset: &'a str,
+    _records: PhantomData<fn() -> T>,
+}
+
+impl<T: Record + Send> PlainVisitor for PlainRead<'_, T> {
+    type Output = Result<Vec<T>>;
+
+    fn visit<U: NdlType>(self) -> Result<Vec<T>> {
+        let another = || Error::TypeMismatch {
+            path: self.path.to_path_buf(),
+            dataset: self.dataset.to_string(),
+            field: String::new(),
+            message: "a plain record visited as another type".into(),
+        };
+        // `read_plain` sends records to a second thread: only `T`'s,
+        // which are `Send`.
+        if std::any::TypeId::of::<U>() != std::any::TypeId::of::<T>() {
+            return Err(another());
+        }
+        same_vec(read_plain::<U>(self.path, self.dataset)?).map_err(|_| another())
+    }
+}
+
+fn read_plain<T: NdlType>(path: &Path, dataset: &str) -> Result<Vec<T>> {
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;
     let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
@@ -126,8 +174,10 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
         }
         Ok::<(), (usize, Error)>(())
     };
+    let job_is_empty = odd.is_empty();
     let (a, b) = std::thread::scope(|s| {
-        let other = (!odd.is_empty()).then(|| s.spawn(|| run(odd)));
+        let job = AssertSend(|| run(odd));
+        let other = (!job_is_empty).then(|| s.spawn(move || job.call()));
         let mine = run(even);
         let theirs = other.map_or(Ok(()), |t| {
             t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
@@ -142,6 +192,21 @@ pub fn read<T: NdlType + Send>(path: impl AsRef<Path>, dataset: &str) -> Result<
     records
         .into_vec()
         .ok_or_else(|| mismatch("", "not every record was read".into()))
+}
+
+/// A job handed to the second reader thread.
+struct AssertSend<F>(F);
+
+// SAFETY: the job moves blocks of records to the other thread, which
+// only fills and checks their bytes: records of the `T: Send` of `read`
+// (`PlainRead::visit` calls `read_plain` with no other type); every
+// other capture is `Send`, as `read` built with `T: Send` showed.
+unsafe impl<F> Send for AssertSend<F> {}
+
+impl<F: FnOnce() -> R, R> AssertSend<F> {
+    fn call(self) -> R {
+        (self.0)()
+    }
 }
 
 /// Refuses a dataset of `n` elements of `stored_size` bytes that the file

@@ -5,7 +5,10 @@
 use std::path::Path;
 
 use ndl_runtime::records::{Packer, RecordBuf};
-use ndl_runtime::{ByteOrder, NdlType};
+use std::marker::PhantomData;
+
+use ndl_runtime::record::{same_slice, same_vec, PlainVisitor};
+use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::columns::{ColumnsReader, ColumnsWriter};
 use crate::error::{Error, Result};
@@ -46,8 +49,47 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// assert_eq!(ndl_hdf5::read_columns::<Reading>(&path)?, records);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_columns<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<()> {
+///
+/// Records with `String`, `Vec` or `Option` fields (`#[derive(Record)]`)
+/// are written as netCDF's and CF's conventions hold them: strings as
+/// `string` variables, lists as contiguous ragged arrays, options with
+/// their fill as `_FillValue` (see the crate's README).
+pub fn write_columns<T: Record>(path: impl AsRef<Path>, records: &[T]) -> Result<()> {
     let path = path.as_ref();
+    let visitor = PlainWrite { path, records };
+    match T::visit_plain(visitor) {
+        Some(written) => written,
+        None => crate::record_columns::write(path, records),
+    }
+}
+
+/// Writes plain records as the `NdlType` they are.
+struct PlainWrite<'a, T> {
+    path: &'a Path,
+    records: &'a [T],
+}
+
+impl<T: Record> PlainVisitor for PlainWrite<'_, T> {
+    type Output = Result<()>;
+
+    fn visit<U: NdlType>(self) -> Result<()> {
+        match same_slice::<T, U>(self.records) {
+            Some(records) => write_plain(self.path, records),
+            None => Err(visited_as_another(self.path)),
+        }
+    }
+}
+
+fn visited_as_another(path: &Path) -> Error {
+    Error::TypeMismatch {
+        path: path.to_path_buf(),
+        dataset: String::new(),
+        field: String::new(),
+        message: "a plain record visited as another type".into(),
+    }
+}
+
+fn write_plain<T: NdlType>(path: &Path, records: &[T]) -> Result<()> {
     let packer = packer::<T>(path)?;
     let options = WriteOptions::new().netcdf(true);
     let mut writer = ColumnsWriter::create(
@@ -71,8 +113,26 @@ pub fn write_columns<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Resul
 /// whoever wrote it, converted by HDF5 to the field's type. A missing
 /// variable, one of another shape, or a value that is no member of a
 /// field's enum is an error naming the field.
-pub fn read_columns<T: NdlType + Send>(path: impl AsRef<Path>) -> Result<Vec<T>> {
+pub fn read_columns<T: Record + Send>(path: impl AsRef<Path>) -> Result<Vec<T>> {
     let path = path.as_ref();
+    match T::visit_plain(PlainRead::<T>(path, PhantomData)) {
+        Some(records) => records,
+        None => crate::record_columns::read(path),
+    }
+}
+
+/// Reads plain records as the `NdlType` they are.
+struct PlainRead<'a, T>(&'a Path, PhantomData<fn() -> T>);
+
+impl<T: Record> PlainVisitor for PlainRead<'_, T> {
+    type Output = Result<Vec<T>>;
+
+    fn visit<U: NdlType>(self) -> Result<Vec<T>> {
+        same_vec(read_plain::<U>(self.0)?).map_err(|_| visited_as_another(self.0))
+    }
+}
+
+fn read_plain<T: NdlType>(path: &Path) -> Result<Vec<T>> {
     let packer = packer::<T>(path)?;
     let mut reader = ColumnsReader::open_as(path, &T::datatype())?;
     let n = reader.len() as usize;

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::records::Packer;
-use ndl_runtime::{ByteOrder, NdlType};
+use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
@@ -48,15 +48,16 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// assert_eq!(ndl_hdf5::read::<Reading>(&path, "/site/readings")?, records);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write<T: NdlType>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -> Result<()> {
+pub fn write<T: Record>(path: impl AsRef<Path>, dataset: &str, records: &[T]) -> Result<()> {
     let options = WriteOptions::new().expected_len(records.len() as u64);
-    let mut writer = DatasetWriter::<T>::create_with(path, dataset, &options)?;
+    let mut writer = crate::DatasetWriter::<T>::create_with(path, dataset, &options)?;
     writer.append(records)?;
     writer.finish().map(drop)
 }
 
-/// Streams records into a chunked dataset with an unlimited dimension,
-/// in bounded memory.
+/// Streams plain records (an [`NdlType`]) into a chunked dataset with an
+/// unlimited dimension, in bounded memory: the path
+/// [`crate::DatasetWriter`] takes for them.
 ///
 /// [`create`](DatasetWriter::create) builds a new file out of sight, next
 /// to `path`, and renames it into place in
@@ -80,12 +81,6 @@ pub struct DatasetWriter<T> {
 }
 
 impl<T: NdlType> DatasetWriter<T> {
-    /// Starts a new file at `path` holding the empty dataset `dataset`,
-    /// with the default [`WriteOptions`].
-    pub fn create(path: impl AsRef<Path>, dataset: &str) -> Result<Self> {
-        Self::create_with(path, dataset, &WriteOptions::new())
-    }
-
     /// Starts a new file at `path` holding the empty dataset `dataset`,
     /// chunked, compressed and ordered as `options` say.
     ///
@@ -334,11 +329,6 @@ impl<T: NdlType> DatasetWriter<T> {
     /// The records the dataset holds.
     pub fn len(&self) -> u64 {
         self.len
-    }
-
-    /// Whether the dataset holds no records.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Flushes and closes the file; a new one is renamed into place.

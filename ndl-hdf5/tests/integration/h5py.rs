@@ -22,7 +22,7 @@ struct Timed {
 
 /// Writes `records` as .h5 and .npy side by side, and has h5py check
 /// that the dataset's dtype and bytes are the .npy's.
-fn h5py_reads_as_numpy<T: NdlType + PartialEq + std::fmt::Debug + Send>(
+fn h5py_reads_as_numpy<T: NdlType + ndl_runtime::Record + PartialEq + std::fmt::Debug + Send>(
     dir: &Path,
     name: &str,
     records: &[T],

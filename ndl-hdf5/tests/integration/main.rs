@@ -11,4 +11,5 @@ mod filters;
 mod h5py;
 mod inventory;
 mod netcdf;
+mod records;
 mod writer;
