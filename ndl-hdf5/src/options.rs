@@ -233,20 +233,32 @@ impl WriteOptions {
             .chunk(self.chunk_records(size))
             .shape(0..)
             .create_intermediate_group(true);
-        if self.codec == Codec::None && !self.shuffle {
-            // Unfiltered whole chunks then go from the caller's memory
-            // straight to the file. HDF5 otherwise stages each new chunk
-            // in its cache (ours, of about `CHUNK_BYTES`, fit its 1 MiB),
-            // zero-filled first, and writes it from there: two more
-            // passes over the data. Every record of the extent is written
-            // by us, so no reader sees an unfilled element; only a
-            // dataset grown by another tool without writing would show
-            // what the chunk's file space held.
-            return builder
-                .fill_time(hdf5::plist::dataset_create::FillTime::Never)
-                .chunk_cache(0, 0, 1.0);
-        }
         self.filtered(builder)
+    }
+
+    /// [`builder`](Self::builder) for records of a fixed size (HDF5
+    /// refuses to leave unfilled a dataset of variable-length values).
+    pub(crate) fn fixed_size_builder(
+        &self,
+        file: &hdf5::File,
+        file_type: &hdf5::Datatype,
+        size: usize,
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let builder = self.builder(file, file_type, size);
+        if self.codec != Codec::None || self.shuffle {
+            return builder;
+        }
+        // Unfiltered whole chunks then go from the caller's memory
+        // straight to the file. HDF5 otherwise stages each new chunk in
+        // its cache (ours, of about `CHUNK_BYTES`, fit its 1 MiB),
+        // zero-filled first, and writes it from there: two more passes
+        // over the data. Every record of the extent is written by us, so
+        // no reader sees an unfilled element; only a dataset grown by
+        // another tool without writing would show what the chunk's file
+        // space held.
+        builder
+            .fill_time(hdf5::plist::dataset_create::FillTime::Never)
+            .chunk_cache(0, 0, 1.0)
     }
 
     /// `builder` with the shuffle and the codec.

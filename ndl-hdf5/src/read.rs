@@ -176,8 +176,7 @@ fn read_plain<T: NdlType>(path: &Path, dataset: &str) -> Result<Vec<T>> {
     };
     let job_is_empty = odd.is_empty();
     let (a, b) = std::thread::scope(|s| {
-        let job = AssertSend(|| run(odd));
-        let other = (!job_is_empty).then(|| s.spawn(move || job.call()));
+        let other = (!job_is_empty).then(|| s.spawn(|| run(odd)));
         let mine = run(even);
         let theirs = other.map_or(Ok(()), |t| {
             t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
@@ -192,21 +191,6 @@ fn read_plain<T: NdlType>(path: &Path, dataset: &str) -> Result<Vec<T>> {
     records
         .into_vec()
         .ok_or_else(|| mismatch("", "not every record was read".into()))
-}
-
-/// A job handed to the second reader thread.
-struct AssertSend<F>(F);
-
-// SAFETY: the job moves blocks of records to the other thread, which
-// only fills and checks their bytes: records of the `T: Send` of `read`
-// (`PlainRead::visit` calls `read_plain` with no other type); every
-// other capture is `Send`, as `read` built with `T: Send` showed.
-unsafe impl<F> Send for AssertSend<F> {}
-
-impl<F: FnOnce() -> R, R> AssertSend<F> {
-    fn call(self) -> R {
-        (self.0)()
-    }
 }
 
 /// Refuses a dataset of `n` elements of `stored_size` bytes that the file

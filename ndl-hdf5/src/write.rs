@@ -129,7 +129,7 @@ impl<T: NdlType> DatasetWriter<T> {
         .map_err(type_error)?;
         let size = datatype.size().unwrap_or(1).max(1);
         let created = options
-            .builder(staged.file(), &file_type, size)
+            .fixed_size_builder(staged.file(), &file_type, size)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)

@@ -20,6 +20,9 @@ use crate::{Datatype, Enum, IntType};
 ///
 /// Readers rely on this to turn checked bytes into values of `Self`.
 ///
+/// An `NdlType` is plain data, so it is `Send` and `Sync`: readers and
+/// writers hand blocks of records to other threads.
+///
 /// # Optional scalar types
 ///
 /// With the `half` feature `half::f16` is the `float16` datatype (NumPy
@@ -54,7 +57,7 @@ use crate::{Datatype, Enum, IntType};
     label = "not an `NdlType`",
     note = "derive it with `#[derive(NdlType)]` on a `#[repr(C)]` struct or a fieldless enum with an integer repr"
 )]
-pub unsafe trait NdlType: Copy + 'static {
+pub unsafe trait NdlType: Copy + Send + Sync + 'static {
     /// The datatype describing `Self`.
     fn datatype() -> Datatype;
 
