@@ -513,6 +513,10 @@ impl<T: Record> VariableStream<T> {
     }
 
     fn append(&mut self, records: &[T]) -> Result<()> {
+        if records.is_empty() {
+            // Its widths would fix every string at `U1`.
+            return Ok(());
+        }
         let column = crate::record::columns(records);
         let cx = self.cx.counting_from(self.records);
         let run = |file: &mut Option<Started>| -> Result<()> {

@@ -76,7 +76,7 @@ impl Cx {
     fn refuse(&self, reason: impl std::fmt::Display) -> Error {
         Error::NotWritable {
             field: self.field.clone(),
-            reason: format!("record `{}`: {reason}", self.record),
+            reason: format!("in `{}`: {reason}", self.record),
         }
     }
 
