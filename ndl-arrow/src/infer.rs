@@ -7,7 +7,7 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, FieldRef, Schema};
 use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Member, Opaque};
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -103,9 +103,50 @@ pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
 /// Checks that records of `dt` can be read from data of `schema`, before
 /// any is read: the names and types of the columns.
 pub(crate) fn check(dt: &Datatype, schema: &Schema, options: &ReadOptions) -> Result<(), Error> {
+    unreadable_as_bytes(dt, schema.fields(), "")?;
     let plan = crate::batch::plan(dt)?;
     let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
     scatter::decode(&plan, dt, &empty, options).map(drop)
+}
+
+/// Refuses, naming the first, members of `dt` that records read as bytes
+/// cannot hold: those without a fixed size (strings, lists, maps) and
+/// those described only as tagged bytes (decimals, times of day,
+/// intervals), as [`datatype_of`] describes such columns.
+fn unreadable_as_bytes(dt: &Datatype, fields: &[FieldRef], at: &str) -> Result<(), Error> {
+    let Datatype::Compound(c) = dt else {
+        return Ok(());
+    };
+    for m in &c.members {
+        let column = if at.is_empty() {
+            m.name.clone()
+        } else {
+            format!("{at}.{}", m.name)
+        };
+        let arrow = fields.iter().find(|f| f.name() == &m.name);
+        let arrow_type = arrow.map_or_else(
+            || format!("{:?}", m.datatype),
+            |f| f.data_type().to_string(),
+        );
+        if m.datatype.size().is_none() {
+            return Err(Error::schema(
+                &column,
+                format!("{arrow_type} has no fixed size, so it has no place in a record"),
+            ));
+        }
+        if let Datatype::Opaque(Opaque { tag: Some(tag), .. }) = &m.datatype {
+            if tag.starts_with("arrow:") {
+                return Err(Error::schema(
+                    &column,
+                    format!("{arrow_type} has no NumPy form (NDL describes it as opaque bytes tagged `{tag}`), so it has no place in a record"),
+                ));
+            }
+        }
+        if let Some(DataType::Struct(inner)) = arrow.map(|f| f.data_type()) {
+            unreadable_as_bytes(&m.datatype, inner, &column)?;
+        }
+    }
+    Ok(())
 }
 
 /// The datatype of one column: every Arrow type has one (see the
