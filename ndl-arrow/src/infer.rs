@@ -68,7 +68,7 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 /// ndl_arrow::write_parquet(&path, &[1.5f64, 2.5])?;
 /// let (dt, rows) = ndl_arrow::describe_parquet(&path)?;
 /// assert_eq!(rows, 2);
-/// assert!(matches!(dt, ndl_runtime::Datatype::Compound(_)));
+/// assert_eq!(dt, ndl_runtime::Datatype::Float64);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {

@@ -318,3 +318,71 @@ fn streams_of_variable_records_do_not_continue_files() {
         .unwrap()
         .is_empty());
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, ndl_runtime::NdlType)]
+#[repr(u8)]
+enum Side {
+    Buy = 1,
+    Sell = 2,
+}
+
+/// A `Record` of plain fields beside a string: enums, time, arrays and
+/// packed `NdlType` structs go through the columns too.
+#[derive(Debug, PartialEq, Record)]
+struct Order {
+    side: Side,
+    at: ndl_runtime::time::DateTime64<ndl_runtime::time::Millis>,
+    qty: [u16; 3],
+    ok: bool,
+    #[ndl(fill = Side::Buy)]
+    was: Option<Side>,
+    who: String,
+}
+
+#[test]
+fn enums_times_and_arrays_beside_strings_round_trip() {
+    use ndl_runtime::time::DateTime64;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("o.npy");
+    let orders = vec![
+        Order {
+            side: Side::Sell,
+            at: DateTime64::new(1_700_000_000_000),
+            qty: [1, 2, 3],
+            ok: true,
+            was: None,
+            who: "me".into(),
+        },
+        Order {
+            side: Side::Buy,
+            at: DateTime64::new(-5),
+            qty: [0; 3],
+            ok: false,
+            was: Some(Side::Sell),
+            who: "you".into(),
+        },
+    ];
+    npy::write_file(&path, &orders).unwrap();
+    assert_eq!(
+        npy::read_header_file(&path).unwrap().descr().unwrap(),
+        "[('side', '|u1'), ('at', '<M8[ms]'), ('qty', '<u2', (3,)), ('ok', '|b1'), ('was', '|u1'), ('who', '<U3')]"
+    );
+    assert_eq!(npy::read_file::<Order>(&path).unwrap(), orders);
+    // A byte that is no member of the enum is refused naming field and record.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let itemsize = 1 + 8 + 6 + 1 + 1 + 12;
+    let data = bytes.len() - 2 * itemsize;
+    bytes[data + itemsize] = 9;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = npy::read_file::<Order>(&path).unwrap_err().to_string();
+    assert!(e.contains("record 1") && e.contains("side"), "{e}");
+}
+
+#[test]
+fn vec_fields_are_not_read_from_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.npy");
+    npy::write_file(&path, &[1u32, 2]).unwrap();
+    let e = npy::read_file::<WithList>(&path).unwrap_err().to_string();
+    assert!(e.contains("levels") || e.contains("Vec"), "{e}");
+}
