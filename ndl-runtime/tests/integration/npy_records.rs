@@ -386,3 +386,22 @@ fn vec_fields_are_not_read_from_npy() {
     let e = npy::read_file::<WithList>(&path).unwrap_err().to_string();
     assert!(e.contains("levels") || e.contains("Vec"), "{e}");
 }
+
+/// Headers that lie (offsets past the record, a huge count) are refused
+/// before any value is read: an error, never a panic or a huge allocation.
+#[test]
+fn lying_headers_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.npy");
+    let cases: [(&str, usize); 3] = [
+        ("{'descr': {'names': ['code', 'id'], 'formats': ['<U2', '<u2'], 'offsets': [100, 0], 'itemsize': 10}, 'fortran_order': False, 'shape': (1,), }", 10),
+        ("{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (1000000000000,), }", 10),
+        ("{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (2, 1), }", 20),
+    ];
+    for (text, data) in cases {
+        let mut file = ndl_testkit::npy_file(1, text.as_bytes());
+        file.extend(vec![0u8; data]);
+        std::fs::write(&path, &file).unwrap();
+        assert!(npy::read_file::<Venue>(&path).is_err(), "{text}");
+    }
+}
