@@ -141,15 +141,38 @@ fn header_text(path: &Path, e: &Entry) -> Result<String> {
 /// its objects hold. (An array of objects is `|O` as h5py and zarr-python
 /// give it, with no note, as before.)
 pub(super) fn objects_note(e: &Entry) -> Option<String> {
-    let parts = super::object_parts(&e.spec.datatype);
+    let mut parts = super::object_parts(&e.spec.datatype);
+    arrow_objects(&e.spec.datatype, "", &mut parts);
     if parts.is_empty() || super::is_object(&e.spec.datatype) {
         return None;
     }
     let what = format!("its members {} are", super::listed_parts(&parts));
     Some(format!(
-        "`{}`: NumPy: {what} Python objects, `|O`, as h5py reads them, which the descr does not say (and np.save pickles)",
+        "`{}`: NumPy: {what} Python objects, `|O`, as h5py and pyarrow read them, which the descr does not say (and np.save pickles)",
         e.label()
     ))
+}
+
+/// The members of `dt` that are [Arrow objects](is_arrow_object), each
+/// with its Arrow type (`arrow:decimal128(10, 2)`).
+fn arrow_objects(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
+    match dt {
+        Datatype::Opaque(o) if is_arrow_object(dt) => {
+            out.push((at.to_owned(), o.tag.clone().unwrap_or_default()))
+        }
+        Datatype::Array(a) => arrow_objects(&a.base, at, out),
+        Datatype::Compound(c) => {
+            for m in &c.members {
+                let path = if at.is_empty() {
+                    m.name.clone()
+                } else {
+                    format!("{at}.{}", m.name)
+                };
+                arrow_objects(&m.datatype, &path, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `3 * 4 * {id: uint32, t: float64}`.
