@@ -2,23 +2,33 @@
 //! metadata keeps, checked against its columns, or else one made of the
 //! Arrow types (C layout).
 
+use std::io::{BufReader, Seek};
+use std::path::Path;
+
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema};
-use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Opaque};
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_schema::{DataType, Field, FieldRef, Schema};
+use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Member, Opaque};
+
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::Error;
+use crate::ipc_check::{Layout, Refusal};
 use crate::options::ReadOptions;
 use crate::scatter;
 use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 
 /// The datatype of the records of `schema`: the one in its metadata under
 /// [`DATATYPE_KEY`] when there is one, else one inferred from the Arrow
-/// types, members laid out as a `#[repr(C)]` struct would be.
+/// types, members laid out as a `#[repr(C)]` struct would be when every
+/// column has a fixed size, else a variable compound. Every Arrow type
+/// has a description (strings as `string`, lists and binaries as `vlen`,
+/// decimals and times of day as tagged opaque bytes: the crate's README
+/// lists them all).
 ///
 /// # Errors
-/// Metadata that is no NDL datatype or does not describe the columns; a
-/// column with no fixed-size form (variable-length strings or lists, a
-/// dictionary without known members).
+/// Metadata that is no NDL datatype or does not describe the columns;
+/// fields of one struct that share a name.
 ///
 /// ```
 /// use ndl_runtime::{Compound, Datatype};
@@ -30,12 +40,7 @@ use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 /// ```
 pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
     let Some(yaml) = schema.metadata().get(DATATYPE_KEY) else {
-        let members = schema
-            .fields()
-            .iter()
-            .map(|f| Ok((f.name().clone(), field_datatype(f, f.name())?)))
-            .collect::<Result<Vec<_>, Error>>()?;
-        return Ok(Datatype::Compound(Compound::c_layout(members)?));
+        return struct_datatype(schema.fields().iter().map(|f| &**f));
     };
     let metadata = |message: String| Error::Metadata {
         key: DATATYPE_KEY,
@@ -43,28 +48,141 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
     };
     let dt: Datatype = serde_yaml::from_str(yaml).map_err(|e| metadata(e.to_string()))?;
     dt.validate().map_err(|e| metadata(e.to_string()))?;
-    check(&dt, schema, &ReadOptions::default())
-        .map_err(|e| metadata(format!("does not describe the columns: {e}")))?;
+    // Fixed-size records are read as bytes, whose plan checks the columns
+    // here; variable ones only by a typed reader, which checks them itself.
+    if dt.size().is_some() {
+        check(&dt, schema, &ReadOptions::default())
+            .map_err(|e| metadata(format!("does not describe the columns: {e}")))?;
+    }
     Ok(dt)
+}
+
+/// The datatype of the records of the Parquet file at `path` and their
+/// number, from its footer alone: a description even of columns that
+/// have no fixed-size form (strings, lists, maps), which reading records
+/// as bytes refuses.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.parquet");
+/// ndl_arrow::write_parquet(&path, &[1.5f64, 2.5])?;
+/// let (dt, rows) = ndl_arrow::describe_parquet(&path)?;
+/// assert_eq!(rows, 2);
+/// assert_eq!(dt, ndl_runtime::Datatype::Float64);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(crate::file::open(path)?)
+        .map_err(Error::parquet("reading the footer"))?;
+    let rows = builder.metadata().file_metadata().num_rows();
+    let rows = u64::try_from(rows).map_err(|_| Error::Corrupt {
+        message: format!("the footer says the file has {rows} rows"),
+    })?;
+    Ok((datatype_of(builder.schema())?, rows))
+}
+
+/// The datatype of the records of the Arrow IPC file or stream at `path`
+/// and their number, from its schema and its batches' headers (see
+/// [`describe_parquet`]).
+pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
+    let mut file = crate::file::open(path)?;
+    let (layout, rows) = crate::ipc_check::check(&mut file).map_err(|refusal| match refusal {
+        Refusal::Corrupt(message) => Error::Corrupt { message },
+        Refusal::Unsupported(message) => Error::UnsupportedFile { message },
+    })?;
+    file.rewind().map_err(Error::Io)?;
+    let file = BufReader::new(file);
+    let arrow = || Error::arrow("reading the schema");
+    let schema = match layout {
+        Layout::File => FileReader::try_new(file, None).map_err(arrow())?.schema(),
+        Layout::Stream => StreamReader::try_new(file, None).map_err(arrow())?.schema(),
+    };
+    Ok((datatype_of(&schema)?, rows))
 }
 
 /// Checks that records of `dt` can be read from data of `schema`, before
 /// any is read: the names and types of the columns.
 pub(crate) fn check(dt: &Datatype, schema: &Schema, options: &ReadOptions) -> Result<(), Error> {
+    unreadable_as_bytes(dt, schema.fields(), "")?;
     let plan = crate::batch::plan(dt)?;
     let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
     scatter::decode(&plan, dt, &empty, options).map(drop)
 }
 
-/// The datatype of one column.
-fn field_datatype(field: &Field, path: &str) -> Result<Datatype, Error> {
+/// Refuses, naming the first, members of `dt` that records read as bytes
+/// cannot hold: those without a fixed size (strings, lists, maps) and
+/// those described only as tagged bytes (decimals, times of day,
+/// intervals), as [`datatype_of`] describes such columns.
+fn unreadable_as_bytes(dt: &Datatype, fields: &[FieldRef], at: &str) -> Result<(), Error> {
+    let Datatype::Compound(c) = dt else {
+        return Ok(());
+    };
+    for m in &c.members {
+        let column = if at.is_empty() {
+            m.name.clone()
+        } else {
+            format!("{at}.{}", m.name)
+        };
+        let arrow = fields.iter().find(|f| f.name() == &m.name);
+        let arrow_type = arrow.map_or_else(
+            || format!("{:?}", m.datatype),
+            |f| f.data_type().to_string(),
+        );
+        if m.datatype.size().is_none() {
+            return Err(Error::schema(
+                &column,
+                format!("{arrow_type} has no fixed size, so it has no place in a record"),
+            ));
+        }
+        if let Datatype::Opaque(Opaque { tag: Some(tag), .. }) = &m.datatype {
+            if tag.starts_with("arrow:") {
+                return Err(Error::schema(
+                    &column,
+                    format!("{arrow_type} has no NumPy form (NDL describes it as opaque bytes tagged `{tag}`), so it has no place in a record"),
+                ));
+            }
+        }
+        if let Some(DataType::Struct(inner)) = arrow.map(|f| f.data_type()) {
+            unreadable_as_bytes(&m.datatype, inner, &column)?;
+        }
+    }
+    Ok(())
+}
+
+/// The datatype of one column: every Arrow type has one (see the
+/// crate's README, "Describing Arrow types"). The nullable flag is not
+/// described: pyarrow, polars and DuckDB set it on every field whether or
+/// not the column holds a null, so it says nothing about the data; a null
+/// met while reading records is refused by column and record.
+fn field_datatype(field: &Field) -> Result<Datatype, Error> {
     if let Some(yaml) = field.metadata().get(TYPE_KEY) {
         if let Ok(dt) = serde_yaml::from_str::<Datatype>(yaml) {
             return Ok(dt);
         }
     }
-    let unsupported = |why: &str| Error::schema(path, format!("{} {why}", field.data_type()));
-    Ok(match field.data_type() {
+    if let DataType::Dictionary(_, values) = field.data_type() {
+        let Some(members) = field
+            .metadata()
+            .get("_PL_ENUM_VALUES2")
+            .and_then(|v| polars_categories(v))
+        else {
+            // A dictionary's members are its values, whatever their codes.
+            return type_datatype(values);
+        };
+        let members = members
+            .into_iter()
+            .zip(0..)
+            .map(|(name, value)| EnumMember::new(name, value))
+            .collect();
+        return Ok(Datatype::Enum(Enum::with_inferred_base(members)?));
+    }
+    type_datatype(field.data_type())
+}
+
+/// The datatype of values of Arrow type `dt`.
+fn type_datatype(dt: &DataType) -> Result<Datatype, Error> {
+    let size = |n: i32| usize::try_from(n).unwrap_or(0);
+    Ok(match dt {
         DataType::Int8 => Datatype::Int8,
         DataType::UInt8 => Datatype::UInt8,
         DataType::Int16 => Datatype::Int16,
@@ -77,52 +195,89 @@ fn field_datatype(field: &Field, path: &str) -> Result<Datatype, Error> {
         DataType::Float32 => Datatype::Float32,
         DataType::Float64 => Datatype::Float64,
         DataType::Boolean => Datatype::Bool,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Datatype::String,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            Datatype::Vlen(Box::new(Datatype::UInt8))
+        }
         DataType::FixedSizeBinary(n) => Datatype::Opaque(Opaque {
-            size: usize::try_from(*n).map_err(|_| unsupported("has a negative size"))?,
+            size: size(*n),
             tag: None,
         }),
-        DataType::FixedSizeList(item, n) => {
-            let n = usize::try_from(*n).map_err(|_| unsupported("has a negative size"))?;
-            field_datatype(item, path)?.array_of(&[n])
-        }
-        DataType::Struct(fields) => Datatype::Compound(Compound::c_layout(
-            fields
-                .iter()
-                .map(|f| {
-                    Ok((
-                        f.name().clone(),
-                        field_datatype(f, &format!("{path}.{}", f.name()))?,
-                    ))
-                })
-                .collect::<Result<Vec<_>, Error>>()?,
-        )?),
-        DataType::Dictionary(_, _) => {
-            let members = field
-                .metadata()
-                .get("_PL_ENUM_VALUES2")
-                .and_then(|v| polars_categories(v))
-                .ok_or_else(|| {
-                    unsupported("has no list of members (an enum's names and values)")
-                })?;
-            let members = members
-                .into_iter()
-                .zip(0..)
-                .map(|(name, value)| EnumMember::new(name, value))
-                .collect();
-            Datatype::Enum(Enum::with_inferred_base(members)?)
-        }
+        DataType::List(item)
+        | DataType::LargeList(item)
+        | DataType::ListView(item)
+        | DataType::LargeListView(item) => Datatype::Vlen(Box::new(field_datatype(item)?)),
+        DataType::FixedSizeList(item, n) => field_datatype(item)?.array_of(&[size(*n)]),
+        DataType::Struct(fields) => struct_datatype(fields.iter().map(|f| &**f))?,
+        // A map is a list of its entries, each a `{key, value}` struct.
+        DataType::Map(entries, _) => Datatype::Vlen(Box::new(field_datatype(entries)?)),
+        DataType::Dictionary(_, values) => type_datatype(values)?,
+        DataType::RunEndEncoded(_, values) => field_datatype(values)?,
         DataType::Timestamp(..) | DataType::Duration(_) | DataType::Date32 | DataType::Date64 => {
-            Datatype::Time(
-                crate::time_type::time_type_of(field.data_type())
-                    .ok_or_else(|| unsupported("is time of no NumPy unit"))?,
-            )
+            crate::time_type::time_type_of(dt)
+                .map(Datatype::Time)
+                .unwrap_or_else(|| tagged(dt))
         }
-        _ => {
-            return Err(unsupported(
-                "has no fixed size, so it has no place in a record",
-            ))
-        }
+        other => tagged(other),
     })
+}
+
+/// A compound of `fields`, laid out as a `#[repr(C)]` struct when every
+/// member has a fixed size, else without layout (a variable compound).
+fn struct_datatype<'a>(fields: impl Iterator<Item = &'a Field>) -> Result<Datatype, Error> {
+    let members = fields
+        .map(|f| {
+            let dt = field_datatype(f)?;
+            Ok(Member::new(f.name().clone(), 0, dt))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let compound = if members.iter().any(|m| m.datatype.size().is_none()) {
+        Compound::variable(members)?
+    } else {
+        Compound::c_layout(members.into_iter().map(|m| (m.name, m.datatype)))?
+    };
+    Ok(Datatype::Compound(compound))
+}
+
+/// An Arrow type with no NDL or NumPy counterpart (decimals, times of
+/// day, intervals, nulls, unions): opaque bytes of its width in Arrow
+/// memory (0 when it has none), tagged `arrow:` and the type as pyarrow
+/// names it (`arrow:decimal128(10, 2)`, `arrow:time64[us]`).
+fn tagged(dt: &DataType) -> Datatype {
+    Datatype::Opaque(Opaque {
+        size: dt.primitive_width().unwrap_or(0),
+        tag: Some(format!("arrow:{}", pyarrow_name(dt))),
+    })
+}
+
+/// The name pyarrow's `str()` gives the type, for the types [`tagged`]
+/// describes; Arrow's own display for any other.
+fn pyarrow_name(dt: &DataType) -> String {
+    use arrow_schema::{IntervalUnit, TimeUnit};
+    let unit = |u: &TimeUnit| match u {
+        TimeUnit::Second => "s",
+        TimeUnit::Millisecond => "ms",
+        TimeUnit::Microsecond => "us",
+        TimeUnit::Nanosecond => "ns",
+    };
+    match dt {
+        DataType::Null => "null".into(),
+        DataType::Decimal32(p, s) => format!("decimal32({p}, {s})"),
+        DataType::Decimal64(p, s) => format!("decimal64({p}, {s})"),
+        DataType::Decimal128(p, s) => format!("decimal128({p}, {s})"),
+        DataType::Decimal256(p, s) => format!("decimal256({p}, {s})"),
+        DataType::Time32(u) => format!("time32[{}]", unit(u)),
+        DataType::Time64(u) => format!("time64[{}]", unit(u)),
+        DataType::Timestamp(u, None) => format!("timestamp[{}]", unit(u)),
+        DataType::Timestamp(u, Some(tz)) => format!("timestamp[{}, tz={tz}]", unit(u)),
+        DataType::Duration(u) => format!("duration[{}]", unit(u)),
+        DataType::Date32 => "date32[day]".into(),
+        DataType::Date64 => "date64[ms]".into(),
+        DataType::Interval(IntervalUnit::YearMonth) => "month_interval".into(),
+        DataType::Interval(IntervalUnit::DayTime) => "day_time_interval".into(),
+        DataType::Interval(IntervalUnit::MonthDayNano) => "month_day_nano_interval".into(),
+        other => other.to_string(),
+    }
 }
 
 /// The names in polars' enum metadata: each a byte length, `;`, the name.

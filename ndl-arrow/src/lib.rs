@@ -56,7 +56,7 @@ pub use batch::{
     to_record_batch_raw,
 };
 pub use error::{Error, Result};
-pub use infer::datatype_of;
+pub use infer::{datatype_of, describe_ipc, describe_parquet};
 pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
 pub use options::{default_writer_properties, ReadOptions, WriteOptions};
 pub use parquet_file::{

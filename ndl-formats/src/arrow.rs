@@ -227,11 +227,26 @@ impl Sink for ColumnFileSink {
     }
 }
 
-/// The table of the file at `path`, as one array of records.
+/// The table of the file at `path`, as one array of records. Records
+/// that reading as bytes refuses (columns of strings, lists, decimals)
+/// are described from the schema alone.
 pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
-    let reader = Reader::open_in_stored_order(path, file)?;
-    let entry = Entry::new("/".into(), stem(path), reader.spec(), Storage::default());
+    let spec = match Reader::open_in_stored_order(path, file) {
+        Ok(reader) => reader.spec(),
+        Err(refused) => schema_spec(path, file).ok_or(refused)?,
+    };
+    let entry = Entry::new("/".into(), stem(path), spec, Storage::default());
     Ok(Contents::new(Arrangement::One, vec![entry]))
+}
+
+/// The spec of a file from its schema, if it has one.
+fn schema_spec(path: &Path, file: ColumnFile) -> Option<ArraySpec> {
+    let described = match file {
+        ColumnFile::Parquet => ndl_arrow::describe_parquet(path),
+        ColumnFile::Ipc => ndl_arrow::describe_ipc(path),
+    };
+    let (datatype, rows) = described.ok()?;
+    Some(ArraySpec::new(datatype, vec![rows]))
 }
 
 /// Parquet, as the [registry](crate::FORMATS) lists it.

@@ -29,7 +29,7 @@ fn dir() -> PathBuf {
     d
 }
 
-fn bench_record<T: Record>(c: &mut Criterion, order: ByteOrder) {
+fn bench_record<T: Record + ndl_runtime::Record>(c: &mut Criterion, order: ByteOrder) {
     let big = order == ByteOrder::Big && ByteOrder::NATIVE == ByteOrder::Little;
     let name = format!("{}{}", T::NAME, if big { "-be" } else { "" });
     let mut g = c.benchmark_group(&name);

@@ -5,6 +5,7 @@ mod common;
 
 mod bad_input;
 mod consumers;
+mod describe_types;
 mod error_paths;
 mod file_mode;
 mod ipc_kinds;

@@ -40,6 +40,48 @@ pub(super) fn cannot_say(e: &Entry) -> Option<String> {
     ))
 }
 
+/// Leaves out of every record the members of Arrow's null type (bytes
+/// tagged `arrow:null`, of size 0), each with a warning: a netCDF type
+/// holds at least one byte, and a column of nulls holds no value.
+pub(super) fn leave_out_nulls(contents: &mut Contents) {
+    for e in &mut contents.entries {
+        let mut left_out = Vec::new();
+        without_nulls(&mut e.spec.datatype, "", &mut left_out);
+        if !left_out.is_empty() {
+            let names: Vec<String> = left_out.iter().map(|n| format!("`{n}`")).collect();
+            contents.warnings.push(format!(
+                "`{}`: netCDF CDL: the members {} are of Arrow's null type, which holds no value and has no netCDF type; left out",
+                e.label(),
+                names.join(", ")
+            ));
+        }
+    }
+}
+
+fn without_nulls(dt: &mut Datatype, at: &str, left_out: &mut Vec<String>) {
+    let Datatype::Compound(c) = dt else {
+        return;
+    };
+    let path = |name: &str| {
+        if at.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{at}.{name}")
+        }
+    };
+    c.members.retain(|m| {
+        let null =
+            matches!(&m.datatype, Datatype::Opaque(o) if o.tag.as_deref() == Some("arrow:null"));
+        if null {
+            left_out.push(path(&m.name));
+        }
+        !null
+    });
+    for m in &mut c.members {
+        without_nulls(&mut m.datatype, &path(&m.name), left_out);
+    }
+}
+
 /// The CDL document of `contents`.
 pub(super) fn document(path: &Path, contents: &Contents) -> Result<String> {
     match contents.arrangement {

@@ -120,10 +120,19 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             listing(&contents, numpy::datashape)
         }
         Language::Zarr => {
+            if let (Arrangement::One, [e]) = (contents.arrangement, contents.entries.as_slice()) {
+                if let Some(why) = zarr::cannot_say(e) {
+                    return Err(Error::Description {
+                        path: path.to_path_buf(),
+                        message: format!("`{}`: Zarr: {why}", e.label()),
+                    });
+                }
+            }
             let said = said_in(&mut contents, "Zarr", zarr::cannot_say);
             zarr::metadata(path, &said)?
         }
         Language::Cdl => {
+            cdl::leave_out_nulls(&mut contents);
             let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
             cdl::document(path, &said)?
         }
@@ -232,6 +241,7 @@ fn object_kind(dt: &Datatype) -> String {
         Datatype::Vlen(base) => format!("vlen of {}", object_kind(base)),
         Datatype::ObjRef => "object reference".into(),
         Datatype::RegRef(_) => "region reference".into(),
+        Datatype::Compound(c) if c.is_variable() => "record with variable-length members".into(),
         other => ndl_runtime::schema::describe(other),
     }
 }

@@ -36,14 +36,13 @@ fn dict(path: &Path, e: &Entry) -> Result<String> {
         objects.spec.datatype = Datatype::UInt8;
         return Ok(dict(path, &objects)?.replacen("'|u1'", "'|O'", 1));
     }
-    let parts = super::object_parts(&e.spec.datatype);
-    if parts.is_empty() {
-        return header_text(path, e);
-    }
     // Each object member stands as 8 opaque bytes (a pointer, as in
     // h5py's dtype) while the header is written, then says `|O`.
     let mut placeheld = e.clone();
     placeheld.spec.datatype = with_placeholders(&e.spec.datatype);
+    if placeheld.spec.datatype == e.spec.datatype {
+        return header_text(path, e);
+    }
     let mut text = header_text(path, &placeheld)?;
     let mut from = 0;
     for (name, placeholder) in opaque8_members(&placeheld.spec.datatype) {
@@ -67,7 +66,7 @@ const PLACEHOLDER: &str = "ndl: a Python object";
 
 fn with_placeholders(dt: &Datatype) -> Datatype {
     match dt {
-        _ if super::is_object(dt) => Datatype::Opaque(ndl_runtime::Opaque {
+        _ if super::is_object(dt) || is_arrow_object(dt) => Datatype::Opaque(ndl_runtime::Opaque {
             size: 8,
             tag: Some(PLACEHOLDER.into()),
         }),
@@ -77,10 +76,27 @@ fn with_placeholders(dt: &Datatype) -> Datatype {
             for m in &mut c.members {
                 m.datatype = with_placeholders(&m.datatype);
             }
+            if c.size == 0 {
+                // A variable compound (an Arrow table's) has no layout:
+                // its members go back to back, as NumPy lays out a dtype list.
+                let mut offset = 0;
+                for m in &mut c.members {
+                    m.offset = offset;
+                    offset += m.datatype.size().unwrap_or(0);
+                }
+                c.size = offset;
+            }
             Datatype::Compound(c)
         }
         other => other.clone(),
     }
+}
+
+/// Whether `dt` is an Arrow type NDL describes as tagged bytes (decimals,
+/// times of day, intervals, nulls): pyarrow's `to_numpy` and `to_pandas`
+/// give Python objects for them (`Decimal`, `datetime.time`, `None`).
+fn is_arrow_object(dt: &Datatype) -> bool {
+    matches!(dt, Datatype::Opaque(o) if o.tag.as_deref().is_some_and(|t| t.starts_with("arrow:")))
 }
 
 /// Every member of 8 opaque bytes, in descr order, and whether it stands
@@ -125,15 +141,38 @@ fn header_text(path: &Path, e: &Entry) -> Result<String> {
 /// its objects hold. (An array of objects is `|O` as h5py and zarr-python
 /// give it, with no note, as before.)
 pub(super) fn objects_note(e: &Entry) -> Option<String> {
-    let parts = super::object_parts(&e.spec.datatype);
+    let mut parts = super::object_parts(&e.spec.datatype);
+    arrow_objects(&e.spec.datatype, "", &mut parts);
     if parts.is_empty() || super::is_object(&e.spec.datatype) {
         return None;
     }
     let what = format!("its members {} are", super::listed_parts(&parts));
     Some(format!(
-        "`{}`: NumPy: {what} Python objects, `|O`, as h5py reads them, which the descr does not say (and np.save pickles)",
+        "`{}`: NumPy: {what} Python objects, `|O`, as h5py and pyarrow read them, which the descr does not say (and np.save pickles)",
         e.label()
     ))
+}
+
+/// The members of `dt` that are [Arrow objects](is_arrow_object), each
+/// with its Arrow type (`arrow:decimal128(10, 2)`).
+fn arrow_objects(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
+    match dt {
+        Datatype::Opaque(o) if is_arrow_object(dt) => {
+            out.push((at.to_owned(), o.tag.clone().unwrap_or_default()))
+        }
+        Datatype::Array(a) => arrow_objects(&a.base, at, out),
+        Datatype::Compound(c) => {
+            for m in &c.members {
+                let path = if at.is_empty() {
+                    m.name.clone()
+                } else {
+                    format!("{at}.{}", m.name)
+                };
+                arrow_objects(&m.datatype, &path, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `3 * 4 * {id: uint32, t: float64}`.

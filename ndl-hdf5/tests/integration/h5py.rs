@@ -30,7 +30,9 @@ fn h5py_reads_as_numpy<T: NdlType + ndl_runtime::Record + PartialEq + std::fmt::
     let h5 = dir.join(format!("{name}.h5"));
     let npy = dir.join(format!("{name}.npy"));
     ndl_hdf5::write(&h5, "/g/data", records).unwrap();
-    ndl_runtime::npy::write_file(&npy, records).unwrap();
+    ndl_runtime::npy::WriteOptions::new()
+        .write_file(&npy, records)
+        .unwrap();
     run_with(
         &python312(),
         r#"

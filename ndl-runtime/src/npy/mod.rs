@@ -87,6 +87,7 @@ mod shape;
 mod sidecar;
 mod stream;
 mod typestr;
+mod variable;
 pub(crate) mod write;
 
 pub use crate::ByteOrder;
@@ -103,6 +104,7 @@ pub use write::{write_file_with, WriteOptions};
 use std::io::{Read, Write};
 use std::path::Path;
 
+use crate::record::{same_slice, same_vec, PlainVisitor, Record};
 use crate::NdlType;
 
 /// Writes `data` as a 1-D `.npy` array in native byte order to `writer`.
@@ -130,8 +132,65 @@ pub fn write<T: NdlType, W: Write>(writer: W, data: &[T]) -> Result<()> {
 /// npy::write_file(dir.path().join("x.npy"), &[[1i32, 2], [3, 4]])?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_file<T: NdlType>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
-    WriteOptions::new().write_file(path, data)
+///
+/// Records that are not plain ([`Record`]s with `String` or `Option`
+/// fields) are stored as NumPy holds such data: a `String` as the
+/// narrowest `<U n` that holds every value of `data` (read back with its
+/// NUL padding trimmed), an `Option` with `#[ndl(fill = ...)]` as its
+/// fill, a nested record as a nested structured dtype. A `Vec` field, an
+/// `Option` without a fill, or a `Some` holding the fill (it would read
+/// back as `None`) is refused, naming the field, and nothing is written.
+///
+/// ```
+/// use ndl_runtime::{npy, Record};
+///
+/// #[derive(Debug, PartialEq, Record)]
+/// struct Trade {
+///     id: u64,
+///     symbol: String,
+///     #[ndl(fill = -1)]
+///     venue: Option<i32>,
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("trades.npy");
+/// let trades = [
+///     Trade { id: 1, symbol: "ABC".into(), venue: Some(7) },
+///     Trade { id: 2, symbol: "É".into(), venue: None },
+/// ];
+/// npy::write_file(&path, &trades)?;
+/// // NumPy sees `[('id', '<u8'), ('symbol', '<U3'), ('venue', '<i4')]`.
+/// assert_eq!(npy::read_header_file(&path)?.descr()?, "[('id', '<u8'), ('symbol', '<U3'), ('venue', '<i4')]");
+/// assert_eq!(npy::read_file::<Trade>(&path)?, trades);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_file<T: Record>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
+    let path = path.as_ref();
+    T::visit_plain(WritePlain { path, data }).unwrap_or_else(|| variable::write_file(path, data))
+}
+
+/// Writes a plain record type's slice through the `NdlType` path.
+struct WritePlain<'a, R> {
+    path: &'a Path,
+    data: &'a [R],
+}
+
+impl<R: 'static> PlainVisitor for WritePlain<'_, R> {
+    type Output = Result<()>;
+
+    fn visit<T: NdlType>(self) -> Result<()> {
+        let data = same_slice::<R, T>(self.data).ok_or_else(not_the_visited_type)?;
+        WriteOptions::new().write_file(self.path, data)
+    }
+}
+
+/// What a [`PlainVisitor`] reports if it were given another type than the
+/// one visited, which `Record::visit_plain` promises never happens.
+fn not_the_visited_type() -> Error {
+    Error::NotWritable {
+        field: String::new(),
+        reason: "a `Record`'s `visit_plain` visited another type than itself".into(),
+    }
 }
 
 /// Appends `data` to the `.npy` file at `path` in place, along its first
@@ -183,6 +242,23 @@ pub fn read<T: NdlType, R: Read>(reader: R) -> Result<Vec<T>> {
 /// assert_eq!(npy::read_file::<u64>(&path)?, [7]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read_file<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>> {
-    read::read_file_1d(path.as_ref())
+///
+/// A [`Record`] that is not plain reads its fields by name, in any order:
+/// a `String` from a `U` (or UTF-8 `S`) field, its trailing NULs trimmed;
+/// an `Option` with a fill as `None` where the file holds the fill.
+pub fn read_file<T: Record>(path: impl AsRef<Path>) -> Result<Vec<T>> {
+    let path = path.as_ref();
+    T::visit_plain(ReadPlain::<T>(path, std::marker::PhantomData))
+        .unwrap_or_else(|| variable::read_file(path))
+}
+
+/// Reads a plain record type through the `NdlType` path.
+struct ReadPlain<'a, R>(&'a Path, std::marker::PhantomData<fn() -> R>);
+
+impl<R: 'static> PlainVisitor for ReadPlain<'_, R> {
+    type Output = Result<Vec<R>>;
+
+    fn visit<T: NdlType>(self) -> Result<Vec<R>> {
+        same_vec::<T, R>(read::read_file_1d::<T>(self.0)?).map_err(|_| not_the_visited_type())
+    }
 }

@@ -22,6 +22,7 @@ mod npy_header_malformed;
 mod npy_header_parse;
 mod npy_header_write;
 mod npy_numpy;
+mod npy_records;
 mod npy_typed;
 mod npz;
 mod record_columns;

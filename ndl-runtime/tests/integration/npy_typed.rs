@@ -17,7 +17,7 @@ fn bytes_of<T: ndl_runtime::NdlType>(options: &WriteOptions, data: &[T]) -> Vec<
 
 #[allow(clippy::result_large_err)] // a test helper returning both errors
 /// Reads through both paths (a file and a plain reader); both must agree.
-fn read_both<T: ndl_runtime::NdlType + std::fmt::Debug + PartialEq>(
+fn read_both<T: ndl_runtime::NdlType + ndl_runtime::Record + std::fmt::Debug + PartialEq>(
     bytes: &[u8],
 ) -> Result<Vec<T>, (Error, Error)> {
     let dir = tempfile::tempdir().unwrap();
