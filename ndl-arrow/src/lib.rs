@@ -50,6 +50,7 @@ pub mod schema;
 mod strings;
 mod time;
 mod time_type;
+mod variable;
 
 pub use batch::{
     from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,
