@@ -214,7 +214,7 @@ levels:FLOAT[];tags:VARCHAR[];venue:STRUCT(code VARCHAR, id USMALLINT);dims:USMA
         sum(&|t| t.note.is_some() as usize),
         sum(&|t| t.levels.len()),
         sum(&|t| t.tags.len()),
-        sum(&|t| t.symbol.chars().count()),
+        sum(&|t| t.symbol.len()),
         sum(&|t| (t.venue.code == "ÄB") as usize),
         sum(&|t| usize::from(t.dims[1])),
         sum(&|t| (t.side == Side::Sell) as usize),
