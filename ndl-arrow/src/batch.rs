@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
-use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::record::{same_slice, same_vec, PlainVisitor};
+use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::{ByteOrder, Datatype, NdlType, Record};
 
 use crate::error::Error;
@@ -15,8 +15,8 @@ use crate::gather::{self, RawRecords, TypedRecords};
 use crate::options::ReadOptions;
 use crate::plan::Plan;
 use crate::scatter;
-use crate::variable;
 use crate::schema::schema_of;
+use crate::variable;
 
 /// The Arrow schema of `T`'s records (see [`schema_of`] for plain
 /// records, and the crate's documentation for `String`, `Vec` and

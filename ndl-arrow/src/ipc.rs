@@ -248,7 +248,12 @@ impl IpcRecordReader {
         options: &ReadOptions,
     ) -> Result<IpcRecordReader, Error> {
         Ok(IpcRecordReader {
-            reader: Reader::open(path, datatype.map_or(Target::Stored, Target::Plain), options).map_err(Error::in_file(path))?,
+            reader: Reader::open(
+                path,
+                datatype.map_or(Target::Stored, Target::Plain),
+                options,
+            )
+            .map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
             read: 0,

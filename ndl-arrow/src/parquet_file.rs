@@ -61,9 +61,14 @@ pub fn read_parquet_with<T: Record>(
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
     let (path, dt) = (path.as_ref(), T::datatype());
-    Reader::open(path, Target::of::<T>(&dt), options, std::mem::size_of::<T>())
-        .and_then(|mut reader| read_all(&mut reader, options))
-        .map_err(Error::in_file(path))
+    Reader::open(
+        path,
+        Target::of::<T>(&dt),
+        options,
+        std::mem::size_of::<T>(),
+    )
+    .and_then(|mut reader| read_all(&mut reader, options))
+    .map_err(Error::in_file(path))
 }
 
 /// A Parquet file of `T` records being written: each [`append`](Self::append)
@@ -248,7 +253,13 @@ impl ParquetRecordReader {
         options: &ReadOptions,
     ) -> Result<ParquetRecordReader, Error> {
         Ok(ParquetRecordReader {
-            reader: Reader::open(path, datatype.map_or(Target::Stored, Target::Plain), options, 0).map_err(Error::in_file(path))?,
+            reader: Reader::open(
+                path,
+                datatype.map_or(Target::Stored, Target::Plain),
+                options,
+                0,
+            )
+            .map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
             read: 0,

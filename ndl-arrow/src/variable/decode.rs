@@ -142,7 +142,10 @@ impl Cx<'_> {
         let expected = data_type(t, None, &self.at.path)
             .map(|t| t.to_string())
             .unwrap_or_else(|_| "another type".into());
-        Error::schema(&self.at.path, format!("expected {expected}{also}, found {found}"))
+        Error::schema(
+            &self.at.path,
+            format!("expected {expected}{also}, found {found}"),
+        )
     }
 }
 
@@ -233,7 +236,12 @@ fn no_nulls(array: &ArrayRef, cx: &Cx<'_>) -> Result<(), Error> {
         return Ok(());
     };
     let read = |i: usize| cx.mask.as_ref().is_none_or(|m| m.is_valid(i));
-    match nulls.inner().iter().enumerate().position(|(i, valid)| !valid && read(i)) {
+    match nulls
+        .inner()
+        .iter()
+        .enumerate()
+        .position(|(i, valid)| !valid && read(i))
+    {
         Some(i) => Err(cx.at.invalid(
             i,
             "a null, where the field is not an `Option`; make it an `Option` to read nulls",
@@ -267,7 +275,11 @@ fn decode_value(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Er
         },
         Column::Plain { datatype, .. } => Decoded::Plain(plain_bytes(datatype, array, cx)?),
         Column::Strings { .. } => strings(array).ok_or_else(|| {
-            cx.wrong(t, found, " (or LargeUtf8, Utf8View, a dictionary of strings)")
+            cx.wrong(
+                t,
+                found,
+                " (or LargeUtf8, Utf8View, a dictionary of strings)",
+            )
         })?,
         Column::List { values, .. } => list(values, array, cx)?
             .ok_or_else(|| cx.wrong(t, found, " (or LargeList, FixedSizeList)"))?,
@@ -411,7 +423,11 @@ fn rebased<O: arrow_array::OffsetSizeTrait>(
     values: &ArrayRef,
 ) -> (OffsetBuffer<O>, ArrayRef) {
     // An `OffsetBuffer` is never empty.
-    let (start, first, last) = (offsets.first(), offsets.first().as_usize(), offsets.last().as_usize());
+    let (start, first, last) = (
+        offsets.first(),
+        offsets.first().as_usize(),
+        offsets.last().as_usize(),
+    );
     if first == 0 && last == values.len() {
         return (offsets.clone(), values.clone());
     }
@@ -535,7 +551,11 @@ fn enum_values(
     let Some(names) = Strings::of(array) else {
         return Err(cx.wrong(t, array.data_type(), " (or strings)"));
     };
-    let by_name: HashMap<&str, i128> = e.members.iter().map(|m| (m.name.as_str(), m.value)).collect();
+    let by_name: HashMap<&str, i128> = e
+        .members
+        .iter()
+        .map(|m| (m.name.as_str(), m.value))
+        .collect();
     let mut ints = Vec::with_capacity(names.len());
     for i in 0..names.len() {
         if array.is_null(i) {
@@ -543,9 +563,10 @@ fn enum_values(
             continue;
         }
         let name = names.get(i);
-        let value = by_name
-            .get(name)
-            .ok_or_else(|| cx.at.invalid(i, format!("`{name}` is no member of the enum")))?;
+        let value = by_name.get(name).ok_or_else(|| {
+            cx.at
+                .invalid(i, format!("`{name}` is no member of the enum"))
+        })?;
         ints.push(*value);
     }
     macro_rules! values {
@@ -556,5 +577,7 @@ fn enum_values(
             }
         };
     }
-    Ok(values!(I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16, U32 => u32, U64 => u64))
+    Ok(
+        values!(I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16, U32 => u32, U64 => u64),
+    )
 }

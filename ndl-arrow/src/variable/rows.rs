@@ -138,7 +138,10 @@ mod tests {
     fn items_lead_back_to_their_records() {
         let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 5]));
         let rows = Rows::default().small(&offsets);
-        assert_eq!((0..5).map(|i| rows.record(i)).collect::<Vec<_>>(), [0, 0, 2, 2, 2]);
+        assert_eq!(
+            (0..5).map(|i| rows.record(i)).collect::<Vec<_>>(),
+            [0, 0, 2, 2, 2]
+        );
         let inner = rows.fixed(2);
         assert_eq!(inner.record(5), 2);
     }

@@ -51,12 +51,7 @@ fn member<'a>(dt: Option<&'a Datatype>, name: &str) -> Option<&'a Member> {
 }
 
 /// The field of `column`, named `name`, at `path`.
-fn field(
-    name: &str,
-    column: &Column,
-    member: Option<&Member>,
-    path: &str,
-) -> Result<Field, Error> {
+fn field(name: &str, column: &Column, member: Option<&Member>, path: &str) -> Result<Field, Error> {
     let data_type = data_type(column, member.map(|m| &m.datatype), path)?;
     let mut metadata = leaf_metadata(column);
     if let Some(m) = member {

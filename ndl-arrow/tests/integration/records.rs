@@ -51,8 +51,8 @@ fn trade(i: u64) -> Trade {
         id: i,
         symbol: SYMBOLS[(i % 4) as usize].into(),
         price: i as f64 * 0.5,
-        side: if i % 2 == 0 { Side::Buy } else { Side::Sell },
-        qty: (i % 3 != 0).then(|| i as i32 - 5),
+        side: if i.is_multiple_of(2) { Side::Buy } else { Side::Sell },
+        qty: (!i.is_multiple_of(3)).then(|| i as i32 - 5),
         note: match i % 4 {
             0 => None,
             1 => Some(String::new()),
@@ -115,10 +115,17 @@ fn a_record_batch_has_the_arrow_types_and_reads_back() {
     assert_eq!(kinds[3], "side:Dictionary(UInt8, Utf8):false");
     assert_eq!(kinds[4], "qty:Int32:true");
     assert_eq!(kinds[5], "note:Utf8:true");
-    assert!(matches!(schema.field(6).data_type(), DataType::List(f) if f.data_type() == &DataType::Float32 && !f.is_nullable()));
-    assert!(matches!(schema.field(7).data_type(), DataType::List(f) if f.data_type() == &DataType::Utf8));
+    assert!(
+        matches!(schema.field(6).data_type(), DataType::List(f) if f.data_type() == &DataType::Float32 && !f.is_nullable())
+    );
+    assert!(
+        matches!(schema.field(7).data_type(), DataType::List(f) if f.data_type() == &DataType::Utf8)
+    );
     assert!(matches!(schema.field(8).data_type(), DataType::Struct(f) if f.len() == 2));
-    assert!(matches!(schema.field(9).data_type(), DataType::FixedSizeList(_, 3)));
+    assert!(matches!(
+        schema.field(9).data_type(),
+        DataType::FixedSizeList(_, 3)
+    ));
     assert_eq!(schema.field(2).metadata()["units"], "USD");
     assert_eq!(batch.column(4).null_count(), (N as usize).div_ceil(3));
     assert_eq!(ndl_arrow::from_record_batch::<Trade>(&batch).unwrap(), data);
@@ -299,12 +306,21 @@ print(ipc.open_file(os.path.join(sys.argv[1], "old.arrow")).schema.field("symbol
 "#,
         &[dir.path()],
     );
-    assert_eq!(out.lines().collect::<Vec<_>>(), ["string_view", "large_string"]);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["string_view", "large_string"]
+    );
     let data = trades(N);
     let path = |name: &str| dir.path().join(name);
-    assert_eq!(ndl_arrow::read_parquet::<Trade>(path("p.parquet")).unwrap(), data);
+    assert_eq!(
+        ndl_arrow::read_parquet::<Trade>(path("p.parquet")).unwrap(),
+        data
+    );
     assert_eq!(ndl_arrow::read_ipc::<Trade>(path("p.arrow")).unwrap(), data);
-    assert_eq!(ndl_arrow::read_ipc::<Trade>(path("old.arrow")).unwrap(), data);
+    assert_eq!(
+        ndl_arrow::read_ipc::<Trade>(path("old.arrow")).unwrap(),
+        data
+    );
 }
 
 /// Writes `rows(n)` with pyarrow, `change` applied to the Python list of
