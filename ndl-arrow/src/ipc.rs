@@ -227,7 +227,7 @@ pub struct IpcRecordReader {
 impl IpcRecordReader {
     /// Opens an Arrow IPC file; its records' datatype is the one its
     /// metadata keeps, or else one made of its columns (see
-    /// [`datatype_of`]).
+    /// [`datatype_of`](crate::datatype_of)).
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<IpcRecordReader, Error> {
         IpcRecordReader::open_checked(path.as_ref(), None, options)
     }

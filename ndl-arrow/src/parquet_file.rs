@@ -229,7 +229,7 @@ pub struct ParquetRecordReader {
 
 impl ParquetRecordReader {
     /// Opens a Parquet file; its records' datatype is the one its metadata
-    /// keeps, or else one made of its columns (see [`datatype_of`]).
+    /// keeps, or else one made of its columns (see [`datatype_of`](crate::datatype_of)).
     pub fn open(
         path: impl AsRef<Path>,
         options: &ReadOptions,

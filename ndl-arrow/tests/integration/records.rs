@@ -51,7 +51,11 @@ fn trade(i: u64) -> Trade {
         id: i,
         symbol: SYMBOLS[(i % 4) as usize].into(),
         price: i as f64 * 0.5,
-        side: if i.is_multiple_of(2) { Side::Buy } else { Side::Sell },
+        side: if i.is_multiple_of(2) {
+            Side::Buy
+        } else {
+            Side::Sell
+        },
         qty: (!i.is_multiple_of(3)).then(|| i as i32 - 5),
         note: match i % 4 {
             0 => None,
