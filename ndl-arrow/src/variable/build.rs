@@ -15,7 +15,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, FieldRef};
 use ndl_runtime::record::{Column, Values};
-use ndl_runtime::{ByteOrder, Datatype};
+use ndl_runtime::{ByteOrder, Datatype, Enum};
 
 use super::rows::Place;
 use crate::batch::raw_batch;
@@ -33,10 +33,16 @@ pub(crate) fn array(
 ) -> Result<ArrayRef, Error> {
     let arrow = || Error::arrow(format!("column `{}`", at.path));
     Ok(match column {
-        Column::Values { datatype, values } => match crate::schema::primitive(&datatype) {
-            Some(_) => numbers(values, nulls, at)?,
-            None => plain(&datatype, values_bytes(&values, at)?, nulls, at)?,
-        },
+        Column::Values { datatype, values } => {
+            match (crate::schema::primitive(&datatype), &datatype) {
+                (Some(_), _) => numbers(values, nulls, at)?,
+                (None, Datatype::Enum(e)) => {
+                    let bytes = member_under_nulls(e, values_bytes(&values, at)?, nulls.as_ref());
+                    plain(&datatype, &bytes, nulls, at)?
+                }
+                (None, _) => plain(&datatype, values_bytes(&values, at)?, nulls, at)?,
+            }
+        }
         Column::Bool(bits) => {
             let values = BooleanBuffer::new(Buffer::from_vec(bits.into_bytes()), 0, len);
             Arc::new(BooleanArray::new(values, nulls))
@@ -143,6 +149,28 @@ fn values_bytes<'a>(values: &'a Values, at: &Place) -> Result<&'a [u8], Error> {
         };
     }
     Ok(bytes!(I8, I16, I32, I64, U8, U16, U32, U64, F32, F64))
+}
+
+/// An enum's values, a member's under each null: a `None`'s placeholder
+/// (zero) may be no member, which the conversion to names refuses.
+fn member_under_nulls(e: &Enum, values: &[u8], nulls: Option<&NullBuffer>) -> Vec<u8> {
+    let mut out = values.to_vec();
+    let (Some(nulls), Some(first)) = (nulls, e.members.first()) else {
+        return out;
+    };
+    let width = e.base.size();
+    let wide = first.value.to_ne_bytes();
+    let member = if cfg!(target_endian = "little") {
+        &wide[..width]
+    } else {
+        &wide[16 - width..]
+    };
+    for i in (0..nulls.len()).filter(|&i| nulls.is_null(i)) {
+        if let Some(slot) = out.get_mut(i * width..(i + 1) * width) {
+            slot.copy_from_slice(member);
+        }
+    }
+    out
 }
 
 /// Packed values of `datatype` (enums, time, fixed strings, `float16`,

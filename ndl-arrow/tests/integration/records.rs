@@ -8,6 +8,7 @@ use std::path::Path;
 
 use ndl_arrow::arrow_schema::DataType;
 use ndl_arrow::ReadOptions;
+use ndl_runtime::time::{DateTime64, Days, Micros, NAT};
 use ndl_runtime::{NdlType, Record};
 use ndl_testkit::{python312, run_with};
 
@@ -393,4 +394,100 @@ fn errors_count_records_from_the_start_of_the_file() {
         message,
         "record 65432, column `tags`: a null, where the field is not an `Option`; make it an `Option` to read nulls"
     );
+}
+
+/// The other kinds of fields: bools, time (NaT as null), optional enums,
+/// records, lists and times, lists of options and of lists, arrays of
+/// strings.
+#[derive(Clone, Debug, PartialEq, Record)]
+pub struct Extras {
+    ok: bool,
+    at: DateTime64<Micros>,
+    day: Option<DateTime64<Days>>,
+    side: Option<Side>,
+    venue: Option<Venue>,
+    counts: Vec<Option<i32>>,
+    names: Option<Vec<String>>,
+    pair: [String; 2],
+    nested: Vec<Vec<u8>>,
+    label: Box<str>,
+}
+
+fn extras(i: i64) -> Extras {
+    Extras {
+        ok: i % 3 == 1,
+        at: DateTime64::new(if i == 4 { NAT } else { i * 1_000_001 }),
+        day: (i % 4 != 2).then(|| DateTime64::new(19_000 + i)),
+        side: [None, Some(Side::Buy), Some(Side::Sell)][(i % 3) as usize],
+        venue: (i % 2 == 0).then(|| Venue {
+            code: format!("v{i}"),
+            id: i as u16,
+        }),
+        counts: (0..i % 4).map(|k| (k != 1).then_some(k as i32)).collect(),
+        names: (i % 5 != 0).then(|| vec!["é".repeat(i as usize % 3); i as usize % 2]),
+        pair: [format!("{i}"), String::new()],
+        nested: vec![vec![], vec![i as u8; 2]],
+        label: format!("l{i}").into(),
+    }
+}
+
+#[test]
+fn every_other_kind_of_field_goes_to_pyarrow_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.parquet");
+    let data: Vec<Extras> = (0..40).map(extras).collect();
+    ndl_arrow::write_parquet(&ours, &data).unwrap();
+    assert_eq!(ndl_arrow::read_parquet::<Extras>(&ours).unwrap(), data);
+    let batch = ndl_arrow::to_record_batch(&data).unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Extras>(&batch).unwrap(),
+        data
+    );
+    let out = py(
+        r#"
+import pyarrow as pa, pyarrow.parquet as pq, pyarrow.feather as feather, os
+table = pq.read_table(sys.argv[1])
+for f in table.schema:
+    print(f"{f.name}:{f.type}:{f.nullable}")
+print(table.column("venue").null_count, table.column("day").null_count, table.column("at").null_count)
+print(table.column("venue").to_pylist()[:2], table.column("counts").to_pylist()[:4])
+# Rebuilt from Python values, with a null struct's fields null too (as
+# Arrow allows, though pyarrow itself writes empty values there).
+again = pa.Table.from_pylist(table.to_pylist(), schema=table.schema)
+venues = table.column("venue").to_pylist()
+code = pa.array([v and v["code"] for v in venues])
+ids = pa.array([v and v["id"] for v in venues], pa.uint16())
+venue = pa.StructArray.from_arrays([code, ids], names=["code", "id"], mask=pa.array([v is None for v in venues]))
+assert venue.field(0).null_count == 20
+again = again.set_column(4, "venue", venue)
+pq.write_table(again, os.path.join(os.path.dirname(sys.argv[1]), "again.parquet"))
+feather.write_feather(again, os.path.join(os.path.dirname(sys.argv[1]), "again.arrow"))
+"#,
+        &[&ours],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..10],
+        [
+            "ok:bool:False",
+            "at:timestamp[us]:True",
+            "day:timestamp[ms]:True", // Parquet has no seconds
+            "side:dictionary<values=string, indices=uint8, ordered=0>:True",
+            "venue:struct<code: string not null, id: uint16 not null>:True",
+            "counts:list<item: int32>:False",
+            "names:list<item: string not null>:True",
+            "pair:fixed_size_list<item: string not null>[2]:False",
+            "nested:list<item: list<item: uint8 not null> not null>:False",
+            "label:string:False",
+        ]
+    );
+    assert_eq!(lines[10], "20 10 1");
+    assert_eq!(
+        lines[11],
+        "[{'code': 'v0', 'id': 0}, None] [[], [0], [0, None], [0, None, 2]]"
+    );
+    let again = dir.path().join("again.parquet");
+    assert_eq!(ndl_arrow::read_parquet::<Extras>(&again).unwrap(), data);
+    let again = dir.path().join("again.arrow");
+    assert_eq!(ndl_arrow::read_ipc::<Extras>(&again).unwrap(), data);
 }
