@@ -556,18 +556,37 @@ fn enum_values(
         .iter()
         .map(|m| (m.name.as_str(), m.value))
         .collect();
-    let mut ints = Vec::with_capacity(names.len());
-    for i in 0..names.len() {
-        if array.is_null(i) {
-            ints.push(0);
-            continue;
-        }
-        let name = names.get(i);
-        let value = by_name.get(name).ok_or_else(|| {
+    let lookup = |i: usize, name: &str| {
+        by_name.get(name).copied().ok_or_else(|| {
             cx.at
                 .invalid(i, format!("`{name}` is no member of the enum"))
-        })?;
-        ints.push(*value);
+        })
+    };
+    let mut ints = Vec::with_capacity(names.len());
+    match &names {
+        // Each dictionary entry is looked up once, when first used.
+        Strings::Dictionary { keys, values } => {
+            let mut resolved: Vec<Option<i128>> = vec![None; values.len()];
+            for (i, &k) in keys.iter().enumerate() {
+                if array.is_null(i) {
+                    ints.push(0);
+                    continue;
+                }
+                let value = match resolved[k] {
+                    Some(v) => v,
+                    None => *resolved[k].insert(lookup(i, values.get(k))?),
+                };
+                ints.push(value);
+            }
+        }
+        _ => {
+            for i in 0..names.len() {
+                ints.push(match array.is_null(i) {
+                    true => 0,
+                    false => lookup(i, names.get(i))?,
+                });
+            }
+        }
     }
     macro_rules! values {
         ($($variant:ident => $t:ty),*) => {

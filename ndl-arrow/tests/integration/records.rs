@@ -491,3 +491,34 @@ feather.write_feather(again, os.path.join(os.path.dirname(sys.argv[1]), "again.a
     let again = dir.path().join("again.arrow");
     assert_eq!(ndl_arrow::read_ipc::<Extras>(&again).unwrap(), data);
 }
+
+/// Records that are no struct are one column, `value`.
+#[test]
+fn records_that_are_no_struct_are_one_value_column() {
+    let words = vec!["a".to_string(), String::new(), "ü".into()];
+    let batch = ndl_arrow::to_record_batch(&words).unwrap();
+    assert_eq!(batch.schema().field(0).name(), "value");
+    assert_eq!(
+        ndl_arrow::from_record_batch::<String>(&batch).unwrap(),
+        words
+    );
+    let maybe = vec![Some(vec![1.5f32]), None, Some(vec![])];
+    let batch = ndl_arrow::to_record_batch(&maybe).unwrap();
+    assert!(batch.schema().field(0).is_nullable());
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Option<Vec<f32>>>(&batch).unwrap(),
+        maybe
+    );
+    let err = ndl_arrow::from_record_batch::<Vec<f32>>(&batch).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "record 1, column `value`: a null, where the field is not an `Option`; make it an `Option` to read nulls"
+    );
+    let nested = vec![Some(Some(1u8))];
+    let err = ndl_arrow::to_record_batch(&nested).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("column `value`: the datatype an `Option` of an `Option`"),
+        "{err}"
+    );
+}
