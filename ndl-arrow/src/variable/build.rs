@@ -44,6 +44,7 @@ pub(crate) fn array(
             }
         }
         Column::Bool(bits) => {
+            same_len(bits.len(), len, at)?;
             let values = BooleanBuffer::new(Buffer::from_vec(bits.into_bytes()), 0, len);
             Arc::new(BooleanArray::new(values, nulls))
         }
@@ -90,6 +91,7 @@ pub(crate) fn array(
         Column::Nullable {
             validity, values, ..
         } => {
+            same_len(validity.len(), len, at)?;
             let bits = BooleanBuffer::new(Buffer::from_vec(validity.into_bytes()), 0, len);
             let nulls = Some(NullBuffer::new(bits)).filter(|n| n.null_count() > 0);
             array(*values, t, len, nulls, at)?
@@ -101,6 +103,18 @@ pub(crate) fn array(
             })
         }
     })
+}
+
+/// Checks that a bitmap has a bit for each of the `len` values: a
+/// `Record` impl by hand could break that.
+fn same_len(bits: usize, len: usize, at: &Place) -> Result<(), Error> {
+    if bits == len {
+        return Ok(());
+    }
+    Err(Error::schema(
+        &at.path,
+        format!("{bits} bits for {len} values: the record type's columns disagree"),
+    ))
 }
 
 /// The one child field of a list type.

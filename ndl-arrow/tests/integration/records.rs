@@ -522,3 +522,51 @@ fn records_that_are_no_struct_are_one_value_column() {
         "{err}"
     );
 }
+
+/// A list of records.
+#[derive(Clone, Debug, PartialEq, Record)]
+pub struct Route {
+    name: String,
+    stops: Vec<Venue>,
+}
+
+/// An error in a record inside a list names the field's path and the
+/// record the list belongs to.
+#[test]
+fn errors_inside_lists_of_records_name_the_record_of_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("routes.arrow");
+    py(
+        r#"
+import pyarrow as pa, pyarrow.feather as feather
+stop = pa.struct([("code", pa.string()), ("id", pa.uint16())])
+rows = [{"name": "r0", "stops": [{"code": "a", "id": 1}]}, {"name": "r1", "stops": []},
+    {"name": "r2", "stops": [{"code": "b", "id": 2}, {"code": None, "id": 3}]}]
+feather.write_feather(pa.Table.from_pylist(rows, schema=pa.schema([("name", pa.string()), ("stops", pa.list_(stop))])), sys.argv[1])
+"#,
+        &[&path],
+    );
+    let err = ndl_arrow::read_ipc::<Route>(&path).unwrap_err();
+    assert_eq!(
+        err.without_path().to_string(),
+        "record 2, column `stops.code`: a null, where the field is not an `Option`; make it an `Option` to read nulls"
+    );
+    let routes = vec![
+        Route {
+            name: "r".into(),
+            stops: vec![Venue {
+                code: "é".into(),
+                id: 9,
+            }],
+        },
+        Route {
+            name: String::new(),
+            stops: vec![],
+        },
+    ];
+    let batch = ndl_arrow::to_record_batch(&routes).unwrap();
+    assert_eq!(
+        ndl_arrow::from_record_batch::<Route>(&batch).unwrap(),
+        routes
+    );
+}
