@@ -55,9 +55,14 @@ pub(crate) fn from_batch<T: Record>(
     let decoded = decode::batch(&template, batch, options)?;
     let view = decoded.view().map_err(error)?;
     let reader = T::reader(&view).map_err(error)?;
-    (0..reader.len())
-        .map(|i| reader.get(i).map_err(error))
-        .collect()
+    let mut records = Vec::new();
+    records
+        .try_reserve_exact(reader.len())
+        .map_err(|_| Error::OutOfMemory(reader.len().saturating_mul(std::mem::size_of::<T>())))?;
+    for i in 0..reader.len() {
+        records.push(reader.get(i).map_err(error)?);
+    }
+    Ok(records)
 }
 
 /// Checks, before any is read, that records of `T` can be read from
