@@ -135,6 +135,10 @@ fn a_record_batch_has_the_arrow_types_and_reads_back() {
     assert_eq!(batch.column(4).null_count(), (N as usize).div_ceil(3));
     assert_eq!(ndl_arrow::from_record_batch::<Trade>(&batch).unwrap(), data);
     assert_eq!(ndl_arrow::schema::<Trade>(), *schema);
+    // The metadata keeps the record's datatype: NDL `string`, `vlen`, `optional`.
+    let yaml = &schema.metadata()[ndl_arrow::DATATYPE_KEY];
+    let stored: ndl_runtime::Datatype = serde_yaml::from_str(yaml).unwrap();
+    assert_eq!(stored, <Trade as Record>::datatype(), "{yaml}");
     // A slice of the batch reads as the records it holds.
     let part = batch.slice(7, 20);
     assert_eq!(
