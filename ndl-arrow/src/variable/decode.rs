@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
 use arrow_schema::{DataType, Field, Schema};
 use ndl_runtime::record::{Bits, Column, ColumnView, Offsets, RecordError, Values, ValuesView};
 use ndl_runtime::{ByteOrder, Datatype, Enum};
@@ -378,8 +380,9 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
             let l = array.as_list::<i32>();
             let (offsets, values) = rebased(l.offsets(), l.values());
             let at = cx.at.items(cx.at.rows.small(&offsets));
+            let cx = items_cx(cx, at, lengths(&offsets));
             Decoded::List {
-                values: Box::new(decode(items, &values, &items_cx(cx, at))?),
+                values: Box::new(decode(items, &values, &cx)?),
                 offsets: Offs::Small(offsets.into_inner()),
             }
         }
@@ -387,8 +390,9 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
             let l = array.as_list::<i64>();
             let (offsets, values) = rebased(l.offsets(), l.values());
             let at = cx.at.items(cx.at.rows.large(&offsets));
+            let cx = items_cx(cx, at, lengths(&offsets));
             Decoded::List {
-                values: Box::new(decode(items, &values, &items_cx(cx, at))?),
+                values: Box::new(decode(items, &values, &cx)?),
                 offsets: Offs::Large(offsets.into_inner()),
             }
         }
@@ -397,8 +401,9 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
             let size = usize::try_from(*n).unwrap_or(0);
             let offsets: Vec<i64> = (0..=l.len()).map(|i| (i * size) as i64).collect();
             let at = cx.at.items(cx.at.rows.fixed(size));
+            let cx = items_cx(cx, at, std::iter::repeat_n(size, l.len()));
             Decoded::List {
-                values: Box::new(decode(items, l.values(), &items_cx(cx, at))?),
+                values: Box::new(decode(items, l.values(), &cx)?),
                 offsets: Offs::Large(ScalarBuffer::from(offsets)),
             }
         }
@@ -407,13 +412,28 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
     Ok(Some(decoded))
 }
 
-/// Items are read whatever their lists' nulls.
-fn items_cx<'o>(cx: &Cx<'o>, at: Place) -> Cx<'o> {
+/// How the items of lists of `lengths` are read: those of a list no one
+/// reads (under a null) are not read either.
+fn items_cx<'o>(cx: &Cx<'o>, at: Place, lengths: impl Iterator<Item = usize>) -> Cx<'o> {
+    let mask = cx.mask.as_ref().map(|lists| {
+        let mut bits = BooleanBufferBuilder::new(0);
+        for (read, len) in lists.iter().zip(lengths) {
+            bits.append_n(len, read);
+        }
+        NullBuffer::new(bits.finish())
+    });
     Cx {
         at,
-        mask: None,
+        mask,
         options: cx.options,
     }
+}
+
+/// The lengths of lists with `offsets`.
+fn lengths<O: arrow_array::OffsetSizeTrait>(
+    offsets: &OffsetBuffer<O>,
+) -> impl Iterator<Item = usize> + '_ {
+    offsets.windows(2).map(|w| (w[1] - w[0]).as_usize())
 }
 
 /// A list array's offsets and items, the items cut to those the offsets
@@ -461,9 +481,10 @@ fn fixed_list(
         _ => return Ok(None),
     };
     let at = cx.at.items(cx.at.rows.fixed(size));
+    let cx = items_cx(cx, at, std::iter::repeat_n(size, array.len()));
     Ok(Some(Decoded::FixedList {
         size,
-        values: Box::new(decode(items, &values, &items_cx(cx, at))?),
+        values: Box::new(decode(items, &values, &cx)?),
     }))
 }
 

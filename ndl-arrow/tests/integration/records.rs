@@ -574,3 +574,34 @@ feather.write_feather(pa.Table.from_pylist(rows, schema=pa.schema([("name", pa.s
         routes
     );
 }
+
+/// Lists of any length.
+#[derive(Clone, Debug, PartialEq, Record)]
+pub struct Path2 {
+    xs: Vec<f32>,
+    names: Option<Vec<String>>,
+}
+
+/// A `Vec` reads from a `FixedSizeList` too (a list that happens to have
+/// one length), and from a slice of one.
+#[test]
+fn a_vec_reads_from_a_fixed_size_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fixed.arrow");
+    py(
+        r#"
+import pyarrow as pa, pyarrow.feather as feather
+schema = pa.schema([("xs", pa.list_(pa.float32(), 2)), ("names", pa.list_(pa.large_string(), 1))])
+rows = [{"xs": [i, -i], "names": None if i == 1 else [f"n{i}"]} for i in range(4)]
+feather.write_feather(pa.Table.from_pylist(rows, schema=schema), sys.argv[1])
+"#,
+        &[&path],
+    );
+    let expected: Vec<Path2> = (0..4)
+        .map(|i| Path2 {
+            xs: vec![i as f32, -(i as f32)],
+            names: (i != 1).then(|| vec![format!("n{i}")]),
+        })
+        .collect();
+    assert_eq!(ndl_arrow::read_ipc::<Path2>(&path).unwrap(), expected);
+}
