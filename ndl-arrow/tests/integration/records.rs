@@ -605,3 +605,24 @@ feather.write_feather(pa.Table.from_pylist(rows, schema=schema), sys.argv[1])
         .collect();
     assert_eq!(ndl_arrow::read_ipc::<Path2>(&path).unwrap(), expected);
 }
+
+#[test]
+fn what_duckdb_writes_reads_back_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.parquet");
+    py(
+        r#"
+import pyarrow as pa, duckdb
+schema = pa.schema([("id", pa.uint64()), ("symbol", pa.string()), ("price", pa.float64()),
+    ("side", pa.string()), ("qty", pa.int32()), ("note", pa.string()),
+    ("levels", pa.list_(pa.float32())), ("tags", pa.list_(pa.string())),
+    ("venue", pa.struct([("code", pa.string()), ("id", pa.uint16())])), ("dims", pa.list_(pa.uint16(), 3))])
+t = pa.Table.from_pylist(rows(500), schema=schema)
+con = duckdb.connect()
+con.register("t", t)
+con.sql(f"copy (select * from t order by id) to '{sys.argv[1]}' (format parquet)")
+"#,
+        &[&path],
+    );
+    assert_eq!(ndl_arrow::read_parquet::<Trade>(&path).unwrap(), trades(N));
+}
