@@ -245,3 +245,25 @@ fn narrow(offsets: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i32>, Error> {
     // ascend, and there is at least one.
     Ok(unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(small)) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_past_2_gib_are_too_large_for_utf8() {
+        let at = Place::column("note");
+        let column = Column::Strings {
+            offsets: vec![0, 1 << 31],
+            data: Vec::new(),
+        };
+        let err = array(column, &DataType::Utf8, 1, None, &at).unwrap_err();
+        assert!(matches!(err, Error::TooLarge { column } if column == "note"));
+        let descending = narrow(vec![0, 5, 3], &at).unwrap_err();
+        assert_eq!(
+            descending.to_string(),
+            "column `note`: list or string offsets descend"
+        );
+        assert_eq!(narrow(vec![0, 2, 2], &at).unwrap().as_ref(), [0, 2, 2]);
+    }
+}
