@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray, UInt64Array};
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
 };
@@ -489,13 +489,16 @@ fn fixed_list(
 }
 
 /// The items of lists that all hold `size` of them (DuckDB and polars
-/// write arrays as lists), back to back.
+/// write arrays as lists), back to back. A list no one reads (under a
+/// null) may hold any number: its slots are `size` nulls.
 fn same_lengths<O: arrow_array::OffsetSizeTrait>(
     l: &arrow_array::GenericListArray<O>,
     size: usize,
     cx: &Cx<'_>,
 ) -> Result<ArrayRef, Error> {
-    if let Some(i) = (0..l.len()).find(|&i| l.value_length(i).as_usize() != size) {
+    let read = |i: usize| cx.mask.as_ref().is_none_or(|m| m.is_valid(i));
+    let fits = |i: usize| l.value_length(i).as_usize() == size;
+    if let Some(i) = (0..l.len()).find(|&i| read(i) && !fits(i)) {
         return Err(cx.at.invalid(
             i,
             format!(
@@ -504,8 +507,18 @@ fn same_lengths<O: arrow_array::OffsetSizeTrait>(
             ),
         ));
     }
-    let start = l.value_offsets().first().map_or(0, |o| o.as_usize());
-    Ok(l.values().slice(start, l.len() * size))
+    if (0..l.len()).all(fits) {
+        let start = l.value_offsets().first().map_or(0, |o| o.as_usize());
+        return Ok(l.values().slice(start, l.len() * size));
+    }
+    let indices: UInt64Array = (0..l.len())
+        .flat_map(|i| {
+            let start = l.value_offsets()[i].as_usize() as u64;
+            (0..size as u64).map(move |k| read(i).then_some(start + k))
+        })
+        .collect();
+    arrow_select::take::take(l.values(), &indices, None)
+        .map_err(Error::arrow(format!("column `{}`", cx.at.path)))
 }
 
 /// The records-as-bytes reading of values of a plain `datatype` (time,

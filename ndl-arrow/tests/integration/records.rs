@@ -626,3 +626,41 @@ con.sql(f"copy (select * from t order by id) to '{sys.argv[1]}' (format parquet)
     );
     assert_eq!(ndl_arrow::read_parquet::<Trade>(&path).unwrap(), trades(N));
 }
+
+/// An optional array.
+#[derive(Clone, Debug, PartialEq, Record)]
+pub struct MaybeArray {
+    id: u8,
+    xyz: Option<[u16; 3]>,
+}
+
+/// DuckDB writes an array column as Parquet lists, a NULL as an empty
+/// one: it reads as `None`.
+#[test]
+fn an_optional_array_reads_from_lists_with_empty_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.parquet");
+    py(
+        r#"
+import duckdb
+duckdb.sql(f"""copy (select i::utinyint as id, case when i = 1 then null else [i, i + 1, 7]::usmallint[3] end as xyz
+    from range(3) t(i)) to '{sys.argv[1]}' (format parquet)""")
+"#,
+        &[&path],
+    );
+    let expected = vec![
+        MaybeArray {
+            id: 0,
+            xyz: Some([0, 1, 7]),
+        },
+        MaybeArray { id: 1, xyz: None },
+        MaybeArray {
+            id: 2,
+            xyz: Some([2, 3, 7]),
+        },
+    ];
+    assert_eq!(
+        ndl_arrow::read_parquet::<MaybeArray>(&path).unwrap(),
+        expected
+    );
+}
