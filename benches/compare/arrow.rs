@@ -32,6 +32,15 @@
 //!   has pyarrow) in the same run (target ≥ 1×). The sizes of both
 //!   writers' files are printed too, to show they hold the same encodings.
 //!
+//! A second cell: [`Trade`], the issue's record of variable fields
+//! (`{u64, String, f64, enum, Option<i32>, Option<String>, Vec<f32>,
+//! Vec<String>}`), 2 Mi records (or `--arrow-records N` if fewer). It
+//! times `to_record_batch` against the same batch built by hand with
+//! arrow's builders, capacities given (target ≥ 1×), and against
+//! serde_arrow's `to_record_batch` of the same records (target ≥ 4×);
+//! `from_record_batch` against serde_arrow's `from_record_batch`
+//! (target ≥ 4×). Both batches are checked to read back as the records.
+//!
 //! Every time is the best of [`REPS`] rounds, each running every job once;
 //! the records and the other crates' inputs are built outside the timing.
 
@@ -39,16 +48,23 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
+use ndl_arrow::arrow_array::builder::{
+    Float32Builder, Float64Builder, Int32Builder, ListBuilder, StringBuilder, UInt64Builder,
+};
+use ndl_arrow::arrow_array::types::UInt8Type;
+use ndl_arrow::arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray, UInt8Array};
+use ndl_arrow::arrow_schema::DataType;
 use ndl_arrow::arrow_schema::FieldRef;
 use ndl_arrow::parquet::basic::{Compression, ZstdLevel};
 use ndl_arrow::parquet::file::properties::WriterProperties;
 use ndl_arrow::ParquetWriter;
 use ndl_runtime::time::{DateTime64, Seconds};
 use ndl_runtime::NdlType;
+use ndl_runtime::Record;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::RecordWriter;
 use parquet_derive::ParquetRecordWriter;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::{ms, print_peer_rows, time};
 
@@ -195,6 +211,7 @@ pub struct Cell {
     pyarrow: String,
     /// File sizes in bytes: ours and pyarrow's, uncompressed and zstd 1.
     sizes: [u64; 4],
+    trades: Trades,
 }
 
 fn properties(compression: Compression) -> WriterProperties {
@@ -328,6 +345,7 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     c.sizes[2] = py["size_uncompressed"].as_u64().unwrap_or(0);
     c.sizes[3] = py["size_zstd"].as_u64().unwrap_or(0);
     let _ = fs::remove_file(&ours_file);
+    c.trades = run_trades(n.min(TRADES));
     c
 }
 
@@ -390,4 +408,202 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         mb(c.sizes[2]),
         mb(c.sizes[3])
     );
+    print_trades(&c.trades);
+}
+
+/// Records in the cell of variable records: the issue's 2 Mi.
+const TRADES: usize = 2 << 20;
+
+/// Which side of the book.
+#[derive(Clone, Copy, Debug, PartialEq, NdlType, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Side {
+    Buy,
+    Sell,
+}
+
+const SIDES: [&str; 2] = ["Buy", "Sell"];
+
+/// The issue's record of variable fields; serde_arrow takes it as it is.
+#[derive(Debug, PartialEq, Record, Serialize, Deserialize)]
+pub struct Trade {
+    id: u64,
+    symbol: String,
+    price: f64,
+    side: Side,
+    qty: Option<i32>,
+    note: Option<String>,
+    levels: Vec<f32>,
+    tags: Vec<String>,
+}
+
+/// `n` trades: short symbols, a note on one in three, 0-7 levels, 0-3 tags.
+pub fn trades(n: usize) -> Vec<Trade> {
+    const SYMBOLS: [&str; 5] = ["AAPL", "MSFT", "GOOG", "BRK.B", "Ü"];
+    (0..n)
+        .map(|i| Trade {
+            id: i as u64,
+            symbol: SYMBOLS[i % 5].to_owned(),
+            price: 100.0 + (i % 1000) as f64 * 0.01,
+            side: if i % 2 == 0 { Side::Buy } else { Side::Sell },
+            qty: (i % 4 != 0).then_some((i % 500) as i32),
+            note: (i % 3 == 0).then(|| format!("note {i}")),
+            levels: (0..i % 8).map(|k| k as f32 * 0.5).collect(),
+            tags: (0..i % 4).map(|k| format!("tag{k}")).collect(),
+        })
+        .collect()
+}
+
+/// The best times of the cell of variable records, in seconds.
+#[derive(Default)]
+pub struct Trades {
+    records: usize,
+    to_batch: f64,
+    by_hand: f64,
+    serde_to: f64,
+    from_batch: f64,
+    serde_from: f64,
+}
+
+/// The batch of `trades` built with arrow's builders, capacities given,
+/// as someone who knows the schema writes it.
+fn by_hand(trades: &[Trade], schema: &ndl_arrow::arrow_schema::SchemaRef) -> RecordBatch {
+    let n = trades.len();
+    let field = |i: usize| match schema.field(i).data_type() {
+        DataType::List(f) => f.clone(),
+        other => unreachable!("{other} is no list"),
+    };
+    let text = |f: &dyn Fn(&Trade) -> usize| trades.iter().map(f).sum::<usize>();
+    let mut id = UInt64Builder::with_capacity(n);
+    let mut symbol = StringBuilder::with_capacity(n, text(&|t| t.symbol.len()));
+    let mut price = Float64Builder::with_capacity(n);
+    let mut side = Vec::with_capacity(n);
+    let mut qty = Int32Builder::with_capacity(n);
+    let mut note =
+        StringBuilder::with_capacity(n, text(&|t| t.note.as_ref().map_or(0, String::len)));
+    let levels_items = Float32Builder::with_capacity(text(&|t| t.levels.len()));
+    let mut levels = ListBuilder::with_capacity(levels_items, n).with_field(field(6));
+    let tags_items = StringBuilder::with_capacity(
+        text(&|t| t.tags.len()),
+        text(&|t| t.tags.iter().map(String::len).sum()),
+    );
+    let mut tags = ListBuilder::with_capacity(tags_items, n).with_field(field(7));
+    for t in trades {
+        id.append_value(t.id);
+        symbol.append_value(&t.symbol);
+        price.append_value(t.price);
+        side.push(t.side as u8);
+        qty.append_option(t.qty);
+        note.append_option(t.note.as_deref());
+        levels.values().append_slice(&t.levels);
+        levels.append(true);
+        for tag in &t.tags {
+            tags.values().append_value(tag);
+        }
+        tags.append(true);
+    }
+    let names = Arc::new(StringArray::from_iter_values(SIDES));
+    let side = DictionaryArray::<UInt8Type>::try_new(UInt8Array::from(side), names).unwrap();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(id.finish()),
+        Arc::new(symbol.finish()),
+        Arc::new(price.finish()),
+        Arc::new(side),
+        Arc::new(qty.finish()),
+        Arc::new(note.finish()),
+        Arc::new(levels.finish()),
+        Arc::new(tags.finish()),
+    ];
+    RecordBatch::try_new(schema.clone(), columns).unwrap()
+}
+
+/// Runs the cell of `n` variable records.
+pub fn run_trades(n: usize) -> Trades {
+    eprintln!("arrow: {n} trades");
+    let records = trades(n);
+    let schema = Arc::new(ndl_arrow::schema::<Trade>());
+    let fields: Vec<FieldRef> = schema.fields().to_vec();
+    let mut times = [f64::INFINITY; 5];
+    let best = |t: &mut f64, d: std::time::Duration| *t = t.min(d.as_secs_f64());
+    for round in 0..REPS {
+        let mut ours = None;
+        best(
+            &mut times[0],
+            time(|| ours = Some(ndl_arrow::to_record_batch(&records).unwrap())),
+        );
+        let ours = ours.unwrap();
+        let mut hand = None;
+        best(
+            &mut times[1],
+            time(|| hand = Some(by_hand(&records, &schema))),
+        );
+        let mut theirs = None;
+        best(
+            &mut times[2],
+            time(|| theirs = Some(serde_arrow::to_record_batch(&fields, &records).unwrap())),
+        );
+        best(
+            &mut times[3],
+            time(|| {
+                drop(std::hint::black_box(
+                    ndl_arrow::from_record_batch::<Trade>(&ours).unwrap(),
+                ))
+            }),
+        );
+        best(
+            &mut times[4],
+            time(|| {
+                let back: Vec<Trade> = serde_arrow::from_record_batch(&ours).unwrap();
+                drop(std::hint::black_box(back));
+            }),
+        );
+        if round == 0 {
+            assert!(hand.unwrap() == ours, "the batch built by hand differs");
+            let theirs = theirs.unwrap();
+            assert!(ndl_arrow::from_record_batch::<Trade>(&theirs).unwrap() == records);
+            assert!(ndl_arrow::from_record_batch::<Trade>(&ours).unwrap() == records);
+        }
+    }
+    let [to_batch, by_hand, serde_to, from_batch, serde_from] = times;
+    Trades {
+        records: n,
+        to_batch,
+        by_hand,
+        serde_to,
+        from_batch,
+        serde_from,
+    }
+}
+
+fn print_trades(t: &Trades) {
+    println!(
+        "\n{} records of the issue's `{{u64, String, f64, enum, Option<i32>, Option<String>, \
+         Vec<f32>, Vec<String>}}`:\n",
+        t.records
+    );
+    println!("| job | peer | peer time | ours | ratio | target |");
+    println!("|---|---|--:|--:|--:|--:|");
+    print_peer_rows(&[
+        (
+            "`to_record_batch`",
+            "arrow builders by hand",
+            t.by_hand,
+            t.to_batch,
+            1.0,
+        ),
+        (
+            "`to_record_batch`",
+            "serde_arrow",
+            t.serde_to,
+            t.to_batch,
+            4.0,
+        ),
+        (
+            "`from_record_batch`",
+            "serde_arrow",
+            t.serde_from,
+            t.from_batch,
+            4.0,
+        ),
+    ]);
 }

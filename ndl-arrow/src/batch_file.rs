@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use arrow_schema::{Schema, SchemaRef};
+use ndl_runtime::{ByteOrder, Datatype, Record};
 
 use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
 use crate::error::Error;
 use crate::file::batch_rows;
+use crate::infer::{check, datatype_of};
 use crate::options::ReadOptions;
 use crate::schema::schema_with_order;
 
@@ -33,18 +34,37 @@ pub(crate) trait BatchSource {
 }
 
 /// Writes typed `records`, the first of which is record `first` of the
-/// file, in batches of about 8 MiB.
-pub(crate) fn append<T: NdlType>(
+/// file, in batches of about 8 MiB (of `T` itself: its strings and lists
+/// aside). A batch whose strings or lists pass Arrow's 2 GiB is split in
+/// halves until each fits.
+pub(crate) fn append<T: Record>(
     sink: &mut impl BatchSink,
     records: &[T],
     first: u64,
 ) -> Result<(), Error> {
     let rows = batch_rows(std::mem::size_of::<T>());
     for (i, part) in records.chunks(rows).enumerate() {
-        let batch = to_record_batch(part).map_err(counted_from(first, i * rows))?;
-        sink.write(batch)?;
+        append_part(sink, part, first, i * rows)?;
     }
     Ok(())
+}
+
+/// Writes `part`, which starts at record `first + at` of the file.
+fn append_part<T: Record>(
+    sink: &mut impl BatchSink,
+    part: &[T],
+    first: u64,
+    at: usize,
+) -> Result<(), Error> {
+    match to_record_batch(part) {
+        Ok(batch) => sink.write(batch),
+        Err(Error::TooLarge { .. }) if part.len() > 1 => {
+            let (a, b) = part.split_at(part.len() / 2);
+            append_part(sink, a, first, at)?;
+            append_part(sink, b, first, at + a.len())
+        }
+        Err(e) => Err(counted_from(first, at)(e)),
+    }
 }
 
 /// Makes an error about record `r` of a batch that starts at record
@@ -69,7 +89,7 @@ fn counted_from(first: u64, at: usize) -> impl FnOnce(Error) -> Error {
 }
 
 /// Reads every record of `source` as `T`.
-pub(crate) fn read_all<T: NdlType>(
+pub(crate) fn read_all<T: Record>(
     source: &mut impl BatchSource,
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
@@ -80,10 +100,56 @@ pub(crate) fn read_all<T: NdlType>(
         if records.is_empty() {
             records = part;
         } else {
-            records.extend_from_slice(&part);
+            records.extend(part);
         }
     }
     Ok(records)
+}
+
+/// What records a reader of a file reads: of the datatype the file says,
+/// of a plain datatype, or of a `Record` type with variable fields, whose
+/// check is given.
+pub(crate) enum Target<'a> {
+    /// The file's own datatype (see [`datatype_of`]).
+    Stored,
+    /// Records of a fixed-size datatype.
+    Plain(&'a Datatype),
+    /// Records of a datatype with variable fields, and how to check that
+    /// the file's columns hold them.
+    Variable(&'a Datatype, Check),
+}
+
+/// Checks that the records can be read from a schema.
+pub(crate) type Check = fn(&Schema, &ReadOptions) -> Result<(), Error>;
+
+impl Target<'_> {
+    /// The target of reading records of `T`.
+    pub fn of<T: Record>(dt: &Datatype) -> Target<'_> {
+        match T::plain() {
+            Some(_) => Target::Plain(dt),
+            None => Target::Variable(dt, crate::variable::check::<T>),
+        }
+    }
+
+    /// The datatype of the records read from data of `schema`, checked
+    /// against it before any is read.
+    pub fn resolve(&self, schema: &Schema, options: &ReadOptions) -> Result<Datatype, Error> {
+        match self {
+            Target::Stored => {
+                let dt = datatype_of(schema)?;
+                check(&dt, schema, options)?;
+                Ok(dt)
+            }
+            Target::Plain(dt) => {
+                check(dt, schema, options)?;
+                Ok((*dt).clone())
+            }
+            Target::Variable(dt, check) => {
+                check(schema, options)?;
+                Ok((*dt).clone())
+            }
+        }
+    }
 }
 
 /// The next batch of `source` as bytes of its datatype, in the options'

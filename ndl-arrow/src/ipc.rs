@@ -13,15 +13,15 @@ use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{ArrowError, SchemaRef};
-use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use ndl_runtime::{ByteOrder, Datatype, Record};
 
-use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
+use crate::batch::try_schema;
+use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink, Target};
 use crate::error::Error;
 use crate::file::{open, Staged};
-use crate::infer::{check, datatype_of};
 use crate::ipc_check::{Layout, Refusal};
 use crate::options::{ReadOptions, WriteOptions};
-use crate::schema::{schema_of, stored_byte_order};
+use crate::schema::stored_byte_order;
 
 /// Writes `records` to a new Arrow IPC file at `path` (replacing any),
 /// in batches of about 8 MiB; a path ending `.arrows` gets an Arrow IPC
@@ -41,7 +41,7 @@ use crate::schema::{schema_of, stored_byte_order};
 /// assert_eq!(ndl_arrow::read_ipc::<Point>(&path)?, points);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
+pub fn write_ipc<T: Record>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
     let mut writer = IpcWriter::create(path)?;
     writer.append(records)?;
     writer.finish().map(drop)
@@ -54,17 +54,17 @@ pub fn write_ipc<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<()
 /// # Errors
 /// As [`read_parquet`](crate::read_parquet); and
 /// [`Error::UnsupportedFile`] for a Feather v1 file or big-endian data.
-pub fn read_ipc<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
+pub fn read_ipc<T: Record>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
     read_ipc_with(path, &ReadOptions::default())
 }
 
 /// [`read_ipc`] with options.
-pub fn read_ipc_with<T: NdlType>(
+pub fn read_ipc_with<T: Record>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
-    let path = path.as_ref();
-    Reader::open(path, Some(&T::datatype()), options)
+    let (path, dt) = (path.as_ref(), T::datatype());
+    Reader::open(path, Target::of::<T>(&dt), options)
         .and_then(|mut reader| read_all(&mut reader, options))
         .map_err(Error::in_file(path))
 }
@@ -103,7 +103,7 @@ impl<T> std::fmt::Debug for IpcWriter<T> {
     }
 }
 
-impl<T: NdlType> IpcWriter<T> {
+impl<T: Record> IpcWriter<T> {
     /// Starts an Arrow IPC file of `T` records at `path` (a stream for a
     /// path ending `.arrows`), with the default [`WriteOptions`].
     pub fn create(path: impl AsRef<Path>) -> Result<IpcWriter<T>, Error> {
@@ -117,7 +117,7 @@ impl<T: NdlType> IpcWriter<T> {
         options: &WriteOptions,
     ) -> Result<IpcWriter<T>, Error> {
         let path = path.as_ref();
-        let sink = schema_of(&T::datatype())
+        let sink = try_schema::<T>()
             .and_then(|schema| Sink::create(path, Arc::new(schema), options))
             .map_err(Error::in_file(path))?;
         Ok(IpcWriter {
@@ -227,7 +227,7 @@ pub struct IpcRecordReader {
 impl IpcRecordReader {
     /// Opens an Arrow IPC file; its records' datatype is the one its
     /// metadata keeps, or else one made of its columns (see
-    /// [`datatype_of`]).
+    /// [`datatype_of`](crate::datatype_of)).
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<IpcRecordReader, Error> {
         IpcRecordReader::open_checked(path.as_ref(), None, options)
     }
@@ -248,7 +248,12 @@ impl IpcRecordReader {
         options: &ReadOptions,
     ) -> Result<IpcRecordReader, Error> {
         Ok(IpcRecordReader {
-            reader: Reader::open(path, datatype, options).map_err(Error::in_file(path))?,
+            reader: Reader::open(
+                path,
+                datatype.map_or(Target::Stored, Target::Plain),
+                options,
+            )
+            .map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
             read: 0,
@@ -371,11 +376,7 @@ struct Reader {
 }
 
 impl Reader {
-    fn open(
-        path: &Path,
-        datatype: Option<&Datatype>,
-        options: &ReadOptions,
-    ) -> Result<Reader, Error> {
+    fn open(path: &Path, target: Target<'_>, options: &ReadOptions) -> Result<Reader, Error> {
         let mut file = open(path)?;
         let (layout, rows) =
             crate::ipc_check::check(&mut file).map_err(|refusal| match refusal {
@@ -390,11 +391,7 @@ impl Reader {
             Layout::Stream => Box::new(StreamReader::try_new(file, None).map_err(arrow())?),
         };
         let schema = batches.schema();
-        let datatype = match datatype {
-            Some(dt) => dt.clone(),
-            None => datatype_of(&schema)?,
-        };
-        check(&datatype, &schema, options)?;
+        let datatype = target.resolve(&schema, options)?;
         Ok(Reader {
             batches,
             datatype,

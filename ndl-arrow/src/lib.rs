@@ -22,6 +22,11 @@
 //! # Ok::<(), ndl_arrow::Error>(())
 //! ```
 //!
+//! Records with `String`, `Vec`, `Option` and nested-record fields derive
+//! [`Record`](ndl_runtime::Record) instead and go through the same
+//! functions: `Utf8`, `List`, nullable fields and `Struct`s (see
+//! [`to_record_batch`]).
+//!
 //! The same works on records held as bytes of a runtime
 //! [`Datatype`](ndl_runtime::Datatype) (what `ndl convert` has):
 //! [`to_record_batch_raw`], [`from_record_batch_raw`], and the streaming
@@ -50,6 +55,7 @@ pub mod schema;
 mod strings;
 mod time;
 mod time_type;
+mod variable;
 
 pub use batch::{
     from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,

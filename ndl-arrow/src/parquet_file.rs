@@ -7,19 +7,19 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use ndl_runtime::{ByteOrder, Datatype, NdlType};
+use ndl_runtime::{ByteOrder, Datatype, Record};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
 
-use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink};
+use crate::batch::try_schema;
+use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink, Target};
 use crate::error::Error;
 use crate::file::{batch_rows, open};
-use crate::infer::{check, datatype_of};
 use crate::options::{ReadOptions, WriteOptions};
 use crate::parquet_int96::Int96Check;
 use crate::parquet_sink::Sink;
-use crate::schema::{schema_of, stored_byte_order};
+use crate::schema::stored_byte_order;
 
 /// Writes `records` to a new Parquet file at `path` (replacing any), with
 /// [`default_writer_properties`](crate::default_writer_properties). The file appears only once complete.
@@ -38,7 +38,7 @@ use crate::schema::{schema_of, stored_byte_order};
 /// assert_eq!(ndl_arrow::read_parquet::<Point>(&path)?, points);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_parquet<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
+pub fn write_parquet<T: Record>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
     let mut writer = ParquetWriter::create(path)?;
     writer.append(records)?;
     writer.finish().map(drop)
@@ -51,19 +51,24 @@ pub fn write_parquet<T: NdlType>(path: impl AsRef<Path>, records: &[T]) -> Resul
 /// # Errors
 /// A file that is no Parquet file, a missing column, a wrong type, a null,
 /// an enum name that is no member: each names the column.
-pub fn read_parquet<T: NdlType>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
+pub fn read_parquet<T: Record>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
     read_parquet_with(path, &ReadOptions::default())
 }
 
 /// [`read_parquet`] with options.
-pub fn read_parquet_with<T: NdlType>(
+pub fn read_parquet_with<T: Record>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
 ) -> Result<Vec<T>, Error> {
     let (path, dt) = (path.as_ref(), T::datatype());
-    Reader::open(path, Some(&dt), options, std::mem::size_of::<T>())
-        .and_then(|mut reader| read_all(&mut reader, options))
-        .map_err(Error::in_file(path))
+    Reader::open(
+        path,
+        Target::of::<T>(&dt),
+        options,
+        std::mem::size_of::<T>(),
+    )
+    .and_then(|mut reader| read_all(&mut reader, options))
+    .map_err(Error::in_file(path))
 }
 
 /// A Parquet file of `T` records being written: each [`append`](Self::append)
@@ -103,7 +108,7 @@ impl<T> std::fmt::Debug for ParquetWriter<T> {
     }
 }
 
-impl<T: NdlType> ParquetWriter<T> {
+impl<T: Record> ParquetWriter<T> {
     /// Starts a Parquet file of `T` records at `path`, with the default
     /// [`WriteOptions`].
     pub fn create(path: impl AsRef<Path>) -> Result<ParquetWriter<T>, Error> {
@@ -116,7 +121,7 @@ impl<T: NdlType> ParquetWriter<T> {
         options: &WriteOptions,
     ) -> Result<ParquetWriter<T>, Error> {
         let path = path.as_ref();
-        let sink = schema_of(&T::datatype())
+        let sink = try_schema::<T>()
             .and_then(|schema| Sink::create(path, Arc::new(schema), options))
             .map_err(Error::in_file(path))?;
         Ok(ParquetWriter {
@@ -224,7 +229,7 @@ pub struct ParquetRecordReader {
 
 impl ParquetRecordReader {
     /// Opens a Parquet file; its records' datatype is the one its metadata
-    /// keeps, or else one made of its columns (see [`datatype_of`]).
+    /// keeps, or else one made of its columns (see [`datatype_of`](crate::datatype_of)).
     pub fn open(
         path: impl AsRef<Path>,
         options: &ReadOptions,
@@ -248,7 +253,13 @@ impl ParquetRecordReader {
         options: &ReadOptions,
     ) -> Result<ParquetRecordReader, Error> {
         Ok(ParquetRecordReader {
-            reader: Reader::open(path, datatype, options, 0).map_err(Error::in_file(path))?,
+            reader: Reader::open(
+                path,
+                datatype.map_or(Target::Stored, Target::Plain),
+                options,
+                0,
+            )
+            .map_err(Error::in_file(path))?,
             options: *options,
             path: path.to_owned(),
             read: 0,
@@ -303,7 +314,7 @@ struct Reader {
 impl Reader {
     fn open(
         path: &Path,
-        datatype: Option<&Datatype>,
+        target: Target<'_>,
         options: &ReadOptions,
         record: usize,
     ) -> Result<Reader, Error> {
@@ -313,11 +324,7 @@ impl Reader {
             .map_err(Error::parquet("reading the footer"))?;
         check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt { message })?;
         let schema = builder.schema().clone();
-        let datatype = match datatype {
-            Some(dt) => dt.clone(),
-            None => datatype_of(&schema)?,
-        };
-        check(&datatype, &schema, options)?;
+        let datatype = target.resolve(&schema, options)?;
         let wanted: Vec<usize> = schema
             .fields()
             .iter()

@@ -57,7 +57,7 @@ pub const VALUE_COLUMN: &str = "value";
 pub const ITEM: &str = "item";
 /// polars' field metadata of an `Enum`'s categories: with it polars reads
 /// the dictionary column as an `Enum` rather than a `Categorical`.
-const POLARS_ENUM_KEY: &str = "_PL_ENUM_VALUES2";
+pub(crate) const POLARS_ENUM_KEY: &str = "_PL_ENUM_VALUES2";
 
 /// The Arrow schema of records of `dt`: a compound's members are the
 /// columns; any other datatype is one column, [`VALUE_COLUMN`].
@@ -151,7 +151,7 @@ fn field_of(
 }
 
 /// Whether the Arrow type alone gives back `dt`.
-fn says_it_all(dt: &Datatype) -> bool {
+pub(crate) fn says_it_all(dt: &Datatype) -> bool {
     match dt {
         Datatype::Time(t) => time_type::says_it_all(*t),
         _ => {
@@ -166,7 +166,7 @@ fn says_it_all(dt: &Datatype) -> bool {
 
 /// polars' spelling of an enum's categories: each name's byte length, `;`,
 /// the name.
-fn polars_categories(e: &Enum) -> String {
+pub(crate) fn polars_categories(e: &Enum) -> String {
     e.members
         .iter()
         .map(|m| format!("{};{}", m.name.len(), m.name))

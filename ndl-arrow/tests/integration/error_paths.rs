@@ -54,7 +54,7 @@ fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "parquet")
 }
 
-fn read_typed<T: NdlType>(path: &Path) -> Result<Vec<T>, Error> {
+fn read_typed<T: ndl_runtime::Record>(path: &Path) -> Result<Vec<T>, Error> {
     if is_parquet(path) {
         ndl_arrow::read_parquet(path)
     } else {

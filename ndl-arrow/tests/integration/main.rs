@@ -10,6 +10,7 @@ mod error_paths;
 mod file_mode;
 mod ipc_kinds;
 mod nested_enum;
+mod records;
 mod roundtrip;
 mod time;
 mod writers;

@@ -71,7 +71,7 @@ fn the_readme_record_maps_column_by_column() {
 }
 
 /// Round trips of `data` through a batch, a Parquet file and an IPC file.
-fn round_trips<T: NdlType + PartialEq + std::fmt::Debug>(data: &[T]) {
+fn round_trips<T: ndl_runtime::Record + PartialEq + std::fmt::Debug>(data: &[T]) {
     let batch = ndl_arrow::to_record_batch(data).unwrap();
     assert_eq!(ndl_arrow::from_record_batch::<T>(&batch).unwrap(), data);
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,93 @@
+//! Records with variable-length and nullable fields (`String`, `Vec`,
+//! `Option`, nested `#[derive(Record)]` structs) to Arrow and back,
+//! through their neutral columns ([`ndl_runtime::record::Column`]):
+//! `String` is `Utf8`, `Vec` a `List`, `[T; N]` a `FixedSizeList`, a
+//! nested record a `Struct`, an `Option` a nullable field (and only an
+//! `Option`, or time for NaT); numbers, bools, enums, time and other
+//! fixed-size values as in plain records.
+//!
+//! Arrow's `Utf8` and `List` have 32-bit offsets: a batch whose strings
+//! or list items pass 2 GiB is refused naming the column
+//! ([`Error::TooLarge`]); the file writers split such batches.
+
+mod build;
+mod decode;
+mod rows;
+mod schema;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema, SchemaRef};
+use ndl_runtime::record::{self, Column, ColumnReader, RecordError};
+use ndl_runtime::Record;
+
+use crate::error::Error;
+use crate::options::ReadOptions;
+use crate::schema::VALUE_COLUMN;
+use rows::Place;
+
+pub(crate) use schema::schema;
+
+/// `records` as one batch of `schema` (which [`schema`] made).
+pub(crate) fn to_batch<T: Record>(records: &[T], schema: SchemaRef) -> Result<RecordBatch, Error> {
+    let n = records.len();
+    let columns = match record::columns(records) {
+        Column::Struct { fields, .. } => fields,
+        other => vec![(VALUE_COLUMN.to_owned(), other)],
+    };
+    let arrays = columns
+        .into_iter()
+        .zip(schema.fields().iter())
+        .map(|((name, c), f)| build::array(c, f.data_type(), n, None, &Place::column(&name)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(n));
+    RecordBatch::try_new_with_options(schema, arrays, &options)
+        .map_err(Error::arrow("assembling the record batch"))
+}
+
+/// The records of `batch`, its columns found by name.
+pub(crate) fn from_batch<T: Record>(
+    batch: &RecordBatch,
+    options: &ReadOptions,
+) -> Result<Vec<T>, Error> {
+    let template = schema::template::<T>();
+    let structured = matches!(template, Column::Struct { .. });
+    let error = |e: RecordError| record_error(e, structured);
+    let decoded = decode::batch(&template, batch, options)?;
+    let view = decoded.view().map_err(error)?;
+    let reader = T::reader(&view).map_err(error)?;
+    let mut records = Vec::new();
+    records
+        .try_reserve_exact(reader.len())
+        .map_err(|_| Error::OutOfMemory(reader.len().saturating_mul(std::mem::size_of::<T>())))?;
+    for i in 0..reader.len() {
+        records.push(reader.get(i).map_err(error)?);
+    }
+    Ok(records)
+}
+
+/// Checks, before any is read, that records of `T` can be read from
+/// batches of `schema`.
+pub(crate) fn check<T: Record>(schema: &Schema, options: &ReadOptions) -> Result<(), Error> {
+    let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
+    from_batch::<T>(&empty, options).map(drop)
+}
+
+/// A record reader's error as this crate's: about a record, or about the
+/// column as a whole. Fields of records that are no struct are inside
+/// their one column.
+fn record_error(e: RecordError, structured: bool) -> Error {
+    let column = match (structured, e.field()) {
+        (true, field) => field,
+        (false, field) if field.is_empty() => VALUE_COLUMN.to_owned(),
+        (false, field) => format!("{VALUE_COLUMN}.{field}"),
+    };
+    let message = e.message().to_owned();
+    match e.record() {
+        Some(record) => Error::InvalidValue {
+            record,
+            column,
+            message,
+        },
+        None => Error::TypeMismatch { column, message },
+    }
+}
