@@ -37,14 +37,11 @@ impl Buffer {
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
-        // SAFETY: the `u64`s are initialised and any byte is a valid `u8`;
-        // the slice covers exactly their memory.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len() * 8) }
+        bytemuck::cast_slice(&self.0)
     }
 
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `bytes`, borrowed mutably for the slice's life.
-        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast(), self.0.len() * 8) }
+        bytemuck::cast_slice_mut(&mut self.0)
     }
 }
 
