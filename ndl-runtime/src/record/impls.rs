@@ -113,6 +113,20 @@ impl<T: Number> ColumnReader<T> for NumberReader<'_, T> {
             .copied()
             .ok_or_else(|| past_end(index, self.0.len()))
     }
+
+    fn extend_from_range(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<T>,
+    ) -> Result<(), RecordError> {
+        let end = range.end;
+        let items = self
+            .0
+            .get(range)
+            .ok_or_else(|| past_end(end, self.0.len()))?;
+        out.extend_from_slice(items);
+        Ok(())
+    }
 }
 
 fn number_reader<'a, T: Number>(view: &ColumnView<'a>) -> Result<NumberReader<'a, T>, RecordError> {
@@ -500,6 +514,9 @@ pub struct StringReader<'a> {
     offsets: Offsets<'a>,
     data: &'a [u8],
     len: usize,
+    /// Whether the column's bytes were found UTF-8 as a whole, with every
+    /// offset on a character boundary: then every string is.
+    all_utf8: bool,
 }
 
 impl StringColumns {
@@ -530,11 +547,15 @@ impl StringColumns {
 impl<'a> StringReader<'a> {
     fn new(view: &ColumnView<'a>) -> Result<Self, RecordError> {
         match required(view)? {
-            ColumnView::Strings { offsets, data } => Ok(StringReader {
-                len: offsets.check(data.len())?,
-                offsets: *offsets,
-                data,
-            }),
+            ColumnView::Strings { offsets, data } => {
+                let len = offsets.check(data.len())?;
+                Ok(StringReader {
+                    len,
+                    offsets: *offsets,
+                    data,
+                    all_utf8: all_utf8(offsets, data, len),
+                })
+            }
             other => Err(wrong_kind("strings", other)),
         }
     }
@@ -548,6 +569,12 @@ impl<'a> StringReader<'a> {
         let bytes = range
             .and_then(|(a, b)| self.data.get(a..b))
             .ok_or_else(|| RecordError::new("string offsets out of bounds").at(index))?;
+        if self.all_utf8 {
+            // SAFETY: `bytes` lies between two checked offsets, each on a
+            // character boundary of the column's bytes, which are UTF-8
+            // as a whole (`all_utf8`).
+            return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+        }
         std::str::from_utf8(bytes).map_err(|e| {
             RecordError::new(format!(
                 "the string is not UTF-8: {e}, at byte {} of the column",
@@ -556,6 +583,24 @@ impl<'a> StringReader<'a> {
             .at(index)
         })
     }
+}
+
+/// Whether the strings `0..len` of a column whose offsets were checked
+/// are UTF-8, tested once for the whole column (one pass, rather than a
+/// call a string); when not, each string is tested as it is read, so the
+/// error names its record.
+fn all_utf8(offsets: &Offsets<'_>, data: &[u8], len: usize) -> bool {
+    let (Some(first), Some(last)) = (offsets.get(0), offsets.get(len)) else {
+        return false;
+    };
+    let Some(Ok(text)) = data.get(first..last).map(std::str::from_utf8) else {
+        return false;
+    };
+    (0..=len).all(|k| {
+        offsets
+            .get(k)
+            .is_some_and(|o| text.is_char_boundary(o - first))
+    })
 }
 
 macro_rules! string_record {
@@ -673,10 +718,11 @@ impl<'a, T: Record> ListReader<'a, T> {
             .get(index)
             .zip(self.offsets.get(index + 1))
             .ok_or_else(|| RecordError::new("list offsets out of bounds"))?;
-        (start..end)
-            .map(|i| self.items.get(i))
-            .collect::<Result<Vec<T>, RecordError>>()
-            .map_err(|e| e.at(index))
+        let mut items = Vec::new();
+        self.items
+            .extend_from_range(start..end, &mut items)
+            .map_err(|e| e.at(index))?;
+        Ok(items)
     }
 }
 

@@ -180,6 +180,21 @@ pub trait ColumnReader<T> {
     /// UTF-8, an enum value without a member, a null where no `Option`
     /// is, an index past the end).
     fn get(&self, index: usize) -> Result<T, RecordError>;
+
+    /// Appends records `range` to `out`, stopping at the first error:
+    /// what a list reads its items with, so that a column of numbers
+    /// copies them as one slice.
+    fn extend_from_range(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<T>,
+    ) -> Result<(), RecordError> {
+        out.reserve(range.len());
+        for i in range {
+            out.push(self.get(i)?);
+        }
+        Ok(())
+    }
 }
 
 /// Called with `Self` as an [`NdlType`] by [`Record::visit_plain`].

@@ -339,6 +339,24 @@ fn wrong_columns_are_errors_naming_field_and_record() {
         "{e}"
     );
 
+    // UTF-8 as a whole, but split inside a character: "é" as two strings.
+    let split = "aé".as_bytes();
+    let offsets: Vec<i64> = (0..=data.len())
+        .map(|i| [0, 2].get(i).map_or(3, |&o| o))
+        .collect();
+    let e = error_of(&replaced(
+        &column,
+        "symbol",
+        ColumnView::Strings {
+            offsets: Offsets::I64(&offsets),
+            data: split,
+        },
+    ));
+    assert!(
+        e.starts_with("field `symbol`, record 0") && e.contains("UTF-8"),
+        "{e}"
+    );
+
     let sides = vec![1u8, 2, 3]
         .into_iter()
         .cycle()
