@@ -6,7 +6,7 @@
 //! `.npy` files:
 //!
 //! ```
-//! use ndl_runtime::NdlType;
+//! use ndl_runtime::{NdlType, Record};
 //!
 //! #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 //! #[repr(C)]
@@ -105,13 +105,14 @@ mod staging;
 mod store;
 mod strings;
 mod struct_type;
+mod typed;
 mod writer;
 mod zip;
 
 use std::ops::Range;
 use std::path::Path;
 
-use ndl_runtime::NdlType;
+use ndl_runtime::{NdlType, Record};
 
 pub use chunk_shape::{default_chunk_shape, CHUNK_BYTES, SLAB_BYTES};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
@@ -137,7 +138,8 @@ pub use strings::{
     read_byte_strings_ndarray, read_strings_ndarray, write_byte_strings_ndarray,
     write_strings_ndarray,
 };
-pub use writer::{ArrayWriter, PackedWriter};
+pub use typed::ArrayWriter;
+pub use writer::PackedWriter;
 
 /// Writes `data` as a new store at `dir` holding one array of records:
 /// Zarr v3, `struct`, zstd. `dir` must not exist.
@@ -147,7 +149,7 @@ pub use writer::{ArrayWriter, PackedWriter};
 /// ndl_zarr::write(dir.path().join("x.zarr"), &[1.5f64, 2.5])?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+pub fn write<T: Record + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
     WriteOptions::new().write(dir, data)
 }
 
@@ -161,7 +163,7 @@ pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Res
 /// assert!(ndl_zarr::read::<i16>(&path).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
+pub fn read<T: Record + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
     ReadOptions::new().read(dir)
 }
 
