@@ -131,7 +131,10 @@ impl<T> std::fmt::Debug for PlainArrayWriter<T> {
 impl<T: NdlType + Send + Sync> PlainArrayWriter<T> {
     /// [`create`](ArrayWriter::create) with `options`: the layout, chunks,
     /// codecs, format version and durability of the new store.
-    pub fn create_with(dir: impl AsRef<Path>, options: &WriteOptions) -> Result<PlainArrayWriter<T>> {
+    pub fn create_with(
+        dir: impl AsRef<Path>,
+        options: &WriteOptions,
+    ) -> Result<PlainArrayWriter<T>> {
         let dir = dir.as_ref();
         let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;

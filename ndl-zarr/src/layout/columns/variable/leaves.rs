@@ -3,6 +3,8 @@
 //! record dimension, a string a string array, a list a CF contiguous
 //! ragged array.
 
+use base64::Engine as _;
+use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::record::{Column, Values};
 use ndl_runtime::Datatype;
 use serde_json::{json, Value};
@@ -239,5 +241,28 @@ pub(super) fn fill_json(fill: &Column) -> Value {
         Values::F32(v) => v.first().map_or(Value::Null, |&x| float(f64::from(x))),
         Values::F64(v) => v.first().map_or(Value::Null, |&x| float(x)),
         _ => Value::Null,
+    }
+}
+
+/// An option's fill as the `_FillValue` attribute xarray reads: in v3 a
+/// float is the base64 of its little-endian `f64` bytes (xarray's
+/// `FillValueCoder`, as xarray writes it), else the `fill_value` itself.
+pub(super) fn fill_attribute(fill: &Column, format: ZarrFormat) -> Value {
+    let float = match fill {
+        Column::Values {
+            values: Values::F32(v),
+            ..
+        } => v.first().map(|&x| f64::from(x)),
+        Column::Values {
+            values: Values::F64(v),
+            ..
+        } => v.first().copied(),
+        _ => None,
+    };
+    match (format, float) {
+        (ZarrFormat::V3, Some(x)) => {
+            json!(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes()))
+        }
+        _ => fill_json(fill),
     }
 }

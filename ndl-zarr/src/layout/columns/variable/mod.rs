@@ -13,6 +13,7 @@ mod read;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::record::{columns, Column, Columns};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
@@ -21,14 +22,16 @@ use serde_json::json;
 use super::{ColumnsWriter, Extra};
 use crate::append::Appender;
 use crate::chunks::ChunkIo;
-use crate::documents::consolidate;
+use crate::documents::{consolidate, json_at, pretty};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::options::WriteOptions;
 use crate::store::Store;
 use crate::strings::{VlenKind, VlenWriter};
 use crate::writer::{dimension_name, prepare, Held};
-use leaves::{count_name, fill_json, fixed_bytes, leaves, sample_dimension, Kind, Leaf};
+use leaves::{
+    count_name, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind, Leaf,
+};
 
 pub(crate) use read::read;
 
@@ -107,7 +110,11 @@ impl<T: Record> VariableWriter<T> {
             names.push(leaf.name.clone());
         }
         held.check()?;
-        consolidate(&store, self.options.format, names.iter().map(String::as_str))?;
+        consolidate(
+            &store,
+            self.options.format,
+            names.iter().map(String::as_str),
+        )?;
         held.release()?;
         Ok(n as u64)
     }
@@ -134,10 +141,12 @@ impl Out<'_> {
                     members.push((leaf.name.clone(), datatype.clone()));
                     values.push(field.and_then(fixed_bytes).unwrap_or_default());
                     if let Some(fill) = fill {
-                        let fill = fill_json(fill);
                         let mut more = Extra::default();
-                        more.attributes.insert("_FillValue".into(), fill.clone());
-                        more.fill = Some(fill);
+                        more.attributes.insert(
+                            "_FillValue".into(),
+                            fill_attribute(fill, self.options.format),
+                        );
+                        more.fill = Some(fill_json(fill));
                         extra.insert(leaf.name.clone(), more);
                     }
                 }
@@ -209,7 +218,11 @@ impl Out<'_> {
         for w in offsets.windows(2) {
             writer.append(&data[w[0] as usize..w[1] as usize])?;
         }
-        writer.finish().map(drop)
+        writer.finish()?;
+        if self.options.format == ZarrFormat::V2 {
+            no_v2_fill(&self.store.child(name))?;
+        }
+        Ok(())
     }
 
     /// Writes the items of the ragged array `name` on its sample
@@ -241,6 +254,16 @@ impl Out<'_> {
         })?;
         appender.commit().map(drop)
     }
+}
+
+/// Sets the v2 string array's `fill_value` to `null`: xarray masks a
+/// non-null one, and would read every empty string as missing.
+fn no_v2_fill(array: &Store) -> Result<()> {
+    let Some(mut doc) = json_at(array, ".zarray")? else {
+        return Ok(());
+    };
+    doc["fill_value"] = serde_json::Value::Null;
+    array.set(".zarray", pretty(&doc))
 }
 
 /// The column of the leaf at the dotted path `name` of `column`.

@@ -63,7 +63,10 @@ fn read_fixed(store: &Store, leaves: &[Leaf]) -> Result<Fixed> {
     let (range, n) = records_range(store, None, source.len())?;
     let bytes = part_reader::read_packed(&source, range, n)?;
     let Datatype::Compound(members) = packed.datatype().clone() else {
-        return Err(shape_error(store, "the fixed-size fields are no compound".into()));
+        return Err(shape_error(
+            store,
+            "the fixed-size fields are no compound".into(),
+        ));
     };
     Ok(Fixed {
         n,
@@ -77,11 +80,14 @@ fn read_fixed(store: &Store, leaves: &[Leaf]) -> Result<Fixed> {
 impl Fixed {
     /// The bytes of column `name`, record after record.
     fn bytes_of(&self, name: &str) -> Result<Vec<u8>> {
-        let m = self.members.member(name).ok_or_else(|| Error::TypeMismatch {
-            store: self.store.clone(),
-            field: name.to_string(),
-            message: "no such column".into(),
-        })?;
+        let m = self
+            .members
+            .member(name)
+            .ok_or_else(|| Error::TypeMismatch {
+                store: self.store.clone(),
+                field: name.to_string(),
+                message: "no such column".into(),
+            })?;
         let width = m.datatype.size().unwrap_or(0);
         let mut out = Vec::with_capacity(self.n * width);
         for i in 0..self.n {
@@ -101,7 +107,9 @@ impl Fixed {
             return Ok(shaped(like, bytes, self.n));
         };
         let width = bytes.len() / self.n.max(1);
-        let fill_bytes = fill.and_then(super::leaves::fixed_bytes).unwrap_or_default();
+        let fill_bytes = fill
+            .and_then(super::leaves::fixed_bytes)
+            .unwrap_or_default();
         let mut validity = Bitmap::with_capacity(self.n);
         for value in bytes.chunks_exact(width.max(1)) {
             validity.push(value != fill_bytes.as_slice());
