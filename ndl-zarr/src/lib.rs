@@ -80,6 +80,45 @@
 //! every bool and enum value is checked. Errors name the store, the chunk,
 //! the record and the field.
 
+//!
+//! # Records with strings, lists and options
+//!
+//! [`write`], [`read`] and [`ArrayWriter`] take any
+//! [`Record`](ndl_runtime::Record): plain records take the paths above;
+//! `#[derive(Record)]` records with `String`, `Vec` and `Option` fields are
+//! written in the columns layout only ([`Layout::Columns`]; the records
+//! layout is refused naming the field): strings as v3 `string` / v2
+//! `vlen-utf8` arrays, a `Vec` as a CF contiguous ragged array (the items
+//! `<field>` on the dimension `<field>_sample`, the count `<field>_count`
+//! with `sample_dimension`), nested records flattened (`venue.code`), an
+//! `Option` as its `#[ndl(fill = ...)]`, the array's `fill_value` and
+//! `_FillValue` attribute. See the README for the details and limits.
+//!
+//! ```
+//! use ndl_runtime::Record;
+//! use ndl_zarr::{Layout, WriteOptions};
+//!
+//! #[derive(Debug, PartialEq, Record)]
+//! struct Trade {
+//!     id: u64,
+//!     symbol: String,
+//!     levels: Vec<f32>,
+//!     #[ndl(fill = -1)]
+//!     venue: Option<i32>,
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("trades.zarr");
+//! let trades = vec![
+//!     Trade { id: 1, symbol: "ABC".into(), levels: vec![1.5, 2.0], venue: Some(4) },
+//!     Trade { id: 2, symbol: "É".into(), levels: vec![], venue: None },
+//! ];
+//! WriteOptions::new().layout(Layout::Columns).write(&path, &trades)?;
+//! assert_eq!(ndl_zarr::read::<Trade>(&path)?, trades);
+//! assert!(ndl_zarr::write(dir.path().join("r.zarr"), &trades).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
 #![deny(missing_docs)]
 
 mod append;
