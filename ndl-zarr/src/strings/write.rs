@@ -260,6 +260,19 @@ impl VlenWriter {
         Ok(total)
     }
 
+    /// Ends an array created with a shape larger than any it gets (a
+    /// column appended to without a known length): its length is the
+    /// values appended, the last, partial slab is stored, then the
+    /// metadata as [`finish`](Self::finish) writes it.
+    pub(crate) fn finish_growing(mut self) -> Result<u64> {
+        self.meta.shape = vec![self.written];
+        self.meta.document["shape"] = serde_json::json!([self.written]);
+        if !self.slab.is_empty() {
+            self.store_slab()?;
+        }
+        self.finish()
+    }
+
     fn unsupported(&self, message: String) -> Error {
         Error::Unsupported {
             message: format!("{}: {message}", self.store.name),

@@ -125,8 +125,12 @@ fn array_writer_appends_across_calls() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.zarr");
     let mut w = ArrayWriter::<Trade>::create_with(&path, &columns(ZarrFormat::V3)).unwrap();
-    w.append(&trades()[..1]).unwrap();
-    w.append(&trades()[1..]).unwrap();
+    w.append(&trades()[..2]).unwrap();
+    // A full chunk (of 2) is stored as it fills, before `finish`.
+    for chunk in ["id/c/0", "symbol/c/0", "levels_count/c/0", "tags/c/0"] {
+        assert!(path.join(chunk).exists(), "{chunk}");
+    }
+    w.append(&trades()[2..]).unwrap();
     assert_eq!(w.len(), 3);
     assert_eq!(w.finish().unwrap(), 3);
     assert_eq!(ndl_zarr::read::<Trade>(&path).unwrap(), trades());
