@@ -83,8 +83,8 @@
 //!
 //! # Records with strings, lists and options
 //!
-//! [`write`], [`read`] and [`ArrayWriter`] take any
-//! [`Record`](ndl_runtime::Record): plain records take the paths above;
+//! [`write()`], [`read`] and [`ArrayWriter`] take any
+//! [`Record`]: plain records take the paths above;
 //! `#[derive(Record)]` records with `String`, `Vec` and `Option` fields are
 //! written in the columns layout only ([`Layout::Columns`]; the records
 //! layout is refused naming the field): strings as v3 `string` / v2
