@@ -261,3 +261,18 @@ fn counts_that_disagree_with_the_items_are_an_error_naming_the_arrays() {
     let e = ndl_zarr::read::<Trade>(&path).unwrap_err().to_string();
     assert!(e.contains("levels_count") && e.contains("`levels`"), "{e}");
 }
+
+#[test]
+fn a_missing_column_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, column) in ["symbol", "qty", "tags"].into_iter().enumerate() {
+        let path = dir.path().join(format!("t{i}.zarr"));
+        columns(ZarrFormat::V3).write(&path, &trades()).unwrap();
+        std::fs::remove_dir_all(path.join(column)).unwrap();
+        let e = ndl_zarr::read::<Trade>(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("/{column}")) || e.contains(&format!("`{column}`")),
+            "{column}: {e}"
+        );
+    }
+}
