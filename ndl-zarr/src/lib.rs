@@ -6,7 +6,7 @@
 //! `.npy` files:
 //!
 //! ```
-//! use ndl_runtime::NdlType;
+//! use ndl_runtime::{NdlType, Record};
 //!
 //! #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 //! #[repr(C)]
@@ -80,6 +80,45 @@
 //! every bool and enum value is checked. Errors name the store, the chunk,
 //! the record and the field.
 
+//!
+//! # Records with strings, lists and options
+//!
+//! [`write()`], [`read`] and [`ArrayWriter`] take any
+//! [`Record`]: plain records take the paths above;
+//! `#[derive(Record)]` records with `String`, `Vec` and `Option` fields are
+//! written in the columns layout only ([`Layout::Columns`]; the records
+//! layout is refused naming the field): strings as v3 `string` / v2
+//! `vlen-utf8` arrays, a `Vec` as a CF contiguous ragged array (the items
+//! `<field>` on the dimension `<field>_sample`, the count `<field>_count`
+//! with `sample_dimension`), nested records flattened (`venue.code`), an
+//! `Option` as its `#[ndl(fill = ...)]`, the array's `fill_value` and
+//! `_FillValue` attribute. See the README for the details and limits.
+//!
+//! ```
+//! use ndl_runtime::Record;
+//! use ndl_zarr::{Layout, WriteOptions};
+//!
+//! #[derive(Debug, PartialEq, Record)]
+//! struct Trade {
+//!     id: u64,
+//!     symbol: String,
+//!     levels: Vec<f32>,
+//!     #[ndl(fill = -1)]
+//!     venue: Option<i32>,
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("trades.zarr");
+//! let trades = vec![
+//!     Trade { id: 1, symbol: "ABC".into(), levels: vec![1.5, 2.0], venue: Some(4) },
+//!     Trade { id: 2, symbol: "É".into(), levels: vec![], venue: None },
+//! ];
+//! WriteOptions::new().layout(Layout::Columns).write(&path, &trades)?;
+//! assert_eq!(ndl_zarr::read::<Trade>(&path)?, trades);
+//! assert!(ndl_zarr::write(dir.path().join("r.zarr"), &trades).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
 #![deny(missing_docs)]
 
 mod append;
@@ -105,13 +144,14 @@ mod staging;
 mod store;
 mod strings;
 mod struct_type;
+mod typed;
 mod writer;
 mod zip;
 
 use std::ops::Range;
 use std::path::Path;
 
-use ndl_runtime::NdlType;
+use ndl_runtime::{NdlType, Record};
 
 pub use chunk_shape::{default_chunk_shape, CHUNK_BYTES, SLAB_BYTES};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
@@ -137,7 +177,8 @@ pub use strings::{
     read_byte_strings_ndarray, read_strings_ndarray, write_byte_strings_ndarray,
     write_strings_ndarray,
 };
-pub use writer::{ArrayWriter, PackedWriter};
+pub use typed::ArrayWriter;
+pub use writer::PackedWriter;
 
 /// Writes `data` as a new store at `dir` holding one array of records:
 /// Zarr v3, `struct`, zstd. `dir` must not exist.
@@ -147,7 +188,7 @@ pub use writer::{ArrayWriter, PackedWriter};
 /// ndl_zarr::write(dir.path().join("x.zarr"), &[1.5f64, 2.5])?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+pub fn write<T: Record + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
     WriteOptions::new().write(dir, data)
 }
 
@@ -161,7 +202,7 @@ pub fn write<T: NdlType + Send + Sync>(dir: impl AsRef<Path>, data: &[T]) -> Res
 /// assert!(ndl_zarr::read::<i16>(&path).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read<T: NdlType + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
+pub fn read<T: Record + Send + Sync>(dir: impl AsRef<Path>) -> Result<Vec<T>> {
     ReadOptions::new().read(dir)
 }
 

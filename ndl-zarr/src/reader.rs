@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use ndl_runtime::records::PackedLayout;
-use ndl_runtime::NdlType;
+use ndl_runtime::{NdlType, Record};
 
 use crate::documents::read_group;
 use crate::error::Result;
@@ -13,6 +13,7 @@ use crate::layout::records::{packer, RecordsSource};
 use crate::options::ReadOptions;
 use crate::part_reader::{self, records_range, shape_error};
 use crate::store::Store;
+use crate::typed::read_plain;
 
 impl ReadOptions {
     /// Reads the records of the store at `dir`, either layout.
@@ -21,8 +22,15 @@ impl ReadOptions {
     /// As [`read`](crate::read), and for reads by name a field of `T` the
     /// store lacks ([`Error::TypeMismatch`](crate::Error::TypeMismatch)
     /// naming it).
-    pub fn read<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<Vec<T>> {
-        self.read_from(&Store::open(dir.as_ref())?, None)
+    ///
+    /// Records with `String`, `Vec` or `Option` fields are read from the
+    /// columns layout, fields by name in any order.
+    pub fn read<T: Record + Send + Sync>(&self, dir: impl AsRef<Path>) -> Result<Vec<T>> {
+        let store = Store::open(dir.as_ref())?;
+        match read_plain::<T>(self, &store) {
+            Some(records) => records,
+            None => crate::layout::columns::variable::read(&store),
+        }
     }
 
     /// Reads records `range` of the store at `dir`, decoding only the
@@ -38,7 +46,7 @@ impl ReadOptions {
         self.read_from(&Store::open(dir.as_ref())?, Some(range))
     }
 
-    fn read_from<T: NdlType + Send + Sync>(
+    pub(crate) fn read_from<T: NdlType + Send + Sync>(
         &self,
         store: &Store,
         range: Option<Range<u64>>,

@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use ndl_runtime::records::{PackedLayout, Packer};
-use ndl_runtime::{Datatype, NdlType};
+use ndl_runtime::{Datatype, NdlType, Record};
 
 use crate::append::Appender;
 use crate::documents::{has_node, read_group};
@@ -17,13 +17,18 @@ use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
+use crate::typed::ArrayWriter;
 
 /// The one-shot write.
 impl WriteOptions {
     /// Writes `data` as a new store at `dir` (which must not exist, or be an
     /// empty directory): a local store appears there only once complete
     /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
-    pub fn write<T: NdlType + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+    ///
+    /// Plain records ([`NdlType`]s) go to either layout; records with
+    /// `String`, `Vec` or `Option` fields only to [`Layout::Columns`]
+    /// (see [`ArrayWriter`]).
+    pub fn write<T: Record + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
         let options = self
             .clone()
             .expected_len(data.len() as u64)
@@ -34,32 +39,9 @@ impl WriteOptions {
     }
 }
 
-/// Appends records to a store, chunk by chunk: one array of records, or
-/// one array per field.
-///
-/// Full chunks are packed and encoded in parallel as soon as they are
-/// complete; the records of a last, partial chunk wait in memory until
-/// more arrive or [`finish`](ArrayWriter::finish). The array's length in
-/// its metadata changes only in `finish`, after every chunk is stored: a
-/// writer that stops before (an error, a crash, a drop without `finish`)
-/// leaves the array as it was, with its old length.
-///
-/// ```
-/// use ndl_zarr::{ArrayWriter, WriteOptions};
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("t.zarr");
-/// let mut w = ArrayWriter::<u32>::create_with(&path, &WriteOptions::new().chunk_len(2))?;
-/// w.append(&[1, 2, 3])?;
-/// w.finish()?;
-///
-/// let mut w = ArrayWriter::<u32>::open(&path)?;
-/// w.append(&[4])?;
-/// assert_eq!(w.finish()?, 4);
-/// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3, 4]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub struct ArrayWriter<T> {
+/// The writer of plain records ([`NdlType`]s), either layout: what
+/// [`ArrayWriter`] runs for them.
+pub(crate) struct PlainArrayWriter<T> {
     /// The writer of the store's layout.
     core: LayoutWriter,
     packer: Packer<T>,
@@ -132,12 +114,13 @@ impl LayoutWriter {
                 (datatype, written),
                 title,
                 &dimension,
+                &Default::default(),
             )?),
         })
     }
 }
 
-impl<T> std::fmt::Debug for ArrayWriter<T> {
+impl<T> std::fmt::Debug for PlainArrayWriter<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ArrayWriter")
             .field("core", &self.core)
@@ -145,30 +128,13 @@ impl<T> std::fmt::Debug for ArrayWriter<T> {
     }
 }
 
-impl<T: NdlType + Send + Sync> ArrayWriter<T> {
-    /// Creates a store at `dir` (which must not exist, or be an empty
-    /// directory) holding no records yet, with the default
-    /// [`WriteOptions`], and a writer that appends to it.
-    ///
-    /// ```
-    /// use ndl_zarr::ArrayWriter;
-    ///
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("log.zarr");
-    /// let mut w = ArrayWriter::<u32>::create(&path)?;
-    /// w.append(&[1, 2])?;
-    /// w.append(&[3])?;
-    /// assert_eq!(w.finish()?, 3);
-    /// assert_eq!(ndl_zarr::read::<u32>(&path)?, [1, 2, 3]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn create(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
-        ArrayWriter::create_with(dir, &WriteOptions::new())
-    }
-
+impl<T: NdlType + Send + Sync> PlainArrayWriter<T> {
     /// [`create`](ArrayWriter::create) with `options`: the layout, chunks,
     /// codecs, format version and durability of the new store.
-    pub fn create_with(dir: impl AsRef<Path>, options: &WriteOptions) -> Result<ArrayWriter<T>> {
+    pub fn create_with(
+        dir: impl AsRef<Path>,
+        options: &WriteOptions,
+    ) -> Result<PlainArrayWriter<T>> {
         let dir = dir.as_ref();
         let (store, held) = Held::new_store(options, dir)?;
         let packer = packer::<T>(&store.name)?;
@@ -180,7 +146,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
             (&datatype, &datatype),
             T::description(),
         )?;
-        Ok(ArrayWriter { core, packer, held })
+        Ok(PlainArrayWriter { core, packer, held })
     }
 
     /// Creates a store at `dir` (which must not exist, or be an empty
@@ -189,7 +155,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     pub fn create_sized(dir: impl AsRef<Path>, len: u64, options: &WriteOptions) -> Result<()> {
         let dir = dir.as_ref();
         let options = options.clone().expected_len(len);
-        let writer = ArrayWriter::<T>::create_with(dir, &options)?;
+        let writer = PlainArrayWriter::<T>::create_with(dir, &options)?;
         writer.core.resize(len)?;
         writer.held.release()
     }
@@ -218,12 +184,12 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     /// assert!(ArrayWriter::<u16>::region(&path, 2..6).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn region(dir: impl AsRef<Path>, range: Range<u64>) -> Result<ArrayWriter<T>> {
+    pub fn region(dir: impl AsRef<Path>, range: Range<u64>) -> Result<PlainArrayWriter<T>> {
         let store = Store::open(dir.as_ref())?;
         let packer = packer::<T>(&store.name)?;
         if read_group(&store)?.is_some() {
             let core = LayoutWriter::Columns(ColumnsWriter::region(&store, &T::datatype(), range)?);
-            return Ok(ArrayWriter {
+            return Ok(PlainArrayWriter {
                 core,
                 packer,
                 held: Held::default(),
@@ -234,7 +200,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         records::check_records(&store, &meta)?;
         let chunks = crate::chunks::ChunkIo::new(&store, &meta)?;
         let core = LayoutWriter::Records(Box::new(Appender::region(chunks, meta, range)?));
-        Ok(ArrayWriter {
+        Ok(PlainArrayWriter {
             core,
             packer,
             held: Held::default(),
@@ -250,7 +216,7 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
     /// disk, with a conditional PUT on object storage) and a second
     /// appender is refused with [`Error::Locked`] until the first is done.
     /// A lock left by a crashed process of this machine is taken over.
-    pub fn open(dir: impl AsRef<Path>) -> Result<ArrayWriter<T>> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<PlainArrayWriter<T>> {
         let store = Store::open(dir.as_ref())?;
         let packer = packer::<T>(&store.name)?;
         let group = read_group(&store)?.is_some();
@@ -265,22 +231,17 @@ impl<T: NdlType + Send + Sync> ArrayWriter<T> {
         };
         if group {
             let core = LayoutWriter::Columns(ColumnsWriter::open(&store, &T::datatype())?);
-            return Ok(ArrayWriter { core, packer, held });
+            return Ok(PlainArrayWriter { core, packer, held });
         }
         // Read again under the lock: the length may have grown meanwhile.
         let meta = ArrayMeta::read(&store)?;
         let core = LayoutWriter::Records(Box::new(records::start(store, meta)?));
-        Ok(ArrayWriter { core, packer, held })
+        Ok(PlainArrayWriter { core, packer, held })
     }
 
     /// The number of records the store holds once finished.
     pub fn len(&self) -> u64 {
         self.core.len()
-    }
-
-    /// Whether the store holds no records, written or appended.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Appends `records`: every chunk they complete is stored now.

@@ -143,15 +143,29 @@ impl VlenWriter {
             1 => vec![base],
             n => (0..n).map(|d| format!("{base}_dim{d}")).collect(),
         };
+        let (store, held) = Held::new_store(options, dir)?;
+        prepare(&store)?;
+        VlenWriter::create_in(options, store, held, kind, (shape, &chunks), dims)
+    }
+
+    /// The writer of a new array of `shape` values of `kind`, chunked as
+    /// `chunks`, in `store` (which `held` holds), its dimensions named
+    /// `dims`: a column of a group too.
+    pub(crate) fn create_in(
+        options: &WriteOptions,
+        store: Store,
+        held: Held,
+        kind: VlenKind,
+        (shape, chunks): (&[u64], &[u64]),
+        dims: Vec<String>,
+    ) -> Result<VlenWriter> {
         let meta = VlenMeta::new(
             options.format,
             kind,
-            (shape.to_vec(), chunks),
+            (shape.to_vec(), chunks.to_vec()),
             options.effective_codec(),
             (dims, &options.attributes),
         )?;
-        let (store, held) = Held::new_store(options, dir)?;
-        prepare(&store)?;
         let engine = engine(&store, &meta)?;
         Ok(VlenWriter {
             store,
@@ -244,6 +258,19 @@ impl VlenWriter {
         self.meta.write(&self.store)?;
         self.held.release()?;
         Ok(total)
+    }
+
+    /// Ends an array created with a shape larger than any it gets (a
+    /// column appended to without a known length): its length is the
+    /// values appended, the last, partial slab is stored, then the
+    /// metadata as [`finish`](Self::finish) writes it.
+    pub(crate) fn finish_growing(mut self) -> Result<u64> {
+        self.meta.shape = vec![self.written];
+        self.meta.document["shape"] = serde_json::json!([self.written]);
+        if !self.slab.is_empty() {
+            self.store_slab()?;
+        }
+        self.finish()
     }
 
     fn unsupported(&self, message: String) -> Error {

@@ -12,4 +12,5 @@ mod publish;
 mod records;
 mod s3;
 mod strings;
+mod variable_records;
 mod zarr_python;

@@ -19,7 +19,7 @@ const N: u32 = 1000;
 const CHUNK: u64 = 64;
 
 /// A record type with its values and its Python description.
-trait Form: NdlType + Send + Sync + PartialEq + std::fmt::Debug {
+trait Form: NdlType + Send + Sync + PartialEq + std::fmt::Debug + ndl_runtime::Record {
     /// The packed numpy dtype, as a Python expression.
     const DTYPE: &'static str;
     /// Python code filling `exp` from the indices `i`.

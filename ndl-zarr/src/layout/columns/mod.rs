@@ -50,6 +50,7 @@
 mod cf_time;
 mod infer;
 mod read;
+pub(crate) mod variable;
 mod write;
 
 pub(crate) use infer::infer_record;
@@ -84,6 +85,17 @@ pub(crate) struct Column {
     pub attributes: Map<String, Value>,
     /// How a time field's counts are stored as CF time.
     pub time: Option<CfEncoding>,
+}
+
+/// What a column gets beyond its field's attributes: for the columns of
+/// a record with variable members, a ragged array's `sample_dimension`, an
+/// option's fill.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Extra {
+    /// Attributes added.
+    pub attributes: Map<String, Value>,
+    /// The array's `fill_value`, in place of the layout's own.
+    pub fill: Option<Value>,
 }
 
 /// How columns are written.

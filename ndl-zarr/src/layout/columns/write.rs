@@ -8,7 +8,9 @@ use ndl_runtime::{ByteOrder, Datatype};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
-use super::{plan, Column, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
+use std::collections::BTreeMap;
+
+use super::{plan, Column, Extra, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
 use crate::append::Appender;
 use crate::chunks::{parallel, with_buffer, ChunkIo};
 use crate::documents::{consolidate, read_group, write_group};
@@ -70,6 +72,7 @@ impl ColumnsWriter {
         (dt, written): (&Datatype, &Datatype),
         title: Option<&str>,
         dimension: &str,
+        extra: &BTreeMap<String, Extra>,
     ) -> Result<ColumnsWriter> {
         if options.format == ZarrFormat::V2 && options.order() == ndl_runtime::ByteOrder::Big {
             return Err(Error::Unsupported {
@@ -116,8 +119,25 @@ impl ColumnsWriter {
             let dims = std::iter::once(dimension.to_string())
                 .chain(c.dims.iter().cloned())
                 .collect();
-            let meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
+            let more = extra.get(&c.name);
+            if let Some(more) = more {
+                attributes.extend(more.attributes.clone());
+            }
+            let mut meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
                 .map_err(|e| in_column(&c, e))?;
+            if let Some(fill) = more.and_then(|m| m.fill.clone()) {
+                // The engine's too: zarrs skips storing a chunk that is all
+                // its fill value, which readers then fill with the document's.
+                meta.engine.fill_value = serde_json::from_value(fill.clone()).map_err(|e| {
+                    in_column(
+                        &c,
+                        Error::Unsupported {
+                            message: e.to_string(),
+                        },
+                    )
+                })?;
+                meta.document["fill_value"] = fill;
+            }
             let appender = Appender::create(ChunkIo::new(&column, &meta)?, meta, deferred)?;
             appenders.push((c, appender));
         }

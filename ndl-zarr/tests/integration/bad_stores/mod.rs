@@ -234,7 +234,7 @@ fn chunk_key(format: ZarrFormat, i: u64) -> String {
 }
 
 /// A store of `data` with `options` in a new temporary directory.
-fn store_of<T: NdlType + Send + Sync>(
+fn store_of<T: NdlType + ndl_runtime::Record + Send + Sync>(
     options: WriteOptions,
     format: ZarrFormat,
     data: &[T],

@@ -1,0 +1,268 @@
+//! The arrays a record with variable members is stored in: its fields
+//! flattened to leaves (`venue.code`), each fixed-size leaf a column of the
+//! record dimension, a string a string array, a list a CF contiguous
+//! ragged array.
+
+use base64::Engine as _;
+use ndl_runtime::lang::zarr::ZarrFormat;
+use ndl_runtime::record::{Column, Values};
+use ndl_runtime::Datatype;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+
+/// How one leaf field is stored.
+#[derive(Clone, Debug)]
+pub(super) enum Kind {
+    /// A fixed-size value: a column of the record dimension. `fill` is an
+    /// option's fill (a one-record column), stored for `None`.
+    Fixed {
+        datatype: Datatype,
+        fill: Option<Column>,
+    },
+    /// A UTF-8 string: a string array on the record dimension.
+    Text,
+    /// A list: its items back to back on the dimension `<name>_sample`,
+    /// numbers (`Some(datatype)`) or strings (`None`), and the count
+    /// column `<name>_count`.
+    Ragged { items: Option<Datatype> },
+}
+
+/// One leaf field: its dotted name and how it is stored.
+#[derive(Clone, Debug)]
+pub(super) struct Leaf {
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// The count column of the ragged array `name`.
+pub(super) fn count_name(name: &str) -> String {
+    format!("{name}_count")
+}
+
+/// The dimension of the items of the ragged array `name`.
+pub(super) fn sample_dimension(name: &str) -> String {
+    format!("{name}_sample")
+}
+
+/// The leaves of records of `dt`, whose empty columns are `template` (a
+/// [`Column::Struct`]): what each field's values look like, and an
+/// option's fill.
+pub(super) fn leaves(dt: &Datatype, template: &Column) -> Result<Vec<Leaf>> {
+    let mut out = Vec::new();
+    walk("", dt, template, &mut out)?;
+    Ok(out)
+}
+
+fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Result<()> {
+    let kind = match (dt, column) {
+        (Datatype::Compound(c), Column::Struct { fields, .. }) => {
+            for (m, (_, field)) in c.members.iter().zip(fields) {
+                let path = if name.is_empty() {
+                    m.name.clone()
+                } else {
+                    format!("{name}.{}", m.name)
+                };
+                walk(&path, &m.datatype, field, out)?;
+            }
+            return Ok(());
+        }
+        (Datatype::String, Column::Strings { .. }) => Kind::Text,
+        (Datatype::Vlen(base), Column::List { values, .. }) => Kind::Ragged {
+            items: ragged_items(name, base, values)?,
+        },
+        (Datatype::Optional(base), Column::Nullable { values, fill, .. }) => {
+            let Some(fill) = fill else {
+                return Err(refused(format!(
+                    "field `{name}` is an Option without a fill, and Zarr has no nulls: add \
+                     #[ndl(fill = ...)] to the field (the value stored for None)"
+                )));
+            };
+            if fixed_datatype(base, values).is_none() {
+                return Err(refused(format!(
+                    "field `{name}` is an Option of {base:?}: the columns layout stores options \
+                     of fixed-size values only"
+                )));
+            }
+            Kind::Fixed {
+                datatype: fixed_datatype(base, values).unwrap_or_else(|| (**base).clone()),
+                fill: Some((**fill).clone()),
+            }
+        }
+        _ => match fixed_datatype(dt, column) {
+            Some(datatype) => Kind::Fixed {
+                datatype,
+                fill: None,
+            },
+            None => {
+                return Err(refused(format!(
+                    "field `{name}` of {dt:?} has no place in the columns layout"
+                )))
+            }
+        },
+    };
+    out.push(Leaf {
+        name: name.to_string(),
+        kind,
+    });
+    Ok(())
+}
+
+/// The items of a ragged array: numbers, or strings.
+fn ragged_items(name: &str, base: &Datatype, items: &Column) -> Result<Option<Datatype>> {
+    match (base, items) {
+        (Datatype::String, Column::Strings { .. }) => Ok(None),
+        (_, Column::Values { datatype, .. }) if is_number(datatype) => Ok(Some(datatype.clone())),
+        _ => Err(refused(format!(
+            "field `{name}` is a list of {base:?}: the columns layout stores lists of numbers and \
+             of strings"
+        ))),
+    }
+}
+
+fn is_number(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::Int8
+            | Datatype::UInt8
+            | Datatype::Int16
+            | Datatype::UInt16
+            | Datatype::Int32
+            | Datatype::UInt32
+            | Datatype::Int64
+            | Datatype::UInt64
+            | Datatype::Float32
+            | Datatype::Float64
+    )
+}
+
+/// The packed datatype of a fixed-size field whose values are `column`.
+fn fixed_datatype(dt: &Datatype, column: &Column) -> Option<Datatype> {
+    match column {
+        Column::Values { datatype, .. } => Some(datatype.clone()),
+        Column::Bool(_) => Some(Datatype::Bool),
+        Column::Plain { datatype, .. } => Some(datatype.clone()),
+        Column::FixedList { values, .. } => {
+            fixed_datatype(dt, values)?;
+            dt.size().map(|_| dt.clone())
+        }
+        _ => None,
+    }
+}
+
+fn refused(message: String) -> Error {
+    Error::Unsupported { message }
+}
+
+/// The native bytes of a fixed-size column, record after record.
+pub(super) fn fixed_bytes(column: &Column) -> Option<Vec<u8>> {
+    Some(match column {
+        Column::Values { values, .. } => values_bytes(values),
+        Column::Bool(bits) => (0..bits.len()).map(|i| u8::from(bits.get(i))).collect(),
+        Column::Plain { bytes, .. } => bytes.clone(),
+        Column::FixedList { values, .. } => fixed_bytes(values)?,
+        Column::Nullable { values, .. } => fixed_bytes(values)?,
+        _ => return None,
+    })
+}
+
+macro_rules! each_number {
+    ($values:expr, $v:ident => $body:expr) => {
+        match $values {
+            Values::I8($v) => $body,
+            Values::I16($v) => $body,
+            Values::I32($v) => $body,
+            Values::I64($v) => $body,
+            Values::U8($v) => $body,
+            Values::U16($v) => $body,
+            Values::U32($v) => $body,
+            Values::U64($v) => $body,
+            Values::F32($v) => $body,
+            Values::F64($v) => $body,
+            _ => Vec::new(),
+        }
+    };
+}
+
+fn values_bytes(values: &Values) -> Vec<u8> {
+    each_number!(values, v => v.iter().flat_map(|x| x.to_ne_bytes()).collect())
+}
+
+/// `bytes` (native numbers) as values of the variant `like` is.
+pub(super) fn values_like(like: &Values, bytes: &[u8]) -> Values {
+    macro_rules! from {
+        ($variant:ident, $t:ty) => {
+            Values::$variant(
+                bytes
+                    .chunks_exact(std::mem::size_of::<$t>())
+                    .map(|b| <$t>::from_ne_bytes(b.try_into().unwrap_or_default()))
+                    .collect(),
+            )
+        };
+    }
+    match like {
+        Values::I8(_) => from!(I8, i8),
+        Values::I16(_) => from!(I16, i16),
+        Values::I32(_) => from!(I32, i32),
+        Values::I64(_) => from!(I64, i64),
+        Values::U8(_) => from!(U8, u8),
+        Values::U16(_) => from!(U16, u16),
+        Values::U32(_) => from!(U32, u32),
+        Values::U64(_) => from!(U64, u64),
+        Values::F32(_) => from!(F32, f32),
+        _ => from!(F64, f64),
+    }
+}
+
+/// An option's fill as a Zarr `fill_value` (NaN and infinities as
+/// strings, as Zarr's JSON has them).
+pub(super) fn fill_json(fill: &Column) -> Value {
+    let Column::Values { values, .. } = fill else {
+        return Value::Null;
+    };
+    let float = |x: f64| {
+        if x.is_nan() {
+            json!("NaN")
+        } else if x.is_infinite() {
+            json!(if x > 0.0 { "Infinity" } else { "-Infinity" })
+        } else {
+            json!(x)
+        }
+    };
+    match values {
+        Values::I8(v) => json!(v.first()),
+        Values::I16(v) => json!(v.first()),
+        Values::I32(v) => json!(v.first()),
+        Values::I64(v) => json!(v.first()),
+        Values::U8(v) => json!(v.first()),
+        Values::U16(v) => json!(v.first()),
+        Values::U32(v) => json!(v.first()),
+        Values::U64(v) => json!(v.first()),
+        Values::F32(v) => v.first().map_or(Value::Null, |&x| float(f64::from(x))),
+        Values::F64(v) => v.first().map_or(Value::Null, |&x| float(x)),
+        _ => Value::Null,
+    }
+}
+
+/// An option's fill as the `_FillValue` attribute xarray reads: in v3 a
+/// float is the base64 of its little-endian `f64` bytes (xarray's
+/// `FillValueCoder`, as xarray writes it), else the `fill_value` itself.
+pub(super) fn fill_attribute(fill: &Column, format: ZarrFormat) -> Value {
+    let float = match fill {
+        Column::Values {
+            values: Values::F32(v),
+            ..
+        } => v.first().map(|&x| f64::from(x)),
+        Column::Values {
+            values: Values::F64(v),
+            ..
+        } => v.first().copied(),
+        _ => None,
+    };
+    match (format, float) {
+        (ZarrFormat::V3, Some(x)) => {
+            json!(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes()))
+        }
+        _ => fill_json(fill),
+    }
+}

@@ -1,0 +1,384 @@
+//! Records with `String`, `Vec` and `Option` fields in the columns layout
+//! (see the [crate docs](crate#records-with-strings-lists-and-options)).
+//!
+//! The fixed-size leaves (numbers, enums, bools, `[T; N]`, plain nested
+//! structs, options with a fill, and the ragged arrays' counts) are the
+//! columns of one packed compound, written and read as plain columns are;
+//! strings and the ragged arrays' items are arrays of their own beside
+//! them, in the same group.
+
+mod leaves;
+mod read;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ndl_runtime::lang::zarr::ZarrFormat;
+use ndl_runtime::record::{columns, Column};
+use ndl_runtime::records::PackedLayout;
+use ndl_runtime::{Compound, Datatype, Record};
+use serde_json::json;
+
+use super::{ColumnsWriter, Extra};
+use crate::append::Appender;
+use crate::chunks::ChunkIo;
+use crate::documents::{consolidate, json_at, pretty};
+use crate::error::{Error, Result};
+use crate::metadata::ArrayMeta;
+use crate::options::WriteOptions;
+use crate::store::Store;
+use crate::strings::{VlenKind, VlenWriter};
+use crate::writer::{dimension_name, prepare, Held};
+use leaves::{
+    count_name, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind, Leaf,
+};
+
+pub(crate) use read::read;
+
+/// Writes records of `T` as columns, chunk by chunk as they fill: the
+/// fixed-size leaves through a [`ColumnsWriter`], strings and numeric
+/// items through growing arrays of their own.
+pub(crate) struct VariableWriter<T: Record> {
+    fixed: FixedPlan,
+    columns: ColumnsWriter,
+    strings: Vec<(String, VlenWriter)>,
+    /// Each ragged array's numeric items, and the bytes of one.
+    items: Vec<(String, Appender, usize)>,
+    store: Store,
+    format: ZarrFormat,
+    held: Held,
+    len: u64,
+    record: std::marker::PhantomData<fn(&T)>,
+}
+
+/// The fixed-size leaves and counts as one packed compound: each
+/// member's name, where its values come from, and its offset and size.
+struct FixedPlan {
+    members: Vec<(Source, usize, usize)>,
+    size: usize,
+}
+
+/// Where a member of the fixed compound comes from.
+enum Source {
+    /// The values of a fixed-size leaf.
+    Leaf(String),
+    /// The counts of a ragged array.
+    Counts(String),
+}
+
+impl<T: Record> VariableWriter<T> {
+    /// Creates the store: the group, a column per fixed-size leaf and
+    /// count, an array per string leaf and ragged items, all empty. Records
+    /// with no place in the layout (an option without a fill) are refused
+    /// before anything is written.
+    pub fn create(dir: &Path, options: &WriteOptions) -> Result<VariableWriter<T>> {
+        let leaves = leaves(&T::datatype(), &columns::<T>(&[]))?;
+        let (store, held) = Held::new_store(options, dir)?;
+        prepare(&store)?;
+        let dimension = options
+            .dimension
+            .clone()
+            .unwrap_or_else(|| dimension_name(dir));
+        let (compound, sources, extra) = fixed_compound(&leaves, options.format)?;
+        let packed = PackedLayout::new(&Datatype::Compound(compound)).map_err(unsupported)?;
+        let Datatype::Compound(c) = packed.datatype() else {
+            return Err(unsupported("the fixed-size fields are no compound"));
+        };
+        let members = c
+            .members
+            .iter()
+            .zip(sources)
+            .map(|(m, source)| (source, m.offset, m.datatype.size().unwrap_or(0)))
+            .collect();
+        let fixed = FixedPlan {
+            members,
+            size: packed.size(),
+        };
+        let columns = ColumnsWriter::create(
+            options,
+            &store,
+            (packed.datatype(), &T::datatype()),
+            T::description(),
+            &dimension,
+            &extra,
+        )?;
+        let mut strings = Vec::new();
+        let mut items = Vec::new();
+        for leaf in &leaves {
+            let child = store.child(&leaf.name);
+            match &leaf.kind {
+                Kind::Text => {
+                    strings.push((leaf.name.clone(), growing(options, child, &dimension)?))
+                }
+                Kind::Ragged { items: None } => {
+                    let sample = sample_dimension(&leaf.name);
+                    strings.push((leaf.name.clone(), growing(options, child, &sample)?));
+                }
+                Kind::Ragged { items: Some(dt) } => {
+                    let sample = sample_dimension(&leaf.name);
+                    let appender = items_appender(options, &child, dt, sample)?;
+                    items.push((leaf.name.clone(), appender, dt.size().unwrap_or(1)));
+                }
+                Kind::Fixed { .. } => {}
+            }
+        }
+        Ok(VariableWriter {
+            fixed,
+            columns,
+            strings,
+            items,
+            store,
+            format: options.format,
+            held,
+            len: 0,
+            record: std::marker::PhantomData,
+        })
+    }
+
+    /// Appending to a store of variable records is not offered.
+    pub fn open(dir: &Path) -> Result<VariableWriter<T>> {
+        Err(Error::Unsupported {
+            message: format!(
+                "{}: appending to a columns store of records with String, Vec or Option fields \
+                 is not offered; write the records anew",
+                dir.display()
+            ),
+        })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Appends `records`, once no option of theirs holds its fill: every
+    /// chunk they complete is stored now.
+    pub fn append(&mut self, records: &[T]) -> Result<()> {
+        let column = columns(records);
+        check_fills("", &column, self.len)?;
+        let n = records.len();
+        let packed = self.fixed.pack(&column, n);
+        let size = self.fixed.size;
+        self.columns.append_with(n, &|range, fields, outs| {
+            let bytes = &packed[range.start * size..range.end * size];
+            ndl_runtime::records::gather(bytes, size, fields, outs)
+        })?;
+        for (name, writer) in &mut self.strings {
+            let (offsets, data) = match leaf_column(&column, name) {
+                Some(Column::Strings { offsets, data }) => (offsets, data),
+                Some(Column::List { values, .. }) => match values.as_ref() {
+                    Column::Strings { offsets, data } => (offsets, data),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            for w in offsets.windows(2) {
+                writer.append(&data[w[0] as usize..w[1] as usize])?;
+            }
+        }
+        for (name, appender, width) in &mut self.items {
+            let Some(Column::List { values, .. }) = leaf_column(&column, name) else {
+                continue;
+            };
+            let bytes = fixed_bytes(values).unwrap_or_default();
+            let width = *width;
+            let count = bytes.len() / width.max(1);
+            appender.append_with(count, &|range, out| {
+                out.copy_from_slice(&bytes[range.start * width..range.end * width]);
+            })?;
+        }
+        self.len += n as u64;
+        Ok(())
+    }
+
+    /// Stores the last, partial chunks and every array's metadata, then
+    /// the group's consolidated metadata, and publishes the store.
+    pub fn finish(self) -> Result<u64> {
+        let mut names: Vec<String> = self
+            .fixed
+            .members
+            .iter()
+            .map(|(source, ..)| match source {
+                Source::Leaf(name) => name.clone(),
+                Source::Counts(name) => count_name(name),
+            })
+            .collect();
+        self.columns.finish()?;
+        for (name, writer) in self.strings {
+            writer.finish_growing()?;
+            if self.format == ZarrFormat::V2 {
+                no_v2_fill(&self.store.child(&name))?;
+            }
+            names.push(name);
+        }
+        for (name, appender, _) in self.items {
+            appender.commit()?;
+            names.push(name);
+        }
+        self.held.check()?;
+        consolidate(&self.store, self.format, names.iter().map(String::as_str))?;
+        self.held.release()?;
+        Ok(self.len)
+    }
+}
+
+impl FixedPlan {
+    /// The fixed-size members of `column`'s `n` records, packed.
+    fn pack(&self, column: &Column, n: usize) -> Vec<u8> {
+        let mut records = vec![0u8; n * self.size];
+        for (source, offset, width) in &self.members {
+            let bytes = match source {
+                Source::Leaf(name) => leaf_column(column, name).and_then(fixed_bytes),
+                Source::Counts(name) => match leaf_column(column, name) {
+                    Some(Column::List { offsets, .. }) => Some(
+                        offsets
+                            .windows(2)
+                            .flat_map(|w| (w[1] - w[0]).to_ne_bytes())
+                            .collect(),
+                    ),
+                    _ => None,
+                },
+            };
+            let bytes = bytes.unwrap_or_default();
+            for (i, value) in bytes.chunks_exact((*width).max(1)).take(n).enumerate() {
+                records[i * self.size + offset..][..*width].copy_from_slice(value);
+            }
+        }
+        records
+    }
+}
+
+/// The compound of the fixed-size leaves and the counts, where each
+/// member comes from, and their attributes beyond the field's (an
+/// option's fill, a count's `sample_dimension`).
+fn fixed_compound(
+    leaves: &[Leaf],
+    format: ZarrFormat,
+) -> Result<(Compound, Vec<Source>, BTreeMap<String, Extra>)> {
+    let mut members = Vec::new();
+    let mut sources = Vec::new();
+    let mut extra = BTreeMap::new();
+    for leaf in leaves {
+        match &leaf.kind {
+            Kind::Fixed { datatype, fill } => {
+                members.push((leaf.name.clone(), datatype.clone()));
+                sources.push(Source::Leaf(leaf.name.clone()));
+                if let Some(fill) = fill {
+                    let mut more = Extra::default();
+                    more.attributes
+                        .insert("_FillValue".into(), fill_attribute(fill, format));
+                    more.fill = Some(fill_json(fill));
+                    extra.insert(leaf.name.clone(), more);
+                }
+            }
+            Kind::Ragged { .. } => {
+                let name = count_name(&leaf.name);
+                let mut more = Extra::default();
+                more.attributes.insert(
+                    "sample_dimension".into(),
+                    json!(sample_dimension(&leaf.name)),
+                );
+                extra.insert(name.clone(), more);
+                members.push((name, Datatype::Int64));
+                sources.push(Source::Counts(leaf.name.clone()));
+            }
+            Kind::Text => {}
+        }
+    }
+    let compound = Compound::c_layout(members).map_err(unsupported)?;
+    Ok((compound, sources, extra))
+}
+
+/// A string array on `dimension` in `store`, of a length known only at
+/// the end.
+fn growing(options: &WriteOptions, store: Store, dimension: &str) -> Result<VlenWriter> {
+    let chunks = options.chunk_shape_for(&[options.expected_len.unwrap_or(1 << 20).max(1)], 16)?;
+    let mut options = options.clone();
+    options.attributes.clear();
+    VlenWriter::create_in(
+        &options,
+        store,
+        Held::default(),
+        VlenKind::Text,
+        (&[GROWING], &chunks),
+        vec![dimension.to_string()],
+    )
+}
+
+/// The length a growing array is created with: more than any it gets.
+const GROWING: u64 = 1 << 53;
+
+/// The appender of a ragged array's numeric items on `sample`.
+fn items_appender(
+    options: &WriteOptions,
+    child: &Store,
+    datatype: &Datatype,
+    sample: String,
+) -> Result<Appender> {
+    let size = datatype.size().unwrap_or(1);
+    let chunk_len = options.chunk_len_for(size)?;
+    let meta = ArrayMeta::new(
+        options,
+        datatype,
+        vec![0],
+        chunk_len,
+        Default::default(),
+        vec![sample],
+    )?;
+    Appender::create(ChunkIo::new(child, &meta)?, meta, true)
+}
+
+/// Sets the v2 string array's `fill_value` to `null`: xarray masks a
+/// non-null one, and would read every empty string as missing.
+fn no_v2_fill(array: &Store) -> Result<()> {
+    let Some(mut doc) = json_at(array, ".zarray")? else {
+        return Ok(());
+    };
+    doc["fill_value"] = serde_json::Value::Null;
+    array.set(".zarray", pretty(&doc))
+}
+
+/// The column of the leaf at the dotted path `name` of `column`.
+fn leaf_column<'a>(column: &'a Column, name: &str) -> Option<&'a Column> {
+    let Column::Struct { fields, .. } = column else {
+        return None;
+    };
+    if let Some((_, c)) = fields.iter().find(|(n, _)| n == name) {
+        return Some(c);
+    }
+    fields.iter().find_map(|(n, c)| {
+        let rest = name.strip_prefix(n.as_str())?.strip_prefix('.')?;
+        leaf_column(c, rest)
+    })
+}
+
+/// Refuses a `Some(fill)` in an option of `column` (records from `first`
+/// on), naming the record and the field: it would read back as `None`.
+fn check_fills(name: &str, column: &Column, first: u64) -> Result<()> {
+    match column {
+        Column::Struct { fields, .. } => fields.iter().try_for_each(|(n, c)| {
+            let path = if name.is_empty() {
+                n.clone()
+            } else {
+                format!("{name}.{n}")
+            };
+            check_fills(&path, c, first)
+        }),
+        Column::Nullable { .. } => match column.fill_clash() {
+            Some(i) => Err(Error::Unsupported {
+                message: format!(
+                    "record {}, field `{name}`: Some holds the field's fill value, which Zarr \
+                     stores for None and would read back as None; nothing was written",
+                    first + i as u64
+                ),
+            }),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+fn unsupported(e: impl ToString) -> Error {
+    Error::Unsupported {
+        message: e.to_string(),
+    }
+}
