@@ -3,7 +3,7 @@
 //! records with `String`, `Vec` or `Option` fields go to the columns
 //! layout's variable writer and reader.
 
-mod same;
+mod read_plain;
 
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -16,9 +16,8 @@ use crate::error::{Error, Result};
 use crate::layout::columns::variable::VariableWriter;
 use crate::options::{Layout, WriteOptions};
 use crate::writer::PlainArrayWriter;
-use same::{as_same, Same};
 
-pub(crate) use same::read_plain;
+pub(crate) use read_plain::read_plain;
 
 /// Appends records to a store, chunk by chunk: one array of records, or
 /// one array per field.
@@ -260,9 +259,9 @@ impl<T: Record + Send + Sync> PlainVisitor for Start<'_, T> {
 
     fn visit<U: NdlType>(self) -> Self::Output {
         let writer = match self.how {
-            How::Create(options) => PlainArrayWriter::<Same<U>>::create_with(self.dir, options),
-            How::Region(range) => PlainArrayWriter::<Same<U>>::region(self.dir, range),
-            How::Open => PlainArrayWriter::<Same<U>>::open(self.dir),
+            How::Create(options) => PlainArrayWriter::<U>::create_with(self.dir, options),
+            How::Region(range) => PlainArrayWriter::<U>::region(self.dir, range),
+            How::Open => PlainArrayWriter::<U>::open(self.dir),
         }?;
         Ok(Box::new(PlainAs(writer)))
     }
@@ -279,7 +278,7 @@ impl PlainVisitor for Sized<'_> {
     type Output = Result<()>;
 
     fn visit<U: NdlType>(self) -> Result<()> {
-        PlainArrayWriter::<Same<U>>::create_sized(self.dir, self.len, self.options)
+        PlainArrayWriter::<U>::create_sized(self.dir, self.len, self.options)
     }
 }
 
@@ -291,14 +290,14 @@ trait PlainAppend<T> {
     fn finish(self: Box<Self>) -> Result<u64>;
 }
 
-struct PlainAs<U>(PlainArrayWriter<Same<U>>);
+struct PlainAs<U: NdlType>(PlainArrayWriter<U>);
 
 impl<T: 'static, U: NdlType> PlainAppend<T> for PlainAs<U> {
     fn append(&mut self, records: &[T]) -> Result<()> {
         let Some(records) = same_slice::<T, U>(records) else {
             unreachable!("visit_plain visits the record type itself")
         };
-        self.0.append(as_same(records))
+        self.0.append(records)
     }
 
     fn len(&self) -> u64 {
