@@ -33,6 +33,7 @@
 mod arrow;
 mod contents;
 mod convert;
+mod create;
 mod describe;
 mod error;
 mod format;
@@ -52,6 +53,7 @@ mod zarr_strings;
 
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 pub use contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType};
+pub use create::{create_from_ndl, CreateOptions};
 pub use convert::{convert, ConvertOptions, Progress};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};
