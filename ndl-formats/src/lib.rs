@@ -53,8 +53,8 @@ mod zarr_strings;
 
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 pub use contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType};
-pub use create::{create_from_ndl, CreateOptions};
 pub use convert::{convert, ConvertOptions, Progress};
+pub use create::{create_from_ndl, CreateOptions};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};
 pub use format::{Format, FormatInfo};

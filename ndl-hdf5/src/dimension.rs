@@ -123,7 +123,8 @@ impl Dimensions {
     }
 
     /// Makes the dimension `name` of `group`, of `len` (growable when
-    /// `unlimited`), which no variable holds the coordinates of.
+    /// `unlimited`), which no variable holds the coordinates of, unless
+    /// it is made already.
     pub fn dimension_only(
         &mut self,
         group: &hdf5::Group,
@@ -131,6 +132,9 @@ impl Dimensions {
         len: u64,
         unlimited: bool,
     ) -> hdf5::Result<()> {
+        if self.find(&group.name(), name).is_some() {
+            return Ok(());
+        }
         self.make(group, name, len, unlimited).map(drop)
     }
 

@@ -129,7 +129,7 @@ impl DocumentWriter {
 
     /// Makes the dimension `name` of the group at `group`, of `len`, which
     /// no variable holds coordinates of (netCDF-4's for a dimension given
-    /// by its size only).
+    /// by its size only), unless it is made already.
     pub fn dimension(&mut self, group: &str, name: &str, len: u64, unlimited: bool) -> Result<()> {
         let file = self.staged.file();
         let at = format!("{}/{name}", group.trim_end_matches('/'));
@@ -151,8 +151,9 @@ impl DocumentWriter {
     }
 
     /// Writes the attribute `name` of the group or dataset at `object`:
-    /// a scalar string as netCDF's text, other strings as variable-length
-    /// ones, anything else of its datatype in native order.
+    /// a scalar string as netCDF's text in netCDF-4 (CF readers expect
+    /// `char`), strings otherwise as variable-length UTF-8 ones (h5py's
+    /// `str`), anything else of its datatype.
     pub fn attribute(
         &self,
         object: &str,
@@ -168,9 +169,16 @@ impl DocumentWriter {
         };
         let at = format!("{object}@{name}");
         match values {
-            Elements::Strings([text]) if shape.is_empty() => {
+            Elements::Strings([text]) if shape.is_empty() && self.netcdf => {
                 crate::cf::text_attr(&location, name, text)
             }
+            Elements::Strings([text]) if shape.is_empty() => to_unicode(std::slice::from_ref(text))
+                .and_then(|s| {
+                    location
+                        .new_attr::<VarLenUnicode>()
+                        .create(name)?
+                        .write_scalar(&s[0])
+                }),
             Elements::Strings(strings) => to_unicode(strings).and_then(|s| {
                 location
                     .new_attr::<VarLenUnicode>()

@@ -2,11 +2,14 @@
 //! dimension scales (netCDF coordinate variables), ndarrays attached to
 //! them; in netCDF-4, an extent given by its size is a dimension of its
 //! own (`dim_<size>`, shared in the group; `<ndarray>_<k>` when
-//! unlimited), as netCDF has no dimension without a name.
+//! unlimited), as netCDF has no dimension without a name; a dimcoord
+//! outside the groups a netCDF variable sees is a dimension of the same
+//! name and extent in the variable's group.
 
 use std::path::Path;
 
 use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
+use ndl_runtime::Datatype;
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
 use super::values::Values;
@@ -29,7 +32,20 @@ pub(super) fn write(plan: &Plan, dest: &Path, netcdf: bool) -> Result<()> {
     w.finish().map_err(wrap)
 }
 
-fn array(w: &mut DocumentWriter, group: &str, a: &PlannedArray, netcdf: bool) -> ndl_hdf5::Result<()> {
+fn array(
+    w: &mut DocumentWriter,
+    group: &str,
+    a: &PlannedArray,
+    netcdf: bool,
+) -> ndl_hdf5::Result<()> {
+    let flat;
+    let a = match (&a.datatype, netcdf) {
+        (Datatype::Array(_), true) => {
+            flat = without_array_type(a);
+            &flat
+        }
+        _ => a,
+    };
     let unlimited: Vec<bool> = a.max.iter().map(Option::is_none).collect();
     let filters: Vec<ndl_hdf5::Filter> = a
         .filters
@@ -48,13 +64,25 @@ fn array(w: &mut DocumentWriter, group: &str, a: &PlannedArray, netcdf: bool) ->
         byte_order: a.byte_order,
     };
     w.dataset(&a.path, &new, elements(&a.values))?;
-    let is_coordinate = a.dims.first().is_some_and(|d| d.as_ref() == Some(&(group.to_string(), a.name.clone())));
+    let is_coordinate = a
+        .dims
+        .first()
+        .is_some_and(|d| d.as_ref() == Some(&(group.to_string(), a.name.clone())));
     if is_coordinate {
         w.coordinate(&a.path, unlimited[0])?;
     } else {
         for (k, dim) in a.dims.iter().enumerate() {
             match dim {
-                Some((g, name)) => w.attach(&a.path, k, g, name)?,
+                Some((g, name)) if !netcdf || in_scope(g, group) => {
+                    w.attach(&a.path, k, g, name)?
+                }
+                Some((_, name)) => {
+                    // netCDF-4 sees only the dimensions of a variable's
+                    // group and the groups above it: a dimcoord elsewhere
+                    // becomes a dimension of its name and extent here.
+                    w.dimension(group, name, a.extents[k], unlimited[k])?;
+                    w.attach(&a.path, k, group, name)?;
+                }
                 None if netcdf => {
                     let name = match a.max[k] {
                         Some(n) => format!("dim_{n}"),
@@ -70,7 +98,35 @@ fn array(w: &mut DocumentWriter, group: &str, a: &PlannedArray, netcdf: bool) ->
     attributes(w, &a.path, &a.attributes)
 }
 
-fn attributes(w: &DocumentWriter, object: &str, attrs: &[PlannedAttribute]) -> ndl_hdf5::Result<()> {
+/// `a` with its array datatype's dimensions as its last ones: netCDF-4
+/// has no variables of an array type (ncdump and netCDF4-python skip
+/// them). The elements' bytes are the same.
+fn without_array_type(a: &PlannedArray) -> PlannedArray {
+    let mut flat = a.clone();
+    let Datatype::Array(array) = &a.datatype else {
+        return flat;
+    };
+    let shape = array.shape.iter().map(|&d| d as u64);
+    flat.datatype = (*array.base).clone();
+    flat.extents.extend(shape.clone());
+    flat.max.extend(shape.clone().map(Some));
+    flat.dims.extend(shape.clone().map(|_| None));
+    if let Some(chunk) = &mut flat.chunk {
+        chunk.extend(shape);
+    }
+    flat
+}
+
+/// Whether the group at `dims` is `group` or one above it.
+fn in_scope(dims: &str, group: &str) -> bool {
+    dims == "/" || dims == group || group.starts_with(&format!("{dims}/"))
+}
+
+fn attributes(
+    w: &DocumentWriter,
+    object: &str,
+    attrs: &[PlannedAttribute],
+) -> ndl_hdf5::Result<()> {
     attrs
         .iter()
         .try_for_each(|a| w.attribute(object, &a.name, &a.datatype, &a.shape, elements(&a.values)))

@@ -67,7 +67,8 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
         location: location.to_string(),
         message,
     };
-    let file = File::from_yaml(&text).map_err(|e| document_error(e.location(), e.kind().to_string()))?;
+    let file =
+        File::from_yaml(&text).map_err(|e| document_error(e.location(), e.kind().to_string()))?;
     let plan = Plan::of(&file).map_err(|(at, why)| document_error(&at, why))?;
     match target {
         Target::Hdf5 { netcdf } => hdf5::write(&plan, dest, netcdf),

@@ -36,6 +36,7 @@ pub(crate) struct PlannedGroup {
 }
 
 /// An attribute with its values.
+#[derive(Clone)]
 pub(crate) struct PlannedAttribute {
     pub name: String,
     pub datatype: Datatype,
@@ -44,6 +45,7 @@ pub(crate) struct PlannedAttribute {
 }
 
 /// A dimcoord or ndarray: the array to make.
+#[derive(Clone)]
 pub(crate) struct PlannedArray {
     pub name: String,
     /// Its path name (`/group1/d2`).
@@ -118,12 +120,7 @@ fn path_of(group: &str, name: &str) -> String {
     format!("{}/{name}", group.trim_end_matches('/'))
 }
 
-fn dimcoord(
-    group: &str,
-    name: &str,
-    dc: &DimCoord,
-    at: &str,
-) -> Result<PlannedArray, PlanError> {
+fn dimcoord(group: &str, name: &str, dc: &DimCoord, at: &str) -> Result<PlannedArray, PlanError> {
     let given = value_len(dc.value.as_ref());
     let current = dc.storage.size.or(given).or(dc.size).unwrap_or(0) as u64;
     let max = vec![dc.size.map(|n| n as u64)];
@@ -141,7 +138,10 @@ fn ndarray(
     at: &str,
 ) -> Result<PlannedArray, PlanError> {
     let datatype = nd.datatype.as_ref().ok_or_else(|| {
-        (at.to_string(), "no `type`: `ndl create` needs the datatype of every ndarray".to_string())
+        (
+            at.to_string(),
+            "no `type`: `ndl create` needs the datatype of every ndarray".to_string(),
+        )
     })?;
     let mut extents = Vec::new();
     let mut max = Vec::new();
@@ -153,12 +153,24 @@ fn ndarray(
             Extent::Unlimited => (None, None, given.unwrap_or(0) as u64),
             Extent::Dim(r) => {
                 let (path, dc) = file.resolve_dimcoord(group, r).ok_or_else(|| {
-                    (format!("{at}: shape[{k}]"), format!("`{r}` names no dimcoord"))
+                    (
+                        format!("{at}: shape[{k}]"),
+                        format!("`{r}` names no dimcoord"),
+                    )
                 })?;
                 let (g, n) = path.rsplit_once('/').unwrap_or(("", &path));
                 let g = if g.is_empty() { "/" } else { g };
-                let current = dc.storage.size.or(given).or(value_len(dc.value.as_ref())).or(dc.size);
-                (dc.size.map(|n| n as u64), Some((g.to_string(), n.to_string())), current.unwrap_or(0) as u64)
+                let current = dc
+                    .storage
+                    .size
+                    .or(given)
+                    .or(value_len(dc.value.as_ref()))
+                    .or(dc.size);
+                (
+                    dc.size.map(|n| n as u64),
+                    Some((g.to_string(), n.to_string())),
+                    current.unwrap_or(0) as u64,
+                )
             }
         };
         max.push(declared);
@@ -184,7 +196,10 @@ fn array(
 ) -> Result<PlannedArray, PlanError> {
     check_datatype(datatype, at)?;
     if let Some(charset) = &storage.charset {
-        if !matches!(charset.to_ascii_lowercase().as_str(), "utf-8" | "utf8" | "ascii") {
+        if !matches!(
+            charset.to_ascii_lowercase().as_str(),
+            "utf-8" | "utf8" | "ascii"
+        ) {
             let why = format!("unknown charset `{charset}`; expected ascii or utf-8");
             return Err((format!("{at}: storage.charset"), why));
         }
@@ -196,7 +211,10 @@ fn array(
         extents: Vec::new(),
         max: Vec::new(),
         dims: Vec::new(),
-        chunk: storage.chunk.as_ref().map(|c| c.iter().map(|&n| n as u64).collect()),
+        chunk: storage
+            .chunk
+            .as_ref()
+            .map(|c| c.iter().map(|&n| n as u64).collect()),
         filters: filters(storage.filter.as_deref(), at)?,
         byte_order: storage.endian.unwrap_or(ByteOrder::NATIVE),
         values: Values::Fill,
@@ -240,7 +258,12 @@ fn nested(value: Option<&Value>, depth: usize) -> Option<&Value> {
 fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
     let refused = match datatype {
         Datatype::ObjRef | Datatype::RegRef(_) | Datatype::Vlen(_) | Datatype::Optional(_) => true,
-        Datatype::Compound(c) => return c.members.iter().try_for_each(|m| check_datatype(&m.datatype, at)),
+        Datatype::Compound(c) => {
+            return c
+                .members
+                .iter()
+                .try_for_each(|m| check_datatype(&m.datatype, at))
+        }
         Datatype::Array(a) => return check_datatype(&a.base, at),
         _ => false,
     };
@@ -266,7 +289,10 @@ fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttrib
                 .enumerate()
                 .map(|(k, e)| match e {
                     Extent::Size(n) => Ok(*n as u64),
-                    _ => Err((format!("{at}: shape[{k}]"), "an attribute's extent is a number".to_string())),
+                    _ => Err((
+                        format!("{at}: shape[{k}]"),
+                        "an attribute's extent is a number".to_string(),
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let values = encode(&a.value, &shape, &a.datatype, &format!("{at}: value"))?;
@@ -309,6 +335,8 @@ fn filter(f: &Value) -> Result<Filter, String> {
             .map(|l| Filter::Deflate(l as u8))
             .ok_or_else(|| format!("the {name} level is a number from 0 to 9")),
         ("shuffle", _) => Ok(Filter::Shuffle),
-        _ => Err(format!("unknown filter `{name}`; expected gzip (deflate, zlib) or shuffle")),
+        _ => Err(format!(
+            "unknown filter `{name}`; expected gzip (deflate, zlib) or shuffle"
+        )),
     }
 }

@@ -83,12 +83,21 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
     let bad = |why: String| (at.to_string(), why);
     let not = |what: &str| bad(format!("expected {what}, found {}", describe(v)));
     match datatype {
-        Datatype::Float32 => out.extend((number(v).ok_or_else(|| not("a number"))? as f32).to_ne_bytes()),
+        Datatype::Float32 => {
+            out.extend((number(v).ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
+        }
         Datatype::Float64 => out.extend(number(v).ok_or_else(|| not("a number"))?.to_ne_bytes()),
         Datatype::Bool => out.push(u8::from(v.as_bool().ok_or_else(|| not("true or false"))?)),
         Datatype::Complex64 | Datatype::Complex128 => {
-            let part = if *datatype == Datatype::Complex64 { Datatype::Float32 } else { Datatype::Float64 };
-            let pair = v.as_sequence().filter(|p| p.len() == 2).ok_or_else(|| not("[real, imaginary]"))?;
+            let part = if *datatype == Datatype::Complex64 {
+                Datatype::Float32
+            } else {
+                Datatype::Float64
+            };
+            let pair = v
+                .as_sequence()
+                .filter(|p| p.len() == 2)
+                .ok_or_else(|| not("[real, imaginary]"))?;
             for p in pair {
                 element(p, &part, at, out)?;
             }
@@ -146,7 +155,12 @@ fn int(t: IntType, v: &Value, at: &str, out: &mut Vec<u8>) -> Result<(), Bad> {
         .map(i128::from)
         .or_else(|| v.as_u64().map(i128::from))
         .filter(|&n| t.contains(n))
-        .ok_or_else(|| (at.to_string(), format!("{} is not a value of {}", describe(v), t.keyword())))?;
+        .ok_or_else(|| {
+            (
+                at.to_string(),
+                format!("{} is not a value of {}", describe(v), t.keyword()),
+            )
+        })?;
     out.extend(int_bytes(t, n));
     Ok(())
 }
@@ -176,16 +190,27 @@ fn fixed_string(
     at: &str,
     out: &mut Vec<u8>,
 ) -> Result<(), Bad> {
-    let text = v
-        .as_str()
-        .ok_or_else(|| (at.to_string(), format!("expected a string, found {}", describe(v))))?;
-    let too_long = || (at.to_string(), format!("the string {text:?} is longer than {length} characters"));
+    let text = v.as_str().ok_or_else(|| {
+        (
+            at.to_string(),
+            format!("expected a string, found {}", describe(v)),
+        )
+    })?;
+    let too_long = || {
+        (
+            at.to_string(),
+            format!("the string {text:?} is longer than {length} characters"),
+        )
+    };
     let bytes: Vec<u8> = match charset {
         Charset::Ascii if !text.is_ascii() => {
             return Err((at.to_string(), format!("the string {text:?} is not ASCII")))
         }
         Charset::Ascii => text.as_bytes().to_vec(),
-        Charset::Utf32 => text.chars().flat_map(|c| (c as u32).to_ne_bytes()).collect(),
+        Charset::Utf32 => text
+            .chars()
+            .flat_map(|c| (c as u32).to_ne_bytes())
+            .collect(),
     };
     let size = length * charset.width();
     if bytes.len() > size {
@@ -203,11 +228,24 @@ fn opaque(v: &Value, size: usize, at: &str, out: &mut Vec<u8>) -> Result<(), Bad
             .iter()
             .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
             .collect::<Option<_>>()
-            .ok_or_else(|| (at.to_string(), "expected a list of bytes (0 to 255)".to_string()))?,
-        other => return Err((at.to_string(), format!("expected a list of bytes, found {}", describe(other)))),
+            .ok_or_else(|| {
+                (
+                    at.to_string(),
+                    "expected a list of bytes (0 to 255)".to_string(),
+                )
+            })?,
+        other => {
+            return Err((
+                at.to_string(),
+                format!("expected a list of bytes, found {}", describe(other)),
+            ))
+        }
     };
     if bytes.len() > size {
-        return Err((at.to_string(), format!("{} bytes do not fit an opaque of {size}", bytes.len())));
+        return Err((
+            at.to_string(),
+            format!("{} bytes do not fit an opaque of {size}", bytes.len()),
+        ));
     }
     out.extend(&bytes);
     out.resize(out.len() + size - bytes.len(), 0);
@@ -254,9 +292,15 @@ mod tests {
     #[test]
     fn enums_by_name_and_errors_say_where() {
         let dt = "enum: {base: int8, members: {UP: 0, DOWN: 25}}";
-        assert_eq!(enc("[DOWN, 0]", &[2], dt).unwrap(), Values::Bytes(vec![25, 0]));
+        assert_eq!(
+            enc("[DOWN, 0]", &[2], dt).unwrap(),
+            Values::Bytes(vec![25, 0])
+        );
         let (at, why) = enc("[UP, SIDE]", &[2], dt).unwrap_err();
-        assert_eq!((at.as_str(), why.as_str()), ("value[1]", "`SIDE` is no member of the enum"));
+        assert_eq!(
+            (at.as_str(), why.as_str()),
+            ("value[1]", "`SIDE` is no member of the enum")
+        );
         let (at, _) = enc("[[1, 2], [3]]", &[2, 2], "int8").unwrap_err();
         assert_eq!(at, "value[1]");
     }
