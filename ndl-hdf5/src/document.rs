@@ -318,11 +318,11 @@ fn chunk_of(new: &NewDataset<'_>, size: usize) -> Option<Vec<usize>> {
     if !must || new.extents.is_empty() {
         return None;
     }
-    let rest: usize = new.extents[1..]
+    // Saturating: extents are the document's word, not bounded by memory.
+    let row = new.extents[1..]
         .iter()
-        .map(|&d| (d as usize).max(1))
-        .product();
-    let first = (CHUNK_BYTES / (rest * size.max(1))).max(1);
+        .fold(size.max(1), |n, &d| n.saturating_mul((d as usize).max(1)));
+    let first = (CHUNK_BYTES / row).max(1);
     let first = match new.unlimited[0] {
         true => first,
         false => first.min((new.extents[0] as usize).max(1)),
