@@ -41,7 +41,9 @@ fn array(
     let flat;
     let a = match (&a.datatype, netcdf) {
         (Datatype::Array(_), true) => {
-            flat = without_array_type(a);
+            // netCDF-4 has no variables of an array type (ncdump and
+            // netCDF4-python skip them).
+            flat = a.without_array_type();
             &flat
         }
         _ => a,
@@ -96,25 +98,6 @@ fn array(
         }
     }
     attributes(w, &a.path, &a.attributes)
-}
-
-/// `a` with its array datatype's dimensions as its last ones: netCDF-4
-/// has no variables of an array type (ncdump and netCDF4-python skip
-/// them). The elements' bytes are the same.
-fn without_array_type(a: &PlannedArray) -> PlannedArray {
-    let mut flat = a.clone();
-    let Datatype::Array(array) = &a.datatype else {
-        return flat;
-    };
-    let shape = array.shape.iter().map(|&d| d as u64);
-    flat.datatype = (*array.base).clone();
-    flat.extents.extend(shape.clone());
-    flat.max.extend(shape.clone().map(Some));
-    flat.dims.extend(shape.clone().map(|_| None));
-    if let Some(chunk) = &mut flat.chunk {
-        chunk.extend(shape);
-    }
-    flat
 }
 
 /// Whether the group at `dims` is `group` or one above it.

@@ -10,6 +10,7 @@
 mod hdf5;
 mod plan;
 mod values;
+mod zarr;
 
 use std::path::Path;
 
@@ -41,6 +42,7 @@ impl CreateOptions {
 /// What a destination's name asks for.
 enum Target {
     Hdf5 { netcdf: bool },
+    Zarr { format: u8 },
 }
 
 /// Makes at `dest` the HDF5 file (`.h5`, `.hdf5`) or netCDF-4 file
@@ -72,10 +74,14 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
     let plan = Plan::of(&file).map_err(|(at, why)| document_error(&at, why))?;
     match target {
         Target::Hdf5 { netcdf } => hdf5::write(&plan, dest, netcdf),
+        Target::Zarr { format } => {
+            zarr::check(&plan, doc)?;
+            zarr::write(&plan, dest, format)
+        }
     }
 }
 
-fn target_of(dest: &Path, _options: &CreateOptions) -> Result<Target> {
+fn target_of(dest: &Path, options: &CreateOptions) -> Result<Target> {
     let ext = dest
         .extension()
         .and_then(|e| e.to_str())
@@ -83,10 +89,13 @@ fn target_of(dest: &Path, _options: &CreateOptions) -> Result<Target> {
     match ext.as_deref() {
         Some("h5" | "hdf5") => Ok(Target::Hdf5 { netcdf: false }),
         Some("nc") => Ok(Target::Hdf5 { netcdf: true }),
+        Some("zarr") => Ok(Target::Zarr {
+            format: options.zarr_format,
+        }),
         _ => Err(Error::UnknownFormat {
             path: dest.to_path_buf(),
-            reason: "`ndl create` makes .h5 and .hdf5 (HDF5) and .nc (netCDF-4) files; \
-                     name the destination with one of those endings"
+            reason: "`ndl create` makes .h5 and .hdf5 (HDF5) and .nc (netCDF-4) files \
+                     and .zarr stores; name the destination with one of those endings"
                 .into(),
         }),
     }

@@ -42,6 +42,8 @@ pub(crate) struct PlannedAttribute {
     pub datatype: Datatype,
     pub shape: Vec<u64>,
     pub values: Values,
+    /// The document's value, for formats that keep attributes as JSON.
+    pub value: Value,
 }
 
 /// A dimcoord or ndarray: the array to make.
@@ -61,6 +63,8 @@ pub(crate) struct PlannedArray {
     pub filters: Vec<Filter>,
     pub byte_order: ByteOrder,
     pub values: Values,
+    /// The document's value, for formats that store another layout.
+    pub value: Option<Value>,
     pub attributes: Vec<PlannedAttribute>,
 }
 
@@ -218,11 +222,31 @@ fn array(
         filters: filters(storage.filter.as_deref(), at)?,
         byte_order: storage.endian.unwrap_or(ByteOrder::NATIVE),
         values: Values::Fill,
+        value: None,
         attributes: attributes(attrs, at)?,
     })
 }
 
 impl PlannedArray {
+    /// The array with its array datatype's dimensions as its last ones,
+    /// for formats without array-typed arrays. The elements' bytes are
+    /// the same; so is the value, nested one level per dimension.
+    pub fn without_array_type(&self) -> PlannedArray {
+        let mut flat = self.clone();
+        let Datatype::Array(array) = &self.datatype else {
+            return flat;
+        };
+        let shape = array.shape.iter().map(|&d| d as u64);
+        flat.datatype = (*array.base).clone();
+        flat.extents.extend(shape.clone());
+        flat.max.extend(shape.clone().map(Some));
+        flat.dims.extend(shape.clone().map(|_| None));
+        if let Some(chunk) = &mut flat.chunk {
+            chunk.extend(shape);
+        }
+        flat
+    }
+
     fn shaped(
         mut self,
         extents: Vec<u64>,
@@ -238,6 +262,7 @@ impl PlannedArray {
     fn with_values(mut self, value: Option<&Value>, at: &str) -> Result<PlannedArray, PlanError> {
         if let Some(v) = value {
             self.values = encode(v, &self.extents, &self.datatype, &format!("{at}: value"))?;
+            self.value = Some(v.clone());
         }
         Ok(self)
     }
@@ -301,6 +326,7 @@ fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttrib
                 datatype: a.datatype.clone(),
                 shape,
                 values,
+                value: a.value.clone(),
             })
         })
         .collect()
