@@ -2,7 +2,8 @@
 //! the types the spec leaves out filled in) made into HDF5 and netCDF-4
 //! files that h5py, netCDF4-python and ncdump read as the documents say;
 //! `ndl describe` giving a document back; bad documents refused with one
-//! line naming the document and where in it, and nothing created.
+//! line naming the document and where in it, and nothing created. The
+//! same examples as Zarr v3 and v2 stores that zarr-python reads.
 
 use crate::common;
 
@@ -86,6 +87,57 @@ fn spec_examples_make_netcdf4_files_that_netcdf4_python_and_ncdump_read() {
     assert_eq!(out.trim(), "ok");
 }
 
+#[test]
+fn spec_examples_make_zarr_stores_that_zarr_python_reads_v3_and_v2() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = std::fs::read_to_string(data("datatypes")).unwrap();
+    // Zarr holds no `string` ndarray: the document is refused whole, and
+    // made without it.
+    let (start, end) = (
+        doc.find("  names:").unwrap(),
+        doc.find("  scalar:").unwrap(),
+    );
+    let fixed = dir.path().join("datatypes.ndl.yaml");
+    std::fs::write(&fixed, format!("{}{}", &doc[..start], &doc[end..])).unwrap();
+    for (format, extra) in [(3, &[][..]), (2, &["--zarr-format", "2"][..])] {
+        let out = dir.path().join(format!("v{format}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let refused_store = out.join("strings.zarr");
+        let strings = data("datatypes");
+        let mut args = vec![
+            "create",
+            strings.to_str().unwrap(),
+            refused_store.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let run = ndl(&args);
+        refused(
+            &run,
+            &data("datatypes"),
+            &["ndarray `/names`", "not `string`"],
+        );
+        assert_eq!(entries(&out), Vec::<String>::new(), "left behind");
+        for name in EXAMPLES {
+            let doc = if name == "datatypes" {
+                fixed.clone()
+            } else {
+                data(name)
+            };
+            let store = out.join(format!("{name}.zarr"));
+            let mut args = vec!["create", doc.to_str().unwrap(), store.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let run = ndl(&args);
+            assert_eq!(run.code, Some(0), "{name} v{format}: {run:#?}");
+        }
+        let out = run_file(
+            &python312(),
+            &script("check_created_zarr.py"),
+            &[out.to_str().unwrap(), &format.to_string()],
+        );
+        assert_eq!(out.trim(), "ok");
+    }
+}
+
 /// `file` with every root attribute in the long form: the spec's `a` and
 /// `same_as_a` are one attribute written two ways.
 fn long_form(mut file: File) -> File {
@@ -128,7 +180,7 @@ fn describe_gives_the_document_back() {
 }
 
 /// Each kind of bad document, the words its error holds (the location
-/// first), for `.h5` and `.nc` alike.
+/// first), for `.h5`, `.nc` and `.zarr` alike.
 const BAD: [(&str, &str, &[&str]); 7] = [
     (
         "yaml",
@@ -180,7 +232,7 @@ fn bad_documents_are_refused_naming_where_and_nothing_is_created() {
     for (kind, text, words) in BAD {
         let doc = docs.join(format!("{kind}.ndl.yaml"));
         std::fs::write(&doc, text).unwrap();
-        for ext in ["h5", "nc"] {
+        for ext in ["h5", "nc", "zarr"] {
             let dest = out.join(format!("{kind}.{ext}"));
             let run = create(&doc, &dest);
             refused(&run, &doc, words);
@@ -200,8 +252,18 @@ fn an_existing_destination_is_refused_and_left_untouched() {
         refused(&run, &dest, &["already exists"]);
         assert_eq!(std::fs::read(&dest).unwrap(), b"not yours");
     }
+    let store = dir.path().join("there.zarr");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("zarr.json"), b"not yours").unwrap();
+    let run = create(&data("ndarrays"), &store);
+    refused(&run, &store, &["already exists"]);
+    assert_eq!(entries(&store), ["zarr.json"]);
+    assert_eq!(
+        std::fs::read(store.join("zarr.json")).unwrap(),
+        b"not yours"
+    );
     let names = entries(dir.path());
-    assert_eq!(names, ["there.h5", "there.nc"]);
+    assert_eq!(names, ["there.h5", "there.nc", "there.zarr"]);
     let run = create(&data("ndarrays"), &dir.path().join("out.txt"));
     refused(&run, &dir.path().join("out.txt"), &[".h5", ".nc"]);
 }
