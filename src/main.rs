@@ -47,8 +47,8 @@ enum Command {
     /// renewed it meanwhile. A lock whose lease holds is kept, and the
     /// command fails, naming its owner.
     Unlock(UnlockArgs),
-    /// Make the HDF5 file (.h5, .hdf5) or netCDF-4 file (.nc) that an NDL
-    /// document describes: its groups, attributes, dimension coordinates
+    /// Make the HDF5 file (.h5, .hdf5), netCDF-4 file (.nc) or Zarr store
+    /// (.zarr) that an NDL document describes: its groups, attributes, dimension coordinates
     /// (as dimension scales) and ndarrays, with their values and storage
     /// directives. A bad document is an error naming where in it, and
     /// nothing is created; an existing destination is never overwritten.

@@ -45,8 +45,9 @@ enum Target {
     Zarr { format: u8 },
 }
 
-/// Makes at `dest` the HDF5 file (`.h5`, `.hdf5`) or netCDF-4 file
-/// (`.nc`) that the NDL document at `doc` describes: its groups,
+/// Makes at `dest` the HDF5 file (`.h5`, `.hdf5`), netCDF-4 file (`.nc`)
+/// or Zarr store (`.zarr`, of the options' format) that the NDL document
+/// at `doc` describes: its groups,
 /// attributes, dimension coordinates (as dimension scales) and ndarrays,
 /// with their values where given and storage directives.
 ///
