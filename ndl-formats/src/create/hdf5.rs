@@ -15,6 +15,27 @@ use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
 use super::values::Values;
 use crate::error::{Error, Result};
 
+/// What HDF5 refuses that the document allows: a chunk longer than a
+/// dimension of fixed size (HDF5 chunks only what can grow past it).
+pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
+    for (_, a) in plan.arrays() {
+        let Some(chunk) = &a.chunk else { continue };
+        let fixed = a.max.iter().zip(&a.extents).map(|(max, &e)| max.map(|_| e));
+        for (k, (&c, extent)) in chunk.iter().zip(fixed).enumerate() {
+            if let Some(extent) = extent.filter(|&e| c > e) {
+                return Err(Error::Document {
+                    path: doc.to_path_buf(),
+                    location: format!("{}: storage.chunk[{k}]", a.at),
+                    message: format!(
+                        "{c} exceeds the extent {extent}, which HDF5 refuses for a dimension of fixed size"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes `plan` to a new file at `dest`, published whole.
 pub(super) fn write(plan: &Plan, dest: &Path, netcdf: bool) -> Result<()> {
     let wrap = |source| Error::Hdf5 {

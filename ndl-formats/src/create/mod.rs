@@ -74,7 +74,10 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
         File::from_yaml(&text).map_err(|e| document_error(e.location(), e.kind().to_string()))?;
     let plan = Plan::of(&file).map_err(|(at, why)| document_error(&at, why))?;
     match target {
-        Target::Hdf5 { netcdf } => hdf5::write(&plan, dest, netcdf),
+        Target::Hdf5 { netcdf } => {
+            hdf5::check(&plan, doc)?;
+            hdf5::write(&plan, dest, netcdf)
+        }
         Target::Zarr { format } => {
             zarr::check(&plan, doc)?;
             zarr::write(&plan, dest, format)

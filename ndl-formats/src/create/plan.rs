@@ -50,6 +50,8 @@ pub(crate) struct PlannedAttribute {
 #[derive(Clone)]
 pub(crate) struct PlannedArray {
     pub name: String,
+    /// Where it is in the document, as errors name it.
+    pub at: String,
     /// Its path name (`/group1/d2`).
     pub path: String,
     pub datatype: Datatype,
@@ -210,6 +212,7 @@ fn array(
     }
     Ok(PlannedArray {
         name: name.to_string(),
+        at: at.to_string(),
         path: path_of(group, name),
         datatype: datatype.clone(),
         extents: Vec::new(),

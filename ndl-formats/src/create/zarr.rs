@@ -26,7 +26,7 @@ pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
     match plan.arrays().find(|(_, a)| a.datatype == Datatype::String) {
         Some((_, a)) => Err(Error::Document {
             path: doc.to_path_buf(),
-            location: format!("ndarray `{}`", a.path),
+            location: a.at.clone(),
             message: "`ndl create` makes Zarr arrays of fixed-size datatypes, not `string`; use fixed-length strings or .h5/.nc".into(),
         }),
         None => Ok(()),
