@@ -15,7 +15,9 @@ use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{commit_type, is_user_defined, profile_type, well_known_name, Orders};
+use crate::h5type::{
+    commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
+};
 use crate::options::CHUNK_BYTES;
 use crate::raw_io::{failed, write_rows};
 use crate::staging::Staged;
@@ -36,7 +38,9 @@ pub struct NewDataset<'a> {
     /// The elements' datatype: any fixed-size one, or `string`.
     pub datatype: &'a Datatype,
     /// The extents it is made with (0 for an unlimited dimension left
-    /// empty); none for a scalar.
+    /// empty); none for a scalar. In netCDF-4 an ASCII fixed string is
+    /// `char` over a last dimension of its length, as xarray writes it:
+    /// that length is the last extent given.
     pub extents: &'a [u64],
     /// Per dimension, whether it grows without limit.
     pub unlimited: &'a [bool],
@@ -213,6 +217,12 @@ impl DocumentWriter {
         order: ByteOrder,
     ) -> Result<(hdf5::Datatype, hdf5::Datatype)> {
         let type_error = |source| self.type_error(path, source);
+        if let (true, Datatype::FixedString(f)) = (self.netcdf, datatype) {
+            if f.charset == ndl_runtime::Charset::Ascii {
+                let t = netcdf_char().map_err(type_error)?;
+                return Ok((t.clone(), t));
+            }
+        }
         if *datatype == Datatype::String {
             let t = hdf5::Datatype::from_type::<VarLenUnicode>().map_err(self.error(path))?;
             return Ok((t.clone(), t));

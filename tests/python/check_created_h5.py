@@ -77,6 +77,7 @@ with h5py.File(f"{d}/datatypes.h5") as f:
     names = f["names"]
     assert h5py.check_string_dtype(names.dtype).encoding == "utf-8"
     assert list(names.asstr()[()]) == ["alpha", "βήτα", "gamma"]
+    assert f["code"].dtype == np.dtype("S5") and list(f["code"][()]) == [b"abc", b"hello"]
     sc = f["scalar"]
     assert sc.shape == () and sc[()] == 2**64 - 1 and sc.dtype == np.uint64
     st = f["stored"]

@@ -47,6 +47,9 @@ with netCDF4.Dataset(f"{d}/datatypes.nc") as f:
     p = f["point"][:]
     assert p[0, 0].tolist() == (1.5, 2, 3.25), p
     assert list(f["names"][:]) == ["alpha", "βήτα", "gamma"]
+    code = f["code"]
+    assert code.dimensions == ("dim_2", "dim_5") and code.dtype == np.dtype("S1")
+    assert list(netCDF4.chartostring(code[:])) == ["abc", "hello"]
     assert f["scalar"][...] == 2**64 - 1
     st = f["stored"]
     assert st.get_dims()[0].isunlimited() and st.shape == (3, 4)

@@ -60,6 +60,7 @@ m = g["matrix"]
 assert m.shape == (2, 3, 3) and (m[1] == np.arange(9, 0, -1).reshape(3, 3)).all()
 p = g["point"][:]
 assert p[0, 0].tolist() == (1.5, 2, 3.25) and p[1, 1].tolist() == (0.0, 9, 0.0), p
+assert list(g["code"][:]) == [b"abc", b"hello"]
 assert g["scalar"][()] == 2**64 - 1
 st = g["stored"]
 assert (st.shape, st.chunks, dims(st)) == ((3, 4), (2, 4), ["stored_0", "dim_4"])

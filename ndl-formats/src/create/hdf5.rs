@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
-use ndl_runtime::Datatype;
+use ndl_runtime::{Charset, Datatype};
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
 use super::values::Values;
@@ -65,6 +65,11 @@ fn array(
             // netCDF-4 has no variables of an array type (ncdump and
             // netCDF4-python skip them).
             flat = a.without_array_type();
+            &flat
+        }
+        (Datatype::FixedString(f), true) if f.charset == Charset::Ascii => {
+            // netCDF's fixed strings: `char` over their length.
+            flat = a.with_extent(f.length as u64);
             &flat
         }
         _ => a,

@@ -231,6 +231,19 @@ fn array(
 }
 
 impl PlannedArray {
+    /// The array with one more last dimension of fixed size `n`, the same
+    /// elements: a fixed string's characters in netCDF.
+    pub fn with_extent(&self, n: u64) -> PlannedArray {
+        let mut more = self.clone();
+        more.extents.push(n);
+        more.max.push(Some(n));
+        more.dims.push(None);
+        if let Some(chunk) = &mut more.chunk {
+            chunk.push(n);
+        }
+        more
+    }
+
     /// The array with its array datatype's dimensions as its last ones,
     /// for formats without array-typed arrays. The elements' bytes are
     /// the same; so is the value, nested one level per dimension.
