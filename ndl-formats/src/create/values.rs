@@ -84,9 +84,9 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
     let not = |what: &str| bad(format!("expected {what}, found {}", describe(v)));
     match datatype {
         Datatype::Float32 => {
-            out.extend((number(v).ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
+            out.extend((v.as_f64().ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
         }
-        Datatype::Float64 => out.extend(number(v).ok_or_else(|| not("a number"))?.to_ne_bytes()),
+        Datatype::Float64 => out.extend(v.as_f64().ok_or_else(|| not("a number"))?.to_ne_bytes()),
         Datatype::Bool => out.push(u8::from(v.as_bool().ok_or_else(|| not("true or false"))?)),
         Datatype::Complex64 | Datatype::Complex128 => {
             let part = if *datatype == Datatype::Complex64 {
@@ -177,10 +177,6 @@ fn int_bytes(t: IntType, n: i128) -> Vec<u8> {
         IntType::Int64 => (n as i64).to_ne_bytes().to_vec(),
         IntType::UInt64 => (n as u64).to_ne_bytes().to_vec(),
     }
-}
-
-fn number(v: &Value) -> Option<f64> {
-    v.as_f64()
 }
 
 fn fixed_string(

@@ -134,12 +134,18 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
         source,
     })?;
     let mut w = GridWriter::create_with(dir, &a.datatype, &a.extents, Order::C, &options)?;
-    match (&a.value, &a.values) {
-        (Some(v), _) => match encode(v, &a.extents, packed.datatype(), "value") {
+    match &a.value {
+        // Zarr stores records packed: the value again, in that layout.
+        Some(v) => match encode(v, &a.extents, packed.datatype(), "value") {
             Ok(Values::Bytes(bytes)) => w.append(&bytes)?,
-            _ => unreachable!("the plan converted this value"),
+            _ => {
+                return Err(Error::Unsupported {
+                    path: dir.to_path_buf(),
+                    message: format!("{}: the value does not pack", a.at),
+                })
+            }
         },
-        (None, _) => fill(&mut w, &a.extents, packed.size())?,
+        None => fill(&mut w, &a.extents, packed.size())?,
     }
     w.finish()?;
     name_dimensions(dir, &dimension_names(a), format).map_err(|source| Error::Io {
