@@ -47,6 +47,23 @@ enum Command {
     /// renewed it meanwhile. A lock whose lease holds is kept, and the
     /// command fails, naming its owner.
     Unlock(UnlockArgs),
+    /// Make the HDF5 file (.h5, .hdf5), netCDF-4 file (.nc) or Zarr store
+    /// (.zarr) that an NDL document describes: its groups, attributes, dimension coordinates
+    /// (as dimension scales) and ndarrays, with their values and storage
+    /// directives. A bad document is an error naming where in it, and
+    /// nothing is created; an existing destination is never overwritten.
+    Create(CreateArgs),
+}
+
+#[derive(Args)]
+struct CreateArgs {
+    /// The NDL document (YAML).
+    doc: PathBuf,
+    /// The file to make; the format is the name's ending.
+    dest: PathBuf,
+    /// The Zarr format of a store made [default: 3].
+    #[arg(long, value_name = "2|3", value_parser = clap::value_parser!(u8).range(2..=3))]
+    zarr_format: Option<u8>,
 }
 
 #[derive(Args)]
@@ -197,7 +214,7 @@ fn main() -> ExitCode {
             reader_process::run_isolated(&args.file, Some(reader_process::describe_limit()))
         }
         Command::Convert(args) => reader_process::run_isolated(&args.src, None),
-        Command::Unlock(_) => None,
+        Command::Unlock(_) | Command::Create(_) => None,
     };
     if let Some(ended) = isolated {
         return ended;
@@ -206,6 +223,7 @@ fn main() -> ExitCode {
         Command::Describe(args) => run_describe(&args),
         Command::Convert(args) => run_convert(&args),
         Command::Unlock(args) => run_unlock(&args),
+        Command::Create(args) => run_create(&args),
     }
 }
 
@@ -350,6 +368,20 @@ impl From<Format> for Language {
             Format::Datashape => Language::Datashape,
             Format::Zarr => Language::Zarr,
             Format::Cdl => Language::Cdl,
+        }
+    }
+}
+
+fn run_create(args: &CreateArgs) -> ExitCode {
+    let mut options = ndl_formats::CreateOptions::default();
+    if let Some(format) = args.zarr_format {
+        options = options.zarr_format(format);
+    }
+    match ndl_formats::create_from_ndl(&args.doc, &args.dest, &options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ndl: error: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -129,6 +129,23 @@ pub enum Error {
         /// What disagrees.
         message: String,
     },
+    /// An NDL document that `ndl create` cannot make a file of.
+    #[error("{}: {}", path.display(), located(location, message))]
+    Document {
+        /// The document.
+        path: PathBuf,
+        /// Where in it (group path, entity, key), empty for the whole.
+        location: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn located(location: &str, message: &str) -> String {
+    match location.is_empty() {
+        true => message.to_string(),
+        false => format!("{location}: {message}"),
+    }
 }
 
 /// The result of this crate's functions.

@@ -33,6 +33,7 @@
 mod arrow;
 mod contents;
 mod convert;
+mod create;
 mod describe;
 mod error;
 mod format;
@@ -53,6 +54,7 @@ mod zarr_strings;
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
 pub use contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType};
 pub use convert::{convert, ConvertOptions, Progress};
+pub use create::{create_from_ndl, CreateOptions};
 pub use describe::{describe, read_contents, DescribeOptions, Description, Language};
 pub use error::{Error, Result};
 pub use format::{Format, FormatInfo};

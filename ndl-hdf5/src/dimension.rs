@@ -98,6 +98,75 @@ impl Dimensions {
         Ok(())
     }
 
+    /// Makes `variable`, named `name` in `group`, the dimension `name`
+    /// and its coordinate: a scale of its own name, as netCDF-C marks a
+    /// coordinate variable, numbered by `_Netcdf4Dimid` when `netcdf`.
+    pub fn coordinate(
+        &mut self,
+        group: &hdf5::Group,
+        name: &str,
+        variable: hdf5::Dataset,
+        unlimited: bool,
+        netcdf: bool,
+    ) -> hdf5::Result<()> {
+        set_scale(&variable, name)?;
+        if netcdf {
+            self.number(&variable)?;
+        }
+        self.made.push(Dimension {
+            group: group.name(),
+            name: name.to_string(),
+            scale: variable,
+            unlimited,
+        });
+        Ok(())
+    }
+
+    /// Makes the dimension `name` of `group`, of `len` (growable when
+    /// `unlimited`), which no variable holds the coordinates of, unless
+    /// it is made already.
+    pub fn dimension_only(
+        &mut self,
+        group: &hdf5::Group,
+        name: &str,
+        len: u64,
+        unlimited: bool,
+    ) -> hdf5::Result<()> {
+        if self.find(&group.name(), name).is_some() {
+            return Ok(());
+        }
+        self.make(group, name, len, unlimited).map(drop)
+    }
+
+    /// Attaches dimension `k` of `variable` to the dimension `name` of the
+    /// group at the path `group`, made before.
+    pub fn attach_one(
+        &self,
+        variable: &hdf5::Dataset,
+        k: usize,
+        group: &str,
+        name: &str,
+    ) -> hdf5::Result<()> {
+        let index = self
+            .find(group, name)
+            .ok_or_else(|| hdf5::Error::from(format!("no dimension `{name}` in `{group}`")))?;
+        let scale = &self.made[index].scale;
+        hdf5::sync::sync(|| {
+            // SAFETY: both are open datasets of one file; `k` is a
+            // dimension of `variable`.
+            let status = unsafe { H5DSattach_scale(variable.id(), scale.id(), k as c_uint) };
+            check(status, "H5DSattach_scale")
+        })
+    }
+
+    fn number(&self, scale: &hdf5::Dataset) -> hdf5::Result<()> {
+        let id = self.made.len() as i32;
+        scale
+            .new_attr::<i32>()
+            .create("_Netcdf4Dimid")?
+            .write_scalar(&id)
+    }
+
     fn find(&self, group: &str, name: &str) -> Option<usize> {
         self.made
             .iter()
@@ -123,17 +192,8 @@ impl Dimensions {
         // netCDF-C's mark of a dimension that is not also a variable,
         // with the length right-aligned in ten characters.
         let title = format!("{DIMENSION_ONLY}{len:10}");
-        let title = CString::new(title).map_err(|e| hdf5::Error::from(e.to_string()))?;
-        hdf5::sync::sync(|| {
-            // SAFETY: `scale` is an open dataset; `title` a C string.
-            let status = unsafe { H5DSset_scale(scale.id(), title.as_ptr()) };
-            check(status, "H5DSset_scale")
-        })?;
-        let id = self.made.len() as i32;
-        scale
-            .new_attr::<i32>()
-            .create("_Netcdf4Dimid")?
-            .write_scalar(&id)?;
+        set_scale(&scale, &title)?;
+        self.number(&scale)?;
         self.made.push(Dimension {
             group: group.name(),
             name: name.to_string(),
@@ -142,6 +202,16 @@ impl Dimensions {
         });
         Ok(self.made.len() - 1)
     }
+}
+
+/// Marks `scale` a dimension scale named `title`.
+fn set_scale(scale: &hdf5::Dataset, title: &str) -> hdf5::Result<()> {
+    let title = CString::new(title).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    hdf5::sync::sync(|| {
+        // SAFETY: `scale` is an open dataset; `title` a C string.
+        let status = unsafe { H5DSset_scale(scale.id(), title.as_ptr()) };
+        check(status, "H5DSset_scale")
+    })
 }
 
 fn check(status: herr_t, call: &str) -> hdf5::Result<()> {

@@ -5,6 +5,7 @@ mod common;
 
 mod cli_arrow;
 mod cli_cdl;
+mod cli_create;
 mod cli_describe;
 mod cli_describe_variable;
 mod cli_errors;

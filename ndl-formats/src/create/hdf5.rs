@@ -1,0 +1,150 @@
+//! A planned document as an HDF5 or netCDF-4 file: dimcoords as
+//! dimension scales (netCDF coordinate variables), ndarrays attached to
+//! them; in netCDF-4, an extent given by its size is a dimension of its
+//! own (`dim_<size>`, shared in the group; `<ndarray>_<k>` when
+//! unlimited), as netCDF has no dimension without a name; a dimcoord
+//! outside the groups a netCDF variable sees is a dimension of the same
+//! name and extent in the variable's group.
+
+use std::path::Path;
+
+use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
+use ndl_runtime::{Charset, Datatype};
+
+use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
+use super::values::Values;
+use crate::error::{Error, Result};
+
+/// What HDF5 refuses that the document allows: a chunk longer than a
+/// dimension of fixed size (HDF5 chunks only what can grow past it).
+pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
+    for (_, a) in plan.arrays() {
+        let Some(chunk) = &a.chunk else { continue };
+        let fixed = a.max.iter().zip(&a.extents).map(|(max, &e)| max.map(|_| e));
+        for (k, (&c, extent)) in chunk.iter().zip(fixed).enumerate() {
+            if let Some(extent) = extent.filter(|&e| c > e) {
+                return Err(Error::Document {
+                    path: doc.to_path_buf(),
+                    location: format!("{}: storage.chunk[{k}]", a.at),
+                    message: format!(
+                        "{c} exceeds the extent {extent}, which HDF5 refuses for a dimension of fixed size"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `plan` to a new file at `dest`, published whole.
+pub(super) fn write(plan: &Plan, dest: &Path, netcdf: bool) -> Result<()> {
+    let wrap = |source| Error::Hdf5 {
+        path: dest.to_path_buf(),
+        source: Box::new(source),
+    };
+    let mut w = DocumentWriter::create(dest, netcdf).map_err(wrap)?;
+    for g in &plan.groups {
+        w.group(&g.path).map_err(wrap)?;
+        attributes(&w, &g.path, &g.attributes).map_err(wrap)?;
+    }
+    for (group, a) in plan.arrays() {
+        array(&mut w, group, a, netcdf).map_err(wrap)?;
+    }
+    w.finish().map_err(wrap)
+}
+
+fn array(
+    w: &mut DocumentWriter,
+    group: &str,
+    a: &PlannedArray,
+    netcdf: bool,
+) -> ndl_hdf5::Result<()> {
+    let flat;
+    let a = match (&a.datatype, netcdf) {
+        (Datatype::Array(_), true) => {
+            // netCDF-4 has no variables of an array type (ncdump and
+            // netCDF4-python skip them).
+            flat = a.without_array_type();
+            &flat
+        }
+        (Datatype::FixedString(f), true) if f.charset == Charset::Ascii => {
+            // netCDF's fixed strings: `char` over their length.
+            flat = a.with_extent(f.length as u64);
+            &flat
+        }
+        _ => a,
+    };
+    let unlimited: Vec<bool> = a.max.iter().map(Option::is_none).collect();
+    let filters: Vec<ndl_hdf5::Filter> = a
+        .filters
+        .iter()
+        .map(|f| match f {
+            Filter::Deflate(level) => ndl_hdf5::Filter::Deflate(*level),
+            Filter::Shuffle => ndl_hdf5::Filter::Shuffle,
+        })
+        .collect();
+    let new = NewDataset {
+        datatype: &a.datatype,
+        extents: &a.extents,
+        unlimited: &unlimited,
+        chunk: a.chunk.as_deref(),
+        filters: &filters,
+        byte_order: a.byte_order,
+    };
+    w.dataset(&a.path, &new, elements(&a.values))?;
+    let is_coordinate = a
+        .dims
+        .first()
+        .is_some_and(|d| d.as_ref() == Some(&(group.to_string(), a.name.clone())));
+    if is_coordinate {
+        w.coordinate(&a.path, unlimited[0])?;
+    } else {
+        for (k, dim) in a.dims.iter().enumerate() {
+            match dim {
+                Some((g, name)) if !netcdf || in_scope(g, group) => {
+                    w.attach(&a.path, k, g, name)?
+                }
+                Some((_, name)) => {
+                    // netCDF-4 sees only the dimensions of a variable's
+                    // group and the groups above it: a dimcoord elsewhere
+                    // becomes a dimension of its name and extent here.
+                    w.dimension(group, name, a.extents[k], unlimited[k])?;
+                    w.attach(&a.path, k, group, name)?;
+                }
+                None if netcdf => {
+                    let name = match a.max[k] {
+                        Some(n) => format!("dim_{n}"),
+                        None => format!("{}_{k}", a.name),
+                    };
+                    w.dimension(group, &name, a.extents[k], unlimited[k])?;
+                    w.attach(&a.path, k, group, &name)?;
+                }
+                None => {}
+            }
+        }
+    }
+    attributes(w, &a.path, &a.attributes)
+}
+
+/// Whether the group at `dims` is `group` or one above it.
+fn in_scope(dims: &str, group: &str) -> bool {
+    dims == "/" || dims == group || group.starts_with(&format!("{dims}/"))
+}
+
+fn attributes(
+    w: &DocumentWriter,
+    object: &str,
+    attrs: &[PlannedAttribute],
+) -> ndl_hdf5::Result<()> {
+    attrs
+        .iter()
+        .try_for_each(|a| w.attribute(object, &a.name, &a.datatype, &a.shape, elements(&a.values)))
+}
+
+fn elements(values: &Values) -> Elements<'_> {
+    match values {
+        Values::Fill => Elements::Fill,
+        Values::Bytes(b) => Elements::Bytes(b),
+        Values::Strings(s) => Elements::Strings(s),
+    }
+}

@@ -1,0 +1,384 @@
+//! What a document makes, worked out whole before anything is written:
+//! every extent resolved through the dimcoords, every value converted,
+//! every directive read, so a document that cannot be made fails here.
+
+use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Ndarray, Storage};
+use ndl_runtime::{ByteOrder, Datatype};
+use serde_yaml::Value;
+
+use super::values::{encode, keyword, Values};
+
+/// A filter of an array's chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Filter {
+    /// zlib's deflate (`gzip`, `deflate`, `zlib`) at a level from 0 to 9.
+    Deflate(u8),
+    /// The byte shuffle (`shuffle`).
+    Shuffle,
+}
+
+/// Deflate's level where the document gives none: zlib's and h5py's default.
+const DEFAULT_LEVEL: u8 = 4;
+
+/// Everything a document makes.
+pub(crate) struct Plan {
+    /// The groups, in document order.
+    pub groups: Vec<PlannedGroup>,
+}
+
+/// One group: its attributes, then its dimcoords and its ndarrays.
+pub(crate) struct PlannedGroup {
+    /// Its path (`/`, `/group1`).
+    pub path: String,
+    pub attributes: Vec<PlannedAttribute>,
+    pub dimcoords: Vec<PlannedArray>,
+    pub ndarrays: Vec<PlannedArray>,
+}
+
+/// An attribute with its values.
+#[derive(Clone)]
+pub(crate) struct PlannedAttribute {
+    pub name: String,
+    pub datatype: Datatype,
+    pub shape: Vec<u64>,
+    pub values: Values,
+    /// The document's value, for formats that keep attributes as JSON.
+    pub value: Value,
+}
+
+/// A dimcoord or ndarray: the array to make.
+#[derive(Clone)]
+pub(crate) struct PlannedArray {
+    pub name: String,
+    /// Where it is in the document, as errors name it.
+    pub at: String,
+    /// Its path name (`/group1/d2`).
+    pub path: String,
+    pub datatype: Datatype,
+    /// The extents it is made with.
+    pub extents: Vec<u64>,
+    /// Per dimension, the declared size; `None` for unlimited.
+    pub max: Vec<Option<u64>>,
+    /// Per dimension, the dimcoord it is mapped to, by group path and name.
+    pub dims: Vec<Option<(String, String)>>,
+    pub chunk: Option<Vec<u64>>,
+    pub filters: Vec<Filter>,
+    pub byte_order: ByteOrder,
+    pub values: Values,
+    /// The document's value, for formats that store another layout.
+    pub value: Option<Value>,
+    pub attributes: Vec<PlannedAttribute>,
+}
+
+/// Where in the document and what is wrong.
+pub(crate) type PlanError = (String, String);
+
+impl Plan {
+    /// The plan of `file`, which [`File::from_yaml`] has checked.
+    pub fn of(file: &File) -> Result<Plan, PlanError> {
+        let mut groups = Vec::new();
+        for (path, group) in file.groups.iter() {
+            let ctx = match file.form {
+                FileForm::Flat => String::new(),
+                FileForm::Grouped => path.to_string(),
+            };
+            let mut planned = PlannedGroup {
+                path: path.to_string(),
+                attributes: attributes(&group.attributes, &ctx)?,
+                dimcoords: Vec::new(),
+                ndarrays: Vec::new(),
+            };
+            for (name, dc) in group.dimcoords.iter() {
+                let at = join(&ctx, &format!("dimcoord `{name}`"));
+                planned.dimcoords.push(dimcoord(path, name, dc, &at)?);
+            }
+            for (name, nd) in group.ndarrays.iter() {
+                let at = join(&ctx, &format!("ndarray `{name}`"));
+                planned.ndarrays.push(ndarray(file, path, name, nd, &at)?);
+            }
+            groups.push(planned);
+        }
+        Ok(Plan { groups })
+    }
+
+    /// Every array, dimcoords first, with its group's path.
+    pub fn arrays(&self) -> impl Iterator<Item = (&str, &PlannedArray)> {
+        let dimcoords = self
+            .groups
+            .iter()
+            .flat_map(|g| g.dimcoords.iter().map(move |a| (g.path.as_str(), a)));
+        let ndarrays = self
+            .groups
+            .iter()
+            .flat_map(|g| g.ndarrays.iter().map(move |a| (g.path.as_str(), a)));
+        dimcoords.chain(ndarrays)
+    }
+}
+
+fn join(ctx: &str, segment: &str) -> String {
+    match ctx.is_empty() {
+        true => segment.to_string(),
+        false => format!("{ctx}: {segment}"),
+    }
+}
+
+fn path_of(group: &str, name: &str) -> String {
+    format!("{}/{name}", group.trim_end_matches('/'))
+}
+
+fn dimcoord(group: &str, name: &str, dc: &DimCoord, at: &str) -> Result<PlannedArray, PlanError> {
+    let given = value_len(dc.value.as_ref());
+    let current = dc.storage.size.or(given).or(dc.size).unwrap_or(0) as u64;
+    let max = vec![dc.size.map(|n| n as u64)];
+    let dims = vec![Some((group.to_string(), name.to_string()))];
+    array(group, name, &dc.datatype, &dc.storage, &dc.attributes, at)
+        .map(|a| a.shaped(vec![current], max, dims))?
+        .with_values(dc.value.as_ref(), at)
+}
+
+fn ndarray(
+    file: &File,
+    group: &str,
+    name: &str,
+    nd: &Ndarray,
+    at: &str,
+) -> Result<PlannedArray, PlanError> {
+    let datatype = nd.datatype.as_ref().ok_or_else(|| {
+        (
+            at.to_string(),
+            "no `type`: `ndl create` needs the datatype of every ndarray".to_string(),
+        )
+    })?;
+    let mut extents = Vec::new();
+    let mut max = Vec::new();
+    let mut dims = Vec::new();
+    for (k, e) in nd.shape.0.iter().enumerate() {
+        let given = value_len(nested(nd.value.as_ref(), k));
+        let (declared, dim, current) = match e {
+            Extent::Size(n) => (Some(*n as u64), None, *n as u64),
+            Extent::Unlimited => (None, None, given.unwrap_or(0) as u64),
+            Extent::Dim(r) => {
+                let (path, dc) = file.resolve_dimcoord(group, r).ok_or_else(|| {
+                    (
+                        format!("{at}: shape[{k}]"),
+                        format!("`{r}` names no dimcoord"),
+                    )
+                })?;
+                let (g, n) = path.rsplit_once('/').unwrap_or(("", &path));
+                let g = if g.is_empty() { "/" } else { g };
+                let current = dc
+                    .storage
+                    .size
+                    .or(given)
+                    .or(value_len(dc.value.as_ref()))
+                    .or(dc.size);
+                (
+                    dc.size.map(|n| n as u64),
+                    Some((g.to_string(), n.to_string())),
+                    current.unwrap_or(0) as u64,
+                )
+            }
+        };
+        max.push(declared);
+        dims.push(dim);
+        extents.push(current);
+    }
+    if let Some(stored) = &nd.storage.shape {
+        extents = stored.iter().map(|&n| n as u64).collect();
+    }
+    array(group, name, datatype, &nd.storage, &nd.attributes, at)
+        .map(|a| a.shaped(extents, max, dims))?
+        .with_values(nd.value.as_ref(), at)
+}
+
+/// The array without its shape and values, its storage read.
+fn array(
+    group: &str,
+    name: &str,
+    datatype: &Datatype,
+    storage: &Storage,
+    attrs: &NameMap<Attribute>,
+    at: &str,
+) -> Result<PlannedArray, PlanError> {
+    check_datatype(datatype, at)?;
+    if let Some(charset) = &storage.charset {
+        if !matches!(
+            charset.to_ascii_lowercase().as_str(),
+            "utf-8" | "utf8" | "ascii"
+        ) {
+            let why = format!("unknown charset `{charset}`; expected ascii or utf-8");
+            return Err((format!("{at}: storage.charset"), why));
+        }
+    }
+    Ok(PlannedArray {
+        name: name.to_string(),
+        at: at.to_string(),
+        path: path_of(group, name),
+        datatype: datatype.clone(),
+        extents: Vec::new(),
+        max: Vec::new(),
+        dims: Vec::new(),
+        chunk: storage
+            .chunk
+            .as_ref()
+            .map(|c| c.iter().map(|&n| n as u64).collect()),
+        filters: filters(storage.filter.as_deref(), at)?,
+        byte_order: storage.endian.unwrap_or(ByteOrder::NATIVE),
+        values: Values::Fill,
+        value: None,
+        attributes: attributes(attrs, at)?,
+    })
+}
+
+impl PlannedArray {
+    /// The array with one more last dimension of fixed size `n`, the same
+    /// elements: a fixed string's characters in netCDF.
+    pub fn with_extent(&self, n: u64) -> PlannedArray {
+        let mut more = self.clone();
+        more.extents.push(n);
+        more.max.push(Some(n));
+        more.dims.push(None);
+        if let Some(chunk) = &mut more.chunk {
+            chunk.push(n);
+        }
+        more
+    }
+
+    /// The array with its array datatype's dimensions as its last ones,
+    /// for formats without array-typed arrays. The elements' bytes are
+    /// the same; so is the value, nested one level per dimension.
+    pub fn without_array_type(&self) -> PlannedArray {
+        let mut flat = self.clone();
+        let Datatype::Array(array) = &self.datatype else {
+            return flat;
+        };
+        let shape = array.shape.iter().map(|&d| d as u64);
+        flat.datatype = (*array.base).clone();
+        flat.extents.extend(shape.clone());
+        flat.max.extend(shape.clone().map(Some));
+        flat.dims.extend(shape.clone().map(|_| None));
+        if let Some(chunk) = &mut flat.chunk {
+            chunk.extend(shape);
+        }
+        flat
+    }
+
+    fn shaped(
+        mut self,
+        extents: Vec<u64>,
+        max: Vec<Option<u64>>,
+        dims: Vec<Option<(String, String)>>,
+    ) -> PlannedArray {
+        self.extents = extents;
+        self.max = max;
+        self.dims = dims;
+        self
+    }
+
+    fn with_values(mut self, value: Option<&Value>, at: &str) -> Result<PlannedArray, PlanError> {
+        if let Some(v) = value {
+            self.values = encode(v, &self.extents, &self.datatype, &format!("{at}: value"))?;
+            self.value = Some(v.clone());
+        }
+        Ok(self)
+    }
+}
+
+/// The length of a list value: what an unlimited dimension holds.
+fn value_len(value: Option<&Value>) -> Option<usize> {
+    value?.as_sequence().map(Vec::len)
+}
+
+/// The first list `depth` levels down, whose length is that dimension's.
+fn nested(value: Option<&Value>, depth: usize) -> Option<&Value> {
+    (0..depth).try_fold(value?, |v, _| v.as_sequence()?.first())
+}
+
+/// Datatypes a file is made of here: any but references, vlen sequences
+/// and optional values, whose stored form is each format's own.
+fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
+    let refused = match datatype {
+        Datatype::ObjRef | Datatype::RegRef(_) | Datatype::Vlen(_) | Datatype::Optional(_) => true,
+        Datatype::Compound(c) => {
+            return c
+                .members
+                .iter()
+                .try_for_each(|m| check_datatype(&m.datatype, at))
+        }
+        Datatype::Array(a) => return check_datatype(&a.base, at),
+        _ => false,
+    };
+    match refused {
+        true => Err((
+            format!("{at}: type"),
+            format!("`ndl create` does not make arrays of {}", keyword(datatype)),
+        )),
+        false => Ok(()),
+    }
+}
+
+fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttribute>, PlanError> {
+    attrs
+        .iter()
+        .map(|(name, a)| {
+            let at = join(ctx, &format!("attribute `{name}`"));
+            check_datatype(&a.datatype, &at)?;
+            let shape = a
+                .shape
+                .0
+                .iter()
+                .enumerate()
+                .map(|(k, e)| match e {
+                    Extent::Size(n) => Ok(*n as u64),
+                    _ => Err((
+                        format!("{at}: shape[{k}]"),
+                        "an attribute's extent is a number".to_string(),
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let values = encode(&a.value, &shape, &a.datatype, &format!("{at}: value"))?;
+            Ok(PlannedAttribute {
+                name: name.to_string(),
+                datatype: a.datatype.clone(),
+                shape,
+                values,
+                value: a.value.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The `filter:` list: `gzip`/`deflate`/`zlib` (a level as `{gzip: 6}`)
+/// and `shuffle`.
+fn filters(list: Option<&[Value]>, at: &str) -> Result<Vec<Filter>, PlanError> {
+    let Some(list) = list else {
+        return Ok(Vec::new());
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, f)| filter(f).map_err(|why| (format!("{at}: storage.filter[{i}]"), why)))
+        .collect()
+}
+
+fn filter(f: &Value) -> Result<Filter, String> {
+    let (name, arg) = match f {
+        Value::String(name) => (name.as_str(), None),
+        Value::Mapping(m) if m.len() == 1 => {
+            let (k, v) = m.iter().next().expect("one entry");
+            (k.as_str().unwrap_or(""), Some(v))
+        }
+        _ => return Err("expected a filter name or {name: level}".into()),
+    };
+    match (name, arg) {
+        ("gzip" | "deflate" | "zlib", None) => Ok(Filter::Deflate(DEFAULT_LEVEL)),
+        ("gzip" | "deflate" | "zlib", Some(level)) => level
+            .as_u64()
+            .filter(|&l| l <= 9)
+            .map(|l| Filter::Deflate(l as u8))
+            .ok_or_else(|| format!("the {name} level is a number from 0 to 9")),
+        ("shuffle", _) => Ok(Filter::Shuffle),
+        _ => Err(format!(
+            "unknown filter `{name}`; expected gzip (deflate, zlib) or shuffle"
+        )),
+    }
+}

@@ -1,0 +1,303 @@
+//! NDL `value:`s as the bytes a file stores: elements of their datatype
+//! in C order, numbers in native order.
+//!
+//! What NDL leaves open is read as NumPy and h5py write the same values:
+//! an enum value is a member's name or its integer, a compound one a
+//! mapping by member name (a member left out is zero) or a list in member
+//! order, an array one nested lists of its shape, a complex one `[re, im]`,
+//! an opaque one a list of bytes or a string of at most its size, a time
+//! one its count of units.
+
+use serde_yaml::Value;
+
+use ndl_runtime::{Charset, Datatype, IntType};
+
+/// The values of an array or attribute, as a format writes them.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Values {
+    /// None given: the fill value.
+    Fill,
+    /// Elements of a fixed-size datatype.
+    Bytes(Vec<u8>),
+    /// Elements of the datatype `string`.
+    Strings(Vec<String>),
+}
+
+/// A value that does not convert: where (after the entity's location)
+/// and why.
+pub(crate) type Bad = (String, String);
+
+/// The elements of `value`, nested lists of `extents`, of `datatype`;
+/// `at` is the location of the `value` key.
+pub(crate) fn encode(
+    value: &Value,
+    extents: &[u64],
+    datatype: &Datatype,
+    at: &str,
+) -> Result<Values, Bad> {
+    let mut leaves = Vec::new();
+    flatten(value, extents, at.to_string(), &mut leaves)?;
+    if *datatype == Datatype::String {
+        return leaves
+            .into_iter()
+            .map(|(v, at)| {
+                v.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| (at, "expected a string".to_string()))
+            })
+            .collect::<Result<_, _>>()
+            .map(Values::Strings);
+    }
+    let mut out = Vec::new();
+    for (v, at) in leaves {
+        element(v, datatype, &at, &mut out)?;
+    }
+    Ok(Values::Bytes(out))
+}
+
+/// The leaves of nested lists of exactly `extents`, with their locations.
+fn flatten<'a>(
+    value: &'a Value,
+    extents: &[u64],
+    at: String,
+    out: &mut Vec<(&'a Value, String)>,
+) -> Result<(), Bad> {
+    let Some((&n, rest)) = extents.split_first() else {
+        out.push((value, at));
+        return Ok(());
+    };
+    let list = value
+        .as_sequence()
+        .ok_or_else(|| (at.clone(), format!("expected a list of {n} values")))?;
+    if list.len() as u64 != n {
+        let why = format!("a list of {n} values was expected, found {}", list.len());
+        return Err((at, why));
+    }
+    list.iter()
+        .enumerate()
+        .try_for_each(|(i, v)| flatten(v, rest, format!("{at}[{i}]"), out))
+}
+
+/// Appends the bytes of one element of `datatype`.
+fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Result<(), Bad> {
+    let bad = |why: String| (at.to_string(), why);
+    let not = |what: &str| bad(format!("expected {what}, found {}", describe(v)));
+    match datatype {
+        Datatype::Float32 => {
+            out.extend((v.as_f64().ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
+        }
+        Datatype::Float64 => out.extend(v.as_f64().ok_or_else(|| not("a number"))?.to_ne_bytes()),
+        Datatype::Bool => out.push(u8::from(v.as_bool().ok_or_else(|| not("true or false"))?)),
+        Datatype::Complex64 | Datatype::Complex128 => {
+            let part = if *datatype == Datatype::Complex64 {
+                Datatype::Float32
+            } else {
+                Datatype::Float64
+            };
+            let pair = v
+                .as_sequence()
+                .filter(|p| p.len() == 2)
+                .ok_or_else(|| not("[real, imaginary]"))?;
+            for p in pair {
+                element(p, &part, at, out)?;
+            }
+        }
+        Datatype::FixedString(s) => fixed_string(v, s.length, s.charset, at, out)?,
+        Datatype::Time(_) => int(IntType::Int64, v, at, out)?,
+        Datatype::Opaque(o) => opaque(v, o.size, at, out)?,
+        Datatype::Enum(e) => {
+            let member = v.as_str().map(|name| {
+                e.members
+                    .iter()
+                    .find(|m| m.name == name)
+                    .map(|m| m.value)
+                    .ok_or_else(|| bad(format!("`{name}` is no member of the enum")))
+            });
+            match member {
+                Some(value) => out.extend(int_bytes(e.base, value?)),
+                None => int(e.base, v, at, out)?,
+            }
+        }
+        Datatype::Compound(c) => {
+            let start = out.len();
+            out.resize(start + c.size, 0);
+            for (i, m) in c.members.iter().enumerate() {
+                let given = match v {
+                    Value::Mapping(map) => map.get(m.name.as_str()),
+                    Value::Sequence(list) => list.get(i),
+                    _ => return Err(not("a mapping of member values")),
+                };
+                let Some(given) = given else { continue };
+                let mut bytes = Vec::new();
+                element(given, &m.datatype, &format!("{at}.{}", m.name), &mut bytes)?;
+                out[start + m.offset..start + m.offset + bytes.len()].copy_from_slice(&bytes);
+            }
+        }
+        Datatype::Array(a) => {
+            let extents: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
+            let mut leaves = Vec::new();
+            flatten(v, &extents, at.to_string(), &mut leaves)?;
+            for (leaf, at) in leaves {
+                element(leaf, &a.base, &at, out)?;
+            }
+        }
+        other => match other.as_int() {
+            Some(t) => int(t, v, at, out)?,
+            None => return Err(bad(format!("values of {} are not written", keyword(other)))),
+        },
+    }
+    Ok(())
+}
+
+fn int(t: IntType, v: &Value, at: &str, out: &mut Vec<u8>) -> Result<(), Bad> {
+    let n = v
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from))
+        .filter(|&n| t.contains(n))
+        .ok_or_else(|| {
+            (
+                at.to_string(),
+                format!("{} is not a value of {}", describe(v), t.keyword()),
+            )
+        })?;
+    out.extend(int_bytes(t, n));
+    Ok(())
+}
+
+/// `n`, which `t` holds, in `t`'s bytes.
+fn int_bytes(t: IntType, n: i128) -> Vec<u8> {
+    match t {
+        IntType::Int8 => (n as i8).to_ne_bytes().to_vec(),
+        IntType::UInt8 => (n as u8).to_ne_bytes().to_vec(),
+        IntType::Int16 => (n as i16).to_ne_bytes().to_vec(),
+        IntType::UInt16 => (n as u16).to_ne_bytes().to_vec(),
+        IntType::Int32 => (n as i32).to_ne_bytes().to_vec(),
+        IntType::UInt32 => (n as u32).to_ne_bytes().to_vec(),
+        IntType::Int64 => (n as i64).to_ne_bytes().to_vec(),
+        IntType::UInt64 => (n as u64).to_ne_bytes().to_vec(),
+    }
+}
+
+fn fixed_string(
+    v: &Value,
+    length: usize,
+    charset: Charset,
+    at: &str,
+    out: &mut Vec<u8>,
+) -> Result<(), Bad> {
+    let text = v.as_str().ok_or_else(|| {
+        (
+            at.to_string(),
+            format!("expected a string, found {}", describe(v)),
+        )
+    })?;
+    let too_long = || {
+        (
+            at.to_string(),
+            format!("the string {text:?} is longer than {length} characters"),
+        )
+    };
+    let bytes: Vec<u8> = match charset {
+        Charset::Ascii if !text.is_ascii() => {
+            return Err((at.to_string(), format!("the string {text:?} is not ASCII")))
+        }
+        Charset::Ascii => text.as_bytes().to_vec(),
+        Charset::Utf32 => text
+            .chars()
+            .flat_map(|c| (c as u32).to_ne_bytes())
+            .collect(),
+    };
+    let size = length * charset.width();
+    if bytes.len() > size {
+        return Err(too_long());
+    }
+    out.extend(&bytes);
+    out.resize(out.len() + size - bytes.len(), 0);
+    Ok(())
+}
+
+fn opaque(v: &Value, size: usize, at: &str, out: &mut Vec<u8>) -> Result<(), Bad> {
+    let bytes: Vec<u8> = match v {
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::Sequence(list) => list
+            .iter()
+            .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                (
+                    at.to_string(),
+                    "expected a list of bytes (0 to 255)".to_string(),
+                )
+            })?,
+        other => {
+            return Err((
+                at.to_string(),
+                format!("expected a list of bytes, found {}", describe(other)),
+            ))
+        }
+    };
+    if bytes.len() > size {
+        return Err((
+            at.to_string(),
+            format!("{} bytes do not fit an opaque of {size}", bytes.len()),
+        ));
+    }
+    out.extend(&bytes);
+    out.resize(out.len() + size - bytes.len(), 0);
+    Ok(())
+}
+
+/// The NDL keyword of a datatype, or a word for it.
+pub(crate) fn keyword(dt: &Datatype) -> &'static str {
+    dt.keyword().unwrap_or("this datatype")
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
+        Value::Tagged(_) => "a tagged value".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(yaml: &str, extents: &[u64], dt: &str) -> Result<Values, Bad> {
+        let v: Value = serde_yaml::from_str(yaml).unwrap();
+        let dt: Datatype = serde_yaml::from_str(dt).unwrap();
+        encode(&v, extents, &dt, "value")
+    }
+
+    #[test]
+    fn compounds_by_name_or_order() {
+        let dt = "compound: [x: int8, y: int16]";
+        let by_name = enc("[{y: 2, x: 1}]", &[1], dt).unwrap();
+        assert_eq!(by_name, enc("[[1, 2]]", &[1], dt).unwrap());
+        let Values::Bytes(b) = by_name else { panic!() };
+        assert_eq!(b.len(), 4);
+        assert_eq!((b[0], i16::from_ne_bytes([b[2], b[3]])), (1, 2));
+    }
+
+    #[test]
+    fn enums_by_name_and_errors_say_where() {
+        let dt = "enum: {base: int8, members: {UP: 0, DOWN: 25}}";
+        assert_eq!(
+            enc("[DOWN, 0]", &[2], dt).unwrap(),
+            Values::Bytes(vec![25, 0])
+        );
+        let (at, why) = enc("[UP, SIDE]", &[2], dt).unwrap_err();
+        assert_eq!(
+            (at.as_str(), why.as_str()),
+            ("value[1]", "`SIDE` is no member of the enum")
+        );
+        let (at, _) = enc("[[1, 2], [3]]", &[2, 2], "int8").unwrap_err();
+        assert_eq!(at, "value[1]");
+    }
+}

@@ -1,0 +1,202 @@
+//! A planned document as a Zarr store (v3, or v2): a group per group path
+//! with its attributes, an array per dimcoord and ndarray, named in the
+//! `dimension_names` (v2: `_ARRAY_DIMENSIONS`) of the arrays shaped by
+//! it; an extent given by its size is named as in netCDF-4 (`dim_<size>`,
+//! `<ndarray>_<k>` when unlimited). An unlimited dimension is made empty.
+//! The store is built in a hidden directory beside the destination and
+//! renamed into place whole.
+
+use std::path::Path;
+
+use ndl_runtime::records::PackedLayout;
+use ndl_runtime::{Datatype, Order};
+use ndl_zarr::{Codec, GridWriter, WriteOptions, ZarrFormat};
+use serde_json::{json, Map, Value as Json};
+
+use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
+use super::values::{encode, Values};
+use crate::error::{Error, Result};
+
+/// Bytes of zeros appended at a time to an array without values.
+const FILL_BLOCK: usize = 1 << 20;
+
+/// What no Zarr array here holds: `string` ndarrays (variable-length
+/// strings are a Zarr extension written by another writer).
+pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
+    match plan.arrays().find(|(_, a)| a.datatype == Datatype::String) {
+        Some((_, a)) => Err(Error::Document {
+            path: doc.to_path_buf(),
+            location: a.at.clone(),
+            message: "`ndl create` makes Zarr arrays of fixed-size datatypes, not `string`; use fixed-length strings or .h5/.nc".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes `plan` as a new store at `dest`, published whole.
+pub(super) fn write(plan: &Plan, dest: &Path, format: u8) -> Result<()> {
+    let io = |source| Error::Io {
+        path: dest.to_path_buf(),
+        source,
+    };
+    let parent = dest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("store");
+    let building = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempdir_in(parent)
+        .map_err(io)?;
+    let root = building.path().join("store");
+    let format = if format == 2 {
+        ZarrFormat::V2
+    } else {
+        ZarrFormat::V3
+    };
+    for g in &plan.groups {
+        // A group's ancestors are groups too, with no attributes of
+        // their own unless the document gives them some.
+        for above in ancestors(&g.path).filter(|p| plan.groups.iter().all(|g| g.path != *p)) {
+            group(&root.join(above.trim_start_matches('/')), &[], format).map_err(io)?;
+        }
+        group(
+            &root.join(g.path.trim_start_matches('/')),
+            &g.attributes,
+            format,
+        )
+        .map_err(io)?;
+    }
+    for (_, a) in plan.arrays() {
+        array(&root.join(a.path.trim_start_matches('/')), a, format)?;
+    }
+    ndl_runtime::staging::publish_dir(&root, dest, false).map_err(io)
+}
+
+/// The paths of the groups above the group at `path`, the root first.
+fn ancestors(path: &str) -> impl Iterator<Item = String> + '_ {
+    let cuts = path.match_indices('/').map(|(i, _)| i).filter(|&i| i > 0);
+    std::iter::once("/".to_string())
+        .filter(move |_| path != "/")
+        .chain(cuts.map(move |i| path[..i].to_string()))
+}
+
+fn group(dir: &Path, attrs: &[PlannedAttribute], format: ZarrFormat) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let attributes = json_attributes(attrs);
+    match format {
+        ZarrFormat::V3 => {
+            let meta = json!({"zarr_format": 3, "node_type": "group", "attributes": attributes});
+            std::fs::write(dir.join("zarr.json"), meta.to_string())
+        }
+        ZarrFormat::V2 => {
+            std::fs::write(dir.join(".zgroup"), json!({"zarr_format": 2}).to_string())?;
+            std::fs::write(dir.join(".zattrs"), Json::Object(attributes).to_string())
+        }
+    }
+}
+
+fn json_attributes(attrs: &[PlannedAttribute]) -> Map<String, Json> {
+    attrs
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                serde_json::to_value(&a.value).unwrap_or(Json::Null),
+            )
+        })
+        .collect()
+}
+
+fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
+    let flat;
+    let a = match &a.datatype {
+        // zarr-python 3 reads no subarray data types.
+        Datatype::Array(_) => {
+            flat = a.without_array_type();
+            &flat
+        }
+        _ => a,
+    };
+    let mut options = WriteOptions::new()
+        .zarr_format(format)
+        .byte_order(a.byte_order)
+        .codec(codec(&a.filters));
+    if let Some(chunk) = &a.chunk {
+        options = options.chunks(chunk);
+    }
+    for (name, value) in json_attributes(&a.attributes) {
+        options = options.attribute(&name, value);
+    }
+    let packed = PackedLayout::new(&a.datatype).map_err(|source| Error::Pack {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut w = GridWriter::create_with(dir, &a.datatype, &a.extents, Order::C, &options)?;
+    match &a.value {
+        // Zarr stores records packed: the value again, in that layout.
+        Some(v) => match encode(v, &a.extents, packed.datatype(), "value") {
+            Ok(Values::Bytes(bytes)) => w.append(&bytes)?,
+            _ => {
+                return Err(Error::Unsupported {
+                    path: dir.to_path_buf(),
+                    message: format!("{}: the value does not pack", a.at),
+                })
+            }
+        },
+        None => fill(&mut w, &a.extents, packed.size())?,
+    }
+    w.finish()?;
+    name_dimensions(dir, &dimension_names(a), format).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Appends zeros for every element, a block at a time.
+fn fill(w: &mut GridWriter, extents: &[u64], size: usize) -> Result<()> {
+    let per_block = (FILL_BLOCK / size.max(1)).max(1) as u64;
+    let mut left = extents.iter().product::<u64>();
+    let zeros = vec![0u8; per_block.min(left) as usize * size];
+    while left > 0 {
+        let n = per_block.min(left);
+        w.append(&zeros[..n as usize * size])?;
+        left -= n;
+    }
+    Ok(())
+}
+
+fn codec(filters: &[Filter]) -> Codec {
+    filters
+        .iter()
+        .find_map(|f| match f {
+            Filter::Deflate(level) => Some(Codec::Zlib(u32::from(*level))),
+            Filter::Shuffle => None,
+        })
+        .unwrap_or(Codec::None)
+}
+
+fn dimension_names(a: &PlannedArray) -> Vec<String> {
+    a.dims
+        .iter()
+        .enumerate()
+        .map(|(k, d)| match (d, a.max[k]) {
+            (Some((_, name)), _) => name.clone(),
+            (None, Some(n)) => format!("dim_{n}"),
+            (None, None) => format!("{}_{k}", a.name),
+        })
+        .collect()
+}
+
+/// Sets the array's dimension names in its metadata.
+fn name_dimensions(dir: &Path, names: &[String], format: ZarrFormat) -> std::io::Result<()> {
+    let (file, key) = match format {
+        ZarrFormat::V3 => (dir.join("zarr.json"), "dimension_names"),
+        ZarrFormat::V2 => (dir.join(".zattrs"), "_ARRAY_DIMENSIONS"),
+    };
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|_| "{}".into());
+    let mut meta: Map<String, Json> = serde_json::from_str(&text).map_err(std::io::Error::other)?;
+    meta.insert(key.into(), json!(names));
+    std::fs::write(&file, Json::Object(meta).to_string())
+}

@@ -1,0 +1,413 @@
+//! A new file built object by object, as a description (an NDL document)
+//! says: groups at any depth, datasets of any fixed-size datatype or of
+//! strings with their values, dimension scales and attributes. The file
+//! is built under a hidden name and renamed into place by
+//! [`DocumentWriter::finish`]; dropped before, it leaves nothing.
+
+use std::path::Path;
+
+use hdf5::types::VarLenUnicode;
+use hdf5::{Extent, Extents, SimpleExtents};
+use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate, H5Screate_simple};
+use ndl_runtime::{ByteOrder, Datatype};
+
+use crate::dimension::Dimensions;
+use crate::error::{hdf5_error, Error, Result};
+use crate::h5type::{
+    commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
+};
+use crate::options::CHUNK_BYTES;
+use crate::raw_io::{failed, write_rows};
+use crate::staging::Staged;
+use crate::write::parent;
+
+/// A filter of a new dataset's chunks, in the order given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// zlib's deflate at a level from 0 to 9 (h5py's `gzip`).
+    Deflate(u8),
+    /// The byte shuffle.
+    Shuffle,
+}
+
+/// A dataset to make: its datatype, extents and how it is stored.
+#[derive(Clone, Copy, Debug)]
+pub struct NewDataset<'a> {
+    /// The elements' datatype: any fixed-size one, or `string`.
+    pub datatype: &'a Datatype,
+    /// The extents it is made with (0 for an unlimited dimension left
+    /// empty); none for a scalar. In netCDF-4 an ASCII fixed string is
+    /// `char` over a last dimension of its length, as xarray writes it:
+    /// that length is the last extent given.
+    pub extents: &'a [u64],
+    /// Per dimension, whether it grows without limit.
+    pub unlimited: &'a [bool],
+    /// Elements per chunk along each dimension; chunked anyway where a
+    /// dimension is unlimited or a filter is given.
+    pub chunk: Option<&'a [u64]>,
+    /// The filters of its chunks.
+    pub filters: &'a [Filter],
+    /// The byte order its numbers are stored in.
+    pub byte_order: ByteOrder,
+}
+
+/// The values an object is made with, in C order.
+#[derive(Clone, Copy, Debug)]
+pub enum Elements<'a> {
+    /// None: a dataset keeps its fill value.
+    Fill,
+    /// Elements of a fixed-size datatype, laid out as it says, numbers in
+    /// native order.
+    Bytes(&'a [u8]),
+    /// Strings, of the datatype `string`.
+    Strings(&'a [String]),
+}
+
+/// A new HDF5 (or, with `netcdf`, netCDF-4) file being built.
+pub struct DocumentWriter {
+    staged: Staged,
+    netcdf: bool,
+    dimensions: Dimensions,
+}
+
+impl DocumentWriter {
+    /// Starts the file that will be `destination`; netCDF-4's profile
+    /// (named dimensions, committed types) with `netcdf`.
+    pub fn create(destination: &Path, netcdf: bool) -> Result<DocumentWriter> {
+        crate::filters::register();
+        Ok(DocumentWriter {
+            staged: Staged::create(destination, false)?,
+            netcdf,
+            dimensions: Dimensions::default(),
+        })
+    }
+
+    /// Makes the group at `path` and every group above it not made yet.
+    pub fn group(&self, path: &str) -> Result<()> {
+        let file = self.staged.file();
+        let mut at = String::new();
+        for segment in path.split('/').filter(|s| !s.is_empty()) {
+            at = format!("{at}/{segment}");
+            if !file.link_exists(&at) {
+                file.create_group(&at).map_err(self.error(&at))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the dataset at `path` (its group made before) with `values`.
+    pub fn dataset(
+        &mut self,
+        path: &str,
+        new: &NewDataset<'_>,
+        values: Elements<'_>,
+    ) -> Result<()> {
+        let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
+        let dataset = self
+            .builder(&file_type, new)
+            .create(path)
+            .map_err(self.error(path))?;
+        let written = match values {
+            Elements::Fill => Ok(()),
+            Elements::Bytes(bytes) => write_rows(&dataset, &memory_type, new.extents, 0, bytes),
+            Elements::Strings(strings) => to_unicode(strings).and_then(|s| dataset.write_raw(&s)),
+        };
+        written.map_err(self.error(path))
+    }
+
+    /// Makes the dataset at `path` the dimension named as it is, and its
+    /// coordinate variable.
+    pub fn coordinate(&mut self, path: &str, unlimited: bool) -> Result<()> {
+        let file = self.staged.file();
+        let (group, name) = (parent(path), leaf(path));
+        let mut run = || -> hdf5::Result<()> {
+            let g = file.group(group)?;
+            let variable = file.dataset(path)?;
+            self.dimensions
+                .coordinate(&g, name, variable, unlimited, self.netcdf)
+        };
+        run().map_err(hdf5_error(self.staged.path(), path))
+    }
+
+    /// Makes the dimension `name` of the group at `group`, of `len`, which
+    /// no variable holds coordinates of (netCDF-4's for a dimension given
+    /// by its size only), unless it is made already.
+    pub fn dimension(&mut self, group: &str, name: &str, len: u64, unlimited: bool) -> Result<()> {
+        let file = self.staged.file();
+        let at = format!("{}/{name}", group.trim_end_matches('/'));
+        let mut run = || -> hdf5::Result<()> {
+            let g = file.group(group)?;
+            self.dimensions.dimension_only(&g, name, len, unlimited)
+        };
+        run().map_err(hdf5_error(self.staged.path(), &at))
+    }
+
+    /// Attaches dimension `k` of the dataset at `path` to the dimension
+    /// `name` of the group at `group`.
+    pub fn attach(&self, path: &str, k: usize, group: &str, name: &str) -> Result<()> {
+        let run = || -> hdf5::Result<()> {
+            let variable = self.staged.file().dataset(path)?;
+            self.dimensions.attach_one(&variable, k, group, name)
+        };
+        run().map_err(self.error(path))
+    }
+
+    /// Writes the attribute `name` of the group or dataset at `object`:
+    /// a scalar string as netCDF's text in netCDF-4 (CF readers expect
+    /// `char`), strings otherwise as variable-length UTF-8 ones (h5py's
+    /// `str`), anything else of its datatype.
+    pub fn attribute(
+        &self,
+        object: &str,
+        name: &str,
+        datatype: &Datatype,
+        shape: &[u64],
+        values: Elements<'_>,
+    ) -> Result<()> {
+        let file = self.staged.file();
+        let location: hdf5::Location = match file.group(object) {
+            Ok(g) => (*g).clone(),
+            Err(_) => (**file.dataset(object).map_err(self.error(object))?).clone(),
+        };
+        let at = format!("{object}@{name}");
+        match values {
+            Elements::Strings([text]) if shape.is_empty() && self.netcdf => {
+                crate::cf::text_attr(&location, name, text)
+            }
+            Elements::Strings([text]) if shape.is_empty() => to_unicode(std::slice::from_ref(text))
+                .and_then(|s| {
+                    location
+                        .new_attr::<VarLenUnicode>()
+                        .create(name)?
+                        .write_scalar(&s[0])
+                }),
+            Elements::Strings(strings) => to_unicode(strings).and_then(|s| {
+                location
+                    .new_attr::<VarLenUnicode>()
+                    .shape(shape.iter().map(|&d| d as usize).collect::<Vec<_>>())
+                    .create(name)?
+                    .write_raw(&s)
+            }),
+            Elements::Bytes(bytes) => {
+                let memory_type =
+                    profile_type(datatype, Orders::one(ByteOrder::NATIVE), self.netcdf)
+                        .map_err(|source| self.type_error(&at, source))?;
+                raw_attribute(&location, name, &memory_type, shape, bytes)
+            }
+            Elements::Fill => Ok(()),
+        }
+        .map_err(self.error(&at))
+    }
+
+    /// Closes the file and renames it into place.
+    pub fn finish(self) -> Result<()> {
+        drop(self.dimensions);
+        self.staged.publish()
+    }
+
+    /// The memory and file types of the dataset at `path`: compounds and
+    /// enums (netCDF-4: every user-defined type) committed, as h5py and
+    /// netCDF-C name them.
+    fn types(
+        &self,
+        path: &str,
+        datatype: &Datatype,
+        order: ByteOrder,
+    ) -> Result<(hdf5::Datatype, hdf5::Datatype)> {
+        let type_error = |source| self.type_error(path, source);
+        if let (true, Datatype::FixedString(f)) = (self.netcdf, datatype) {
+            if f.charset == ndl_runtime::Charset::Ascii {
+                let t = netcdf_char().map_err(type_error)?;
+                return Ok((t.clone(), t));
+            }
+        }
+        if *datatype == Datatype::String {
+            let t = hdf5::Datatype::from_type::<VarLenUnicode>().map_err(self.error(path))?;
+            return Ok((t.clone(), t));
+        }
+        let memory = profile_type(datatype, Orders::one(ByteOrder::NATIVE), self.netcdf)
+            .map_err(type_error)?;
+        let named = if self.netcdf {
+            is_user_defined(datatype)
+        } else {
+            matches!(datatype, Datatype::Compound(_) | Datatype::Enum(_))
+        };
+        let file = if named {
+            let name = self.type_name(path, datatype);
+            commit_type(
+                self.staged.file(),
+                &name,
+                datatype,
+                Orders::one(order),
+                self.netcdf,
+            )
+        } else {
+            profile_type(datatype, Orders::one(order), self.netcdf)
+        }
+        .map_err(type_error)?;
+        Ok((memory, file))
+    }
+
+    /// A name for the type of the dataset at `path` that no link of the
+    /// root group holds yet: `<name>_t`, then `<name>_2_t` …
+    fn type_name(&self, path: &str, datatype: &Datatype) -> String {
+        if let Some(known) = well_known_name(datatype) {
+            return known.to_string();
+        }
+        let file = self.staged.file();
+        let base = leaf(path);
+        (1..)
+            .map(|n| match n {
+                1 => format!("{base}_t"),
+                n => format!("{base}_{n}_t"),
+            })
+            .find(|name| !file.link_exists(name))
+            .expect("a free name")
+    }
+
+    fn builder(
+        &self,
+        file_type: &hdf5::Datatype,
+        new: &NewDataset<'_>,
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let extents: Vec<Extent> = new
+            .extents
+            .iter()
+            .zip(new.unlimited)
+            .map(|(&d, &unlimited)| match unlimited {
+                true => Extent::resizable(d as usize),
+                false => Extent::fixed(d as usize),
+            })
+            .collect();
+        let extents = match extents.is_empty() {
+            true => Extents::Scalar,
+            false => Extents::Simple(SimpleExtents::from_vec(extents)),
+        };
+        let mut builder = self
+            .staged
+            .file()
+            .new_dataset_builder()
+            .empty_as(file_type)
+            .shape(extents);
+        let Some(chunk) = chunk_of(new, file_type.size()) else {
+            return builder;
+        };
+        builder = builder.chunk(chunk);
+        for filter in new.filters {
+            builder = match filter {
+                Filter::Deflate(level) => builder.deflate(*level),
+                Filter::Shuffle => builder.shuffle(),
+            };
+        }
+        builder
+    }
+
+    fn error<'a>(&'a self, object: &'a str) -> impl Fn(hdf5::Error) -> Error + 'a {
+        hdf5_error(self.staged.path(), object)
+    }
+
+    fn type_error(&self, object: &str, source: crate::TypeError) -> Error {
+        Error::Type {
+            path: self.staged.path().to_path_buf(),
+            dataset: object.to_string(),
+            source,
+        }
+    }
+}
+
+/// The chunk of a new dataset: the one given, else, where it must be
+/// chunked (an unlimited dimension, a filter), about [`CHUNK_BYTES`] along
+/// its first dimension and whole along the others; none for contiguous.
+fn chunk_of(new: &NewDataset<'_>, size: usize) -> Option<Vec<usize>> {
+    if let Some(chunk) = new.chunk {
+        return Some(chunk.iter().map(|&c| c as usize).collect());
+    }
+    let must = new.unlimited.contains(&true) || !new.filters.is_empty();
+    if !must || new.extents.is_empty() {
+        return None;
+    }
+    // Saturating: extents are the document's word, not bounded by memory.
+    let row = new.extents[1..]
+        .iter()
+        .fold(size.max(1), |n, &d| n.saturating_mul((d as usize).max(1)));
+    let first = (CHUNK_BYTES / row).max(1);
+    let first = match new.unlimited[0] {
+        true => first,
+        false => first.min((new.extents[0] as usize).max(1)),
+    };
+    Some(
+        std::iter::once(first)
+            .chain(new.extents[1..].iter().map(|&d| (d as usize).max(1)))
+            .collect(),
+    )
+}
+
+fn leaf(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn to_unicode(strings: &[String]) -> hdf5::Result<Vec<VarLenUnicode>> {
+    strings
+        .iter()
+        .map(|s| {
+            s.parse::<VarLenUnicode>()
+                .map_err(|e| hdf5::Error::from(format!("the string {s:?}: {e}")))
+        })
+        .collect()
+}
+
+/// Writes the attribute `name` of `shape` elements of `memory_type` from
+/// `bytes`, in the same type.
+fn raw_attribute(
+    location: &hdf5::Location,
+    name: &str,
+    memory_type: &hdf5::Datatype,
+    shape: &[u64],
+    bytes: &[u8],
+) -> hdf5::Result<()> {
+    let c_name = std::ffi::CString::new(name).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    let elements: u64 = shape.iter().product();
+    if bytes.len() as u64 != elements * memory_type.size() as u64 {
+        return Err(hdf5::Error::from(format!(
+            "{} bytes for {elements} elements of {} bytes",
+            bytes.len(),
+            memory_type.size()
+        )));
+    }
+    hdf5::sync::sync(|| {
+        // SAFETY: each handle made here is closed here; `bytes` holds the
+        // attribute's elements of `memory_type`, as checked above.
+        unsafe {
+            let space = match shape.is_empty() {
+                true => H5Screate(H5S_class_t::H5S_SCALAR),
+                false => H5Screate_simple(shape.len() as i32, shape.as_ptr(), std::ptr::null()),
+            };
+            if space < 0 {
+                return Err(failed());
+            }
+            let attr = H5Acreate2(
+                location.id(),
+                c_name.as_ptr(),
+                memory_type.id(),
+                space,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            );
+            let written = if attr >= 0 {
+                H5Awrite(attr, memory_type.id(), bytes.as_ptr().cast())
+            } else {
+                -1
+            };
+            if attr >= 0 {
+                H5Aclose(attr);
+            }
+            H5Sclose(space);
+            if written < 0 {
+                return Err(failed());
+            }
+        }
+        Ok(())
+    })
+}
