@@ -236,6 +236,11 @@ impl WriteOptions {
         self.filtered(builder)
     }
 
+    /// Whether chunks are stored as they are (no codec, no shuffle).
+    pub(crate) fn is_unfiltered(&self) -> bool {
+        self.codec == Codec::None && !self.shuffle
+    }
+
     /// [`builder`](Self::builder) for records of a fixed size (HDF5
     /// refuses to leave unfilled a dataset of variable-length values).
     pub(crate) fn fixed_size_builder(
@@ -245,7 +250,7 @@ impl WriteOptions {
         size: usize,
     ) -> hdf5::DatasetBuilderEmptyShape {
         let builder = self.builder(file, file_type, size);
-        if self.codec != Codec::None || self.shuffle {
+        if !self.is_unfiltered() {
             return builder;
         }
         // Unfiltered whole chunks then go from the caller's memory

@@ -17,12 +17,25 @@ fn hidden_beside(destination: &Path) -> Result<tempfile::TempPath> {
         path: destination.to_path_buf(),
         source,
     };
-    if let Some(dir) = destination.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
+    make_parent(destination).map_err(io)?;
     Ok(ndl_runtime::staging::hidden_file_beside(destination)
         .map_err(io)?
         .into_temp_path())
+}
+
+/// Frees the blocks reserved past the end of the file at `path`.
+fn give_back_reserve(path: &Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new().write(true).open(path)?;
+    let len = file.metadata()?.len();
+    file.set_len(len)
+}
+
+/// Creates the directory `destination` goes in, if it is missing.
+fn make_parent(destination: &Path) -> std::io::Result<()> {
+    match destination.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir),
+        None => Ok(()),
+    }
 }
 
 /// An HDF5 file being built for `destination`.
@@ -35,23 +48,47 @@ pub(crate) struct Staged {
     lock: Option<WriterLock>,
     /// Whether publishing waits for the disk.
     durable: bool,
+    /// Whether disk was reserved past the file's end ([`Staged::reserve`]),
+    /// to give back when it is published.
+    reserved: std::cell::Cell<bool>,
 }
 
 impl Staged {
     /// Creates the hidden file that will become `destination`.
     pub fn create(destination: &Path, durable: bool) -> Result<Staged> {
-        let temp = hidden_beside(destination)?;
-        // netCDF-C reads a file whose links and attributes keep their
-        // creation order, as it writes them.
-        // No lock: no one else knows the hidden name (see `file.rs`).
-        let file = hdf5::File::with_options()
-            .with_fapl(|p| p.file_locking(false))
-            .with_fcpl(|p| {
-                p.link_creation_order(LinkCreationOrder::Indexed)
-                    .attr_creation_order(AttrCreationOrder::Indexed)
-            })
-            .create(&temp)
-            .map_err(hdf5_error(destination, ""))?;
+        let io = |source| Error::Io {
+            path: destination.to_path_buf(),
+            source,
+        };
+        make_parent(destination).map_err(io)?;
+        // HDF5 creates the file itself (exclusively): an empty file made
+        // first and truncated by HDF5 would be flushed to the disk when
+        // closed, on ext4 (see `create_hidden_beside`).
+        let mut failed = None;
+        let created = ndl_runtime::staging::create_hidden_beside(destination, |path| {
+            // netCDF-C reads a file whose links and attributes keep their
+            // creation order, as it writes them.
+            // No lock: no one else knows the hidden name (see `file.rs`).
+            hdf5::File::with_options()
+                .with_fapl(|p| p.file_locking(false))
+                .with_fcpl(|p| {
+                    p.link_creation_order(LinkCreationOrder::Indexed)
+                        .attr_creation_order(AttrCreationOrder::Indexed)
+                })
+                .create_excl(path)
+                .map_err(|e| {
+                    if path.exists() {
+                        return std::io::ErrorKind::AlreadyExists.into();
+                    }
+                    failed = Some(e);
+                    std::io::Error::other("HDF5 could not create the file")
+                })
+        });
+        let (file, temp) = match (created, failed) {
+            (Ok(created), _) => created.into_parts(),
+            (Err(_), Some(e)) => return Err(hdf5_error(destination, "")(e)),
+            (Err(e), None) => return Err(io(e)),
+        };
         Ok(Staged::of(file, temp, destination, None, durable))
     }
 
@@ -90,7 +127,34 @@ impl Staged {
             destination: destination.to_path_buf(),
             lock,
             durable,
+            reserved: std::cell::Cell::new(false),
         }
+    }
+
+    /// Reserves about `bytes` of disk for the file being built, without
+    /// changing its size, so that the writes that follow fill blocks
+    /// already allocated rather than each asking the file system for more
+    /// (as `fallocate` makes a raw write faster). Only a hint: a file
+    /// system that cannot reserve is left to allocate as the file grows.
+    pub fn reserve(&self, bytes: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let Ok(file) = std::fs::OpenOptions::new().write(true).open(&self.temp) else {
+                return;
+            };
+            let Ok(len) = libc::off_t::try_from(bytes) else {
+                return;
+            };
+            // SAFETY: `file` is an open descriptor for the duration of the
+            // call; KEEP_SIZE leaves the file's size, which HDF5 tracks,
+            // as it is.
+            let done =
+                unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+            self.reserved.set(done == 0);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = bytes;
     }
 
     /// The file being built.
@@ -110,6 +174,14 @@ impl Staged {
             file.close().map_err(hdf5_error(&self.destination, ""))?;
         }
         let destination = self.destination;
+        if self.reserved.get() {
+            // Truncating to its own size frees what the file did not use
+            // of the reservation.
+            give_back_reserve(&self.temp).map_err(|source| Error::Io {
+                path: destination.clone(),
+                source,
+            })?;
+        }
         ndl_runtime::staging::publish(self.temp, &destination, self.durable).map_err(|source| {
             Error::Io {
                 path: destination.clone(),

@@ -127,6 +127,11 @@ impl<T: NdlType> DatasetWriter<T> {
             netcdf,
         )
         .map_err(type_error)?;
+        if let Some(records) = options.expected_len.filter(|_| options.is_unfiltered()) {
+            // The records' bytes as stored: never more than the file will
+            // hold, so no reserved block is left past its end.
+            staged.reserve(records.saturating_mul(file_type.size() as u64));
+        }
         let size = datatype.size().unwrap_or(1).max(1);
         let created = options
             .fixed_size_builder(staged.file(), &file_type, size)

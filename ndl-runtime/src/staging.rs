@@ -30,10 +30,7 @@ use std::path::{Path, PathBuf};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn hidden_file_beside(dest: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let name = dest
-        .file_name()
-        .map_or("ndl".into(), |n| n.to_string_lossy());
-    let prefix = format!(".{name}.");
+    let prefix = hidden_prefix(dest);
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
@@ -42,6 +39,44 @@ pub fn hidden_file_beside(dest: &Path) -> std::io::Result<tempfile::NamedTempFil
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     builder.tempfile_in(parent_of(dest))
+}
+
+/// Like [`hidden_file_beside`], for a library that creates its file
+/// itself: `create` makes the file at the path it is given, failing with
+/// [`std::io::ErrorKind::AlreadyExists`] if something is there (another
+/// name is then tried). A file created new, rather than an empty one
+/// truncated by its library, is not flushed to the disk when closed, as
+/// ext4 does for a file truncated and rewritten (`auto_da_alloc`).
+///
+/// ```
+/// use std::io::Write;
+///
+/// let dir = tempfile::tempdir()?;
+/// let dest = dir.path().join("out.bin");
+/// let temp = ndl_runtime::staging::create_hidden_beside(&dest, |path| {
+///     std::fs::File::options().write(true).create_new(true).open(path)
+/// })?;
+/// temp.as_file().write_all(b"data")?;
+/// ndl_runtime::staging::publish(temp.into_temp_path(), &dest, false)?;
+/// assert_eq!(std::fs::read(&dest)?, b"data");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn create_hidden_beside<R>(
+    dest: &Path,
+    create: impl FnMut(&Path) -> std::io::Result<R>,
+) -> std::io::Result<tempfile::NamedTempFile<R>> {
+    tempfile::Builder::new()
+        .prefix(&hidden_prefix(dest))
+        .suffix(".tmp")
+        .make_in(parent_of(dest), create)
+}
+
+/// `.<dest's name>.`: what a hidden file beside `dest` starts with.
+fn hidden_prefix(dest: &Path) -> String {
+    let name = dest
+        .file_name()
+        .map_or("ndl".into(), |n| n.to_string_lossy());
+    format!(".{name}.")
 }
 
 /// Renames the finished hidden file `temp` onto `dest`, replacing what was

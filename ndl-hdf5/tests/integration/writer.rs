@@ -115,6 +115,32 @@ fn a_small_write_takes_a_small_chunk() {
     assert!(size < 16 * 1024, "{size} bytes for 10 records");
 }
 
+/// A writer told to expect many more records than it is given reserves
+/// disk for them while writing, and gives back what the file did not use:
+/// the finished file takes no more blocks than its size needs. Unfilled
+/// elements are never read: h5py sees exactly the records written.
+#[test]
+fn a_reservation_larger_than_the_records_is_given_back() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reserved.h5");
+    let options = WriteOptions::new().expected_len(4_000_000);
+    let mut w = DatasetWriter::<Padded>::create_with(&path, "data", &options).unwrap();
+    w.append(&records(0..1000)).unwrap();
+    w.finish().unwrap();
+    let meta = std::fs::metadata(&path).unwrap();
+    let allocated = meta.blocks() * 512;
+    assert!(
+        allocated <= meta.len().next_multiple_of(64 * 1024),
+        "{allocated} bytes allocated for a file of {}",
+        meta.len()
+    );
+    let script =
+        "import h5py, sys\nd = h5py.File(sys.argv[1])['data']\nprint(d.shape[0], int(d['c'][-1]))";
+    let out = run_with(&python312(), script, &[path.to_str().unwrap()]);
+    assert_eq!(out.trim(), format!("1000 {}", records(999..1000)[0].c));
+}
+
 /// A file a writer finished is closed for good: the same process opens it
 /// again to append (HDF5 refuses a second open with other locking flags
 /// while the first is still open inside the library). Uncompressed, whole
