@@ -237,31 +237,39 @@ fn cargo_build(krate: &Path) -> PathBuf {
     target.join("debug/generated")
 }
 
+// Overlapping members are refused by the printer's unit tests
+// (`lang::rust`): no file format the readers take can hold them.
 #[test]
-fn several_arrays_need_a_member_and_overlaps_are_refused() {
+fn several_arrays_need_a_member() {
     let dir = tempfile::tempdir().unwrap();
     let npz = dir.path().join("two.npz");
-    let overlap = dir.path().join("overlap.npy");
     let script = r#"
 import sys
 import numpy as np
 np.savez(sys.argv[1], a=np.zeros(2, 'u1'), b=np.zeros(2, [('x', '<f8')]))
-np.save(sys.argv[2], np.zeros(2, np.dtype({'names': ['a', 'b'], 'formats': ['<u4', '<u4'], 'offsets': [0, 2], 'itemsize': 8})))
 "#;
-    run_with(
-        &python(),
-        script,
-        &[npz.to_str().unwrap(), overlap.to_str().unwrap()],
-    );
+    run_with(&python(), script, &[npz.to_str().unwrap()]);
     refused(
         &describe(&npz, "rust", &[]),
         &npz,
         &["--member", "`a`", "`b`"],
+    );
+    refused(
+        &describe(&npz, "rust", &["--member", "c"]),
+        &npz,
+        &["`c`", "`a`", "`b`"],
     );
     let b = ok(
         describe(&npz, "rust", &["--member", "b", "--type-name", "row"]),
         "member b",
     );
     assert!(b.contains("pub struct Row {\n    pub x: f64,\n}"), "{b}");
-    refused(&describe(&overlap, "rust", &[]), &overlap, &["`b`"]);
+    let npz_path = npz.to_str().unwrap();
+    let cdl = crate::common::cli::ndl(&["describe", npz_path, "--member", "b"]);
+    assert_eq!(
+        cdl.code,
+        Some(1),
+        "--member without --format rust: {cdl:#?}"
+    );
+    assert!(cdl.stderr.contains("--format rust"), "{cdl:#?}");
 }
