@@ -114,7 +114,9 @@ pub(crate) fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
         Storage::Native => quote_spanned!(ty.span()=> <#ty as #krate::NdlType>::datatype()),
         Storage::String(_) => quote_spanned!(ty.span()=> #krate::__private::fixed_string::<#ty>()),
         // `valid.rs` keeps padding out of records, whose members these are.
-        Storage::Padding(_) => quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#krate::__private::Option::None)),
+        Storage::Padding(_) => {
+            quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#krate::__private::Option::None))
+        }
         Storage::Opaque(_, tag) => {
             let tag = option_str(krate, &tag.as_ref().map(|t| t.value()));
             quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#tag))
