@@ -394,8 +394,10 @@ impl Printer {
 /// Whether no `#[repr(C)]` struct (with padding fields) has `c`'s layout:
 /// a member off its alignment, or a size not a multiple of the struct's.
 fn needs_packing(c: &Compound, fields: &[(&Member, String, FieldType)], align: usize) -> bool {
-    let misplaced = fields.iter().any(|(m, _, t)| m.offset % t.align != 0);
-    misplaced || c.size % align != 0
+    let misplaced = fields
+        .iter()
+        .any(|(m, _, t)| !m.offset.is_multiple_of(t.align));
+    misplaced || !c.size.is_multiple_of(align)
 }
 
 fn write_field(out: &mut String, m: &Member, ident: &str, t: &FieldType) {
