@@ -187,6 +187,16 @@ struct DescribeArgs {
     /// Ignore an NDL sidecar beside the file.
     #[arg(long)]
     no_sidecar: bool,
+
+    /// With --format rust: the array whose records the type reads, when
+    /// the file holds several (`group/name`, or the .npz member).
+    #[arg(long, value_name = "ARRAY")]
+    member: Option<String>,
+
+    /// With --format rust: the name of the top-level type [default: the
+    /// file's name, UpperCamelCase].
+    #[arg(long, value_name = "NAME")]
+    type_name: Option<String>,
 }
 
 /// The description languages `describe` writes.
@@ -204,6 +214,8 @@ enum Format {
     Zarr,
     /// A netCDF-4 CDL document with a variable for each array.
     Cdl,
+    /// The Rust source of the type that reads one array's records exactly.
+    Rust,
 }
 
 fn main() -> ExitCode {
@@ -340,11 +352,22 @@ fn progress_bar() -> ProgressBar {
 }
 
 fn run_describe(args: &DescribeArgs) -> ExitCode {
-    let options = DescribeOptions::new()
+    let rust_only = args.member.is_some() || args.type_name.is_some();
+    if rust_only && args.format != Format::Rust {
+        eprintln!("ndl: error: --member and --type-name go with --format rust");
+        return ExitCode::FAILURE;
+    }
+    let mut options = DescribeOptions::new()
         .limits(HeaderLimits {
             max_header_size: args.max_header_size,
         })
         .sidecar(!args.no_sidecar);
+    if let Some(member) = &args.member {
+        options = options.member(member);
+    }
+    if let Some(name) = &args.type_name {
+        options = options.type_name(name);
+    }
     match ndl_formats::describe(&args.file, args.format.into(), &options) {
         Ok(described) => {
             for warning in &described.warnings {
@@ -368,6 +391,7 @@ impl From<Format> for Language {
             Format::Datashape => Language::Datashape,
             Format::Zarr => Language::Zarr,
             Format::Cdl => Language::Cdl,
+            Format::Rust => Language::Rust,
         }
     }
 }

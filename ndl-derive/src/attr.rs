@@ -52,6 +52,10 @@ pub enum Storage {
     String(Span),
     /// `#[ndl(opaque)]` or `#[ndl(opaque = "tag")]`: opaque bytes.
     Opaque(Span, Option<LitStr>),
+    /// `#[ndl(padding)]`: bytes of the record that no member holds (a gap
+    /// or trailing padding), left out of the datatype but counted in the
+    /// offsets and size.
+    Padding(Span),
 }
 
 /// serde's `rename_all` rules.
@@ -204,6 +208,8 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 None
             };
             set_storage(cx, &mut out.storage, Storage::Opaque(span, tag));
+        } else if meta.path.is_ident("padding") {
+            set_storage(cx, &mut out.storage, Storage::Padding(span));
         } else if meta.path.is_ident("units") {
             let s: LitStr = meta.value()?.parse()?;
             set_once(cx, &meta, &mut out.units, s);
@@ -230,7 +236,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             return Err(unknown_key(
                 &meta,
                 "on a field",
-                "rename = \"...\", string, opaque, opaque = \"tag\", units = \"...\", dims = [\"...\", ...], fill = EXPR (on an `Option` field of a `#[derive(Record)]` struct)",
+                "rename = \"...\", string, opaque, opaque = \"tag\", padding, units = \"...\", dims = [\"...\", ...], fill = EXPR (on an `Option` field of a `#[derive(Record)]` struct)",
             ));
         }
         Ok(())
@@ -284,7 +290,7 @@ fn set_once<T>(cx: &Ctxt, meta: &syn::meta::ParseNestedMeta, slot: &mut Option<T
 
 fn set_storage(cx: &Ctxt, slot: &mut Storage, value: Storage) {
     let span = match &value {
-        Storage::String(s) | Storage::Opaque(s, _) => *s,
+        Storage::String(s) | Storage::Opaque(s, _) | Storage::Padding(s) => *s,
         Storage::Native => Span::call_site(),
     };
     if matches!(slot, Storage::Native) {
@@ -292,7 +298,7 @@ fn set_storage(cx: &Ctxt, slot: &mut Storage, value: Storage) {
     } else {
         cx.error_at(
             span,
-            "a field is either `string` or `opaque`, not both\n\nhelp: keep one of the two attributes",
+            "a field is one of `string`, `opaque` and `padding`, not several\n\nhelp: keep one of the attributes",
         );
     }
 }

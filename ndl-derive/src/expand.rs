@@ -56,7 +56,13 @@ fn derive_struct(s: &Struct) -> TokenStream {
             <#ty as #krate::NdlType>::datatype()
         }
     } else {
-        let members = s.fields.iter().map(|f| member(f, &krate));
+        // Padding fields hold the bytes between and after members: they
+        // shape the offsets and the size, and are no member themselves.
+        let members = s
+            .fields
+            .iter()
+            .filter(|f| !matches!(f.attrs.storage, Storage::Padding(_)))
+            .map(|f| member(f, &krate));
         quote! {
             #krate::__private::compound(
                 #krate::__private::size_of::<Self>(),
@@ -107,6 +113,10 @@ pub(crate) fn field_datatype(f: &Field, krate: &TokenStream) -> TokenStream {
     match &f.attrs.storage {
         Storage::Native => quote_spanned!(ty.span()=> <#ty as #krate::NdlType>::datatype()),
         Storage::String(_) => quote_spanned!(ty.span()=> #krate::__private::fixed_string::<#ty>()),
+        // `valid.rs` keeps padding out of records, whose members these are.
+        Storage::Padding(_) => {
+            quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#krate::__private::Option::None))
+        }
         Storage::Opaque(_, tag) => {
             let tag = option_str(krate, &tag.as_ref().map(|t| t.value()));
             quote_spanned!(ty.span()=> #krate::__private::opaque::<#ty>(#tag))

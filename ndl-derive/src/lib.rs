@@ -18,7 +18,11 @@ use syn::{parse_macro_input, DeriveInput};
 /// Attributes: `#[ndl(rename = "...")]` on fields and variants,
 /// `#[ndl(rename_all = "...")]` and `#[ndl(crate = "path")]` on the type,
 /// `#[ndl(string)]` on a `[u8; N]` (NumPy `S<N>`) or `[u32; N]` (NumPy `U<N>`)
-/// field, `#[ndl(opaque)]` or `#[ndl(opaque = "tag")]` on a `[u8; N]` field.
+/// field, `#[ndl(opaque)]` or `#[ndl(opaque = "tag")]` on a `[u8; N]` field,
+/// `#[ndl(padding)]` on a `[u8; N]` field that stands for bytes no member
+/// holds (a gap between members, trailing padding): it is counted in the
+/// offsets and the size but is no member, so a type can have any layout a
+/// file has (`ndl describe FILE --format rust` writes such fields).
 /// Doc comments on the type and its fields become descriptions.
 ///
 /// Every `NdlType` is also a `Record`: the derive implements both.

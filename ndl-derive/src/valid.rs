@@ -65,6 +65,7 @@ fn check_struct(cx: &Ctxt, s: &Struct) {
             );
         }
         check_dims(cx, f);
+        check_padding(cx, f);
         if let Some(message) = crate::kind::not_plain(f.ty) {
             cx.error(f.ty, message);
         }
@@ -111,6 +112,12 @@ pub fn check_record(cx: &Ctxt, input: &Input, original: &syn::DeriveInput) {
     check_member_names(cx, s);
     for f in &s.fields {
         check_dims(cx, f);
+        if let Storage::Padding(span) = f.attrs.storage {
+            cx.error_at(
+                span,
+                "a `Record` is stored field by field and has no bytes between them: `padding` is for `#[derive(NdlType)]` structs\n\nhelp: remove the field",
+            );
+        }
         if let Some((span, _)) = &f.attrs.fill {
             if crate::kind::option_inner(f.ty).is_none() {
                 cx.error_at(
@@ -119,6 +126,27 @@ pub fn check_record(cx: &Ctxt, input: &Input, original: &syn::DeriveInput) {
                 );
             }
         }
+    }
+}
+
+/// A padding field is bytes, `[u8; N]`, that no member claims: it has
+/// no name, units or dimensions in the datatype.
+fn check_padding(cx: &Ctxt, f: &crate::ast::Field) {
+    let Storage::Padding(span) = f.attrs.storage else {
+        return;
+    };
+    let bytes = matches!(f.ty, syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Path(p) if p.path.is_ident("u8")));
+    if !bytes {
+        cx.error_at(
+            span,
+            "`padding` goes on a `[u8; N]` field: the bytes a record leaves unused\n\nhelp: make the field `[u8; N]`",
+        );
+    }
+    if f.attrs.rename.is_some() || f.attrs.units.is_some() || f.attrs.dims.is_some() {
+        cx.error_at(
+            span,
+            "a `padding` field is no member of the datatype: `rename`, `units` and `dims` would describe nothing\n\nhelp: remove them",
+        );
     }
 }
 
@@ -173,7 +201,11 @@ fn check_member_names(cx: &Ctxt, s: &Struct) {
         return;
     }
     let mut seen: HashMap<&str, &syn::Member> = HashMap::new();
-    for f in &s.fields {
+    let members = s
+        .fields
+        .iter()
+        .filter(|f| !matches!(f.attrs.storage, Storage::Padding(_)));
+    for f in members {
         match seen.get(f.name.as_str()) {
             Some(first) => cx.error_at(
                 f.attrs.rename.as_ref().map_or(f.original.span(), |r| r.span()),

@@ -507,3 +507,25 @@ mod record {
         ));
     }
 }
+
+/// A record with a gap and trailing padding, as NumPy writes
+/// `{'names': ['a', 'b'], 'offsets': [0, 4], 'itemsize': 12}`.
+#[derive(Clone, Copy, NdlType)]
+#[repr(C)]
+struct Gapped {
+    a: u8,
+    #[ndl(padding)]
+    _gap: [u8; 3],
+    b: u16,
+    #[ndl(padding)]
+    _tail: [u8; 6],
+}
+
+#[test]
+fn padding_fields_are_offsets_not_members() {
+    assert_layout::<Gapped>();
+    let c = compound::<Gapped>();
+    assert_eq!(members(&c), [("a", 0), ("b", 4)]);
+    assert_eq!(c.size, 12);
+    assert!(!c.is_packed());
+}

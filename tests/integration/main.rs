@@ -13,6 +13,7 @@ mod cli_hdf5;
 mod cli_hdf5_order;
 mod cli_hdf5_strings;
 mod cli_netcdf;
+mod cli_rust;
 mod cli_sidecar;
 mod cli_time;
 mod cli_usage;

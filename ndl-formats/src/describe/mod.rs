@@ -4,6 +4,7 @@
 mod cdl;
 mod ndl;
 mod numpy;
+mod rust;
 mod sidecar;
 mod zarr;
 
@@ -33,6 +34,11 @@ pub enum Language {
     Zarr,
     /// A netCDF-4 CDL document with a variable for each array.
     Cdl,
+    /// The Rust source of the type that reads one array's records
+    /// exactly (`#[derive(NdlType)]`, or `#[derive(Record)]` for
+    /// variable-length and nullable members); see
+    /// [`DescribeOptions::member`] and [`DescribeOptions::type_name`].
+    Rust,
 }
 
 /// How to describe.
@@ -47,6 +53,8 @@ pub enum Language {
 pub struct DescribeOptions {
     pub(crate) limits: HeaderLimits,
     pub(crate) sidecar: bool,
+    pub(crate) member: Option<String>,
+    pub(crate) type_name: Option<String>,
 }
 
 impl Default for DescribeOptions {
@@ -54,6 +62,8 @@ impl Default for DescribeOptions {
         DescribeOptions {
             limits: HeaderLimits::default(),
             sidecar: true,
+            member: None,
+            type_name: None,
         }
     }
 }
@@ -74,6 +84,20 @@ impl DescribeOptions {
     /// file cannot hold: enum names, descriptions, attributes.
     pub fn sidecar(mut self, sidecar: bool) -> DescribeOptions {
         self.sidecar = sidecar;
+        self
+    }
+
+    /// The array [`Language::Rust`] describes, by its label (`group/name`
+    /// below the root, or the `.npz` member): needed when there are several.
+    pub fn member(mut self, member: impl Into<String>) -> DescribeOptions {
+        self.member = Some(member.into());
+        self
+    }
+
+    /// The name of [`Language::Rust`]'s top-level type (made
+    /// UpperCamelCase); the file's name without extension by default.
+    pub fn type_name(mut self, name: impl Into<String>) -> DescribeOptions {
+        self.type_name = Some(name.into());
         self
     }
 }
@@ -136,6 +160,12 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
             cdl::document(path, &said)?
         }
+        Language::Rust => rust::source(
+            path,
+            &contents,
+            options.member.as_deref(),
+            options.type_name.as_deref(),
+        )?,
     };
     Ok(Description {
         text,

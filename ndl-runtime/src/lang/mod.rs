@@ -11,6 +11,8 @@
 //!   them, and a small CDL document builder.
 //! * [`nczarr`]: the NCZarr data model (dataset, group, dimension,
 //!   variable) with fully qualified names.
+//! * [`rust`]: Rust source of the `#[derive(NdlType)]` / `#[derive(Record)]`
+//!   types that read a datatype's values exactly.
 //!
 //! A datatype a language cannot hold is a [`LangError`] that names the
 //! language, the member path and the reason; nothing panics.
@@ -27,6 +29,7 @@
 pub mod cdl;
 pub mod datashape;
 pub mod nczarr;
+pub mod rust;
 pub mod zarr;
 
 use std::fmt;
@@ -47,6 +50,8 @@ pub enum Language {
     Cdl,
     /// The NCZarr data model.
     NcZarr,
+    /// Rust source: `#[derive(NdlType)]` and `#[derive(Record)]` types.
+    Rust,
 }
 
 impl fmt::Display for Language {
@@ -57,6 +62,7 @@ impl fmt::Display for Language {
             Language::ZarrV3 => "Zarr v3",
             Language::Cdl => "netCDF CDL",
             Language::NcZarr => "NCZarr",
+            Language::Rust => "Rust",
         })
     }
 }

@@ -1,0 +1,56 @@
+//! The Rust type that reads one array's records exactly.
+
+use std::path::Path;
+
+use crate::contents::{Contents, Entry};
+use crate::error::{Error, Result};
+
+/// The Rust source of the records of the array `member` (needed when the
+/// file holds several), its top-level type named `type_name` or after the
+/// file.
+pub(super) fn source(
+    path: &Path,
+    contents: &Contents,
+    member: Option<&str>,
+    type_name: Option<&str>,
+) -> Result<String> {
+    let entry = pick(path, contents, member)?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("Record");
+    let name = type_name.unwrap_or(stem);
+    ndl_runtime::lang::rust::to_rust(&entry.spec.datatype, name)
+        .map_err(super::in_entry(path, entry))
+}
+
+/// The array named `member`, or the only one.
+fn pick<'a>(path: &Path, contents: &'a Contents, member: Option<&str>) -> Result<&'a Entry> {
+    let labels = || {
+        let labels: Vec<String> = contents
+            .entries
+            .iter()
+            .map(|e| format!("`{}`", e.label()))
+            .collect();
+        labels.join(", ")
+    };
+    let error = |message: String| Error::Description {
+        path: path.to_path_buf(),
+        message,
+    };
+    match (member, contents.entries.as_slice()) {
+        (Some(m), entries) => {
+            let wanted = m.trim_start_matches('/');
+            entries
+                .iter()
+                .find(|e| e.label() == wanted)
+                .ok_or_else(|| error(format!("no array `{m}`; it holds {}", labels())))
+        }
+        (None, [one]) => Ok(one),
+        (None, []) => Err(error("it holds no array to describe as a Rust type".into())),
+        (None, _) => Err(error(format!(
+            "it holds several arrays, {}: name one with --member",
+            labels()
+        ))),
+    }
+}

@@ -1,0 +1,275 @@
+//! `ndl describe FILE --format rust`: the types it writes compile without
+//! warnings and read the files numpy, h5py and pyarrow wrote, exactly.
+//!
+//! Every generated type goes into ONE temporary crate, compiled once: its
+//! `main` reads each file with the matching typed reader and writes the
+//! records back as `.npy` through the same type, and the Python that made
+//! the file compares them with its own reading, dtype (offsets, itemsize)
+//! included.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use ndl_testkit::python::{python, python312, run_with};
+
+use crate::common::cli::{describe, ok, refused};
+
+/// The NumPy dtypes of the `.npy` files: name, dtype expression.
+const NPY: [(&str, &str); 7] = [
+    ("padded", "np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2')], align=True)"),
+    ("packed", "np.dtype([('a', 'u1'), ('type', '<f8'), ('s', 'S5'), ('u', '<U3')])"),
+    (
+        "nested",
+        "np.dtype([('id', '<u4'), ('pos', [('x', '<f4'), ('y', '<f4')]), ('Sensor ID', 'i1')], align=True)",
+    ),
+    (
+        "gapped",
+        "np.dtype({'names': ['a', 'b', '1x'], 'formats': ['u1', '<i4', '<u2'], 'offsets': [0, 8, 20], 'itemsize': 32})",
+    ),
+    ("subarray", "np.dtype([('m', '<f8', (2, 3)), ('k', 'u1', (4,))])"),
+    ("numbers", "np.dtype([('h', '<f2'), ('z', '<c8'), ('w', '<c16', (2,))], align=True)"),
+    ("times", "np.dtype([('t', '<M8[ns]'), ('d', '<m8[s]'), ('day', '<M8[D]')])"),
+];
+
+/// Three records of any dtype: each byte a different value, through the
+/// fields so padding stays zero, and no NaN or NaT (which equal nothing).
+const MAKE_NPY: &str = r#"
+import sys
+import numpy as np
+out, dtype = sys.argv[1], eval(sys.argv[2])
+a = np.zeros(3, dtype)
+def fill(view, seed):
+    if view.dtype.names:
+        for i, name in enumerate(view.dtype.names):
+            fill(view[name], seed + 7 * i)
+        return
+    k = view.dtype.base.kind if view.dtype.subdtype else view.dtype.kind
+    n = view.size
+    vals = (np.arange(n) + seed) % 50 + 1
+    if k in 'SU':
+        view[...] = np.array(['r%d' % v for v in vals]).reshape(view.shape)
+    elif k in 'Mm':
+        view[...] = vals.astype('i8').reshape(view.shape)
+    else:
+        view[...] = (vals * 1.5 if k in 'fc' else vals).reshape(view.shape).astype(view.dtype.base if view.dtype.subdtype else view.dtype)
+fill(a, 1)
+np.save(out, a)
+"#;
+
+const MAKE_H5: &str = r#"
+import sys
+import numpy as np, h5py
+colour = h5py.enum_dtype({'RED': 0, 'GREEN': 1, 'BLUE': 2}, basetype='i1')
+dt = np.dtype([('id', '<u4'), ('colour', colour), ('v', '<f8')])
+with h5py.File(sys.argv[1], 'w') as f:
+    f['data'] = np.array([(1, 0, 1.5), (2, 2, -3.25), (3, 1, 8.0)], dt)
+"#;
+
+const MAKE_PARQUET: &str = r#"
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+schema = pa.schema([pa.field('id', pa.int64(), nullable=False), pa.field('x', pa.float64(), nullable=False), pa.field('flag', pa.bool_(), nullable=False)])
+pq.write_table(pa.table({'id': [1, 2, 3], 'x': [0.5, 1.5, -2.5], 'flag': [True, False, True]}, schema=schema), sys.argv[1])
+"#;
+
+/// Compares the original with what the generated type wrote back.
+const CHECK_NPY: &str = r#"
+import sys
+import numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert a.dtype == b.dtype and a.dtype.itemsize == b.dtype.itemsize, (a.dtype.descr, b.dtype.descr)
+assert a.tobytes() == b.tobytes(), (a, b)
+print(len(b))
+"#;
+
+const CHECK_H5: &str = r#"
+import sys
+import numpy as np, h5py
+with h5py.File(sys.argv[1]) as f:
+    a = f['data'][()]
+b = np.load(sys.argv[2])
+assert [(n, a.dtype.fields[n][1]) for n in a.dtype.names] == [(n, b.dtype.fields[n][1]) for n in b.dtype.names]
+assert a.dtype.itemsize == b.dtype.itemsize
+for n in a.dtype.names:
+    assert np.array_equal(a[n], b[n]), (n, a[n], b[n])
+print(len(b))
+"#;
+
+const CHECK_PARQUET: &str = r#"
+import sys
+import numpy as np, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+b = np.load(sys.argv[2])
+assert list(b.dtype.names) == t.column_names
+for n in t.column_names:
+    assert np.array_equal(t[n].to_numpy(), b[n]), (n, t[n], b[n])
+print(len(b))
+"#;
+
+/// One file: its module name, the reading expression, the checker.
+struct Case {
+    module: String,
+    file: PathBuf,
+    read: String,
+    check: (PathBuf, &'static str),
+}
+
+#[test]
+fn generated_types_compile_and_read_every_file_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    for (name, dtype) in NPY {
+        let file = dir.path().join(format!("{name}.npy"));
+        run_with(&python(), MAKE_NPY, &[file.to_str().unwrap(), dtype]);
+        let read = "ndl_runtime::npy::read_file::<{T}>({F})".into();
+        cases.push(case(name, file, read, (python(), CHECK_NPY)));
+    }
+    let h5 = dir.path().join("colours.h5");
+    run_with(&python312(), MAKE_H5, &[h5.to_str().unwrap()]);
+    let read = "ndl_hdf5::read::<{T}>({F}, \"data\")".into();
+    cases.push(case("colours", h5, read, (python312(), CHECK_H5)));
+    let parquet = dir.path().join("plain.parquet");
+    run_with(&python312(), MAKE_PARQUET, &[parquet.to_str().unwrap()]);
+    let read = "ndl_arrow::read_parquet::<{T}>({F})".into();
+    cases.push(case("plain", parquet, read, (python312(), CHECK_PARQUET)));
+
+    let krate = dir.path().join("generated");
+    write_crate(&krate, &cases);
+    let started = Instant::now();
+    let built = cargo_build(&krate);
+    eprintln!(
+        "cli_rust: the generated crate built in {:.1?}",
+        started.elapsed()
+    );
+    let run = Command::new(built).arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "the generated crate's main failed:\n{stderr}"
+    );
+    for c in &cases {
+        let back = dir.path().join(format!("{}.back.npy", c.module));
+        let (py, script) = &c.check;
+        let n = run_with(
+            py,
+            script,
+            &[c.file.to_str().unwrap(), back.to_str().unwrap()],
+        );
+        assert_eq!(n.trim(), "3", "{}: records", c.module);
+    }
+}
+
+/// `ndl describe FILE --format rust --type-name Rec` for one file.
+fn case(module: &str, file: PathBuf, read: String, check: (PathBuf, &'static str)) -> Case {
+    Case {
+        module: module.to_string(),
+        file,
+        read,
+        check,
+    }
+}
+
+/// A crate whose library holds each generated type in its own module
+/// (`#![deny(warnings)]`: the source must compile clean), and whose
+/// `main` reads each file and writes it back.
+fn write_crate(krate: &Path, cases: &[Case]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    let dep = |name: &str| root.join(name).display().to_string();
+    let manifest = format!(
+        "[package]\nname = \"generated\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [dependencies]\n\
+         ndl-runtime = {{ path = {:?}, features = [\"half\", \"num-complex\"] }}\n\
+         ndl-hdf5 = {{ path = {:?} }}\n\
+         ndl-arrow = {{ path = {:?} }}\n\
+         half = \"2\"\nnum-complex = \"0.4\"\n",
+        dep("ndl-runtime"),
+        dep("ndl-hdf5"),
+        dep("ndl-arrow"),
+    );
+    std::fs::write(krate.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's lock: the same versions, already built, offline.
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    let mut lib = String::from("#![deny(warnings)]\n");
+    let mut main = String::from(
+        "#![deny(warnings)]\n\nfn back<T: ndl_runtime::NdlType>(dir: &str, name: &str, records: Vec<T>) {\n    \
+         ndl_runtime::npy::write_file(format!(\"{dir}/{name}.back.npy\"), &records).unwrap();\n}\n\n\
+         fn main() {\n    let dir = std::env::args().nth(1).unwrap();\n",
+    );
+    for c in cases {
+        let run = describe(&c.file, "rust", &["--type-name", "Rec"]);
+        let source = ok(run, &c.module);
+        writeln!(lib, "\npub mod {} {{\n{source}}}", c.module).unwrap();
+        let file = format!(
+            "&format!(\"{{dir}}/{}\")",
+            c.file.file_name().unwrap().to_str().unwrap()
+        );
+        let ty = format!("generated::{}::Rec", c.module);
+        let read = c.read.replace("{T}", &ty).replace("{F}", &file);
+        writeln!(main, "    back(&dir, {:?}, {read}.unwrap());", c.module).unwrap();
+    }
+    main.push_str("}\n");
+    std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
+    std::fs::write(krate.join("src/main.rs"), main).unwrap();
+}
+
+/// Builds the crate offline into the workspace's target directory, so
+/// the dependencies already built are reused; gives the binary.
+fn cargo_build(krate: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["build", "--offline", "--quiet", "--manifest-path"])
+        .arg(krate.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the generated types do not compile cleanly:\n{}\n--- lib.rs\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        std::fs::read_to_string(krate.join("src/lib.rs")).unwrap()
+    );
+    target.join("debug/generated")
+}
+
+// Overlapping members are refused by the printer's unit tests
+// (`lang::rust`): no file format the readers take can hold them.
+#[test]
+fn several_arrays_need_a_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let npz = dir.path().join("two.npz");
+    let script = r#"
+import sys
+import numpy as np
+np.savez(sys.argv[1], a=np.zeros(2, 'u1'), b=np.zeros(2, [('x', '<f8')]))
+"#;
+    run_with(&python(), script, &[npz.to_str().unwrap()]);
+    refused(
+        &describe(&npz, "rust", &[]),
+        &npz,
+        &["--member", "`a`", "`b`"],
+    );
+    refused(
+        &describe(&npz, "rust", &["--member", "c"]),
+        &npz,
+        &["`c`", "`a`", "`b`"],
+    );
+    let b = ok(
+        describe(&npz, "rust", &["--member", "b", "--type-name", "row"]),
+        "member b",
+    );
+    assert!(b.contains("pub struct Row {\n    pub x: f64,\n}"), "{b}");
+    let npz_path = npz.to_str().unwrap();
+    let cdl = crate::common::cli::ndl(&["describe", npz_path, "--member", "b"]);
+    assert_eq!(
+        cdl.code,
+        Some(1),
+        "--member without --format rust: {cdl:#?}"
+    );
+    assert!(cdl.stderr.contains("--format rust"), "{cdl:#?}");
+}
