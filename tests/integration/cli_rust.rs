@@ -194,7 +194,7 @@ fn write_crate(krate: &Path, cases: &[Case]) {
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     let mut lib = String::from("#![deny(warnings)]\n");
     let mut main = String::from(
-        "#![deny(warnings)]\n\nfn back<T: ndl_runtime::NdlType>(dir: &str, name: &str, records: Vec<T>) {\n    \
+        "#![deny(warnings)]\n\nfn back<T: ndl_runtime::Record>(dir: &str, name: &str, records: Vec<T>) {\n    \
          ndl_runtime::npy::write_file(format!(\"{dir}/{name}.back.npy\"), &records).unwrap();\n}\n\n\
          fn main() {\n    let dir = std::env::args().nth(1).unwrap();\n",
     );
