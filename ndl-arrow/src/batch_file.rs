@@ -9,11 +9,12 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use ndl_runtime::{ByteOrder, Datatype, Record};
 
-use crate::batch::{from_record_batch_raw, from_record_batch_with, raw_batch, to_record_batch};
+use crate::batch::{from_record_batch_with, to_record_batch};
 use crate::error::Error;
 use crate::file::batch_rows;
 use crate::infer::{check, datatype_of};
 use crate::options::ReadOptions;
+use crate::raw_batch::{from_record_batch_raw, raw_batch};
 use crate::schema::schema_with_order;
 
 /// Record batches going into a file that appears only once finished.

@@ -104,7 +104,7 @@ pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
 /// any is read: the names and types of the columns.
 pub(crate) fn check(dt: &Datatype, schema: &Schema, options: &ReadOptions) -> Result<(), Error> {
     unreadable_as_bytes(dt, schema.fields(), "")?;
-    let plan = crate::batch::plan(dt)?;
+    let plan = crate::raw_batch::plan(dt)?;
     let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
     scatter::decode(&plan, dt, &empty, options).map(drop)
 }

@@ -49,6 +49,7 @@ mod parquet_int96;
 mod parquet_sink;
 mod parquet_time;
 mod plan;
+mod raw_batch;
 mod record_reader;
 mod scatter;
 pub mod schema;
@@ -57,10 +58,7 @@ mod time;
 mod time_type;
 mod variable;
 
-pub use batch::{
-    from_record_batch, from_record_batch_raw, from_record_batch_with, schema, to_record_batch,
-    to_record_batch_raw,
-};
+pub use batch::{from_record_batch, from_record_batch_with, schema, to_record_batch};
 pub use error::{Error, Result};
 pub use infer::{datatype_of, describe_ipc, describe_parquet};
 pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
@@ -69,6 +67,7 @@ pub use parquet_file::{
     read_parquet, read_parquet_with, write_parquet, ParquetRecordReader, ParquetRecordWriter,
     ParquetWriter,
 };
+pub use raw_batch::{from_record_batch_raw, to_record_batch_raw};
 pub use record_reader::RecordReader;
 pub use schema::{schema_of, DATATYPE_KEY};
 

@@ -94,7 +94,7 @@ impl ArrayReader {
         };
         let elements = extents.iter().fold(1u64, |n, &d| n.saturating_mul(d));
         let size = memory_type.size() as u64;
-        crate::read::check_extent(&path, dataset, &found, elements, size, size)?;
+        crate::extent::check_extent(&path, dataset, &found, elements, size, size)?;
         Ok(ArrayReader {
             _file: file,
             dataset: found,

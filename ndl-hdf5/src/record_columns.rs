@@ -447,7 +447,7 @@ impl In<'_> {
                 .map_err(|(_, why)| self.mismatch(name, why))?;
         }
         let stored_size = found.dtype().map_err(hdf5_error(self.path, name))?.size() as u64;
-        crate::read::check_extent(self.path, name, &found, n, stored_size, node.size() as u64)?;
+        crate::extent::check_extent(self.path, name, &found, n, stored_size, node.size() as u64)?;
         crate::vlen_check::check(self.path, name, &found, self.file_len as u64)?;
         if inner.is_empty() {
             return crate::variable::read_block(&found, &node, &memory_type, (0, n), self.file_len)

@@ -221,7 +221,7 @@ pub(crate) fn read<T: Record>(path: &Path, dataset: &str) -> Result<Vec<T>> {
     check_dataset(path, dataset, &found, &node)?;
     let n = found.shape()[0] as u64;
     let stored_size = found.dtype().map_err(hdf5_error(path, dataset))?.size() as u64;
-    crate::read::check_extent(path, dataset, &found, n, stored_size, node.size() as u64)?;
+    crate::extent::check_extent(path, dataset, &found, n, stored_size, node.size() as u64)?;
     let file_len = std::fs::metadata(path)
         .map_err(|source| Error::Io {
             path: path.to_path_buf(),

@@ -1,11 +1,11 @@
-//! Writers of either layout: [`ArrayWriter`] for a Rust type,
+//! Writers of either layout: the plain records of [`crate::ArrayWriter`],
 //! [`PackedWriter`] for records whose datatype is known only at run time.
 
 use std::ops::Range;
 use std::path::Path;
 
 use ndl_runtime::records::{PackedLayout, Packer};
-use ndl_runtime::{Datatype, NdlType, Record};
+use ndl_runtime::{Datatype, NdlType};
 
 use crate::append::Appender;
 use crate::documents::{has_node, read_group};
@@ -17,30 +17,9 @@ use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
 use crate::staging::{refuse_occupied, Staging};
 use crate::store::Store;
-use crate::typed::ArrayWriter;
-
-/// The one-shot write.
-impl WriteOptions {
-    /// Writes `data` as a new store at `dir` (which must not exist, or be an
-    /// empty directory): a local store appears there only once complete
-    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
-    ///
-    /// Plain records ([`NdlType`]s) go to either layout; records with
-    /// `String`, `Vec` or `Option` fields only to [`Layout::Columns`]
-    /// (see [`ArrayWriter`]).
-    pub fn write<T: Record + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
-        let options = self
-            .clone()
-            .expected_len(data.len() as u64)
-            .publish_on_finish(true);
-        let mut writer = ArrayWriter::<T>::create_with(dir, &options)?;
-        writer.append(data)?;
-        writer.finish().map(drop)
-    }
-}
 
 /// The writer of plain records ([`NdlType`]s), either layout: what
-/// [`ArrayWriter`] runs for them.
+/// [`crate::ArrayWriter`] runs for them.
 pub(crate) struct PlainArrayWriter<T> {
     /// The writer of the store's layout.
     core: LayoutWriter,
@@ -269,7 +248,7 @@ impl<T: NdlType + Send + Sync> PlainArrayWriter<T> {
 }
 
 /// Appends packed records (native byte order) of a datatype known only at
-/// run time: what `ndl convert` writes. [`ArrayWriter`] is the typed form.
+/// run time: what `ndl convert` writes. [`crate::ArrayWriter`] is the typed form.
 ///
 /// ```
 /// use ndl_runtime::{Compound, Datatype};

@@ -18,8 +18,8 @@ use ndl_runtime::record::{Column, Values};
 use ndl_runtime::{ByteOrder, Datatype, Enum};
 
 use super::rows::Place;
-use crate::batch::raw_batch;
 use crate::error::Error;
+use crate::raw_batch::raw_batch;
 use crate::schema::schema_of;
 
 /// The array of `column`, of Arrow type `t` (what the schema says), `len`

@@ -21,9 +21,9 @@ use ndl_runtime::{ByteOrder, Datatype, Enum};
 
 use super::rows::Place;
 use super::schema::data_type;
-use crate::batch::from_record_batch_raw;
 use crate::error::Error;
 use crate::options::ReadOptions;
+use crate::raw_batch::from_record_batch_raw;
 use crate::schema::{primitive, VALUE_COLUMN};
 use crate::strings::Strings;
 

@@ -308,3 +308,23 @@ impl<T: 'static, U: NdlType> PlainAppend<T> for PlainAs<U> {
         self.0.finish()
     }
 }
+
+/// The one-shot write.
+impl WriteOptions {
+    /// Writes `data` as a new store at `dir` (which must not exist, or be an
+    /// empty directory): a local store appears there only once complete
+    /// (see [`publish_on_finish`](WriteOptions::publish_on_finish)).
+    ///
+    /// Plain records ([`NdlType`]s) go to either layout; records with
+    /// `String`, `Vec` or `Option` fields only to [`Layout::Columns`]
+    /// (see [`ArrayWriter`]).
+    pub fn write<T: Record + Send + Sync>(&self, dir: impl AsRef<Path>, data: &[T]) -> Result<()> {
+        let options = self
+            .clone()
+            .expected_len(data.len() as u64)
+            .publish_on_finish(true);
+        let mut writer = ArrayWriter::<T>::create_with(dir, &options)?;
+        writer.append(data)?;
+        writer.finish().map(drop)
+    }
+}
