@@ -184,7 +184,9 @@ fn write_crate(krate: &Path, cases: &[Case]) {
          ndl-runtime = {{ path = {:?}, features = [\"half\", \"num-complex\"] }}\n\
          ndl-hdf5 = {{ path = {:?} }}\n\
          ndl-arrow = {{ path = {:?} }}\n\
-         half = \"2\"\nnum-complex = \"0.4\"\n",
+         half = \"2\"\nnum-complex = \"0.4\"\n\n\
+         [profile.dev]\ndebug = \"line-tables-only\"\n\n\
+         [profile.dev.package.\"*\"]\ndebug = false\n",
         dep("ndl-runtime"),
         dep("ndl-hdf5"),
         dep("ndl-arrow"),
