@@ -2,7 +2,6 @@
 //! metadata keeps, checked against its columns, or else one made of the
 //! Arrow types (C layout).
 
-use std::io::{BufReader, Seek};
 use std::path::Path;
 
 use arrow_array::RecordBatch;
@@ -13,7 +12,7 @@ use ndl_runtime::{Compound, Datatype, Enum, EnumMember, Member, Opaque};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::Error;
-use crate::ipc_check::{Layout, Refusal};
+use crate::ipc_check::Layout;
 use crate::options::ReadOptions;
 use crate::scatter;
 use crate::schema::{DATATYPE_KEY, TYPE_KEY};
@@ -85,13 +84,7 @@ pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {
 /// and their number, from its schema and its batches' headers (see
 /// [`describe_parquet`]).
 pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
-    let mut file = crate::file::open(path)?;
-    let (layout, rows) = crate::ipc_check::check(&mut file).map_err(|refusal| match refusal {
-        Refusal::Corrupt(message) => Error::Corrupt { message },
-        Refusal::Unsupported(message) => Error::UnsupportedFile { message },
-    })?;
-    file.rewind().map_err(Error::Io)?;
-    let file = BufReader::new(file);
+    let (file, layout, rows) = crate::ipc_check::open_checked(path)?;
     let arrow = || Error::arrow("reading the schema");
     let schema = match layout {
         Layout::File => FileReader::try_new(file, None).map_err(arrow())?.schema(),

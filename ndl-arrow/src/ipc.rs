@@ -5,7 +5,7 @@
 //! bytes.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Seek};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,8 +18,8 @@ use ndl_runtime::{ByteOrder, Datatype, Record};
 use crate::batch::try_schema;
 use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink, Target};
 use crate::error::Error;
-use crate::file::{open, Staged};
-use crate::ipc_check::{Layout, Refusal};
+use crate::file::Staged;
+use crate::ipc_check::Layout;
 use crate::options::{ReadOptions, WriteOptions};
 use crate::schema::stored_byte_order;
 
@@ -377,14 +377,7 @@ struct Reader {
 
 impl Reader {
     fn open(path: &Path, target: Target<'_>, options: &ReadOptions) -> Result<Reader, Error> {
-        let mut file = open(path)?;
-        let (layout, rows) =
-            crate::ipc_check::check(&mut file).map_err(|refusal| match refusal {
-                Refusal::Corrupt(message) => Error::Corrupt { message },
-                Refusal::Unsupported(message) => Error::UnsupportedFile { message },
-            })?;
-        file.rewind().map_err(Error::Io)?;
-        let file = BufReader::new(file);
+        let (file, layout, rows) = crate::ipc_check::open_checked(path)?;
         let arrow = || Error::arrow("reading the schema");
         let batches: Box<dyn RecordBatchReader + Send> = match layout {
             Layout::File => Box::new(FileReader::try_new(file, None).map_err(arrow())?),

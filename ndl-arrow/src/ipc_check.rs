@@ -7,7 +7,8 @@
 //! big-endian data) are told apart from corrupted ones, each by its name.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
 
 use arrow_ipc::{Block, Endianness, Message, RecordBatch as BatchMessage};
 
@@ -41,6 +42,18 @@ impl From<String> for Refusal {
     fn from(message: String) -> Refusal {
         Refusal::Corrupt(message)
     }
+}
+
+/// The IPC file or stream at `path`, checked, from its start: its layout,
+/// its rows, and a buffered reader for arrow-ipc.
+pub(crate) fn open_checked(path: &Path) -> Result<(BufReader<File>, Layout, u64), crate::Error> {
+    let mut file = crate::file::open(path)?;
+    let (layout, rows) = check(&mut file).map_err(|refusal| match refusal {
+        Refusal::Corrupt(message) => crate::Error::Corrupt { message },
+        Refusal::Unsupported(message) => crate::Error::UnsupportedFile { message },
+    })?;
+    file.rewind().map_err(crate::Error::Io)?;
+    Ok((BufReader::new(file), layout, rows))
 }
 
 /// The file's layout and its rows, or why it is not read.

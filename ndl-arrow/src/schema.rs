@@ -118,6 +118,19 @@ pub(crate) fn columns(dt: &Datatype) -> Vec<(&str, &Datatype, Option<&Member>)> 
     }
 }
 
+/// A member's description, units and dimension names, as field metadata.
+pub(crate) fn insert_member_metadata(metadata: &mut HashMap<String, String>, m: &Member) {
+    if let Some(d) = &m.description {
+        metadata.insert(DESCRIPTION_KEY.to_owned(), d.clone());
+    }
+    if let Some(u) = &m.units {
+        metadata.insert(UNITS_KEY.to_owned(), u.clone());
+    }
+    if !m.dims.is_empty() {
+        metadata.insert(DIMS_KEY.to_owned(), m.dims.join(","));
+    }
+}
+
 /// The field of a member (or of the value column), its metadata included.
 fn field_of(
     name: &str,
@@ -136,15 +149,7 @@ fn field_of(
         metadata.insert(POLARS_ENUM_KEY.to_owned(), polars_categories(e));
     }
     if let Some(m) = member {
-        if let Some(d) = &m.description {
-            metadata.insert(DESCRIPTION_KEY.to_owned(), d.clone());
-        }
-        if let Some(u) = &m.units {
-            metadata.insert(UNITS_KEY.to_owned(), u.clone());
-        }
-        if !m.dims.is_empty() {
-            metadata.insert(DIMS_KEY.to_owned(), m.dims.join(","));
-        }
+        insert_member_metadata(&mut metadata, m);
     }
     let nullable = matches!(dt, Datatype::Time(_));
     Ok(Field::new(name, data_type_of(dt, path)?, nullable).with_metadata(metadata))

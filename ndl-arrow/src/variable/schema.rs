@@ -11,8 +11,8 @@ use ndl_runtime::{ndl, Datatype, Member, Record};
 
 use crate::error::Error;
 use crate::schema::{
-    data_type_of, polars_categories, primitive, says_it_all, DATATYPE_KEY, DESCRIPTION_KEY,
-    DIMS_KEY, ITEM, POLARS_ENUM_KEY, TYPE_KEY, UNITS_KEY, VALUE_COLUMN,
+    data_type_of, insert_member_metadata, polars_categories, primitive, says_it_all, DATATYPE_KEY,
+    ITEM, POLARS_ENUM_KEY, TYPE_KEY, VALUE_COLUMN,
 };
 
 /// The columns of no records of `T`: the shape every batch of `T` has.
@@ -55,15 +55,7 @@ fn field(name: &str, column: &Column, member: Option<&Member>, path: &str) -> Re
     let data_type = data_type(column, member.map(|m| &m.datatype), path)?;
     let mut metadata = leaf_metadata(column);
     if let Some(m) = member {
-        if let Some(d) = &m.description {
-            metadata.insert(DESCRIPTION_KEY.to_owned(), d.clone());
-        }
-        if let Some(u) = &m.units {
-            metadata.insert(UNITS_KEY.to_owned(), u.clone());
-        }
-        if !m.dims.is_empty() {
-            metadata.insert(DIMS_KEY.to_owned(), m.dims.join(","));
-        }
+        insert_member_metadata(&mut metadata, m);
     }
     Ok(Field::new(name, data_type, nullable(column)).with_metadata(metadata))
 }
