@@ -265,6 +265,8 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
         let sink = ColumnFileSink::create(path, source, ColumnFile::Parquet)?;
         Ok(Box::new(sink))
     }),
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Parquet),
 };
@@ -292,6 +294,8 @@ pub(crate) static IPC: FormatInfo = FormatInfo {
         let sink = ColumnFileSink::create(path, source, ColumnFile::Ipc)?;
         Ok(Box::new(sink))
     }),
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Ipc),
 };

@@ -6,7 +6,8 @@ use std::path::Path;
 use crate::error::Result;
 use crate::one_order::in_one_order;
 use crate::options::{ReadOptions, SinkOptions};
-use crate::registry::{create, keeps_mixed_byte_orders, open};
+use crate::records::RecordSource;
+use crate::registry::{create, create_records, keeps_mixed_byte_orders, open, open_records};
 
 /// How to convert.
 ///
@@ -54,6 +55,9 @@ pub fn convert(
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
+    if let Some(records) = open_records(src, &options.read)? {
+        return convert_records(src, dst, records, options, progress);
+    }
     let mut source = open(src, &options.read)?;
     if !keeps_mixed_byte_orders(dst, &options.write)? {
         source = in_one_order(source);
@@ -67,6 +71,33 @@ pub fn convert(
     }
     progress(Progress::Total(source.spec().len().unwrap_or(0)));
     sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
+}
+
+/// Converts the variable records of `source`, read from `src`, into `dst`.
+fn convert_records(
+    src: &Path,
+    dst: &Path,
+    mut source: Box<dyn RecordSource>,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    for note in source.notes() {
+        progress(Progress::Note(note.clone()));
+    }
+    let sink = create_records(dst, source.as_ref(), &options.write)?;
+    for note in sink.notes() {
+        progress(Progress::Note(note));
+    }
+    progress(Progress::Total(source.origin().len.unwrap_or(0)));
+    let reopen = || -> Result<Box<dyn RecordSource>> {
+        open_records(src, &options.read)?.ok_or_else(|| crate::Error::Unsupported {
+            path: src.to_path_buf(),
+            message: "changed while it was read: it no longer holds variable records".into(),
+        })
+    };
+    sink.write_from(source.as_mut(), &reopen, &|done| {
+        progress(Progress::Done(done))
+    })
 }
 
 /// What a conversion reports as it goes.

@@ -9,6 +9,7 @@ use ndl_runtime::npy::HeaderLimits;
 use crate::contents::Contents;
 use crate::error::Result;
 use crate::options::{ReadOptions, Setting, SinkOptions, WriteSettings};
+use crate::records::{CreateRecords, OpenRecords};
 use crate::sink::Sink;
 use crate::source::Source;
 
@@ -45,6 +46,12 @@ pub struct FormatInfo {
     pub(crate) open: fn(&Path, &ReadOptions) -> Result<Box<dyn Source>>,
     /// Creates a sink of it for `source`'s array; `None`: read only.
     pub(crate) create: Option<CreateSink>,
+    /// Opens a file or store of it as a source of variable records, when
+    /// the array asked for holds them; `None`: it holds none.
+    pub(crate) open_records: Option<OpenRecords>,
+    /// Creates a sink of it for a source's variable records; `None`: it
+    /// holds none.
+    pub(crate) create_records: Option<CreateRecords>,
     /// Whether a sink at `path` keeps each number of an element in its own
     /// byte order, as a `.npy` record may have them.
     pub(crate) keeps_mixed_byte_orders: fn(&Path, &SinkOptions) -> bool,

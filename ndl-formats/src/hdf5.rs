@@ -760,6 +760,25 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),
+    // netCDF-4 columns are the whole file; an HDF5 dataset of variable
+    // records is one member.
+    open_records: Some(|path, options| {
+        if options.member.is_none() {
+            if let Some(source) = crate::netcdf_columns::open_records(path, options)? {
+                return Ok(Some(source));
+            }
+        }
+        crate::hdf5_records::open_records(path, options)
+    }),
+    // netCDF4-python reads no compound holding a variable-length member,
+    // so a `.nc` file takes variable records as columns.
+    create_records: Some(|path, source, options| {
+        if options.hdf5.columns || options.hdf5.options.is_netcdf(path) {
+            crate::netcdf_columns::create_records(path, source, options)
+        } else {
+            crate::hdf5_records::create_records(path, source, options)
+        }
+    }),
     keeps_mixed_byte_orders: |path, options| {
         !options.hdf5.columns && !options.hdf5.options.is_netcdf(path)
     },

@@ -38,12 +38,15 @@ mod describe;
 mod error;
 mod format;
 mod hdf5;
+mod hdf5_records;
 mod location;
 mod netcdf3;
+mod netcdf_columns;
 mod npy;
 mod npz;
 mod one_order;
 mod options;
+mod records;
 mod registry;
 mod sidecar;
 mod sink;
@@ -68,7 +71,8 @@ pub use npz::{NpzSink, NpzSource};
 pub use options::{
     Hdf5SinkOptions, Layout, ReadOptions, Setting, SinkOptions, WriteSettings, ZarrSinkOptions,
 };
-pub use registry::{create, open, sink_options, FORMATS};
+pub use records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+pub use registry::{create, create_records, open, open_records, sink_options, FORMATS};
 pub use sink::{Progress as SinkProgress, Sink};
 pub use source::{for_each_batch, Origin, Source, BATCH_BYTES};
 pub use zarr::{ZarrSink, ZarrSource};

@@ -261,6 +261,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         ))
     },
     create: Some(|path, source, _| Ok(Box::new(NpySink::create(path, source.spec())?))),
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, _| true,
     contents,
 };

@@ -284,6 +284,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         let member = crate::contents::stem(source.location());
         Ok(Box::new(NpzSink::create(path, &member, source.spec())?))
     }),
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, _| true,
     contents,
 };

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::format::{Format, FormatInfo};
 use crate::npz::{is_zip, zip_holds, ZipHolds};
 use crate::options::{ReadOptions, SinkOptions, WriteSettings};
+use crate::records::RecordSink;
+use crate::records::RecordSource;
 use crate::sink::Sink;
 use crate::source::Source;
 
@@ -181,6 +183,24 @@ pub(crate) fn keeps_mixed_byte_orders(path: &Path, options: &SinkOptions) -> Res
 
 /// Opens the array at `path`, whatever its format.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
+    let format = readable(path, options)?;
+    (format.info().open)(path, options)
+}
+
+/// Opens the records at `path` as a source of variable records, when what
+/// `options` pick there holds strings, lists or options (`None`: it holds
+/// fixed-size elements, which [`open`] reads).
+pub fn open_records(path: &Path, options: &ReadOptions) -> Result<Option<Box<dyn RecordSource>>> {
+    let format = readable(path, options)?;
+    match format.info().open_records {
+        Some(open) => open(path, options),
+        None => Ok(None),
+    }
+}
+
+/// The format of what is at `path`, when `options` ask it for what it
+/// has: no member of a format without members.
+fn readable(path: &Path, options: &ReadOptions) -> Result<Format> {
     let format = Format::of_existing(path)?;
     if let (Some(member), false) = (&options.member, format.info().members) {
         let with = Format::all()
@@ -196,7 +216,29 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
             ),
         });
     }
-    (format.info().open)(path, options)
+    Ok(format)
+}
+
+/// Creates a sink at `path`, in the format its name says, for the variable
+/// records of `source`.
+pub fn create_records(
+    path: &Path,
+    source: &dyn RecordSource,
+    options: &SinkOptions,
+) -> Result<Box<dyn RecordSink>> {
+    let format = Format::of_destination(path)?;
+    let Some(create) = format.info().create_records else {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} holds records with variable-length or optional members, which a {} \
+                 does not hold",
+                source.origin().location.display(),
+                format.noun()
+            ),
+        });
+    };
+    create(path, source, options)
 }
 
 /// Creates a sink at `path`, in the format its name says, for the array of

@@ -524,6 +524,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         Ok(Box::new(ZarrSink::create(path, source, &options)?))
     }),
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;
         zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()

@@ -69,6 +69,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     configure: |_, _, _| Ok(()),
     open: |path, options| open(path, options.member.as_deref()),
     create: None,
+    open_records: None,
+    create_records: None,
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path),
 };

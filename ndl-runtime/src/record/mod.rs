@@ -42,6 +42,7 @@
 mod column;
 mod error;
 pub(crate) mod impls;
+mod untyped;
 
 pub use column::{Bitmap, Bits, Column, ColumnView, Number, Offsets, Values, ValuesView};
 pub use error::RecordError;
