@@ -31,6 +31,7 @@
 //! ```
 
 mod arrow;
+mod arrow_records;
 mod contents;
 mod convert;
 mod create;
@@ -52,6 +53,7 @@ mod sidecar;
 mod sink;
 mod source;
 mod zarr;
+mod zarr_records;
 mod zarr_strings;
 
 pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};

@@ -1,0 +1,2 @@
+//! `ndl convert` of records with strings, lists and options between
+//! formats, to `.npy`, and `--fill`.

@@ -1,0 +1,1 @@
+//! `ndl convert` of records with strings, lists and options (netcdf).
