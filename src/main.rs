@@ -145,6 +145,22 @@ struct ConvertArgs {
     /// than one.
     #[arg(long)]
     member: Option<String>,
+
+    /// The value that stands for null in a column of records whose
+    /// destination has no nulls (.npy, HDF5, netCDF-4, Zarr), such as
+    /// --fill venue=-1 or --fill note="" (nested columns by dotted path:
+    /// venue.code); repeat for each column. A column with a fill of its
+    /// own in the source (a _FillValue) keeps it unless given here.
+    #[arg(long, value_name = "COLUMN=VALUE", value_parser = fill)]
+    fill: Vec<(String, String)>,
+}
+
+/// A `--fill COLUMN=VALUE`, split at its first `=`.
+fn fill(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((column, value)) if !column.is_empty() => Ok((column.to_owned(), value.to_owned())),
+        _ => Err(format!("`{text}` is not COLUMN=VALUE")),
+    }
 }
 
 /// How strings are stored in a Zarr store.
@@ -317,7 +333,10 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     if let Some(member) = &args.member {
         read = read.member(member);
     }
-    let options = ConvertOptions::new().read(read).write(write);
+    let options = args.fill.iter().fold(
+        ConvertOptions::new().read(read).write(write),
+        |o, (column, value)| o.fill(column, value),
+    );
     let bar = progress_bar();
     let shown = |p: Progress| match p {
         Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),

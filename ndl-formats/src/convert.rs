@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::error::Result;
+use crate::fill::Filled;
 use crate::one_order::in_one_order;
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::RecordSource;
@@ -23,6 +24,7 @@ use crate::registry::{create, create_records, keeps_mixed_byte_orders, open, ope
 pub struct ConvertOptions {
     read: ReadOptions,
     write: SinkOptions,
+    fills: Vec<(String, String)>,
 }
 
 impl ConvertOptions {
@@ -34,6 +36,16 @@ impl ConvertOptions {
     /// How the source is read.
     pub fn read(mut self, read: ReadOptions) -> ConvertOptions {
         self.read = read;
+        self
+    }
+
+    /// The value that stands for null in `column` (a dotted path:
+    /// `venue.code`) of records with optional members, where the
+    /// destination has no nulls (`.npy`, HDF5, netCDF-4, Zarr): parsed as
+    /// the column's type (a number, `true`/`false`, an enum member's name,
+    /// a string).
+    pub fn fill(mut self, column: impl Into<String>, value: impl Into<String>) -> ConvertOptions {
+        self.fills.push((column.into(), value.into()));
         self
     }
 
@@ -59,6 +71,12 @@ pub fn convert(
         return convert_records(src, dst, records, options, progress);
     }
     let mut source = open(src, &options.read)?;
+    if !options.fills.is_empty() {
+        progress(Progress::Note(format!(
+            "--fill applies to records with optional members, and {} holds none",
+            src.display()
+        )));
+    }
     if !keeps_mixed_byte_orders(dst, &options.write)? {
         source = in_one_order(source);
     }
@@ -77,27 +95,27 @@ pub fn convert(
 fn convert_records(
     src: &Path,
     dst: &Path,
-    mut source: Box<dyn RecordSource>,
+    source: Box<dyn RecordSource>,
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
+    let mut source = Filled::new(source, &options.fills)?;
     for note in source.notes() {
         progress(Progress::Note(note.clone()));
     }
-    let sink = create_records(dst, source.as_ref(), &options.write)?;
+    let sink = create_records(dst, &source, &options.write)?;
     for note in sink.notes() {
         progress(Progress::Note(note));
     }
     progress(Progress::Total(source.origin().len.unwrap_or(0)));
     let reopen = || -> Result<Box<dyn RecordSource>> {
-        open_records(src, &options.read)?.ok_or_else(|| crate::Error::Unsupported {
+        let again = open_records(src, &options.read)?.ok_or_else(|| crate::Error::Unsupported {
             path: src.to_path_buf(),
             message: "changed while it was read: it no longer holds variable records".into(),
-        })
+        })?;
+        Ok(Box::new(Filled::new(again, &options.fills)?))
     };
-    sink.write_from(source.as_mut(), &reopen, &|done| {
-        progress(Progress::Done(done))
-    })
+    sink.write_from(&mut source, &reopen, &|done| progress(Progress::Done(done)))
 }
 
 /// What a conversion reports as it goes.

@@ -66,6 +66,16 @@ pub enum Error {
         /// The destination.
         path: PathBuf,
     },
+    /// A `--fill COLUMN=VALUE` that does not fit the records read.
+    #[error("{}: --fill {column}: {message}", path.display())]
+    Fill {
+        /// The source.
+        path: PathBuf,
+        /// The column named.
+        column: String,
+        /// Why the value does not fill it.
+        message: String,
+    },
     /// The array, or the request, is one this conversion does not do.
     #[error("{}: {message}", path.display())]
     Unsupported {

@@ -262,7 +262,11 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     },
     create: Some(|path, source, _| Ok(Box::new(NpySink::create(path, source.spec())?))),
     open_records: None,
-    create_records: None,
+    create_records: Some(|path, source, _| {
+        Ok(Box::new(crate::npy_records::NpyRecordSink::create(
+            path, source,
+        )?))
+    }),
     keeps_mixed_byte_orders: |_, _| true,
     contents,
 };

@@ -11,7 +11,7 @@ use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::sink::Progress;
 
 /// About this many bytes of values are moved at a time (a batch is at
@@ -88,3 +88,107 @@ pub(crate) type OpenRecords =
 /// How a format makes a sink of records at a path, for a source's records.
 pub(crate) type CreateRecords =
     fn(&Path, &dyn RecordSource, &crate::SinkOptions) -> Result<Box<dyn RecordSink>>;
+
+/// Refuses, for a destination at `path` in a format without nulls (`what`:
+/// "a `.npy` file, which has no nulls"), records with an option that has
+/// no fill, naming the first such column.
+pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) -> Result<()> {
+    let Some(column) = first_unfilled(origin.template) else {
+        return Ok(());
+    };
+    Err(Error::Unsupported {
+        path: path.to_path_buf(),
+        message: format!(
+            "column `{column}` of {} may be null, which {what} cannot store without a value \
+             standing for null: give one with `--fill {column}=VALUE`",
+            origin.location.display()
+        ),
+    })
+}
+
+/// The dotted path of the first option without a fill in `template`.
+pub(crate) fn first_unfilled(template: &Column) -> Option<String> {
+    first_where(template, &|c| {
+        matches!(c, Column::Nullable { fill: None, .. })
+    })
+}
+
+/// The dotted path of the first variable-length list in `template`.
+pub(crate) fn first_list(template: &Column) -> Option<String> {
+    first_where(template, &|c| matches!(c, Column::List { .. }))
+}
+
+/// The dotted path of the first column of `template`, fields searched in
+/// order and depth first, for which `is` holds.
+fn first_where(template: &Column, is: &dyn Fn(&Column) -> bool) -> Option<String> {
+    if is(template) {
+        return Some(String::new());
+    }
+    let join = |name: &str, inner: String| match inner.is_empty() {
+        true => name.to_owned(),
+        false => format!("{name}.{inner}"),
+    };
+    match template {
+        Column::Struct { fields, .. } => fields
+            .iter()
+            .find_map(|(name, c)| first_where(c, is).map(|inner| join(name, inner))),
+        Column::Nullable { values, .. }
+        | Column::List { values, .. }
+        | Column::FixedList { values, .. } => first_where(values, is),
+        _ => None,
+    }
+}
+
+/// Records held in memory, a batch per slice, for the tests of sinks.
+#[cfg(test)]
+pub(crate) mod memory {
+    use std::collections::VecDeque;
+    use std::path::PathBuf;
+
+    use ndl_runtime::record::{Column, Columns};
+    use ndl_runtime::{Datatype, Record};
+
+    use super::{RecordOrigin, RecordSource};
+    use crate::error::Result;
+
+    /// The batches of typed records, as a source would read them.
+    pub(crate) struct MemorySource {
+        datatype: Datatype,
+        template: Column,
+        batches: VecDeque<Column>,
+        len: u64,
+        location: PathBuf,
+    }
+
+    impl MemorySource {
+        pub(crate) fn new<T: Record>(batches: &[&[T]]) -> MemorySource {
+            let columns = |records: &[T]| {
+                let mut c = T::Columns::with_capacity(records.len());
+                c.extend(records);
+                c.finish()
+            };
+            MemorySource {
+                datatype: T::datatype(),
+                template: columns(&[]),
+                batches: batches.iter().map(|b| columns(b)).collect(),
+                len: batches.iter().map(|b| b.len() as u64).sum(),
+                location: PathBuf::from("memory"),
+            }
+        }
+    }
+
+    impl RecordSource for MemorySource {
+        fn origin(&self) -> RecordOrigin<'_> {
+            RecordOrigin {
+                datatype: &self.datatype,
+                template: &self.template,
+                len: Some(self.len),
+                location: &self.location,
+            }
+        }
+
+        fn next_batch(&mut self) -> Result<Option<Column>> {
+            Ok(self.batches.pop_front())
+        }
+    }
+}

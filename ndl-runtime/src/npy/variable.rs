@@ -24,9 +24,9 @@ type Place<'a> = &'a dyn Fn(usize) -> usize;
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// The record type and the field being worked on, for errors.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Cx {
-    record: &'static str,
+    record: String,
     field: String,
     /// The index of the first record of the buffer being encoded.
     first: u64,
@@ -41,7 +41,18 @@ impl Cx {
         let end = full.find('<').unwrap_or(full.len());
         let start = full[..end].rfind("::").map_or(0, |i| i + 2);
         Cx {
-            record: &full[start..],
+            record: full[start..].to_owned(),
+            field: String::new(),
+            first: 0,
+            itemsize: 0,
+        }
+    }
+
+    /// The context of records known by `name` (a file's, which have no
+    /// Rust type).
+    pub(crate) fn named(name: &str) -> Cx {
+        Cx {
+            record: name.to_owned(),
             field: String::new(),
             first: 0,
             itemsize: 0,

@@ -356,6 +356,19 @@ macro_rules! values {
                 match self { $(Values::$variant(v) => ValuesView::$variant(v),)* }
             }
 
+            /// Puts value `j` of `other`, of the same type, in slot `i`
+            /// (nothing when either is out of bounds or the types differ).
+            pub(crate) fn set_from(&mut self, i: usize, other: &Values, j: usize) {
+                match (self, other) {
+                    $((Values::$variant(a), Values::$variant(b)) => {
+                        if let (Some(slot), Some(&v)) = (a.get_mut(i), b.get(j)) {
+                            *slot = v;
+                        }
+                    })*
+                    _ => {}
+                }
+            }
+
             /// Bitwise: a NaN fill matches the same NaN.
             fn same_value(&self, i: usize, other: &Values, j: usize) -> bool {
                 match (self, other) {

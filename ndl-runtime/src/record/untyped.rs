@@ -135,6 +135,111 @@ impl Column {
     }
 }
 
+impl Column {
+    /// Puts each option's fill in the slots of its nulls, so that a format
+    /// storing the values as they are stores the fill there (a source's
+    /// null slots may hold anything). Options without a fill, and lists
+    /// under a null, are left as they are.
+    ///
+    /// ```
+    /// use ndl_runtime::record::{Bitmap, Column, Values};
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let mut validity = Bitmap::default();
+    /// [true, false].into_iter().for_each(|b| validity.push(b));
+    /// let numbers = |v: Vec<i32>| Column::Values { datatype: Datatype::Int32, values: Values::I32(v) };
+    /// let mut column = Column::Nullable {
+    ///     validity,
+    ///     values: Box::new(numbers(vec![7, 0])),
+    ///     fill: Some(Box::new(numbers(vec![-1]))),
+    /// };
+    /// column.put_fills();
+    /// let Column::Nullable { values, .. } = &column else { unreachable!() };
+    /// assert_eq!(**values, numbers(vec![7, -1]));
+    /// ```
+    pub fn put_fills(&mut self) {
+        match self {
+            Column::Nullable {
+                validity,
+                values,
+                fill,
+            } => {
+                values.put_fills();
+                if let Some(fill) = fill {
+                    let nulls: Vec<usize> =
+                        (0..validity.len()).filter(|&i| !validity.get(i)).collect();
+                    if !nulls.is_empty() {
+                        values.fill_slots(&nulls, fill);
+                    }
+                }
+            }
+            Column::Struct { fields, .. } => fields.iter_mut().for_each(|(_, c)| c.put_fills()),
+            Column::List { values, .. } | Column::FixedList { values, .. } => values.put_fills(),
+            _ => {}
+        }
+    }
+
+    /// Puts record 0 of `fill` in each slot of `slots` (ascending).
+    fn fill_slots(&mut self, slots: &[usize], fill: &Column) {
+        match (self, fill) {
+            (Column::Values { values, .. }, Column::Values { values: f, .. }) => {
+                slots.iter().for_each(|&i| values.set_from(i, f, 0));
+            }
+            (Column::Bool(bits), Column::Bool(f)) => {
+                let mut copy = Bitmap::with_capacity(bits.len());
+                (0..bits.len()).for_each(|i| {
+                    copy.push(if slots.binary_search(&i).is_ok() {
+                        f.get(0)
+                    } else {
+                        bits.get(i)
+                    })
+                });
+                *bits = copy;
+            }
+            (Column::Plain { datatype, bytes }, Column::Plain { bytes: f, .. }) => {
+                let n = datatype.size().unwrap_or(0);
+                for &i in slots {
+                    if let (Some(slot), Some(v)) = (bytes.get_mut(i * n..(i + 1) * n), f.get(..n)) {
+                        slot.copy_from_slice(v);
+                    }
+                }
+            }
+            (
+                Column::Strings { offsets, data },
+                Column::Strings {
+                    offsets: fo,
+                    data: fd,
+                },
+            ) => {
+                let value = fd.get(range_of(fo, 0)).unwrap_or_default();
+                let mut new_data = Vec::with_capacity(data.len());
+                let mut new_offsets = Vec::with_capacity(offsets.len());
+                new_offsets.push(0);
+                for i in 0..offsets.len().saturating_sub(1) {
+                    if slots.binary_search(&i).is_ok() {
+                        new_data.extend_from_slice(value);
+                    } else {
+                        new_data
+                            .extend_from_slice(data.get(range_of(offsets, i)).unwrap_or_default());
+                    }
+                    new_offsets.push(new_data.len() as i64);
+                }
+                (*offsets, *data) = (new_offsets, new_data);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn range_of(offsets: &[i64], i: usize) -> Range<usize> {
+    let at = |k: usize| {
+        offsets
+            .get(k)
+            .map_or(0, |&o| usize::try_from(o).unwrap_or(0))
+    };
+    at(i)..at(i + 1).max(at(i))
+}
+
 fn int_values(base: IntType) -> Values {
     match base {
         IntType::Int8 => Values::I8(Vec::new()),
