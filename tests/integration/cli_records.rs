@@ -1,2 +1,174 @@
 //! `ndl convert` of records with strings, lists and options between
-//! formats, to `.npy`, and `--fill`.
+//! formats, to `.npy`, and `--fill`: a table pyarrow writes goes round
+//! netCDF-4, Zarr and Arrow IPC and comes back equal, nulls included;
+//! through HDF5 and `.npy`, which have no nulls, with the fills given.
+
+use std::path::Path;
+
+use crate::common;
+
+use common::cli::{convert, converted, refused};
+use ndl_testkit::python::{python312, run_with};
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The table every test starts from: plain numbers, strings (non-ASCII
+/// and empty ones), a nullable number with nulls, and lists (empty ones
+/// too), as pyarrow writes them.
+const TABLE: &str = r#"
+import pyarrow as pa
+n = 23
+table = pa.table({
+    "id": pa.array(range(n), pa.uint64()),
+    "symbol": pa.array(["", "Ünï", "日本"] + [f"s{i}" for i in range(3, n)], pa.string()),
+    "price": pa.array([i / 8 for i in range(n)], pa.float64()),
+    "venue": pa.array([None if i % 4 == 1 else i * 10 for i in range(n)], pa.int32()),
+    "levels": pa.array([[float(k) for k in range(i % 3)] for i in range(n)], pa.list_(pa.float32())),
+    "tags": pa.array([["é"] * (i % 2) for i in range(n)], pa.list_(pa.string())),
+})
+"#;
+
+/// `TABLE` written to the Parquet file at `to`, with `extra` columns.
+fn write_table(to: &Path, script: &str) {
+    run_with(
+        &python312(),
+        &format!("{TABLE}\nimport sys, pyarrow.parquet as pq\n{script}\npq.write_table(table, sys.argv[1])\n"),
+        &[path(to)],
+    );
+}
+
+#[test]
+fn a_table_goes_round_netcdf_zarr_and_ipc_and_comes_back_equal_nulls_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (parquet, nc, zarr, zarr2, ipc) = (
+        d.join("t.parquet"),
+        d.join("t.nc"),
+        d.join("t.zarr"),
+        d.join("t2.zarr"),
+        d.join("t.arrow"),
+    );
+    write_table(&parquet, "");
+    converted(
+        convert(&parquet, &nc, &["--fill", "venue=-1"]),
+        "parquet to nc",
+    );
+    converted(convert(&nc, &zarr, &[]), "nc to zarr");
+    converted(
+        convert(&zarr, &zarr2, &["--zarr-format", "2"]),
+        "zarr to zarr v2",
+    );
+    converted(convert(&zarr2, &ipc, &[]), "zarr v2 to arrow");
+    run_with(
+        &python312(),
+        r#"
+import sys, pyarrow.parquet as pq, pyarrow.ipc as ipc, netCDF4, xarray as xr
+want = pq.read_table(sys.argv[1])
+got = ipc.open_file(sys.argv[2]).read_all()
+for name in want.column_names:
+    assert got.column(name).to_pylist() == want.column(name).to_pylist(), (name, got.column(name), want.column(name))
+with netCDF4.Dataset(sys.argv[3]) as f:
+    venue = f["venue"][:]
+    assert venue.mask.tolist() == [i % 4 == 1 for i in range(23)], venue
+    assert f["symbol"][:].tolist()[:3] == ["", "Ünï", "日本"]
+ds = xr.open_zarr(sys.argv[4])
+assert ds["symbol"].values.tolist()[:3] == ["", "Ünï", "日本"], ds
+"#,
+        &[path(&parquet), path(&ipc), path(&nc), path(&zarr)],
+    );
+}
+
+#[test]
+fn a_table_goes_to_hdf5_with_its_fills_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (parquet, h5, back) = (d.join("t.parquet"), d.join("t.h5"), d.join("back.parquet"));
+    write_table(
+        &parquet,
+        r#"table = table.append_column("note", pa.array([None if i % 3 == 0 else f"n{i}" for i in range(n)], pa.string()))"#,
+    );
+    let unfilled = convert(&parquet, &d.join("no.h5"), &[]);
+    refused(&unfilled, &d.join("no.h5"), &["--fill venue=VALUE"]);
+    assert!(!d.join("no.h5").exists());
+    converted(
+        convert(&parquet, &h5, &["--fill", "venue=-1", "--fill", "note=NA"]),
+        "parquet to h5",
+    );
+    converted(convert(&h5, &back, &[]), "h5 to parquet");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, pyarrow.parquet as pq
+want = pq.read_table(sys.argv[1]).to_pylist()
+with h5py.File(sys.argv[2]) as f:
+    (name,) = f.keys()
+    d = f[name]
+    assert h5py.check_string_dtype(d.dtype["symbol"]) is not None, d.dtype
+    assert h5py.check_vlen_dtype(d.dtype["levels"]) is not None, d.dtype
+    rows = d[:]
+    for w, r in zip(want, rows):
+        assert r["symbol"].decode() == w["symbol"], (r, w)
+        assert r["venue"] == (-1 if w["venue"] is None else w["venue"]), (r, w)
+        assert r["note"].decode() == (w["note"] or "NA"), (r, w)
+        assert r["levels"].tolist() == w["levels"], (r, w)
+        assert [t.decode() for t in r["tags"]] == w["tags"], (r, w)
+back = pq.read_table(sys.argv[3]).to_pylist()
+assert [b["symbol"] for b in back] == [w["symbol"] for w in want], back
+assert [b["tags"] for b in back] == [w["tags"] for w in want], back
+"#,
+        &[path(&parquet), path(&h5), path(&back)],
+    );
+}
+
+#[test]
+fn records_go_to_npy_with_strings_as_the_narrowest_u_and_fills_for_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (parquet, npy) = (d.join("t.parquet"), d.join("t.npy"));
+    write_table(
+        &parquet,
+        r#"table = table.drop_columns(["levels", "tags"])"#,
+    );
+    let bare = convert(&parquet, &d.join("bare.npy"), &[]);
+    refused(
+        &bare,
+        &d.join("bare.npy"),
+        &["`venue`", "--fill venue=VALUE"],
+    );
+    let bad = convert(&parquet, &d.join("bad.npy"), &["--fill", "venue=x"]);
+    refused(&bad, &parquet, &["--fill venue", "`x`"]);
+    let unknown = convert(&parquet, &d.join("bad.npy"), &["--fill", "venu=1"]);
+    refused(
+        &unknown,
+        &parquet,
+        &["--fill venu", "id, symbol, price, venue"],
+    );
+    converted(
+        convert(&parquet, &npy, &["--fill", "venue=-1"]),
+        "parquet to npy",
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, pyarrow.parquet as pq
+want = pq.read_table(sys.argv[1]).to_pylist()
+a = np.load(sys.argv[2])
+assert a.dtype["symbol"] == np.dtype("<U3"), a.dtype
+assert a["symbol"].tolist() == [w["symbol"] for w in want], a
+assert a["venue"].tolist() == [-1 if w["venue"] is None else w["venue"] for w in want], a
+"#,
+        &[path(&parquet), path(&npy)],
+    );
+}
+
+#[test]
+fn lists_are_refused_by_npy_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parquet, npy) = (dir.path().join("t.parquet"), dir.path().join("t.npy"));
+    write_table(&parquet, "");
+    let run = convert(&parquet, &npy, &["--fill", "venue=-1"]);
+    refused(&run, &npy, &["`levels`", "variable-length lists"]);
+    assert!(!npy.exists());
+}
