@@ -62,6 +62,9 @@ p = g["point"][:]
 assert p[0, 0].tolist() == (1.5, 2, 3.25) and p[1, 1].tolist() == (0.0, 9, 0.0), p
 assert list(g["code"][:]) == [b"abc", b"hello"]
 assert g["scalar"][()] == 2**64 - 1
+names = g["names"]
+assert [str(n) for n in names[:]] == ["alpha", "βήτα", "gamma"], names[:]
+assert names.dtype.kind in "OT" or str(names.dtype) == "StringDType()", names.dtype
 st = g["stored"]
 assert (st.shape, st.chunks, dims(st)) == ((3, 4), (2, 4), ["stored_0", "dim_4"])
 assert (st[:] == np.arange(1, 13).reshape(3, 4)).all()

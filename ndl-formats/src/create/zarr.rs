@@ -10,7 +10,7 @@ use std::path::Path;
 
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Datatype, Order};
-use ndl_zarr::{Codec, GridWriter, WriteOptions, ZarrFormat};
+use ndl_zarr::{Codec, GridWriter, VlenKind, WriteOptions, ZarrFormat};
 use serde_json::{json, Map, Value as Json};
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
@@ -19,19 +19,6 @@ use crate::error::{Error, Result};
 
 /// Bytes of zeros appended at a time to an array without values.
 const FILL_BLOCK: usize = 1 << 20;
-
-/// What no Zarr array here holds: `string` ndarrays (variable-length
-/// strings are a Zarr extension written by another writer).
-pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
-    match plan.arrays().find(|(_, a)| a.datatype == Datatype::String) {
-        Some((_, a)) => Err(Error::Document {
-            path: doc.to_path_buf(),
-            location: a.at.clone(),
-            message: "`ndl create` makes Zarr arrays of fixed-size datatypes, not `string`; use fixed-length strings or .h5/.nc".into(),
-        }),
-        None => Ok(()),
-    }
-}
 
 /// Writes `plan` as a new store at `dest`, published whole.
 pub(super) fn write(plan: &Plan, dest: &Path, format: u8) -> Result<()> {
@@ -129,6 +116,13 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
     for (name, value) in json_attributes(&a.attributes) {
         options = options.attribute(&name, value);
     }
+    if a.datatype == Datatype::String {
+        strings(dir, a, &options)?;
+        return name_dimensions(dir, &dimension_names(a), format).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        });
+    }
     let packed = PackedLayout::new(&a.datatype).map_err(|source| Error::Pack {
         path: dir.to_path_buf(),
         source,
@@ -152,6 +146,23 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
         path: dir.to_path_buf(),
         source,
     })
+}
+
+/// A `string` array: v3 `string`, v2 `|O` with `vlen-utf8`, as
+/// zarr-python writes them; an element without a value is the empty
+/// string (zarr-python's fill of a string array).
+fn strings(dir: &Path, a: &PlannedArray, options: &WriteOptions) -> Result<()> {
+    let given: &[String] = match &a.values {
+        Values::Strings(v) => v,
+        _ => &[],
+    };
+    let mut w = options.create_vlen(dir, VlenKind::Text, &a.extents)?;
+    for i in 0..a.extents.iter().product::<u64>() {
+        let value = usize::try_from(i).ok().and_then(|i| given.get(i));
+        w.append(value.map_or(&b""[..], |v| v.as_bytes()))?;
+    }
+    w.finish()?;
+    Ok(())
 }
 
 /// Appends zeros for every element, a block at a time.
