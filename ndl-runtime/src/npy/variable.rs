@@ -279,31 +279,12 @@ fn scatter(
     }
 }
 
-macro_rules! per_values {
-    ($values:expr, $v:ident => $body:expr) => {
-        match $values {
-            Values::I8($v) => $body,
-            Values::I16($v) => $body,
-            Values::I32($v) => $body,
-            Values::I64($v) => $body,
-            Values::U8($v) => $body,
-            Values::U16($v) => $body,
-            Values::U32($v) => $body,
-            Values::U64($v) => $body,
-            Values::F32($v) => $body,
-            Values::F64($v) => $body,
-        }
-    };
-}
-
 fn scatter_values(values: &Values, rows: Range<usize>, out: &mut [u8], place: Place<'_>) {
-    per_values!(values, v => {
-        for j in rows {
-            let b = v[j].to_ne_bytes();
-            let p = place(j);
-            out[p..p + b.len()].copy_from_slice(&b);
-        }
-    });
+    let (size, bytes) = (values.value_size(), values.as_bytes());
+    for j in rows {
+        let p = place(j);
+        out[p..p + size].copy_from_slice(&bytes[j * size..(j + 1) * size]);
+    }
 }
 
 /// Writes records `rows` of `column`, stored as `dt` (whose size is
@@ -584,35 +565,13 @@ fn leaf_mismatch(cx: &Cx, want: &Datatype, file: &Datatype) -> Error {
 }
 
 fn gather_values(template: &Values, n: usize, place: Place<'_>, bytes: &[u8]) -> Values {
-    macro_rules! read {
-        ($($variant:ident($t:ty)),*) => {
-            match template {
-                $(Values::$variant(_) => Values::$variant(
-                    (0..n)
-                        .map(|j| {
-                            let p = place(j);
-                            let mut b = [0u8; std::mem::size_of::<$t>()];
-                            let n = b.len();
-                            b.copy_from_slice(&bytes[p..p + n]);
-                            <$t>::from_ne_bytes(b)
-                        })
-                        .collect(),
-                ),)*
-            }
-        };
+    let size = template.value_size();
+    let mut packed = Vec::with_capacity(n * size);
+    for j in 0..n {
+        let p = place(j);
+        packed.extend_from_slice(&bytes[p..p + size]);
     }
-    read!(
-        I8(i8),
-        I16(i16),
-        I32(i32),
-        I64(i64),
-        U8(u8),
-        U16(u16),
-        U32(u32),
-        U64(u64),
-        F32(f32),
-        F64(f64)
-    )
+    Values::from_ne_bytes(template, &packed)
 }
 
 /// Strings from `U n` (UTF-32) or `S n` (bytes, which must be UTF-8)

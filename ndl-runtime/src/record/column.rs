@@ -356,6 +356,35 @@ macro_rules! values {
                 match self { $(Values::$variant(v) => ValuesView::$variant(v),)* }
             }
 
+            /// The values' bytes, numbers in native order.
+            pub fn as_bytes(&self) -> &[u8] {
+                match self { $(Values::$variant(v) => bytemuck::cast_slice(v),)* }
+            }
+
+            /// The size of one value in bytes.
+            pub fn value_size(&self) -> usize {
+                match self { $(Values::$variant(_) => std::mem::size_of::<$t>(),)* }
+            }
+
+            /// Values of the type of `like` from `bytes`, numbers in native
+            /// order (trailing bytes short of a whole value are left out).
+            ///
+            /// ```
+            /// use ndl_runtime::record::Values;
+            ///
+            /// let like = Values::I16(Vec::new());
+            /// let back = Values::from_ne_bytes(&like, Values::I16(vec![1, -2]).as_bytes());
+            /// assert_eq!(back, Values::I16(vec![1, -2]));
+            /// ```
+            pub fn from_ne_bytes(like: &Values, bytes: &[u8]) -> Values {
+                match like {
+                    $(Values::$variant(_) => {
+                        let whole = bytes.len() / std::mem::size_of::<$t>() * std::mem::size_of::<$t>();
+                        Values::$variant(bytemuck::pod_collect_to_vec(&bytes[..whole]))
+                    })*
+                }
+            }
+
             /// Puts value `j` of `other`, of the same type, in slot `i`
             /// (nothing when either is out of bounds or the types differ).
             pub(crate) fn set_from(&mut self, i: usize, other: &Values, j: usize) {
