@@ -254,3 +254,42 @@ fn an_existing_destination_is_refused_and_left_untouched() {
     let run = create(&data("ndarrays"), &dir.path().join("out.txt"));
     refused(&run, &dir.path().join("out.txt"), &[".h5", ".nc"]);
 }
+
+/// `float16` values (an extension; NumPy's `<f2`) made into an HDF5 file
+/// and a Zarr store that h5py and zarr-python read exactly; netCDF-4 has
+/// no 16-bit float, so a `.nc` is refused naming the ndarray.
+#[test]
+fn float16_values_are_made_where_the_format_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("half.ndl.yaml");
+    std::fs::write(
+        &doc,
+        "ndarrays:\n  half:\n    shape: [4]\n    type: float16\n    value: [1.5, -0.25, 65504, .nan]\n",
+    )
+    .unwrap();
+    let (h5, zarr, nc) = (
+        dir.path().join("half.h5"),
+        dir.path().join("half.zarr"),
+        dir.path().join("half.nc"),
+    );
+    for dest in [&h5, &zarr] {
+        let run = create(&doc, dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    refused(&create(&doc, &nc), &nc, &["`/half`", "16-bit float"]);
+    let out = ndl_testkit::python::run_with(
+        &python312(),
+        r#"
+import sys, h5py, zarr, numpy as np
+want = np.array([1.5, -0.25, 65504, np.nan], np.float16)
+with h5py.File(sys.argv[1]) as f:
+    got = f["half"][:]
+    assert got.dtype == np.float16 and np.array_equal(got, want, equal_nan=True), got
+got = zarr.open_group(sys.argv[2], mode="r")["half"][:]
+assert got.dtype == np.float16 and np.array_equal(got, want, equal_nan=True), got
+print("ok")
+"#,
+        &[h5.to_str().unwrap(), zarr.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "ok");
+}

@@ -87,6 +87,10 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
             out.extend((v.as_f64().ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
         }
         Datatype::Float64 => out.extend(v.as_f64().ok_or_else(|| not("a number"))?.to_ne_bytes()),
+        Datatype::Float16 => {
+            let x = v.as_f64().ok_or_else(|| not("a number"))?;
+            out.extend(half::f16::from_f64(x).to_ne_bytes())
+        }
         Datatype::Bool => out.push(u8::from(v.as_bool().ok_or_else(|| not("true or false"))?)),
         Datatype::Complex64 | Datatype::Complex128 => {
             let part = if *datatype == Datatype::Complex64 {
