@@ -153,7 +153,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 7] = [
+const BAD: [(&str, &str, &[&str]); 8] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -191,6 +191,11 @@ const BAD: [(&str, &str, &[&str]); 7] = [
         "filter",
         "ndarrays:\n  a: {shape: [2], type: int8, storage: {filter: [lzma]}}\n",
         &["ndarray `a`: storage.filter[0]", "unknown filter `lzma`"],
+    ),
+    (
+        "fillvalue",
+        "ndarrays:\n  a: {shape: [2], type: int8, storage: {fillvalue: -1}}\n",
+        &["ndarray `a`: storage.fillvalue", "does not set fill values"],
     ),
 ];
 

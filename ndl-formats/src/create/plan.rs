@@ -201,6 +201,11 @@ fn array(
     at: &str,
 ) -> Result<PlannedArray, PlanError> {
     check_datatype(datatype, at)?;
+    if storage.fillvalue.is_some() {
+        let why = "`ndl create` does not set fill values yet: leave it out (each format's \
+                   default fill, zeros, is used), or give the ndarray a `value`";
+        return Err((format!("{at}: storage.fillvalue"), why.to_string()));
+    }
     if let Some(charset) = &storage.charset {
         if !matches!(
             charset.to_ascii_lowercase().as_str(),
