@@ -303,16 +303,16 @@ impl ParquetRecordReader {
 /// Record batches of a Parquet file, checked against a datatype before any
 /// is read, only the columns it needs decoded.
 #[derive(Debug)]
-struct Reader {
+pub(crate) struct Reader {
     batches: ParquetRecordBatchReader,
     datatype: Datatype,
     schema: SchemaRef,
-    rows: u64,
+    pub(crate) rows: u64,
     int96: Option<Int96Check>,
 }
 
 impl Reader {
-    fn open(
+    pub(crate) fn open(
         path: &Path,
         target: Target<'_>,
         options: &ReadOptions,

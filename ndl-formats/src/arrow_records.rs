@@ -1,2 +1,212 @@
 //! Variable records in Parquet and Arrow IPC files: a file of them read
 //! as a [`RecordSource`](crate::RecordSource), and written from one.
+
+use std::path::{Path, PathBuf};
+
+use ndl_arrow::{ColumnsReader, ColumnsWriter};
+use ndl_runtime::record::Column;
+use ndl_runtime::{Compound, Datatype, Opaque};
+
+use crate::arrow::ColumnFile;
+use crate::error::{Error, Result};
+use crate::npy::refuse_existing;
+use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::Progress;
+
+/// ndl-arrow's error about the file at `path` (which its message names).
+fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
+    move |source| Error::Arrow {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
+
+/// The records of a Parquet file or Arrow IPC file or stream whose
+/// columns hold strings, lists or nulls, a batch at a time.
+pub struct ColumnFileRecords {
+    reader: ColumnsReader,
+    path: PathBuf,
+}
+
+impl RecordSource for ColumnFileRecords {
+    fn origin(&self) -> RecordOrigin<'_> {
+        RecordOrigin {
+            datatype: self.reader.datatype(),
+            template: self.reader.template(),
+            len: Some(self.reader.len()),
+            location: &self.path,
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Column>> {
+        self.reader.next_columns().map_err(in_file(&self.path))
+    }
+}
+
+/// The records of the file at `path`, read about `batch_bytes` at a
+/// time, when a column is a string, a list, or holds nulls (see
+/// [`ndl_arrow::describe_parquet`]); `None` when every column is plain,
+/// for the byte path to read.
+pub fn open(
+    path: &Path,
+    file: ColumnFile,
+    batch_bytes: usize,
+) -> Result<Option<ColumnFileRecords>> {
+    let described = match file {
+        ColumnFile::Parquet => ndl_arrow::describe_parquet(path),
+        ColumnFile::Ipc => ndl_arrow::describe_ipc(path),
+    };
+    let (datatype, _) = described.map_err(in_file(path))?;
+    let Datatype::Compound(compound) = &datatype else {
+        return Ok(None);
+    };
+    if datatype.size().is_some() {
+        return Ok(None);
+    }
+    refuse_arrow_only(path, compound, "")?;
+    let options = ndl_arrow::ReadOptions::default();
+    let reader = match file {
+        ColumnFile::Parquet => ColumnsReader::open_parquet(path, &options, batch_bytes),
+        ColumnFile::Ipc => ColumnsReader::open_ipc(path, &options, batch_bytes),
+    };
+    Ok(Some(ColumnFileRecords {
+        reader: reader.map_err(in_file(path))?,
+        path: path.to_path_buf(),
+    }))
+}
+
+/// Refuses, naming the first, members that only Arrow holds (decimals,
+/// times of day, intervals, nulls: opaque bytes tagged `arrow:`), which
+/// no other format takes as values.
+fn refuse_arrow_only(path: &Path, compound: &Compound, at: &str) -> Result<()> {
+    for m in &compound.members {
+        let column = match at {
+            "" => m.name.clone(),
+            _ => format!("{at}.{}", m.name),
+        };
+        match arrow_only(&m.datatype) {
+            Some(Found::Tag(tag)) => {
+                return Err(Error::Unsupported {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "column `{column}` is of Arrow type `{}`, which no other format holds",
+                        tag.trim_start_matches("arrow:")
+                    ),
+                })
+            }
+            Some(Found::Compound(inner)) => refuse_arrow_only(path, inner, &column)?,
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// What [`arrow_only`] finds inside a datatype.
+enum Found<'a> {
+    Tag(&'a str),
+    Compound(&'a Compound),
+}
+
+/// The `arrow:` tag of `dt` or of what it holds, or the compound inside
+/// it to look into.
+fn arrow_only(dt: &Datatype) -> Option<Found<'_>> {
+    match dt {
+        Datatype::Opaque(Opaque { tag: Some(tag), .. }) if tag.starts_with("arrow:") => {
+            Some(Found::Tag(tag))
+        }
+        Datatype::Vlen(inner) | Datatype::Optional(inner) => arrow_only(inner),
+        Datatype::Array(a) => arrow_only(&a.base),
+        Datatype::Compound(c) => Some(Found::Compound(c)),
+        _ => None,
+    }
+}
+
+/// A new Parquet file or Arrow IPC file or stream of variable records:
+/// strings as `Utf8`, `vlen` as `List`, nullable fields for `optional`
+/// members only.
+pub struct ColumnFileRecordSink {
+    path: PathBuf,
+    file: ColumnFile,
+}
+
+impl ColumnFileRecordSink {
+    /// A sink at `path`, which must not exist, for the records of
+    /// `source`, whose datatype must have an Arrow form.
+    pub fn create(
+        path: &Path,
+        source: &dyn RecordSource,
+        file: ColumnFile,
+    ) -> Result<ColumnFileRecordSink> {
+        refuse_existing(path)?;
+        let origin = source.origin();
+        ndl_arrow::columns_schema(origin.datatype, origin.template).map_err(in_file(path))?;
+        Ok(ColumnFileRecordSink {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+}
+
+/// The schema metadata of the attributes of `source`: text as it is,
+/// other values as their JSON text, as pyarrow keeps strings there.
+fn metadata_of(source: &dyn RecordSource) -> ndl_arrow::WriteOptions {
+    let Some(attributes) = source.attributes() else {
+        return ndl_arrow::WriteOptions::new();
+    };
+    attributes
+        .iter()
+        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
+        .fold(
+            ndl_arrow::WriteOptions::new(),
+            |options, (name, value)| match value {
+                serde_json::Value::String(text) => options.metadata(&name, &text),
+                other => options.metadata(&name, &other.to_string()),
+            },
+        )
+}
+
+impl RecordSink for ColumnFileRecordSink {
+    fn write_from(
+        self: Box<Self>,
+        source: &mut dyn RecordSource,
+        _reopen: Reopen<'_>,
+        progress: Progress<'_>,
+    ) -> Result<u64> {
+        let path = &self.path;
+        let options = metadata_of(source);
+        let origin = source.origin();
+        let (datatype, template) = (origin.datatype.clone(), origin.template.clone());
+        let from = origin.location.to_path_buf();
+        let mut writer = match self.file {
+            ColumnFile::Parquet => {
+                ColumnsWriter::create_parquet(path, &datatype, &template, &options)
+            }
+            ColumnFile::Ipc => ColumnsWriter::create_ipc(path, &datatype, &template, &options),
+        }
+        .map_err(in_file(path))?;
+        let mut done = 0u64;
+        while let Some(batch) = source.next_batch()? {
+            done += batch.len() as u64;
+            writer
+                .write(batch)
+                .map_err(|e| crate::arrow::source_at_fault(&from, path, e))?;
+            progress(done);
+        }
+        writer.finish().map_err(in_file(path))
+    }
+}
+
+/// How the registry opens a Parquet or IPC file's variable records.
+pub(crate) fn open_records(path: &Path, file: ColumnFile) -> Result<Option<Box<dyn RecordSource>>> {
+    let source = open(path, file, RECORD_BATCH_BYTES)?;
+    Ok(source.map(|s| Box::new(s) as Box<dyn RecordSource>))
+}
+
+/// How the registry makes a Parquet or IPC sink of variable records.
+pub(crate) fn create_records(
+    path: &Path,
+    source: &dyn RecordSource,
+    file: ColumnFile,
+) -> Result<Box<dyn RecordSink>> {
+    Ok(Box::new(ColumnFileRecordSink::create(path, source, file)?))
+}
