@@ -5,9 +5,11 @@
 //! data, a batch at a time.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
+use arrow_buffer::NullBuffer;
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -27,21 +29,25 @@ pub(crate) struct Nulls {
 }
 
 impl Nulls {
-    /// Takes in the nulls of `array`.
-    fn observe(&mut self, array: &dyn Array) {
-        self.here |= array.logical_null_count() > 0;
-        let children: Vec<ArrayRef> = match array.data_type() {
-            DataType::Struct(_) => array.as_struct().columns().to_vec(),
-            DataType::List(_) => vec![array.as_list::<i32>().values().clone()],
-            DataType::LargeList(_) => vec![array.as_list::<i64>().values().clone()],
-            DataType::Map(..) => vec![std::sync::Arc::new(array.as_map().entries().clone())],
+    /// Takes in the nulls of `array` where `mask` (an enclosing struct's
+    /// nulls) has none: values under a null struct are no one's.
+    fn observe(&mut self, array: &dyn Array, mask: Option<&NullBuffer>) {
+        let nulls = array.logical_nulls();
+        let seen = NullBuffer::union(mask, nulls.as_ref());
+        let count = |n: Option<&NullBuffer>| n.map_or(0, NullBuffer::null_count);
+        self.here |= count(seen.as_ref()) > count(mask);
+        let (children, mask): (Vec<ArrayRef>, _) = match array.data_type() {
+            DataType::Struct(_) => (array.as_struct().columns().to_vec(), seen),
+            DataType::List(_) => (vec![array.as_list::<i32>().values().clone()], None),
+            DataType::LargeList(_) => (vec![array.as_list::<i64>().values().clone()], None),
+            DataType::Map(..) => (vec![Arc::new(array.as_map().entries().clone())], None),
             _ => return,
         };
         if self.children.len() < children.len() {
             self.children.resize(children.len(), Nulls::default());
         }
         for (n, child) in self.children.iter_mut().zip(&children) {
-            n.observe(child.as_ref());
+            n.observe(child.as_ref(), mask.as_ref());
         }
     }
 }
@@ -115,7 +121,7 @@ fn counted_nulls(metadata: &ParquetMetaData, field: &Field) -> Option<u64> {
 /// holds in that order.
 fn observe(nulls: &mut [Nulls], scan: &[usize], batch: &RecordBatch) {
     for (&i, column) in scan.iter().zip(batch.columns()) {
-        nulls[i].observe(column.as_ref());
+        nulls[i].observe(column.as_ref(), None);
     }
 }
 
@@ -139,7 +145,7 @@ pub(crate) fn ipc(path: &Path) -> Result<Vec<Nulls>, Error> {
     for batch in batches {
         let batch = batch.map_err(Error::arrow("reading a record batch"))?;
         for &i in &scan {
-            nulls[i].observe(batch.column(i).as_ref());
+            nulls[i].observe(batch.column(i).as_ref(), None);
         }
     }
     Ok(nulls)

@@ -210,3 +210,111 @@ pub(crate) fn create_records(
 ) -> Result<Box<dyn RecordSink>> {
     Ok(Box::new(ColumnFileRecordSink::create(path, source, file)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndl_runtime::Record;
+
+    #[derive(Record, Clone, Debug, PartialEq)]
+    struct Place {
+        name: String,
+        depth: Option<f64>,
+    }
+
+    #[derive(Record, Clone, Debug, PartialEq)]
+    struct Row {
+        id: u32,
+        label: String,
+        levels: Vec<f32>,
+        tags: Vec<String>,
+        score: Option<i64>,
+        note: Option<String>,
+        place: Place,
+    }
+
+    fn rows() -> Vec<Row> {
+        (0..5)
+            .map(|i| Row {
+                id: i,
+                label: ["", "é", "日本語", "x", "long label"][i as usize].into(),
+                levels: (0..i).map(|k| k as f32 / 2.0).collect(),
+                tags: (0..i % 3).map(|k| format!("t{k}ü")).collect(),
+                score: (i % 2 == 0).then_some(i64::from(i) * 10),
+                note: (i % 3 == 1).then(|| format!("n{i}")),
+                place: Place {
+                    name: format!("p{i}"),
+                    depth: (i != 2).then_some(f64::from(i)),
+                },
+            })
+            .collect()
+    }
+
+    /// Every batch of `source`, checked to hold `per` records at most.
+    fn drain(source: &mut dyn RecordSource, per: usize) -> Vec<Column> {
+        let mut batches = Vec::new();
+        while let Some(batch) = source.next_batch().unwrap() {
+            assert!(batch.len() <= per && !batch.is_empty());
+            batches.push(batch);
+        }
+        batches
+    }
+
+    #[test]
+    fn records_cross_tiny_batches_both_ways_in_both_formats() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src.parquet");
+        ndl_arrow::write_parquet(&src, &rows()).unwrap();
+        // One byte a batch: one record each, strings and lists cut
+        // between records.
+        let mut source = open(&src, ColumnFile::Parquet, 1).unwrap().unwrap();
+        assert_eq!(source.origin().len, Some(5));
+        assert_eq!(drain(&mut source, 1).len(), 5);
+        for (name, file) in [
+            ("out.parquet", ColumnFile::Parquet),
+            ("out.arrow", ColumnFile::Ipc),
+            ("out.arrows", ColumnFile::Ipc),
+        ] {
+            let dest = dir.path().join(name);
+            let mut source = open(&src, ColumnFile::Parquet, 1).unwrap().unwrap();
+            let sink = Box::new(ColumnFileRecordSink::create(&dest, &source, file).unwrap());
+            let reopen = || unreachable!("written in one pass");
+            let written = sink.write_from(&mut source, &reopen, &|_| {}).unwrap();
+            assert_eq!(written, 5);
+            let back: Vec<Row> = match file {
+                ColumnFile::Parquet => ndl_arrow::read_parquet(&dest).unwrap(),
+                ColumnFile::Ipc => ndl_arrow::read_ipc(&dest).unwrap(),
+            };
+            assert_eq!(back, rows(), "{name}");
+            // Read back from the copy in batches of two records.
+            let mut again = open(&dest, file, 1).unwrap().unwrap();
+            again.reader = match file {
+                ColumnFile::Parquet => ColumnsReader::open_parquet(&dest, &Default::default(), 2),
+                ColumnFile::Ipc => ColumnsReader::open_ipc(&dest, &Default::default(), 2),
+            }
+            .unwrap();
+            let total: usize = drain(&mut again, 5).iter().map(Column::len).sum();
+            assert_eq!(total, 5);
+        }
+    }
+
+    #[test]
+    fn plain_tables_take_the_byte_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plain.parquet");
+        ndl_arrow::write_parquet(&path, &[1.5f64, 2.5]).unwrap();
+        assert!(open(&path, ColumnFile::Parquet, 1).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_sink_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src.parquet");
+        ndl_arrow::write_parquet(&src, &rows()).unwrap();
+        let source = open(&src, ColumnFile::Parquet, 1).unwrap().unwrap();
+        let err = ColumnFileRecordSink::create(&src, &source, ColumnFile::Parquet)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("src.parquet"), "{err}");
+    }
+}
