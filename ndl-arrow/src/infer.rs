@@ -58,9 +58,13 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 }
 
 /// The datatype of the records of the Parquet file at `path` and their
-/// number, from its footer alone: a description even of columns that
-/// have no fixed-size form (strings, lists, maps), which reading records
-/// as bytes refuses.
+/// number, from its footer: a description even of columns that have no
+/// fixed-size form (strings, lists, maps), which reading records as
+/// bytes refuses. A file without an NDL datatype in its metadata has
+/// `optional` columns (and struct fields, and list items) where the data
+/// holds nulls (not wherever the nullable flag is set, as pyarrow sets
+/// it on every field): a plain column's nulls are those the statistics
+/// of every row group count, the others' are counted from the data.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -76,8 +80,12 @@ pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {
 }
 
 /// [`describe_parquet`], and about how many bytes of values a record
-/// holds (from the row groups' sizes).
+/// holds (from the row groups' sizes); errors name the file.
 pub(crate) fn describe_parquet_sized(path: &Path) -> Result<(Datatype, u64, usize), Error> {
+    parquet_sized(path).map_err(Error::in_file(path))
+}
+
+fn parquet_sized(path: &Path) -> Result<(Datatype, u64, usize), Error> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(crate::file::open(path)?)
         .map_err(Error::parquet("reading the footer"))?;
     let metadata = builder.metadata();
@@ -85,12 +93,10 @@ pub(crate) fn describe_parquet_sized(path: &Path) -> Result<(Datatype, u64, usiz
     let rows = u64::try_from(rows).map_err(|_| Error::Corrupt {
         message: format!("the footer says the file has {rows} rows"),
     })?;
-    let bytes: i64 = metadata
-        .row_groups()
-        .iter()
-        .map(|g| g.total_byte_size().max(0))
-        .sum();
-    let row_bytes = usize::try_from(bytes as u64 / rows.max(1)).unwrap_or(usize::MAX);
+    let bytes = metadata.row_groups().iter().fold(0u64, |sum, g| {
+        sum.saturating_add(u64::try_from(g.total_byte_size()).unwrap_or(0))
+    });
+    let row_bytes = usize::try_from(bytes / rows.max(1)).unwrap_or(usize::MAX);
     let schema = builder.schema().clone();
     let dt = match schema.metadata().contains_key(DATATYPE_KEY) {
         true => datatype_of(&schema)?,
@@ -104,8 +110,13 @@ pub(crate) fn describe_parquet_sized(path: &Path) -> Result<(Datatype, u64, usiz
 
 /// The datatype of the records of the Arrow IPC file or stream at `path`
 /// and their number, from its schema and its batches' headers (see
-/// [`describe_parquet`]).
+/// [`describe_parquet`]); a file without an NDL datatype in its metadata
+/// whose fields may be null has its batches read, for their nulls.
 pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
+    ipc_described(path).map_err(Error::in_file(path))
+}
+
+fn ipc_described(path: &Path) -> Result<(Datatype, u64), Error> {
     let (file, layout, rows) = crate::ipc_check::open_checked(path)?;
     let arrow = || Error::arrow("reading the schema");
     let schema = match layout {
