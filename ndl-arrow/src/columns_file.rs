@@ -82,13 +82,13 @@ impl ColumnsReader {
             let template = template(&datatype)?;
             let target = Target::Columns(&datatype, &template);
             let reader = crate::parquet_file::Reader::open(path, target, options, row_bytes)?;
-            Ok((
-                Box::new(reader) as Box<dyn BatchSource>,
+            Ok(Opened {
+                batches: Box::new(reader),
                 datatype,
                 template,
                 len,
                 row_bytes,
-            ))
+            })
         };
         ColumnsReader::new(path, open(), options, batch_bytes)
     }
@@ -110,33 +110,33 @@ impl ColumnsReader {
             let reader = crate::ipc::Reader::open(path, target, options)?;
             let size = std::fs::metadata(path).map_err(Error::Io)?.len();
             let row_bytes = usize::try_from(size / len.max(1)).unwrap_or(usize::MAX);
-            Ok((
-                Box::new(reader) as Box<dyn BatchSource>,
+            Ok(Opened {
+                batches: Box::new(reader),
                 datatype,
                 template,
                 len,
                 row_bytes,
-            ))
+            })
         };
         ColumnsReader::new(path, open(), options, batch_bytes)
     }
 
     fn new(
         path: &Path,
-        opened: Result<(Box<dyn BatchSource>, Datatype, Column, u64, usize), Error>,
+        opened: Result<Opened, Error>,
         options: &ReadOptions,
         batch_bytes: usize,
     ) -> Result<ColumnsReader, Error> {
-        let (batches, datatype, template, len, row_bytes) = opened.map_err(Error::in_file(path))?;
+        let opened = opened.map_err(Error::in_file(path))?;
         Ok(ColumnsReader {
-            batches,
-            datatype,
-            template,
+            batches: opened.batches,
+            datatype: opened.datatype,
+            template: opened.template,
             options: *options,
             path: path.to_owned(),
-            len,
+            len: opened.len,
             pending: None,
-            rows_per_batch: (batch_bytes / row_bytes.max(1)).max(1),
+            rows_per_batch: (batch_bytes / opened.row_bytes.max(1)).max(1),
             read: 0,
         })
     }
@@ -190,6 +190,16 @@ impl ColumnsReader {
         self.read += take as u64;
         Ok(Some(columns))
     }
+}
+
+/// A file opened for its records' columns.
+struct Opened {
+    batches: Box<dyn BatchSource>,
+    datatype: Datatype,
+    template: Column,
+    len: u64,
+    /// About how many bytes of values a record holds.
+    row_bytes: usize,
 }
 
 /// The column shape of records of `datatype`.
