@@ -9,7 +9,7 @@ use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
     WriteOptions,
 };
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 use ndl_runtime::ByteOrder;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
@@ -30,7 +30,7 @@ pub enum ColumnFile {
 }
 
 /// ndl-arrow's error about the file at `path` (which its message names).
-fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
+pub(crate) fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
     move |source| Error::Arrow {
         path: path.to_path_buf(),
         source: Box::new(source),
@@ -167,16 +167,24 @@ impl ColumnFileSink {
     }
 }
 
-/// The schema metadata of the attributes of `source`: text as it is,
-/// other values as their JSON text, as pyarrow keeps strings there.
+/// The schema metadata of the attributes of `source`.
 fn metadata_of(source: &dyn Source) -> WriteOptions {
-    crate::sidecar::json_attributes(source).into_iter().fold(
-        WriteOptions::new(),
-        |options, (name, value)| match value {
+    metadata_from(source.attributes())
+}
+
+/// The schema metadata of `attributes`: text as it is, other values as
+/// their JSON text, as pyarrow keeps strings there.
+pub(crate) fn metadata_from(attributes: Option<&NameMap<Attribute>>) -> WriteOptions {
+    let Some(attributes) = attributes else {
+        return WriteOptions::new();
+    };
+    attributes
+        .iter()
+        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
+        .fold(WriteOptions::new(), |options, (name, value)| match value {
             serde_json::Value::String(text) => options.metadata(&name, &text),
             other => options.metadata(&name, &other.to_string()),
-        },
-    )
+        })
 }
 
 /// A writer of either file.

@@ -7,19 +7,11 @@ use ndl_arrow::{ColumnsReader, ColumnsWriter};
 use ndl_runtime::record::Column;
 use ndl_runtime::{Compound, Datatype, Opaque};
 
-use crate::arrow::ColumnFile;
+use crate::arrow::{in_file, ColumnFile};
 use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
 use crate::sink::Progress;
-
-/// ndl-arrow's error about the file at `path` (which its message names).
-fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
-    move |source| Error::Arrow {
-        path: path.to_path_buf(),
-        source: Box::new(source),
-    }
-}
 
 /// The records of a Parquet file or Arrow IPC file or stream whose
 /// columns hold strings, lists or nulls, a batch at a time.
@@ -147,24 +139,6 @@ impl ColumnFileRecordSink {
     }
 }
 
-/// The schema metadata of the attributes of `source`: text as it is,
-/// other values as their JSON text, as pyarrow keeps strings there.
-fn metadata_of(source: &dyn RecordSource) -> ndl_arrow::WriteOptions {
-    let Some(attributes) = source.attributes() else {
-        return ndl_arrow::WriteOptions::new();
-    };
-    attributes
-        .iter()
-        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
-        .fold(
-            ndl_arrow::WriteOptions::new(),
-            |options, (name, value)| match value {
-                serde_json::Value::String(text) => options.metadata(&name, &text),
-                other => options.metadata(&name, &other.to_string()),
-            },
-        )
-}
-
 impl RecordSink for ColumnFileRecordSink {
     fn write_from(
         self: Box<Self>,
@@ -173,7 +147,7 @@ impl RecordSink for ColumnFileRecordSink {
         progress: Progress<'_>,
     ) -> Result<u64> {
         let path = &self.path;
-        let options = metadata_of(source);
+        let options = crate::arrow::metadata_from(source.attributes());
         let origin = source.origin();
         let (datatype, template) = (origin.datatype.clone(), origin.template.clone());
         let from = origin.location.to_path_buf();
