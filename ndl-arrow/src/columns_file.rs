@@ -77,17 +77,34 @@ impl ColumnsReader {
         batch_bytes: usize,
     ) -> Result<ColumnsReader, Error> {
         let path = path.as_ref();
+        let (datatype, _) = crate::describe_parquet(path)?;
+        ColumnsReader::open_parquet_as(path, &datatype, options, batch_bytes)
+    }
+
+    /// Opens a Parquet file to read records of `datatype` from it (one
+    /// [`describe_parquet`](crate::describe_parquet) gave, say), the
+    /// columns matched by name.
+    ///
+    /// # Errors
+    /// As [`open_parquet`](Self::open_parquet); columns that do not hold
+    /// records of `datatype`.
+    pub fn open_parquet_as(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        options: &ReadOptions,
+        batch_bytes: usize,
+    ) -> Result<ColumnsReader, Error> {
+        let path = path.as_ref();
         let open = || {
-            let (datatype, len, row_bytes) = crate::infer::describe_parquet_sized(path)?;
-            let template = template(&datatype)?;
-            let target = Target::Columns(&datatype, &template);
-            let reader = crate::parquet_file::Reader::open(path, target, options, row_bytes)?;
+            let template = template(datatype)?;
+            let target = Target::Columns(datatype, &template);
+            let reader = crate::parquet_file::Reader::open(path, target, options, 0)?;
             Ok(Opened {
+                len: reader.rows,
+                row_bytes: reader.record,
                 batches: Box::new(reader),
-                datatype,
+                datatype: datatype.clone(),
                 template,
-                len,
-                row_bytes,
             })
         };
         ColumnsReader::new(path, open(), options, batch_bytes)
@@ -103,19 +120,34 @@ impl ColumnsReader {
         batch_bytes: usize,
     ) -> Result<ColumnsReader, Error> {
         let path = path.as_ref();
+        let (datatype, _) = crate::describe_ipc(path)?;
+        ColumnsReader::open_ipc_as(path, &datatype, options, batch_bytes)
+    }
+
+    /// Opens an Arrow IPC file or stream to read records of `datatype`
+    /// (see [`open_parquet_as`](Self::open_parquet_as)).
+    ///
+    /// # Errors
+    /// As [`open_parquet_as`](Self::open_parquet_as).
+    pub fn open_ipc_as(
+        path: impl AsRef<Path>,
+        datatype: &Datatype,
+        options: &ReadOptions,
+        batch_bytes: usize,
+    ) -> Result<ColumnsReader, Error> {
+        let path = path.as_ref();
         let open = || {
-            let (datatype, len) = crate::infer::describe_ipc(path)?;
-            let template = template(&datatype)?;
-            let target = Target::Columns(&datatype, &template);
+            let template = template(datatype)?;
+            let target = Target::Columns(datatype, &template);
             let reader = crate::ipc::Reader::open(path, target, options)?;
             let size = std::fs::metadata(path).map_err(Error::Io)?.len();
-            let row_bytes = usize::try_from(size / len.max(1)).unwrap_or(usize::MAX);
+            let len = reader.rows;
             Ok(Opened {
-                batches: Box::new(reader),
-                datatype,
-                template,
                 len,
-                row_bytes,
+                row_bytes: usize::try_from(size / len.max(1)).unwrap_or(usize::MAX),
+                batches: Box::new(reader),
+                datatype: datatype.clone(),
+                template,
             })
         };
         ColumnsReader::new(path, open(), options, batch_bytes)

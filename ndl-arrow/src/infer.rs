@@ -76,27 +76,16 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {
-    describe_parquet_sized(path).map(|(dt, rows, _)| (dt, rows))
+    parquet_described(path).map_err(Error::in_file(path))
 }
 
-/// [`describe_parquet`], and about how many bytes of values a record
-/// holds (from the row groups' sizes); errors name the file.
-pub(crate) fn describe_parquet_sized(path: &Path) -> Result<(Datatype, u64, usize), Error> {
-    parquet_sized(path).map_err(Error::in_file(path))
-}
-
-fn parquet_sized(path: &Path) -> Result<(Datatype, u64, usize), Error> {
+fn parquet_described(path: &Path) -> Result<(Datatype, u64), Error> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(crate::file::open(path)?)
         .map_err(Error::parquet("reading the footer"))?;
-    let metadata = builder.metadata();
-    let rows = metadata.file_metadata().num_rows();
+    let rows = builder.metadata().file_metadata().num_rows();
     let rows = u64::try_from(rows).map_err(|_| Error::Corrupt {
         message: format!("the footer says the file has {rows} rows"),
     })?;
-    let bytes = metadata.row_groups().iter().fold(0u64, |sum, g| {
-        sum.saturating_add(u64::try_from(g.total_byte_size()).unwrap_or(0))
-    });
-    let row_bytes = usize::try_from(bytes / rows.max(1)).unwrap_or(usize::MAX);
     let schema = builder.schema().clone();
     let dt = match schema.metadata().contains_key(DATATYPE_KEY) {
         true => datatype_of(&schema)?,
@@ -105,7 +94,7 @@ fn parquet_sized(path: &Path) -> Result<(Datatype, u64, usize), Error> {
             inferred(&schema, &nulls)?
         }
     };
-    Ok((dt, rows, row_bytes.max(1)))
+    Ok((dt, rows))
 }
 
 /// The datatype of the records of the Arrow IPC file or stream at `path`

@@ -58,8 +58,10 @@ pub fn open(
     refuse_arrow_only(path, compound, "")?;
     let options = ndl_arrow::ReadOptions::default();
     let reader = match file {
-        ColumnFile::Parquet => ColumnsReader::open_parquet(path, &options, batch_bytes),
-        ColumnFile::Ipc => ColumnsReader::open_ipc(path, &options, batch_bytes),
+        ColumnFile::Parquet => {
+            ColumnsReader::open_parquet_as(path, &datatype, &options, batch_bytes)
+        }
+        ColumnFile::Ipc => ColumnsReader::open_ipc_as(path, &datatype, &options, batch_bytes),
     };
     Ok(Some(ColumnFileRecords {
         reader: reader.map_err(in_file(path))?,
