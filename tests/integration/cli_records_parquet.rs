@@ -2,8 +2,8 @@
 //! tables pyarrow wrote, with nulls, non-ASCII and empty values, a struct
 //! and lists, go to Parquet and to Arrow IPC files and streams, which
 //! pyarrow, polars and DuckDB read back as the same table, values and
-//! nulls. Nullable columns that hold no null stay plain; a truncated file
-//! is an error naming it.
+//! nulls; tables polars wrote likewise. Nullable columns that hold no
+//! null stay plain; a truncated file is an error naming it.
 
 use std::path::Path;
 
@@ -139,4 +139,45 @@ fn a_truncated_file_is_an_error_naming_it_and_nothing_is_written() {
             assert!(!dest.exists(), "{} was written", dest.display());
         }
     }
+}
+
+/// Tables polars wrote (its own string views, large lists and
+/// categoricals in IPC) convert too, and polars reads the copies back as
+/// the same frame. argv: the Parquet file, the IPC file, then the copies.
+const POLARS: &str = r#"
+import sys
+import polars as pl
+if len(sys.argv) == 3:
+    df = pl.DataFrame({
+        "s": ["a", None, "é", ""],
+        "l": [[1, 2], [], None, [3]],
+        "c": pl.Series(["x", "y", "x", "y"], dtype=pl.Categorical),
+        "i": [1, None, 3, 4],
+    })
+    df.write_parquet(sys.argv[1])
+    df.write_ipc(sys.argv[2])
+    sys.exit()
+want = pl.read_parquet(sys.argv[1]).to_dicts()
+assert pl.read_ipc(sys.argv[2]).to_dicts() == want
+for copy in sys.argv[3:]:
+    got = pl.read_parquet(copy) if copy.endswith(".parquet") else pl.read_ipc(copy)
+    assert got.to_dicts() == want, (copy, got.to_dicts(), want)
+print(len(sys.argv) - 3)
+"#;
+
+#[test]
+fn polars_tables_convert_and_polars_reads_the_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (parquet, ipc) = (d.join("p.parquet"), d.join("p.arrow"));
+    run_with(&python312(), POLARS, &[path(&parquet), path(&ipc)]);
+    let mut copies = Vec::new();
+    for (src, dest) in [(&parquet, "a.arrow"), (&ipc, "b.parquet")] {
+        let dest = d.join(dest);
+        converted(convert(src, &dest, &[]), dest.to_str().unwrap());
+        copies.push(dest);
+    }
+    let mut args = vec![path(&parquet), path(&ipc)];
+    args.extend(copies.iter().map(|c| path(c)));
+    assert_eq!(run_with(&python312(), POLARS, &args).trim(), "2");
 }
