@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
+use ndl_runtime::record::Column;
 use ndl_runtime::{ByteOrder, Datatype, Record};
 
 use crate::batch::{from_record_batch_with, to_record_batch};
@@ -71,7 +72,7 @@ fn append_part<T: Record>(
 /// Makes an error about record `r` of a batch that starts at record
 /// `first + at` of the file about record `first + at + r`: errors name
 /// the record in the file, not in the batch.
-fn counted_from(first: u64, at: usize) -> impl FnOnce(Error) -> Error {
+pub(crate) fn counted_from(first: u64, at: usize) -> impl FnOnce(Error) -> Error {
     move |error| match error {
         Error::InvalidValue {
             record,
@@ -118,6 +119,8 @@ pub(crate) enum Target<'a> {
     /// Records of a datatype with variable fields, and how to check that
     /// the file's columns hold them.
     Variable(&'a Datatype, Check),
+    /// Records of a datatype read as columns of the shape of a template.
+    Columns(&'a Datatype, &'a Column),
 }
 
 /// Checks that the records can be read from a schema.
@@ -147,6 +150,10 @@ impl Target<'_> {
             }
             Target::Variable(dt, check) => {
                 check(schema, options)?;
+                Ok((*dt).clone())
+            }
+            Target::Columns(dt, template) => {
+                crate::variable::check_template(template, schema, options)?;
                 Ok((*dt).clone())
             }
         }

@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::Error;
 use crate::ipc_check::Layout;
+use crate::nulls::Nulls;
 use crate::options::ReadOptions;
 use crate::scatter;
 use crate::schema::{DATATYPE_KEY, TYPE_KEY};
@@ -39,7 +40,7 @@ use crate::schema::{DATATYPE_KEY, TYPE_KEY};
 /// ```
 pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
     let Some(yaml) = schema.metadata().get(DATATYPE_KEY) else {
-        return struct_datatype(schema.fields().iter().map(|f| &**f));
+        return struct_datatype(schema.fields().iter().map(|f| &**f), &[]);
     };
     let metadata = |message: String| Error::Metadata {
         key: DATATYPE_KEY,
@@ -57,9 +58,13 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 }
 
 /// The datatype of the records of the Parquet file at `path` and their
-/// number, from its footer alone: a description even of columns that
-/// have no fixed-size form (strings, lists, maps), which reading records
-/// as bytes refuses.
+/// number, from its footer: a description even of columns that have no
+/// fixed-size form (strings, lists, maps), which reading records as
+/// bytes refuses. A file without an NDL datatype in its metadata has
+/// `optional` columns (and struct fields, and list items) where the data
+/// holds nulls (not wherever the nullable flag is set, as pyarrow sets
+/// it on every field): a plain column's nulls are those the statistics
+/// of every row group count, the others' are counted from the data.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -71,26 +76,54 @@ pub fn datatype_of(schema: &Schema) -> Result<Datatype, Error> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn describe_parquet(path: &Path) -> Result<(Datatype, u64), Error> {
+    parquet_described(path).map_err(Error::in_file(path))
+}
+
+fn parquet_described(path: &Path) -> Result<(Datatype, u64), Error> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(crate::file::open(path)?)
         .map_err(Error::parquet("reading the footer"))?;
     let rows = builder.metadata().file_metadata().num_rows();
     let rows = u64::try_from(rows).map_err(|_| Error::Corrupt {
         message: format!("the footer says the file has {rows} rows"),
     })?;
-    Ok((datatype_of(builder.schema())?, rows))
+    let schema = builder.schema().clone();
+    let dt = match schema.metadata().contains_key(DATATYPE_KEY) {
+        true => datatype_of(&schema)?,
+        false => {
+            let nulls = crate::nulls::parquet(builder)?;
+            inferred(&schema, &nulls)?
+        }
+    };
+    Ok((dt, rows))
 }
 
 /// The datatype of the records of the Arrow IPC file or stream at `path`
 /// and their number, from its schema and its batches' headers (see
-/// [`describe_parquet`]).
+/// [`describe_parquet`]); a file without an NDL datatype in its metadata
+/// whose fields may be null has its batches read, for their nulls.
 pub fn describe_ipc(path: &Path) -> Result<(Datatype, u64), Error> {
+    ipc_described(path).map_err(Error::in_file(path))
+}
+
+fn ipc_described(path: &Path) -> Result<(Datatype, u64), Error> {
     let (file, layout, rows) = crate::ipc_check::open_checked(path)?;
     let arrow = || Error::arrow("reading the schema");
     let schema = match layout {
         Layout::File => FileReader::try_new(file, None).map_err(arrow())?.schema(),
         Layout::Stream => StreamReader::try_new(file, None).map_err(arrow())?.schema(),
     };
-    Ok((datatype_of(&schema)?, rows))
+    if schema.metadata().contains_key(DATATYPE_KEY) {
+        return Ok((datatype_of(&schema)?, rows));
+    }
+    let nulls = crate::nulls::ipc(path)?;
+    Ok((inferred(&schema, &nulls)?, rows))
+}
+
+/// The datatype of the records of `schema`, which has no NDL datatype in
+/// its metadata: a nullable column (or struct field, or list item) where
+/// `nulls` saw a null is `optional`.
+fn inferred(schema: &Schema, nulls: &[Nulls]) -> Result<Datatype, Error> {
+    struct_datatype(schema.fields().iter().map(|f| &**f), nulls)
 }
 
 /// Checks that records of `dt` can be read from data of `schema`, before
@@ -143,11 +176,24 @@ fn unreadable_as_bytes(dt: &Datatype, fields: &[FieldRef], at: &str) -> Result<(
 }
 
 /// The datatype of one column: every Arrow type has one (see the
-/// crate's README, "Describing Arrow types"). The nullable flag is not
-/// described: pyarrow, polars and DuckDB set it on every field whether or
-/// not the column holds a null, so it says nothing about the data; a null
-/// met while reading records is refused by column and record.
-fn field_datatype(field: &Field) -> Result<Datatype, Error> {
+/// crate's README, "Describing Arrow types"). The nullable flag alone
+/// does not make it `optional`: pyarrow, polars and DuckDB set it on
+/// every field whether or not the column holds a null. A nullable column
+/// is `optional` where `nulls` (what the data holds) saw a null, unless
+/// it is a time, whose null is NaT.
+fn field_datatype(field: &Field, nulls: Option<&Nulls>) -> Result<Datatype, Error> {
+    let dt = value_datatype(field, nulls)?;
+    let optional = field.is_nullable()
+        && nulls.is_some_and(|n| n.here)
+        && !matches!(dt, Datatype::Time(_) | Datatype::Optional(_));
+    Ok(match optional {
+        true => Datatype::Optional(Box::new(dt)),
+        false => dt,
+    })
+}
+
+/// The datatype of the values of one column, nulls aside.
+fn value_datatype(field: &Field, nulls: Option<&Nulls>) -> Result<Datatype, Error> {
     if let Some(yaml) = field.metadata().get(TYPE_KEY) {
         if let Ok(dt) = serde_yaml::from_str::<Datatype>(yaml) {
             return Ok(dt);
@@ -160,7 +206,7 @@ fn field_datatype(field: &Field) -> Result<Datatype, Error> {
             .and_then(|v| polars_categories(v))
         else {
             // A dictionary's members are its values, whatever their codes.
-            return type_datatype(values);
+            return type_datatype(values, nulls);
         };
         let members = members
             .into_iter()
@@ -169,11 +215,13 @@ fn field_datatype(field: &Field) -> Result<Datatype, Error> {
             .collect();
         return Ok(Datatype::Enum(Enum::with_inferred_base(members)?));
     }
-    type_datatype(field.data_type())
+    type_datatype(field.data_type(), nulls)
 }
 
-/// The datatype of values of Arrow type `dt`.
-fn type_datatype(dt: &DataType) -> Result<Datatype, Error> {
+/// The datatype of values of Arrow type `dt`, whose children's nulls are
+/// those of `nulls`.
+fn type_datatype(dt: &DataType, nulls: Option<&Nulls>) -> Result<Datatype, Error> {
+    let item = nulls.and_then(|n| n.children.first());
     let size = |n: i32| usize::try_from(n).unwrap_or(0);
     Ok(match dt {
         DataType::Int8 => Datatype::Int8,
@@ -196,16 +244,21 @@ fn type_datatype(dt: &DataType) -> Result<Datatype, Error> {
             size: size(*n),
             tag: None,
         }),
-        DataType::List(item)
-        | DataType::LargeList(item)
-        | DataType::ListView(item)
-        | DataType::LargeListView(item) => Datatype::Vlen(Box::new(field_datatype(item)?)),
-        DataType::FixedSizeList(item, n) => field_datatype(item)?.array_of(&[size(*n)]),
-        DataType::Struct(fields) => struct_datatype(fields.iter().map(|f| &**f))?,
+        DataType::List(field)
+        | DataType::LargeList(field)
+        | DataType::ListView(field)
+        | DataType::LargeListView(field) => Datatype::Vlen(Box::new(field_datatype(field, item)?)),
+        // An array's items are no `optional`: every format holds them
+        // plain.
+        DataType::FixedSizeList(field, n) => field_datatype(field, None)?.array_of(&[size(*n)]),
+        DataType::Struct(fields) => {
+            let children = nulls.map_or(&[][..], |n| &n.children);
+            struct_datatype(fields.iter().map(|f| &**f), children)?
+        }
         // A map is a list of its entries, each a `{key, value}` struct.
-        DataType::Map(entries, _) => Datatype::Vlen(Box::new(field_datatype(entries)?)),
-        DataType::Dictionary(_, values) => type_datatype(values)?,
-        DataType::RunEndEncoded(_, values) => field_datatype(values)?,
+        DataType::Map(entries, _) => Datatype::Vlen(Box::new(field_datatype(entries, item)?)),
+        DataType::Dictionary(_, values) => type_datatype(values, nulls)?,
+        DataType::RunEndEncoded(_, values) => field_datatype(values, None)?,
         DataType::Timestamp(..) | DataType::Duration(_) | DataType::Date32 | DataType::Date64 => {
             crate::time_type::time_type_of(dt)
                 .map(Datatype::Time)
@@ -216,11 +269,16 @@ fn type_datatype(dt: &DataType) -> Result<Datatype, Error> {
 }
 
 /// A compound of `fields`, laid out as a `#[repr(C)]` struct when every
-/// member has a fixed size, else without layout (a variable compound).
-fn struct_datatype<'a>(fields: impl Iterator<Item = &'a Field>) -> Result<Datatype, Error> {
+/// member has a fixed size, else without layout (a variable compound);
+/// `nulls` are those of the fields, in order (none when empty).
+fn struct_datatype<'a>(
+    fields: impl Iterator<Item = &'a Field>,
+    nulls: &[Nulls],
+) -> Result<Datatype, Error> {
     let members = fields
-        .map(|f| {
-            let dt = field_datatype(f)?;
+        .enumerate()
+        .map(|(i, f)| {
+            let dt = field_datatype(f, nulls.get(i))?;
             Ok(Member::new(f.name().clone(), 0, dt))
         })
         .collect::<Result<Vec<_>, Error>>()?;

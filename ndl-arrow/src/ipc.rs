@@ -296,7 +296,7 @@ impl IpcRecordReader {
 }
 
 /// An IPC file writer into a staged file.
-struct Sink {
+pub(crate) struct Sink {
     writer: LayoutWriter,
     staged: Staged,
 }
@@ -342,7 +342,11 @@ impl std::fmt::Debug for Sink {
 }
 
 impl Sink {
-    fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
+    pub(crate) fn create(
+        path: &Path,
+        schema: SchemaRef,
+        options: &WriteOptions,
+    ) -> Result<Sink, Error> {
         let staged = Staged::create(path, options.durable)?;
         let schema = options.with_metadata(schema);
         let writer = LayoutWriter::create(path, staged.writer()?, &schema)
@@ -368,15 +372,19 @@ impl BatchSink for Sink {
 
 /// Record batches of an IPC file or stream, checked against a datatype
 /// before any is read.
-struct Reader {
+pub(crate) struct Reader {
     batches: Box<dyn RecordBatchReader + Send>,
     datatype: Datatype,
     /// The rows of every record batch, as the file's blocks say.
-    rows: u64,
+    pub(crate) rows: u64,
 }
 
 impl Reader {
-    fn open(path: &Path, target: Target<'_>, options: &ReadOptions) -> Result<Reader, Error> {
+    pub(crate) fn open(
+        path: &Path,
+        target: Target<'_>,
+        options: &ReadOptions,
+    ) -> Result<Reader, Error> {
         let (file, layout, rows) = crate::ipc_check::open_checked(path)?;
         let arrow = || Error::arrow("reading the schema");
         let batches: Box<dyn RecordBatchReader + Send> = match layout {

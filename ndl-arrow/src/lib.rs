@@ -37,12 +37,14 @@
 
 mod batch;
 mod batch_file;
+mod columns_file;
 mod error;
 mod file;
 mod gather;
 mod infer;
 mod ipc;
 mod ipc_check;
+mod nulls;
 mod options;
 mod parquet_file;
 mod parquet_int96;
@@ -59,6 +61,7 @@ mod time_type;
 mod variable;
 
 pub use batch::{from_record_batch, from_record_batch_with, schema, to_record_batch};
+pub use columns_file::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use infer::{datatype_of, describe_ipc, describe_parquet};
 pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
@@ -70,6 +73,7 @@ pub use parquet_file::{
 pub use raw_batch::{from_record_batch_raw, to_record_batch_raw};
 pub use record_reader::RecordReader;
 pub use schema::{schema_of, DATATYPE_KEY};
+pub use variable::{columns_from_batch, columns_schema, columns_to_batch};
 
 /// The arrow and parquet crates this crate is built on, for their types
 /// in its signatures.

@@ -303,16 +303,19 @@ impl ParquetRecordReader {
 /// Record batches of a Parquet file, checked against a datatype before any
 /// is read, only the columns it needs decoded.
 #[derive(Debug)]
-struct Reader {
+pub(crate) struct Reader {
     batches: ParquetRecordBatchReader,
     datatype: Datatype,
     schema: SchemaRef,
-    rows: u64,
+    pub(crate) rows: u64,
+    /// About how many bytes a record holds: its size, or for variable
+    /// records an estimate from the row groups' sizes.
+    pub(crate) record: usize,
     int96: Option<Int96Check>,
 }
 
 impl Reader {
-    fn open(
+    pub(crate) fn open(
         path: &Path,
         target: Target<'_>,
         options: &ReadOptions,
@@ -337,10 +340,10 @@ impl Reader {
             .map(|(i, _)| i)
             .collect();
         let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
-        let record = if record == 0 {
-            datatype.size().unwrap_or(1)
-        } else {
-            record
+        let record = match (record, datatype.size()) {
+            (0, Some(size)) => size,
+            (0, None) => row_bytes(builder.metadata(), rows),
+            (record, _) => record,
         };
         let batch_size = batch_rows(record);
         let int96 = Int96Check::open(
@@ -361,6 +364,7 @@ impl Reader {
             datatype,
             schema,
             rows,
+            record,
             int96,
         })
     }
@@ -382,6 +386,17 @@ impl BatchSource for Reader {
     fn datatype(&self) -> &Datatype {
         &self.datatype
     }
+}
+
+/// About how many bytes of values each of the `rows` rows of a file
+/// holds, from its row groups' sizes.
+fn row_bytes(metadata: &ParquetMetaData, rows: u64) -> usize {
+    let bytes = metadata.row_groups().iter().fold(0u64, |sum, g| {
+        sum.saturating_add(u64::try_from(g.total_byte_size()).unwrap_or(0))
+    });
+    usize::try_from(bytes / rows.max(1))
+        .unwrap_or(usize::MAX)
+        .max(1)
 }
 
 /// Checks that every column chunk the footer lists lies within the file

@@ -9,7 +9,7 @@ use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
     WriteOptions,
 };
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 use ndl_runtime::ByteOrder;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
@@ -30,7 +30,7 @@ pub enum ColumnFile {
 }
 
 /// ndl-arrow's error about the file at `path` (which its message names).
-fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
+pub(crate) fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
     move |source| Error::Arrow {
         path: path.to_path_buf(),
         source: Box::new(source),
@@ -41,7 +41,7 @@ fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
 /// datatype forbids (a bool byte of 2, an enum value that is no member) is
 /// the fault of the source they come from, `from`, and named against it;
 /// the record's index in the destination is its index in the source.
-fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error) -> Error {
+pub(crate) fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error) -> Error {
     match error.without_path() {
         ndl_arrow::Error::InvalidValue {
             record,
@@ -167,16 +167,24 @@ impl ColumnFileSink {
     }
 }
 
-/// The schema metadata of the attributes of `source`: text as it is,
-/// other values as their JSON text, as pyarrow keeps strings there.
+/// The schema metadata of the attributes of `source`.
 fn metadata_of(source: &dyn Source) -> WriteOptions {
-    crate::sidecar::json_attributes(source).into_iter().fold(
-        WriteOptions::new(),
-        |options, (name, value)| match value {
+    metadata_from(source.attributes())
+}
+
+/// The schema metadata of `attributes`: text as it is, other values as
+/// their JSON text, as pyarrow keeps strings there.
+pub(crate) fn metadata_from(attributes: Option<&NameMap<Attribute>>) -> WriteOptions {
+    let Some(attributes) = attributes else {
+        return WriteOptions::new();
+    };
+    attributes
+        .iter()
+        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
+        .fold(WriteOptions::new(), |options, (name, value)| match value {
             serde_json::Value::String(text) => options.metadata(&name, &text),
             other => options.metadata(&name, &other.to_string()),
-        },
-    )
+        })
 }
 
 /// A writer of either file.
@@ -229,17 +237,25 @@ impl Sink for ColumnFileSink {
 
 /// The table of the file at `path`, as one array of records. Records
 /// that reading as bytes refuses (columns of strings, lists, decimals)
-/// are described from the schema alone.
+/// and columns that hold nulls (`optional`) are described from the
+/// schema and the null counts.
 pub fn contents(path: &Path, file: ColumnFile) -> Result<Contents> {
-    let spec = match Reader::open_in_stored_order(path, file) {
-        Ok(reader) => reader.spec(),
-        Err(refused) => schema_spec(path, file).ok_or(refused)?,
+    let described = schema_spec(path, file);
+    let variable = described
+        .as_ref()
+        .is_some_and(|spec| spec.datatype.size().is_none());
+    let spec = match (variable, described) {
+        (true, Some(spec)) => spec,
+        (_, described) => match Reader::open_in_stored_order(path, file) {
+            Ok(reader) => reader.spec(),
+            Err(refused) => described.ok_or(refused)?,
+        },
     };
     let entry = Entry::new("/".into(), stem(path), spec, Storage::default());
     Ok(Contents::new(Arrangement::One, vec![entry]))
 }
 
-/// The spec of a file from its schema, if it has one.
+/// The spec of a file from its schema and null counts, if it has one.
 fn schema_spec(path: &Path, file: ColumnFile) -> Option<ArraySpec> {
     let described = match file {
         ColumnFile::Parquet => ndl_arrow::describe_parquet(path),
@@ -265,8 +281,10 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
         let sink = ColumnFileSink::create(path, source, ColumnFile::Parquet)?;
         Ok(Box::new(sink))
     }),
-    open_records: None,
-    create_records: None,
+    open_records: Some(|path, _| crate::arrow_records::open_records(path, ColumnFile::Parquet)),
+    create_records: Some(|path, source, _| {
+        crate::arrow_records::create_records(path, source, ColumnFile::Parquet)
+    }),
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Parquet),
 };
@@ -294,8 +312,10 @@ pub(crate) static IPC: FormatInfo = FormatInfo {
         let sink = ColumnFileSink::create(path, source, ColumnFile::Ipc)?;
         Ok(Box::new(sink))
     }),
-    open_records: None,
-    create_records: None,
+    open_records: Some(|path, _| crate::arrow_records::open_records(path, ColumnFile::Ipc)),
+    create_records: Some(|path, source, _| {
+        crate::arrow_records::create_records(path, source, ColumnFile::Ipc)
+    }),
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Ipc),
 };

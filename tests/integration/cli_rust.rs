@@ -74,6 +74,22 @@ schema = pa.schema([pa.field('id', pa.int64(), nullable=False), pa.field('x', pa
 pq.write_table(pa.table({'id': [1, 2, 3], 'x': [0.5, 1.5, -2.5], 'flag': [True, False, True]}, schema=schema), sys.argv[1])
 "#;
 
+/// A table pyarrow marks nullable throughout, some columns holding
+/// nulls: strings (non-ASCII, empty), lists, a struct.
+const MAKE_NULLS: &str = r#"
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+place = pa.struct([('x', pa.int32()), ('label', pa.string())])
+pq.write_table(pa.table({
+    'name': pa.array(['ä日', '', None], pa.string()),
+    'levels': pa.array([[1.5, 2.0], [], None], pa.list_(pa.float32())),
+    'tags': pa.array([['x', ''], [], ['ü']], pa.list_(pa.string())),
+    'count': pa.array([None, 2, 3], pa.int64()),
+    'whole': pa.array([7, 8, 9], pa.uint16()),
+    'place': pa.array([{'x': 1, 'label': None}, None, {'x': 3, 'label': 'ß'}], place),
+}), sys.argv[1], row_group_size=2)
+"#;
+
 /// Compares the original with what the generated type wrote back.
 const CHECK_NPY: &str = r#"
 import sys
@@ -108,12 +124,25 @@ for n in t.column_names:
 print(len(b))
 "#;
 
-/// One file: its module name, the reading expression, the checker.
+const CHECK_NULLS: &str = r#"
+import sys
+import pyarrow.parquet as pq
+a, b = pq.read_table(sys.argv[1]), pq.read_table(sys.argv[2])
+assert a.column_names == b.column_names, (a.schema, b.schema)
+assert a.to_pylist() == b.to_pylist(), (a.to_pylist(), b.to_pylist())
+assert b.column('count').null_count == 1 and b.column('name').null_count == 1
+print(len(b))
+"#;
+
+/// One file: its module name, the reading expression, the checker, and
+/// how the records are written back (the function in the generated
+/// `main`, the file's ending).
 struct Case {
     module: String,
     file: PathBuf,
     read: String,
     check: (PathBuf, &'static str),
+    back: (&'static str, &'static str),
 }
 
 #[test]
@@ -134,6 +163,13 @@ fn generated_types_compile_and_read_every_file_exactly() {
     run_with(&python312(), MAKE_PARQUET, &[parquet.to_str().unwrap()]);
     let read = "ndl_arrow::read_parquet::<{T}>({F})".into();
     cases.push(case("plain", parquet, read, (python312(), CHECK_PARQUET)));
+    let nulls = dir.path().join("nulls.parquet");
+    run_with(&python312(), MAKE_NULLS, &[nulls.to_str().unwrap()]);
+    let read = "ndl_arrow::read_parquet::<{T}>({F})".into();
+    cases.push(Case {
+        back: ("back_parquet", "parquet"),
+        ..case("nulls", nulls, read, (python312(), CHECK_NULLS))
+    });
 
     let krate = dir.path().join("generated");
     write_crate(&krate, &cases);
@@ -150,7 +186,7 @@ fn generated_types_compile_and_read_every_file_exactly() {
         "the generated crate's main failed:\n{stderr}"
     );
     for c in &cases {
-        let back = dir.path().join(format!("{}.back.npy", c.module));
+        let back = dir.path().join(format!("{}.back.{}", c.module, c.back.1));
         let (py, script) = &c.check;
         let n = run_with(
             py,
@@ -168,6 +204,7 @@ fn case(module: &str, file: PathBuf, read: String, check: (PathBuf, &'static str
         file,
         read,
         check,
+        back: ("back", "npy"),
     }
 }
 
@@ -198,6 +235,8 @@ fn write_crate(krate: &Path, cases: &[Case]) {
     let mut main = String::from(
         "#![deny(warnings)]\n\nfn back<T: ndl_runtime::Record>(dir: &str, name: &str, records: Vec<T>) {\n    \
          ndl_runtime::npy::write_file(format!(\"{dir}/{name}.back.npy\"), &records).unwrap();\n}\n\n\
+         fn back_parquet<T: ndl_runtime::Record>(dir: &str, name: &str, records: Vec<T>) {\n    \
+         ndl_arrow::write_parquet(format!(\"{dir}/{name}.back.parquet\"), &records).unwrap();\n}\n\n\
          fn main() {\n    let dir = std::env::args().nth(1).unwrap();\n",
     );
     for c in cases {
@@ -210,7 +249,8 @@ fn write_crate(krate: &Path, cases: &[Case]) {
         );
         let ty = format!("generated::{}::Rec", c.module);
         let read = c.read.replace("{T}", &ty).replace("{F}", &file);
-        writeln!(main, "    back(&dir, {:?}, {read}.unwrap());", c.module).unwrap();
+        let back = c.back.0;
+        writeln!(main, "    {back}(&dir, {:?}, {read}.unwrap());", c.module).unwrap();
     }
     main.push_str("}\n");
     std::fs::write(krate.join("src/lib.rs"), lib).unwrap();

@@ -283,8 +283,13 @@ fn decode_value(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Er
                 " (or LargeUtf8, Utf8View, a dictionary of strings)",
             )
         })?,
-        Column::List { values, .. } => list(values, array, cx)?
-            .ok_or_else(|| cx.wrong(t, found, " (or LargeList, FixedSizeList)"))?,
+        Column::List { values, .. } => list(values, array, cx)?.ok_or_else(|| {
+            cx.wrong(
+                t,
+                found,
+                " (or LargeList, FixedSizeList, Binary, LargeBinary)",
+            )
+        })?,
         Column::FixedList { size, values } => fixed_list(*size, values, array, cx)?
             .ok_or_else(|| cx.wrong(t, found, " (or a List of lists that long)"))?,
         Column::Struct { fields, .. } => {
@@ -396,6 +401,27 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
                 offsets: Offs::Large(offsets.into_inner()),
             }
         }
+        // Bytes are lists of `u8`, their buffer the items.
+        DataType::Binary => {
+            let b = array.as_binary::<i32>();
+            let (offsets, values) = rebased(b.offsets(), &bytes(b.values()));
+            let at = cx.at.items(cx.at.rows.small(&offsets));
+            let cx = items_cx(cx, at, lengths(&offsets));
+            Decoded::List {
+                values: Box::new(decode(items, &values, &cx)?),
+                offsets: Offs::Small(offsets.into_inner()),
+            }
+        }
+        DataType::LargeBinary => {
+            let b = array.as_binary::<i64>();
+            let (offsets, values) = rebased(b.offsets(), &bytes(b.values()));
+            let at = cx.at.items(cx.at.rows.large(&offsets));
+            let cx = items_cx(cx, at, lengths(&offsets));
+            Decoded::List {
+                values: Box::new(decode(items, &values, &cx)?),
+                offsets: Offs::Large(offsets.into_inner()),
+            }
+        }
         DataType::FixedSizeList(_, n) => {
             let l = array.as_fixed_size_list();
             let size = usize::try_from(*n).unwrap_or(0);
@@ -410,6 +436,15 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
         _ => return Ok(None),
     };
     Ok(Some(decoded))
+}
+
+/// The bytes of a binary array as an array of `u8`, sharing the buffer.
+fn bytes(values: &Buffer) -> ArrayRef {
+    let len = values.len();
+    std::sync::Arc::new(arrow_array::UInt8Array::new(
+        ScalarBuffer::new(values.clone(), 0, len),
+        None,
+    ))
 }
 
 /// How the items of lists of `lengths` are read: those of a list no one

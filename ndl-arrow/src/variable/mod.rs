@@ -25,12 +25,30 @@ use crate::options::ReadOptions;
 use crate::schema::VALUE_COLUMN;
 use rows::Place;
 
+pub use schema::columns_schema;
 pub(crate) use schema::schema;
 
 /// `records` as one batch of `schema` (which [`schema`] made).
 pub(crate) fn to_batch<T: Record>(records: &[T], schema: SchemaRef) -> Result<RecordBatch, Error> {
-    let n = records.len();
-    let columns = match record::columns(records) {
+    columns_to_batch(record::columns(records), records.len(), schema)
+}
+
+/// `n` records held in `columns` (a [`Column::Struct`] of the records'
+/// members, or the one column of records that are no struct) as one
+/// batch of `schema`, which [`columns_schema`] made for their shape. The
+/// columns' buffers become the arrays' without a copy.
+///
+/// # Errors
+/// Columns not of the schema's shape, more than 2 GiB of strings or list
+/// items in one column ([`Error::TooLarge`]), values the datatype forbids
+/// (an enum value that is no member), naming the column and the record
+/// in the batch.
+pub fn columns_to_batch(
+    columns: Column,
+    n: usize,
+    schema: SchemaRef,
+) -> Result<RecordBatch, Error> {
+    let columns = match columns {
         Column::Struct { fields, .. } => fields,
         other => vec![(VALUE_COLUMN.to_owned(), other)],
     };
@@ -63,6 +81,40 @@ pub(crate) fn from_batch<T: Record>(
         records.push(reader.get(i).map_err(error)?);
     }
     Ok(records)
+}
+
+/// The records of `batch` as an owned column of the shape of `template`
+/// (see [`Column::template`]): a [`Column::Struct`] whose fields are the
+/// batch's columns found by name. Strings and lists of any Arrow form
+/// (large, views, dictionaries) are taken; a null is refused, naming the
+/// column and the record in the batch, where the template has no
+/// [`Column::Nullable`].
+///
+/// # Errors
+/// A column missing or of another type than the template's, an extra
+/// column (unless the options ignore them), a null where the template
+/// takes none.
+pub fn columns_from_batch(
+    template: &Column,
+    batch: &RecordBatch,
+    options: &ReadOptions,
+) -> Result<Column, Error> {
+    let structured = matches!(template, Column::Struct { .. });
+    let error = |e: RecordError| record_error(e, structured);
+    let decoded = decode::batch(template, batch, options)?;
+    let view = decoded.view().map_err(error)?;
+    Column::copied(template, &view).map_err(error)
+}
+
+/// Checks, before any is read, that records of the shape of `template`
+/// can be read from batches of `schema`.
+pub(crate) fn check_template(
+    template: &Column,
+    schema: &Schema,
+    options: &ReadOptions,
+) -> Result<(), Error> {
+    let empty = RecordBatch::new_empty(std::sync::Arc::new(schema.clone()));
+    columns_from_batch(template, &empty, options).map(drop)
 }
 
 /// Checks, before any is read, that records of `T` can be read from

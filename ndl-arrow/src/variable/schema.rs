@@ -32,13 +32,24 @@ pub(crate) fn top_columns(column: &Column) -> Vec<(&str, &Column)> {
 /// The schema of `T`'s records; its metadata keeps `T`'s datatype under
 /// [`DATATYPE_KEY`].
 pub(crate) fn schema<T: Record>() -> Result<Schema, Error> {
-    let dt = T::datatype();
-    let template = template::<T>();
-    let fields = top_columns(&template)
+    columns_schema(&T::datatype(), &template::<T>())
+}
+
+/// The schema of records of `datatype` held in columns of the shape of
+/// `template` ([`Column::template`] of the datatype, or a record type's
+/// columns): `Utf8` for strings, `List` for `vlen`, nullable fields for
+/// `optional` members only. Its metadata keeps the datatype under
+/// [`DATATYPE_KEY`], so that reading the file back gives it exactly.
+///
+/// # Errors
+/// A column with no Arrow form (an option of an option, an array too
+/// long), named.
+pub fn columns_schema(datatype: &Datatype, template: &Column) -> Result<Schema, Error> {
+    let fields = top_columns(template)
         .into_iter()
-        .map(|(name, column)| field(name, column, member(Some(&dt), name), name))
+        .map(|(name, column)| field(name, column, member(Some(datatype), name), name))
         .collect::<Result<Vec<_>, _>>()?;
-    let metadata = HashMap::from([(DATATYPE_KEY.to_owned(), ndl::datatype_to_yaml(&dt))]);
+    let metadata = HashMap::from([(DATATYPE_KEY.to_owned(), ndl::datatype_to_yaml(datatype))]);
     Ok(Schema::new_with_metadata(fields, metadata))
 }
 

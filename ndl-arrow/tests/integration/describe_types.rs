@@ -64,22 +64,29 @@ fn vlen(dt: Datatype) -> Datatype {
     Datatype::Vlen(Box::new(dt))
 }
 
-/// The description each column must have.
+fn optional(dt: Datatype) -> Datatype {
+    Datatype::Optional(Box::new(dt))
+}
+
+/// The description each column must have: `optional` where it holds a
+/// null.
 fn expected(name: &str) -> Option<Datatype> {
     use Datatype::*;
     Some(match name {
         "id" => Int64,
-        "utf8" | "large_utf8" | "view" | "dict" => String,
-        "binary" | "large_binary" => vlen(UInt8),
+        "large_utf8" | "view" | "dict" => String,
+        "utf8" => optional(String),
+        "binary" => vlen(UInt8),
+        "large_binary" => optional(vlen(UInt8)),
         "list" => vlen(Float32),
-        "large_list" => vlen(String),
+        "large_list" => optional(vlen(String)),
         "fixed_list" => Int16.array_of(&[2]),
-        "null" => tagged(0, "arrow:null"),
-        "dec128" => tagged(16, "arrow:decimal128(10, 2)"),
-        "dec256" => tagged(32, "arrow:decimal256(40, 1)"),
-        "time32" => tagged(4, "arrow:time32[ms]"),
-        "time64" => tagged(8, "arrow:time64[us]"),
-        "interval" => tagged(16, "arrow:month_day_nano_interval"),
+        "null" => optional(tagged(0, "arrow:null")),
+        "dec128" => optional(tagged(16, "arrow:decimal128(10, 2)")),
+        "dec256" => optional(tagged(32, "arrow:decimal256(40, 1)")),
+        "time32" => optional(tagged(4, "arrow:time32[ms]")),
+        "time64" => optional(tagged(8, "arrow:time64[us]")),
+        "interval" => optional(tagged(16, "arrow:month_day_nano_interval")),
         _ => return None,
     })
 }
@@ -100,7 +107,7 @@ fn check_described(dt: &Datatype, file: &str) {
         panic!("{file}: struct")
     };
     assert!(s.is_variable());
-    assert_eq!(s.members[0].datatype, Datatype::String);
+    assert_eq!(s.members[0].datatype, optional(Datatype::String));
     assert_eq!(s.members[1].datatype, Datatype::UInt8);
     let Datatype::Compound(f) = member("fixed_struct") else {
         panic!("{file}: fixed_struct")
@@ -170,4 +177,62 @@ fn reading_variable_columns_as_bytes_is_refused_by_column() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("utf8"), "{e}");
+}
+
+/// The same table with and without statistics: `optional` where a column
+/// holds a null, whether the row groups count them or the data is read;
+/// a struct's field whose only nulls are under null structs stays plain.
+const PY_NULLS: &str = r#"
+import sys
+import pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc
+point = pa.struct([('x', pa.int32()), ('y', pa.float64())])
+t = pa.table({
+    'holes': pa.array([1, None, 3, 4], pa.int64()),
+    'whole': pa.array([1, 2, 3, 4], pa.int64()),
+    'late': pa.array([1.0, 2.0, 3.0, None]),
+    'point': pa.array([{'x': 1, 'y': 0.5}, None, {'x': 3, 'y': None}, {'x': 4, 'y': 1.0}], point),
+    'items': pa.array([[1], [None], [], None], pa.list_(pa.int8())),
+})
+out = sys.argv[1]
+pq.write_table(t, out + '/stats.parquet', row_group_size=2)
+pq.write_table(t, out + '/bare.parquet', row_group_size=2, write_statistics=False)
+with ipc.new_file(out + '/t.arrow', t.schema) as w:
+    w.write_table(t, max_chunksize=3)
+print('written')
+"#;
+
+#[test]
+fn optional_where_the_data_holds_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_with(&python312(), PY_NULLS, &[dir.path().to_str().unwrap()]);
+    assert!(out.contains("written"), "{out}");
+    let point = Datatype::Compound(
+        ndl_runtime::Compound::variable(vec![
+            ndl_runtime::Member::new("x", 0, Datatype::Int32),
+            ndl_runtime::Member::new("y", 0, optional(Datatype::Float64)),
+        ])
+        .unwrap(),
+    );
+    let want = [
+        ("holes", optional(Datatype::Int64)),
+        ("whole", Datatype::Int64),
+        ("late", optional(Datatype::Float64)),
+        ("point", optional(point)),
+        ("items", optional(vlen(optional(Datatype::Int8)))),
+    ];
+    for file in ["stats.parquet", "bare.parquet", "t.arrow"] {
+        let path = dir.path().join(file);
+        let (dt, rows) = match file.ends_with(".parquet") {
+            true => ndl_arrow::describe_parquet(&path),
+            false => ndl_arrow::describe_ipc(&path),
+        }
+        .unwrap();
+        assert_eq!(rows, 4);
+        let Datatype::Compound(c) = &dt else {
+            panic!("{file}: {dt:?}")
+        };
+        for (name, dt) in &want {
+            assert_eq!(&c.member(name).unwrap().datatype, dt, "{file}: {name}");
+        }
+    }
 }

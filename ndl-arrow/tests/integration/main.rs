@@ -4,6 +4,7 @@
 mod common;
 
 mod bad_input;
+mod columns;
 mod consumers;
 mod describe_types;
 mod error_paths;

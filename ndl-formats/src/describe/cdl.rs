@@ -82,6 +82,63 @@ fn without_nulls(dt: &mut Datatype, at: &str, left_out: &mut Vec<String>) {
     }
 }
 
+/// Describes the `optional` members of every record (a table's columns
+/// that hold nulls) as their values' types, with a warning naming them:
+/// a netCDF compound's member has no null and no `_FillValue` of its own.
+pub(super) fn values_for_nulls(contents: &mut Contents) {
+    for e in &mut contents.entries {
+        let Datatype::Compound(_) = e.spec.datatype else {
+            continue;
+        };
+        let mut nullable = Vec::new();
+        without_options(&mut e.spec.datatype, "", &mut nullable);
+        if !nullable.is_empty() {
+            let names: Vec<String> = nullable.iter().map(|n| format!("`{n}`")).collect();
+            contents.warnings.push(format!(
+                "`{}`: netCDF CDL: the members {} hold nulls, which a netCDF compound member cannot; described as their values' types",
+                e.label(),
+                names.join(", ")
+            ));
+        }
+    }
+}
+
+/// `dt` with every `optional` in it replaced by its values' type; the
+/// dotted paths of those replaced go to `nullable`.
+fn without_options(dt: &mut Datatype, at: &str, nullable: &mut Vec<String>) {
+    if let Datatype::Optional(base) = dt {
+        // Arrow's null type is left out whole (`leave_out_nulls`).
+        let null = matches!(&**base, Datatype::Opaque(o) if o.tag.as_deref() == Some("arrow:null"));
+        if !null {
+            nullable.push(at.to_owned());
+        }
+        *dt = std::mem::replace(&mut **base, Datatype::Bool);
+    }
+    match dt {
+        Datatype::Vlen(base) => without_options(base, at, nullable),
+        Datatype::Compound(c) => {
+            for m in &mut c.members {
+                let path = match at {
+                    "" => m.name.clone(),
+                    _ => format!("{at}.{}", m.name),
+                };
+                without_options(&mut m.datatype, &path, nullable);
+            }
+            // Plain once its nulls are gone: laid out as C would.
+            if c.size == 0 && !c.is_variable() {
+                let members = c
+                    .members
+                    .iter()
+                    .map(|m| (m.name.clone(), m.datatype.clone()));
+                if let Ok(laid_out) = ndl_runtime::Compound::c_layout(members) {
+                    *c = laid_out;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The CDL document of `contents`.
 pub(super) fn document(path: &Path, contents: &Contents) -> Result<String> {
     match contents.arrangement {

@@ -156,6 +156,7 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             zarr::metadata(path, &said)?
         }
         Language::Cdl => {
+            cdl::values_for_nulls(&mut contents);
             cdl::leave_out_nulls(&mut contents);
             let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
             cdl::document(path, &said)?
@@ -245,6 +246,15 @@ pub(crate) fn object_parts(dt: &Datatype) -> Vec<(String, String)> {
     fn walk(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
         match dt {
             _ if is_object(dt) => out.push((at.to_string(), object_kind(dt))),
+            // A table's column with nulls: its values' objects, or the
+            // fields of its records; else an object of its own (a value
+            // or None).
+            Datatype::Optional(base) if is_object(base) || !is_plain_value(base) => {
+                walk(base, at, out)
+            }
+            Datatype::Optional(base) => {
+                out.push((at.to_string(), format!("optional {}", object_kind(base))))
+            }
             Datatype::Array(a) => walk(&a.base, at, out),
             Datatype::Compound(c) => {
                 for m in c.by_offset() {
@@ -262,6 +272,17 @@ pub(crate) fn object_parts(dt: &Datatype) -> Vec<(String, String)> {
     let mut out = Vec::new();
     walk(dt, "", &mut out);
     out
+}
+
+/// Whether `dt` is a plain value that a column with nulls makes an
+/// object of its own: not a record (whose fields are looked into) nor
+/// bytes tagged `arrow:` (which NumPy's note names by their Arrow type).
+fn is_plain_value(dt: &Datatype) -> bool {
+    match dt {
+        Datatype::Compound(_) => false,
+        Datatype::Opaque(o) => !o.tag.as_deref().is_some_and(|t| t.starts_with("arrow:")),
+        _ => true,
+    }
 }
 
 /// What an [object](is_object) is, in words: `vlen of float32`.

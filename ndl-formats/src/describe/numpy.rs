@@ -70,6 +70,13 @@ fn with_placeholders(dt: &Datatype) -> Datatype {
             size: 8,
             tag: Some(PLACEHOLDER.into()),
         }),
+        // NumPy has no nulls: a column holding them is Python objects (a
+        // value or None), as pyarrow's `to_numpy` gives strings and lists;
+        // a struct's nulls are not said.
+        Datatype::Optional(base) if matches!(**base, Datatype::Compound(_)) => {
+            with_placeholders(base)
+        }
+        Datatype::Optional(_) => with_placeholders(&Datatype::String),
         Datatype::Array(a) => with_placeholders(&a.base).array_of(&a.shape),
         Datatype::Compound(c) => {
             let mut c = c.clone();
@@ -161,6 +168,7 @@ fn arrow_objects(dt: &Datatype, at: &str, out: &mut Vec<(String, String)>) {
             out.push((at.to_owned(), o.tag.clone().unwrap_or_default()))
         }
         Datatype::Array(a) => arrow_objects(&a.base, at, out),
+        Datatype::Optional(base) => arrow_objects(base, at, out),
         Datatype::Compound(c) => {
             for m in &c.members {
                 let path = if at.is_empty() {
