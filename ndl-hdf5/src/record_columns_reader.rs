@@ -444,8 +444,19 @@ impl Reading<'_> {
 }
 
 impl In {
-    /// Rows `first..first + rows` of the variable.
+    /// Rows `first..first + rows` of the variable; an option's column
+    /// carries its fill, as the template's does.
     fn read(&self, path: &Path, first: u64, rows: u64, file_len: u64) -> Result<Column> {
+        let mut column = self.read_values(path, first, rows, file_len)?;
+        if let (Column::Nullable { fill, .. }, Node::Optional { fill: kept, .. }) =
+            (&mut column, &self.node)
+        {
+            *fill = Some(kept.clone());
+        }
+        Ok(column)
+    }
+
+    fn read_values(&self, path: &Path, first: u64, rows: u64, file_len: u64) -> Result<Column> {
         let at = hdf5_error(path, &self.name);
         if rows == 0 {
             // SAFETY: no value is read.
