@@ -113,8 +113,9 @@ fn is_leaf(column: &Column) -> bool {
     }
 }
 
-/// Records written as netCDF-4 columns (see the [module](self)), a batch
-/// at a time: every variable grows along the unlimited dimension
+/// Records written as netCDF-4 columns, one variable per field as
+/// [`write_columns`](crate::write_columns) lays them out, a batch at a
+/// time: every variable grows along the unlimited dimension
 /// `record` (a list's items along its own unlimited `<field>_sample`),
 /// and the file appears at its path only when [`finish`](Self::finish)
 /// publishes it whole.

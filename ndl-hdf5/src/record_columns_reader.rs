@@ -24,8 +24,9 @@ use crate::record_type::{dotted, Node};
 /// up to its items.
 const COUNT_BLOCK: u64 = 1 << 20;
 
-/// Records read from netCDF-4 columns, a block at a time (see the
-/// [module](self)).
+/// Records read from netCDF-4 columns, a block at a time: a file's own
+/// ([`open`](Self::open) says how its variables become fields), or a
+/// Rust type's (what [`read_columns`](crate::read_columns) reads).
 pub struct RecordColumnsReader {
     path: PathBuf,
     file_len: u64,
@@ -538,9 +539,7 @@ impl<'a> Inferred<'a> {
         let record = counts
             .first()
             .map_or_else(|| dims.first().map(|d| d[0]), |&(i, _)| Some(dims[i][0]));
-        let Some(record) = record else {
-            return None;
-        };
+        let record = record?;
         let count_of = |sample: &str| counts.iter().find(|(_, s)| *s == sample).map(|&(i, _)| i);
         let mut fields = Vec::new();
         let mut used = vec![false; variables.len()];
@@ -723,26 +722,28 @@ struct Tree {
 }
 
 enum Entry {
-    Leaf(Leaf),
+    Leaf(Box<Leaf>),
     Tree(Tree),
 }
 
 impl Tree {
     fn insert(&mut self, parts: &[&str], leaf: Leaf) -> std::result::Result<(), String> {
-        let (first, rest) = parts.split_first().expect("a name has a part");
+        let Some((first, rest)) = parts.split_first() else {
+            return Err("an empty variable name".into());
+        };
         let found = self.children.iter_mut().find(|(n, _)| n == first);
         match (found, rest.is_empty()) {
             (None, true) => {
                 let name = first.to_string();
                 self.children.push((
                     name.clone(),
-                    Entry::Leaf(Leaf {
+                    Entry::Leaf(Box::new(Leaf {
                         member: Member {
                             name,
                             ..leaf.member
                         },
                         ..leaf
-                    }),
+                    })),
                 ));
                 Ok(())
             }
