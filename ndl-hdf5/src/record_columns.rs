@@ -1,7 +1,11 @@
 //! Records with `String`, `Vec` and `Option` fields as netCDF-4 columns:
 //! one variable per field over the dimension `record`, as netCDF4-python
 //! and xarray read them (netCDF4-python reads no compound holding a
-//! variable-length member).
+//! variable-length member). Typed records (`write_columns`) and records
+//! known only by their datatype and column template (`ndl convert`) go
+//! through one [`RecordColumnsWriter`], which appends a batch of columns
+//! at a time: `record` and every `<field>_sample` are unlimited, and the
+//! file is staged, appearing whole when finished.
 //!
 //! - A `String` is a `string` variable (`NC_STRING`: a variable-length
 //!   UTF-8 string).
@@ -12,8 +16,9 @@
 //!   dimension, says how many each record has.
 //! - A nested record is flattened: its fields are `<field>.<member>`.
 //! - `[T; N]` of numbers is a variable over `record` and `<field>_len`.
-//! - An `Option` stores its `#[ndl(fill = ...)]` for `None`, which is the
-//!   number variable's `_FillValue`, so netCDF4-python and xarray mask it.
+//! - An `Option` stores its fill (`#[ndl(fill = ...)]`, or the template's)
+//!   for `None`, which is the number variable's `_FillValue`, so
+//!   netCDF4-python and xarray mask it.
 //! - A `bool` is an `int8` with the attribute `dtype: bool`, as xarray
 //!   writes one.
 //!
@@ -192,7 +197,8 @@ impl RecordColumnsWriter {
     /// Starts a new netCDF-4 file for `path` holding records of
     /// `datatype` (a compound) in the columns of `template`'s shape
     /// ([`Column::template`] of it, with each option's fill); `options`
-    /// give the codec, shuffle and records per chunk.
+    /// give the codec, shuffle, records per chunk and the file's
+    /// attributes.
     ///
     /// # Errors
     /// A field the columns do not hold (a list of lists or of records, an
@@ -226,6 +232,8 @@ impl RecordColumnsWriter {
             source,
         })?;
         let staged = Staged::create(path, options.durable)?;
+        crate::user_attributes::write(staged.file(), &options.attributes)
+            .map_err(hdf5_error(path, ""))?;
         let mut made = Made {
             file: staged.file(),
             types: FileTypes::new(staged.file()),

@@ -72,9 +72,10 @@ struct In {
 
 impl RecordColumnsReader {
     /// Opens the netCDF-4 file at `path` as records of the variables of
-    /// its root group, when it holds at least one string variable or
-    /// ragged array and every variable is over one record dimension or
-    /// a sample dimension: `None` for any other file.
+    /// its root group, when it holds a ragged array, or two or more
+    /// variables of which one is a string, and every variable is over one
+    /// record dimension or a sample dimension, none in a group: `None`
+    /// for any other file.
     ///
     /// The record dimension is the one a count variable (an integer
     /// variable with the CF attribute `sample_dimension`) is over, else
@@ -521,8 +522,12 @@ impl<'a> Inferred<'a> {
         let variables: Vec<&DatasetInfo> = inventory
             .datasets
             .iter()
-            .filter(|d| d.group == "/" && !d.is_dimension_only && !d.null_space)
+            .filter(|d| !d.is_dimension_only)
             .collect();
+        // Variables in groups would be left behind.
+        if variables.iter().any(|d| d.group != "/" || d.null_space) {
+            return None;
+        }
         let mut dims = Vec::with_capacity(variables.len());
         for d in &variables {
             match dimensions(d) {
