@@ -45,9 +45,15 @@ pub(crate) fn create_records(
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
     check_fills(path, source.origin().template, "")?;
+    let mut options = options.hdf5.options.clone();
+    for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
+        if let Ok(value) = serde_json::to_value(&a.value) {
+            options = options.attribute(name, value);
+        }
+    }
     Ok(Box::new(NetcdfColumnsSink {
         path: path.to_path_buf(),
-        options: options.hdf5.options.clone(),
+        options,
     }))
 }
 
