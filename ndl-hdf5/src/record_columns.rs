@@ -29,6 +29,7 @@
 use std::os::raw::c_void;
 use std::path::{Path, PathBuf};
 
+use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use ndl_runtime::record::{self, Column, Columns, RecordError, Values};
@@ -531,8 +532,12 @@ impl Made<'_> {
             crate::cf::text_attr(&dataset, "dtype", "bool").map_err(&at)?;
         }
         if let Node::Optional { value, fill } = &node {
-            if matches!(**value, Node::Fixed { .. }) {
-                fill_value(&dataset, value, fill, &file_type, &memory_type).map_err(&at)?;
+            match **value {
+                Node::Fixed { .. } => {
+                    fill_value(&dataset, value, fill, &file_type, &memory_type).map_err(&at)?
+                }
+                Node::String => string_fill(&dataset, fill).map_err(&at)?,
+                _ => {}
             }
         }
         Ok(Out {
@@ -542,6 +547,25 @@ impl Made<'_> {
             inner,
         })
     }
+}
+
+/// Writes the `_FillValue` of a `string` variable: a scalar `NC_STRING`,
+/// the type netCDF-C wants a string variable's fill to be.
+fn string_fill(dataset: &hdf5::Dataset, fill: &Column) -> hdf5::Result<()> {
+    let Column::Strings { offsets, data } = fill else {
+        return Err("a string's fill is not a string".into());
+    };
+    let text = data
+        .get(offsets[0] as usize..offsets[1] as usize)
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .ok_or("the fill is not UTF-8")?;
+    let value: VarLenUnicode = text
+        .parse()
+        .map_err(|e| hdf5::Error::from(format!("the fill {text:?}: {e}")))?;
+    dataset
+        .new_attr::<VarLenUnicode>()
+        .create("_FillValue")?
+        .write_scalar(&value)
 }
 
 /// Writes the `_FillValue` attribute of `dataset`: `fill` as its type.

@@ -9,6 +9,7 @@
 use std::os::raw::c_void;
 use std::path::{Path, PathBuf};
 
+use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::H5Aread;
 use ndl_runtime::record::{Column, Values};
 use ndl_runtime::{Compound, Datatype, Member};
@@ -650,11 +651,13 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
         }
     };
     let template = Column::template(&datatype).map_err(|e| mismatch(path, &d.name, e.message()))?;
-    if !d.attributes.contains_key("_FillValue") || d.shape.len() > 1 || element_is_string(&datatype)
-    {
+    if !d.attributes.contains_key("_FillValue") || d.shape.len() > 1 {
         return Ok((datatype, template));
     }
-    let fill = fill_value(path, file, d, &template)?;
+    let fill = match datatype {
+        Datatype::String => string_fill(path, file, d)?,
+        _ => fill_value(path, file, d, &template)?,
+    };
     Ok((
         Datatype::Optional(Box::new(datatype)),
         Column::Nullable {
@@ -665,8 +668,26 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
     ))
 }
 
-fn element_is_string(datatype: &Datatype) -> bool {
-    matches!(datatype, Datatype::String)
+/// A `string` variable's `_FillValue` (a scalar `NC_STRING`), as a
+/// one-record column.
+fn string_fill(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<Column> {
+    let stored_at = crate::lookup::dataset_path(file, path, &d.name)?;
+    let text = file
+        .dataset(&stored_at)
+        .and_then(|v| v.attr("_FillValue"))
+        .and_then(|a| a.read_scalar::<VarLenUnicode>())
+        .map_err(|e| {
+            mismatch(
+                path,
+                &d.name,
+                &format!("its `_FillValue` is not one variable-length string: {e}"),
+            )
+        })?;
+    let data = text.as_str().as_bytes().to_vec();
+    Ok(Column::Strings {
+        offsets: vec![0, data.len() as i64],
+        data,
+    })
 }
 
 /// The variable's `_FillValue`, as a one-record column of `template`.

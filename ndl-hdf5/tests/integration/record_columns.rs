@@ -5,6 +5,17 @@
 use ndl_hdf5::{RecordColumnsReader, RecordColumnsWriter};
 use ndl_runtime::record::{self, Column, Columns};
 use ndl_runtime::{NdlType, Record};
+use ndl_testkit::netcdf::ncdump;
+use ndl_testkit::python::{python312, run_with};
+
+/// argv: path. netCDF4-python reads `note`, a `string` variable whose
+/// `_FillValue` is a string, and its fill.
+const NOTES: &str = r#"
+import sys, netCDF4
+with netCDF4.Dataset(sys.argv[1]) as ds:
+    assert ds['note']._FillValue == '?', ds['note']._FillValue
+    print(list(ds['note'][:]))
+"#;
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(u8)]
@@ -30,6 +41,8 @@ struct Obs {
     ok: bool,
     #[ndl(fill = -1)]
     qty: Option<i32>,
+    #[ndl(fill = "?")]
+    note: Option<String>,
     levels: Vec<f32>,
     tags: Vec<String>,
     venue: Venue,
@@ -45,6 +58,7 @@ fn observations(n: usize) -> Vec<Obs> {
             side: if i % 2 == 0 { Side::Buy } else { Side::Sell },
             ok: i % 3 == 0,
             qty: (i % 4 != 1).then_some(i as i32 * 10),
+            note: (i % 3 != 2).then(|| "ü".repeat(i % 2)),
             levels: (0..i % 3).map(|k| (i * 10 + k) as f32).collect(),
             tags: (0..i % 2 + (i % 5 == 4) as usize)
                 .map(|k| ["", "größer", "x"][(i + k) % 3].to_string())
@@ -103,6 +117,13 @@ fn typed_columns_read_untyped_in_blocks_and_write_back_batch_by_batch() {
     }
     assert_eq!(writer.finish().unwrap(), 11);
     assert_eq!(ndl_hdf5::read_columns::<Obs>(&again).unwrap(), want);
+    ncdump(&[], &again);
+    let notes = run_with(&python312(), NOTES, &[again.to_str().unwrap()]);
+    let want_notes: Vec<String> = want
+        .iter()
+        .map(|o| o.note.clone().unwrap_or_else(|| "?".into()))
+        .collect();
+    assert_eq!(notes.trim(), format!("{want_notes:?}").replace('"', "'"));
     // Without a fill, the option has nothing to stand for `None`.
     let Err(e) = RecordColumnsWriter::create(
         dir.path().join("no_fill.nc"),
