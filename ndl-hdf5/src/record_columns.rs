@@ -58,7 +58,7 @@ pub(crate) fn write<T: Record>(path: &Path, records: &[T]) -> Result<()> {
         path,
         &T::datatype(),
         &template,
-        WriteOptions::new(),
+        WriteOptions::new().expected_len(records.len() as u64),
         "add `#[ndl(fill = ...)]` to the field",
     )?;
     for block in records.chunks(TYPED_BLOCK) {

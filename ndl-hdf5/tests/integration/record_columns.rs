@@ -156,3 +156,15 @@ fn a_file_of_fixed_variables_or_of_one_string_is_no_records_columns() {
     ndl_hdf5::write_columns(&one, &[One { name: "a".into() }]).unwrap();
     assert!(RecordColumnsReader::open(&one).unwrap().is_none());
 }
+
+#[test]
+fn no_records_read_back_as_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.nc");
+    ndl_hdf5::write_columns::<Obs>(&path, &[]).unwrap();
+    ncdump(&[], &path);
+    let mut reader = RecordColumnsReader::open(&path).unwrap().expect("columns");
+    assert_eq!((reader.len(), reader.datatype()), (0, &Obs::datatype()));
+    assert_eq!(reader.next_block(10).unwrap(), None);
+    assert_eq!(ndl_hdf5::read_columns::<Obs>(&path).unwrap(), vec![]);
+}
