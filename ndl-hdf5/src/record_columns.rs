@@ -33,7 +33,8 @@ use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use ndl_runtime::record::{self, Column, Columns, RecordError, Values};
-use ndl_runtime::{ByteOrder, Datatype, Member, Record};
+use ndl_runtime::time::{CfEncoding, NAT};
+use ndl_runtime::{ByteOrder, Datatype, Member, Record, TimeType};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
@@ -485,7 +486,10 @@ impl Made<'_> {
         if let Some(d) = &member.description {
             crate::cf::text_attr(variable, "long_name", d).map_err(&at)?;
         }
-        if let Some(u) = &member.units {
+        // A time's CF `units` are written already, and say what its
+        // counts are.
+        let has_units = variable.attr("units").is_ok();
+        if let Some(u) = member.units.as_ref().filter(|_| !has_units) {
             crate::cf::text_attr(variable, "units", u).map_err(&at)?;
         }
         Ok(())
@@ -531,6 +535,14 @@ impl Made<'_> {
         {
             crate::cf::text_attr(&dataset, "dtype", "bool").map_err(&at)?;
         }
+        if let Node::Fixed {
+            datatype: Datatype::Time(t),
+            ..
+        } = leaf
+        {
+            let fill = !matches!(node, Node::Optional { .. });
+            time_attributes(&dataset, *t, fill).map_err(&at)?;
+        }
         if let Node::Optional { value, fill } = &node {
             match **value {
                 Node::Fixed { .. } => {
@@ -547,6 +559,27 @@ impl Made<'_> {
             inner,
         })
     }
+}
+
+/// The CF attributes of a time variable whose counts need no scaling
+/// (seconds, days, ... since 1970-01-01), and NaT as its `_FillValue`
+/// when `fill` (an option's fill is its own): xarray then decodes it.
+/// Counts CF names no unit for are left as numbers.
+fn time_attributes(dataset: &hdf5::Dataset, t: TimeType, fill: bool) -> hdf5::Result<()> {
+    let encoding = CfEncoding::of(t);
+    if encoding.factor() != 1 || encoding.units().is_none() {
+        return Ok(());
+    }
+    if fill {
+        dataset
+            .new_attr::<i64>()
+            .create("_FillValue")?
+            .write_scalar(&NAT)?;
+    }
+    for (name, value) in encoding.attributes() {
+        crate::cf::text_attr(dataset, name, &value)?;
+    }
+    Ok(())
 }
 
 /// Writes the `_FillValue` of a `string` variable: a scalar `NC_STRING`,

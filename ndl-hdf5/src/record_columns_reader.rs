@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::H5Aread;
 use ndl_runtime::record::{Column, Values};
-use ndl_runtime::{Compound, Datatype, Member};
+use ndl_runtime::time::{CfEncoding, NAT};
+use ndl_runtime::{Compound, Datatype, Member, TimeType};
 
 use crate::error::{hdf5_error, Error, Result};
 use crate::inventory::{DatasetInfo, Inventory};
@@ -602,7 +603,10 @@ impl<'a> Inferred<'a> {
             };
             let member = Member {
                 description: text(d, "long_name").map(str::to_string),
-                units: text(d, "units").map(str::to_string),
+                // A time's `units` are its datatype's.
+                units: text(d, "units")
+                    .filter(|_| our_time(d).is_none())
+                    .map(str::to_string),
                 ..Member::new(name, 0, datatype)
             };
             let leaf = Leaf {
@@ -621,7 +625,9 @@ impl<'a> Inferred<'a> {
 /// The datatype and empty column of one element of the variable `d`.
 fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, Column)> {
     let stored = &d.stored.datatype;
+    let time = our_time(d);
     let element = match stored {
+        _ if time.is_some() => time.map_or(Datatype::Int64, Datatype::Time),
         Datatype::Int8 if text(d, "dtype") == Some("bool") => Datatype::Bool,
         Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_) => {
             stored.clone()
@@ -651,7 +657,8 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
         }
     };
     let template = Column::template(&datatype).map_err(|e| mismatch(path, &d.name, e.message()))?;
-    if !d.attributes.contains_key("_FillValue") || d.shape.len() > 1 {
+    let nat_fill = time.is_some() && d.attributes.get("_FillValue") == Some(&NAT.into());
+    if !d.attributes.contains_key("_FillValue") || d.shape.len() > 1 || nat_fill {
         return Ok((datatype, template));
     }
     let fill = match datatype {
@@ -666,6 +673,22 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
             fill: Some(Box::new(fill)),
         },
     ))
+}
+
+/// The time type of an `int64` variable whose CF attributes are those the
+/// writer gives counts of it that need no scaling (since 1970-01-01):
+/// its values are that type's counts. Other CF times stay numbers.
+fn our_time(d: &DatasetInfo) -> Option<TimeType> {
+    let t = d.cf_time?;
+    let encoding = CfEncoding::of(t);
+    let ours = d.stored.datatype == Datatype::Int64
+        && encoding.factor() == 1
+        && encoding.units().is_some()
+        && encoding
+            .attributes()
+            .iter()
+            .all(|(name, value)| text(d, name) == Some(value.as_str()));
+    ours.then_some(t)
 }
 
 /// A `string` variable's `_FillValue` (a scalar `NC_STRING`), as a

@@ -168,3 +168,59 @@ fn no_records_read_back_as_none() {
     assert_eq!(reader.next_block(10).unwrap(), None);
     assert_eq!(ndl_hdf5::read_columns::<Obs>(&path).unwrap(), vec![]);
 }
+
+/// argv: path. xarray decodes `when` as datetime64, NaT included.
+const TIMES: &str = r#"
+import sys, xarray as xr
+w = xr.open_dataset(sys.argv[1])['when'].values
+print(w.dtype, [str(v) for v in w])
+"#;
+
+#[test]
+fn times_are_cf_times_xarray_decodes_and_read_back_as_times() {
+    use ndl_runtime::record::Values;
+    use ndl_runtime::time::{BaseUnit, NumpyTimeUnit, NAT};
+    use ndl_runtime::{Compound, Datatype, Member, TimeType};
+    let when = Datatype::Time(TimeType::datetime(NumpyTimeUnit::new(BaseUnit::Seconds)));
+    let datatype = Datatype::Compound(
+        Compound::variable([
+            Member::new("name", 0, Datatype::String),
+            Member::new("when", 0, when.clone()),
+        ])
+        .unwrap(),
+    );
+    let batch = Column::Struct {
+        len: 3,
+        fields: vec![
+            (
+                "name".into(),
+                Column::Strings {
+                    offsets: vec![0, 1, 1, 2],
+                    data: b"ab".to_vec(),
+                },
+            ),
+            (
+                "when".into(),
+                Column::Values {
+                    datatype: when,
+                    values: Values::I64(vec![0, 86_400 + 1, NAT]),
+                },
+            ),
+        ],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("times.nc");
+    let template = Column::template(&datatype).unwrap();
+    let mut writer =
+        RecordColumnsWriter::create(&path, &datatype, &template, Default::default()).unwrap();
+    writer.append(&batch).unwrap();
+    writer.finish().unwrap();
+    let mut reader = RecordColumnsReader::open(&path).unwrap().expect("columns");
+    assert_eq!(reader.datatype(), &datatype);
+    assert_eq!(reader.next_block(10).unwrap(), Some(batch));
+    let out = run_with(&python312(), TIMES, &[path.to_str().unwrap()]);
+    assert_eq!(
+        out.trim(),
+        "datetime64[ns] ['1970-01-01T00:00:00.000000000', '1970-01-02T00:00:01.000000000', 'NaT']"
+    );
+}
