@@ -548,30 +548,29 @@ impl<'a> Inferred<'a> {
             .map_or_else(|| dims.first().map(|d| d[0]), |&(i, _)| Some(dims[i][0]));
         let record = record?;
         let count_of = |sample: &str| counts.iter().find(|(_, s)| *s == sample).map(|&(i, _)| i);
-        let mut fields = Vec::new();
-        let mut used = vec![false; variables.len()];
+        // `(variable, its count variable)` by index.
+        let mut found = Vec::new();
         for (i, d) in variables.iter().enumerate() {
-            let over = dims[i][0];
-            if over == record {
-                fields.push((d.name.as_str(), *d, None));
+            if dims[i][0] == record {
+                found.push((i, None));
                 continue;
             }
-            match count_of(over) {
-                Some(c) if dims[i].len() == 1 => {
-                    used[c] = true;
-                    fields.push((d.name.as_str(), *d, Some(variables[c])));
-                }
+            match count_of(dims[i][0]) {
+                Some(c) if d.shape.len() == 1 => found.push((i, Some(c))),
                 _ => return None,
             }
         }
         // A count variable naming the sample dimension of a field is that
         // field's lengths, no field itself.
-        fields.retain(|(_, d, _)| {
-            !variables
-                .iter()
-                .position(|v| std::ptr::eq(*v, *d))
-                .is_some_and(|i| used[i])
-        });
+        let counted: Vec<usize> = found.iter().filter_map(|&(_, c)| c).collect();
+        let fields: Vec<_> = found
+            .into_iter()
+            .filter(|(i, _)| !counted.contains(i))
+            .map(|(i, c)| {
+                let d = variables[i];
+                (d.name.as_str(), d, c.map(|c| variables[c]))
+            })
+            .collect();
         let strings = fields
             .iter()
             .any(|(_, d, _)| d.stored.datatype == Datatype::String);
