@@ -1,20 +1,41 @@
 //! Variable records as netCDF-4 columns (see `ndl_hdf5::write_columns`):
 //! a file of them read as a [`RecordSource`], and written from one.
+//!
+//! A file takes this path when its root's variables are a table along one
+//! record dimension holding a `string` variable (two or more variables)
+//! or a CF contiguous ragged array (a count variable with
+//! `sample_dimension`): see `ndl_hdf5::RecordColumnsReader::open`. A
+//! table of fixed-size variables alone, `_FillValue`s or not, keeps the
+//! packed path (`Hdf5ColumnsSource`), which converts it to every format,
+//! `.npy` included, with each fill kept as the value it is.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use ndl_hdf5::{RecordColumnsReader, RecordColumnsWriter};
+use ndl_runtime::record::Column;
+use ndl_runtime::Datatype;
 
 use crate::error::{Error, Result};
 use crate::options::{ReadOptions, SinkOptions};
-use crate::records::{RecordSink, RecordSource};
+use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::Progress;
 
-/// The records of a netCDF-4 file in the columns layout holding strings,
-/// ragged arrays or fills; `None` for any other file.
+fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
+    move |source| Error::Hdf5 {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
+
+/// The records of a netCDF-4 file in the columns layout holding strings
+/// or ragged arrays; `None` for any other file.
 pub(crate) fn open_records(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let _ = (path, options);
-    Ok(None)
+    let _ = options;
+    Ok(NetcdfColumnsSource::open(path, RECORD_BATCH_BYTES)?
+        .map(|s| Box::new(s) as Box<dyn RecordSource>))
 }
 
 /// A sink writing `source`'s records as netCDF-4 columns at `path`.
@@ -23,9 +44,294 @@ pub(crate) fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    let _ = (source, options);
-    Err(Error::Unsupported {
+    check_fills(path, source.origin().template, "")?;
+    let mut options = options.hdf5.options.clone();
+    for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
+        if let Ok(value) = serde_json::to_value(&a.value) {
+            options = options.attribute(name, value);
+        }
+    }
+    Ok(Box::new(NetcdfColumnsSink {
         path: path.to_path_buf(),
-        message: "variable records are not yet written as netCDF-4 columns".into(),
-    })
+        options,
+    }))
+}
+
+/// Refuses an option with no value to stand for `None`, naming its
+/// column: netCDF has no nulls.
+fn check_fills(path: &Path, column: &Column, name: &str) -> Result<()> {
+    let refuse = || Error::Unsupported {
+        path: path.to_path_buf(),
+        message: format!(
+            "column `{name}` holds nulls, which netCDF-4 has no place for, and no value to \
+             store for them: `--fill {name}=VALUE` supplies one (it becomes the variable's \
+             `_FillValue`)"
+        ),
+    };
+    match column {
+        Column::Struct { fields, .. } => fields.iter().try_for_each(|(f, c)| {
+            let inner = if name.is_empty() {
+                f.clone()
+            } else {
+                format!("{name}.{f}")
+            };
+            check_fills(path, c, &inner)
+        }),
+        Column::Nullable { fill: None, .. } => Err(refuse()),
+        Column::List { values, .. } | Column::FixedList { values, .. } => {
+            check_fills(path, values, name)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The records of netCDF-4 columns, read about `batch_bytes` at a time.
+struct NetcdfColumnsSource {
+    reader: RecordColumnsReader,
+    path: PathBuf,
+    records_per_batch: usize,
+}
+
+impl NetcdfColumnsSource {
+    fn open(path: &Path, batch_bytes: usize) -> Result<Option<NetcdfColumnsSource>> {
+        let Some(reader) = RecordColumnsReader::open(path).map_err(in_file(path))? else {
+            return Ok(None);
+        };
+        let records_per_batch = (batch_bytes as u64 / reader.record_bytes()).max(1) as usize;
+        Ok(Some(NetcdfColumnsSource {
+            reader,
+            path: path.to_path_buf(),
+            records_per_batch,
+        }))
+    }
+}
+
+impl RecordSource for NetcdfColumnsSource {
+    fn origin(&self) -> RecordOrigin<'_> {
+        RecordOrigin {
+            datatype: self.reader.datatype(),
+            template: self.reader.template(),
+            len: Some(self.reader.len()),
+            location: &self.path,
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Column>> {
+        self.reader
+            .next_block(self.records_per_batch)
+            .map_err(in_file(&self.path))
+    }
+}
+
+/// Writes records as netCDF-4 columns, a batch at a time.
+struct NetcdfColumnsSink {
+    path: PathBuf,
+    options: ndl_hdf5::WriteOptions,
+}
+
+impl RecordSink for NetcdfColumnsSink {
+    fn write_from(
+        self: Box<Self>,
+        source: &mut dyn RecordSource,
+        _reopen: Reopen<'_>,
+        progress: Progress<'_>,
+    ) -> Result<u64> {
+        let origin = source.origin();
+        let (datatype, template) = (origin.datatype.clone(), origin.template.clone());
+        if !matches!(datatype, Datatype::Compound(_)) {
+            return Err(Error::Unsupported {
+                path: self.path,
+                message: "netCDF-4 columns hold records (a compound), one variable per field"
+                    .into(),
+            });
+        }
+        let path = &self.path;
+        let mut options = self.options;
+        if let Some(len) = origin.len {
+            options = options.expected_len(len);
+        }
+        let mut writer = RecordColumnsWriter::create(path, &datatype, &template, options)
+            .map_err(in_file(path))?;
+        let mut done = 0u64;
+        while let Some(batch) = source.next_batch()? {
+            writer.append(&batch).map_err(in_file(path))?;
+            done += batch.len() as u64;
+            progress(done);
+        }
+        writer.finish().map_err(in_file(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndl_runtime::record::{Bitmap, Values};
+    use ndl_runtime::{Compound, Member};
+
+    /// Records that are all sources need: strings, lists, options.
+    struct Batches {
+        datatype: Datatype,
+        template: Column,
+        batches: Vec<Column>,
+        path: PathBuf,
+    }
+
+    impl RecordSource for Batches {
+        fn origin(&self) -> RecordOrigin<'_> {
+            RecordOrigin {
+                datatype: &self.datatype,
+                template: &self.template,
+                len: None,
+                location: &self.path,
+            }
+        }
+
+        fn next_batch(&mut self) -> Result<Option<Column>> {
+            Ok((!self.batches.is_empty()).then(|| self.batches.remove(0)))
+        }
+    }
+
+    fn datatype() -> Datatype {
+        Datatype::Compound(
+            Compound::variable([
+                Member::new("name", 0, Datatype::String),
+                Member::new("levels", 0, Datatype::Vlen(Box::new(Datatype::Float64))),
+                Member::new("qty", 0, Datatype::Optional(Box::new(Datatype::Int32))),
+            ])
+            .unwrap(),
+        )
+    }
+
+    fn template(fill: Option<i32>) -> Column {
+        let mut t = Column::template(&datatype()).unwrap();
+        if let Column::Struct { fields, .. } = &mut t {
+            if let Column::Nullable { fill: f, .. } = &mut fields[2].1 {
+                *f = fill.map(|v| {
+                    Box::new(Column::Values {
+                        datatype: Datatype::Int32,
+                        values: Values::I32(vec![v]),
+                    })
+                });
+            }
+        }
+        t
+    }
+
+    /// Records `names.len()` long: record `i` has `i % 3` levels and no
+    /// qty where `i % 4 == 1`.
+    fn batch(names: &[&str], first: usize) -> Column {
+        let mut offsets = vec![0i64];
+        let mut data = Vec::new();
+        let mut lists = vec![0i64];
+        let mut levels = Vec::new();
+        let mut valid = Bitmap::default();
+        let mut qty = Vec::new();
+        for (k, n) in names.iter().enumerate() {
+            let i = first + k;
+            data.extend_from_slice(n.as_bytes());
+            offsets.push(data.len() as i64);
+            levels.extend((0..i % 3).map(|j| (i * 10 + j) as f64));
+            lists.push(levels.len() as i64);
+            valid.push(i % 4 != 1);
+            qty.push(if i % 4 == 1 { -1 } else { i as i32 });
+        }
+        let Column::Struct { fields, .. } = template(Some(-1)) else {
+            unreachable!()
+        };
+        let fill = match &fields[2].1 {
+            Column::Nullable { fill, .. } => fill.clone(),
+            _ => unreachable!(),
+        };
+        Column::Struct {
+            len: names.len(),
+            fields: vec![
+                ("name".into(), Column::Strings { offsets, data }),
+                (
+                    "levels".into(),
+                    Column::List {
+                        offsets: lists,
+                        values: Box::new(Column::Values {
+                            datatype: Datatype::Float64,
+                            values: Values::F64(levels),
+                        }),
+                    },
+                ),
+                (
+                    "qty".into(),
+                    Column::Nullable {
+                        validity: valid,
+                        values: Box::new(Column::Values {
+                            datatype: Datatype::Int32,
+                            values: Values::I32(qty),
+                        }),
+                        fill,
+                    },
+                ),
+            ],
+        }
+    }
+
+    const NAMES: [&str; 7] = ["α", "", "bb", "日本語", "", "x", "last"];
+
+    fn write(path: &Path) {
+        let mut source = Batches {
+            datatype: datatype(),
+            template: template(Some(-1)),
+            batches: vec![
+                batch(&NAMES[..2], 0),
+                batch(&NAMES[2..3], 2),
+                batch(&NAMES[3..], 3),
+            ],
+            path: "memory".into(),
+        };
+        let sink = create_records(path, &source, &SinkOptions::new()).unwrap();
+        let n = sink
+            .write_from(&mut source, &|| unreachable!(), &|_| {})
+            .unwrap();
+        assert_eq!(n, 7);
+    }
+
+    #[test]
+    fn records_cross_batch_boundaries_both_ways() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.nc");
+        write(&path);
+        // 1 byte a batch: a record at a time.
+        let mut source = NetcdfColumnsSource::open(&path, 1).unwrap().unwrap();
+        assert_eq!(source.origin().datatype, &datatype());
+        assert_eq!(source.origin().template, &template(Some(-1)));
+        let mut got = Vec::new();
+        while let Some(b) = source.next_batch().unwrap() {
+            assert_eq!(b.len(), 1);
+            got.push(b);
+        }
+        let want: Vec<Column> = (0..NAMES.len()).map(|i| batch(&NAMES[i..=i], i)).collect();
+        assert_eq!(got, want);
+        // A bigger batch: three records, lists and strings across them.
+        let mut source = NetcdfColumnsSource::open(&path, 1).unwrap().unwrap();
+        source.records_per_batch = 3;
+        let first = source.next_batch().unwrap().unwrap();
+        assert_eq!(first, batch(&NAMES[..3], 0));
+    }
+
+    #[test]
+    fn an_option_without_a_fill_is_refused_naming_the_column() {
+        let source = Batches {
+            datatype: datatype(),
+            template: template(None),
+            batches: Vec::new(),
+            path: "memory".into(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.nc");
+        let Err(e) = create_records(&path, &source, &SinkOptions::new()) else {
+            panic!("an option without a fill was taken")
+        };
+        let text = e.to_string();
+        assert!(
+            text.contains("column `qty`") && text.contains("--fill qty=VALUE"),
+            "{text}"
+        );
+        assert!(!path.exists());
+    }
 }

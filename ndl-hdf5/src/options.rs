@@ -227,11 +227,29 @@ impl WriteOptions {
         file_type: &hdf5::Datatype,
         size: usize,
     ) -> hdf5::DatasetBuilderEmptyShape {
+        self.extendable_builder(file, file_type, size, &[])
+    }
+
+    /// [`builder`](Self::builder) for rows of `inner` values of `size`
+    /// bytes each: extendable along the first dimension only.
+    pub(crate) fn extendable_builder(
+        &self,
+        file: &hdf5::File,
+        file_type: &hdf5::Datatype,
+        size: usize,
+        inner: &[u64],
+    ) -> hdf5::DatasetBuilderEmptyShape {
+        let inner: Vec<usize> = inner.iter().map(|&d| d as usize).collect();
+        let row = inner.iter().product::<usize>().max(1) * size;
+        let mut chunk = vec![self.chunk_records(row)];
+        chunk.extend(&inner);
+        let mut extents = vec![hdf5::Extent::resizable(0)];
+        extents.extend(inner.iter().map(|&d| hdf5::Extent::from(d)));
         let builder = file
             .new_dataset_builder()
             .empty_as(file_type)
-            .chunk(self.chunk_records(size))
-            .shape(0..)
+            .chunk(chunk)
+            .shape(extents)
             .create_intermediate_group(true);
         self.filtered(builder)
     }

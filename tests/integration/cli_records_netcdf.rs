@@ -1,1 +1,121 @@
-//! `ndl convert` of records with strings, lists and options (netcdf).
+//! `ndl convert` of records with strings, lists and options (netcdf):
+//! what netCDF4-python writes as a table with a `string` variable, a CF
+//! contiguous ragged array and a masked integer comes back from the
+//! converted file, as netCDF4-python and xarray read it, value for value
+//! and mask for mask.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::cli::{convert, converted, refused};
+use ndl_testkit::netcdf::ncdump;
+use ndl_testkit::python::{python312, run_with};
+
+/// argv: path, total. Writes five stations: `name` (NC_STRING, with
+/// non-ASCII and empty values), `temp` (a ragged array along `obs`,
+/// counted by `row_size`, with empty rows), `qty` (int with a
+/// `_FillValue`, two masked). `total` is the length of `obs`: 6 agrees
+/// with the counts.
+const WRITE: &str = r#"
+import sys, netCDF4, numpy as np
+path, total = sys.argv[1], int(sys.argv[2])
+rows = [[1.5, 2.5], [], [3.5], [4.5, 5.5, 6.5], []]
+with netCDF4.Dataset(path, 'w') as ds:
+    ds.createDimension('station', 5)
+    ds.createDimension('obs', total)
+    name = ds.createVariable('name', str, ('station',))
+    for i, v in enumerate(['α', '', 'Zürich ✓', '日本語', '']):
+        name[i] = v
+    count = ds.createVariable('row_size', 'i4', ('station',))
+    count.sample_dimension = 'obs'
+    count[:] = [len(r) for r in rows]
+    temp = ds.createVariable('temp', 'f4', ('obs',))
+    temp.units = 'K'
+    flat = [x for r in rows for x in r]
+    temp[:] = (flat + [0.0] * total)[:total]
+    qty = ds.createVariable('qty', 'i4', ('station',), fill_value=-999)
+    qty[:] = np.ma.masked_array([10, 0, 30, 40, 0], mask=[0, 1, 0, 0, 1])
+"#;
+
+/// argv: path. netCDF4-python and xarray read the stations back: the
+/// same strings, rows (by the count variable naming the sample
+/// dimension) and masks.
+const READ: &str = r#"
+import sys, netCDF4, numpy as np, xarray as xr
+path = sys.argv[1]
+names = ['α', '', 'Zürich ✓', '日本語', '']
+rows = [[1.5, 2.5], [], [3.5], [4.5, 5.5, 6.5], []]
+with netCDF4.Dataset(path) as ds:
+    assert list(ds['name'][:]) == names, list(ds['name'][:])
+    counts = [v for v in ds.variables.values() if 'sample_dimension' in v.ncattrs()]
+    assert len(counts) == 1, counts
+    sample = counts[0].sample_dimension
+    data = [v for v in ds.variables.values() if v.dimensions == (sample,)]
+    assert len(data) == 1 and data[0].name == 'temp', data
+    assert data[0].units == 'K'
+    c, flat = counts[0][:].tolist(), data[0][:].tolist()
+    got = [flat[sum(c[:i]):sum(c[:i + 1])] for i in range(len(c))]
+    assert got == rows, got
+    q = ds['qty'][:]
+    assert q.mask.tolist() == [False, True, False, False, True], q
+    assert q.compressed().tolist() == [10, 30, 40], q
+    assert ds['qty']._FillValue == -999
+x = xr.open_dataset(path)
+assert [str(v) for v in x['name'].values] == names, x['name'].values
+q = x['qty'].values
+assert np.isnan(q).tolist() == [False, True, False, False, True], q
+assert q[~np.isnan(q)].tolist() == [10, 30, 40], q
+assert x['temp'].values.tolist() == [v for r in rows for v in r], x['temp'].values
+print('ok')
+"#;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn netcdf4_strings_ragged_arrays_and_masks_convert_to_nc_and_read_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("stations.nc");
+    run_with(&python312(), WRITE, &[s(&src), "6"]);
+    // The source as its writer reads it: the script's expectations hold.
+    assert_eq!(run_with(&python312(), READ, &[s(&src)]).trim(), "ok");
+    let out = d.join("out.nc");
+    converted(convert(&src, &out, &[]), "stations.nc to out.nc");
+    ncdump(&[], &out);
+    let header = ncdump(&["-h"], &out);
+    assert!(header.contains("string name(record)"), "{header}");
+    assert!(
+        header.contains("temp_count:sample_dimension = \"temp_sample\""),
+        "{header}"
+    );
+    assert!(header.contains("qty:_FillValue = -999"), "{header}");
+    assert_eq!(run_with(&python312(), READ, &[s(&out)]).trim(), "ok");
+    // Our own file back again, and to HDF5 as columns.
+    let again = d.join("again.nc");
+    converted(convert(&out, &again, &[]), "out.nc to again.nc");
+    assert_eq!(run_with(&python312(), READ, &[s(&again)]).trim(), "ok");
+    let h5 = d.join("out.h5");
+    converted(
+        convert(&src, &h5, &["--layout", "columns"]),
+        "stations.nc to out.h5",
+    );
+    assert_eq!(run_with(&python312(), READ, &[s(&h5)]).trim(), "ok");
+}
+
+#[test]
+fn counts_that_do_not_add_up_to_the_sample_dimension_are_refused_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bad.nc");
+    run_with(&python312(), WRITE, &[s(&src), "7"]);
+    let out = dir.path().join("out.nc");
+    let run = convert(&src, &out, &[]);
+    refused(
+        &run,
+        &src,
+        &["`row_size`", "add up to 6", "`temp` holds 7 items"],
+    );
+    assert!(!out.exists());
+}

@@ -11,5 +11,6 @@ mod filters;
 mod h5py;
 mod inventory;
 mod netcdf;
+mod record_columns;
 mod records;
 mod writer;

@@ -689,9 +689,11 @@ fn ragged_counts_that_disagree_with_their_values_are_named() {
     let Error::TypeMismatch { field, message, .. } = &e else {
         panic!("{e}")
     };
-    assert_eq!(field, "levels");
-    assert!(message.contains("not 6 values"), "{e}");
+    assert_eq!(field, "levels_count");
+    assert!(message.contains("add up to 6, but `levels` holds 3"), "{e}");
     set_count(-1);
     let e = ndl_hdf5::read_columns::<Trade>(&path).unwrap_err();
-    assert!(e.to_string().contains("record 0: the count -1"), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("record 0, field `levels_count`"), "{e}");
+    assert!(text.contains("the count -1 is not a length"), "{e}");
 }
