@@ -56,7 +56,7 @@ pub struct ArrayWriter<T: Record> {
 
 enum Inner<T: Record> {
     Plain(Box<dyn PlainAppend<T> + Send>),
-    Variable(Box<VariableWriter<T>>),
+    Variable(Box<VariableWriter>),
 }
 
 impl<T: Record> std::fmt::Debug for ArrayWriter<T> {
@@ -92,7 +92,7 @@ impl<T: Record + Send + Sync> ArrayWriter<T> {
             Some(plain) => Ok(ArrayWriter::plain(plain?)),
             None => {
                 refuse_records_layout::<T>(options)?;
-                let writer = VariableWriter::create(dir, options)?;
+                let writer = VariableWriter::of::<T>(dir, options)?;
                 Ok(ArrayWriter {
                     inner: Inner::Variable(Box::new(writer)),
                 })

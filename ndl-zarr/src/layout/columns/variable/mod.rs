@@ -9,6 +9,7 @@
 
 mod leaves;
 mod read;
+mod schema;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,11 +35,194 @@ use leaves::{
 };
 
 pub(crate) use read::read;
+use read::VariableReader;
 
-/// Writes records of `T` as columns, chunk by chunk as they fill: the
-/// fixed-size leaves through a [`ColumnsWriter`], strings and numeric
-/// items through growing arrays of their own.
-pub(crate) struct VariableWriter<T: Record> {
+/// Reads the records of a columns store whose fields include strings,
+/// lists or options, without a Rust type: a batch of
+/// [`Column`]s at a time, in the shape of the records' datatype
+/// ([`Column::template`]), each option with the fill its array stores for
+/// `None`.
+///
+/// A store ndl wrote is read by its `ndl_datatype` attribute; a group
+/// another tool wrote (xarray's) by its arrays, in name order: a string
+/// array is a `string` field, `<name>_count` with a `sample_dimension`
+/// beside `<name>` a `vlen` field, a column with a `_FillValue` an
+/// `optional` field (time columns excepted: their `_FillValue` is NaT).
+///
+/// ```
+/// use ndl_runtime::Record;
+/// use ndl_zarr::{Layout, VariableRecordsReader, WriteOptions};
+///
+/// #[derive(Record)]
+/// struct Trade {
+///     symbol: String,
+///     #[ndl(fill = -1)]
+///     venue: Option<i32>,
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.zarr");
+/// let trades = [Trade { symbol: "É".into(), venue: None }];
+/// WriteOptions::new().layout(Layout::Columns).write(&path, &trades)?;
+/// let mut reader = VariableRecordsReader::open(&path)?.expect("variable records");
+/// assert_eq!(reader.len(), 1);
+/// let batch = reader.next_batch(100)?.expect("one batch");
+/// let back: Vec<Trade> = ndl_runtime::record::read(&batch.view())?;
+/// assert_eq!((back[0].symbol.as_str(), back[0].venue), ("É", None));
+/// assert!(reader.next_batch(100)?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct VariableRecordsReader {
+    datatype: Datatype,
+    reader: VariableReader,
+}
+
+impl std::fmt::Debug for VariableRecordsReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VariableRecordsReader")
+            .field("datatype", &self.datatype)
+            .finish()
+    }
+}
+
+impl VariableRecordsReader {
+    /// Opens the records of the store at `dir`: `None` when it is no
+    /// group, or a group of plain columns (no string, list or option),
+    /// which [`read_packed`](crate::read_packed) reads.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Option<VariableRecordsReader>> {
+        let store = Store::open(dir.as_ref())?;
+        let Some((datatype, template)) = schema::records_of(&store)? else {
+            return Ok(None);
+        };
+        let reader = VariableReader::open(&store, &datatype, template)?;
+        Ok(Some(VariableRecordsReader { datatype, reader }))
+    }
+
+    /// The records' datatype: a compound whose members may be `string`,
+    /// `vlen` or `optional`.
+    pub fn datatype(&self) -> &Datatype {
+        &self.datatype
+    }
+
+    /// The shape of every batch, options with their fills.
+    pub fn template(&self) -> &Column {
+        self.reader.template()
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> u64 {
+        self.reader.len()
+    }
+
+    /// Whether the store holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The next records, at most `max`, as a [`Column::Struct`]; `None`
+    /// after the last.
+    ///
+    /// # Errors
+    /// An array that disagrees with the others (fewer strings than
+    /// records, counts that add up to more or fewer items than a ragged
+    /// array holds, a negative count), naming the array and the record.
+    pub fn next_batch(&mut self, max: usize) -> Result<Option<Column>> {
+        self.reader.next_batch(max)
+    }
+}
+
+/// Writes records given as batches of [`Column`]s, without a Rust type,
+/// in the columns layout: strings as string arrays (v3 `string`, v2
+/// `vlen-utf8`), lists as CF contiguous ragged arrays, options as their
+/// fill (the array's `fill_value` and `_FillValue`). The store appears
+/// whole in [`finish`](VariableRecordsWriter::finish) when the options
+/// say [`publish_on_finish`](WriteOptions::publish_on_finish).
+///
+/// ```
+/// use ndl_runtime::record::{columns, Column};
+/// use ndl_runtime::Record;
+/// use ndl_zarr::{Layout, VariableRecordsWriter, WriteOptions};
+///
+/// #[derive(Debug, PartialEq, Record)]
+/// struct Trade {
+///     symbol: String,
+///     levels: Vec<f32>,
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.zarr");
+/// let trades = [Trade { symbol: "ab".into(), levels: vec![1.5] }];
+/// let template = Column::template(&Trade::datatype())?;
+/// let options = WriteOptions::new().layout(Layout::Columns);
+/// let mut w = VariableRecordsWriter::create(&path, &options, &Trade::datatype(), &template)?;
+/// w.append(&columns(&trades))?;
+/// assert_eq!(w.finish()?, 1);
+/// assert_eq!(ndl_zarr::read::<Trade>(&path)?, trades);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct VariableRecordsWriter {
+    writer: VariableWriter,
+}
+
+impl std::fmt::Debug for VariableRecordsWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VariableRecordsWriter")
+            .field("len", &self.writer.len())
+            .finish()
+    }
+}
+
+impl VariableRecordsWriter {
+    /// Creates a store at `dir` (which must not exist, or be an empty
+    /// directory) for records of `datatype` (a compound), whose batches
+    /// are shaped as `template` ([`Column::template`] of it, each option
+    /// with its fill).
+    ///
+    /// # Errors
+    /// A field with no place in the layout, named: an option without a
+    /// fill (Zarr has no nulls), an option of a string or list, a list of
+    /// anything but numbers or strings.
+    pub fn create(
+        dir: impl AsRef<Path>,
+        options: &WriteOptions,
+        datatype: &Datatype,
+        template: &Column,
+    ) -> Result<VariableRecordsWriter> {
+        let writer = VariableWriter::create(dir.as_ref(), options, (datatype, template), None)?;
+        Ok(VariableRecordsWriter { writer })
+    }
+
+    /// Appends the records of `batch`, a [`Column::Struct`] of the
+    /// template's shape: every chunk they complete is stored now.
+    ///
+    /// # Errors
+    /// A `Some` holding its option's fill (it would read back as `None`),
+    /// naming the record and the field; nothing of `batch` is written.
+    pub fn append(&mut self, batch: &Column) -> Result<()> {
+        self.writer.append_column(batch)
+    }
+
+    /// The number of records appended.
+    pub fn len(&self) -> u64 {
+        self.writer.len()
+    }
+
+    /// Whether no record was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Stores the last chunks and the metadata, and publishes the store;
+    /// returns the number of records.
+    pub fn finish(self) -> Result<u64> {
+        self.writer.finish()
+    }
+}
+
+/// Writes records of a datatype, given as batches of columns, chunk by
+/// chunk as they fill: the fixed-size leaves through a [`ColumnsWriter`],
+/// strings and numeric items through growing arrays of their own.
+pub(crate) struct VariableWriter {
     fixed: FixedPlan,
     columns: ColumnsWriter,
     strings: Vec<(String, VlenWriter)>,
@@ -48,7 +232,6 @@ pub(crate) struct VariableWriter<T: Record> {
     format: ZarrFormat,
     held: Held,
     len: u64,
-    record: std::marker::PhantomData<fn(&T)>,
 }
 
 /// The fixed-size leaves and counts as one packed compound: each
@@ -66,13 +249,26 @@ enum Source {
     Counts(String),
 }
 
-impl<T: Record> VariableWriter<T> {
-    /// Creates the store: the group, a column per fixed-size leaf and
-    /// count, an array per string leaf and ragged items, all empty. Records
-    /// with no place in the layout (an option without a fill) are refused
-    /// before anything is written.
-    pub fn create(dir: &Path, options: &WriteOptions) -> Result<VariableWriter<T>> {
-        let leaves = leaves(&T::datatype(), &columns::<T>(&[]))?;
+impl VariableWriter {
+    /// The writer of records of `T`.
+    pub fn of<T: Record>(dir: &Path, options: &WriteOptions) -> Result<VariableWriter> {
+        let records = (&T::datatype(), &columns::<T>(&[]));
+        VariableWriter::create(dir, options, records, T::description())
+    }
+
+    /// Creates the store for records of `datatype` whose columns are
+    /// shaped as `template` (options with their fills), described by
+    /// `title`: the group, a column per fixed-size leaf and count, an
+    /// array per string leaf and ragged items, all empty. Records with no
+    /// place in the layout (an option without a fill) are refused before
+    /// anything is written.
+    pub fn create(
+        dir: &Path,
+        options: &WriteOptions,
+        (datatype, template): (&Datatype, &Column),
+        title: Option<&str>,
+    ) -> Result<VariableWriter> {
+        let leaves = leaves(datatype, template)?;
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
         let dimension = options
@@ -97,8 +293,8 @@ impl<T: Record> VariableWriter<T> {
         let columns = ColumnsWriter::create(
             options,
             &store,
-            (packed.datatype(), &T::datatype()),
-            T::description(),
+            (packed.datatype(), datatype),
+            title,
             &dimension,
             &extra,
         )?;
@@ -131,12 +327,11 @@ impl<T: Record> VariableWriter<T> {
             format: options.format,
             held,
             len: 0,
-            record: std::marker::PhantomData,
         })
     }
 
     /// Appending to a store of variable records is not offered.
-    pub fn open(dir: &Path) -> Result<VariableWriter<T>> {
+    pub fn open(dir: &Path) -> Result<VariableWriter> {
         Err(Error::Unsupported {
             message: format!(
                 "{}: appending to a columns store of records with String, Vec or Option fields \
@@ -152,18 +347,26 @@ impl<T: Record> VariableWriter<T> {
 
     /// Appends `records`, once no option of theirs holds its fill: every
     /// chunk they complete is stored now.
-    pub fn append(&mut self, records: &[T]) -> Result<()> {
-        let column = columns(records);
-        check_fills("", &column, self.len)?;
-        let n = records.len();
-        let packed = self.fixed.pack(&column, n);
+    pub fn append<T: Record>(&mut self, records: &[T]) -> Result<()> {
+        self.append_column(&columns(records))
+    }
+
+    /// Appends the records of `column` (a [`Column::Struct`] of the
+    /// template's shape), once no option of theirs holds its fill.
+    pub fn append_column(&mut self, column: &Column) -> Result<()> {
+        let Column::Struct { len: n, .. } = column else {
+            return Err(unsupported("a batch of records is no struct column"));
+        };
+        let n = *n;
+        check_fills("", column, self.len)?;
+        let packed = self.fixed.pack(column, n);
         let size = self.fixed.size;
         self.columns.append_with(n, &|range, fields, outs| {
             let bytes = &packed[range.start * size..range.end * size];
             ndl_runtime::records::gather(bytes, size, fields, outs)
         })?;
         for (name, writer) in &mut self.strings {
-            let (offsets, data) = match leaf_column(&column, name) {
+            let (offsets, data) = match leaf_column(column, name) {
                 Some(Column::Strings { offsets, data }) => (offsets, data),
                 Some(Column::List { values, .. }) => match values.as_ref() {
                     Column::Strings { offsets, data } => (offsets, data),
@@ -176,7 +379,7 @@ impl<T: Record> VariableWriter<T> {
             }
         }
         for (name, appender, width) in &mut self.items {
-            let Some(Column::List { values, .. }) = leaf_column(&column, name) else {
+            let Some(Column::List { values, .. }) = leaf_column(column, name) else {
                 continue;
             };
             let bytes = fixed_bytes(values).unwrap_or_default();
