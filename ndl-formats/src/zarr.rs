@@ -524,8 +524,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         Ok(Box::new(ZarrSink::create(path, source, &options)?))
     }),
-    open_records: None,
-    create_records: None,
+    open_records: Some(crate::zarr_records::open_records),
+    create_records: Some(crate::zarr_records::create_records),
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;
         zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
@@ -565,5 +565,6 @@ pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
         zarr,
         keep_byte_order: layout == Layout::Records,
         variable_strings: settings.variable_strings == Some(true),
+        records_layout_said: settings.layout == Some(Layout::Records),
     }
 }

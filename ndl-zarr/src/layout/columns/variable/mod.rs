@@ -119,6 +119,12 @@ impl VariableRecordsReader {
         self.len() == 0
     }
 
+    /// Records per chunk of the fixed-size columns: batches of a multiple
+    /// of it decode no chunk twice.
+    pub fn chunk_len(&self) -> u64 {
+        self.reader.chunk_len()
+    }
+
     /// The next records, at most `max`, as a [`Column::Struct`]; `None`
     /// after the last.
     ///

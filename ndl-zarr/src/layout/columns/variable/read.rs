@@ -10,7 +10,7 @@ use super::leaves::{count_name, leaves, values_like, Kind, Leaf};
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
-use crate::part_reader::{self, shape_error};
+use crate::part_reader::{self, shape_error, PartSource};
 use crate::store::Store;
 use crate::strings::VlenReader;
 
@@ -116,6 +116,12 @@ impl VariableReader {
     /// The number of records.
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Records per chunk of the fixed-size columns: batches of a multiple
+    /// decode no chunk twice.
+    pub fn chunk_len(&self) -> u64 {
+        self.fixed.chunk_len()
     }
 
     /// The columns records are read in, options with their fills.
