@@ -276,3 +276,35 @@ fn a_missing_column_is_an_error_naming_it() {
         );
     }
 }
+
+/// Only strings: no fixed-size column gives the number of records, the
+/// string arrays do.
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Label {
+    text: String,
+    note: String,
+}
+
+#[test]
+fn records_of_strings_alone_round_trip_typed_and_untyped() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels: Vec<Label> = ["", "é", "a b"]
+        .iter()
+        .map(|t| Label {
+            text: t.to_string(),
+            note: t.repeat(2),
+        })
+        .collect();
+    let path = dir.path().join("labels.zarr");
+    columns(ZarrFormat::V3).write(&path, &labels).unwrap();
+    assert_eq!(ndl_zarr::read::<Label>(&path).unwrap(), labels);
+    let mut reader = ndl_zarr::VariableRecordsReader::open(&path)
+        .unwrap()
+        .unwrap();
+    assert_eq!(reader.len(), 3);
+    let mut back = Vec::new();
+    while let Some(batch) = reader.next_batch(2).unwrap() {
+        back.extend(ndl_runtime::record::read::<Label>(&batch.view()).unwrap());
+    }
+    assert_eq!(back, labels);
+}

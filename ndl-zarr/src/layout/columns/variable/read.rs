@@ -85,7 +85,17 @@ impl VariableReader {
                 "the fixed-size fields are no compound".into(),
             ));
         };
-        let len = fixed.len();
+        let len = if members.members.is_empty() {
+            // No fixed-size column: the string arrays, all on the record
+            // dimension, say how many records there are.
+            strings
+                .iter()
+                .map(|(_, p)| p.reader.shape().first().copied().unwrap_or(0))
+                .min()
+                .unwrap_or(0)
+        } else {
+            fixed.len()
+        };
         for (name, pending) in &strings {
             let is_text = leaves
                 .iter()
