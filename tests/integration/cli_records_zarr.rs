@@ -245,3 +245,27 @@ fn the_records_layout_is_refused_naming_the_field() {
     refused(&run, &dst, &["field `symbol`", "--layout columns"]);
     assert!(!dst.exists());
 }
+
+/// argv: store, zip. Zips the store's objects at the zip's root, as
+/// zarr-python's `ZipStore` lays them out.
+const ZIP_STORE: &str = r#"
+import os, sys, zipfile
+store, out = sys.argv[1:3]
+with zipfile.ZipFile(out, 'w') as z:
+    for root, _, files in os.walk(store):
+        for f in files:
+            p = os.path.join(root, f)
+            z.write(p, os.path.relpath(p, store))
+print('ok')
+"#;
+
+#[test]
+fn a_zipped_store_converts_as_the_directory_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = typed_store(dir.path());
+    let zip = dir.path().join("trades.zarr.zip");
+    run_with(&python312(), ZIP_STORE, &[s(&src), s(&zip)]);
+    let dst = dir.path().join("from-zip.zarr");
+    converted(convert(&zip, &dst, &[]), "from a zip");
+    assert_eq!(ndl_zarr::read::<Trade>(&dst).unwrap(), trades());
+}
