@@ -269,3 +269,26 @@ fn a_zipped_store_converts_as_the_directory_does() {
     converted(convert(&zip, &dst, &[]), "from a zip");
     assert_eq!(ndl_zarr::read::<Trade>(&dst).unwrap(), trades());
 }
+
+/// To object storage and back (moto's S3): the store appears whole, and
+/// reads back the same records.
+#[test]
+fn variable_records_go_to_s3_and_back() {
+    let moto = common::moto::Moto::start(&python312());
+    moto.bucket("data");
+    let dir = tempfile::tempdir().unwrap();
+    let src = typed_store(dir.path());
+    let ndl = |from: &str, to: &str| {
+        let out = std::process::Command::new(common::cli::NDL)
+            .args(["convert", from, to, "--chunk-len", "2"])
+            .envs(moto.env())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{from} -> {to}: {stderr}");
+    };
+    ndl(s(&src), "s3://data/trades.zarr");
+    let back = dir.path().join("back.zarr");
+    ndl("s3://data/trades.zarr", s(&back));
+    assert_eq!(ndl_zarr::read::<Trade>(&back).unwrap(), trades());
+}
