@@ -23,12 +23,12 @@ use serde_json::json;
 use super::{ColumnsWriter, Extra};
 use crate::append::Appender;
 use crate::chunks::ChunkIo;
-use crate::documents::{consolidate, json_at, pretty};
+use crate::documents::{consolidate, json_at, pretty, read_group};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::options::WriteOptions;
 use crate::store::Store;
-use crate::strings::{VlenKind, VlenWriter};
+use crate::strings::{VlenKind, VlenReader, VlenWriter};
 use crate::writer::{dimension_name, prepare, Held};
 use leaves::{
     count_name, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind, Leaf,
@@ -281,21 +281,7 @@ impl VariableWriter {
             .dimension
             .clone()
             .unwrap_or_else(|| dimension_name(dir));
-        let (compound, sources, extra) = fixed_compound(&leaves, options.format)?;
-        let packed = PackedLayout::new(&Datatype::Compound(compound)).map_err(unsupported)?;
-        let Datatype::Compound(c) = packed.datatype() else {
-            return Err(unsupported("the fixed-size fields are no compound"));
-        };
-        let members = c
-            .members
-            .iter()
-            .zip(sources)
-            .map(|(m, source)| (source, m.offset, m.datatype.size().unwrap_or(0)))
-            .collect();
-        let fixed = FixedPlan {
-            members,
-            size: packed.size(),
-        };
+        let (fixed, packed, extra) = FixedPlan::of(&leaves, options.format)?;
         let columns = ColumnsWriter::create(
             options,
             &store,
@@ -336,14 +322,63 @@ impl VariableWriter {
         })
     }
 
-    /// Appending to a store of variable records is not offered.
-    pub fn open(dir: &Path) -> Result<VariableWriter> {
-        Err(Error::Unsupported {
-            message: format!(
-                "{}: appending to a columns store of records with String, Vec or Option fields \
-                 is not offered; write the records anew",
-                dir.display()
-            ),
+    /// The writer that appends records of `T` to the columns store at
+    /// `dir`, which must hold them (every array found by name, as
+    /// [`read`] finds them). One appender at a time: it takes the store's
+    /// lock object, as a plain appender does. Each array's partial last
+    /// chunk is rewritten by the append; lengths change in `finish`.
+    pub fn open<T: Record>(dir: &Path) -> Result<VariableWriter> {
+        let store = Store::open(dir)?;
+        let (datatype, template) = (T::datatype(), columns::<T>(&[]));
+        let Some((format, _)) = read_group(&store)? else {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{}: not a columns group; records with String, Vec or Option fields are \
+                     stored in the columns layout",
+                    store.name
+                ),
+            });
+        };
+        // Refuse what does not hold records of `T` before taking the lock.
+        VariableReader::open(&store, &datatype, template.clone())?;
+        let held = Held::locked(&store)?;
+        // Read again under the lock: the lengths may have grown meanwhile.
+        let len = VariableReader::open(&store, &datatype, template.clone())?.len();
+        let leaves = leaves(&datatype, &template)?;
+        let (fixed, packed, _) = FixedPlan::of(&leaves, format)?;
+        let columns = ColumnsWriter::open(&store, packed.datatype())?;
+        let mut strings = Vec::new();
+        let mut items = Vec::new();
+        for leaf in &leaves {
+            let child = store.child(&leaf.name);
+            match &leaf.kind {
+                Kind::Text => {
+                    let writer = VlenWriter::reopen_growing(child, len, GROWING)?;
+                    strings.push((leaf.name.clone(), writer));
+                }
+                Kind::Ragged { items: None } => {
+                    let held = VlenReader::read(child.clone())?.shape().first().copied();
+                    let held = held.unwrap_or(0);
+                    let writer = VlenWriter::reopen_growing(child, held, GROWING)?;
+                    strings.push((leaf.name.clone(), writer));
+                }
+                Kind::Ragged { items: Some(dt) } => {
+                    let meta = ArrayMeta::read(&child)?;
+                    let appender = Appender::start(ChunkIo::new(&child, &meta)?, meta)?;
+                    items.push((leaf.name.clone(), appender, dt.size().unwrap_or(1)));
+                }
+                Kind::Fixed { .. } => {}
+            }
+        }
+        Ok(VariableWriter {
+            fixed,
+            columns,
+            strings,
+            items,
+            store,
+            format,
+            held,
+            len,
         })
     }
 
@@ -431,6 +466,27 @@ impl VariableWriter {
 }
 
 impl FixedPlan {
+    /// The plan of the fixed-size leaves and counts of `leaves`, their
+    /// packed layout, and their attributes beyond the field's.
+    fn of(
+        leaves: &[Leaf],
+        format: ZarrFormat,
+    ) -> Result<(FixedPlan, PackedLayout, BTreeMap<String, Extra>)> {
+        let (compound, sources, extra) = fixed_compound(leaves, format)?;
+        let packed = PackedLayout::new(&Datatype::Compound(compound)).map_err(unsupported)?;
+        let Datatype::Compound(c) = packed.datatype() else {
+            return Err(unsupported("the fixed-size fields are no compound"));
+        };
+        let members = c
+            .members
+            .iter()
+            .zip(sources)
+            .map(|(m, source)| (source, m.offset, m.datatype.size().unwrap_or(0)))
+            .collect();
+        let size = packed.size();
+        Ok((FixedPlan { members, size }, packed, extra))
+    }
+
     /// The fixed-size members of `column`'s `n` records, packed.
     fn pack(&self, column: &Column, n: usize) -> Vec<u8> {
         let mut records = vec![0u8; n * self.size];
