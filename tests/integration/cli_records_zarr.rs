@@ -292,3 +292,27 @@ fn variable_records_go_to_s3_and_back() {
     ndl("s3://data/trades.zarr", s(&back));
     assert_eq!(ndl_zarr::read::<Trade>(&back).unwrap(), trades());
 }
+
+/// `--chunk-len` and `--codec` reach every array: the columns, the counts,
+/// the strings and the items; nothing hidden is left beside the store.
+#[test]
+fn chunk_and_codec_settings_reach_every_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = typed_store(dir.path());
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let dst = out.join("v2.zarr");
+    let args = ["--zarr-format", "2", "--chunk-len", "2", "--codec", "zlib"];
+    converted(convert(&src, &dst, &args), "v2 zlib");
+    common::stores::no_partial(&out);
+    for array in ["id", "qty", "levels_count", "symbol"] {
+        let meta = common::stores::json(&dst.join(array).join(".zarray"));
+        assert_eq!(meta["chunks"], json!([2]), "{array}: {meta}");
+        assert_eq!(meta["compressor"]["id"], "zlib", "{array}: {meta}");
+    }
+    for array in ["levels", "tags"] {
+        let meta = common::stores::json(&dst.join(array).join(".zarray"));
+        assert_eq!(meta["compressor"]["id"], "zlib", "{array}: {meta}");
+    }
+    assert_eq!(ndl_zarr::read::<Trade>(&dst).unwrap(), trades());
+}
