@@ -291,16 +291,20 @@ impl ZarrSink {
         })
     }
 
-    /// A store's error, with the destination named where the store's own
-    /// message does not name it.
     fn in_store(&self, e: ndl_zarr::Error) -> Error {
-        match e {
-            ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
-                path: self.path.clone(),
-                message,
-            },
-            other => Error::Zarr(other),
-        }
+        in_store(&self.path, e)
+    }
+}
+
+/// A store's error, with the destination `path` named where the store's
+/// own message does not name it.
+pub(crate) fn in_store(path: &Path, e: ndl_zarr::Error) -> Error {
+    match e {
+        ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
+            path: path.to_path_buf(),
+            message,
+        },
+        other => Error::Zarr(other),
     }
 }
 

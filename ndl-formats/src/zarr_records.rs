@@ -150,16 +150,8 @@ impl ZarrRecordSink {
         })
     }
 
-    /// A store's error, with the destination named where the store's own
-    /// message does not name it.
     fn in_store(&self, e: ndl_zarr::Error) -> Error {
-        match e {
-            ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
-                path: self.path.clone(),
-                message,
-            },
-            other => Error::Zarr(other),
-        }
+        crate::zarr::in_store(&self.path, e)
     }
 }
 

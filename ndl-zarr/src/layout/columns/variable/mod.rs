@@ -31,7 +31,8 @@ use crate::store::Store;
 use crate::strings::{VlenKind, VlenReader, VlenWriter};
 use crate::writer::{dimension_name, prepare, Held};
 use leaves::{
-    count_name, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind, Leaf,
+    count_name, dotted, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind,
+    Leaf,
 };
 
 pub(crate) use read::read;
@@ -290,26 +291,15 @@ impl VariableWriter {
             &dimension,
             &extra,
         )?;
-        let mut strings = Vec::new();
-        let mut items = Vec::new();
-        for leaf in &leaves {
-            let child = store.child(&leaf.name);
-            match &leaf.kind {
-                Kind::Text => {
-                    strings.push((leaf.name.clone(), growing(options, child, &dimension)?))
-                }
-                Kind::Ragged { items: None } => {
-                    let sample = sample_dimension(&leaf.name);
-                    strings.push((leaf.name.clone(), growing(options, child, &sample)?));
-                }
-                Kind::Ragged { items: Some(dt) } => {
-                    let sample = sample_dimension(&leaf.name);
-                    let appender = items_appender(options, &child, dt, sample)?;
-                    items.push((leaf.name.clone(), appender, dt.size().unwrap_or(1)));
-                }
-                Kind::Fixed { .. } => {}
-            }
-        }
+        let (strings, items) = arrays(
+            &store,
+            &leaves,
+            |leaf, child| match leaf.kind {
+                Kind::Text => growing(options, child, &dimension),
+                _ => growing(options, child, &sample_dimension(&leaf.name)),
+            },
+            |leaf, child, dt| items_appender(options, child, dt, sample_dimension(&leaf.name)),
+        )?;
         Ok(VariableWriter {
             fixed,
             columns,
@@ -347,29 +337,25 @@ impl VariableWriter {
         let leaves = leaves(&datatype, &template)?;
         let (fixed, packed, _) = FixedPlan::of(&leaves, format)?;
         let columns = ColumnsWriter::open(&store, packed.datatype())?;
-        let mut strings = Vec::new();
-        let mut items = Vec::new();
-        for leaf in &leaves {
-            let child = store.child(&leaf.name);
-            match &leaf.kind {
-                Kind::Text => {
-                    let writer = VlenWriter::reopen_growing(child, len, GROWING)?;
-                    strings.push((leaf.name.clone(), writer));
-                }
-                Kind::Ragged { items: None } => {
-                    let held = VlenReader::read(child.clone())?.shape().first().copied();
-                    let held = held.unwrap_or(0);
-                    let writer = VlenWriter::reopen_growing(child, held, GROWING)?;
-                    strings.push((leaf.name.clone(), writer));
-                }
-                Kind::Ragged { items: Some(dt) } => {
-                    let meta = ArrayMeta::read(&child)?;
-                    let appender = Appender::start(ChunkIo::new(&child, &meta)?, meta)?;
-                    items.push((leaf.name.clone(), appender, dt.size().unwrap_or(1)));
-                }
-                Kind::Fixed { .. } => {}
-            }
-        }
+        let (strings, items) = arrays(
+            &store,
+            &leaves,
+            |leaf, child| {
+                let held = match leaf.kind {
+                    Kind::Text => len,
+                    _ => VlenReader::read(child.clone())?
+                        .shape()
+                        .first()
+                        .copied()
+                        .unwrap_or(0),
+                };
+                VlenWriter::reopen_growing(child, held, GROWING)
+            },
+            |_, child, _| {
+                let meta = ArrayMeta::read(child)?;
+                Appender::start(ChunkIo::new(child, &meta)?, meta)
+            },
+        )?;
         Ok(VariableWriter {
             fixed,
             columns,
@@ -512,6 +498,37 @@ impl FixedPlan {
     }
 }
 
+/// A writer's string arrays, by leaf name, and its ragged arrays' numeric
+/// items, with the bytes of one.
+type Arrays = (Vec<(String, VlenWriter)>, Vec<(String, Appender, usize)>);
+
+/// The string arrays (of a string leaf or a list's string items), each
+/// made by `text`, and the numeric items of ragged arrays, each made by
+/// `numbers`, of `leaves` in `store`.
+fn arrays(
+    store: &Store,
+    leaves: &[Leaf],
+    mut text: impl FnMut(&Leaf, Store) -> Result<VlenWriter>,
+    mut numbers: impl FnMut(&Leaf, &Store, &Datatype) -> Result<Appender>,
+) -> Result<Arrays> {
+    let mut strings = Vec::new();
+    let mut items = Vec::new();
+    for leaf in leaves {
+        let child = store.child(&leaf.name);
+        match &leaf.kind {
+            Kind::Text | Kind::Ragged { items: None } => {
+                strings.push((leaf.name.clone(), text(leaf, child)?))
+            }
+            Kind::Ragged { items: Some(dt) } => {
+                let appender = numbers(leaf, &child, dt)?;
+                items.push((leaf.name.clone(), appender, dt.size().unwrap_or(1)));
+            }
+            Kind::Fixed { .. } => {}
+        }
+    }
+    Ok((strings, items))
+}
+
 /// The compound of the fixed-size leaves and the counts, where each
 /// member comes from, and their attributes beyond the field's (an
 /// option's fill, a count's `sample_dimension`).
@@ -621,11 +638,7 @@ fn leaf_column<'a>(column: &'a Column, name: &str) -> Option<&'a Column> {
 fn check_fills(name: &str, column: &Column, first: u64) -> Result<()> {
     match column {
         Column::Struct { fields, .. } => fields.iter().try_for_each(|(n, c)| {
-            let path = if name.is_empty() {
-                n.clone()
-            } else {
-                format!("{name}.{n}")
-            };
+            let path = dotted(name, n);
             check_fills(&path, c, first)
         }),
         Column::Nullable { .. } => match column.fill_clash() {

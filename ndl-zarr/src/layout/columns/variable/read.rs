@@ -6,7 +6,7 @@ use ndl_runtime::record::{self, columns, Bitmap, Column, Values};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
-use super::leaves::{count_name, leaves, values_like, Kind, Leaf};
+use super::leaves::{count_name, dotted, leaves, values_like, Kind, Leaf};
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
@@ -479,11 +479,7 @@ fn nest(template: &Column, name: &str, leaves: &mut Vec<(String, Column)>, n: us
     let fields = fields
         .iter()
         .map(|(f, c)| {
-            let path = if name.is_empty() {
-                f.clone()
-            } else {
-                format!("{name}.{f}")
-            };
+            let path = dotted(name, f);
             (f.clone(), nest(c, &path, leaves, n))
         })
         .collect();

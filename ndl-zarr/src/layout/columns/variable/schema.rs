@@ -7,10 +7,10 @@ use ndl_runtime::record::{Column, Values};
 use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
-use super::leaves::{count_name, sample_dimension};
+use super::leaves::{count_name, dotted, sample_dimension};
 use crate::documents::read_group;
 use crate::error::{Error, Result};
-use crate::info::ArrayInfo;
+use crate::info::{child_names, ArrayInfo};
 use crate::layout::columns::infer_record;
 use crate::metadata::NDL_DATATYPE;
 use crate::store::Store;
@@ -49,11 +49,7 @@ pub(crate) fn records_of(store: &Store) -> Result<Option<(Datatype, Column)>> {
 fn set_fills(store: &Store, name: &str, column: &mut Column) -> Result<()> {
     match column {
         Column::Struct { fields, .. } => fields.iter_mut().try_for_each(|(n, c)| {
-            let path = if name.is_empty() {
-                n.clone()
-            } else {
-                format!("{name}.{n}")
-            };
+            let path = dotted(name, n);
             set_fills(store, &path, c)
         }),
         Column::Nullable { values, fill, .. } => {
@@ -230,13 +226,9 @@ fn member(name: &str, datatype: Datatype, ragged: bool) -> Member {
 /// The arrays directly in the group `store`, in name order: string
 /// arrays, and arrays of fixed-size values.
 fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
-    let children = store
-        .storage
-        .list_dir(&zarrs::storage::StorePrefix::root())
-        .map_err(|e| store.error("", e.to_string()))?;
     let mut arrays = Vec::new();
-    for prefix in children.prefixes() {
-        let name = prefix.as_str().trim_end_matches('/');
+    for name in child_names(store)? {
+        let name = name.as_str();
         let child = store.child(name);
         if let Some(meta) = VlenMeta::probe(&child)? {
             if meta.kind == VlenKind::Text && meta.shape.len() == 1 {
