@@ -538,6 +538,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
             return crate::zarr_strings::contents(path);
         }
+        if let Some(records) = crate::zarr_records::contents(path)? {
+            return Ok(records);
+        }
         contents(path)
     },
 };

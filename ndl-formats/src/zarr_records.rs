@@ -19,6 +19,10 @@ use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
 use ndl_zarr::{VariableRecordsReader, VariableRecordsWriter};
 
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::ArraySpec;
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::location::is_remote;
 use crate::npy::refuse_existing;
@@ -47,6 +51,18 @@ pub(crate) fn create_records(
         source,
         &options.zarr,
     )?))
+}
+
+/// A columns group of variable records as one array of them, its datatype
+/// with `string`, `vlen` and `optional` members; `None` for any other
+/// store.
+pub(crate) fn contents(path: &Path) -> Result<Option<Contents>> {
+    let Some(reader) = VariableRecordsReader::open(path)? else {
+        return Ok(None);
+    };
+    let spec = ArraySpec::new(reader.datatype().clone(), vec![reader.len()]);
+    let entry = Entry::new("/".into(), stem(path), spec, Storage::default());
+    Ok(Some(Contents::new(Arrangement::One, vec![entry])))
 }
 
 /// The records of a columns group, a batch of about `batch_bytes` at a

@@ -316,3 +316,18 @@ fn chunk_and_codec_settings_reach_every_array() {
     }
     assert_eq!(ndl_zarr::read::<Trade>(&dst).unwrap(), trades());
 }
+
+/// `ndl describe` of a store of variable records: one array of records,
+/// its strings, lists and options named as NDL and datashape spell them.
+#[test]
+fn variable_stores_are_described_as_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = typed_store(dir.path());
+    let ndl = common::cli::ok(common::cli::describe(&src, "ndl", &[]), "ndl");
+    for part in ["symbol: {type: string}", "shape: [8]", "vlen", "optional"] {
+        assert!(ndl.contains(part), "{part}: {ndl}");
+    }
+    let datashape = common::cli::ok(common::cli::describe(&src, "datashape", &[]), "datashape");
+    assert!(datashape.starts_with("8 * {"), "{datashape}");
+    assert!(datashape.contains("symbol: string"), "{datashape}");
+}
