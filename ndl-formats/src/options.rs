@@ -77,6 +77,10 @@ pub struct ZarrSinkOptions {
     pub(crate) zarr: ndl_zarr::WriteOptions,
     pub(crate) keep_byte_order: bool,
     pub(crate) variable_strings: bool,
+    /// Whether the records layout was asked for, not just the default:
+    /// variable records, which it cannot hold, are then refused rather
+    /// than written as columns.
+    pub(crate) records_layout_said: bool,
 }
 
 impl ZarrSinkOptions {
@@ -115,6 +119,7 @@ impl Default for ZarrSinkOptions {
             zarr: ndl_zarr::WriteOptions::new(),
             keep_byte_order: true,
             variable_strings: false,
+            records_layout_said: false,
         }
     }
 }

@@ -291,16 +291,20 @@ impl ZarrSink {
         })
     }
 
-    /// A store's error, with the destination named where the store's own
-    /// message does not name it.
     fn in_store(&self, e: ndl_zarr::Error) -> Error {
-        match e {
-            ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
-                path: self.path.clone(),
-                message,
-            },
-            other => Error::Zarr(other),
-        }
+        in_store(&self.path, e)
+    }
+}
+
+/// A store's error, with the destination `path` named where the store's
+/// own message does not name it.
+pub(crate) fn in_store(path: &Path, e: ndl_zarr::Error) -> Error {
+    match e {
+        ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
+            path: path.to_path_buf(),
+            message,
+        },
+        other => Error::Zarr(other),
     }
 }
 
@@ -524,8 +528,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         Ok(Box::new(ZarrSink::create(path, source, &options)?))
     }),
-    open_records: None,
-    create_records: None,
+    open_records: Some(crate::zarr_records::open_records),
+    create_records: Some(crate::zarr_records::create_records),
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;
         zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
@@ -533,6 +537,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     contents: |path, _| {
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
             return crate::zarr_strings::contents(path);
+        }
+        if let Some(records) = crate::zarr_records::contents(path)? {
+            return Ok(records);
         }
         contents(path)
     },
@@ -565,5 +572,6 @@ pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
         zarr,
         keep_byte_order: layout == Layout::Records,
         variable_strings: settings.variable_strings == Some(true),
+        records_layout_said: settings.layout == Some(Layout::Records),
     }
 }

@@ -1,2 +1,374 @@
 //! Variable records in a Zarr store's columns layout: a store of them
 //! read as a [`RecordSource`](crate::RecordSource), and written from one.
+//!
+//! A group takes this path when its records have a string, list or option
+//! (its `ndl_datatype` says so, or, for a group another tool wrote, an
+//! array holds strings or is a CF contiguous ragged array). A group of
+//! plain columns keeps the packed path, as netCDF columns do, even with
+//! `_FillValue`s: its fills stay values. Within a group of variable
+//! records, a column with a `_FillValue` is an `optional` field.
+//!
+//! Variable records are written in the columns layout whatever the
+//! layout is by default: the records layout (one array of structs) has
+//! no variable members, and `--layout records` is refused naming the
+//! field.
+
+use std::path::{Path, PathBuf};
+
+use ndl_runtime::record::Column;
+use ndl_runtime::Datatype;
+use ndl_zarr::{VariableRecordsReader, VariableRecordsWriter};
+
+use ndl_runtime::ndl::Storage;
+use ndl_runtime::ArraySpec;
+
+use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::error::{Error, Result};
+use crate::location::is_remote;
+use crate::npy::refuse_existing;
+use crate::options::{ReadOptions, SinkOptions, ZarrSinkOptions};
+use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::Progress;
+
+/// The records of the store at `path`, when it is a columns group of
+/// variable records; `None` for any other store.
+pub(crate) fn open_records(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Option<Box<dyn RecordSource>>> {
+    let _ = options;
+    Ok(ZarrRecordSource::open(path, RECORD_BATCH_BYTES)?.map(|s| Box::new(s) as _))
+}
+
+/// A sink writing `source`'s records as a columns group at `path`.
+pub(crate) fn create_records(
+    path: &Path,
+    source: &dyn RecordSource,
+    options: &SinkOptions,
+) -> Result<Box<dyn RecordSink>> {
+    Ok(Box::new(ZarrRecordSink::create(
+        path,
+        source,
+        &options.zarr,
+    )?))
+}
+
+/// A columns group of variable records as one array of them, its datatype
+/// with `string`, `vlen` and `optional` members; `None` for any other
+/// store.
+pub(crate) fn contents(path: &Path) -> Result<Option<Contents>> {
+    let Some(reader) = VariableRecordsReader::open(path)? else {
+        return Ok(None);
+    };
+    let spec = ArraySpec::new(reader.datatype().clone(), vec![reader.len()]);
+    let entry = Entry::new("/".into(), stem(path), spec, Storage::default());
+    Ok(Some(Contents::new(Arrangement::One, vec![entry])))
+}
+
+/// The records of a columns group, a batch of about `batch_bytes` at a
+/// time.
+pub(crate) struct ZarrRecordSource {
+    path: PathBuf,
+    reader: VariableRecordsReader,
+    /// Records per batch.
+    batch: usize,
+}
+
+impl ZarrRecordSource {
+    /// Opens the records of the store at `path`, `None` when it holds no
+    /// variable records.
+    pub(crate) fn open(path: &Path, batch_bytes: usize) -> Result<Option<ZarrRecordSource>> {
+        let Some(reader) = VariableRecordsReader::open(path)? else {
+            return Ok(None);
+        };
+        let record = record_bytes(reader.datatype()).max(1);
+        let mut batch = (batch_bytes / record).max(1) as u64;
+        // Whole chunks of the fixed columns, where a batch holds one.
+        let chunk = reader.chunk_len().max(1);
+        if batch >= chunk {
+            batch -= batch % chunk;
+        }
+        Ok(Some(ZarrRecordSource {
+            path: path.to_path_buf(),
+            reader,
+            batch: usize::try_from(batch).unwrap_or(usize::MAX),
+        }))
+    }
+}
+
+/// About how many bytes of values a record of `dt` holds: a string or a
+/// list counted as a few items.
+fn record_bytes(dt: &Datatype) -> usize {
+    match dt {
+        Datatype::Compound(c) => c.members.iter().map(|m| record_bytes(&m.datatype)).sum(),
+        Datatype::String => 32,
+        Datatype::Vlen(items) => 8 + 4 * record_bytes(items),
+        Datatype::Optional(base) => 1 + record_bytes(base),
+        other => other.size().unwrap_or(16),
+    }
+}
+
+impl RecordSource for ZarrRecordSource {
+    fn origin(&self) -> RecordOrigin<'_> {
+        RecordOrigin {
+            datatype: self.reader.datatype(),
+            template: self.reader.template(),
+            len: Some(self.reader.len()),
+            location: &self.path,
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Column>> {
+        Ok(self.reader.next_batch(self.batch)?)
+    }
+}
+
+/// A new columns group of variable records, published whole.
+pub(crate) struct ZarrRecordSink {
+    path: PathBuf,
+    options: ZarrSinkOptions,
+}
+
+impl ZarrRecordSink {
+    /// A sink at `path` for `source`'s records, refused before anything
+    /// is written when they cannot be stored: the records layout asked
+    /// for, an option without a fill.
+    pub(crate) fn create(
+        path: &Path,
+        source: &dyn RecordSource,
+        options: &ZarrSinkOptions,
+    ) -> Result<ZarrRecordSink> {
+        let origin = source.origin();
+        let unsupported = |message: String| Error::Unsupported {
+            path: path.to_path_buf(),
+            message,
+        };
+        if options.records_layout_said {
+            let field = variable_member(origin.datatype).unwrap_or_default();
+            return Err(unsupported(format!(
+                "field `{field}` is variable-length or optional, which the records layout (one \
+                 array of structs) cannot hold: leave out --layout records; variable records are \
+                 written in the columns layout (--layout columns)"
+            )));
+        }
+        if let Some(column) = unfilled(origin.template, "") {
+            return Err(unsupported(format!(
+                "column `{column}` is optional, and Zarr has no nulls: `--fill {column}=VALUE` \
+                 supplies the value stored for its missing values"
+            )));
+        }
+        if !is_remote(path) {
+            refuse_existing(path)?;
+        }
+        Ok(ZarrRecordSink {
+            path: path.to_path_buf(),
+            options: options.clone(),
+        })
+    }
+
+    fn in_store(&self, e: ndl_zarr::Error) -> Error {
+        crate::zarr::in_store(&self.path, e)
+    }
+}
+
+impl RecordSink for ZarrRecordSink {
+    fn write_from(
+        self: Box<Self>,
+        source: &mut dyn RecordSource,
+        _reopen: Reopen<'_>,
+        progress: Progress<'_>,
+    ) -> Result<u64> {
+        let origin = source.origin();
+        let (datatype, template) = (origin.datatype.clone(), origin.template.clone());
+        let mut options = self
+            .options
+            .zarr
+            .clone()
+            .layout(ndl_zarr::Layout::Columns)
+            .publish_on_finish(true);
+        if let Some(n) = origin.len {
+            options = options.expected_len(n);
+        }
+        let mut writer = VariableRecordsWriter::create(&self.path, &options, &datatype, &template)
+            .map_err(|e| self.in_store(e))?;
+        while let Some(batch) = source.next_batch()? {
+            writer.append(&batch).map_err(|e| self.in_store(e))?;
+            progress(writer.len());
+        }
+        writer.finish().map_err(|e| self.in_store(e))
+    }
+}
+
+/// The dotted path of the first option of `column` (the field `name`)
+/// without a fill.
+fn unfilled(column: &Column, name: &str) -> Option<String> {
+    match column {
+        Column::Struct { fields, .. } => fields.iter().find_map(|(n, c)| {
+            let path = if name.is_empty() {
+                n.clone()
+            } else {
+                format!("{name}.{n}")
+            };
+            unfilled(c, &path)
+        }),
+        Column::Nullable { fill: None, .. } => Some(name.to_string()),
+        _ => None,
+    }
+}
+
+/// The dotted path of the first string, list or option of `dt`.
+fn variable_member(dt: &Datatype) -> Option<String> {
+    let Datatype::Compound(c) = dt else {
+        return matches!(
+            dt,
+            Datatype::String | Datatype::Vlen(_) | Datatype::Optional(_)
+        )
+        .then(String::new);
+    };
+    c.members.iter().find_map(|m| {
+        variable_member(&m.datatype).map(|rest| match rest.is_empty() {
+            true => m.name.clone(),
+            false => format!("{}.{rest}", m.name),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::record::{columns, read};
+    use ndl_runtime::Record;
+    use ndl_zarr::{Layout, WriteOptions, ZarrFormat};
+
+    use super::*;
+
+    #[derive(Clone, Debug, PartialEq, Record)]
+    struct Trade {
+        id: u64,
+        symbol: String,
+        levels: Vec<f32>,
+        tags: Vec<String>,
+        #[ndl(fill = -1)]
+        venue: Option<i32>,
+        #[ndl(fill = f64::NAN)]
+        fee: Option<f64>,
+    }
+
+    fn trades() -> Vec<Trade> {
+        (0..7u64)
+            .map(|i| Trade {
+                id: i,
+                symbol: ["", "ABC", "Ünïcødé ✓", "x"][i as usize % 4].into(),
+                levels: (0..i % 3).map(|k| k as f32 + 0.5).collect(),
+                tags: (0..(i + 1) % 3).map(|k| format!("t{k}é")).collect(),
+                venue: (i % 2 == 0).then_some(i as i32),
+                fee: (i % 3 != 0).then_some(i as f64 / 4.0),
+            })
+            .collect()
+    }
+
+    fn store(dir: &Path, format: ZarrFormat) -> PathBuf {
+        let path = dir.join(format!("{format:?}.zarr"));
+        let options = WriteOptions::new()
+            .layout(Layout::Columns)
+            .zarr_format(format)
+            .chunk_len(3);
+        options.write(&path, &trades()).unwrap();
+        path
+    }
+
+    fn read_all(source: &mut dyn RecordSource) -> (Vec<Trade>, usize) {
+        let (mut out, mut batches) = (Vec::new(), 0);
+        while let Some(batch) = source.next_batch().unwrap() {
+            out.extend(read::<Trade>(&batch.view()).unwrap());
+            batches += 1;
+        }
+        (out, batches)
+    }
+
+    #[test]
+    fn records_strings_and_lists_cross_batch_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        for format in [ZarrFormat::V3, ZarrFormat::V2] {
+            let path = store(dir.path(), format);
+            for (bytes, batches) in [(1, 7), (2 * record_bytes(&Trade::datatype()), 4)] {
+                let mut source = ZarrRecordSource::open(&path, bytes).unwrap().unwrap();
+                assert_eq!(source.origin().len, Some(7));
+                let Column::Struct { fields, .. } = source.origin().template else {
+                    panic!("no struct template");
+                };
+                let fee = &fields.iter().find(|(n, _)| n == "fee").unwrap().1;
+                assert!(matches!(fee, Column::Nullable { fill: Some(_), .. }));
+                assert_eq!(read_all(&mut source), (trades(), batches), "{format:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_sink_writes_columns_a_batch_at_a_time_v3_and_v2() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = store(dir.path(), ZarrFormat::V3);
+        for format in [ZarrFormat::V3, ZarrFormat::V2] {
+            let mut source = ZarrRecordSource::open(&path, 1).unwrap().unwrap();
+            let dst = dir.path().join(format!("out-{format:?}.zarr"));
+            let options = ZarrSinkOptions::new().zarr(WriteOptions::new().zarr_format(format));
+            let sink = ZarrRecordSink::create(&dst, &source, &options).unwrap();
+            let reopen = || -> Result<Box<dyn RecordSource>> { unreachable!() };
+            let n = Box::new(sink)
+                .write_from(&mut source, &reopen, &|_| {})
+                .unwrap();
+            assert_eq!(n, 7);
+            assert_eq!(ndl_zarr::read::<Trade>(&dst).unwrap(), trades());
+        }
+    }
+
+    /// Records of one option without a fill.
+    struct Unfilled {
+        datatype: Datatype,
+        template: Column,
+    }
+
+    #[derive(Record)]
+    struct Reading {
+        value: Option<i32>,
+    }
+
+    impl RecordSource for Unfilled {
+        fn origin(&self) -> RecordOrigin<'_> {
+            RecordOrigin {
+                datatype: &self.datatype,
+                template: &self.template,
+                len: Some(0),
+                location: Path::new("in.parquet"),
+            }
+        }
+
+        fn next_batch(&mut self) -> Result<Option<Column>> {
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn an_option_without_fill_and_the_records_layout_are_refused_naming_the_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let dst = dir.path().join("out.zarr");
+        let source = Unfilled {
+            datatype: Reading::datatype(),
+            template: columns::<Reading>(&[]),
+        };
+        let Err(e) = ZarrRecordSink::create(&dst, &source, &ZarrSinkOptions::new()) else {
+            panic!("an option without a fill was taken");
+        };
+        let message = e.to_string();
+        assert!(message.contains("column `value`"), "{message}");
+        assert!(message.contains("--fill value=VALUE"), "{message}");
+        let mut options = ZarrSinkOptions::new();
+        options.records_layout_said = true;
+        let Err(e) = ZarrRecordSink::create(&dst, &source, &options) else {
+            panic!("the records layout was taken");
+        };
+        let message = e.to_string();
+        assert!(message.contains("field `value`"), "{message}");
+        assert!(message.contains("--layout columns"), "{message}");
+        assert!(!dst.exists());
+    }
+}

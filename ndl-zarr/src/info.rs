@@ -310,15 +310,24 @@ impl GroupInfo {
     }
 }
 
-/// The arrays directly in the group `store`, in name order.
-fn group_arrays(store: &Store) -> Result<Vec<(String, ArrayInfo)>> {
+/// The names of the nodes directly in the group `store`.
+pub(crate) fn child_names(store: &Store) -> Result<Vec<String>> {
     let children = store
         .storage
         .list_dir(&zarrs::storage::StorePrefix::root())
         .map_err(|e| store.error("", e.to_string()))?;
+    Ok(children
+        .prefixes()
+        .iter()
+        .map(|p| p.as_str().trim_end_matches('/').to_string())
+        .collect())
+}
+
+/// The arrays directly in the group `store`, in name order.
+fn group_arrays(store: &Store) -> Result<Vec<(String, ArrayInfo)>> {
     let mut arrays = Vec::new();
-    for prefix in children.prefixes() {
-        let name = prefix.as_str().trim_end_matches('/');
+    for name in child_names(store)? {
+        let name = name.as_str();
         match ArrayInfo::read(&store.child(name)) {
             Ok(info) => arrays.push((name.to_string(), info)),
             // A subgroup, or a directory of something else.

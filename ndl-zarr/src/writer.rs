@@ -204,10 +204,7 @@ impl<T: NdlType + Send + Sync> PlainArrayWriter<T> {
             let meta = ArrayMeta::read(&store)?;
             check_type(&store, &meta.stored, &packer)?;
         }
-        let held = Held {
-            lock: Some(AppendLock::take(&store)?),
-            staging: None,
-        };
+        let held = Held::locked(&store)?;
         if group {
             let core = LayoutWriter::Columns(ColumnsWriter::open(&store, &T::datatype())?);
             return Ok(PlainArrayWriter { core, packer, held });
@@ -396,6 +393,14 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    /// What an appender to the existing store `store` holds: its lock.
+    pub(crate) fn locked(store: &Store) -> Result<Held> {
+        Ok(Held {
+            lock: Some(AppendLock::take(store)?),
+            staging: None,
+        })
+    }
+
     /// The store a new store at `dir` is written to (`dir`'s own, or, to be
     /// published on `finish`, one built out of sight), and what its writer
     /// holds.

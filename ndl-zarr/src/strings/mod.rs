@@ -20,6 +20,7 @@ mod nd;
 mod read;
 mod values;
 mod write;
+pub(crate) use meta::VlenMeta;
 
 use std::path::Path;
 

@@ -130,6 +130,19 @@ impl VlenReader {
         })
     }
 
+    /// The array's metadata.
+    pub(crate) fn meta(&self) -> &VlenMeta {
+        &self.meta
+    }
+
+    /// The first `n` values of chunk `index` of a one-dimensional array.
+    pub(crate) fn chunk_head(&self, index: u64, n: usize) -> Result<VlenValues> {
+        let chunk = self.chunk(&[index])?;
+        let mut out = VlenValues::default();
+        chunk.iter().take(n).for_each(|v| out.push(v));
+        Ok(out)
+    }
+
     /// Text or bytes.
     pub fn kind(&self) -> VlenKind {
         self.meta.kind

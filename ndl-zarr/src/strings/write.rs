@@ -178,6 +178,44 @@ impl VlenWriter {
         })
     }
 
+    /// The writer that appends to the one-dimensional array in `store`
+    /// after its first `len` values, its length growing as
+    /// [`create_in`](Self::create_in)'s of `shape` does: the values of a
+    /// partial last chunk are held again, to be stored with those that
+    /// follow them.
+    pub(crate) fn reopen_growing(store: Store, len: u64, shape: u64) -> Result<VlenWriter> {
+        let reader = super::VlenReader::read(store.clone())?;
+        let mut meta = reader.meta().clone();
+        let chunk = meta.chunk_shape.first().copied().unwrap_or(0);
+        let held = meta.shape.first().copied().unwrap_or(0);
+        if meta.shape.len() != 1 || chunk == 0 || held < len {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{}: not a one-dimensional array of at least {len} values",
+                    store.name
+                ),
+            });
+        }
+        let row = len / chunk * chunk;
+        let slab = match len - row {
+            0 => VlenValues::default(),
+            n => reader.chunk_head(len / chunk, n as usize)?,
+        };
+        meta.shape = vec![shape];
+        meta.document["shape"] = serde_json::json!([shape]);
+        meta.engine.shape = vec![shape];
+        let engine = engine(&store, &meta)?;
+        Ok(VlenWriter {
+            store,
+            meta,
+            engine,
+            held: Held::default(),
+            slab,
+            row,
+            written: len,
+        })
+    }
+
     /// The elements of the slab beginning at `row`.
     fn slab_len(&self, row: u64) -> u64 {
         let Some((&first, rest)) = self.meta.shape.split_first() else {

@@ -56,7 +56,7 @@ pub struct ArrayWriter<T: Record> {
 
 enum Inner<T: Record> {
     Plain(Box<dyn PlainAppend<T> + Send>),
-    Variable(Box<VariableWriter<T>>),
+    Variable(Box<VariableWriter>),
 }
 
 impl<T: Record> std::fmt::Debug for ArrayWriter<T> {
@@ -92,7 +92,7 @@ impl<T: Record + Send + Sync> ArrayWriter<T> {
             Some(plain) => Ok(ArrayWriter::plain(plain?)),
             None => {
                 refuse_records_layout::<T>(options)?;
-                let writer = VariableWriter::create(dir, options)?;
+                let writer = VariableWriter::of::<T>(dir, options)?;
                 Ok(ArrayWriter {
                     inner: Inner::Variable(Box::new(writer)),
                 })
@@ -128,7 +128,8 @@ impl<T: Record + Send + Sync> ArrayWriter<T> {
 
     /// The writer that appends to the store at `dir`, of either layout,
     /// which must hold records of `T` (checked as [`read`](crate::read)
-    /// checks them).
+    /// checks them): records with `String`, `Vec` or `Option` fields too,
+    /// in the columns layout.
     ///
     /// One appender at a time: the writer takes a lock object
     /// (`.ndl-append.lock`) and a second appender is refused with
@@ -138,7 +139,7 @@ impl<T: Record + Send + Sync> ArrayWriter<T> {
         match T::visit_plain(Start::new(dir, How::Open)) {
             Some(plain) => Ok(ArrayWriter::plain(plain?)),
             None => Ok(ArrayWriter {
-                inner: Inner::Variable(Box::new(VariableWriter::open(dir)?)),
+                inner: Inner::Variable(Box::new(VariableWriter::open::<T>(dir)?)),
             }),
         }
     }

@@ -276,3 +276,85 @@ fn a_missing_column_is_an_error_naming_it() {
         );
     }
 }
+
+/// Only strings: no fixed-size column gives the number of records, the
+/// string arrays do.
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Label {
+    text: String,
+    note: String,
+}
+
+#[test]
+fn records_of_strings_alone_round_trip_typed_and_untyped() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels: Vec<Label> = ["", "é", "a b"]
+        .iter()
+        .map(|t| Label {
+            text: t.to_string(),
+            note: t.repeat(2),
+        })
+        .collect();
+    let path = dir.path().join("labels.zarr");
+    columns(ZarrFormat::V3).write(&path, &labels).unwrap();
+    assert_eq!(ndl_zarr::read::<Label>(&path).unwrap(), labels);
+    let mut reader = ndl_zarr::VariableRecordsReader::open(&path)
+        .unwrap()
+        .unwrap();
+    assert_eq!(reader.len(), 3);
+    let mut back = Vec::new();
+    while let Some(batch) = reader.next_batch(2).unwrap() {
+        back.extend(ndl_runtime::record::read::<Label>(&batch.view()).unwrap());
+    }
+    assert_eq!(back, labels);
+}
+
+/// `ArrayWriter::open` appends to a store of variable records in later
+/// sessions, v3 and v2: partial chunks of every array (strings, items,
+/// counts) are completed, and zarr-python and xarray read the whole.
+#[test]
+fn array_writer_open_appends_to_an_existing_store() {
+    let dir = tempfile::tempdir().unwrap();
+    for (format, name) in [(ZarrFormat::V3, "v3.zarr"), (ZarrFormat::V2, "v2.zarr")] {
+        let path = dir.path().join(name);
+        let all: Vec<Trade> = (0..4).flat_map(|_| trades()).collect();
+        columns(format).write(&path, &all[..3]).unwrap();
+        let mut w = ArrayWriter::<Trade>::open(&path).unwrap();
+        assert_eq!(w.len(), 3);
+        // A second appender waits for the first.
+        assert!(matches!(
+            ArrayWriter::<Trade>::open(&path),
+            Err(ndl_zarr::Error::Locked { .. })
+        ));
+        w.append(&all[3..4]).unwrap();
+        w.append(&all[4..8]).unwrap();
+        assert_eq!(w.finish().unwrap(), 8);
+        let mut w = ArrayWriter::<Trade>::open(&path).unwrap();
+        w.append(&all[8..]).unwrap();
+        assert_eq!(w.finish().unwrap(), 12);
+        assert_eq!(ndl_zarr::read::<Trade>(&path).unwrap(), all, "{format:?}");
+        let seen = run(&ndl_testkit::python312(), "xarray", &path);
+        let symbols: Vec<&str> = all.iter().map(|t| t.symbol.as_str()).collect();
+        assert_eq!(seen["symbol"]["values"], json!(symbols), "{format:?}");
+        let tags: Vec<&str> = all
+            .iter()
+            .flat_map(|t| &t.tags)
+            .map(String::as_str)
+            .collect();
+        assert_eq!(seen["tags"]["values"], json!(tags), "{format:?}");
+    }
+}
+
+#[test]
+fn array_writer_open_refuses_a_store_of_other_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("labels.zarr");
+    let labels = [Label {
+        text: "a".into(),
+        note: "b".into(),
+    }];
+    columns(ZarrFormat::V3).write(&path, &labels).unwrap();
+    let e = ArrayWriter::<Trade>::open(&path).unwrap_err().to_string();
+    assert!(e.contains("labels.zarr/symbol"), "{e}");
+    assert!(!path.join(".ndl-append.lock").exists());
+}

@@ -35,6 +35,16 @@ pub(super) struct Leaf {
     pub kind: Kind,
 }
 
+/// The dotted path of the field `field` of the field at `parent` (the
+/// record itself when empty).
+pub(super) fn dotted(parent: &str, field: &str) -> String {
+    if parent.is_empty() {
+        field.to_string()
+    } else {
+        format!("{parent}.{field}")
+    }
+}
+
 /// The count column of the ragged array `name`.
 pub(super) fn count_name(name: &str) -> String {
     format!("{name}_count")
@@ -58,11 +68,7 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
     let kind = match (dt, column) {
         (Datatype::Compound(c), Column::Struct { fields, .. }) => {
             for (m, (_, field)) in c.members.iter().zip(fields) {
-                let path = if name.is_empty() {
-                    m.name.clone()
-                } else {
-                    format!("{name}.{}", m.name)
-                };
+                let path = dotted(name, &m.name);
                 walk(&path, &m.datatype, field, out)?;
             }
             return Ok(());

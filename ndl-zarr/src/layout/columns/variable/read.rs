@@ -6,36 +6,337 @@ use ndl_runtime::record::{self, columns, Bitmap, Column, Values};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
-use super::leaves::{count_name, leaves, values_like, Kind, Leaf};
+use super::leaves::{count_name, dotted, leaves, values_like, Kind, Leaf};
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
-use crate::part_reader::{self, records_range, shape_error};
+use crate::part_reader::{self, shape_error, PartSource};
 use crate::store::Store;
 use crate::strings::VlenReader;
 
 /// Reads every record of `T` from the columns store `store`.
 pub(crate) fn read<T: Record>(store: &Store) -> Result<Vec<T>> {
     let template = columns::<T>(&[]);
-    let leaves = leaves(&T::datatype(), &template)?;
-    let fixed = read_fixed(store, &leaves)?;
-    let n = fixed.n;
-    let mut fields = Vec::new();
-    for leaf in &leaves {
-        let like = leaf_of(&template, &leaf.name);
-        let column = match &leaf.kind {
-            Kind::Fixed { fill, .. } => fixed.column(&leaf.name, like, fill.as_ref())?,
-            Kind::Text => strings(store, &leaf.name, n)?,
-            Kind::Ragged { items } => ragged(store, &leaf.name, &fixed, items.as_ref(), like)?,
-        };
-        fields.push((leaf.name.clone(), column));
+    let mut reader = VariableReader::open(store, &T::datatype(), template)?;
+    let mut out = Vec::with_capacity(usize::try_from(reader.len()).unwrap_or(0));
+    let batch = usize::try_from(reader.len()).unwrap_or(usize::MAX).max(1);
+    while let Some(column) = reader.next_batch(batch)? {
+        let records = record::read::<T>(&column.view()).map_err(|e| Error::TypeMismatch {
+            store: store.name.clone(),
+            field: String::new(),
+            message: e.to_string(),
+        })?;
+        out.extend(records);
     }
-    let column = nest(&template, "", &mut fields, n);
-    record::read::<T>(&column.view()).map_err(|e| Error::TypeMismatch {
-        store: store.name.clone(),
-        field: String::new(),
-        message: e.to_string(),
-    })
+    Ok(out)
+}
+
+/// Reads the records of a columns store a batch at a time, as columns of
+/// a template's shape: the fixed-size leaves and counts as packed records
+/// of the chunks asked for, strings and ragged items slab by slab.
+pub(crate) struct VariableReader {
+    store: Store,
+    template: Column,
+    leaves: Vec<Leaf>,
+    fixed: ColumnsSource,
+    /// The fixed-size leaves and counts as one packed compound.
+    members: Compound,
+    size: usize,
+    len: u64,
+    next: u64,
+    /// Each string leaf's and ragged array of strings' values not yet
+    /// handed out, by leaf name.
+    strings: Vec<(String, PendingStrings)>,
+    /// Each ragged array of numbers' items not yet handed out.
+    items: Vec<(String, PendingItems)>,
+}
+
+impl VariableReader {
+    /// Opens the columns of `store` that records of `datatype`, shaped as
+    /// `template` (options with the fills that stand for `None`), are
+    /// read from.
+    pub fn open(store: &Store, datatype: &Datatype, template: Column) -> Result<VariableReader> {
+        let leaves = leaves(datatype, &template)?;
+        let mut members = Vec::new();
+        let mut strings = Vec::new();
+        let mut items = Vec::new();
+        for leaf in &leaves {
+            let child = store.child(&leaf.name);
+            match &leaf.kind {
+                Kind::Fixed { datatype, .. } => members.push((leaf.name.clone(), datatype.clone())),
+                Kind::Ragged { items: item } => {
+                    members.push((count_name(&leaf.name), Datatype::Int64));
+                    match item {
+                        None => strings.push((leaf.name.clone(), PendingStrings::new(child)?)),
+                        Some(_) => items.push((leaf.name.clone(), PendingItems::new(&child)?)),
+                    }
+                }
+                Kind::Text => strings.push((leaf.name.clone(), PendingStrings::new(child)?)),
+            }
+        }
+        let compound =
+            Compound::c_layout(members).map_err(|e| shape_error(store, e.to_string()))?;
+        let packed = PackedLayout::new(&Datatype::Compound(compound))
+            .map_err(|e| shape_error(store, e.to_string()))?;
+        let fixed = ColumnsSource::open(store, packed.datatype(), packed.size())?;
+        let Datatype::Compound(members) = packed.datatype().clone() else {
+            return Err(shape_error(
+                store,
+                "the fixed-size fields are no compound".into(),
+            ));
+        };
+        let len = if members.members.is_empty() {
+            // No fixed-size column: the string arrays, all on the record
+            // dimension, say how many records there are.
+            strings
+                .iter()
+                .map(|(_, p)| p.reader.shape().first().copied().unwrap_or(0))
+                .min()
+                .unwrap_or(0)
+        } else {
+            fixed.len()
+        };
+        for (name, pending) in &strings {
+            let is_text = leaves
+                .iter()
+                .any(|l| &l.name == name && matches!(l.kind, Kind::Text));
+            let held = pending.reader.shape().first().copied().unwrap_or(0);
+            if is_text && held != len {
+                return Err(shape_error_named(
+                    &store.name,
+                    name,
+                    &format!("{held} strings for {len} records"),
+                ));
+            }
+        }
+        Ok(VariableReader {
+            store: store.clone(),
+            template,
+            leaves,
+            fixed,
+            members,
+            size: packed.size(),
+            len,
+            next: 0,
+            strings,
+            items,
+        })
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Records per chunk of the fixed-size columns: batches of a multiple
+    /// decode no chunk twice.
+    pub fn chunk_len(&self) -> u64 {
+        self.fixed.chunk_len()
+    }
+
+    /// The columns records are read in, options with their fills.
+    pub fn template(&self) -> &Column {
+        &self.template
+    }
+
+    /// The next records, at most `max` of them, as a [`Column::Struct`] of
+    /// the template's shape; `None` after the last.
+    pub fn next_batch(&mut self, max: usize) -> Result<Option<Column>> {
+        let left = self.len - self.next;
+        if left == 0 {
+            self.check_drained()?;
+            return Ok(None);
+        }
+        let n = usize::try_from(left).unwrap_or(usize::MAX).min(max.max(1));
+        let range = self.next..self.next + n as u64;
+        let fixed = Fixed {
+            n,
+            size: self.size,
+            bytes: part_reader::read_packed(&self.fixed, range, n)?,
+            members: self.members.clone(),
+            store: self.store.name.clone(),
+            first: self.next,
+        };
+        let leaves = self.leaves.clone();
+        let template = self.template.clone();
+        let mut fields = Vec::with_capacity(leaves.len());
+        for leaf in &leaves {
+            let like = leaf_of(&template, &leaf.name);
+            let column = match &leaf.kind {
+                Kind::Fixed { fill, .. } => fixed.column(&leaf.name, like, fill.as_ref())?,
+                Kind::Text => self.take_strings(&leaf.name, n)?,
+                Kind::Ragged { items } => {
+                    let offsets = fixed.offsets(&leaf.name)?;
+                    let total = offsets.last().copied().unwrap_or(0) as usize;
+                    let values = match items {
+                        None => self.take_strings(&leaf.name, total)?,
+                        Some(datatype) => self.take_items(&leaf.name, datatype, like, total)?,
+                    };
+                    Column::List {
+                        offsets,
+                        values: Box::new(values),
+                    }
+                }
+            };
+            fields.push((leaf.name.clone(), column));
+        }
+        self.next += n as u64;
+        Ok(Some(nest(&template, "", &mut fields, n)))
+    }
+
+    fn take_strings(&mut self, name: &str, n: usize) -> Result<Column> {
+        let store = &self.store.name;
+        let Some((_, pending)) = self.strings.iter_mut().find(|(s, _)| s == name) else {
+            return Err(shape_error_named(store, name, "no such array"));
+        };
+        pending
+            .take(n)?
+            .ok_or_else(|| shape_error_named(store, name, &self.fewer(name)))
+    }
+
+    fn take_items(
+        &mut self,
+        name: &str,
+        datatype: &Datatype,
+        like: Option<&Column>,
+        n: usize,
+    ) -> Result<Column> {
+        let store = &self.store.name;
+        let Some((_, pending)) = self.items.iter_mut().find(|(s, _)| s == name) else {
+            return Err(shape_error_named(store, name, "no such array"));
+        };
+        let bytes = pending
+            .take(n)?
+            .ok_or_else(|| shape_error_named(store, name, &self.fewer(name)))?;
+        let like = match like {
+            Some(Column::List { values, .. }) => values.as_ref().clone(),
+            _ => Column::Values {
+                datatype: datatype.clone(),
+                values: Values::F64(Vec::new()),
+            },
+        };
+        Ok(shaped(&like, bytes, n))
+    }
+
+    /// Why a ragged array ran out before its counts did.
+    fn fewer(&self, name: &str) -> String {
+        format!(
+            "holds fewer values than the records before record {} need (the counts of `{}`)",
+            self.next + 1,
+            count_name(name)
+        )
+    }
+
+    /// Refuses values left over once every record is read: counts that
+    /// add up to less than the ragged arrays hold.
+    fn check_drained(&mut self) -> Result<()> {
+        let store = &self.store.name;
+        for (name, pending) in &mut self.strings {
+            if !pending.drained()? {
+                return Err(shape_error_named(
+                    store,
+                    name,
+                    "holds more values than the records",
+                ));
+            }
+        }
+        for (name, pending) in &mut self.items {
+            if !pending.drained()? {
+                let message = format!(
+                    "holds more items than the counts of `{}` add up to",
+                    count_name(name)
+                );
+                return Err(shape_error_named(store, name, &message));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A string array read slab by slab, its values handed out as asked.
+struct PendingStrings {
+    reader: VlenReader,
+    values: crate::strings::VlenValues,
+    at: usize,
+}
+
+impl PendingStrings {
+    fn new(store: Store) -> Result<PendingStrings> {
+        Ok(PendingStrings {
+            reader: VlenReader::read(store)?,
+            values: Default::default(),
+            at: 0,
+        })
+    }
+
+    /// The next `n` strings; `None` if the array ends before.
+    fn take(&mut self, n: usize) -> Result<Option<Column>> {
+        while self.values.len() - self.at < n {
+            let Some(slab) = self.reader.next_slab()? else {
+                return Ok(None);
+            };
+            let mut kept = crate::strings::VlenValues::default();
+            for v in (self.at..self.values.len()).map(|i| self.values.get(i)) {
+                kept.push(v);
+            }
+            slab.iter().for_each(|v| kept.push(v));
+            (self.values, self.at) = (kept, 0);
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut data = Vec::new();
+        offsets.push(0);
+        for i in self.at..self.at + n {
+            data.extend_from_slice(self.values.get(i));
+            offsets.push(data.len() as i64);
+        }
+        self.at += n;
+        Ok(Some(Column::Strings { offsets, data }))
+    }
+
+    fn drained(&mut self) -> Result<bool> {
+        Ok(self.at == self.values.len() && self.reader.next_slab()?.is_none_or(|s| s.is_empty()))
+    }
+}
+
+/// A ragged array's numeric items read slab by slab, handed out as asked.
+struct PendingItems {
+    reader: GridReader,
+    bytes: Vec<u8>,
+    at: usize,
+    width: usize,
+}
+
+impl PendingItems {
+    fn new(store: &Store) -> Result<PendingItems> {
+        let reader = GridReader::read(store)?;
+        let width = reader.element_size().max(1);
+        Ok(PendingItems {
+            reader,
+            bytes: Vec::new(),
+            at: 0,
+            width,
+        })
+    }
+
+    /// The bytes of the next `n` items; `None` if the array ends before.
+    fn take(&mut self, n: usize) -> Result<Option<Vec<u8>>> {
+        let want = n.saturating_mul(self.width);
+        while self.bytes.len() - self.at < want {
+            let Some(slab) = self.reader.next_slab()? else {
+                return Ok(None);
+            };
+            self.bytes.drain(..self.at);
+            self.at = 0;
+            self.bytes.extend_from_slice(&slab);
+        }
+        let out = self.bytes[self.at..self.at + want].to_vec();
+        self.at += want;
+        Ok(Some(out))
+    }
+
+    fn drained(&mut self) -> Result<bool> {
+        Ok(self.at == self.bytes.len() && self.reader.next_slab()?.is_none_or(|s| s.is_empty()))
+    }
 }
 
 /// The fixed-size leaves and counts, packed, and where each one is.
@@ -45,36 +346,8 @@ struct Fixed {
     bytes: Vec<u8>,
     members: Compound,
     store: String,
-}
-
-fn read_fixed(store: &Store, leaves: &[Leaf]) -> Result<Fixed> {
-    let mut members = Vec::new();
-    for leaf in leaves {
-        match &leaf.kind {
-            Kind::Fixed { datatype, .. } => members.push((leaf.name.clone(), datatype.clone())),
-            Kind::Ragged { .. } => members.push((count_name(&leaf.name), Datatype::Int64)),
-            Kind::Text => {}
-        }
-    }
-    let compound = Compound::c_layout(members).map_err(|e| shape_error(store, e.to_string()))?;
-    let packed = PackedLayout::new(&Datatype::Compound(compound))
-        .map_err(|e| shape_error(store, e.to_string()))?;
-    let source = ColumnsSource::open(store, packed.datatype(), packed.size())?;
-    let (range, n) = records_range(store, None, source.len())?;
-    let bytes = part_reader::read_packed(&source, range, n)?;
-    let Datatype::Compound(members) = packed.datatype().clone() else {
-        return Err(shape_error(
-            store,
-            "the fixed-size fields are no compound".into(),
-        ));
-    };
-    Ok(Fixed {
-        n,
-        size: packed.size(),
-        bytes,
-        members,
-        store: store.name.clone(),
-    })
+    /// The first record's index in the store.
+    first: u64,
 }
 
 impl Fixed {
@@ -136,7 +409,10 @@ impl Fixed {
                     shape_error_named(
                         &self.store,
                         &count_name(name),
-                        &format!("record {i}: count {count} is no length"),
+                        &format!(
+                            "record {}: count {count} is no length",
+                            self.first + i as u64
+                        ),
                     )
                 })?;
             offsets.push(end);
@@ -167,78 +443,6 @@ fn shaped(like: &Column, bytes: Vec<u8>, n: usize) -> Column {
         },
         other => other.clone(),
     }
-}
-
-/// The string array `name`, of `n` values.
-fn strings(store: &Store, name: &str, n: usize) -> Result<Column> {
-    let values = VlenReader::read(store.child(name))?.read_all()?;
-    if values.len() != n {
-        return Err(shape_error_named(
-            &store.name,
-            name,
-            &format!("{} strings for {n} records", values.len()),
-        ));
-    }
-    Ok(strings_column(values))
-}
-
-fn strings_column(values: crate::strings::VlenValues) -> Column {
-    let (data, offsets) = values.into_parts();
-    Column::Strings {
-        offsets: offsets.into_iter().map(|o| o as i64).collect(),
-        data,
-    }
-}
-
-/// The ragged array `name`: its items, split by its counts.
-fn ragged(
-    store: &Store,
-    name: &str,
-    fixed: &Fixed,
-    items: Option<&Datatype>,
-    like: Option<&Column>,
-) -> Result<Column> {
-    let offsets = fixed.offsets(name)?;
-    let total = offsets.last().copied().unwrap_or(0) as u64;
-    let child = store.child(name);
-    let (values, len) = match items {
-        None => {
-            let values = VlenReader::read(child)?.read_all()?;
-            let len = values.len() as u64;
-            (strings_column(values), len)
-        }
-        Some(datatype) => {
-            let mut reader = GridReader::read(&child)?;
-            let len = reader.shape().first().copied().unwrap_or(0);
-            if len == total {
-                let bytes = reader.read_all()?;
-                let like = match like {
-                    Some(Column::List { values, .. }) => values.as_ref().clone(),
-                    _ => Column::Values {
-                        datatype: datatype.clone(),
-                        values: Values::F64(Vec::new()),
-                    },
-                };
-                (shaped(&like, bytes, len as usize), len)
-            } else {
-                (Column::Bool(Bitmap::default()), len)
-            }
-        }
-    };
-    if len != total {
-        return Err(shape_error_named(
-            &store.name,
-            name,
-            &format!(
-                "the counts of `{}` add up to {total} items, but `{name}` holds {len}",
-                count_name(name)
-            ),
-        ));
-    }
-    Ok(Column::List {
-        offsets,
-        values: Box::new(values),
-    })
 }
 
 fn shape_error_named(store: &str, array: &str, message: &str) -> Error {
@@ -275,11 +479,7 @@ fn nest(template: &Column, name: &str, leaves: &mut Vec<(String, Column)>, n: us
     let fields = fields
         .iter()
         .map(|(f, c)| {
-            let path = if name.is_empty() {
-                f.clone()
-            } else {
-                format!("{name}.{f}")
-            };
+            let path = dotted(name, f);
             (f.clone(), nest(c, &path, leaves, n))
         })
         .collect();

@@ -1,0 +1,247 @@
+//! The records a columns group holds when no Rust type says: its
+//! `ndl_datatype` attribute, or for a group another tool wrote (xarray's),
+//! a field per array, and the fills its options stand for `None` with.
+
+use base64::Engine as _;
+use ndl_runtime::record::{Column, Values};
+use ndl_runtime::{Compound, Datatype, Member};
+use serde_json::Value;
+
+use super::leaves::{count_name, dotted, sample_dimension};
+use crate::documents::read_group;
+use crate::error::{Error, Result};
+use crate::info::{child_names, ArrayInfo};
+use crate::layout::columns::infer_record;
+use crate::metadata::NDL_DATATYPE;
+use crate::store::Store;
+use crate::strings::{VlenKind, VlenMeta};
+use crate::typed::variable_member;
+
+/// The datatype and column template of the variable records in the
+/// columns group `store`: `None` when the node is no group, or a group
+/// whose records have no string, list or option (plain columns, read as
+/// packed records).
+pub(crate) fn records_of(store: &Store) -> Result<Option<(Datatype, Column)>> {
+    let Some((_, attributes)) = read_group(store)? else {
+        return Ok(None);
+    };
+    let datatype = match attributes.get(NDL_DATATYPE) {
+        Some(value) => match serde_json::from_value::<Datatype>(value.clone()) {
+            Ok(dt) if variable_member(&dt).is_some() => dt,
+            _ => return Ok(None),
+        },
+        None => match inferred(store)? {
+            Some(dt) => dt,
+            None => return Ok(None),
+        },
+    };
+    let mut template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
+        store: store.name.clone(),
+        field: String::new(),
+        message: e.to_string(),
+    })?;
+    set_fills(store, "", &mut template)?;
+    Ok(Some((datatype, template)))
+}
+
+/// Gives each option of `column` (the field at the dotted path `name`)
+/// the fill its array stores for `None`.
+fn set_fills(store: &Store, name: &str, column: &mut Column) -> Result<()> {
+    match column {
+        Column::Struct { fields, .. } => fields.iter_mut().try_for_each(|(n, c)| {
+            let path = dotted(name, n);
+            set_fills(store, &path, c)
+        }),
+        Column::Nullable { values, fill, .. } => {
+            let info = ArrayInfo::read(&store.child(name))?;
+            *fill = fill_of(&info, values).map(Box::new);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The value an array stores for `None`, as a one-record column shaped as
+/// `like`: its `fill_value`, else its `_FillValue` attribute.
+fn fill_of(info: &ArrayInfo, like: &Column) -> Option<Column> {
+    let Column::Values { datatype, values } = like else {
+        return None;
+    };
+    let stored = info.metadata().get("fill_value").filter(|v| !v.is_null());
+    let value = stored.or_else(|| info.attributes().get("_FillValue"))?;
+    let number = number_of(value)?;
+    macro_rules! one {
+        ($variant:ident, $t:ty) => {
+            Values::$variant(vec![match number {
+                Number::Float(x) => x as $t,
+                Number::Int(i) => i as $t,
+                Number::UInt(u) => u as $t,
+            }])
+        };
+    }
+    let values = match values {
+        Values::I8(_) => one!(I8, i8),
+        Values::I16(_) => one!(I16, i16),
+        Values::I32(_) => one!(I32, i32),
+        Values::I64(_) => one!(I64, i64),
+        Values::U8(_) => one!(U8, u8),
+        Values::U16(_) => one!(U16, u16),
+        Values::U32(_) => one!(U32, u32),
+        Values::U64(_) => one!(U64, u64),
+        Values::F32(_) => one!(F32, f32),
+        Values::F64(_) => one!(F64, f64),
+        _ => return None,
+    };
+    Some(Column::Values {
+        datatype: datatype.clone(),
+        values,
+    })
+}
+
+/// A fill value read from JSON.
+#[derive(Clone, Copy)]
+enum Number {
+    Float(f64),
+    Int(i64),
+    UInt(u64),
+}
+
+/// A JSON fill value: a number, `"NaN"` and the infinities as Zarr
+/// writes them, or the base64 of a little-endian `f64`, as xarray writes
+/// a float's `_FillValue` in v3.
+fn number_of(value: &Value) -> Option<Number> {
+    if let Some(u) = value.as_u64() {
+        return Some(Number::UInt(u));
+    }
+    if let Some(i) = value.as_i64() {
+        return Some(Number::Int(i));
+    }
+    if let Some(x) = value.as_f64() {
+        return Some(Number::Float(x));
+    }
+    let text = value.as_str()?;
+    match text {
+        "NaN" => Some(Number::Float(f64::NAN)),
+        "Infinity" => Some(Number::Float(f64::INFINITY)),
+        "-Infinity" => Some(Number::Float(f64::NEG_INFINITY)),
+        _ => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .ok()?;
+            Some(Number::Float(f64::from_le_bytes(bytes.try_into().ok()?)))
+        }
+    }
+}
+
+/// One array of a group another tool wrote.
+enum Found {
+    /// Strings.
+    Text,
+    /// Fixed-size values.
+    Fixed(Box<ArrayInfo>),
+}
+
+/// The records of a group another tool wrote, when some array holds
+/// strings or is a CF contiguous ragged array (`<name>_count` with a
+/// `sample_dimension`, items in `<name>`); `None` otherwise. Fields come
+/// in name order; a column with a `_FillValue` is an option.
+fn inferred(store: &Store) -> Result<Option<Datatype>> {
+    let arrays = group_children(store)?;
+    let ragged: Vec<&str> = arrays
+        .iter()
+        .filter_map(|(name, found)| {
+            let Found::Fixed(info) = found else {
+                return None;
+            };
+            let base = name.strip_suffix("_count")?;
+            let sample = info.attributes().get("sample_dimension")?.as_str()?;
+            (sample == sample_dimension(base) && arrays.iter().any(|(n, _)| n == base))
+                .then_some(base)
+        })
+        .collect();
+    let has_text = arrays.iter().any(|(_, f)| matches!(f, Found::Text));
+    if ragged.is_empty() && !has_text {
+        return Ok(None);
+    }
+    let mut fixed = Vec::new();
+    let mut members = Vec::new();
+    for (name, found) in &arrays {
+        let is_items = ragged.contains(&name.as_str());
+        let is_count = ragged.iter().any(|r| count_name(r) == *name);
+        match found {
+            _ if is_count => {}
+            Found::Text if is_items => members.push(member(name, Datatype::String, true)),
+            Found::Fixed(info) if is_items => {
+                members.push(member(name, info.stored_datatype().clone(), true))
+            }
+            Found::Text => members.push(member(name, Datatype::String, false)),
+            Found::Fixed(info) => {
+                fixed.push((name.clone(), (**info).clone()));
+                members.push(member(name, Datatype::Bool, false));
+            }
+        }
+    }
+    let typed = infer_record(&fixed)
+        .map_err(|(field, e)| Error::TypeMismatch {
+            store: store.name.clone(),
+            field,
+            message: format!("its units read as CF time but are not: {e}"),
+        })?
+        .ok_or_else(|| Error::Shape {
+            store: store.name.clone(),
+            message: "the arrays beside the strings are not columns of numbers of one length"
+                .into(),
+        })?;
+    let Datatype::Compound(typed) = typed else {
+        return Ok(None);
+    };
+    for (m, (name, info)) in typed.members.iter().zip(&fixed) {
+        let optional = info.attributes().contains_key("_FillValue")
+            && !matches!(m.datatype, Datatype::Time(_));
+        let datatype = if optional {
+            Datatype::Optional(Box::new(m.datatype.clone()))
+        } else {
+            m.datatype.clone()
+        };
+        if let Some(slot) = members.iter_mut().find(|x| &x.name == name) {
+            slot.datatype = datatype;
+        }
+    }
+    let compound = Compound::variable(members).map_err(|e| Error::Shape {
+        store: store.name.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(Some(Datatype::Compound(compound)))
+}
+
+fn member(name: &str, datatype: Datatype, ragged: bool) -> Member {
+    let datatype = if ragged {
+        Datatype::Vlen(Box::new(datatype))
+    } else {
+        datatype
+    };
+    Member::new(name.to_string(), 0, datatype)
+}
+
+/// The arrays directly in the group `store`, in name order: string
+/// arrays, and arrays of fixed-size values.
+fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
+    let mut arrays = Vec::new();
+    for name in child_names(store)? {
+        let name = name.as_str();
+        let child = store.child(name);
+        if let Some(meta) = VlenMeta::probe(&child)? {
+            if meta.kind == VlenKind::Text && meta.shape.len() == 1 {
+                arrays.push((name.to_string(), Found::Text));
+                continue;
+            }
+        }
+        match ArrayInfo::read(&child) {
+            Ok(info) => arrays.push((name.to_string(), Found::Fixed(Box::new(info)))),
+            Err(Error::NotAnArray { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(arrays)
+}
