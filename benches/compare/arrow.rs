@@ -39,7 +39,9 @@
 //! arrow's builders, capacities given (target ≥ 1×), and against
 //! serde_arrow's `to_record_batch` of the same records (target ≥ 4×);
 //! `from_record_batch` against serde_arrow's `from_record_batch`
-//! (target ≥ 4×). Both batches are checked to read back as the records.
+//! (target ≥ 4×); and `ParquetWriter` of the records, zstd 1, against
+//! pyarrow's `pq.write_table` of the same table read from our file
+//! (target ≥ 1×). Both batches are checked to read back as the records.
 //!
 //! Every time is the best of [`REPS`] rounds, each running every job once;
 //! the records and the other crates' inputs are built outside the timing.
@@ -221,9 +223,9 @@ fn properties(compression: Compression) -> WriterProperties {
         .build()
 }
 
-fn write_ours(path: &Path, records: &[Reading], compression: Compression) {
+fn write_ours<T: Record>(path: &Path, records: &[T], compression: Compression) {
     let _ = fs::remove_file(path);
-    let mut w = ParquetWriter::<Reading>::create_with(
+    let mut w = ParquetWriter::<T>::create_with(
         path,
         &ndl_arrow::WriteOptions::new().parquet_properties(properties(compression)),
     )
@@ -345,7 +347,7 @@ pub fn run(n: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     c.sizes[2] = py["size_uncompressed"].as_u64().unwrap_or(0);
     c.sizes[3] = py["size_zstd"].as_u64().unwrap_or(0);
     let _ = fs::remove_file(&ours_file);
-    c.trades = run_trades(n.min(TRADES));
+    c.trades = run_trades(n.min(TRADES), dir, python, script);
     c
 }
 
@@ -466,6 +468,10 @@ pub struct Trades {
     /// `records.clone()`, dropped: the allocations and copies any reader
     /// giving back these records makes, whatever its source.
     clone: f64,
+    /// `ParquetWriter` of the records, zstd 1, and pyarrow's
+    /// `pq.write_table` of the same table.
+    parquet: f64,
+    pyarrow: f64,
 }
 
 /// The batch of `trades` built with arrow's builders, capacities given,
@@ -520,8 +526,9 @@ fn by_hand(trades: &[Trade], schema: &ndl_arrow::arrow_schema::SchemaRef) -> Rec
     RecordBatch::try_new(schema.clone(), columns).unwrap()
 }
 
-/// Runs the cell of `n` variable records.
-pub fn run_trades(n: usize) -> Trades {
+/// Runs the cell of `n` variable records, files in `dir`, pyarrow's times
+/// from `script` in `python`.
+pub fn run_trades(n: usize, dir: &Path, python: &Path, script: &Path) -> Trades {
     eprintln!("arrow: {n} trades");
     let records = trades(n);
     let schema = Arc::new(ndl_arrow::schema::<Trade>());
@@ -572,6 +579,24 @@ pub fn run_trades(n: usize) -> Trades {
         }
     }
     let [to_batch, by_hand, serde_to, from_batch, serde_from, clone] = times;
+    let file = dir.join("arrow-trades.parquet");
+    let zstd = Compression::ZSTD(ZstdLevel::default());
+    let mut parquet = f64::INFINITY;
+    for _ in 0..REPS {
+        parquet = parquet.min(time(|| write_ours(&file, &records, zstd)).as_secs_f64());
+    }
+    let py = crate::peer_script::run_peer_script(
+        python,
+        script,
+        "pyarrow",
+        &[
+            file.as_os_str(),
+            dir.join("arrow-trades-pyarrow.parquet").as_os_str(),
+            REPS.to_string().as_ref(),
+        ],
+        n,
+    );
+    let _ = fs::remove_file(&file);
     Trades {
         records: n,
         to_batch,
@@ -580,6 +605,8 @@ pub fn run_trades(n: usize) -> Trades {
         from_batch,
         serde_from,
         clone,
+        parquet,
+        pyarrow: py["write_zstd"].as_f64().unwrap(),
     }
 }
 
@@ -612,6 +639,13 @@ fn print_trades(t: &Trades) {
             t.serde_from,
             t.from_batch,
             4.0,
+        ),
+        (
+            "`ParquetWriter`, zstd 1",
+            "pyarrow `pq.write_table`, zstd 1",
+            t.pyarrow,
+            t.parquet,
+            1.0,
         ),
     ]);
     println!(
