@@ -86,5 +86,6 @@ pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::read;
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
+pub use variable::{RecordsReader, RecordsWriter};
 pub use vlen_strings::{StringReader, Strings, STRING_BATCH};
 pub use write::write;
