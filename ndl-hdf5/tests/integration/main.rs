@@ -12,4 +12,5 @@ mod h5py;
 mod inventory;
 mod netcdf;
 mod records;
+mod untyped_records;
 mod writer;
