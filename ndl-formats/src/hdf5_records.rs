@@ -1,11 +1,31 @@
-//! Variable records in an HDF5 compound dataset (see `ndl_hdf5::write`):
-//! a dataset of them read as a [`RecordSource`], and written from one.
+//! Variable records in an HDF5 compound dataset (see
+//! `ndl_hdf5::RecordsWriter`): a dataset of them read as a
+//! [`RecordSource`], and written from one, a block at a time.
+//!
+//! A dataset is read here when it is one-dimensional and its type is a
+//! compound holding variable-length strings or sequences (h5py's
+//! `string_dtype()` and `vlen_dtype()`), at any depth; any other dataset
+//! (plain records, a dataset of strings alone) takes the byte path.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use ndl_hdf5::{DatasetInfo, Inventory, RecordsReader, RecordsWriter};
+use ndl_runtime::record::Column;
+use ndl_runtime::Datatype;
+
+use crate::contents::{join, stem};
 use crate::error::{Error, Result};
+use crate::npy::refuse_existing;
 use crate::options::{ReadOptions, SinkOptions};
-use crate::records::{RecordSink, RecordSource};
+use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::Progress;
+
+fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
+    move |source| Error::Hdf5 {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
 
 /// The records of the HDF5 dataset asked for, when its compound holds
 /// variable-length members; `None` for any other dataset.
@@ -13,8 +33,85 @@ pub(crate) fn open_records(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let _ = (path, options);
-    Ok(None)
+    open_with(path, options.member.as_deref(), RECORD_BATCH_BYTES)
+}
+
+/// As [`open_records`], reading about `batch_bytes` of records at a time.
+fn open_with(
+    path: &Path,
+    member: Option<&str>,
+    batch_bytes: usize,
+) -> Result<Option<Box<dyn RecordSource>>> {
+    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    let Some(dataset) = records_dataset(&inventory, member) else {
+        return Ok(None);
+    };
+    let reader = RecordsReader::open(path, &dataset)
+        .map_err(in_file(path))?
+        .with_block_bytes(batch_bytes);
+    Ok(Some(Box::new(Hdf5RecordSource {
+        reader,
+        path: path.to_path_buf(),
+    })))
+}
+
+/// The name of the dataset `member` (or of the file's only dataset, as
+/// the plain source picks it) when it holds variable records.
+fn records_dataset(inventory: &Inventory, member: Option<&str>) -> Option<String> {
+    let named = |d: &&DatasetInfo| {
+        let name = join(&d.group, &d.name);
+        match member {
+            Some(m) => name.trim_start_matches('/') == m.trim_start_matches('/'),
+            None => !d.is_scale,
+        }
+    };
+    let mut found = inventory.datasets.iter().filter(named);
+    let (Some(d), None) = (found.next(), found.next()) else {
+        return None;
+    };
+    let variable = matches!(d.stored.datatype, Datatype::Compound(_))
+        && any_part(&d.stored.datatype, &|t| {
+            matches!(t, Datatype::String | Datatype::Vlen(_))
+        })
+        && !any_part(&d.stored.datatype, &|t| {
+            matches!(t, Datatype::ObjRef | Datatype::RegRef(_))
+        });
+    (variable && d.shape.len() == 1).then(|| join(&d.group, &d.name))
+}
+
+/// Whether `datatype` or any part of it (member, array item, sequence
+/// item) is one `is` holds for.
+fn any_part(datatype: &Datatype, is: &dyn Fn(&Datatype) -> bool) -> bool {
+    if is(datatype) {
+        return true;
+    }
+    match datatype {
+        Datatype::Compound(c) => c.members.iter().any(|m| any_part(&m.datatype, is)),
+        Datatype::Array(a) => any_part(&a.base, is),
+        Datatype::Vlen(item) => any_part(item, is),
+        _ => false,
+    }
+}
+
+/// The records of one dataset, a block of them a batch.
+struct Hdf5RecordSource {
+    reader: RecordsReader,
+    path: PathBuf,
+}
+
+impl RecordSource for Hdf5RecordSource {
+    fn origin(&self) -> RecordOrigin<'_> {
+        RecordOrigin {
+            datatype: self.reader.datatype(),
+            template: self.reader.template(),
+            len: Some(self.reader.len()),
+            location: &self.path,
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Column>> {
+        self.reader.next_block().map_err(in_file(&self.path))
+    }
 }
 
 /// A sink writing `source`'s records as one HDF5 compound dataset at `path`.
@@ -23,9 +120,111 @@ pub(crate) fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    let _ = (source, options);
-    Err(Error::Unsupported {
+    refuse_existing(path)?;
+    let origin = source.origin();
+    let writer = RecordsWriter::create(
+        path,
+        &stem(origin.location),
+        origin.datatype,
+        origin.template,
+        &options.hdf5.options,
+    )
+    .map_err(in_file(path))?;
+    Ok(Box::new(Hdf5RecordSink {
+        writer,
         path: path.to_path_buf(),
-        message: "variable records are not yet written as an HDF5 compound".into(),
-    })
+    }))
+}
+
+/// A new HDF5 file, published once every record is in it.
+struct Hdf5RecordSink {
+    writer: RecordsWriter,
+    path: PathBuf,
+}
+
+impl RecordSink for Hdf5RecordSink {
+    fn write_from(
+        mut self: Box<Self>,
+        source: &mut dyn RecordSource,
+        _reopen: Reopen<'_>,
+        progress: Progress<'_>,
+    ) -> Result<u64> {
+        while let Some(batch) = source.next_batch()? {
+            self.writer.append(&batch).map_err(in_file(&self.path))?;
+            progress(self.writer.len());
+        }
+        self.writer.finish().map_err(in_file(&self.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::Record;
+
+    use super::*;
+
+    #[derive(Clone, Debug, PartialEq, Record)]
+    struct Venue {
+        code: String,
+        id: u16,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Record)]
+    struct Row {
+        id: u64,
+        name: String,
+        levels: Vec<f32>,
+        venue: Venue,
+    }
+
+    fn rows(n: u64) -> Vec<Row> {
+        (0..n)
+            .map(|i| Row {
+                id: i,
+                name: ["", "é", "日本語"][i as usize % 3].repeat(i as usize % 4),
+                levels: (0..i % 4).map(|x| x as f32 - 0.5).collect(),
+                venue: Venue {
+                    code: format!("ü{i}"),
+                    id: i as u16,
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn records_cross_tiny_batches_both_ways() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, dst) = (dir.path().join("rows.h5"), dir.path().join("out.h5"));
+        let all = rows(40);
+        ndl_hdf5::write(&src, "rows", &all).unwrap();
+        // Two records a batch (48 bytes each in memory): strings and
+        // sequences cross every boundary.
+        let mut source = open_with(&src, None, 96).unwrap().unwrap();
+        assert_eq!(source.origin().len, Some(40));
+        let sink = create_records(&dst, source.as_ref(), &SinkOptions::new()).unwrap();
+        let reopen = || -> Result<Box<dyn RecordSource>> { unreachable!() };
+        let seen = std::cell::RefCell::new(Vec::new());
+        let n = sink
+            .write_from(source.as_mut(), &reopen, &|done| {
+                seen.borrow_mut().push(done)
+            })
+            .unwrap();
+        assert_eq!(n, 40);
+        assert_eq!(seen.borrow().len(), 20, "{:?}", seen.borrow());
+        assert_eq!(ndl_hdf5::read::<Row>(&dst, "rows").unwrap(), all);
+    }
+
+    #[test]
+    fn plain_records_take_the_byte_path() {
+        #[derive(Clone, Copy, Debug, PartialEq, ndl_runtime::NdlType)]
+        #[repr(C)]
+        struct Plain {
+            id: u64,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plain.h5");
+        ndl_hdf5::write(&path, "plain", &[Plain { id: 1 }]).unwrap();
+        assert!(open_with(&path, None, 80).unwrap().is_none());
+        assert!(open_with(&path, Some("plain"), 80).unwrap().is_none());
+    }
 }

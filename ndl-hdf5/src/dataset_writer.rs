@@ -11,8 +11,9 @@ use ndl_runtime::{NdlType, Record};
 
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
+use crate::record_type::Node;
 use crate::staging::Staged;
-use crate::variable::VariableWriter;
+use crate::variable::RecordsWriter;
 use crate::write::DatasetWriter as PlainWriter;
 
 /// Streams records into a chunked dataset with an unlimited dimension,
@@ -64,7 +65,7 @@ pub struct DatasetWriter<T: Record> {
 
 enum Inner<T: Record> {
     Plain(Box<dyn PlainAppend<T> + Send>),
-    Variable(Box<VariableWriter<T>>),
+    Variable(Box<RecordsWriter>),
 }
 
 impl<T: Record> DatasetWriter<T> {
@@ -121,15 +122,20 @@ impl<T: Record> DatasetWriter<T> {
                 inner: Inner::Plain(plain?),
             });
         }
+        let node = Node::of::<T>().map_err(|source| Error::Type {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            source,
+        })?;
         let writer = match how {
-            How::Create(options) => VariableWriter::create(path, dataset, options)?,
+            How::Create(options) => RecordsWriter::create_node(path, dataset, node, options)?,
             How::Open => {
                 let file = crate::file::open_rw(path)?;
-                VariableWriter::open(None, Some(file), path, dataset)?
+                RecordsWriter::open(None, Some(file), path, dataset, node)?
             }
             How::OpenCopy => {
                 let staged = Staged::copy_of(path, false)?;
-                VariableWriter::open(Some(staged), None, path, dataset)?
+                RecordsWriter::open(Some(staged), None, path, dataset, node)?
             }
         };
         Ok(DatasetWriter {
@@ -144,7 +150,7 @@ impl<T: Record> DatasetWriter<T> {
     pub fn append(&mut self, records: &[T]) -> Result<()> {
         match &mut self.inner {
             Inner::Plain(plain) => plain.append(records),
-            Inner::Variable(writer) => writer.append(records),
+            Inner::Variable(writer) => writer.append_records(records),
         }
     }
 

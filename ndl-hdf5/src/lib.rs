@@ -89,5 +89,6 @@ pub use record_columns::RecordColumnsWriter;
 pub use record_columns_reader::RecordColumnsReader;
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
+pub use variable::{RecordsReader, RecordsWriter};
 pub use vlen_strings::{StringReader, Strings, STRING_BATCH};
 pub use write::write;

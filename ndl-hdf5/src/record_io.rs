@@ -115,13 +115,30 @@ pub(crate) fn encode(
                 fields: columns, ..
             },
         ) => {
-            for ((name, offset, node), (_, column)) in fields.iter().zip(columns) {
+            if fields.len() != columns.len() {
+                return Err(RecordError::new(format!(
+                    "{} members found where the record has {}",
+                    columns.len(),
+                    fields.len()
+                )));
+            }
+            for ((name, offset, node), (found, column)) in fields.iter().zip(columns) {
+                if name != found {
+                    return Err(RecordError::new(format!(
+                        "a member `{found}` found where the record has `{name}`"
+                    )));
+                }
                 let inner: Vec<usize> = slots.iter().map(|&s| s + offset).collect();
                 encode(node, column, buf, &inner, arena).map_err(|e| e.in_field(name))?;
             }
             Ok(())
         }
-        (Node::Optional { value, .. }, Column::Nullable { values, .. }) => {
+        (
+            Node::Optional { value, fill },
+            Column::Nullable {
+                validity, values, ..
+            },
+        ) => {
             if let Some(i) = column.fill_clash() {
                 return Err(RecordError::new(
                     "holds `Some` of the field's fill value, which HDF5 stores for `None`: \
@@ -129,7 +146,8 @@ pub(crate) fn encode(
                 )
                 .at(i));
             }
-            encode(value, values, buf, slots, arena)
+            encode(value, values, buf, slots, arena)?;
+            put_fill(value, fill, validity, buf, slots, arena)
         }
         _ => Err(RecordError::new(
             "the column does not have the record's shape",
@@ -138,6 +156,32 @@ pub(crate) fn encode(
 }
 
 const POINTER: usize = std::mem::size_of::<usize>();
+
+/// Puts `fill` at the slots of the nulls: a column from another format
+/// holds a placeholder there, not necessarily the fill. The fill's
+/// pointers, encoded once, are shared by every null (HDF5 only reads
+/// them).
+fn put_fill(
+    value: &Node,
+    fill: &Column,
+    validity: &Bitmap,
+    buf: &mut [u8],
+    slots: &[usize],
+    arena: &mut Arena,
+) -> Result<(), RecordError> {
+    let nulls: Vec<usize> = (0..slots.len()).filter(|&i| !validity.get(i)).collect();
+    if nulls.is_empty() {
+        return Ok(());
+    }
+    let size = value.size();
+    let mut one = Buffer::zeroed(size);
+    encode(value, fill, one.bytes_mut(), &[0], arena)
+        .map_err(|e| RecordError::new(format!("its fill: {}", e.message())))?;
+    for i in nulls {
+        buf[slots[i]..slots[i] + size].copy_from_slice(&one.bytes()[..size]);
+    }
+    Ok(())
+}
 
 fn encode_strings(
     offsets: &[i64],

@@ -1,15 +1,20 @@
-//! Records with variable-length members (`String`, `Vec`, `Option` with a
-//! fill) in a one-dimensional, chunked, extendable dataset of the
+//! Records with variable-length members (strings, sequences, options
+//! with a fill) in a one-dimensional, chunked, extendable dataset of the
 //! compound [`Node`] lays out; plain records never come here.
+//!
+//! The core is untyped: [`RecordsWriter`] and [`RecordsReader`] move
+//! batches of neutral [`Column`]s, laid out by a template column (what
+//! `ndl convert` has, with no Rust type). The typed
+//! [`DatasetWriter`](crate::DatasetWriter) and [`read`](crate::read())
+//! build the template from the record type and use the same core.
 
-use std::marker::PhantomData;
 use std::os::raw::c_void;
 use std::path::{Path, PathBuf};
 
 use hdf5_sys::h5d::{H5Dget_space, H5Dread};
 use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple};
-use ndl_runtime::record::{self, RecordError};
-use ndl_runtime::Record;
+use ndl_runtime::record::{self, Column, Columns, RecordError};
+use ndl_runtime::{Datatype, Record};
 
 use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::TypeError;
@@ -17,26 +22,13 @@ use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
 use crate::raw_io::{self, failed, select_box};
 use crate::record_io::{decode, encode, Arena, Budget, Buffer, Reclaim, Transfer};
-use crate::record_type::Node;
+use crate::record_type::{dotted, Node};
 use crate::staging::Staged;
 
 /// Records encoded, written or read at a time: about this many bytes of
 /// HDF5's memory form, at most [`MAX_BLOCK`] records.
 const BLOCK_BYTES: usize = 4 << 20;
 const MAX_BLOCK: usize = 1 << 16;
-
-/// Streams records of `T` into a dataset of variable-length members.
-pub(crate) struct VariableWriter<T> {
-    staged: Option<Staged>,
-    file: Option<hdf5::File>,
-    dataset: hdf5::Dataset,
-    node: Node,
-    memory_type: hdf5::Datatype,
-    len: u64,
-    path: PathBuf,
-    name: String,
-    _records: PhantomData<fn(&T)>,
-}
 
 fn type_error<'a>(path: &'a Path, dataset: &'a str) -> impl Fn(TypeError) -> Error + 'a {
     let dataset = dataset.to_string();
@@ -47,11 +39,102 @@ fn type_error<'a>(path: &'a Path, dataset: &'a str) -> impl Fn(TypeError) -> Err
     }
 }
 
-impl<T: Record> VariableWriter<T> {
+/// Streams records, as batches of columns, into a new chunked dataset
+/// with an unlimited dimension whose type is a compound holding
+/// variable-length UTF-8 strings and `H5T_VLEN` sequences, as h5py's
+/// `string_dtype()` and `vlen_dtype()` make them.
+///
+/// The file is built out of sight, next to `path`, and renamed into place
+/// by [`finish`](RecordsWriter::finish): nothing appears at `path` if
+/// writing fails (or the writer is dropped).
+///
+/// ```
+/// use ndl_runtime::record::{Column, Values};
+/// use ndl_runtime::{Compound, Datatype, Member};
+///
+/// let datatype = Datatype::Compound(Compound::variable([
+///     Member::new("name", 0, Datatype::String),
+///     Member::new("levels", 0, Datatype::Vlen(Box::new(Datatype::Float32))),
+/// ])?);
+/// let template = Column::template(&datatype)?;
+/// let batch = Column::Struct {
+///     len: 2,
+///     fields: vec![
+///         ("name".into(), Column::Strings { offsets: vec![0, 2, 2], data: "Ü".into() }),
+///         ("levels".into(), Column::List {
+///             offsets: vec![0, 0, 1],
+///             values: Box::new(Column::Values {
+///                 datatype: Datatype::Float32,
+///                 values: Values::F32(vec![1.5]),
+///             }),
+///         }),
+///     ],
+/// };
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("t.h5");
+/// let mut writer = ndl_hdf5::RecordsWriter::create(
+///     &path, "t", &datatype, &template, &ndl_hdf5::WriteOptions::new(),
+/// )?;
+/// writer.append(&batch)?;
+/// assert_eq!(writer.finish()?, 2);
+///
+/// let mut reader = ndl_hdf5::RecordsReader::open(&path, "t")?;
+/// assert_eq!(reader.len(), 2);
+/// assert_eq!(reader.next_block()?, Some(batch));
+/// assert_eq!(reader.next_block()?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RecordsWriter {
+    staged: Option<Staged>,
+    file: Option<hdf5::File>,
+    dataset: hdf5::Dataset,
+    node: Node,
+    memory_type: hdf5::Datatype,
+    len: u64,
+    path: PathBuf,
+    name: String,
+}
+
+impl RecordsWriter {
     /// A new file at `path` (published by `finish`) holding the empty
-    /// dataset `dataset`; an `Option` without a fill is refused first.
-    pub(crate) fn create(path: &Path, dataset: &str, options: &WriteOptions) -> Result<Self> {
-        let node = Node::of::<T>().map_err(type_error(path, dataset))?;
+    /// dataset `dataset` of records of `datatype`, a compound, laid out as
+    /// `template` (its [`Column::template`], with a fill for every
+    /// option: HDF5 stores the fill for a null).
+    ///
+    /// # Errors
+    /// [`Error::Type`] naming the member, before any file is made, for an
+    /// option without a fill (`ndl convert --fill MEMBER=VALUE` gives
+    /// one), a `datatype` that is no compound, a value HDF5 does not hold,
+    /// or a netCDF-4 path (netCDF4-python reads no such compound: write
+    /// such records there as columns).
+    pub fn create(
+        path: impl AsRef<Path>,
+        dataset: &str,
+        datatype: &Datatype,
+        template: &Column,
+        options: &WriteOptions,
+    ) -> Result<RecordsWriter> {
+        let path = path.as_ref();
+        let refuse = type_error(path, dataset);
+        if !matches!(datatype, Datatype::Compound(_)) || !matches!(template, Column::Struct { .. })
+        {
+            return Err(refuse(TypeError {
+                field: String::new(),
+                why: "records are a compound of members; this datatype is not one".into(),
+            }));
+        }
+        refuse_missing_fills(template, "").map_err(&refuse)?;
+        let node = Node::from_column(template, "").map_err(&refuse)?;
+        RecordsWriter::create_node(path, dataset, node, options)
+    }
+
+    /// As [`create`](RecordsWriter::create), for a layout already made.
+    pub(crate) fn create_node(
+        path: &Path,
+        dataset: &str,
+        node: Node,
+        options: &WriteOptions,
+    ) -> Result<RecordsWriter> {
         if options.is_netcdf(path) {
             return Err(type_error(path, dataset)(TypeError {
                 field: String::new(),
@@ -70,7 +153,7 @@ impl<T: Record> VariableWriter<T> {
             .map_err(hdf5_error(path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(path, dataset))?;
-        Ok(VariableWriter {
+        Ok(RecordsWriter {
             staged: Some(staged),
             file: None,
             dataset: created,
@@ -79,19 +162,18 @@ impl<T: Record> VariableWriter<T> {
             len: 0,
             path: path.to_path_buf(),
             name: dataset.to_string(),
-            _records: PhantomData,
         })
     }
 
     /// Appends in place to the dataset `dataset` of `file` (or of the
-    /// copy `staged`), whose members must be `T`'s.
+    /// copy `staged`), whose members must be those of `node`.
     pub(crate) fn open(
         staged: Option<Staged>,
         file: Option<hdf5::File>,
         path: &Path,
         dataset: &str,
-    ) -> Result<Self> {
-        let node = Node::of::<T>().map_err(type_error(path, dataset))?;
+        node: Node,
+    ) -> Result<RecordsWriter> {
         let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
         let opened = staged.as_ref().map(Staged::file).or(file.as_ref());
         let Some(handle) = opened else {
@@ -103,7 +185,7 @@ impl<T: Record> VariableWriter<T> {
             .map_err(hdf5_error(path, dataset))?;
         check_dataset(path, dataset, &found, &node)?;
         let len = found.shape().first().copied().unwrap_or(0) as u64;
-        Ok(VariableWriter {
+        Ok(RecordsWriter {
             staged,
             file,
             dataset: found,
@@ -112,32 +194,53 @@ impl<T: Record> VariableWriter<T> {
             len,
             path: path.to_path_buf(),
             name: dataset.to_string(),
-            _records: PhantomData,
         })
     }
 
-    /// Appends `records` a block at a time: each block is built into
-    /// columns, checked (a `Some` of a fill, a string holding NUL) and
-    /// encoded before the dataset grows for it.
-    pub(crate) fn append(&mut self, records: &[T]) -> Result<()> {
+    /// Appends the records of `batch`, a [`Column::Struct`] of the
+    /// template's shape: checked (a present value equal to its option's
+    /// fill, a string holding NUL) and encoded before the dataset grows
+    /// for them; a null is stored as its option's fill.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] naming the record, counted from the start
+    /// of the dataset, and the member; the batch is then not written.
+    pub fn append(&mut self, batch: &Column) -> Result<()> {
+        let first = self.len;
+        self.append_column(batch, first)
+    }
+
+    /// Appends `records` a block at a time, each built into columns;
+    /// errors count records from the start of `records`.
+    pub(crate) fn append_records<T: Record>(&mut self, records: &[T]) -> Result<()> {
         let size = self.node.size().max(1);
         let per_block = (BLOCK_BYTES / size).clamp(1, MAX_BLOCK);
         for (b, block) in records.chunks(per_block).enumerate() {
-            let column = record::columns(block);
-            let mut buf = Buffer::zeroed(block.len() * size);
-            let mut arena = Arena::default();
-            let slots: Vec<usize> = (0..block.len()).map(|i| i * size).collect();
-            encode(&self.node, &column, buf.bytes_mut(), &slots, &mut arena)
-                .map_err(|e| self.invalid(e, (b * per_block) as u64))?;
-            let end = self.len + block.len() as u64;
-            self.dataset
-                .resize(end as usize)
-                .map_err(hdf5_error(&self.path, &self.name))?;
-            let bytes = &buf.bytes()[..block.len() * size];
-            raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, bytes)
-                .map_err(hdf5_error(&self.path, &self.name))?;
-            self.len = end;
+            self.append_column(&record::columns(block), (b * per_block) as u64)?;
         }
+        Ok(())
+    }
+
+    /// Appends `column`, whose errors name records from `first`.
+    fn append_column(&mut self, column: &Column, first: u64) -> Result<()> {
+        let rows = column.len();
+        if rows == 0 {
+            return Ok(());
+        }
+        let size = self.node.size();
+        let mut buf = Buffer::zeroed(rows * size);
+        let mut arena = Arena::default();
+        let slots: Vec<usize> = (0..rows).map(|i| i * size).collect();
+        encode(&self.node, column, buf.bytes_mut(), &slots, &mut arena)
+            .map_err(|e| self.invalid(e, first))?;
+        let end = self.len + rows as u64;
+        self.dataset
+            .resize(end as usize)
+            .map_err(hdf5_error(&self.path, &self.name))?;
+        let bytes = &buf.bytes()[..rows * size];
+        raw_io::write_rows(&self.dataset, &self.memory_type, &[end], self.len, bytes)
+            .map_err(hdf5_error(&self.path, &self.name))?;
+        self.len = end;
         Ok(())
     }
 
@@ -152,11 +255,19 @@ impl<T: Record> VariableWriter<T> {
         }
     }
 
-    pub(crate) fn len(&self) -> u64 {
+    /// The records the dataset holds.
+    pub fn len(&self) -> u64 {
         self.len
     }
 
-    pub(crate) fn finish(self) -> Result<u64> {
+    /// Whether the dataset holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Flushes and closes the file; a new one is renamed into place.
+    /// Returns the number of records the dataset holds.
+    pub fn finish(self) -> Result<u64> {
         drop(self.dataset);
         if let Some(staged) = self.staged {
             staged.publish()?;
@@ -166,6 +277,28 @@ impl<T: Record> VariableWriter<T> {
             file.close().map_err(hdf5_error(&self.path, &self.name))?;
         }
         Ok(self.len)
+    }
+}
+
+/// Refuses an option of `template` without a fill, naming it: HDF5 has
+/// no nulls, so it stores the fill for one.
+fn refuse_missing_fills(template: &Column, path: &str) -> std::result::Result<(), TypeError> {
+    match template {
+        Column::Nullable { fill: None, .. } => Err(TypeError {
+            field: path.to_string(),
+            why: format!(
+                "an optional value needs a value to stand for null in HDF5, which has no \
+                 nulls: `ndl convert --fill {}=VALUE` gives one",
+                if path.is_empty() { "MEMBER" } else { path }
+            ),
+        }),
+        Column::Nullable { values, .. }
+        | Column::List { values, .. }
+        | Column::FixedList { values, .. } => refuse_missing_fills(values, path),
+        Column::Struct { fields, .. } => fields
+            .iter()
+            .try_for_each(|(name, c)| refuse_missing_fills(c, &dotted(path, name))),
+        _ => Ok(()),
     }
 }
 
@@ -209,46 +342,263 @@ fn check_dataset(path: &Path, dataset: &str, found: &hdf5::Dataset, node: &Node)
         .map_err(|(field, why)| mismatch(field, why))
 }
 
-/// Reads the records of `T` from the one-dimensional dataset `dataset`,
-/// its members matched by name.
-pub(crate) fn read<T: Record>(path: &Path, dataset: &str) -> Result<Vec<T>> {
-    let node = Node::of::<T>().map_err(type_error(path, dataset))?;
-    let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
+/// Reads the records of a one-dimensional dataset whose type is a
+/// compound holding variable-length strings and sequences (as h5py's
+/// `string_dtype()` and `vlen_dtype()` write them), a block at a time, as
+/// batches of [`Column`]s in the shape of [`template`](RecordsReader::template).
+///
+/// Memory stays bounded by the block: before any value is read, every
+/// variable-length length stored plainly in the file is checked to fit
+/// the file, and every allocation HDF5 makes for a block's values is
+/// held within a budget derived from the file's size, so a damaged length
+/// is an [`Error::InvalidValue`] naming record and member, or a failed
+/// read, never an allocation of what it claims. See
+/// [`RecordsWriter`] for an example.
+pub struct RecordsReader {
+    _file: hdf5::File,
+    found: hdf5::Dataset,
+    node: Node,
+    memory_type: hdf5::Datatype,
+    datatype: Datatype,
+    template: Column,
+    len: u64,
+    next: u64,
+    per_block: u64,
+    file_len: usize,
+    path: PathBuf,
+    name: String,
+}
+
+impl RecordsReader {
+    /// Opens the dataset `dataset` of the file at `path`: its records'
+    /// datatype is the file's compound (strings as `string`, sequences as
+    /// `vlen`, HDF5 having no options), their template that datatype's
+    /// [`Column::template`].
+    ///
+    /// # Errors
+    /// A dataset that is not one-dimensional, of a type no column holds
+    /// (references), compressed with a filter this build lacks, or whose
+    /// extent or variable-length lengths claim more than the file holds.
+    pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<RecordsReader> {
+        let path = path.as_ref();
+        let (file, found) = open_found(path, dataset)?;
+        let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
+        let datatype = crate::stored_type::stored_type(stored.id())
+            .map(|s| variable_compounds(s.datatype))
+            .map_err(|why| Error::TypeMismatch {
+                path: path.to_path_buf(),
+                dataset: dataset.to_string(),
+                field: String::new(),
+                message: why,
+            })?;
+        let template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
+            path: path.to_path_buf(),
+            dataset: dataset.to_string(),
+            field: e.field(),
+            message: e.message().to_string(),
+        })?;
+        RecordsReader::start(path, dataset, (file, found), datatype, template)
+    }
+
+    /// Opens `dataset` to read records of `T`, members matched by name.
+    pub(crate) fn open_as<T: Record>(path: &Path, dataset: &str) -> Result<RecordsReader> {
+        let opened = open_found(path, dataset)?;
+        let template = T::Columns::with_capacity(0).finish();
+        RecordsReader::start(path, dataset, opened, T::datatype(), template)
+    }
+
+    fn start(
+        path: &Path,
+        dataset: &str,
+        (file, found): (hdf5::File, hdf5::Dataset),
+        datatype: Datatype,
+        template: Column,
+    ) -> Result<RecordsReader> {
+        let node = Node::from_column(&template, "").map_err(type_error(path, dataset))?;
+        let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
+        crate::filters::check_available(path, dataset, &found)?;
+        check_dataset(path, dataset, &found, &node)?;
+        let len = found.shape()[0] as u64;
+        let stored_size = found.dtype().map_err(hdf5_error(path, dataset))?.size() as u64;
+        crate::extent::check_extent(path, dataset, &found, len, stored_size, node.size() as u64)?;
+        let file_len = std::fs::metadata(path)
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?
+            .len() as usize;
+        crate::vlen_check::check(path, dataset, &found, file_len as u64)?;
+        let mut reader = RecordsReader {
+            _file: file,
+            found,
+            node,
+            memory_type,
+            datatype,
+            template,
+            len,
+            next: 0,
+            per_block: 1,
+            file_len,
+            path: path.to_path_buf(),
+            name: dataset.to_string(),
+        };
+        reader.set_block_bytes(BLOCK_BYTES);
+        Ok(reader)
+    }
+
+    /// Reads blocks of about `bytes` of HDF5's memory form for the
+    /// records (their fixed part: the values of strings and sequences
+    /// come on top), at least one record.
+    pub fn with_block_bytes(mut self, bytes: usize) -> RecordsReader {
+        self.set_block_bytes(bytes);
+        self
+    }
+
+    fn set_block_bytes(&mut self, bytes: usize) {
+        self.per_block = (bytes / self.node.size().max(1)).clamp(1, MAX_BLOCK) as u64;
+    }
+
+    /// The records' datatype.
+    pub fn datatype(&self) -> &Datatype {
+        &self.datatype
+    }
+
+    /// The empty column every block has the shape of.
+    pub fn template(&self) -> &Column {
+        &self.template
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the dataset holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The index of the first record the next block holds.
+    pub fn position(&self) -> u64 {
+        self.next
+    }
+
+    /// The next block of records, as a [`Column::Struct`]; `None` after
+    /// the last.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] for a string that is not UTF-8, naming the
+    /// record (counted from the start of the dataset) and the member; an
+    /// HDF5 error for a value the library cannot read (a damaged length
+    /// the budget refuses).
+    pub fn next_block(&mut self) -> Result<Option<Column>> {
+        let first = self.next;
+        if first >= self.len {
+            return Ok(None);
+        }
+        let rows = self.per_block.min(self.len - first);
+        let column = read_block(
+            &self.found,
+            &self.node,
+            &self.memory_type,
+            (first, rows),
+            self.file_len,
+        )
+        .map_err(hdf5_error(&self.path, &self.name))?;
+        check_utf8(&column).map_err(|e| self.invalid(e, first))?;
+        self.next = first + rows;
+        Ok(Some(column))
+    }
+
+    fn invalid(&self, e: RecordError, first: u64) -> Error {
+        Error::InvalidValue {
+            path: self.path.clone(),
+            dataset: self.name.clone(),
+            record: first + e.record().unwrap_or(0) as u64,
+            field: e.field(),
+            offset: field_offset(&self.node, &e.field()),
+            message: e.message().to_string(),
+        }
+    }
+}
+
+/// The file at `path` and its dataset `dataset`, opened for reading.
+fn open_found(path: &Path, dataset: &str) -> Result<(hdf5::File, hdf5::Dataset)> {
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;
     let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
-    crate::filters::check_available(path, dataset, &found)?;
-    check_dataset(path, dataset, &found, &node)?;
-    let n = found.shape()[0] as u64;
-    let stored_size = found.dtype().map_err(hdf5_error(path, dataset))?.size() as u64;
-    crate::extent::check_extent(path, dataset, &found, n, stored_size, node.size() as u64)?;
-    let file_len = std::fs::metadata(path)
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len() as usize;
-    crate::vlen_check::check(path, dataset, &found, file_len as u64)?;
-    let size = node.size().max(1);
-    let per_block = (BLOCK_BYTES / size).clamp(1, MAX_BLOCK) as u64;
-    let mut records = Vec::new();
-    let mut first = 0;
-    while first < n {
-        let rows = per_block.min(n - first);
-        let column = read_block(&found, &node, &memory_type, (first, rows), file_len)
-            .map_err(hdf5_error(path, dataset))?;
-        let block = record::read::<T>(&column.view()).map_err(|e| Error::InvalidValue {
-            path: path.to_path_buf(),
-            dataset: dataset.to_string(),
-            record: first + e.record().unwrap_or(0) as u64,
-            field: e.field(),
-            offset: field_offset(&node, &e.field()),
-            message: e.message().to_string(),
-        })?;
-        records.extend(block);
-        first += rows;
+    Ok((file, found))
+}
+
+/// `datatype` with every compound holding a variable-length member made
+/// as [`Compound::variable`](ndl_runtime::Compound::variable) makes it
+/// (no offsets: the layout is each format's), as a record type's is.
+fn variable_compounds(datatype: Datatype) -> Datatype {
+    match datatype {
+        Datatype::Compound(c) => {
+            let members: Vec<_> = c
+                .members
+                .iter()
+                .cloned()
+                .map(|m| ndl_runtime::Member {
+                    datatype: variable_compounds(m.datatype),
+                    ..m
+                })
+                .collect();
+            match ndl_runtime::Compound::variable(members) {
+                Ok(v) => Datatype::Compound(v),
+                Err(_) => Datatype::Compound(c),
+            }
+        }
+        Datatype::Vlen(item) => Datatype::Vlen(Box::new(variable_compounds(*item))),
+        other => other,
     }
-    Ok(records)
+}
+
+/// Refuses a string of `column` that is not UTF-8, naming its record and
+/// field.
+fn check_utf8(column: &Column) -> std::result::Result<(), RecordError> {
+    match column {
+        Column::Strings { offsets, data } => {
+            if std::str::from_utf8(data).is_ok() {
+                return Ok(());
+            }
+            let bad = offsets
+                .windows(2)
+                .position(|w| std::str::from_utf8(&data[w[0] as usize..w[1] as usize]).is_err());
+            Err(RecordError::new("the string is not UTF-8").at(bad.unwrap_or(0)))
+        }
+        Column::List { offsets, values } => check_utf8(values).map_err(|e| match e.record() {
+            Some(j) => e.at(offsets
+                .partition_point(|&o| o as usize <= j)
+                .saturating_sub(1)),
+            None => e,
+        }),
+        Column::FixedList { size, values } => check_utf8(values).map_err(|e| match e.record() {
+            Some(j) => e.at(j / (*size).max(1)),
+            None => e,
+        }),
+        Column::Nullable { values, .. } => check_utf8(values),
+        Column::Struct { fields, .. } => fields
+            .iter()
+            .try_for_each(|(name, c)| check_utf8(c).map_err(|e| e.in_field(name))),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the records of `T` from the one-dimensional dataset `dataset`,
+/// its members matched by name.
+pub(crate) fn read<T: Record>(path: &Path, dataset: &str) -> Result<Vec<T>> {
+    let mut reader = RecordsReader::open_as::<T>(path, dataset)?;
+    let mut records = Vec::new();
+    loop {
+        let first = reader.position();
+        let Some(column) = reader.next_block()? else {
+            return Ok(records);
+        };
+        let block = record::read::<T>(&column.view()).map_err(|e| reader.invalid(e, first))?;
+        records.extend(block);
+    }
 }
 
 /// Rows `first..first + rows` as a column, HDF5's memory for them freed

@@ -1,1 +1,143 @@
-//! `ndl convert` of records with strings, lists and options (hdf5).
+//! `ndl convert` of records with strings, lists and options (hdf5): a
+//! compound dataset h5py writes with `string_dtype()` and `vlen_dtype()`
+//! members, a nested compound and plain numbers becomes another `.h5`
+//! that h5py reads back equal, with the same kinds of members, in bounded
+//! memory (several blocks); a damaged variable-length length is refused
+//! by name.
+
+use crate::common;
+
+use common::cli::{convert, converted, refused};
+use common::{python312, run_with};
+
+use std::path::Path;
+
+/// argv: write|check, path, n, [dataset]. `write` makes `n` records in the
+/// dataset `trades` (and a plain dataset `meta` beside it with a fourth
+/// argument); `check` asserts the file's dataset (`dataset`, or its only
+/// one) holds them, with h5py's variable-length kinds.
+const RECORDS_PY: &str = r#"
+import sys
+import h5py, numpy as np
+mode, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = h5py.string_dtype()
+inner = np.dtype([("code", s), ("id", "<u2")])
+dt = np.dtype([("id", "<i8"), ("name", s), ("levels", h5py.vlen_dtype(np.float32)),
+               ("venue", inner), ("x", "<f8")])
+words = ["", "é", "日本語", "plain ascii", "Ωmega ✓"]
+
+def make(i):
+    return (i - 5, words[i % 5] * (i % 3), np.arange(i % 4, dtype=np.float32) / 2,
+            (words[(i + 1) % 5] + str(i % 7), i % 65536), i * 0.25)
+
+def text(v):
+    return v.decode("utf-8") if isinstance(v, bytes) else v
+
+if mode == "write":
+    a = np.empty(n, dt)
+    for i in range(n):
+        a[i] = make(i)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("trades", data=a, chunks=(4096,), maxshape=(None,))
+        if len(sys.argv) > 4:
+            f.create_dataset("meta", data=np.arange(3))
+    sys.exit(0)
+
+with h5py.File(path, "r") as f:
+    names = [sys.argv[4]] if len(sys.argv) > 4 else list(f)
+    assert len(names) == 1, names
+    ds = f[names[0]]
+    assert ds.shape == (n,), ds.shape
+    fields = ds.dtype.fields
+    assert h5py.check_string_dtype(fields["name"][0]).encoding == "utf-8", fields
+    assert h5py.check_vlen_dtype(fields["levels"][0]) == np.float32, fields
+    venue = fields["venue"][0].fields
+    assert h5py.check_string_dtype(venue["code"][0]).encoding == "utf-8", venue
+    assert fields["id"][0] == np.int64 and fields["x"][0] == np.float64, fields
+    a = ds[...]
+for i in range(n):
+    r, want = a[i], make(i)
+    assert r["id"] == want[0], (i, r)
+    assert text(r["name"]) == want[1], (i, r)
+    assert r["levels"].dtype == np.float32 and r["levels"].tolist() == want[2].tolist(), (i, r)
+    assert text(r["venue"]["code"]) == want[3][0] and r["venue"]["id"] == want[3][1], (i, r)
+    assert r["x"] == want[4], (i, r)
+print("ok", n)
+"#;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// 150 000 records of 56 bytes in memory are three blocks of at
+/// most 65 536.
+const MANY: &str = "150000";
+
+#[test]
+fn h5py_variable_records_convert_to_h5_that_h5py_reads_back_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("trades.h5");
+    let dst = dir.path().join("copy.h5");
+    run_with(&python312(), RECORDS_PY, &["write", s(&src), MANY]);
+    converted(convert(&src, &dst, &[]), "h5py's records");
+    let out = run_with(&python312(), RECORDS_PY, &["check", s(&dst), MANY]);
+    assert_eq!(out.trim(), format!("ok {MANY}"));
+    // And again from our own file, compressed.
+    let again = dir.path().join("again.h5");
+    converted(convert(&dst, &again, &["--codec", "gzip"]), "our records");
+    let out = run_with(&python312(), RECORDS_PY, &["check", s(&again), MANY]);
+    assert_eq!(out.trim(), format!("ok {MANY}"));
+}
+
+#[test]
+fn the_member_asked_for_converts_beside_other_datasets() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("two.h5");
+    run_with(&python312(), RECORDS_PY, &["write", s(&src), "11", "meta"]);
+    let dst = dir.path().join("out.h5");
+    let run = convert(&src, &dst, &[]);
+    refused(&run, &src, &["--member"]);
+    assert!(!dst.exists());
+    converted(convert(&src, &dst, &["--member", "trades"]), "--member");
+    let out = run_with(&python312(), RECORDS_PY, &["check", s(&dst), "11", "two"]);
+    assert_eq!(out.trim(), "ok 11");
+}
+
+/// argv: path. Three records `(id, levels)`, contiguous, whose second id
+/// marks where its `levels` length is stored (the 4 bytes after it).
+const CONTIGUOUS_PY: &str = r#"
+import sys
+import h5py, numpy as np
+dt = np.dtype([("id", "<u8"), ("levels", h5py.vlen_dtype(np.float32))])
+a = np.empty(3, dt)
+for i in range(3):
+    a[i] = (0x0123456789abcdef + i, np.arange(i + 1, dtype=np.float32))
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("data", data=a)
+"#;
+
+#[test]
+fn a_damaged_length_is_refused_naming_record_and_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("damaged.h5");
+    run_with(&python312(), CONTIGUOUS_PY, &[s(&src)]);
+    let mut bytes = std::fs::read(&src).unwrap();
+    let mark = 0x0123_4567_89ab_cdef_u64.wrapping_add(1).to_le_bytes();
+    let at = bytes.windows(8).position(|w| w == mark).unwrap();
+    // 2³²-1 floats would be 16 GiB.
+    bytes[at + 8..at + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&src, bytes).unwrap();
+    let dst = dir.path().join("out.h5");
+    let run = convert(&src, &dst, &[]);
+    refused(
+        &run,
+        &src,
+        &[
+            "`/data`",
+            "record 1",
+            "`levels`",
+            "more than the whole file",
+        ],
+    );
+    assert!(!dst.exists());
+}

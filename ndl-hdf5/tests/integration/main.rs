@@ -13,4 +13,5 @@ mod inventory;
 mod netcdf;
 mod record_columns;
 mod records;
+mod untyped_records;
 mod writer;
