@@ -9,9 +9,10 @@ use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
     WriteOptions,
 };
-use ndl_runtime::ndl::{Attribute, NameMap, Storage};
+use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
 
+use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
@@ -19,43 +20,6 @@ use crate::npy::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
-
-/// The two files of columns ndl-arrow reads and writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnFile {
-    /// A Parquet file.
-    Parquet,
-    /// An Arrow IPC file (`.arrow`, Feather v2).
-    Ipc,
-}
-
-/// ndl-arrow's error about the file at `path` (which its message names).
-pub(crate) fn in_file(path: &Path) -> impl Fn(ndl_arrow::Error) -> Error + '_ {
-    move |source| Error::Arrow {
-        path: path.to_path_buf(),
-        source: Box::new(source),
-    }
-}
-
-/// ndl-arrow's error about records being written to `dest`: a value the
-/// datatype forbids (a bool byte of 2, an enum value that is no member) is
-/// the fault of the source they come from, `from`, and named against it;
-/// the record's index in the destination is its index in the source.
-pub(crate) fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error) -> Error {
-    match error.without_path() {
-        ndl_arrow::Error::InvalidValue {
-            record,
-            column,
-            message,
-        } => Error::InvalidValue {
-            path: from.to_path_buf(),
-            record: *record as u64,
-            field: column.clone(),
-            message: message.clone(),
-        },
-        _ => in_file(dest)(error),
-    }
-}
 
 /// A reader of either file.
 struct Reader(Box<dyn RecordReader>);
@@ -170,21 +134,6 @@ impl ColumnFileSink {
 /// The schema metadata of the attributes of `source`.
 fn metadata_of(source: &dyn Source) -> WriteOptions {
     metadata_from(source.attributes())
-}
-
-/// The schema metadata of `attributes`: text as it is, other values as
-/// their JSON text, as pyarrow keeps strings there.
-pub(crate) fn metadata_from(attributes: Option<&NameMap<Attribute>>) -> WriteOptions {
-    let Some(attributes) = attributes else {
-        return WriteOptions::new();
-    };
-    attributes
-        .iter()
-        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
-        .fold(WriteOptions::new(), |options, (name, value)| match value {
-            serde_json::Value::String(text) => options.metadata(&name, &text),
-            other => options.metadata(&name, &other.to_string()),
-        })
 }
 
 /// A writer of either file.

@@ -7,7 +7,7 @@ use ndl_arrow::{ColumnsReader, ColumnsWriter};
 use ndl_runtime::record::Column;
 use ndl_runtime::{Compound, Datatype, Opaque};
 
-use crate::arrow::{in_file, ColumnFile};
+use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
 use crate::error::{Error, Result};
 use crate::npy::refuse_existing;
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
@@ -149,7 +149,7 @@ impl RecordSink for ColumnFileRecordSink {
         progress: Progress<'_>,
     ) -> Result<u64> {
         let path = &self.path;
-        let options = crate::arrow::metadata_from(source.attributes());
+        let options = metadata_from(source.attributes());
         let origin = source.origin();
         let (datatype, template) = (origin.datatype.clone(), origin.template.clone());
         let from = origin.location.to_path_buf();
@@ -165,7 +165,7 @@ impl RecordSink for ColumnFileRecordSink {
             done += batch.len() as u64;
             writer
                 .write(batch)
-                .map_err(|e| crate::arrow::source_at_fault(&from, path, e))?;
+                .map_err(|e| source_at_fault(&from, path, e))?;
             progress(done);
         }
         writer.finish().map_err(in_file(path))

@@ -160,3 +160,15 @@ fn located(location: &str, message: &str) -> String {
 
 /// The result of this crate's functions.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A store's error, with the destination `path` named where the store's
+/// own message does not name it.
+pub(crate) fn in_store(path: &std::path::Path, e: ndl_zarr::Error) -> Error {
+    match e {
+        ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
+            path: path.to_path_buf(),
+            message,
+        },
+        other => Error::Zarr(other),
+    }
+}

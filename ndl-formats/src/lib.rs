@@ -32,6 +32,7 @@
 
 mod arrow;
 mod arrow_records;
+mod column_file;
 mod contents;
 mod convert;
 mod create;
@@ -58,7 +59,8 @@ mod zarr;
 mod zarr_records;
 mod zarr_strings;
 
-pub use arrow::{ColumnFile, ColumnFileSink, ColumnFileSource};
+pub use arrow::{ColumnFileSink, ColumnFileSource};
+pub use column_file::ColumnFile;
 pub use contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, NamedType};
 pub use convert::{convert, ConvertOptions, Progress};
 pub use create::{create_from_ndl, CreateOptions};

@@ -17,7 +17,9 @@ use ndl_runtime::Datatype;
 
 use crate::error::{Error, Result};
 use crate::options::{ReadOptions, SinkOptions};
-use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::records::{
+    require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
+};
 use crate::sink::Progress;
 
 fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
@@ -44,7 +46,11 @@ pub(crate) fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    check_fills(path, source.origin().template, "")?;
+    require_fills(
+        path,
+        &source.origin(),
+        "a netCDF-4 file, which has no nulls",
+    )?;
     let mut options = options.hdf5.options.clone();
     for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
         if let Ok(value) = serde_json::to_value(&a.value) {
@@ -55,34 +61,6 @@ pub(crate) fn create_records(
         path: path.to_path_buf(),
         options,
     }))
-}
-
-/// Refuses an option with no value to stand for `None`, naming its
-/// column: netCDF has no nulls.
-fn check_fills(path: &Path, column: &Column, name: &str) -> Result<()> {
-    let refuse = || Error::Unsupported {
-        path: path.to_path_buf(),
-        message: format!(
-            "column `{name}` holds nulls, which netCDF-4 has no place for, and no value to \
-             store for them: `--fill {name}=VALUE` supplies one (it becomes the variable's \
-             `_FillValue`)"
-        ),
-    };
-    match column {
-        Column::Struct { fields, .. } => fields.iter().try_for_each(|(f, c)| {
-            let inner = if name.is_empty() {
-                f.clone()
-            } else {
-                format!("{name}.{f}")
-            };
-            check_fills(path, c, &inner)
-        }),
-        Column::Nullable { fill: None, .. } => Err(refuse()),
-        Column::List { values, .. } | Column::FixedList { values, .. } => {
-            check_fills(path, values, name)
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The records of netCDF-4 columns, read about `batch_bytes` at a time.

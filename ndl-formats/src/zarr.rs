@@ -8,7 +8,7 @@ use ndl_runtime::{ByteOrder, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
-use crate::error::{Error, Result};
+use crate::error::{in_store, Error, Result};
 use crate::format::FormatInfo;
 use crate::location::is_remote;
 use crate::npy::refuse_existing;
@@ -293,18 +293,6 @@ impl ZarrSink {
 
     fn in_store(&self, e: ndl_zarr::Error) -> Error {
         in_store(&self.path, e)
-    }
-}
-
-/// A store's error, with the destination `path` named where the store's
-/// own message does not name it.
-pub(crate) fn in_store(path: &Path, e: ndl_zarr::Error) -> Error {
-    match e {
-        ndl_zarr::Error::Unsupported { message } => Error::Unsupported {
-            path: path.to_path_buf(),
-            message,
-        },
-        other => Error::Zarr(other),
     }
 }
 

@@ -23,11 +23,13 @@ use ndl_runtime::ndl::Storage;
 use ndl_runtime::ArraySpec;
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
-use crate::error::{Error, Result};
+use crate::error::{in_store, Error, Result};
 use crate::location::is_remote;
 use crate::npy::refuse_existing;
 use crate::options::{ReadOptions, SinkOptions, ZarrSinkOptions};
-use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::records::{
+    require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
+};
 use crate::sink::Progress;
 
 /// The records of the store at `path`, when it is a columns group of
@@ -144,19 +146,14 @@ impl ZarrRecordSink {
             message,
         };
         if options.records_layout_said {
-            let field = variable_member(origin.datatype).unwrap_or_default();
+            let field = origin.datatype.variable_member().unwrap_or_default();
             return Err(unsupported(format!(
                 "field `{field}` is variable-length or optional, which the records layout (one \
                  array of structs) cannot hold: leave out --layout records; variable records are \
                  written in the columns layout (--layout columns)"
             )));
         }
-        if let Some(column) = unfilled(origin.template, "") {
-            return Err(unsupported(format!(
-                "column `{column}` is optional, and Zarr has no nulls: `--fill {column}=VALUE` \
-                 supplies the value stored for its missing values"
-            )));
-        }
+        require_fills(path, &origin, "a Zarr store, which has no nulls")?;
         if !is_remote(path) {
             refuse_existing(path)?;
         }
@@ -167,7 +164,7 @@ impl ZarrRecordSink {
     }
 
     fn in_store(&self, e: ndl_zarr::Error) -> Error {
-        crate::zarr::in_store(&self.path, e)
+        in_store(&self.path, e)
     }
 }
 
@@ -197,40 +194,6 @@ impl RecordSink for ZarrRecordSink {
         }
         writer.finish().map_err(|e| self.in_store(e))
     }
-}
-
-/// The dotted path of the first option of `column` (the field `name`)
-/// without a fill.
-fn unfilled(column: &Column, name: &str) -> Option<String> {
-    match column {
-        Column::Struct { fields, .. } => fields.iter().find_map(|(n, c)| {
-            let path = if name.is_empty() {
-                n.clone()
-            } else {
-                format!("{name}.{n}")
-            };
-            unfilled(c, &path)
-        }),
-        Column::Nullable { fill: None, .. } => Some(name.to_string()),
-        _ => None,
-    }
-}
-
-/// The dotted path of the first string, list or option of `dt`.
-fn variable_member(dt: &Datatype) -> Option<String> {
-    let Datatype::Compound(c) = dt else {
-        return matches!(
-            dt,
-            Datatype::String | Datatype::Vlen(_) | Datatype::Optional(_)
-        )
-        .then(String::new);
-    };
-    c.members.iter().find_map(|m| {
-        variable_member(&m.datatype).map(|rest| match rest.is_empty() {
-            true => m.name.clone(),
-            false => format!("{}.{rest}", m.name),
-        })
-    })
 }
 
 #[cfg(test)]

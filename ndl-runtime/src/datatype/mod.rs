@@ -365,6 +365,37 @@ impl Datatype {
         }
     }
 
+    /// The dotted path of the first member that no fixed-size layout holds
+    /// (a `string`, `vlen` or `optional`, at any depth): empty when `self`
+    /// is one, `None` when every member has a fixed size.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Record};
+    ///
+    /// #[derive(Record)]
+    /// struct Venue { code: u16, name: String }
+    /// #[derive(Record)]
+    /// struct Trade { id: u64, venue: Venue }
+    ///
+    /// assert_eq!(Trade::datatype().variable_member().as_deref(), Some("venue.name"));
+    /// assert_eq!(Datatype::Float64.variable_member(), None);
+    /// ```
+    pub fn variable_member(&self) -> Option<String> {
+        match self {
+            Datatype::String | Datatype::Vlen(_) | Datatype::Optional(_) => Some(String::new()),
+            Datatype::Compound(c) => c.members.iter().find_map(|m| {
+                m.datatype
+                    .variable_member()
+                    .map(|rest| match rest.is_empty() {
+                        true => m.name.clone(),
+                        false => format!("{}.{rest}", m.name),
+                    })
+            }),
+            Datatype::Array(a) => a.base.variable_member(),
+            _ => None,
+        }
+    }
+
     /// Wraps `self` in an array of `shape`, folding into an existing array
     /// datatype so `[[f32; 3]; 2]` becomes one `array {base: float32, shape: [2, 3]}`.
     pub fn array_of(self, shape: &[usize]) -> Datatype {

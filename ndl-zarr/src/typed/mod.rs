@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use ndl_runtime::record::{same_slice, PlainVisitor};
-use ndl_runtime::{Datatype, NdlType, Record};
+use ndl_runtime::{NdlType, Record};
 
 use crate::error::{Error, Result};
 use crate::layout::columns::variable::VariableWriter;
@@ -188,7 +188,7 @@ impl<T: Record + Send + Sync> ArrayWriter<T> {
 
 /// The refusal of a writer only plain records have.
 fn plain_only<T: Record>(what: &str) -> Error {
-    let field = variable_member(&T::datatype()).unwrap_or_default();
+    let field = T::datatype().variable_member().unwrap_or_default();
     Error::Unsupported {
         message: format!(
             "{what} writes plain records only, and field `{field}` is variable-length or \
@@ -203,32 +203,13 @@ fn refuse_records_layout<T: Record>(options: &WriteOptions) -> Result<()> {
     if options.layout == Layout::Columns {
         return Ok(());
     }
-    let field = variable_member(&T::datatype()).unwrap_or_default();
+    let field = T::datatype().variable_member().unwrap_or_default();
     Err(Error::Unsupported {
         message: format!(
             "field `{field}` is variable-length or optional, which the records layout (one array \
              of structs) cannot hold: write with WriteOptions::layout(Layout::Columns)"
         ),
     })
-}
-
-/// The dotted path of the first member of `dt` that no fixed-size layout
-/// holds (a string, list or option).
-pub(crate) fn variable_member(dt: &Datatype) -> Option<String> {
-    match dt {
-        Datatype::String | Datatype::Vlen(_) | Datatype::Optional(_) => Some(String::new()),
-        Datatype::Compound(c) => c.members.iter().find_map(|m| {
-            variable_member(&m.datatype).map(|rest| {
-                if rest.is_empty() {
-                    m.name.clone()
-                } else {
-                    format!("{}.{rest}", m.name)
-                }
-            })
-        }),
-        Datatype::Array(a) => variable_member(&a.base),
-        _ => None,
-    }
 }
 
 /// How a plain writer starts.

@@ -15,7 +15,6 @@ use crate::layout::columns::infer_record;
 use crate::metadata::NDL_DATATYPE;
 use crate::store::Store;
 use crate::strings::{VlenKind, VlenMeta};
-use crate::typed::variable_member;
 
 /// The datatype and column template of the variable records in the
 /// columns group `store`: `None` when the node is no group, or a group
@@ -27,7 +26,7 @@ pub(crate) fn records_of(store: &Store) -> Result<Option<(Datatype, Column)>> {
     };
     let datatype = match attributes.get(NDL_DATATYPE) {
         Some(value) => match serde_json::from_value::<Datatype>(value.clone()) {
-            Ok(dt) if variable_member(&dt).is_some() => dt,
+            Ok(dt) if dt.variable_member().is_some() => dt,
             _ => return Ok(None),
         },
         None => match inferred(store)? {
