@@ -172,3 +172,11 @@ pub(crate) fn in_store(path: &std::path::Path, e: ndl_zarr::Error) -> Error {
         other => Error::Zarr(other),
     }
 }
+
+/// ndl-hdf5's error about the file at `path` (which its message names).
+pub(crate) fn in_hdf5(path: &std::path::Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
+    move |source| Error::Hdf5 {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}

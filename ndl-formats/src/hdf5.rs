@@ -12,7 +12,7 @@ use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
 
 use crate::contents::{stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
-use crate::error::{Error, Result};
+use crate::error::{in_hdf5, Error, Result};
 use crate::format::FormatInfo;
 use crate::npy::refuse_existing;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
@@ -48,13 +48,6 @@ pub(crate) fn signature_after_user_block(path: &Path) -> Result<bool> {
     Ok(false)
 }
 
-fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
-    move |source| Error::Hdf5 {
-        path: path.to_path_buf(),
-        source: Box::new(source),
-    }
-}
-
 /// The HDF5 file at `path` as a source: `member` where given; else its
 /// records in columns, or its only dataset. The file's inventory is taken
 /// once, for both questions.
@@ -62,7 +55,7 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
     if let Some(member) = member {
         return open_member(path, member);
     }
-    let inventory = Inventory::of(path).map_err(in_file(path))?;
+    let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
     if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
         return Ok(Box::new(columns));
     }
@@ -73,7 +66,7 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
 /// The dataset `name` of the file at `path` as a source: its elements,
 /// or, for variable-length strings, their values padded to a fixed width.
 fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
-    let reader = ArrayReader::open(path, name).map_err(in_file(path))?;
+    let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
     if reader.stored().datatype == Datatype::String {
         drop(reader);
         return Ok(Box::new(Hdf5StringSource::open(path, name)?));
@@ -125,14 +118,14 @@ impl Hdf5Source {
         match member {
             Some(member) => Self::open_dataset(path, member),
             None => {
-                let inventory = Inventory::of(path).map_err(in_file(path))?;
+                let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
                 Self::open_dataset(path, &only_dataset(path, &inventory)?)
             }
         }
     }
 
     fn open_dataset(path: &Path, dataset: &str) -> Result<Hdf5Source> {
-        let reader = ArrayReader::open(path, dataset).map_err(in_file(path))?;
+        let reader = ArrayReader::open(path, dataset).map_err(in_hdf5(path))?;
         Self::from_reader(path, dataset, reader)
     }
 
@@ -174,7 +167,7 @@ impl Source for Hdf5Source {
             }
             let rows = ((crate::source::BATCH_BYTES / row_bytes).max(1) as u64).min(*rows_left);
             let mut block = vec![0; rows as usize * row_bytes];
-            let got = reader.read_rows(&mut block).map_err(in_file(path))?;
+            let got = reader.read_rows(&mut block).map_err(in_hdf5(path))?;
             *rows_left -= got as u64;
             block.truncate(got * row_bytes);
             Ok((got > 0).then_some(block))
@@ -231,10 +224,10 @@ impl Hdf5StringSource {
     /// width would make the padded values out of proportion to the values
     /// (more than 256 times, and 1 GiB beyond, their bytes).
     pub fn open(path: &Path, name: &str) -> Result<Hdf5StringSource> {
-        let mut reader = StringReader::open(path, name).map_err(in_file(path))?;
+        let mut reader = StringReader::open(path, name).map_err(in_hdf5(path))?;
         let text = reader.is_text();
         let (mut len, mut at, mut total_bytes) = (0u64, 0u64, 0u64);
-        while let Some(batch) = reader.next_batch().map_err(in_file(path))? {
+        while let Some(batch) = reader.next_batch().map_err(in_hdf5(path))? {
             for i in 0..batch.len() {
                 let value = batch.get(i);
                 total_bytes += value.len() as u64;
@@ -291,7 +284,7 @@ impl Source for Hdf5StringSource {
                         continue 'elements;
                     }
                 }
-                match self.reader.next_batch().map_err(in_file(&self.path))? {
+                match self.reader.next_batch().map_err(in_hdf5(&self.path))? {
                     Some(batch) => self.batch = Some((batch, 0)),
                     None => break 'elements,
                 }
@@ -356,12 +349,12 @@ impl Hdf5Sink {
             len,
             &self.options.options,
         )
-        .map_err(in_file(&self.path))?;
+        .map_err(in_hdf5(&self.path))?;
         let record = writer.record_size().max(1);
         self.stream(source, record, progress, |bytes| {
             writer.write_records(bytes)
         })?;
-        writer.finish().map_err(in_file(&self.path))?;
+        writer.finish().map_err(in_hdf5(&self.path))?;
         Ok(len)
     }
 
@@ -377,10 +370,10 @@ impl Hdf5Sink {
             &format!("{name}_t"),
             &self.options.options,
         )
-        .map_err(in_file(&self.path))?;
+        .map_err(in_hdf5(&self.path))?;
         let row = writer.row_bytes().max(1);
         let n = self.stream(source, row, progress, |bytes| writer.write_rows(bytes))?;
-        writer.finish().map_err(in_file(&self.path))?;
+        writer.finish().map_err(in_hdf5(&self.path))?;
         Ok(n)
     }
 
@@ -397,7 +390,7 @@ impl Hdf5Sink {
         let n = for_each_batch(source, |bytes, done| {
             carry.extend_from_slice(bytes);
             let whole = carry.len() / unit * unit;
-            write(&carry[..whole]).map_err(in_file(&self.path))?;
+            write(&carry[..whole]).map_err(in_hdf5(&self.path))?;
             carry.drain(..whole);
             progress(done);
             Ok(())
@@ -546,7 +539,7 @@ impl Hdf5ColumnsSource {
             };
             ColumnsReader::open_as(path, &record)
         }
-        .map_err(in_file(path))?;
+        .map_err(in_hdf5(path))?;
         let spec = ArraySpec::new(reader.record().clone(), vec![reader.len()]);
         Ok(Some(Hdf5ColumnsSource {
             reader,
@@ -562,7 +555,7 @@ impl Source for Hdf5ColumnsSource {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
-        self.reader.read_records(buf).map_err(in_file(&self.path))
+        self.reader.read_records(buf).map_err(in_hdf5(&self.path))
     }
 }
 
@@ -570,7 +563,7 @@ impl Source for Hdf5ColumnsSource {
 pub fn contents(path: &Path) -> Result<Contents> {
     Ok(contents_of(
         path,
-        &Inventory::of(path).map_err(in_file(path))?,
+        &Inventory::of(path).map_err(in_hdf5(path))?,
     ))
 }
 

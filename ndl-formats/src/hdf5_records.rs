@@ -9,23 +9,15 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_hdf5::{DatasetInfo, Inventory, RecordsReader, RecordsWriter};
+use ndl_hdf5::{Inventory, RecordsReader, RecordsWriter};
 use ndl_runtime::record::Column;
-use ndl_runtime::Datatype;
 
 use crate::contents::{join, stem};
-use crate::error::{Error, Result};
+use crate::error::{in_hdf5, Result};
 use crate::npy::refuse_existing;
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
 use crate::sink::Progress;
-
-fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
-    move |source| Error::Hdf5 {
-        path: path.to_path_buf(),
-        source: Box::new(source),
-    }
-}
 
 /// The records of the HDF5 dataset asked for, when its compound holds
 /// variable-length members; `None` for any other dataset.
@@ -37,17 +29,26 @@ pub(crate) fn open_records(
 }
 
 /// As [`open_records`], reading about `batch_bytes` of records at a time.
+/// A member asked for is opened alone: a walk of the whole file would
+/// read every attribute, and a damaged one elsewhere can make libhdf5
+/// loop.
 fn open_with(
     path: &Path,
     member: Option<&str>,
     batch_bytes: usize,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let inventory = Inventory::of(path).map_err(in_file(path))?;
-    let Some(dataset) = records_dataset(&inventory, member) else {
-        return Ok(None);
+    let dataset = match member {
+        Some(m) => m.to_owned(),
+        None => match only_dataset(path)? {
+            Some(d) => d,
+            None => return Ok(None),
+        },
     };
+    if !RecordsReader::holds_records(path, &dataset).map_err(in_hdf5(path))? {
+        return Ok(None);
+    }
     let reader = RecordsReader::open(path, &dataset)
-        .map_err(in_file(path))?
+        .map_err(in_hdf5(path))?
         .with_block_bytes(batch_bytes);
     Ok(Some(Box::new(Hdf5RecordSource {
         reader,
@@ -55,42 +56,15 @@ fn open_with(
     })))
 }
 
-/// The name of the dataset `member` (or of the file's only dataset, as
-/// the plain source picks it) when it holds variable records.
-fn records_dataset(inventory: &Inventory, member: Option<&str>) -> Option<String> {
-    let named = |d: &&DatasetInfo| {
-        let name = join(&d.group, &d.name);
-        match member {
-            Some(m) => name.trim_start_matches('/') == m.trim_start_matches('/'),
-            None => !d.is_scale,
-        }
-    };
-    let mut found = inventory.datasets.iter().filter(named);
-    let (Some(d), None) = (found.next(), found.next()) else {
-        return None;
-    };
-    let variable = matches!(d.stored.datatype, Datatype::Compound(_))
-        && any_part(&d.stored.datatype, &|t| {
-            matches!(t, Datatype::String | Datatype::Vlen(_))
-        })
-        && !any_part(&d.stored.datatype, &|t| {
-            matches!(t, Datatype::ObjRef | Datatype::RegRef(_))
-        });
-    (variable && d.shape.len() == 1).then(|| join(&d.group, &d.name))
-}
-
-/// Whether `datatype` or any part of it (member, array item, sequence
-/// item) is one `is` holds for.
-fn any_part(datatype: &Datatype, is: &dyn Fn(&Datatype) -> bool) -> bool {
-    if is(datatype) {
-        return true;
-    }
-    match datatype {
-        Datatype::Compound(c) => c.members.iter().any(|m| any_part(&m.datatype, is)),
-        Datatype::Array(a) => any_part(&a.base, is),
-        Datatype::Vlen(item) => any_part(item, is),
-        _ => false,
-    }
+/// The name of the file's only dataset (dimension scales aside), as the
+/// plain source picks it; `None` when it holds another number of them.
+fn only_dataset(path: &Path) -> Result<Option<String>> {
+    let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
+    let mut data = inventory.datasets.iter().filter(|d| !d.is_scale);
+    Ok(match (data.next(), data.next()) {
+        (Some(d), None) => Some(join(&d.group, &d.name)),
+        _ => None,
+    })
 }
 
 /// The records of one dataset, a block of them a batch.
@@ -110,7 +84,7 @@ impl RecordSource for Hdf5RecordSource {
     }
 
     fn next_batch(&mut self) -> Result<Option<Column>> {
-        self.reader.next_block().map_err(in_file(&self.path))
+        self.reader.next_block().map_err(in_hdf5(&self.path))
     }
 }
 
@@ -129,7 +103,7 @@ pub(crate) fn create_records(
         origin.template,
         &options.hdf5.options,
     )
-    .map_err(in_file(path))?;
+    .map_err(in_hdf5(path))?;
     Ok(Box::new(Hdf5RecordSink {
         writer,
         path: path.to_path_buf(),
@@ -150,10 +124,10 @@ impl RecordSink for Hdf5RecordSink {
         progress: Progress<'_>,
     ) -> Result<u64> {
         while let Some(batch) = source.next_batch()? {
-            self.writer.append(&batch).map_err(in_file(&self.path))?;
+            self.writer.append(&batch).map_err(in_hdf5(&self.path))?;
             progress(self.writer.len());
         }
-        self.writer.finish().map_err(in_file(&self.path))
+        self.writer.finish().map_err(in_hdf5(&self.path))
     }
 }
 

@@ -15,19 +15,12 @@ use ndl_hdf5::{RecordColumnsReader, RecordColumnsWriter};
 use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
 
-use crate::error::{Error, Result};
+use crate::error::{in_hdf5, Error, Result};
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::{
     require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
 };
 use crate::sink::Progress;
-
-fn in_file(path: &Path) -> impl Fn(ndl_hdf5::Error) -> Error + '_ {
-    move |source| Error::Hdf5 {
-        path: path.to_path_buf(),
-        source: Box::new(source),
-    }
-}
 
 /// The records of a netCDF-4 file in the columns layout holding strings
 /// or ragged arrays; `None` for any other file.
@@ -72,7 +65,7 @@ struct NetcdfColumnsSource {
 
 impl NetcdfColumnsSource {
     fn open(path: &Path, batch_bytes: usize) -> Result<Option<NetcdfColumnsSource>> {
-        let Some(reader) = RecordColumnsReader::open(path).map_err(in_file(path))? else {
+        let Some(reader) = RecordColumnsReader::open(path).map_err(in_hdf5(path))? else {
             return Ok(None);
         };
         let records_per_batch = (batch_bytes as u64 / reader.record_bytes()).max(1) as usize;
@@ -97,7 +90,7 @@ impl RecordSource for NetcdfColumnsSource {
     fn next_batch(&mut self) -> Result<Option<Column>> {
         self.reader
             .next_block(self.records_per_batch)
-            .map_err(in_file(&self.path))
+            .map_err(in_hdf5(&self.path))
     }
 }
 
@@ -129,14 +122,14 @@ impl RecordSink for NetcdfColumnsSink {
             options = options.expected_len(len);
         }
         let mut writer = RecordColumnsWriter::create(path, &datatype, &template, options)
-            .map_err(in_file(path))?;
+            .map_err(in_hdf5(path))?;
         let mut done = 0u64;
         while let Some(batch) = source.next_batch()? {
-            writer.append(&batch).map_err(in_file(path))?;
+            writer.append(&batch).map_err(in_hdf5(path))?;
             done += batch.len() as u64;
             progress(done);
         }
-        writer.finish().map_err(in_file(path))
+        writer.finish().map_err(in_hdf5(path))
     }
 }
 

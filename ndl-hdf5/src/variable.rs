@@ -400,6 +400,28 @@ impl RecordsReader {
         RecordsReader::start(path, dataset, (file, found), datatype, template)
     }
 
+    /// Whether the dataset `dataset` of the file at `path` holds variable
+    /// records, which [`open`](RecordsReader::open) reads: it is
+    /// one-dimensional, and its compound holds a variable-length string or
+    /// sequence and no reference. Only the dataset is opened (no walk of
+    /// the file, whose other objects may be damaged).
+    ///
+    /// # Errors
+    /// If the file or the dataset cannot be opened.
+    pub fn holds_records(path: impl AsRef<Path>, dataset: &str) -> Result<bool> {
+        let path = path.as_ref();
+        let (_file, found) = open_found(path, dataset)?;
+        let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
+        let Ok(stored) = crate::stored_type::stored_type(stored.id()) else {
+            return Ok(false);
+        };
+        let any = |is: &dyn Fn(&Datatype) -> bool| any_part(&stored.datatype, is);
+        Ok(found.ndim() == 1
+            && matches!(stored.datatype, Datatype::Compound(_))
+            && any(&|t| matches!(t, Datatype::String | Datatype::Vlen(_)))
+            && !any(&|t| matches!(t, Datatype::ObjRef | Datatype::RegRef(_))))
+    }
+
     /// Opens `dataset` to read records of `T`, members matched by name.
     pub(crate) fn open_as<T: Record>(path: &Path, dataset: &str) -> Result<RecordsReader> {
         let opened = open_found(path, dataset)?;
@@ -528,6 +550,20 @@ fn open_found(path: &Path, dataset: &str) -> Result<(hdf5::File, hdf5::Dataset)>
     let stored_at = dataset_path(&file, path, dataset)?;
     let found = raw_io::open_uncached(&file, &stored_at).map_err(hdf5_error(path, dataset))?;
     Ok((file, found))
+}
+
+/// Whether `datatype` or any part of it (member, array item, sequence
+/// item) is one `is` holds for.
+fn any_part(datatype: &Datatype, is: &dyn Fn(&Datatype) -> bool) -> bool {
+    if is(datatype) {
+        return true;
+    }
+    match datatype {
+        Datatype::Compound(c) => c.members.iter().any(|m| any_part(&m.datatype, is)),
+        Datatype::Array(a) => any_part(&a.base, is),
+        Datatype::Vlen(item) => any_part(item, is),
+        _ => false,
+    }
 }
 
 /// `datatype` with every compound holding a variable-length member made

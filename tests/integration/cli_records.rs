@@ -172,3 +172,35 @@ fn lists_are_refused_by_npy_naming_the_column() {
     refused(&run, &npy, &["`levels`", "variable-length lists"]);
     assert!(!npy.exists());
 }
+
+#[test]
+fn an_h5py_compound_of_strings_goes_to_npy_as_the_narrowest_u() {
+    let dir = tempfile::tempdir().unwrap();
+    let (h5, npy) = (dir.path().join("c.h5"), dir.path().join("c.npy"));
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+rec = [("id", "<u2"), ("name", h5py.string_dtype()), ("venue", [("code", h5py.string_dtype()), ("n", "<i4")])]
+with h5py.File(sys.argv[1], "w") as f:
+    d = f.create_dataset("c", (3,), dtype=rec)
+    d[0] = (1, "ab", ("Ü", 7))
+    d[1] = (2, "", ("xyz", -1))
+    d[2] = (3, "日本語です", ("", 0))
+"#,
+        &[path(&h5)],
+    );
+    converted(convert(&h5, &npy, &[]), "h5 to npy");
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np
+a = np.load(sys.argv[1])
+assert a.dtype["name"] == np.dtype("<U5") and a.dtype["venue"]["code"] == np.dtype("<U3"), a.dtype
+assert a["name"].tolist() == ["ab", "", "日本語です"], a
+assert a["venue"]["code"].tolist() == ["Ü", "xyz", ""] and a["venue"]["n"].tolist() == [7, -1, 0], a
+assert a["id"].tolist() == [1, 2, 3], a
+"#,
+        &[path(&npy)],
+    );
+}
