@@ -16,7 +16,7 @@ use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
-use crate::npy::refuse_existing;
+use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Handover, Origin, Source};
 use ndl_runtime::ArraySpec;

@@ -9,8 +9,8 @@ use ndl_runtime::{Compound, Datatype, Opaque};
 
 use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
 use crate::error::{Error, Result};
-use crate::npy::refuse_existing;
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::refuse_existing;
 use crate::sink::Progress;
 
 /// The records of a Parquet file or Arrow IPC file or stream whose

@@ -14,9 +14,9 @@ use ndl_runtime::record::Column;
 
 use crate::contents::{join, stem};
 use crate::error::{in_hdf5, Result};
-use crate::npy::refuse_existing;
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
+use crate::sink::refuse_existing;
 use crate::sink::Progress;
 
 /// The records of the HDF5 dataset asked for, when its compound holds

@@ -10,7 +10,7 @@ use ndl_runtime::npy::{self, Header, HeaderLimits};
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
-use crate::sink::{Progress, Sink};
+use crate::sink::{refuse_existing, settle, stopped, Progress, Sink};
 use crate::source::{for_each_batch, Origin, Source};
 use ndl_runtime::ArraySpec;
 
@@ -199,31 +199,6 @@ pub(crate) fn pass_through(
         progress(done);
         Ok(())
     })
-}
-
-/// What a writer's closure returns when its source failed: the writer
-/// then removes what it wrote, and the source's error is reported.
-pub(crate) fn stopped() -> npy::Error {
-    npy::Error::from(std::io::Error::other("the source failed"))
-}
-
-/// The source's error first (it is why the writer stopped), else the
-/// writer's, else the count.
-pub(crate) fn settle(written: Result<u64>, result: npy::Result<()>) -> Result<u64> {
-    let n = written?;
-    result?;
-    Ok(n)
-}
-
-/// Refuses a destination that exists: the command writes nothing where
-/// anything of that name is.
-pub(crate) fn refuse_existing(path: &Path) -> Result<()> {
-    if path.exists() {
-        return Err(Error::Exists {
-            path: path.to_path_buf(),
-        });
-    }
-    Ok(())
 }
 
 /// The one array of the `.npy` file at `path`.

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use ndl_runtime::npy::{self, RecordLayout};
 
 use crate::error::{Error, Result};
-use crate::npy::{refuse_existing, settle, stopped};
 use crate::records::{require_fills, RecordSink, RecordSource, Reopen};
 use crate::sink::Progress;
+use crate::sink::{refuse_existing, settle, stopped};
 
 /// A `.npy` file being written from variable records.
 pub(crate) struct NpyRecordSink {

@@ -1,7 +1,11 @@
 //! A sink of records: any format's array being written from a
 //! [`Source`], which appears at its destination only once complete.
 
-use crate::error::Result;
+use std::path::Path;
+
+use ndl_runtime::npy;
+
+use crate::error::{Error, Result};
 use crate::source::Source;
 
 /// Called with the number of elements written so far.
@@ -24,4 +28,29 @@ pub trait Sink {
     /// the number of elements. Nothing appears at the destination when it
     /// fails.
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64>;
+}
+
+/// What a writer's closure returns when its source failed: the writer
+/// then removes what it wrote, and the source's error is reported.
+pub(crate) fn stopped() -> npy::Error {
+    npy::Error::from(std::io::Error::other("the source failed"))
+}
+
+/// The source's error first (it is why the writer stopped), else the
+/// writer's, else the count.
+pub(crate) fn settle(written: Result<u64>, result: npy::Result<()>) -> Result<u64> {
+    let n = written?;
+    result?;
+    Ok(n)
+}
+
+/// Refuses a destination that exists: the command writes nothing where
+/// anything of that name is.
+pub(crate) fn refuse_existing(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Err(Error::Exists {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
 }

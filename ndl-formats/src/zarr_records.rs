@@ -25,11 +25,11 @@ use ndl_runtime::ArraySpec;
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{in_store, Error, Result};
 use crate::location::is_remote;
-use crate::npy::refuse_existing;
 use crate::options::{ReadOptions, SinkOptions, ZarrSinkOptions};
 use crate::records::{
     require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
 };
+use crate::sink::refuse_existing;
 use crate::sink::Progress;
 
 /// The records of the store at `path`, when it is a columns group of

@@ -16,7 +16,7 @@ use ndl_zarr::{VlenKind, VlenReader, VlenValues, WriteOptions};
 
 use crate::contents::{stem, Arrangement, Contents, Entry};
 use crate::error::{Error, Result};
-use crate::npy::refuse_existing;
+use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{for_each_batch, Origin, Source};
 use ndl_runtime::{ArraySpec, Order};

@@ -38,12 +38,12 @@ use ndl_runtime::{ByteOrder, Datatype, Member, Record, TimeType};
 
 use crate::dimension::Dimensions;
 use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{profile_type, FileTypes, Orders, TypeError};
+use crate::h5type::{FileTypes, TypeError};
 use crate::options::WriteOptions;
 use crate::raw_io::{failed, write_rows};
 use crate::record_columns_reader::RecordColumnsReader;
 use crate::record_io::{encode, Arena, Buffer};
-use crate::record_type::{dotted, Node};
+use crate::record_type::{dotted, element, leaf_of, memory_type, Node};
 use crate::staging::Staged;
 
 const RECORD: &str = "record";
@@ -641,34 +641,6 @@ fn fill_value(
             Ok(())
         }
     })
-}
-
-/// The node of one element of a variable: an option's value, an array's
-/// item.
-pub(crate) fn leaf_of(node: &Node) -> &Node {
-    match node {
-        Node::Optional { value, .. } => leaf_of(value),
-        Node::Array { item, .. } => leaf_of(item),
-        other => other,
-    }
-}
-
-/// The memory type of one element: a bool as the `int8` it is stored as.
-pub(crate) fn memory_type(leaf: &Node) -> Result<hdf5::Datatype, TypeError> {
-    match leaf {
-        Node::Fixed { datatype, .. } => {
-            profile_type(&element(datatype), Orders::one(ByteOrder::NATIVE), true)
-        }
-        other => other.memory_type(),
-    }
-}
-
-fn element(datatype: &Datatype) -> Datatype {
-    match datatype {
-        Datatype::Bool => Datatype::Int8,
-        Datatype::Time(_) => Datatype::Int64,
-        other => other.clone(),
-    }
 }
 
 /// A value that does not encode, at record `first` + its index in the

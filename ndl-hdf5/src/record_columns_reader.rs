@@ -18,9 +18,9 @@ use ndl_runtime::{Compound, Datatype, Member, TimeType};
 use crate::error::{hdf5_error, Error, Result};
 use crate::inventory::{DatasetInfo, Inventory};
 use crate::raw_io::{failed, read_rows};
-use crate::record_columns::{leaf_of, memory_type};
+
 use crate::record_io::{decode, Buffer};
-use crate::record_type::{dotted, Node};
+use crate::record_type::{dotted, leaf_of, memory_type, Node};
 
 /// Counts read at a time when checking that a ragged array's counts add
 /// up to its items.

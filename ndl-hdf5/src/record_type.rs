@@ -373,3 +373,31 @@ impl Drop for Owned {
         }
     }
 }
+
+/// The node of one element of a variable: an option's value, an array's
+/// item.
+pub(crate) fn leaf_of(node: &Node) -> &Node {
+    match node {
+        Node::Optional { value, .. } => leaf_of(value),
+        Node::Array { item, .. } => leaf_of(item),
+        other => other,
+    }
+}
+
+/// The memory type of one element: a bool as the `int8` it is stored as.
+pub(crate) fn memory_type(leaf: &Node) -> Result<hdf5::Datatype, TypeError> {
+    match leaf {
+        Node::Fixed { datatype, .. } => {
+            profile_type(&element(datatype), Orders::one(ByteOrder::NATIVE), true)
+        }
+        other => other.memory_type(),
+    }
+}
+
+pub(crate) fn element(datatype: &Datatype) -> Datatype {
+    match datatype {
+        Datatype::Bool => Datatype::Int8,
+        Datatype::Time(_) => Datatype::Int64,
+        other => other.clone(),
+    }
+}
