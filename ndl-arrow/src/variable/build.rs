@@ -37,10 +37,10 @@ pub(crate) fn array(
             match (crate::schema::primitive(&datatype), &datatype) {
                 (Some(_), _) => numbers(values, nulls, at)?,
                 (None, Datatype::Enum(e)) => {
-                    let bytes = member_under_nulls(e, values_bytes(&values, at)?, nulls.as_ref());
+                    let bytes = member_under_nulls(e, values.as_bytes(), nulls.as_ref());
                     plain(&datatype, &bytes, nulls, at)?
                 }
-                (None, _) => plain(&datatype, values_bytes(&values, at)?, nulls, at)?,
+                (None, _) => plain(&datatype, values.as_bytes(), nulls, at)?,
             }
         }
         Column::Bool(bits) => {
@@ -150,19 +150,6 @@ fn unknown_values(at: &Place) -> Error {
         column: at.path.clone(),
         datatype: "numbers of a type this version of ndl-arrow does not know".to_owned(),
     }
-}
-
-/// The native bytes of numbers.
-fn values_bytes<'a>(values: &'a Values, at: &Place) -> Result<&'a [u8], Error> {
-    macro_rules! bytes {
-        ($($variant:ident),*) => {
-            match values {
-                $(Values::$variant(v) => bytemuck::cast_slice(v),)*
-                _ => return Err(unknown_values(at)),
-            }
-        };
-    }
-    Ok(bytes!(I8, I16, I32, I64, U8, U16, U32, U64, F32, F64))
 }
 
 /// An enum's values, a member's under each null: a `None`'s placeholder

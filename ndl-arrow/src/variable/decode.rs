@@ -267,7 +267,7 @@ fn decode_value(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Er
                 Datatype::Enum(e) => Decoded::Values(enum_values(e, values, array, t, cx)?),
                 _ => {
                     let bytes = plain_bytes(datatype, array, cx)?;
-                    Decoded::Values(values_of(values, &bytes, cx)?)
+                    Decoded::Values(Values::from_ne_bytes(values, &bytes))
                 }
             }
         }
@@ -593,19 +593,6 @@ fn without_nulls(array: &ArrayRef) -> Result<ArrayRef, arrow_schema::ArrowError>
     }
     let data = array.to_data().into_builder().nulls(None).build()?;
     Ok(arrow_array::make_array(data))
-}
-
-/// Native numbers of the type `like` holds, from their bytes.
-fn values_of(like: &Values, bytes: &[u8], cx: &Cx<'_>) -> Result<Values, Error> {
-    macro_rules! values {
-        ($($variant:ident),*) => {
-            match like {
-                $(Values::$variant(_) => Values::$variant(bytemuck::pod_collect_to_vec(bytes)),)*
-                _ => return Err(Error::schema(&cx.at.path, "numbers of an unknown type")),
-            }
-        };
-    }
-    Ok(values!(I8, I16, I32, I64, U8, U16, U32, U64, F32, F64))
 }
 
 /// An enum's values, from the member names a column holds (a dictionary

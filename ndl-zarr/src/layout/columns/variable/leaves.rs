@@ -163,61 +163,13 @@ fn refused(message: String) -> Error {
 /// The native bytes of a fixed-size column, record after record.
 pub(super) fn fixed_bytes(column: &Column) -> Option<Vec<u8>> {
     Some(match column {
-        Column::Values { values, .. } => values_bytes(values),
+        Column::Values { values, .. } => values.as_bytes().to_vec(),
         Column::Bool(bits) => (0..bits.len()).map(|i| u8::from(bits.get(i))).collect(),
         Column::Plain { bytes, .. } => bytes.clone(),
         Column::FixedList { values, .. } => fixed_bytes(values)?,
         Column::Nullable { values, .. } => fixed_bytes(values)?,
         _ => return None,
     })
-}
-
-macro_rules! each_number {
-    ($values:expr, $v:ident => $body:expr) => {
-        match $values {
-            Values::I8($v) => $body,
-            Values::I16($v) => $body,
-            Values::I32($v) => $body,
-            Values::I64($v) => $body,
-            Values::U8($v) => $body,
-            Values::U16($v) => $body,
-            Values::U32($v) => $body,
-            Values::U64($v) => $body,
-            Values::F32($v) => $body,
-            Values::F64($v) => $body,
-            _ => Vec::new(),
-        }
-    };
-}
-
-fn values_bytes(values: &Values) -> Vec<u8> {
-    each_number!(values, v => v.iter().flat_map(|x| x.to_ne_bytes()).collect())
-}
-
-/// `bytes` (native numbers) as values of the variant `like` is.
-pub(super) fn values_like(like: &Values, bytes: &[u8]) -> Values {
-    macro_rules! from {
-        ($variant:ident, $t:ty) => {
-            Values::$variant(
-                bytes
-                    .chunks_exact(std::mem::size_of::<$t>())
-                    .map(|b| <$t>::from_ne_bytes(b.try_into().unwrap_or_default()))
-                    .collect(),
-            )
-        };
-    }
-    match like {
-        Values::I8(_) => from!(I8, i8),
-        Values::I16(_) => from!(I16, i16),
-        Values::I32(_) => from!(I32, i32),
-        Values::I64(_) => from!(I64, i64),
-        Values::U8(_) => from!(U8, u8),
-        Values::U16(_) => from!(U16, u16),
-        Values::U32(_) => from!(U32, u32),
-        Values::U64(_) => from!(U64, u64),
-        Values::F32(_) => from!(F32, f32),
-        _ => from!(F64, f64),
-    }
 }
 
 /// An option's fill as a Zarr `fill_value` (NaN and infinities as

@@ -6,7 +6,7 @@ use ndl_runtime::record::{self, columns, Bitmap, Column, Values};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
-use super::leaves::{count_name, dotted, leaves, values_like, Kind, Leaf};
+use super::leaves::{count_name, dotted, leaves, Kind, Leaf};
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
@@ -426,7 +426,7 @@ fn shaped(like: &Column, bytes: Vec<u8>, n: usize) -> Column {
     match like {
         Column::Values { datatype, values } => Column::Values {
             datatype: datatype.clone(),
-            values: values_like(values, &bytes),
+            values: Values::from_ne_bytes(values, &bytes),
         },
         Column::Bool(_) => {
             let mut bits = Bitmap::with_capacity(n);
