@@ -1,16 +1,18 @@
 //! A new file built object by object, as a description (an NDL document)
-//! says: groups at any depth, datasets of any fixed-size datatype or of
-//! strings with their values, dimension scales and attributes. The file
+//! says: groups at any depth, datasets of any fixed-size datatype, of
+//! strings or of variable-length sequences with their values and fills,
+//! dimension scales and attributes. The file
 //! is built under a hidden name and renamed into place by
 //! [`DocumentWriter::finish`]; dropped before, it leaves nothing.
 
 use std::path::Path;
 
-use hdf5::types::VarLenUnicode;
+use hdf5::types::{OwnedDynValue, VarLenUnicode};
 use hdf5::{Extent, Extents, SimpleExtents};
 use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate, H5Screate_simple};
+use ndl_runtime::record::Column;
 use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::dimension::Dimensions;
@@ -20,6 +22,8 @@ use crate::h5type::{
 };
 use crate::options::CHUNK_BYTES;
 use crate::raw_io::{failed, write_rows};
+use crate::record_io::{encode, Arena, Buffer};
+use crate::record_type::Node;
 use crate::staging::Staged;
 use crate::write::parent;
 
@@ -51,6 +55,10 @@ pub struct NewDataset<'a> {
     pub filters: &'a [Filter],
     /// The byte order its numbers are stored in.
     pub byte_order: ByteOrder,
+    /// The value standing for none, one element of a number datatype in
+    /// native order: the dataset's fill, and in netCDF-4 its `_FillValue`
+    /// attribute, which netCDF readers and xarray mask.
+    pub fill: Option<&'a [u8]>,
 }
 
 /// The values an object is made with, in C order.
@@ -63,6 +71,9 @@ pub enum Elements<'a> {
     Bytes(&'a [u8]),
     /// Strings, of the datatype `string`.
     Strings(&'a [String]),
+    /// Values of a variable-length datatype as the column of records
+    /// holding them: a `vlen` dataset's as a [`Column::List`].
+    Column(&'a Column),
 }
 
 /// A new HDF5 (or, with `netcdf`, netCDF-4) file being built.
@@ -105,16 +116,55 @@ impl DocumentWriter {
         values: Elements<'_>,
     ) -> Result<()> {
         let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
-        let dataset = self
-            .builder(&file_type, new)
-            .create(path)
-            .map_err(self.error(path))?;
+        let mut builder = self.builder(&file_type, new);
+        if let Some(fill) = new.fill {
+            builder =
+                builder.fill_value(fill_value(new.datatype, fill).ok_or_else(|| {
+                    self.type_error(path, non_number_fill(new.datatype, fill.len()))
+                })?);
+        }
+        let dataset = builder.create(path).map_err(self.error(path))?;
+        if let (Some(fill), true) = (new.fill, self.netcdf) {
+            let at = format!("{path}@_FillValue");
+            raw_attribute(&dataset, "_FillValue", &memory_type, &[], fill)
+                .map_err(self.error(&at))?;
+        }
         let written = match values {
             Elements::Fill => Ok(()),
             Elements::Bytes(bytes) => write_rows(&dataset, &memory_type, new.extents, 0, bytes),
             Elements::Strings(strings) => to_unicode(strings).and_then(|s| dataset.write_raw(&s)),
+            Elements::Column(column) => return self.write_column(&dataset, path, new, column),
         };
         written.map_err(self.error(path))
+    }
+
+    /// Writes the variable-length values `column` holds, laid out in
+    /// memory as HDF5 reads them (`hvl_t`, `char*`) for the one call.
+    fn write_column(
+        &self,
+        dataset: &hdf5::Dataset,
+        path: &str,
+        new: &NewDataset<'_>,
+        column: &Column,
+    ) -> Result<()> {
+        let node = Node::from_column(column, "").map_err(|e| self.type_error(path, e))?;
+        let memory_type = node.memory_type().map_err(|e| self.type_error(path, e))?;
+        let n = column.len();
+        let mut buffer = Buffer::zeroed(n * node.size());
+        let slots: Vec<usize> = (0..n).map(|i| i * node.size()).collect();
+        let mut arena = Arena::default();
+        encode(&node, column, buffer.bytes_mut(), &slots, &mut arena).map_err(|e| {
+            Error::InvalidValue {
+                path: self.staged.path().to_path_buf(),
+                dataset: path.to_string(),
+                record: e.record().unwrap_or(0) as u64,
+                field: e.field(),
+                offset: 0,
+                message: e.message().to_string(),
+            }
+        })?;
+        let bytes = &buffer.bytes()[..n * node.size()];
+        write_rows(dataset, &memory_type, new.extents, 0, bytes).map_err(self.error(path))
     }
 
     /// Makes the dataset at `path` the dimension named as it is, and its
@@ -173,6 +223,9 @@ impl DocumentWriter {
         };
         let at = format!("{object}@{name}");
         match values {
+            Elements::Column(_) => Err(hdf5::Error::from(
+                "attributes of variable-length sequences are not written",
+            )),
             Elements::Strings([text]) if shape.is_empty() && self.netcdf => {
                 crate::cf::text_attr(&location, name, text)
             }
@@ -342,6 +395,39 @@ fn chunk_of(new: &NewDataset<'_>, size: usize) -> Option<Vec<usize>> {
             .chain(new.extents[1..].iter().map(|&d| (d as usize).max(1)))
             .collect(),
     )
+}
+
+/// `bytes`, one value of the number datatype `datatype` in native order,
+/// as the dataset fill HDF5 takes; `None` for another datatype.
+fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {
+    fn value<T: hdf5::H5Type + bytemuck::Pod>(bytes: &[u8]) -> Option<OwnedDynValue> {
+        bytemuck::try_pod_read_unaligned::<T>(bytes)
+            .ok()
+            .map(OwnedDynValue::from)
+    }
+    match datatype {
+        Datatype::Int8 => value::<i8>(bytes),
+        Datatype::UInt8 => value::<u8>(bytes),
+        Datatype::Int16 => value::<i16>(bytes),
+        Datatype::UInt16 => value::<u16>(bytes),
+        Datatype::Int32 => value::<i32>(bytes),
+        Datatype::UInt32 => value::<u32>(bytes),
+        Datatype::Int64 => value::<i64>(bytes),
+        Datatype::UInt64 => value::<u64>(bytes),
+        Datatype::Float32 => value::<f32>(bytes),
+        Datatype::Float64 => value::<f64>(bytes),
+        _ => None,
+    }
+}
+
+fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
+    crate::TypeError {
+        field: String::new(),
+        why: format!(
+            "a fill of {len} bytes for {}: fills are set for numbers only",
+            datatype.keyword().unwrap_or("this datatype")
+        ),
+    }
 }
 
 fn leaf(path: &str) -> &str {

@@ -13,12 +13,13 @@ use std::ops::Range;
 
 use hdf5::globals::*;
 use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5l::H5Lexists;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5t::{
     H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose, H5Tcommit2,
     H5Tcopy, H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Topen2, H5Tset_cset,
     H5Tset_ebias, H5Tset_fields, H5Tset_order, H5Tset_precision, H5Tset_size, H5Tset_strpad,
-    H5Tset_tag,
+    H5Tset_tag, H5Tvlen_create, H5T_VARIABLE,
 };
 use ndl_runtime::{ByteOrder, Charset, Datatype, IntType};
 
@@ -215,6 +216,21 @@ impl Committer {
         check(status, field, "H5Tcommit2")
     }
 
+    /// Whether the file's root group holds a link `name` already: a type
+    /// another variable's committer named, or an object.
+    fn holds(&self, name: &str, field: &str) -> Result<bool, TypeError> {
+        let c = c_name(name, field)?;
+        // SAFETY: the file is open; `c` is a C string.
+        let found = unsafe { H5Lexists(self.file, c.as_ptr(), H5P_DEFAULT) };
+        match found {
+            n if n < 0 => Err(TypeError {
+                field: field.to_string(),
+                why: "H5Lexists failed".into(),
+            }),
+            n => Ok(n > 0),
+        }
+    }
+
     /// The committed type of the member at `field` of datatype `dt`, built
     /// by `build`: the one committed before for the same definition, or a
     /// new one under a free name.
@@ -240,7 +256,7 @@ impl Committer {
         };
         let mut name = first;
         for k in 2.. {
-            if !self.named.iter().any(|(_, n)| *n == name) {
+            if !self.named.iter().any(|(_, n)| *n == name) && !self.holds(&name, field)? {
                 break;
             }
             name = format!("{stem}_{k}_t");
@@ -263,6 +279,7 @@ pub(crate) fn is_user_defined(dt: &Datatype) -> bool {
             | Datatype::Complex128
             | Datatype::Opaque(_)
             | Datatype::Time(_)
+            | Datatype::Vlen(_)
     )
 }
 
@@ -428,6 +445,7 @@ impl Built {
             }
             Datatype::Array(a) => array(a, orders, field, netcdf, committer)?,
             Datatype::Compound(c) => compound(c, orders, field, netcdf, committer)?,
+            Datatype::Vlen(base) => vlen(base, order, field, netcdf, committer)?,
             _ => {
                 return Err(fail(
                     "variable-length and reference datatypes are not written to HDF5 here",
@@ -550,6 +568,53 @@ fn array(
     let base = Built::build(&a.base, orders, field, netcdf, committer)?;
     let dims: Vec<u64> = a.shape.iter().map(|&d| d as u64).collect();
     array_of(&base, &dims, field)
+}
+
+/// A variable-length sequence of `base` (netCDF-4's `NC_VLEN`), its items
+/// in `order`; a sequence of strings holds variable-length UTF-8 ones, as
+/// h5py writes them. A user-defined base of a sequence at the top is
+/// committed as `element_t`: netCDF-C reads a vlen whose base is named.
+fn vlen(
+    base: &Datatype,
+    order: ByteOrder,
+    field: &str,
+    netcdf: bool,
+    committer: Option<&mut Committer>,
+) -> Result<Built, TypeError> {
+    let item_field = match field {
+        "" => "element".to_string(),
+        f => format!("{f}.element"),
+    };
+    let item = match base {
+        Datatype::String => utf8_string(field)?,
+        Datatype::Optional(_) | Datatype::ObjRef | Datatype::RegRef(_) => {
+            return Err(TypeError {
+                field: field.to_string(),
+                why: format!(
+                    "a sequence of {} has no HDF5 type here",
+                    base.keyword().unwrap_or("this datatype")
+                ),
+            })
+        }
+        _ => Built::build(base, Orders::one(order), &item_field, netcdf, committer)?,
+    };
+    // SAFETY: `item` is a type handle we own; the library copies it.
+    check_id(unsafe { H5Tvlen_create(item.0) }, field, "H5Tvlen_create")
+}
+
+/// A variable-length UTF-8 string (a `char*` in memory), h5py's `str`.
+fn utf8_string(field: &str) -> Result<Built, TypeError> {
+    let t = copy(*H5T_C_S1, field)?;
+    // SAFETY: `t` is a string type we own.
+    unsafe {
+        check(H5Tset_size(t.0, H5T_VARIABLE), field, "H5Tset_size")?;
+        check(
+            H5Tset_cset(t.0, H5T_cset_t::H5T_CSET_UTF8),
+            field,
+            "H5Tset_cset",
+        )?;
+    }
+    Ok(t)
 }
 
 fn array_of(base: &Built, dims: &[u64], field: &str) -> Result<Built, TypeError> {

@@ -158,7 +158,7 @@ pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use grid::{GridReader, GridWriter};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
-pub use layout::columns::variable::{VariableRecordsReader, VariableRecordsWriter};
+pub use layout::columns::variable::{fill_metadata, VariableRecordsReader, VariableRecordsWriter};
 pub use lock::{
     break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
     LOCK_LEASE_VAR,

@@ -153,7 +153,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 8] = [
+const BAD: [(&str, &str, &[&str]); 13] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -194,8 +194,33 @@ const BAD: [(&str, &str, &[&str]); 8] = [
     ),
     (
         "fillvalue",
-        "ndarrays:\n  a: {shape: [2], type: int8, storage: {fillvalue: -1}}\n",
-        &["ndarray `a`: storage.fillvalue", "does not set fill values"],
+        "ndarrays:\n  a: {shape: [2], type: {string: {length: 3, charset: ascii}}, storage: {fillvalue: abc}}\n",
+        &["ndarray `a`: storage.fillvalue", "fills of numbers only"],
+    ),
+    (
+        "fill_range",
+        "ndarrays:\n  a: {shape: [2], type: {optional: {base: int8}}, storage: {fillvalue: 300}}\n",
+        &["ndarray `a`: storage.fillvalue", "300 is not a value of int8"],
+    ),
+    (
+        "null",
+        "ndarrays:\n  a: {shape: [2], type: int8, value: [1, null]}\n",
+        &["ndarray `a`: value[1]", "null is not a value of int8"],
+    ),
+    (
+        "optional",
+        "ndarrays:\n  a: {shape: [2], type: {optional: {base: {compound: [x: int8]}}}}\n",
+        &["ndarray `a`: type", "makes optional numbers"],
+    ),
+    (
+        "vlen_value",
+        "ndarrays:\n  a: {shape: [2], type: {vlen: {base: int8}}, value: [[1], [2, x]]}\n",
+        &["ndarray `a`: value[1][1]", "is not a value of int8"],
+    ),
+    (
+        "vlen_member",
+        "ndarrays:\n  a: {shape: [2], type: {compound: [x: int8, y: {vlen: {base: int8}}]}}\n",
+        &["ndarray `a`: type", "not of an attribute, a compound member"],
     ),
 ];
 
@@ -297,4 +322,163 @@ print("ok")
         &[h5.to_str().unwrap(), zarr.to_str().unwrap()],
     );
     assert_eq!(out.trim(), "ok");
+}
+
+/// `vlen` ndarrays (tests/data/ndl/vlen.ndl.yaml): sequences of numbers,
+/// strings, compounds and sequences, with values and without, as HDF5
+/// `H5T_VLEN` datasets that h5py reads exactly and netCDF-4 `NC_VLEN`
+/// types that `ncdump` prints and netCDF4-python reads (it skips vlens of
+/// strings, compounds and vlens); `ndl describe` gives each datatype back.
+/// Zarr has no such type: refused naming the ndarray, nothing created.
+#[test]
+fn vlen_ndarrays_are_made_in_hdf5_and_netcdf4_and_refused_in_zarr() {
+    let dir = tempfile::tempdir().unwrap();
+    let (h5, nc) = (dir.path().join("vlen.h5"), dir.path().join("vlen.nc"));
+    for dest in [&h5, &nc] {
+        let run = create(&data("vlen"), dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let cdl = ncdump(&[], &nc);
+    for line in [
+        "int(*) ragged_t ;",
+        "ragged_t ragged(obs) ;",
+        "ragged = {1, 2, 3}, {}, {-4} ;",
+        "words = {\"a\", \"bé\"}, {\"\"} ;",
+        "{{1, 2.5}}, {},",
+        "{}, {{3, 4.5}, {5, 0}} ;",
+        "nested = {{1}, {2, 3}}, {} ;",
+        "unset = {}, {} ;",
+    ] {
+        assert!(cdl.contains(line), "no {line:?} in:\n{cdl}");
+    }
+    let out = ndl_testkit::python::run_with(
+        &python312(),
+        r#"
+import sys, warnings, h5py, netCDF4, numpy as np
+def lists(a):
+    return [x.tolist() for x in a]
+with h5py.File(sys.argv[1]) as f:
+    assert h5py.check_vlen_dtype(f["ragged"].dtype) == np.int32
+    assert lists(f["ragged"][:]) == [[1, 2, 3], [], [-4]]
+    assert [[s.decode() for s in w] for w in f["words"][:]] == [["a", "bé"], [""]]
+    p = f["points"][:]
+    assert p.shape == (2, 2) and p[0, 0].dtype.names == ("x", "y"), p
+    assert [[x.tolist() for x in row] for row in p] == [[[(1, 2.5)], []], [[], [(3, 4.5), (5, 0.0)]]]
+    assert [[x.tolist() for x in s] for s in f["nested"][:]] == [[[1], [2, 3]], []]
+    assert lists(f["unset"][:]) == [[], []]
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with netCDF4.Dataset(sys.argv[2]) as d:
+        assert lists(d["ragged"][:]) == [[1, 2, 3], [], [-4]]
+        assert d["ragged"].datatype.dtype == np.int32
+        assert d["ragged"].dimensions == ("obs",)
+        assert lists(d["unset"][:]) == [[], []]
+print("ok")
+"#,
+        &[h5.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "ok");
+    let doc = File::from_yaml(&std::fs::read_to_string(data("vlen")).unwrap()).unwrap();
+    for dest in [&h5, &nc] {
+        let back = File::from_yaml(&ok(describe(dest, "ndl", &[]), "describe")).unwrap();
+        let (b, d) = (back.group("/").unwrap(), doc.group("/").unwrap());
+        for (name, want) in d.ndarrays.iter() {
+            let got = b.ndarrays.get(name).unwrap();
+            assert_eq!(got.datatype, want.datatype, "{}: {name}", dest.display());
+        }
+    }
+    for format in ["3", "2"] {
+        let dest = dir.path().join(format!("vlen{format}.zarr"));
+        let doc = data("vlen");
+        let run = ndl(&[
+            "create",
+            doc.to_str().unwrap(),
+            dest.to_str().unwrap(),
+            "--zarr-format",
+            format,
+        ]);
+        refused(
+            &run,
+            &doc,
+            &["ndarray `ragged`: type", "no variable-length sequence"],
+        );
+        assert!(!dest.exists());
+    }
+    assert_eq!(entries(dir.path()), ["vlen.h5", "vlen.nc"]);
+}
+
+/// `optional` numbers (tests/data/ndl/optional.ndl.yaml) and
+/// `storage.fillvalue`: a null is the fill; netCDF-4 keeps it as
+/// `_FillValue`, HDF5 as the dataset's fill (and `_FillValue` for an
+/// optional), Zarr as `fill_value` (and `_FillValue` for an optional), so
+/// netCDF4-python and xarray mask the nulls; `ndl describe` gives the
+/// base type back with its `_FillValue`.
+#[test]
+fn optional_ndarrays_are_masked_by_each_formats_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = data("optional");
+    let (h5, nc) = (dir.path().join("o.h5"), dir.path().join("o.nc"));
+    for dest in [&h5, &nc] {
+        let run = create(&doc, dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let mut stores = Vec::new();
+    for format in ["3", "2"] {
+        let dest = dir.path().join(format!("o{format}.zarr"));
+        let run = ndl(&[
+            "create",
+            doc.to_str().unwrap(),
+            dest.to_str().unwrap(),
+            "--zarr-format",
+            format,
+        ]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        stores.push(dest);
+    }
+    let out = ndl_testkit::python::run_with(
+        &python312(),
+        r#"
+import sys, h5py, netCDF4, xarray as xr, zarr, numpy as np
+h5, nc, z3, z2 = sys.argv[1:]
+nan = float("nan")
+def same(got, want):
+    assert np.array_equal(np.asarray(got, float), np.asarray(want, float), equal_nan=True), (got, want)
+with h5py.File(h5) as f:
+    same(f["temp"][:], [1.5, nan, 3])
+    assert np.isnan(f["temp"].fillvalue) and np.isnan(f["temp"].attrs["_FillValue"])
+    assert f["count"][:].tolist() == [-1, 7, 8] and f["count"].fillvalue == -1
+    assert f["count"].attrs["_FillValue"].dtype == np.int16
+    assert f["unset"][:].tolist() == [-2147483647] * 4
+    assert f["level"].fillvalue == -999 and "_FillValue" not in f["level"].attrs
+with netCDF4.Dataset(nc) as d:
+    assert d["temp"][:].mask.tolist() == [False, True, False]
+    assert d["count"][:].mask.tolist() == [True, False, False]
+    assert d["count"][:].compressed().tolist() == [7, 8]
+    assert d["unset"][:].mask.all() and d["level"][:].mask.all()
+for path, engine in [(nc, "netcdf4"), (z3, "zarr"), (z2, "zarr")]:
+    kw = {"consolidated": False} if engine == "zarr" else {}
+    with xr.open_dataset(path, engine=engine, **kw) as ds:
+        same(ds["temp"], [1.5, nan, 3])
+        same(ds["count"], [nan, 7, 8])
+        same(ds["unset"], [nan] * 4)
+for path in (z3, z2):
+    g = zarr.open_group(path, mode="r")
+    assert g["count"][:].tolist() == [-1, 7, 8] and g["count"].fill_value == -1
+    assert g["unset"].fill_value == -2147483647 and g["level"].fill_value == -999
+    assert np.isnan(g["temp"].fill_value)
+    assert "_FillValue" in g["temp"].attrs and "_FillValue" not in g["level"].attrs
+print("ok")
+"#,
+        &[
+            h5.to_str().unwrap(),
+            nc.to_str().unwrap(),
+            stores[0].to_str().unwrap(),
+            stores[1].to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.trim(), "ok");
+    let back = File::from_yaml(&ok(describe(&nc, "ndl", &[]), "describe")).unwrap();
+    let temp = back.group("/").unwrap().ndarrays.get("temp").unwrap();
+    assert_eq!(temp.datatype, Some(ndl_runtime::Datatype::Float32));
+    assert!(temp.attributes.get("_FillValue").is_some(), "{temp:?}");
 }

@@ -90,8 +90,20 @@ fn array(
         chunk: a.chunk.as_deref(),
         filters: &filters,
         byte_order: a.byte_order,
+        fill: a.fill.as_deref(),
     };
     w.dataset(&a.path, &new, elements(&a.values))?;
+    if let (Some(fill), true, false) = (&a.fill, a.optional, netcdf) {
+        // netCDF-4 has its `_FillValue` from the fill; an HDF5 file's
+        // readers (xarray, h5netcdf) learn of the nulls from it too.
+        w.attribute(
+            &a.path,
+            "_FillValue",
+            &a.datatype,
+            &[],
+            Elements::Bytes(fill),
+        )?;
+    }
     let is_coordinate = a
         .dims
         .first()
@@ -146,5 +158,6 @@ fn elements(values: &Values) -> Elements<'_> {
         Values::Fill => Elements::Fill,
         Values::Bytes(b) => Elements::Bytes(b),
         Values::Strings(s) => Elements::Strings(s),
+        Values::Column(c) => Elements::Column(c),
     }
 }

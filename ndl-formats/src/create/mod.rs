@@ -78,7 +78,10 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
             hdf5::check(&plan, doc)?;
             hdf5::write(&plan, dest, netcdf)
         }
-        Target::Zarr { format } => zarr::write(&plan, dest, format),
+        Target::Zarr { format } => {
+            zarr::check(&plan, doc)?;
+            zarr::write(&plan, dest, format)
+        }
     }
 }
 

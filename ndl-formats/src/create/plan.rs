@@ -3,7 +3,7 @@
 //! every directive read, so a document that cannot be made fails here.
 
 use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Ndarray, Storage};
-use ndl_runtime::{ByteOrder, Datatype};
+use ndl_runtime::{ByteOrder, Datatype, IntType};
 use serde_yaml::Value;
 
 use super::values::{encode, keyword, Values};
@@ -64,6 +64,12 @@ pub(crate) struct PlannedArray {
     pub chunk: Option<Vec<u64>>,
     pub filters: Vec<Filter>,
     pub byte_order: ByteOrder,
+    /// The value standing for none, one element in native order: the
+    /// document's `storage.fillvalue`, or an `optional`'s default.
+    pub fill: Option<Vec<u8>>,
+    /// Whether the document's datatype is `optional` (now `datatype`, its
+    /// base): its nulls are `fill`, which readers are told to mask.
+    pub optional: bool,
     pub values: Values,
     /// The document's value, for formats that store another layout.
     pub value: Option<Value>,
@@ -200,12 +206,9 @@ fn array(
     attrs: &NameMap<Attribute>,
     at: &str,
 ) -> Result<PlannedArray, PlanError> {
-    check_datatype(datatype, at)?;
-    if storage.fillvalue.is_some() {
-        let why = "`ndl create` does not set fill values yet: leave it out (each format's \
-                   default fill, zeros, is used), or give the ndarray a `value`";
-        return Err((format!("{at}: storage.fillvalue"), why.to_string()));
-    }
+    check_array_type(datatype, at)?;
+    let optional = matches!(datatype, Datatype::Optional(_));
+    let (datatype, fill) = fill_of(datatype, storage.fillvalue.as_ref(), at)?;
     if let Some(charset) = &storage.charset {
         if !matches!(
             charset.to_ascii_lowercase().as_str(),
@@ -219,7 +222,7 @@ fn array(
         name: name.to_string(),
         at: at.to_string(),
         path: path_of(group, name),
-        datatype: datatype.clone(),
+        datatype,
         extents: Vec::new(),
         max: Vec::new(),
         dims: Vec::new(),
@@ -229,6 +232,8 @@ fn array(
             .map(|c| c.iter().map(|&n| n as u64).collect()),
         filters: filters(storage.filter.as_deref(), at)?,
         byte_order: storage.endian.unwrap_or(ByteOrder::NATIVE),
+        fill,
+        optional,
         values: Values::Fill,
         value: None,
         attributes: attributes(attrs, at)?,
@@ -268,6 +273,11 @@ impl PlannedArray {
         flat
     }
 
+    /// What a null value stands for: an `optional`'s fill.
+    pub fn nulls(&self) -> Option<&[u8]> {
+        self.fill.as_deref().filter(|_| self.optional)
+    }
+
     fn shaped(
         mut self,
         extents: Vec<u64>,
@@ -282,7 +292,8 @@ impl PlannedArray {
 
     fn with_values(mut self, value: Option<&Value>, at: &str) -> Result<PlannedArray, PlanError> {
         if let Some(v) = value {
-            self.values = encode(v, &self.extents, &self.datatype, &format!("{at}: value"))?;
+            let at = format!("{at}: value");
+            self.values = encode(v, &self.extents, &self.datatype, self.nulls(), &at)?;
             self.value = Some(v.clone());
         }
         Ok(self)
@@ -299,11 +310,95 @@ fn nested(value: Option<&Value>, depth: usize) -> Option<&Value> {
     (0..depth).try_fold(value?, |v, _| v.as_sequence()?.first())
 }
 
-/// Datatypes a file is made of here: any but references, vlen sequences
-/// and optional values, whose stored form is each format's own.
+/// The datatype of an array: any [`check_datatype`] takes, a `vlen`
+/// sequence of any of them, strings and sequences included, or an
+/// `optional` number.
+fn check_array_type(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
+    match datatype {
+        Datatype::Vlen(base) => check_vlen_base(base, at),
+        Datatype::Optional(base) if is_number(base) => Ok(()),
+        Datatype::Optional(_) => Err((
+            format!("{at}: type"),
+            "`ndl create` makes optional numbers: their nulls are stored as the fill \
+             (`_FillValue`), which other datatypes have no convention for"
+                .to_string(),
+        )),
+        other => check_datatype(other, at),
+    }
+}
+
+fn check_vlen_base(base: &Datatype, at: &str) -> Result<(), PlanError> {
+    match base {
+        Datatype::String => Ok(()),
+        Datatype::Vlen(inner) => check_vlen_base(inner, at),
+        other => check_datatype(other, at),
+    }
+}
+
+fn is_number(datatype: &Datatype) -> bool {
+    datatype.as_int().is_some() || matches!(datatype, Datatype::Float32 | Datatype::Float64)
+}
+
+/// The datatype an array is stored as and its fill, in native order: an
+/// `optional`'s base, its fill the document's `storage.fillvalue` or, where
+/// none is given, NaN for floats and netCDF's default fill for integers
+/// (what netCDF-C writes where no value is); a number's fill the
+/// document's. Fills of other datatypes are refused, naming them.
+fn fill_of(
+    datatype: &Datatype,
+    fillvalue: Option<&Value>,
+    at: &str,
+) -> Result<(Datatype, Option<Vec<u8>>), PlanError> {
+    let base = match datatype {
+        Datatype::Optional(base) => (**base).clone(),
+        other => other.clone(),
+    };
+    let given = match (fillvalue, datatype) {
+        (Some(v), _) => v.clone(),
+        (None, Datatype::Optional(_)) => default_fill(&base),
+        (None, _) => return Ok((base, None)),
+    };
+    let at = format!("{at}: storage.fillvalue");
+    if !is_number(&base) {
+        let why = format!(
+            "`ndl create` sets fills of numbers only, not of {}",
+            keyword(&base)
+        );
+        return Err((at, why));
+    }
+    match encode(&given, &[], &base, None, &at)? {
+        Values::Bytes(bytes) => Ok((base, Some(bytes))),
+        _ => Err((at, "the fill is not one number".to_string())),
+    }
+}
+
+/// netCDF-C's default fills (`NC_FILL_INT` …), NaN for floats.
+fn default_fill(number: &Datatype) -> Value {
+    let int = |n: i64| Value::from(n);
+    match number.as_int() {
+        Some(IntType::Int8) => int(-127),
+        Some(IntType::UInt8) => int(255),
+        Some(IntType::Int16) => int(-32767),
+        Some(IntType::UInt16) => int(65535),
+        Some(IntType::Int32) => int(-2147483647),
+        Some(IntType::UInt32) => int(4294967295),
+        Some(IntType::Int64) => int(-9223372036854775806),
+        Some(IntType::UInt64) => Value::from(18446744073709551614u64),
+        None => Value::from(f64::NAN),
+    }
+}
+
+/// Datatypes of attributes, of compound members and array items, and of
+/// a sequence's items: any but references, and but `vlen` and `optional`
+/// within a compound or array (records with variable-length members are
+/// each format's own, which `ndl convert` writes).
 fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
-    let refused = match datatype {
-        Datatype::ObjRef | Datatype::RegRef(_) | Datatype::Vlen(_) | Datatype::Optional(_) => true,
+    let why = match datatype {
+        Datatype::ObjRef | Datatype::RegRef(_) => "`ndl create` does not make references",
+        Datatype::Vlen(_) | Datatype::Optional(_) => {
+            "`ndl create` makes `vlen` and `optional` the type of an ndarray, not of an \
+             attribute, a compound member, or the items of an array or a sequence"
+        }
         Datatype::Compound(c) => {
             return c
                 .members
@@ -311,15 +406,9 @@ fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
                 .try_for_each(|m| check_datatype(&m.datatype, at))
         }
         Datatype::Array(a) => return check_datatype(&a.base, at),
-        _ => false,
+        _ => return Ok(()),
     };
-    match refused {
-        true => Err((
-            format!("{at}: type"),
-            format!("`ndl create` does not make arrays of {}", keyword(datatype)),
-        )),
-        false => Ok(()),
-    }
+    Err((format!("{at}: type"), why.to_string()))
 }
 
 fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttribute>, PlanError> {
@@ -341,7 +430,7 @@ fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttrib
                     )),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let values = encode(&a.value, &shape, &a.datatype, &format!("{at}: value"))?;
+            let values = encode(&a.value, &shape, &a.datatype, None, &format!("{at}: value"))?;
             Ok(PlannedAttribute {
                 name: name.to_string(),
                 datatype: a.datatype.clone(),

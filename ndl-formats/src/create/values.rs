@@ -10,7 +10,8 @@
 
 use serde_yaml::Value;
 
-use ndl_runtime::{Charset, Datatype, IntType};
+use ndl_runtime::record::Column;
+use ndl_runtime::{Charset, Compound, Datatype, IntType};
 
 /// The values of an array or attribute, as a format writes them.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +22,9 @@ pub(crate) enum Values {
     Bytes(Vec<u8>),
     /// Elements of the datatype `string`.
     Strings(Vec<String>),
+    /// Elements of a `vlen` datatype: a [`Column::List`] whose items are
+    /// strings, lists again, or fixed-size values as [`Column::Plain`].
+    Column(Column),
 }
 
 /// A value that does not convert: where (after the entity's location)
@@ -28,15 +32,20 @@ pub(crate) enum Values {
 pub(crate) type Bad = (String, String);
 
 /// The elements of `value`, nested lists of `extents`, of `datatype`;
-/// `at` is the location of the `value` key.
+/// a null element is `nulls` where given (an `optional`'s fill); `at` is
+/// the location of the `value` key.
 pub(crate) fn encode(
     value: &Value,
     extents: &[u64],
     datatype: &Datatype,
+    nulls: Option<&[u8]>,
     at: &str,
 ) -> Result<Values, Bad> {
     let mut leaves = Vec::new();
     flatten(value, extents, at.to_string(), &mut leaves)?;
+    if let Datatype::Vlen(_) = datatype {
+        return column(&leaves, datatype).map(Values::Column);
+    }
     if *datatype == Datatype::String {
         return leaves
             .into_iter()
@@ -50,9 +59,91 @@ pub(crate) fn encode(
     }
     let mut out = Vec::new();
     for (v, at) in leaves {
-        element(v, datatype, &at, &mut out)?;
+        match (v, nulls) {
+            (Value::Null, Some(fill)) => out.extend(fill),
+            _ => element(v, datatype, &at, &mut out)?,
+        }
     }
     Ok(Values::Bytes(out))
+}
+
+/// The column of `items`, values of `datatype`: a `vlen`'s a list of
+/// its items' column, a fixed-size datatype's its packed bytes.
+fn column(items: &[(&Value, String)], datatype: &Datatype) -> Result<Column, Bad> {
+    match datatype {
+        Datatype::String => {
+            let mut offsets = vec![0i64];
+            let mut data = Vec::new();
+            for (v, at) in items {
+                let text = v.as_str().ok_or_else(|| {
+                    (
+                        at.clone(),
+                        format!("expected a string, found {}", describe(v)),
+                    )
+                })?;
+                data.extend(text.as_bytes());
+                offsets.push(data.len() as i64);
+            }
+            Ok(Column::Strings { offsets, data })
+        }
+        Datatype::Vlen(base) => {
+            let mut offsets = vec![0i64];
+            let mut inner = Vec::new();
+            for (v, at) in items {
+                let list = v.as_sequence().ok_or_else(|| {
+                    (
+                        at.clone(),
+                        format!("expected a list, found {}", describe(v)),
+                    )
+                })?;
+                inner.extend(
+                    list.iter()
+                        .enumerate()
+                        .map(|(j, x)| (x, format!("{at}[{j}]"))),
+                );
+                offsets.push(inner.len() as i64);
+            }
+            let values = Box::new(column(&inner, base)?);
+            Ok(Column::List { offsets, values })
+        }
+        fixed => {
+            let packed = packed(fixed);
+            let mut bytes = Vec::new();
+            for (v, at) in items {
+                element(v, &packed, at, &mut bytes)?;
+            }
+            Ok(Column::Plain {
+                datatype: packed,
+                bytes,
+            })
+        }
+    }
+}
+
+/// `datatype` with every compound in it packed, members in offset order
+/// without gaps: the layout of [`Column::Plain`].
+fn packed(datatype: &Datatype) -> Datatype {
+    match datatype {
+        Datatype::Compound(c) => {
+            let mut members = c.members.clone();
+            members.sort_by_key(|m| m.offset);
+            let mut offset = 0;
+            for m in &mut members {
+                m.datatype = packed(&m.datatype);
+                m.offset = offset;
+                offset += m.datatype.size().unwrap_or(0);
+            }
+            Datatype::Compound(Compound {
+                size: offset,
+                members,
+            })
+        }
+        Datatype::Array(a) => Datatype::Array(ndl_runtime::Array {
+            base: Box::new(packed(&a.base)),
+            shape: a.shape.clone(),
+        }),
+        other => other.clone(),
+    }
 }
 
 /// The leaves of nested lists of exactly `extents`, with their locations.
@@ -276,7 +367,7 @@ mod tests {
     fn enc(yaml: &str, extents: &[u64], dt: &str) -> Result<Values, Bad> {
         let v: Value = serde_yaml::from_str(yaml).unwrap();
         let dt: Datatype = serde_yaml::from_str(dt).unwrap();
-        encode(&v, extents, &dt, "value")
+        encode(&v, extents, &dt, None, "value")
     }
 
     #[test]

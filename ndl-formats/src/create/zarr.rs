@@ -6,8 +6,9 @@
 //! The store is built in a hidden directory beside the destination and
 //! renamed into place whole.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use ndl_runtime::record::Column;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Datatype, Order};
 use ndl_zarr::{Codec, GridWriter, VlenKind, WriteOptions, ZarrFormat};
@@ -19,6 +20,24 @@ use crate::error::{Error, Result};
 
 /// Bytes of zeros appended at a time to an array without values.
 const FILL_BLOCK: usize = 1 << 20;
+
+/// What Zarr cannot hold that the document has: `vlen` sequences (v3 has
+/// no such data type, and zarr-python reads no v2 `vlen-array`).
+pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
+    let Some((_, a)) = plan
+        .arrays()
+        .find(|(_, a)| matches!(a.datatype, Datatype::Vlen(_)))
+    else {
+        return Ok(());
+    };
+    Err(Error::Document {
+        path: doc.to_path_buf(),
+        location: format!("{}: type", a.at),
+        message: "Zarr has no variable-length sequence data type (v3 has none, and \
+                  zarr-python reads no v2 `vlen-array`): make an .h5 or .nc file"
+            .into(),
+    })
+}
 
 /// Writes `plan` as a new store at `dest`, published whole.
 pub(super) fn write(plan: &Plan, dest: &Path, format: u8) -> Result<()> {
@@ -130,7 +149,7 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
     let mut w = GridWriter::create_with(dir, &a.datatype, &a.extents, Order::C, &options)?;
     match &a.value {
         // Zarr stores records packed: the value again, in that layout.
-        Some(v) => match encode(v, &a.extents, packed.datatype(), "value") {
+        Some(v) => match encode(v, &a.extents, packed.datatype(), a.nulls(), "value") {
             Ok(Values::Bytes(bytes)) => w.append(&bytes)?,
             _ => {
                 return Err(Error::Unsupported {
@@ -139,13 +158,57 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
                 })
             }
         },
-        None => fill(&mut w, &a.extents, packed.size())?,
+        None => fill(&mut w, &a.extents, a.fill.as_deref(), packed.size())?,
     }
     w.finish()?;
-    name_dimensions(dir, &dimension_names(a), format).map_err(|source| Error::Io {
+    let io = |source| Error::Io {
         path: dir.to_path_buf(),
         source,
-    })
+    };
+    if let Some(fill) = &a.fill {
+        set_fill(dir, a, fill, format).map_err(io)?;
+    }
+    name_dimensions(dir, &dimension_names(a), format).map_err(io)
+}
+
+/// Sets the array's `fill_value` to `fill`, and for an `optional` its
+/// `_FillValue` attribute, which xarray masks.
+fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> std::io::Result<()> {
+    let column = Column::template(&a.datatype)
+        .ok()
+        .and_then(|t| match t {
+            Column::Values { datatype, values } => Some(Column::Values {
+                datatype,
+                values: ndl_runtime::record::Values::from_ne_bytes(&values, fill),
+            }),
+            _ => None,
+        })
+        .ok_or_else(|| std::io::Error::other("a fill of a number only"))?;
+    let (fill_value, attribute) = ndl_zarr::fill_metadata(&column, format);
+    let edit = |file: PathBuf, key: &str, value: Json| -> std::io::Result<()> {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|_| "{}".into());
+        let mut meta: Map<String, Json> =
+            serde_json::from_str(&text).map_err(std::io::Error::other)?;
+        match format {
+            ZarrFormat::V3 if key == "_FillValue" => {
+                let attrs = meta.entry("attributes").or_insert_with(|| json!({}));
+                attrs[key] = value;
+            }
+            _ => {
+                meta.insert(key.into(), value);
+            }
+        }
+        std::fs::write(&file, Json::Object(meta).to_string())
+    };
+    let (array_file, attrs_file) = match format {
+        ZarrFormat::V3 => (dir.join("zarr.json"), dir.join("zarr.json")),
+        ZarrFormat::V2 => (dir.join(".zarray"), dir.join(".zattrs")),
+    };
+    edit(array_file, "fill_value", fill_value)?;
+    if a.optional {
+        edit(attrs_file, "_FillValue", attribute)?;
+    }
+    Ok(())
 }
 
 /// A `string` array: v3 `string`, v2 `|O` with `vlen-utf8`, as
@@ -165,14 +228,16 @@ fn strings(dir: &Path, a: &PlannedArray, options: &WriteOptions) -> Result<()> {
     Ok(())
 }
 
-/// Appends zeros for every element, a block at a time.
-fn fill(w: &mut GridWriter, extents: &[u64], size: usize) -> Result<()> {
+/// Appends the fill (zeros where none is given) for every element, a
+/// block at a time.
+fn fill(w: &mut GridWriter, extents: &[u64], fill: Option<&[u8]>, size: usize) -> Result<()> {
     let per_block = (FILL_BLOCK / size.max(1)).max(1) as u64;
     let mut left = extents.iter().product::<u64>();
-    let zeros = vec![0u8; per_block.min(left) as usize * size];
+    let one = fill.map_or_else(|| vec![0u8; size], <[u8]>::to_vec);
+    let block = one.repeat(per_block.min(left) as usize);
     while left > 0 {
         let n = per_block.min(left);
-        w.append(&zeros[..n as usize * size])?;
+        w.append(&block[..n as usize * size])?;
         left -= n;
     }
     Ok(())

@@ -172,6 +172,25 @@ pub(super) fn fixed_bytes(column: &Column) -> Option<Vec<u8>> {
     })
 }
 
+/// A fill, a one-record number column, as a Zarr array's `fill_value` and
+/// as the `_FillValue` attribute xarray reads to mask it (in v3 a float's
+/// is base64, as xarray writes it): how a store says which values stand
+/// for none.
+///
+/// ```
+/// use ndl_runtime::record::{Column, Values};
+/// use ndl_runtime::Datatype;
+/// use ndl_zarr::{fill_metadata, ZarrFormat};
+///
+/// let fill = Column::Values { datatype: Datatype::Float64, values: Values::F64(vec![f64::NAN]) };
+/// let (fill_value, attribute) = fill_metadata(&fill, ZarrFormat::V3);
+/// assert_eq!(fill_value, "NaN");
+/// assert_eq!(attribute, "AAAAAAAA+H8=");
+/// ```
+pub fn fill_metadata(fill: &Column, format: ZarrFormat) -> (Value, Value) {
+    (fill_json(fill), fill_attribute(fill, format))
+}
+
 /// An option's fill as a Zarr `fill_value` (NaN and infinities as
 /// strings, as Zarr's JSON has them).
 pub(super) fn fill_json(fill: &Column) -> Value {

@@ -35,6 +35,7 @@ use leaves::{
     Leaf,
 };
 
+pub use leaves::fill_metadata;
 pub(crate) use read::read;
 use read::VariableReader;
 
