@@ -1,5 +1,6 @@
 //! `ndl describe FILE --format rust`: the types it writes compile without
-//! warnings and read the files numpy, h5py and pyarrow wrote, exactly.
+//! warnings and read the files numpy, h5py, zarr-python, xarray and
+//! pyarrow wrote, exactly.
 //!
 //! Every generated type goes into ONE temporary crate, compiled once: its
 //! `main` reads each file with the matching typed reader and writes the
@@ -90,6 +91,47 @@ pq.write_table(pa.table({
 }), sys.argv[1], row_group_size=2)
 "#;
 
+/// A zarr-python 3.4 array of a nested, packed structured dtype (v2: v3
+/// has no such data type zarr-python writes), in two chunks.
+const MAKE_ZARR: &str = r#"
+import sys
+import numpy as np, zarr
+dt = np.dtype([('id', '<u4'), ('pos', [('x', '<f4'), ('y', '<f4')]), ('v', '<f8')])
+a = zarr.create_array(sys.argv[1], shape=(3,), dtype=dt, zarr_format=2, chunks=(2,))
+a[:] = np.array([(1, (0.5, 1.5), 2.0), (2, (2.5, 3.5), -1.0), (3, (4.5, 5.5), 8.25)], dt)
+"#;
+
+/// An xarray table in a Zarr v3 store: strings (non-ASCII, empty) and
+/// floats whose NaN is the `_FillValue` xarray masks.
+const MAKE_XARRAY_ZARR: &str = r#"
+import sys
+import numpy as np, xarray as xr
+xr.Dataset({
+    'name': ('obs', np.array(['ä日', '', 'xyz'], dtype=object)),
+    't': ('obs', np.array([1.5, np.nan, 3.0])),
+}).to_zarr(sys.argv[1], zarr_format=3, consolidated=False)
+"#;
+
+const CHECK_ZARR: &str = r#"
+import sys
+import numpy as np, zarr
+a = zarr.open_array(sys.argv[1], mode='r')[:]
+b = np.load(sys.argv[2])
+assert a.dtype == b.dtype, (a.dtype.descr, b.dtype.descr)
+assert a.tobytes() == b.tobytes(), (a, b)
+print(len(b))
+"#;
+
+const CHECK_XARRAY_ZARR: &str = r#"
+import sys
+import pyarrow.parquet as pq, xarray as xr
+ds = xr.open_zarr(sys.argv[1], consolidated=False)
+b = pq.read_table(sys.argv[2])
+assert b.column('name').to_pylist() == [str(s) for s in ds['name'].values], b
+assert b.column('t').to_pylist() == [1.5, None, 3.0], b
+print(len(b))
+"#;
+
 /// Compares the original with what the generated type wrote back.
 const CHECK_NPY: &str = r#"
 import sys
@@ -163,6 +205,17 @@ fn generated_types_compile_and_read_every_file_exactly() {
     run_with(&python312(), MAKE_PARQUET, &[parquet.to_str().unwrap()]);
     let read = "ndl_arrow::read_parquet::<{T}>({F})".into();
     cases.push(case("plain", parquet, read, (python312(), CHECK_PARQUET)));
+    let store = dir.path().join("structured.zarr");
+    run_with(&python312(), MAKE_ZARR, &[store.to_str().unwrap()]);
+    let read = "ndl_zarr::read::<{T}>({F})".into();
+    cases.push(case("structured", store, read, (python312(), CHECK_ZARR)));
+    let store = dir.path().join("table.zarr");
+    run_with(&python312(), MAKE_XARRAY_ZARR, &[store.to_str().unwrap()]);
+    let read = "ndl_zarr::read::<{T}>({F})".into();
+    cases.push(Case {
+        back: ("back_parquet", "parquet"),
+        ..case("table", store, read, (python312(), CHECK_XARRAY_ZARR))
+    });
     let nulls = dir.path().join("nulls.parquet");
     run_with(&python312(), MAKE_NULLS, &[nulls.to_str().unwrap()]);
     let read = "ndl_arrow::read_parquet::<{T}>({F})".into();
@@ -221,12 +274,14 @@ fn write_crate(krate: &Path, cases: &[Case]) {
          ndl-runtime = {{ path = {:?}, features = [\"half\", \"num-complex\"] }}\n\
          ndl-hdf5 = {{ path = {:?} }}\n\
          ndl-arrow = {{ path = {:?} }}\n\
+         ndl-zarr = {{ path = {:?} }}\n\
          half = \"2\"\nnum-complex = \"0.4\"\n\n\
          [profile.dev]\ndebug = \"line-tables-only\"\n\n\
          [profile.dev.package.\"*\"]\ndebug = false\n",
         dep("ndl-runtime"),
         dep("ndl-hdf5"),
         dep("ndl-arrow"),
+        dep("ndl-zarr"),
     );
     std::fs::write(krate.join("Cargo.toml"), manifest).unwrap();
     // The workspace's lock: the same versions, already built, offline.

@@ -235,6 +235,40 @@ fn option_without_fill_is_refused_naming_the_field() {
     assert!(!path.exists());
 }
 
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Filled {
+    id: u64,
+    #[ndl(fill = -1)]
+    note: Option<i32>,
+}
+
+/// A type whose `Option` has no fill (as `ndl describe --format rust`
+/// writes one) reads a store's nulls by the fill the store keeps.
+#[test]
+fn an_option_without_fill_reads_by_the_stores_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [ZarrFormat::V3, ZarrFormat::V2] {
+        let path = dir.path().join(format!("{format:?}.zarr"));
+        let written = [
+            Filled { id: 1, note: None },
+            Filled {
+                id: 2,
+                note: Some(5),
+            },
+        ];
+        columns(format).write(&path, &written).unwrap();
+        let back: Vec<NoFill> = ndl_zarr::read(&path).unwrap();
+        let want = [
+            NoFill { id: 1, note: None },
+            NoFill {
+                id: 2,
+                note: Some(5),
+            },
+        ];
+        assert_eq!(back, want, "{format:?}");
+    }
+}
+
 #[test]
 fn records_layout_is_refused_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();

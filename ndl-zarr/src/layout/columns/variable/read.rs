@@ -7,6 +7,7 @@ use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
 use super::leaves::{count_name, dotted, leaves, Kind, Leaf};
+use super::schema::set_fills;
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
@@ -16,7 +17,8 @@ use crate::strings::VlenReader;
 
 /// Reads every record of `T` from the columns store `store`.
 pub(crate) fn read<T: Record>(store: &Store) -> Result<Vec<T>> {
-    let template = columns::<T>(&[]);
+    let mut template = columns::<T>(&[]);
+    set_fills(store, "", &mut template)?;
     let mut reader = VariableReader::open(store, &T::datatype(), template)?;
     let mut out = Vec::with_capacity(usize::try_from(reader.len()).unwrap_or(0));
     let batch = usize::try_from(reader.len()).unwrap_or(usize::MAX).max(1);

@@ -44,14 +44,16 @@ pub(crate) fn records_of(store: &Store) -> Result<Option<(Datatype, Column)>> {
 }
 
 /// Gives each option of `column` (the field at the dotted path `name`)
-/// the fill its array stores for `None`.
-fn set_fills(store: &Store, name: &str, column: &mut Column) -> Result<()> {
+/// that has no fill the one its array stores for `None`: a Rust type's
+/// `Option` without `#[ndl(fill)]` reads the store's nulls as the store
+/// says them.
+pub(crate) fn set_fills(store: &Store, name: &str, column: &mut Column) -> Result<()> {
     match column {
         Column::Struct { fields, .. } => fields.iter_mut().try_for_each(|(n, c)| {
             let path = dotted(name, n);
             set_fills(store, &path, c)
         }),
-        Column::Nullable { values, fill, .. } => {
+        Column::Nullable { values, fill, .. } if fill.is_none() => {
             let info = ArrayInfo::read(&store.child(name))?;
             *fill = fill_of(&info, values).map(Box::new);
             Ok(())
