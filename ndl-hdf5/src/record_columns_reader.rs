@@ -117,7 +117,9 @@ impl RecordColumnsReader {
     ) -> Result<RecordColumnsReader> {
         let layout = named(template, "");
         let file = crate::file::open(path)?;
-        RecordColumnsReader::with(file, path, datatype.clone(), template.clone(), &layout)
+        let mut template = template.clone();
+        set_fills(path, &file, &mut template, "")?;
+        RecordColumnsReader::with(file, path, datatype.clone(), template, &layout)
     }
 
     fn with(
@@ -214,6 +216,35 @@ fn named(template: &Column, name: &str) -> Layout {
             items: name.to_string(),
         },
         _ => Layout::Values(name.to_string()),
+    }
+}
+
+/// Gives each option of `column` (the field at the dotted path `name`)
+/// that has no fill its variable's `_FillValue`, where it has one: a
+/// Rust type's `Option` without `#[ndl(fill)]` reads the file's nulls as
+/// the file says them (xarray's NaN, netCDF's fills).
+fn set_fills(path: &Path, file: &hdf5::File, column: &mut Column, name: &str) -> Result<()> {
+    match column {
+        Column::Struct { fields, .. } => fields
+            .iter_mut()
+            .try_for_each(|(f, c)| set_fills(path, file, c, &dotted(name, f))),
+        Column::Nullable { values, fill, .. } if fill.is_none() => {
+            let stored_at = crate::lookup::dataset_path(file, path, name)?;
+            let names = file
+                .dataset(&stored_at)
+                .and_then(|d| d.attr_names())
+                .map_err(hdf5_error(path, name))?;
+            if !names.iter().any(|n| n == "_FillValue") {
+                return Ok(());
+            }
+            let found = match values.as_ref() {
+                Column::Strings { .. } => string_fill(path, file, name)?,
+                like => fill_value(path, file, name, like)?,
+            };
+            *fill = Some(Box::new(found));
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -661,8 +692,8 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
         return Ok((datatype, template));
     }
     let fill = match datatype {
-        Datatype::String => string_fill(path, file, d)?,
-        _ => fill_value(path, file, d, &template)?,
+        Datatype::String => string_fill(path, file, &d.name)?,
+        _ => fill_value(path, file, &d.name, &template)?,
     };
     Ok((
         Datatype::Optional(Box::new(datatype)),
@@ -692,8 +723,8 @@ fn our_time(d: &DatasetInfo) -> Option<TimeType> {
 
 /// A `string` variable's `_FillValue` (a scalar `NC_STRING`), as a
 /// one-record column.
-fn string_fill(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<Column> {
-    let stored_at = crate::lookup::dataset_path(file, path, &d.name)?;
+fn string_fill(path: &Path, file: &hdf5::File, name: &str) -> Result<Column> {
+    let stored_at = crate::lookup::dataset_path(file, path, name)?;
     let text = file
         .dataset(&stored_at)
         .and_then(|v| v.attr("_FillValue"))
@@ -701,7 +732,7 @@ fn string_fill(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<Column
         .map_err(|e| {
             mismatch(
                 path,
-                &d.name,
+                name,
                 &format!("its `_FillValue` is not one variable-length string: {e}"),
             )
         })?;
@@ -713,27 +744,22 @@ fn string_fill(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<Column
 }
 
 /// The variable's `_FillValue`, as a one-record column of `template`.
-fn fill_value(
-    path: &Path,
-    file: &hdf5::File,
-    d: &DatasetInfo,
-    template: &Column,
-) -> Result<Column> {
-    let at = hdf5_error(path, &d.name);
+fn fill_value(path: &Path, file: &hdf5::File, name: &str, template: &Column) -> Result<Column> {
+    let at = hdf5_error(path, name);
     let type_error = |source| Error::Type {
         path: path.to_path_buf(),
-        dataset: d.name.clone(),
+        dataset: name.to_string(),
         source,
     };
-    let node = Node::from_column(template, &d.name).map_err(type_error)?;
+    let node = Node::from_column(template, name).map_err(type_error)?;
     let memory_type = memory_type(&node).map_err(type_error)?;
-    let stored_at = crate::lookup::dataset_path(file, path, &d.name)?;
+    let stored_at = crate::lookup::dataset_path(file, path, name)?;
     let attr = file
         .dataset(&stored_at)
         .and_then(|v| v.attr("_FillValue"))
         .map_err(&at)?;
     if attr.size() != 1 {
-        return Err(mismatch(path, &d.name, "its `_FillValue` is not one value"));
+        return Err(mismatch(path, name, "its `_FillValue` is not one value"));
     }
     let mut one = Buffer::zeroed(node.size());
     hdf5::sync::sync(|| {

@@ -112,6 +112,29 @@ xr.Dataset({
 }).to_zarr(sys.argv[1], zarr_format=3, consolidated=False)
 "#;
 
+/// The same table as a netCDF-4 file, with an integer column.
+const MAKE_XARRAY_NC: &str = r#"
+import sys
+import numpy as np, xarray as xr
+xr.Dataset({
+    'name': ('obs', np.array(['ä日', '', 'xyz'], dtype=object)),
+    't': ('obs', np.array([1.5, np.nan, 3.0])),
+    'k': ('obs', np.array([4, -5, 6], 'i4')),
+}).to_netcdf(sys.argv[1])
+"#;
+
+const CHECK_XARRAY_NC: &str = r#"
+import sys
+import pyarrow.parquet as pq, xarray as xr
+ds = xr.open_dataset(sys.argv[1])
+b = pq.read_table(sys.argv[2])
+assert b.column_names == ['name', 't', 'k'], b.schema
+assert b.column('name').to_pylist() == [str(s) for s in ds['name'].values], b
+assert b.column('t').to_pylist() == [1.5, None, 3.0], b
+assert b.column('k').to_pylist() == ds['k'].values.tolist(), b
+print(len(b))
+"#;
+
 const CHECK_ZARR: &str = r#"
 import sys
 import numpy as np, zarr
@@ -215,6 +238,13 @@ fn generated_types_compile_and_read_every_file_exactly() {
     cases.push(Case {
         back: ("back_parquet", "parquet"),
         ..case("table", store, read, (python312(), CHECK_XARRAY_ZARR))
+    });
+    let nc = dir.path().join("table.nc");
+    run_with(&python312(), MAKE_XARRAY_NC, &[nc.to_str().unwrap()]);
+    let read = "ndl_hdf5::read_columns::<{T}>({F})".into();
+    cases.push(Case {
+        back: ("back_parquet", "parquet"),
+        ..case("nctable", nc, read, (python312(), CHECK_XARRAY_NC))
     });
     let nulls = dir.path().join("nulls.parquet");
     run_with(&python312(), MAKE_NULLS, &[nulls.to_str().unwrap()]);

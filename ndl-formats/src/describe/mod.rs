@@ -161,17 +161,36 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
             cdl::document(path, &said)?
         }
-        Language::Rust => rust::source(
-            path,
-            &contents,
-            options.member.as_deref(),
-            options.type_name.as_deref(),
-        )?,
+        Language::Rust => match table_of(path, &contents, options)? {
+            Some(datatype) => rust::of_table(path, &datatype, options.type_name.as_deref())?,
+            None => rust::source(
+                path,
+                &contents,
+                options.member.as_deref(),
+                options.type_name.as_deref(),
+            )?,
+        },
     };
     Ok(Description {
         text,
         warnings: contents.warnings,
     })
+}
+
+/// The records of a file of several arrays that are one table's columns
+/// (a netCDF-4 file whose variables share a record dimension, as xarray
+/// writes a table), when no member is asked for: what `ndl convert`
+/// reads as records.
+fn table_of(
+    path: &Path,
+    contents: &Contents,
+    options: &DescribeOptions,
+) -> Result<Option<Datatype>> {
+    if options.member.is_some() || contents.entries.len() < 2 {
+        return Ok(None);
+    }
+    let source = crate::registry::open_records(path, &crate::options::ReadOptions::default())?;
+    Ok(source.map(|s| s.origin().datatype.clone()))
 }
 
 /// What the file or store at `path`, of `format`, holds.

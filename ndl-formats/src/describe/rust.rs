@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use ndl_runtime::Datatype;
+
 use crate::contents::{Contents, Entry};
 use crate::error::{Error, Result};
 
@@ -15,13 +17,31 @@ pub(super) fn source(
     type_name: Option<&str>,
 ) -> Result<String> {
     let entry = pick(path, contents, member)?;
+    ndl_runtime::lang::rust::to_rust(&entry.spec.datatype, &name_of(path, type_name))
+        .map_err(super::in_entry(path, entry))
+}
+
+/// The Rust source of the records of the table that the file's arrays
+/// are the columns of (read by `ndl_hdf5::read_columns`).
+pub(super) fn of_table(
+    path: &Path,
+    datatype: &Datatype,
+    type_name: Option<&str>,
+) -> Result<String> {
+    ndl_runtime::lang::rust::to_rust(datatype, &name_of(path, type_name)).map_err(|e| {
+        Error::Description {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })
+}
+
+fn name_of(path: &Path, type_name: Option<&str>) -> String {
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("Record");
-    let name = type_name.unwrap_or(stem);
-    ndl_runtime::lang::rust::to_rust(&entry.spec.datatype, name)
-        .map_err(super::in_entry(path, entry))
+    type_name.unwrap_or(stem).to_string()
 }
 
 /// The array named `member`, or the only one.

@@ -224,3 +224,54 @@ fn times_are_cf_times_xarray_decodes_and_read_back_as_times() {
         "datetime64[ns] ['1970-01-01T00:00:00.000000000', '1970-01-02T00:00:01.000000000', 'NaT']"
     );
 }
+
+#[derive(Debug, PartialEq, Record)]
+struct Filled {
+    id: u64,
+    #[ndl(fill = -1)]
+    qty: Option<i32>,
+    #[ndl(fill = "?")]
+    note: Option<String>,
+}
+
+#[derive(Debug, PartialEq, Record)]
+struct NoFill {
+    id: u64,
+    qty: Option<i32>,
+    note: Option<String>,
+}
+
+/// A type whose `Option`s have no fill (as `ndl describe --format rust`
+/// writes one) reads the nulls by each variable's `_FillValue`.
+#[test]
+fn options_without_fill_read_by_the_files_fill_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("filled.nc");
+    let written = [
+        Filled {
+            id: 1,
+            qty: None,
+            note: Some("a".into()),
+        },
+        Filled {
+            id: 2,
+            qty: Some(7),
+            note: None,
+        },
+    ];
+    ndl_hdf5::write_columns(&path, &written).unwrap();
+    let back: Vec<NoFill> = ndl_hdf5::read_columns(&path).unwrap();
+    let want = [
+        NoFill {
+            id: 1,
+            qty: None,
+            note: Some("a".into()),
+        },
+        NoFill {
+            id: 2,
+            qty: Some(7),
+            note: None,
+        },
+    ];
+    assert_eq!(back, want);
+}
