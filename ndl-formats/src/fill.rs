@@ -2,8 +2,7 @@
 //! value that stands for null in formats without nulls, and every batch
 //! gets its fills put in its nulls' slots (a source's may hold anything).
 
-use ndl_runtime::record::{Bitmap, Column, Values};
-use ndl_runtime::{Charset, Datatype};
+use ndl_runtime::record::Column;
 
 use crate::error::{Error, Result};
 use crate::records::{RecordOrigin, RecordSource};
@@ -47,7 +46,7 @@ impl Filled {
                 ));
                 continue;
             };
-            let one = parse(values, value).map_err(error)?;
+            let one = Column::parse_one(values, value).map_err(error)?;
             *fill = Some(Box::new(one.clone()));
             parsed.push((column.clone(), one));
         }
@@ -121,96 +120,6 @@ fn names(template: &Column) -> Vec<String> {
         Column::Nullable { values, .. } => names(values),
         _ => Vec::new(),
     }
-}
-
-/// `text` as a one-record column shaped as `like`.
-fn parse(like: &Column, text: &str) -> std::result::Result<Column, String> {
-    let not = |what: &str| format!("`{text}` is not {what}");
-    match like {
-        Column::Values { datatype, values } => {
-            let number = match datatype {
-                Datatype::Enum(e) => e
-                    .members
-                    .iter()
-                    .find(|m| m.name == text)
-                    .map(|m| m.value.to_string()),
-                _ => None,
-            };
-            let text = number.as_deref().unwrap_or(text).trim();
-            let values = parse_number(values, text).ok_or_else(|| {
-                not(&format!(
-                    "a value of the column's type ({})",
-                    values.view().type_name()
-                ))
-            })?;
-            Ok(Column::Values {
-                datatype: datatype.clone(),
-                values,
-            })
-        }
-        Column::Bool(_) => {
-            let bit = match text {
-                "true" | "True" | "1" => true,
-                "false" | "False" | "0" => false,
-                _ => return Err(not("a boolean (true or false)")),
-            };
-            let mut bits = Bitmap::with_capacity(1);
-            bits.push(bit);
-            Ok(Column::Bool(bits))
-        }
-        Column::Strings { .. } => Ok(Column::Strings {
-            offsets: vec![0, text.len() as i64],
-            data: text.as_bytes().to_vec(),
-        }),
-        Column::Plain {
-            datatype: datatype @ Datatype::FixedString(fs),
-            ..
-        } => {
-            let bytes: Vec<u8> = match fs.charset {
-                Charset::Ascii if text.is_ascii() => text.bytes().collect(),
-                Charset::Ascii => return Err(not("ASCII")),
-                Charset::Utf32 => text
-                    .chars()
-                    .flat_map(|c| (c as u32).to_ne_bytes())
-                    .collect(),
-            };
-            let size = datatype.size().unwrap_or(0);
-            if bytes.len() > size {
-                return Err(format!(
-                    "`{text}` is longer than the column's {} characters",
-                    fs.length
-                ));
-            }
-            let mut bytes = bytes;
-            bytes.resize(size, 0);
-            Ok(Column::Plain {
-                datatype: datatype.clone(),
-                bytes,
-            })
-        }
-        _ => Err(
-            "only columns of numbers, booleans, enums and strings take a fill from the \
-                  command line"
-                .into(),
-        ),
-    }
-}
-
-/// `text` as one number of the type of `like`.
-fn parse_number(like: &Values, text: &str) -> Option<Values> {
-    Some(match like {
-        Values::I8(_) => Values::I8(vec![text.parse().ok()?]),
-        Values::I16(_) => Values::I16(vec![text.parse().ok()?]),
-        Values::I32(_) => Values::I32(vec![text.parse().ok()?]),
-        Values::I64(_) => Values::I64(vec![text.parse().ok()?]),
-        Values::U8(_) => Values::U8(vec![text.parse().ok()?]),
-        Values::U16(_) => Values::U16(vec![text.parse().ok()?]),
-        Values::U32(_) => Values::U32(vec![text.parse().ok()?]),
-        Values::U64(_) => Values::U64(vec![text.parse().ok()?]),
-        Values::F32(_) => Values::F32(vec![text.parse().ok()?]),
-        Values::F64(_) => Values::F64(vec![text.parse().ok()?]),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ mod filters;
 mod h5type;
 mod inventory;
 mod lookup;
+mod null_fills;
 mod options;
 mod raw_io;
 mod read;

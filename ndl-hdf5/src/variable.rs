@@ -19,6 +19,7 @@ use ndl_runtime::{Datatype, Record};
 use crate::error::{hdf5_error, Error, Result};
 use crate::h5type::TypeError;
 use crate::lookup::dataset_path;
+use crate::null_fills::{self, NDL_FILLS};
 use crate::options::WriteOptions;
 use crate::raw_io::{self, failed, select_box};
 use crate::record_io::{decode, encode, Arena, Budget, Buffer, Reclaim, Transfer};
@@ -99,7 +100,9 @@ impl RecordsWriter {
     /// A new file at `path` (published by `finish`) holding the empty
     /// dataset `dataset` of records of `datatype`, a compound, laid out as
     /// `template` (its [`Column::template`], with a fill for every
-    /// option: HDF5 stores the fill for a null).
+    /// option: HDF5 stores the fill for a null, and the dataset's
+    /// attribute `ndl_fills`, a JSON object of each option member's fill
+    /// as text, tells readers which values are nulls).
     ///
     /// # Errors
     /// [`Error::Type`] naming the member, before any file is made, for an
@@ -153,6 +156,7 @@ impl RecordsWriter {
             .map_err(hdf5_error(path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(path, dataset))?;
+        null_fills::write(&created, &node).map_err(hdf5_error(path, dataset))?;
         Ok(RecordsWriter {
             staged: Some(staged),
             file: None,
@@ -372,12 +376,14 @@ pub struct RecordsReader {
 impl RecordsReader {
     /// Opens the dataset `dataset` of the file at `path`: its records'
     /// datatype is the file's compound (strings as `string`, sequences as
-    /// `vlen`, HDF5 having no options), their template that datatype's
-    /// [`Column::template`].
+    /// `vlen`; HDF5 having no nulls, the members the dataset's `ndl_fills`
+    /// attribute names are `optional`, a value equal to the fill a null),
+    /// their template that datatype's [`Column::template`].
     ///
     /// # Errors
     /// A dataset that is not one-dimensional, of a type no column holds
-    /// (references), compressed with a filter this build lacks, or whose
+    /// (references), whose `ndl_fills` names no member or a fill of
+    /// another type, compressed with a filter this build lacks, or whose
     /// extent or variable-length lengths claim more than the file holds.
     pub fn open(path: impl AsRef<Path>, dataset: &str) -> Result<RecordsReader> {
         let path = path.as_ref();
@@ -391,12 +397,16 @@ impl RecordsReader {
                 field: String::new(),
                 message: why,
             })?;
-        let template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
+        let mut datatype = datatype;
+        let mut template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
             path: path.to_path_buf(),
             dataset: dataset.to_string(),
             field: e.field(),
             message: e.message().to_string(),
         })?;
+        apply_fills(path, dataset, &found, &mut datatype, &mut template, false)?;
+        // A compound that now holds options has no layout of its own.
+        let datatype = variable_compounds(datatype);
         RecordsReader::start(path, dataset, (file, found), datatype, template)
     }
 
@@ -416,17 +426,21 @@ impl RecordsReader {
             return Ok(false);
         };
         let any = |is: &dyn Fn(&Datatype) -> bool| any_part(&stored.datatype, is);
+        let variable = any(&|t| matches!(t, Datatype::String | Datatype::Vlen(_)));
+        let options = found.attr(NDL_FILLS).is_ok();
         Ok(found.ndim() == 1
             && matches!(stored.datatype, Datatype::Compound(_))
-            && any(&|t| matches!(t, Datatype::String | Datatype::Vlen(_)))
+            && (variable || options)
             && !any(&|t| matches!(t, Datatype::ObjRef | Datatype::RegRef(_))))
     }
 
     /// Opens `dataset` to read records of `T`, members matched by name.
     pub(crate) fn open_as<T: Record>(path: &Path, dataset: &str) -> Result<RecordsReader> {
         let opened = open_found(path, dataset)?;
-        let template = T::Columns::with_capacity(0).finish();
-        RecordsReader::start(path, dataset, opened, T::datatype(), template)
+        let mut template = T::Columns::with_capacity(0).finish();
+        let mut datatype = T::datatype();
+        apply_fills(path, dataset, &opened.1, &mut datatype, &mut template, true)?;
+        RecordsReader::start(path, dataset, opened, datatype, template)
     }
 
     fn start(
@@ -545,6 +559,31 @@ impl RecordsReader {
 }
 
 /// The file at `path` and its dataset `dataset`, opened for reading.
+/// The options the dataset's `ndl_fills` attribute names, where it has
+/// one, made so in `datatype` and `template` ([`null_fills::apply`]).
+fn apply_fills(
+    path: &Path,
+    dataset: &str,
+    found: &hdf5::Dataset,
+    datatype: &mut Datatype,
+    template: &mut Column,
+    only_missing: bool,
+) -> Result<()> {
+    let Some(json) = crate::attribute::attribute(found, NDL_FILLS) else {
+        return Ok(());
+    };
+    let applied = match json.as_str() {
+        Some(text) => null_fills::apply(text, datatype, template, only_missing),
+        None => Err(format!("`{NDL_FILLS}` is not text")),
+    };
+    applied.map_err(|message| Error::TypeMismatch {
+        path: path.to_path_buf(),
+        dataset: dataset.to_string(),
+        field: String::new(),
+        message,
+    })
+}
+
 fn open_found(path: &Path, dataset: &str) -> Result<(hdf5::File, hdf5::Dataset)> {
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;

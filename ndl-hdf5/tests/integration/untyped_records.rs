@@ -103,41 +103,78 @@ fn untyped_batches_read_back_in_small_blocks_and_typed() {
         blocks += 1;
     }
     assert!(blocks >= 17, "{blocks}");
-    // The file has no nulls: a null reads back as its fill, -1.
-    let names: Vec<String> = back
+    // HDF5 has no nulls, but the writer's `ndl_fills` attribute marks
+    // `rank` an option with its fill: read without the Rust type, the
+    // datatype is the record's and the nulls come back.
+    assert_eq!(reader.datatype(), &datatype);
+    let records: Vec<Row> = back
         .iter()
-        .flat_map(|b| {
-            let Column::Struct { fields, .. } = b else {
-                unreachable!()
-            };
-            let (_, Column::Strings { offsets, data }) = &fields[1] else {
-                panic!("{fields:?}")
-            };
-            offsets
-                .windows(2)
-                .map(|w| String::from_utf8(data[w[0] as usize..w[1] as usize].to_vec()).unwrap())
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|b| record::read::<Row>(&b.view()).unwrap())
         .collect();
-    let expected: Vec<String> = all.iter().map(|r| r.name.clone()).collect();
-    assert_eq!(names, expected);
-    let ranks: Vec<i32> = back
-        .iter()
-        .flat_map(|b| {
-            let Column::Struct { fields, .. } = b else {
-                unreachable!()
-            };
-            let (_, Column::Values { values, .. }) = &fields[4] else {
-                panic!("{fields:?}")
-            };
-            let ndl_runtime::record::Values::I32(v) = values else {
-                panic!("{values:?}")
-            };
-            v.clone()
-        })
-        .collect();
-    let expected: Vec<i32> = all.iter().map(|r| r.rank.unwrap_or(-1)).collect();
-    assert_eq!(ranks, expected);
+    assert_eq!(records, all);
+}
+
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Unfilled {
+    id: u64,
+    name: String,
+    rank: Option<i32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Filled {
+    id: u64,
+    name: String,
+    #[ndl(fill = -1)]
+    rank: Option<i32>,
+}
+
+/// A Rust type whose `Option` has no fill (as `ndl describe --format
+/// rust` writes one) reads the nulls by the file's `ndl_fills`; one whose
+/// attribute names no member, or holds no number, is an error naming it.
+#[test]
+fn the_files_fills_mark_the_nulls_for_types_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("filled.h5");
+    let written = [
+        Filled {
+            id: 1,
+            name: "a".into(),
+            rank: None,
+        },
+        Filled {
+            id: 2,
+            name: "".into(),
+            rank: Some(3),
+        },
+    ];
+    ndl_hdf5::write(&path, "t", &written).unwrap();
+    let back: Vec<Unfilled> = ndl_hdf5::read(&path, "t").unwrap();
+    assert_eq!(
+        back.iter().map(|r| r.rank).collect::<Vec<_>>(),
+        [None, Some(3)]
+    );
+    let script = r#"
+import sys, h5py
+with h5py.File(sys.argv[1], "a") as f:
+    assert f["t"].attrs["ndl_fills"] == '{"rank":"-1"}', f["t"].attrs["ndl_fills"]
+    assert f["t"]["rank"].tolist() == [-1, 3]
+    f["t"].attrs["ndl_fills"] = sys.argv[2]
+"#;
+    for (bad, words) in [
+        (r#"{"rnk":"-1"}"#, "`rnk`"),
+        (r#"{"rank":"x"}"#, "the fill of `rank`"),
+    ] {
+        let copy = dir.path().join("bad.h5");
+        std::fs::copy(&path, &copy).unwrap();
+        ndl_testkit::python::run_with(
+            &ndl_testkit::python::python312(),
+            script,
+            &[copy.to_str().unwrap(), bad],
+        );
+        let e = RecordsReader::open(&copy, "t").err().unwrap().to_string();
+        assert!(e.contains("ndl_fills") && e.contains(words), "{e}");
+    }
 }
 
 #[test]

@@ -43,6 +43,7 @@ mod column;
 mod error;
 pub(crate) mod impls;
 mod untyped;
+mod value_text;
 
 pub use column::{Bitmap, Bits, Column, ColumnView, Number, Offsets, Values, ValuesView};
 pub use error::RecordError;
