@@ -29,6 +29,12 @@ fn create(doc: &Path, dest: &Path) -> Run {
     ndl(&["create", doc.to_str().unwrap(), dest.to_str().unwrap()])
 }
 
+/// `ndl create DOC DEST --zarr-format FORMAT`.
+fn create_zarr(doc: &Path, dest: &Path, format: &str) -> Run {
+    let (doc, dest) = (doc.to_str().unwrap(), dest.to_str().unwrap());
+    ndl(&["create", doc, dest, "--zarr-format", format])
+}
+
 /// Makes every example as `<stem>.<ext>` in `dir`, each silently.
 fn create_examples(dir: &Path, ext: &str) {
     for name in EXAMPLES {
@@ -390,13 +396,7 @@ print("ok")
     for format in ["3", "2"] {
         let dest = dir.path().join(format!("vlen{format}.zarr"));
         let doc = data("vlen");
-        let run = ndl(&[
-            "create",
-            doc.to_str().unwrap(),
-            dest.to_str().unwrap(),
-            "--zarr-format",
-            format,
-        ]);
+        let run = create_zarr(&doc, &dest, format);
         refused(
             &run,
             &doc,
@@ -425,13 +425,7 @@ fn optional_ndarrays_are_masked_by_each_formats_readers() {
     let mut stores = Vec::new();
     for format in ["3", "2"] {
         let dest = dir.path().join(format!("o{format}.zarr"));
-        let run = ndl(&[
-            "create",
-            doc.to_str().unwrap(),
-            dest.to_str().unwrap(),
-            "--zarr-format",
-            format,
-        ]);
+        let run = create_zarr(&doc, &dest, format);
         assert_eq!(run.code, Some(0), "{run:#?}");
         stores.push(dest);
     }

@@ -161,7 +161,7 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             let said = said_in(&mut contents, "netCDF CDL", cdl::cannot_say);
             cdl::document(path, &said)?
         }
-        Language::Rust => match table_of(path, &contents, options)? {
+        Language::Rust => match table_of(path, format, &contents, options)? {
             Some(datatype) => rust::of_table(path, &datatype, options.type_name.as_deref())?,
             None => rust::source(
                 path,
@@ -183,13 +183,17 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
 /// reads as records.
 fn table_of(
     path: &Path,
+    format: Format,
     contents: &Contents,
     options: &DescribeOptions,
 ) -> Result<Option<Datatype>> {
+    let Some(open) = format.info().open_records else {
+        return Ok(None);
+    };
     if options.member.is_some() || contents.entries.len() < 2 {
         return Ok(None);
     }
-    let source = crate::registry::open_records(path, &crate::options::ReadOptions::default())?;
+    let source = open(path, &crate::options::ReadOptions::default())?;
     Ok(source.map(|s| s.origin().datatype.clone()))
 }
 
