@@ -590,14 +590,23 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
                 path.display()
             ));
         }
-        let mut spec = ArraySpec::new(d.stored.datatype.clone(), d.shape.clone());
+        // Records whose `ndl_fills` names their options read with nulls:
+        // described so, the attribute being ours.
+        let with_nulls = d
+            .attributes
+            .get(ndl_hdf5::NDL_FILLS)
+            .and_then(|v| v.as_str())
+            .and_then(|fills| ndl_hdf5::records_with_nulls(&d.stored.datatype, fills));
+        let nulls_said = with_nulls.is_some();
+        let datatype = with_nulls.unwrap_or_else(|| d.stored.datatype.clone());
+        let mut spec = ArraySpec::new(datatype, d.shape.clone());
         spec.byte_order = d.stored.byte_order;
         spec.other_order = d.stored.other_order.clone();
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
         entry.attributes = d.attributes.clone();
-        entry
-            .attributes
-            .retain(|name, value| !is_bookkeeping(name, value, d.is_scale));
+        entry.attributes.retain(|name, value| {
+            !is_bookkeeping(name, value, d.is_scale) && !(nulls_said && name == ndl_hdf5::NDL_FILLS)
+        });
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();

@@ -84,6 +84,7 @@ pub use error::{Error, Result};
 pub use extent::MAX_FILL_BYTES;
 pub use h5type::{hdf5_type, netcdf4_python_skips, TypeError};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory, NamedType};
+pub use null_fills::{records_with_nulls, NDL_FILLS};
 pub use options::{Codec, WriteOptions, CHUNK_BYTES};
 pub use read::read;
 pub use record_columns::RecordColumnsWriter;

@@ -11,10 +11,11 @@ use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
 use serde_json::{Map, Value};
 
-use crate::record_type::{dotted, Node};
+use crate::record_type::{dotted, variable_compounds, Node};
 
-/// The attribute's name.
-pub(crate) const NDL_FILLS: &str = "ndl_fills";
+/// The attribute of a dataset of records that names its options and
+/// their fills (see [`records_with_nulls`]).
+pub const NDL_FILLS: &str = "ndl_fills";
 
 /// Writes the attribute for the options among `node`'s members (nested
 /// records included; options inside lists and arrays are left out), a
@@ -93,6 +94,30 @@ pub(crate) fn apply(
         }
     }
     Ok(())
+}
+
+/// The records' datatype as the dataset's `ndl_fills` attribute (its
+/// text `json`) says it: `datatype`, a compound as the file stores it,
+/// with each member it names `optional`, and every compound that then
+/// holds one without a layout, as a record type's is. What a reader of the
+/// records gives; `None` when the attribute names no member of it.
+///
+/// ```
+/// use ndl_runtime::{Compound, Datatype};
+///
+/// let stored = Datatype::Compound(Compound::c_layout([("id", Datatype::UInt64), ("qty", Datatype::Int32)]).unwrap());
+/// let Some(Datatype::Compound(read)) = ndl_hdf5::records_with_nulls(&stored, r#"{"qty": "-1"}"#) else { panic!() };
+/// assert_eq!(read.members[1].datatype, Datatype::Optional(Box::new(Datatype::Int32)));
+/// assert_eq!(ndl_hdf5::records_with_nulls(&stored, r#"{"q": "-1"}"#), None);
+/// ```
+pub fn records_with_nulls(datatype: &Datatype, json: &str) -> Option<Datatype> {
+    let fills: Map<String, Value> = serde_json::from_str(json).ok()?;
+    let mut out = datatype.clone();
+    for path in fills.keys() {
+        let member = member_at(&mut out, path)?;
+        *member = Datatype::Optional(Box::new(member.clone()));
+    }
+    Some(variable_compounds(out))
 }
 
 /// The column of the member at dotted `path` of a struct column.

@@ -374,6 +374,31 @@ impl Drop for Owned {
     }
 }
 
+/// `datatype` with every compound holding a variable-length member made
+/// as [`Compound::variable`](ndl_runtime::Compound::variable) makes it
+/// (no offsets: the layout is each format's), as a record type's is.
+pub(crate) fn variable_compounds(datatype: Datatype) -> Datatype {
+    match datatype {
+        Datatype::Compound(c) => {
+            let members: Vec<_> = c
+                .members
+                .iter()
+                .cloned()
+                .map(|m| ndl_runtime::Member {
+                    datatype: variable_compounds(m.datatype),
+                    ..m
+                })
+                .collect();
+            match ndl_runtime::Compound::variable(members) {
+                Ok(v) => Datatype::Compound(v),
+                Err(_) => Datatype::Compound(c),
+            }
+        }
+        Datatype::Vlen(item) => Datatype::Vlen(Box::new(variable_compounds(*item))),
+        other => other,
+    }
+}
+
 /// The node of one element of a variable: an option's value, an array's
 /// item.
 pub(crate) fn leaf_of(node: &Node) -> &Node {

@@ -23,7 +23,7 @@ use crate::null_fills::{self, NDL_FILLS};
 use crate::options::WriteOptions;
 use crate::raw_io::{self, failed, select_box};
 use crate::record_io::{decode, encode, Arena, Budget, Buffer, Reclaim, Transfer};
-use crate::record_type::{dotted, Node};
+use crate::record_type::{dotted, variable_compounds, Node};
 use crate::staging::Staged;
 
 /// Records encoded, written or read at a time: about this many bytes of
@@ -602,31 +602,6 @@ fn any_part(datatype: &Datatype, is: &dyn Fn(&Datatype) -> bool) -> bool {
         Datatype::Array(a) => any_part(&a.base, is),
         Datatype::Vlen(item) => any_part(item, is),
         _ => false,
-    }
-}
-
-/// `datatype` with every compound holding a variable-length member made
-/// as [`Compound::variable`](ndl_runtime::Compound::variable) makes it
-/// (no offsets: the layout is each format's), as a record type's is.
-fn variable_compounds(datatype: Datatype) -> Datatype {
-    match datatype {
-        Datatype::Compound(c) => {
-            let members: Vec<_> = c
-                .members
-                .iter()
-                .cloned()
-                .map(|m| ndl_runtime::Member {
-                    datatype: variable_compounds(m.datatype),
-                    ..m
-                })
-                .collect();
-            match ndl_runtime::Compound::variable(members) {
-                Ok(v) => Datatype::Compound(v),
-                Err(_) => Datatype::Compound(c),
-            }
-        }
-        Datatype::Vlen(item) => Datatype::Vlen(Box::new(variable_compounds(*item))),
-        other => other,
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::common;
 
-use common::cli::{convert, converted, refused};
+use common::cli::{convert, converted, describe, ok, refused};
 use ndl_testkit::python::{python312, run_with};
 
 fn path(p: &Path) -> &str {
@@ -119,6 +119,15 @@ assert pq.read_table(sys.argv[3]).to_pylist() == want
 "#,
         &[path(&parquet), path(&h5), path(&back)],
     );
+    // Described as it reads: `venue` and `note` optional, in NDL and Rust.
+    let ndl = ok(describe(&h5, "ndl", &[]), "describe");
+    assert!(
+        ndl.contains("venue: {type: {optional: {base: int32}}}"),
+        "{ndl}"
+    );
+    assert!(!ndl.contains("ndl_fills"), "{ndl}");
+    let rust = ok(describe(&h5, "rust", &[]), "describe");
+    assert!(rust.contains("pub note: Option<String>"), "{rust}");
 }
 
 #[test]
