@@ -604,9 +604,10 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         spec.other_order = d.stored.other_order.clone();
         let mut entry = Entry::new(d.group.clone(), d.name.clone(), spec, storage(d));
         entry.attributes = d.attributes.clone();
-        entry.attributes.retain(|name, value| {
-            !is_bookkeeping(name, value, d.is_scale) && !(nulls_said && name == ndl_hdf5::NDL_FILLS)
-        });
+        let ours = |name: &str| nulls_said && name == ndl_hdf5::NDL_FILLS;
+        entry
+            .attributes
+            .retain(|name, value| !(is_bookkeeping(name, value, d.is_scale) || ours(name)));
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
