@@ -212,3 +212,30 @@ assert a["id"].tolist() == [1, 2, 3], a
         &[path(&npy)],
     );
 }
+
+/// Records of numbers alone, two of them nullable (a NaN fill included),
+/// go to HDF5 and back with their nulls: the dataset's `ndl_fills` sends
+/// them through the records path though no member is variable-length.
+#[test]
+fn numbers_with_nulls_go_to_hdf5_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (parquet, h5, back) = (d.join("n.parquet"), d.join("n.h5"), d.join("back.parquet"));
+    let make = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({
+    'id': pa.array([1, 2, 3], pa.uint64()),
+    'qty': pa.array([None, 2, 3], pa.int32()),
+    'x': pa.array([0.5, None, 1.5]),
+}), sys.argv[1])
+"#;
+    run_with(&python312(), make, &[path(&parquet)]);
+    let fills = ["--fill", "qty=-1", "--fill", "x=NaN"];
+    converted(convert(&parquet, &h5, &fills), "parquet to h5");
+    converted(convert(&h5, &back, &[]), "h5 to parquet");
+    let check = r#"
+import sys, pyarrow.parquet as pq
+assert pq.read_table(sys.argv[1]).to_pylist() == pq.read_table(sys.argv[2]).to_pylist()
+"#;
+    run_with(&python312(), check, &[path(&parquet), path(&back)]);
+}
