@@ -766,12 +766,15 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     // netCDF-4 columns are the whole file; an HDF5 dataset of variable
     // records is one member.
     open_records: Some(|path, options| {
-        if options.member.is_none() {
-            if let Some(source) = crate::netcdf_columns::open_records(path, options)? {
+        let Some(member) = &options.member else {
+            // One walk of the file serves both looks.
+            let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
+            if let Some(source) = crate::netcdf_columns::open_records(path, &inventory)? {
                 return Ok(Some(source));
             }
-        }
-        crate::hdf5_records::open_records(path, options)
+            return crate::hdf5_records::open_only(path, &inventory);
+        };
+        crate::hdf5_records::open_member(path, member)
     }),
     // netCDF4-python reads no compound holding a variable-length member,
     // so a `.nc` file takes variable records as columns.

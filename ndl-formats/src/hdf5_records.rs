@@ -14,57 +14,49 @@ use ndl_runtime::record::Column;
 
 use crate::contents::{join, stem};
 use crate::error::{in_hdf5, Result};
-use crate::options::{ReadOptions, SinkOptions};
+use crate::options::SinkOptions;
 use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
 use crate::sink::refuse_existing;
 use crate::sink::Progress;
 
-/// The records of the HDF5 dataset asked for, when its compound holds
-/// variable-length members; `None` for any other dataset.
-pub(crate) fn open_records(
-    path: &Path,
-    options: &ReadOptions,
-) -> Result<Option<Box<dyn RecordSource>>> {
-    open_with(path, options.member.as_deref(), RECORD_BATCH_BYTES)
+/// The records of the HDF5 dataset `member`, when its compound holds
+/// variable-length members or options; `None` for any other dataset. It
+/// is opened alone: a walk of the whole file would read every attribute,
+/// and a damaged one elsewhere can make libhdf5 loop.
+pub(crate) fn open_member(path: &Path, member: &str) -> Result<Option<Box<dyn RecordSource>>> {
+    open_with(path, member, RECORD_BATCH_BYTES)
 }
 
-/// As [`open_records`], reading about `batch_bytes` of records at a time.
-/// A member asked for is opened alone: a walk of the whole file would
-/// read every attribute, and a damaged one elsewhere can make libhdf5
-/// loop.
+/// As [`open_member`], of the file's only dataset (dimension scales
+/// aside) as `inventory` lists it, as the plain source picks it; `None`
+/// when it holds another number of them.
+pub(crate) fn open_only(
+    path: &Path,
+    inventory: &Inventory,
+) -> Result<Option<Box<dyn RecordSource>>> {
+    let mut data = inventory.datasets.iter().filter(|d| !d.is_scale);
+    match (data.next(), data.next()) {
+        (Some(d), None) => open_member(path, &join(&d.group, &d.name)),
+        _ => Ok(None),
+    }
+}
+
+/// As [`open_member`], reading about `batch_bytes` of records at a time.
 fn open_with(
     path: &Path,
-    member: Option<&str>,
+    dataset: &str,
     batch_bytes: usize,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let dataset = match member {
-        Some(m) => m.to_owned(),
-        None => match only_dataset(path)? {
-            Some(d) => d,
-            None => return Ok(None),
-        },
-    };
-    if !RecordsReader::holds_records(path, &dataset).map_err(in_hdf5(path))? {
+    if !RecordsReader::holds_records(path, dataset).map_err(in_hdf5(path))? {
         return Ok(None);
     }
-    let reader = RecordsReader::open(path, &dataset)
+    let reader = RecordsReader::open(path, dataset)
         .map_err(in_hdf5(path))?
         .with_block_bytes(batch_bytes);
     Ok(Some(Box::new(Hdf5RecordSource {
         reader,
         path: path.to_path_buf(),
     })))
-}
-
-/// The name of the file's only dataset (dimension scales aside), as the
-/// plain source picks it; `None` when it holds another number of them.
-fn only_dataset(path: &Path) -> Result<Option<String>> {
-    let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
-    let mut data = inventory.datasets.iter().filter(|d| !d.is_scale);
-    Ok(match (data.next(), data.next()) {
-        (Some(d), None) => Some(join(&d.group, &d.name)),
-        _ => None,
-    })
 }
 
 /// The records of one dataset, a block of them a batch.
@@ -173,7 +165,7 @@ mod tests {
         ndl_hdf5::write(&src, "rows", &all).unwrap();
         // Two records a batch (48 bytes each in memory): strings and
         // sequences cross every boundary.
-        let mut source = open_with(&src, None, 96).unwrap().unwrap();
+        let mut source = open_with(&src, "rows", 96).unwrap().unwrap();
         assert_eq!(source.origin().len, Some(40));
         let sink = create_records(&dst, source.as_ref(), &SinkOptions::new()).unwrap();
         let reopen = || -> Result<Box<dyn RecordSource>> { unreachable!() };
@@ -198,7 +190,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("plain.h5");
         ndl_hdf5::write(&path, "plain", &[Plain { id: 1 }]).unwrap();
-        assert!(open_with(&path, None, 80).unwrap().is_none());
-        assert!(open_with(&path, Some("plain"), 80).unwrap().is_none());
+        let inventory = Inventory::of(&path).unwrap();
+        assert!(open_only(&path, &inventory).unwrap().is_none());
+        assert!(open_member(&path, "plain").unwrap().is_none());
     }
 }

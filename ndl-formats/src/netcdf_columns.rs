@@ -11,12 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_hdf5::{RecordColumnsReader, RecordColumnsWriter};
+use ndl_hdf5::{Inventory, RecordColumnsReader, RecordColumnsWriter};
 use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
 
 use crate::error::{in_hdf5, Error, Result};
-use crate::options::{ReadOptions, SinkOptions};
+use crate::options::SinkOptions;
 use crate::records::{
     require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
 };
@@ -26,11 +26,12 @@ use crate::sink::Progress;
 /// or ragged arrays; `None` for any other file.
 pub(crate) fn open_records(
     path: &Path,
-    options: &ReadOptions,
+    inventory: &Inventory,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let _ = options;
-    Ok(NetcdfColumnsSource::open(path, RECORD_BATCH_BYTES)?
-        .map(|s| Box::new(s) as Box<dyn RecordSource>))
+    Ok(
+        NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)?
+            .map(|s| Box::new(s) as Box<dyn RecordSource>),
+    )
 }
 
 /// A sink writing `source`'s records as netCDF-4 columns at `path`.
@@ -64,8 +65,13 @@ struct NetcdfColumnsSource {
 }
 
 impl NetcdfColumnsSource {
-    fn open(path: &Path, batch_bytes: usize) -> Result<Option<NetcdfColumnsSource>> {
-        let Some(reader) = RecordColumnsReader::open(path).map_err(in_hdf5(path))? else {
+    fn open(
+        path: &Path,
+        inventory: &Inventory,
+        batch_bytes: usize,
+    ) -> Result<Option<NetcdfColumnsSource>> {
+        let opened = RecordColumnsReader::open_in(path, inventory).map_err(in_hdf5(path))?;
+        let Some(reader) = opened else {
             return Ok(None);
         };
         let records_per_batch = (batch_bytes as u64 / reader.record_bytes()).max(1) as usize;
@@ -268,7 +274,10 @@ mod tests {
         let path = dir.path().join("t.nc");
         write(&path);
         // 1 byte a batch: a record at a time.
-        let mut source = NetcdfColumnsSource::open(&path, 1).unwrap().unwrap();
+        let inventory = Inventory::of(&path).unwrap();
+        let mut source = NetcdfColumnsSource::open(&path, &inventory, 1)
+            .unwrap()
+            .unwrap();
         assert_eq!(source.origin().datatype, &datatype());
         assert_eq!(source.origin().template, &template(Some(-1)));
         let mut got = Vec::new();
@@ -279,7 +288,10 @@ mod tests {
         let want: Vec<Column> = (0..NAMES.len()).map(|i| batch(&NAMES[i..=i], i)).collect();
         assert_eq!(got, want);
         // A bigger batch: three records, lists and strings across them.
-        let mut source = NetcdfColumnsSource::open(&path, 1).unwrap().unwrap();
+        let inventory = Inventory::of(&path).unwrap();
+        let mut source = NetcdfColumnsSource::open(&path, &inventory, 1)
+            .unwrap()
+            .unwrap();
         source.records_per_batch = 3;
         let first = source.next_batch().unwrap().unwrap();
         assert_eq!(first, batch(&NAMES[..3], 0));

@@ -98,8 +98,17 @@ impl RecordColumnsReader {
     /// what HDF5 says when the file does not open.
     pub fn open(path: impl AsRef<Path>) -> Result<Option<RecordColumnsReader>> {
         let path = path.as_ref();
-        let inventory = Inventory::of(path)?;
-        let Some(found) = Inferred::of(&inventory) else {
+        RecordColumnsReader::open_in(path, &Inventory::of(path)?)
+    }
+
+    /// As [`open`](RecordColumnsReader::open), with the file's
+    /// [`Inventory`] taken already: a caller that looks at the file in
+    /// other ways too walks it once.
+    ///
+    /// # Errors
+    /// As [`open`](RecordColumnsReader::open).
+    pub fn open_in(path: &Path, inventory: &Inventory) -> Result<Option<RecordColumnsReader>> {
+        let Some(found) = Inferred::of(inventory) else {
             return Ok(None);
         };
         let file = crate::file::open(path)?;
