@@ -66,7 +66,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{advise_huge, huge_vec, records, Dense32, Padded24, Record};
+use common::{Dense32, Padded24, Record, advise_huge, huge_vec, records};
 use machine::machine;
 use ndl_runtime::npy::{ByteOrder, MmapArray, ReadOptions, WriteOptions};
 
@@ -471,11 +471,7 @@ fn ms(secs: f64) -> String {
 }
 
 fn mark(ok: bool) -> &'static str {
-    if ok {
-        "✓"
-    } else {
-        "✗"
-    }
+    if ok { "✓" } else { "✗" }
 }
 
 fn gbps(bytes: u64, secs: f64) -> f64 {
@@ -483,7 +479,9 @@ fn gbps(bytes: u64, secs: f64) -> f64 {
 }
 
 fn print_table(cells: &[Cell]) {
-    println!("| records | MB | raw write GB/s | raw write, no fallocate GB/s | ours write GB/s | write / raw | raw read GB/s | ours read GB/s | read / raw | mmap open | × npyz write | × npyz read | × NumPy write | × NumPy read |");
+    println!(
+        "| records | MB | raw write GB/s | raw write, no fallocate GB/s | ours write GB/s | write / raw | raw read GB/s | ours read GB/s | read / raw | mmap open | × npyz write | × npyz read | × NumPy write | × NumPy read |"
+    );
     println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for c in cells {
         let w = c.raw_write / c.ours_write;

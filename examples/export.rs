@@ -10,9 +10,9 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::npy::{self, sidecar_path, WriteOptions};
-use ndl_runtime::time::{DateTime64, Seconds};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{self, WriteOptions, sidecar_path};
+use ndl_runtime::time::{DateTime64, Seconds};
 use ndl_zarr::{WriteOptions as ZarrOptions, ZarrFormat};
 
 /// One reading of a weather station.

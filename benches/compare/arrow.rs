@@ -50,6 +50,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
+use ndl_arrow::ParquetWriter;
 use ndl_arrow::arrow_array::builder::{
     Float32Builder, Float64Builder, Int32Builder, ListBuilder, StringBuilder, UInt64Builder,
 };
@@ -59,10 +60,9 @@ use ndl_arrow::arrow_schema::DataType;
 use ndl_arrow::arrow_schema::FieldRef;
 use ndl_arrow::parquet::basic::{Compression, ZstdLevel};
 use ndl_arrow::parquet::file::properties::WriterProperties;
-use ndl_arrow::ParquetWriter;
-use ndl_runtime::time::{DateTime64, Seconds};
 use ndl_runtime::NdlType;
 use ndl_runtime::Record;
+use ndl_runtime::time::{DateTime64, Seconds};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::RecordWriter;
 use parquet_derive::ParquetRecordWriter;

@@ -30,9 +30,9 @@ use std::time::Instant;
 
 use ndl_zarr::{Codec, WriteOptions};
 
-use crate::common::{records, Padded24Flat};
-use crate::zarr::{CHUNK, LEVEL};
 use crate::MB;
+use crate::common::{Padded24Flat, records};
+use crate::zarr::{CHUNK, LEVEL};
 use ndl_testkit::moto::Moto;
 
 type T = Padded24Flat;

@@ -67,12 +67,12 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Command;
 
-use ndl_runtime::records::Packer;
 use ndl_runtime::NdlType;
+use ndl_runtime::records::Packer;
 use ndl_zarr::{Codec, PackedWriter, WriteOptions};
 
-use crate::common::{advise_huge, huge_vec, records, Padded24Flat, Record};
-use crate::{preallocate, MB};
+use crate::common::{Padded24Flat, Record, advise_huge, huge_vec, records};
+use crate::{MB, preallocate};
 
 #[path = "zarr_limit.rs"]
 mod limit;
@@ -85,7 +85,7 @@ use zarrs_baseline::{zarrs_read, zarrs_write};
 #[path = "zarr_rounds.rs"]
 mod rounds;
 pub use rounds::verbose;
-use rounds::{rounds, Job, Timed};
+use rounds::{Job, Timed, rounds};
 
 #[path = "zarr_report.rs"]
 mod report;
@@ -274,20 +274,30 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
     const COLUMNS: &str = "zarr-columns.zarr";
     const LIMIT: &str = "zarr-limit";
     const DURABLE: &str = "zarr-durable.zarr";
-    let [ours, zarrs, zarrs_sync, none, raw, packed_store, packed_none, columns, limit, durable] =
-        [
-            OURS,
-            ZARRS,
-            ZARRS_SYNC,
-            NONE,
-            RAW,
-            PACKED,
-            PACKED_NONE,
-            COLUMNS,
-            LIMIT,
-            DURABLE,
-        ]
-        .map(|p| dir.join(p));
+    let [
+        ours,
+        zarrs,
+        zarrs_sync,
+        none,
+        raw,
+        packed_store,
+        packed_none,
+        columns,
+        limit,
+        durable,
+    ] = [
+        OURS,
+        ZARRS,
+        ZARRS_SYNC,
+        NONE,
+        RAW,
+        PACKED,
+        PACKED_NONE,
+        COLUMNS,
+        LIMIT,
+        DURABLE,
+    ]
+    .map(|p| dir.join(p));
     let chunks = (n as u64).div_ceil(CHUNK);
     let chunk_size = CHUNK as usize * size;
     // Zarr stores the last chunk whole, its tail the fill value (zeros).
@@ -334,8 +344,19 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
             zstd.clone().durable(true).write(&durable, &recs).unwrap()
         }),
     ];
-    let [raw_write, raw_write_plain, none_write, zarrs_sync_write, zarrs_write_t, ours_write, packed_write, packed_none_write, columns_write, limit_write_t, durable_write] =
-        rounds(reps, &write_jobs)[..]
+    let [
+        raw_write,
+        raw_write_plain,
+        none_write,
+        zarrs_sync_write,
+        zarrs_write_t,
+        ours_write,
+        packed_write,
+        packed_none_write,
+        columns_write,
+        limit_write_t,
+        durable_write,
+    ] = rounds(reps, &write_jobs)[..]
     else {
         unreachable!()
     };
@@ -442,8 +463,16 @@ pub fn run(mb: usize, dir: &Path, python: &Path, script: &Path) -> Cell {
             |out| *out == recs,
         ),
     ];
-    let [raw_read, none_read, zarrs_read_t, ours_read, packed_read, columns_read, limit_read_t, plain_typed_read] =
-        rounds(reps, &read_jobs)[..]
+    let [
+        raw_read,
+        none_read,
+        zarrs_read_t,
+        ours_read,
+        packed_read,
+        columns_read,
+        limit_read_t,
+        plain_typed_read,
+    ] = rounds(reps, &read_jobs)[..]
     else {
         unreachable!()
     };

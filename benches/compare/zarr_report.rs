@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Cell, Timed, CHUNK, LEVEL, T};
+use super::{CHUNK, Cell, LEVEL, T, Timed};
 use crate::common::Record;
 use crate::mark;
 
@@ -205,7 +205,9 @@ pub fn print(c: &Cell, machine: &str, python: &Path) {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!();
-    println!("| job | peer | ours M rec/s | peer M rec/s | ours MB/s | peer MB/s | ours / peer | target | ours CPU s | peer CPU s |");
+    println!(
+        "| job | peer | ours M rec/s | peer M rec/s | ours MB/s | peer MB/s | ours / peer | target | ours CPU s | peer CPU s |"
+    );
     println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     let mrec = |t: f64| c.records as f64 / t / 1e6;
     let mbps = |t: f64| c.packed_bytes as f64 / t / 1e6;

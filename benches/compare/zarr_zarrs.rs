@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use zarrs::array::codec::ZstdCodec;
-use zarrs::array::{data_type, Array, ArrayBuilder, ArrayBytes};
+use zarrs::array::{Array, ArrayBuilder, ArrayBytes, data_type};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::byte_range::ByteRangeIterator;
 use zarrs::storage::{

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
-use ndl_runtime::record::{same_slice, same_vec, PlainVisitor};
+use ndl_runtime::record::{PlainVisitor, same_slice, same_vec};
 use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::{ByteOrder, NdlType, Record};
 

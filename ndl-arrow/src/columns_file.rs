@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
+use ndl_runtime::record::Column;
 
-use crate::batch_file::{counted_from, BatchSink, BatchSource, Target};
+use crate::batch_file::{BatchSink, BatchSource, Target, counted_from};
 use crate::error::Error;
 use crate::options::{ReadOptions, WriteOptions};
 use crate::variable::{columns_from_batch, columns_schema, columns_to_batch};

@@ -19,11 +19,11 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Schema};
-use ndl_runtime::records::{advise_huge_pages, Packer};
+use ndl_runtime::records::{Packer, advise_huge_pages};
 use ndl_runtime::{ByteOrder, Charset, Datatype, Enum, NdlType};
 
 use crate::error::Error;
-use crate::plan::{swap, Kind, Leaf, Plan};
+use crate::plan::{Kind, Leaf, Plan, swap};
 use crate::schema;
 
 /// Records whose field bytes can be copied out, column by column.

@@ -160,13 +160,15 @@ fn unreadable_as_bytes(dt: &Datatype, fields: &[FieldRef], at: &str) -> Result<(
                 format!("{arrow_type} has no fixed size, so it has no place in a record"),
             ));
         }
-        if let Datatype::Opaque(Opaque { tag: Some(tag), .. }) = &m.datatype {
-            if tag.starts_with("arrow:") {
-                return Err(Error::schema(
-                    &column,
-                    format!("{arrow_type} has no NumPy form (NDL describes it as opaque bytes tagged `{tag}`), so it has no place in a record"),
-                ));
-            }
+        if let Datatype::Opaque(Opaque { tag: Some(tag), .. }) = &m.datatype
+            && tag.starts_with("arrow:")
+        {
+            return Err(Error::schema(
+                &column,
+                format!(
+                    "{arrow_type} has no NumPy form (NDL describes it as opaque bytes tagged `{tag}`), so it has no place in a record"
+                ),
+            ));
         }
         if let Some(DataType::Struct(inner)) = arrow.map(|f| f.data_type()) {
             unreadable_as_bytes(&m.datatype, inner, &column)?;
@@ -194,10 +196,10 @@ fn field_datatype(field: &Field, nulls: Option<&Nulls>) -> Result<Datatype, Erro
 
 /// The datatype of the values of one column, nulls aside.
 fn value_datatype(field: &Field, nulls: Option<&Nulls>) -> Result<Datatype, Error> {
-    if let Some(yaml) = field.metadata().get(TYPE_KEY) {
-        if let Ok(dt) = serde_yaml::from_str::<Datatype>(yaml) {
-            return Ok(dt);
-        }
+    if let Some(yaml) = field.metadata().get(TYPE_KEY)
+        && let Ok(dt) = serde_yaml::from_str::<Datatype>(yaml)
+    {
+        return Ok(dt);
     }
     if let DataType::Dictionary(_, values) = field.data_type() {
         let Some(members) = field

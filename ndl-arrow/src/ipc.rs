@@ -16,7 +16,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 use ndl_runtime::{ByteOrder, Datatype, Record};
 
 use crate::batch::try_schema;
-use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink, Target};
+use crate::batch_file::{BatchSink, BatchSource, RawSink, Target, append, next_records, read_all};
 use crate::error::Error;
 use crate::file::Staged;
 use crate::ipc_check::Layout;

@@ -64,15 +64,15 @@ pub use batch::{from_record_batch, from_record_batch_with, schema, to_record_bat
 pub use columns_file::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use infer::{datatype_of, describe_ipc, describe_parquet};
-pub use ipc::{read_ipc, read_ipc_with, write_ipc, IpcRecordReader, IpcRecordWriter, IpcWriter};
-pub use options::{default_writer_properties, ReadOptions, WriteOptions};
+pub use ipc::{IpcRecordReader, IpcRecordWriter, IpcWriter, read_ipc, read_ipc_with, write_ipc};
+pub use options::{ReadOptions, WriteOptions, default_writer_properties};
 pub use parquet_file::{
-    read_parquet, read_parquet_with, write_parquet, ParquetRecordReader, ParquetRecordWriter,
-    ParquetWriter,
+    ParquetRecordReader, ParquetRecordWriter, ParquetWriter, read_parquet, read_parquet_with,
+    write_parquet,
 };
 pub use raw_batch::{from_record_batch_raw, to_record_batch_raw};
 pub use record_reader::RecordReader;
-pub use schema::{schema_of, DATATYPE_KEY};
+pub use schema::{DATATYPE_KEY, schema_of};
 pub use variable::{columns_from_batch, columns_schema, columns_to_batch};
 
 /// The arrow and parquet crates this crate is built on, for their types

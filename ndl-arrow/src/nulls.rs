@@ -12,8 +12,8 @@ use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_buffer::NullBuffer;
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_schema::{DataType, Field, Schema};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::ParquetMetaData;
 
 use crate::error::Error;

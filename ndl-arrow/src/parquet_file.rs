@@ -8,12 +8,12 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ndl_runtime::{ByteOrder, Datatype, Record};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::file::metadata::ParquetMetaData;
 
 use crate::batch::try_schema;
-use crate::batch_file::{append, next_records, read_all, BatchSink, BatchSource, RawSink, Target};
+use crate::batch_file::{BatchSink, BatchSource, RawSink, Target, append, next_records, read_all};
 use crate::error::Error;
 use crate::file::{batch_rows, open};
 use crate::options::{ReadOptions, WriteOptions};

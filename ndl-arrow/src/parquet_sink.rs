@@ -9,10 +9,10 @@ use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use parquet::arrow::arrow_writer::{
-    compute_leaves, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory,
-};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{
+    ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, compute_leaves,
+};
 use parquet::file::writer::SerializedFileWriter;
 
 use crate::batch_file::BatchSink;

@@ -17,7 +17,7 @@ use arrow_array::{
 use arrow_buffer::{Buffer, MutableBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
 use ndl_runtime::time::{BaseUnit, NumpyTimeUnit};
-use ndl_runtime::{ndl, Datatype, TimeType};
+use ndl_runtime::{Datatype, TimeType, ndl};
 
 use crate::error::Error;
 use crate::schema::TYPE_KEY;

@@ -18,7 +18,7 @@ use ndl_runtime::{ByteOrder, Charset, Datatype, Enum};
 
 use crate::error::Error;
 use crate::options::ReadOptions;
-use crate::plan::{swap, Kind, Leaf, Plan};
+use crate::plan::{Kind, Leaf, Plan, swap};
 use crate::schema::{self, COMPLEX_PARTS};
 use crate::strings::Strings;
 
@@ -31,18 +31,17 @@ pub(crate) fn decode(
     options: &ReadOptions,
 ) -> Result<Vec<Buffer>, Error> {
     let columns = schema::columns(dt);
-    if !options.ignore_extra_columns {
-        if let Some(extra) = batch
+    if !options.ignore_extra_columns
+        && let Some(extra) = batch
             .schema()
             .fields()
             .iter()
             .find(|f| !columns.iter().any(|(name, _, _)| f.name() == name))
-        {
-            return Err(Error::schema(
-                extra.name(),
-                "the records have no such member (ReadOptions::ignore_extra_columns skips it)",
-            ));
-        }
+    {
+        return Err(Error::schema(
+            extra.name(),
+            "the records have no such member (ReadOptions::ignore_extra_columns skips it)",
+        ));
     }
     let mut arrays = Vec::with_capacity(plan.leaves.len());
     for (name, dt, _) in columns {
@@ -131,13 +130,13 @@ fn flatten(
             let Some(s) = array.as_struct_opt() else {
                 return wrong_type(array.data_type());
             };
-            if !options.ignore_extra_columns {
-                if let Some(extra) = s.fields().iter().find(|f| c.member(f.name()).is_none()) {
-                    return Err(Error::schema(
-                        &format!("{path}.{}", extra.name()),
-                        "the records have no such member (ReadOptions::ignore_extra_columns skips it)",
-                    ));
-                }
+            if !options.ignore_extra_columns
+                && let Some(extra) = s.fields().iter().find(|f| c.member(f.name()).is_none())
+            {
+                return Err(Error::schema(
+                    &format!("{path}.{}", extra.name()),
+                    "the records have no such member (ReadOptions::ignore_extra_columns skips it)",
+                ));
             }
             for m in &c.members {
                 let path = format!("{path}.{}", m.name);

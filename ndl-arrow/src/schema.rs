@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema};
-use ndl_runtime::{ndl, ByteOrder, Datatype, Enum, Member};
+use ndl_runtime::{ByteOrder, Datatype, Enum, Member, ndl};
 
 use crate::error::Error;
 use crate::time_type;
@@ -214,7 +214,7 @@ pub(crate) fn data_type_of(dt: &Datatype, path: &str) -> Result<DataType, Error>
             return Err(Error::Unsupported {
                 column: path.to_owned(),
                 datatype: ndl::datatype_to_yaml(other).trim_end().to_owned(),
-            })
+            });
         }
     })
 }

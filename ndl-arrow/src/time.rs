@@ -24,8 +24,8 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, PrimitiveArray};
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use ndl_runtime::time::{scale_count, TimeKind, NAT};
 use ndl_runtime::TimeType;
+use ndl_runtime::time::{NAT, TimeKind, scale_count};
 
 use crate::error::Error;
 use crate::plan::Leaf;

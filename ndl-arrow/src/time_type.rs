@@ -3,8 +3,8 @@
 //! and the value conversions (`time.rs`) that both use it.
 
 use arrow_schema::{DataType, TimeUnit};
-use ndl_runtime::time::{BaseUnit, NumpyTimeUnit, TimeKind};
 use ndl_runtime::TimeType;
+use ndl_runtime::time::{BaseUnit, NumpyTimeUnit, TimeKind};
 
 use crate::error::Error;
 

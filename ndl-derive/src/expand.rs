@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{parse_quote, Generics, LitStr, Path};
+use syn::{Generics, LitStr, Path, parse_quote};
 
 use crate::ast::{Enum, Field, Input, Struct};
 use crate::attr::Storage;

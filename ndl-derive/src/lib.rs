@@ -9,7 +9,7 @@ mod record;
 mod valid;
 
 use proc_macro::TokenStream;
-use syn::{parse_macro_input, DeriveInput};
+use syn::{DeriveInput, parse_macro_input};
 
 /// Derives `ndl_runtime::NdlType` for a `#[repr(C)]` struct (also with
 /// `packed`, `packed(N)` or `align(N)`), a `#[repr(transparent)]` struct, or a

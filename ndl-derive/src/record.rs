@@ -9,7 +9,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{parse_quote, Generics, Ident, LitStr, Visibility};
+use syn::{Generics, Ident, LitStr, Visibility, parse_quote};
 
 use crate::ast::{Enum, Field, Struct};
 use crate::attr::Storage;

@@ -118,13 +118,13 @@ pub fn check_record(cx: &Ctxt, input: &Input, original: &syn::DeriveInput) {
                 "a `Record` is stored field by field and has no bytes between them: `padding` is for `#[derive(NdlType)]` structs\n\nhelp: remove the field",
             );
         }
-        if let Some((span, _)) = &f.attrs.fill {
-            if crate::kind::option_inner(f.ty).is_none() {
-                cx.error_at(
+        if let Some((span, _)) = &f.attrs.fill
+            && crate::kind::option_inner(f.ty).is_none()
+        {
+            cx.error_at(
                     *span,
                     "`fill` is the value that stands for `None`, and this field is not an `Option`\n\nhelp: make the field an `Option<T>`, or remove `fill`",
                 );
-            }
         }
     }
 }

@@ -452,7 +452,7 @@ fn units_and_dims_reach_the_datatype_and_ndl() {
 /// A `#[derive(Record)]` struct: attributes as for `NdlType`, and fills
 /// that formats see before any record is written.
 mod record {
-    use ndl_runtime::record::{columns, Column, Values};
+    use ndl_runtime::record::{Column, Values, columns};
     use ndl_runtime::{Datatype, Record};
 
     /// A measurement that may be missing.

@@ -9,16 +9,16 @@ use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, RecordReader,
     WriteOptions,
 };
-use ndl_runtime::ndl::Storage;
 use ndl_runtime::ByteOrder;
+use ndl_runtime::ndl::Storage;
 
-use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
-use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::column_file::{ColumnFile, in_file, metadata_from, source_at_fault};
+use crate::contents::{Arrangement, Contents, Entry, stem};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Handover, Origin, Source};
+use crate::source::{Handover, Origin, Source, for_each_batch};
 use ndl_runtime::ArraySpec;
 
 /// A reader of either file.

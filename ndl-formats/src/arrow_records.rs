@@ -7,11 +7,11 @@ use ndl_arrow::{ColumnsReader, ColumnsWriter};
 use ndl_runtime::record::Column;
 use ndl_runtime::{Compound, Datatype, Opaque};
 
-use crate::column_file::{in_file, metadata_from, source_at_fault, ColumnFile};
+use crate::column_file::{ColumnFile, in_file, metadata_from, source_at_fault};
 use crate::error::{Error, Result};
-use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
-use crate::sink::refuse_existing;
+use crate::records::{RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen};
 use crate::sink::Progress;
+use crate::sink::refuse_existing;
 
 /// The records of a Parquet file or Arrow IPC file or stream whose
 /// columns hold strings, lists or nulls, a batch at a time.
@@ -86,7 +86,7 @@ fn refuse_arrow_only(path: &Path, compound: &Compound, at: &str) -> Result<()> {
                         "column `{column}` is of Arrow type `{}`, which no other format holds",
                         tag.trim_start_matches("arrow:")
                     ),
-                })
+                });
             }
             Some(Found::Compound(inner)) => refuse_arrow_only(path, inner, &column)?,
             None => {}

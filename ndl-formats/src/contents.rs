@@ -4,8 +4,8 @@
 pub use ndl_runtime::NamedType;
 use std::collections::BTreeMap;
 
-use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::Storage;
 use serde_json::{Map, Value};
 
 use ndl_runtime::ArraySpec;

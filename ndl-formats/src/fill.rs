@@ -124,8 +124,8 @@ fn names(template: &Column) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use ndl_runtime::record::Values;
     use ndl_runtime::Record;
+    use ndl_runtime::record::Values;
 
     use super::*;
     use crate::records::memory::MemorySource;

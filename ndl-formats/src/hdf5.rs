@@ -5,20 +5,20 @@
 use std::path::{Path, PathBuf};
 
 use ndl_hdf5::{
-    ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory, StringReader, Strings,
-    WriteOptions, STRING_BATCH,
+    ArrayReader, ArrayWriter, ColumnsReader, ColumnsWriter, Inventory, STRING_BATCH, StringReader,
+    Strings, WriteOptions,
 };
-use ndl_runtime::ndl::Storage;
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::Storage;
 
-use crate::contents::{stem, Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
-use crate::error::{in_hdf5, Error, Result};
+use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, stem};
+use crate::error::{Error, Result, in_hdf5};
 use crate::format::FormatInfo;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Origin, Source};
-use crate::zarr_strings::{fixed_strings, pad, Widest};
+use crate::source::{Origin, Source, for_each_batch};
+use crate::zarr_strings::{Widest, fixed_strings, pad};
 use ndl_runtime::{ArraySpec, Order};
 
 /// The first bytes of an HDF5 file (its superblock signature).
@@ -277,12 +277,12 @@ impl Source for Hdf5StringSource {
         let mut n = 0;
         'elements: for out in buf.chunks_exact_mut(size) {
             loop {
-                if let Some((batch, at)) = &mut self.batch {
-                    if *at < batch.len() {
-                        pad(batch.get(*at), out, text);
-                        (*at, n) = (*at + 1, n + 1);
-                        continue 'elements;
-                    }
+                if let Some((batch, at)) = &mut self.batch
+                    && *at < batch.len()
+                {
+                    pad(batch.get(*at), out, text);
+                    (*at, n) = (*at + 1, n + 1);
+                    continue 'elements;
                 }
                 match self.reader.next_batch().map_err(in_hdf5(&self.path))? {
                     Some(batch) => self.batch = Some((batch, 0)),
@@ -812,7 +812,7 @@ pub(crate) fn sink_options(settings: &WriteSettings, path: &Path) -> Result<Hdf5
                           deflate), or blosc with any compressor (blosc:zstd:5, which h5py \
                           reads through hdf5plugin)"
                     .into(),
-            })
+            });
         }
     };
     let mut options = WriteOptions::new().codec(codec).shuffle(settings.shuffle);

@@ -13,11 +13,11 @@ use ndl_hdf5::{Inventory, RecordsReader, RecordsWriter};
 use ndl_runtime::record::Column;
 
 use crate::contents::{join, stem};
-use crate::error::{in_hdf5, Result};
+use crate::error::{Result, in_hdf5};
 use crate::options::SinkOptions;
-use crate::records::{RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES};
-use crate::sink::refuse_existing;
+use crate::records::{RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen};
 use crate::sink::Progress;
+use crate::sink::refuse_existing;
 
 /// The records of the HDF5 dataset `member`, when its compound holds
 /// variable-length members or options; `None` for any other dataset. It

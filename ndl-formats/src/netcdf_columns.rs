@@ -12,13 +12,13 @@
 use std::path::{Path, PathBuf};
 
 use ndl_hdf5::{Inventory, RecordColumnsReader, RecordColumnsWriter};
-use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
+use ndl_runtime::record::Column;
 
-use crate::error::{in_hdf5, Error, Result};
+use crate::error::{Error, Result, in_hdf5};
 use crate::options::SinkOptions;
 use crate::records::{
-    require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
+    RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen, require_fills,
 };
 use crate::sink::Progress;
 
@@ -181,15 +181,15 @@ mod tests {
 
     fn template(fill: Option<i32>) -> Column {
         let mut t = Column::template(&datatype()).unwrap();
-        if let Column::Struct { fields, .. } = &mut t {
-            if let Column::Nullable { fill: f, .. } = &mut fields[2].1 {
-                *f = fill.map(|v| {
-                    Box::new(Column::Values {
-                        datatype: Datatype::Int32,
-                        values: Values::I32(vec![v]),
-                    })
-                });
-            }
+        if let Column::Struct { fields, .. } = &mut t
+            && let Column::Nullable { fill: f, .. } = &mut fields[2].1
+        {
+            *f = fill.map(|v| {
+                Box::new(Column::Values {
+                    datatype: Datatype::Int32,
+                    values: Values::I32(vec![v]),
+                })
+            });
         }
         t
     }

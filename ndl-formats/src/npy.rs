@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::npy::{self, Header, HeaderLimits};
 
-use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::contents::{Arrangement, Contents, Entry, stem};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
-use crate::sink::{refuse_existing, settle, stopped, Progress, Sink};
-use crate::source::{for_each_batch, Origin, Source};
+use crate::sink::{Progress, Sink, refuse_existing, settle, stopped};
+use crate::source::{Origin, Source, for_each_batch};
 use ndl_runtime::ArraySpec;
 
 /// The spec of the array a `.npy` header announces.

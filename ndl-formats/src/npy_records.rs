@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use ndl_runtime::npy::{self, RecordLayout};
 
 use crate::error::{Error, Result};
-use crate::records::{require_fills, RecordSink, RecordSource, Reopen};
+use crate::records::{RecordSink, RecordSource, Reopen, require_fills};
 use crate::sink::Progress;
 use crate::sink::{refuse_existing, settle, stopped};
 

@@ -7,7 +7,7 @@
 //! bounded and decompression overlaps the writing.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use ndl_runtime::npy::{self, Header, HeaderLimits};
@@ -16,9 +16,9 @@ use ndl_runtime::npz::{NpzReader, NpzWriter};
 use crate::contents::{Arrangement, Contents};
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
-use crate::npy::{header_of, pass_through, spec_of, NpySource};
-use crate::sink::{refuse_existing, settle, stopped};
+use crate::npy::{NpySource, header_of, pass_through, spec_of};
 use crate::sink::{Progress, Sink};
+use crate::sink::{refuse_existing, settle, stopped};
 use crate::source::{Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
 
@@ -86,7 +86,7 @@ impl NpzSource {
                 return Err(Error::Unsupported {
                     path: member_path,
                     message: "the member's reader stopped before its header".into(),
-                })
+                });
             }
         };
         Ok(NpzSource {

@@ -6,8 +6,8 @@ use ndl_runtime::MixedOrder;
 
 use crate::error::Result;
 use crate::source::{Origin, Source};
-use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::ArraySpec;
+use ndl_runtime::ndl::{Attribute, NameMap};
 
 /// `source`, with its elements put into its spec's one byte order as they
 /// are read when they mix orders (the spec then lists no other order);

@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
+use ndl_runtime::Datatype;
 use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::record::Column;
-use ndl_runtime::Datatype;
 
 use crate::error::{Error, Result};
 use crate::sink::Progress;

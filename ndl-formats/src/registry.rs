@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::contents::Contents;
 use crate::error::{Error, Result};
 use crate::format::{Format, FormatInfo};
-use crate::npz::{is_zip, zip_holds, ZipHolds};
+use crate::npz::{ZipHolds, is_zip, zip_holds};
 use crate::options::{ReadOptions, SinkOptions, WriteSettings};
 use crate::records::RecordSink;
 use crate::records::RecordSource;
@@ -117,14 +117,14 @@ fn not_an_array_file(path: &Path, start: &[u8]) -> Result<String> {
     if start.is_empty() {
         return Ok("the file is empty".into());
     }
-    if is_zip(start) {
-        if let ZipHolds::Neither(shown) = zip_holds(path)? {
-            return Ok(format!(
-                "a zip file that is neither an .npz archive (.npy members) nor a Zarr zip store \
+    if is_zip(start)
+        && let ZipHolds::Neither(shown) = zip_holds(path)?
+    {
+        return Ok(format!(
+            "a zip file that is neither an .npz archive (.npy members) nor a Zarr zip store \
                  (zarr.json, .zarray or .zgroup at its root); it holds {}",
-                shown.join(", ")
-            ));
-        }
+            shown.join(", ")
+        ));
     }
     // `np.load` takes anything else for a pickle; say so when it is one.
     let pickle = match start {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::npy;
-use ndl_runtime::{ndl, Datatype};
+use ndl_runtime::{Datatype, ndl};
 
 use crate::error::Result;
 use crate::source::{Origin, Source};

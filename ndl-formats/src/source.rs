@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::error::Result;
-use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::ArraySpec;
+use ndl_runtime::ndl::{Attribute, NameMap};
 
 /// About this many bytes of elements are moved at a time.
 pub const BATCH_BYTES: usize = 32 << 20;

@@ -7,14 +7,14 @@ use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
-use crate::contents::{stem, Arrangement, Contents, Entry};
-use crate::error::{in_store, Error, Result};
+use crate::contents::{Arrangement, Contents, Entry, stem};
+use crate::error::{Error, Result, in_store};
 use crate::format::FormatInfo;
 use crate::location::is_remote;
 use crate::options::{Layout, Setting, WriteSettings, ZarrSinkOptions};
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Handover, Origin, Source};
+use crate::source::{Handover, Origin, Source, for_each_batch};
 use ndl_runtime::ArraySpec;
 
 /// The records of a store: its array of records, or the records of a
@@ -187,7 +187,7 @@ fn unpacked_ranges(
 /// The runs of bytes marked 1 in `marks`.
 fn marked_ranges(marks: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    for (at, _) in marks.iter().enumerate().filter(|(_, &m)| m == 1) {
+    for (at, _) in marks.iter().enumerate().filter(|&(_, &m)| m == 1) {
         match ranges.last_mut() {
             Some(last) if last.end == at => last.end = at + 1,
             _ => ranges.push(at..at + 1),

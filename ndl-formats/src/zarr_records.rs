@@ -15,22 +15,22 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
+use ndl_runtime::record::Column;
 use ndl_zarr::{VariableRecordsReader, VariableRecordsWriter};
 
-use ndl_runtime::ndl::Storage;
 use ndl_runtime::ArraySpec;
+use ndl_runtime::ndl::Storage;
 
-use crate::contents::{stem, Arrangement, Contents, Entry};
-use crate::error::{in_store, Error, Result};
+use crate::contents::{Arrangement, Contents, Entry, stem};
+use crate::error::{Error, Result, in_store};
 use crate::location::is_remote;
 use crate::options::{ReadOptions, SinkOptions, ZarrSinkOptions};
 use crate::records::{
-    require_fills, RecordOrigin, RecordSink, RecordSource, Reopen, RECORD_BATCH_BYTES,
+    RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen, require_fills,
 };
-use crate::sink::refuse_existing;
 use crate::sink::Progress;
+use crate::sink::refuse_existing;
 
 /// The records of the store at `path`, when it is a columns group of
 /// variable records; `None` for any other store.
@@ -198,8 +198,8 @@ impl RecordSink for ZarrRecordSink {
 
 #[cfg(test)]
 mod tests {
-    use ndl_runtime::record::{columns, read};
     use ndl_runtime::Record;
+    use ndl_runtime::record::{columns, read};
     use ndl_zarr::{Layout, WriteOptions, ZarrFormat};
 
     use super::*;

@@ -14,11 +14,11 @@ use ndl_runtime::ndl::Storage;
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
 use ndl_zarr::{VlenKind, VlenReader, VlenValues, WriteOptions};
 
-use crate::contents::{stem, Arrangement, Contents, Entry};
+use crate::contents::{Arrangement, Contents, Entry, stem};
 use crate::error::{Error, Result};
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
-use crate::source::{for_each_batch, Origin, Source};
+use crate::source::{Origin, Source, for_each_batch};
 use ndl_runtime::{ArraySpec, Order};
 
 /// A fixed width is refused when its padded values would be this many
@@ -117,7 +117,11 @@ pub(crate) fn fixed_strings(
     let note = format!(
         "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {units}), as .npy has variable-length values only as pickled Python objects{}",
         path.display(),
-        if text { "the string" } else { "the byte-string" },
+        if text {
+            "the string"
+        } else {
+            "the byte-string"
+        },
         spec.datatype.numpy_descr(),
         widest.at,
         widest.len,
@@ -149,12 +153,12 @@ impl Source for VlenSource {
         let mut n = 0;
         'elements: for out in buf.chunks_exact_mut(size) {
             loop {
-                if let Some((slab, at)) = &mut self.slab {
-                    if *at < slab.len() {
-                        pad(slab.get(*at), out, text);
-                        (*at, n) = (*at + 1, n + 1);
-                        continue 'elements;
-                    }
+                if let Some((slab, at)) = &mut self.slab
+                    && *at < slab.len()
+                {
+                    pad(slab.get(*at), out, text);
+                    (*at, n) = (*at + 1, n + 1);
+                    continue 'elements;
                 }
                 match self.reader.next_slab()? {
                     Some(slab) => self.slab = Some((slab, 0)),
@@ -209,7 +213,7 @@ impl VlenSink {
                 return Err(unsupported(format!(
                     "variable-length strings are written from arrays of fixed strings (NumPy U or S), not {}",
                     other.numpy_descr()
-                )))
+                )));
             }
         };
         if spec.order == Order::Fortran && spec.shape.len() > 1 {
@@ -330,9 +334,11 @@ mod tests {
         utf32(&e, ByteOrder::Big, &mut s).unwrap();
         assert_eq!(s, "éx");
         let bad = 0xD800u32.to_le_bytes();
-        assert!(utf32(&bad, ByteOrder::Little, &mut s)
-            .unwrap_err()
-            .contains("U+D800"));
+        assert!(
+            utf32(&bad, ByteOrder::Little, &mut s)
+                .unwrap_err()
+                .contains("U+D800")
+        );
     }
 
     #[test]

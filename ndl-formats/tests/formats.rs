@@ -1,7 +1,7 @@
 //! The interface across formats: sources and sinks of every format, any
 //! two converting, and the contents every language renders.
 
-use ndl_formats::{convert, describe, open, ConvertOptions, Error, Language, ReadOptions, Source};
+use ndl_formats::{ConvertOptions, Error, Language, ReadOptions, Source, convert, describe, open};
 use ndl_runtime::ndl::{self, Extent};
 use ndl_runtime::npz::NpzWriter;
 use ndl_runtime::{ArraySpec, ByteOrder, NdlType, Order};
@@ -282,7 +282,11 @@ fn records_of_mixed_byte_orders_describe_and_convert() {
          z = zarr.open_array(sys.argv[2], mode='r')\n\
          print(z.dtype.descr == a.dtype.descr and z[:].tolist() == a.tolist())\n\
          zarr.create_array(store=sys.argv[3], shape=a.shape, chunks=(3,), dtype=a.dtype, zarr_format=2)[:] = a",
-        &[npy.to_str().unwrap(), ours.to_str().unwrap(), theirs.to_str().unwrap()],
+        &[
+            npy.to_str().unwrap(),
+            ours.to_str().unwrap(),
+            theirs.to_str().unwrap(),
+        ],
     );
     assert_eq!(python.trim(), "True");
     let dict = describe(&theirs, Language::Numpy, &Default::default())

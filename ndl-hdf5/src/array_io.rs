@@ -12,13 +12,13 @@ use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::h5type::{
-    commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
+    Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
 use crate::lookup::open_dataset;
 use crate::options::WriteOptions;
 use crate::raw_io::{has_null_space, read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
-use crate::stored_type::{is_char, stored_type, StoredType};
+use crate::stored_type::{StoredType, is_char, stored_type};
 use crate::write::parent;
 
 /// A dataset opened to read its elements as bytes.

@@ -4,16 +4,16 @@
 //! keeps it (netCDF's, which `ncdump` shows).
 
 use std::collections::BTreeMap;
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{CStr, c_char, c_void};
 
 use hdf5::types::{VarLenAscii, VarLenUnicode};
-use hdf5_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
+use hdf5_sys::h5::{H5_index_t, H5_iter_order_t, herr_t};
 use hdf5_sys::h5a::{H5A_info_t, H5Aiterate2, H5Aread};
 use hdf5_sys::h5i::hid_t;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
-use crate::stored_type::{stored_type, StoredType};
+use crate::stored_type::{StoredType, stored_type};
 
 /// The attribute `name` of `location` as JSON, when it has one.
 pub(crate) fn attribute(location: &hdf5::Location, name: &str) -> Option<Value> {

@@ -9,7 +9,7 @@ use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate};
 use hdf5_sys::h5t::{
     H5T_cset_t, H5T_str_t, H5Tclose, H5Tcopy, H5Tset_cset, H5Tset_size, H5Tset_strpad,
 };
-use ndl_runtime::time::{CfEncoding, CfValues, TimeError, NAT};
+use ndl_runtime::time::{CfEncoding, CfValues, NAT, TimeError};
 use ndl_runtime::{ByteOrder, Datatype, TimeType};
 
 /// The attribute holding an NDL datatype as JSON: the record's, at the

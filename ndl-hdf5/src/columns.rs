@@ -27,14 +27,14 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use hdf5::types::TypeDescriptor;
-use ndl_runtime::columns::{plan, Column};
+use ndl_runtime::columns::{Column, plan};
 use ndl_runtime::time::{CfEncoding, CfValues};
 use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::cf::{self, NDL_DATATYPE};
 use crate::dimension::Dimensions;
-use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{netcdf_char, profile_type, FileTypes, Orders, TypeError};
+use crate::error::{Error, Result, hdf5_error};
+use crate::h5type::{FileTypes, Orders, TypeError, netcdf_char, profile_type};
 use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
 use crate::raw_io::{read_rows, write_rows};

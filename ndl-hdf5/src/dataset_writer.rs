@@ -6,7 +6,7 @@ use std::any::TypeId;
 use std::marker::PhantomData;
 use std::path::Path;
 
-use ndl_runtime::record::{same_slice, PlainVisitor};
+use ndl_runtime::record::{PlainVisitor, same_slice};
 use ndl_runtime::{NdlType, Record};
 
 use crate::error::{Error, Result};

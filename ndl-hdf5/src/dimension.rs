@@ -12,7 +12,7 @@
 //! The two calls are the HDF5 high-level library's (`libhdf5_hl`, part of
 //! Debian's `libhdf5-dev`), which hdf5-metno-sys does not bind.
 
-use std::ffi::{c_char, c_uint, CString};
+use std::ffi::{CString, c_char, c_uint};
 
 use hdf5_sys::h5::herr_t;
 use hdf5_sys::h5i::hid_t;
@@ -20,7 +20,7 @@ use hdf5_sys::h5i::hid_t;
 use crate::inventory::DIMENSION_ONLY;
 
 #[link(name = "hdf5_hl")]
-extern "C" {
+unsafe extern "C" {
     fn H5DSset_scale(dsid: hid_t, dimname: *const c_char) -> herr_t;
     fn H5DSattach_scale(did: hid_t, dsid: hid_t, idx: c_uint) -> herr_t;
 }

@@ -16,13 +16,13 @@ use ndl_runtime::record::Column;
 use ndl_runtime::{ByteOrder, Datatype};
 
 use crate::dimension::Dimensions;
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{
-    commit_type, is_user_defined, netcdf_char, profile_type, well_known_name, Orders,
+    Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
 use crate::options::CHUNK_BYTES;
 use crate::raw_io::{failed, write_rows};
-use crate::record_io::{encode, Arena, Buffer};
+use crate::record_io::{Arena, Buffer, encode};
 use crate::record_type::Node;
 use crate::staging::Staged;
 use crate::write::parent;
@@ -270,11 +270,11 @@ impl DocumentWriter {
         order: ByteOrder,
     ) -> Result<(hdf5::Datatype, hdf5::Datatype)> {
         let type_error = |source| self.type_error(path, source);
-        if let (true, Datatype::FixedString(f)) = (self.netcdf, datatype) {
-            if f.charset == ndl_runtime::Charset::Ascii {
-                let t = netcdf_char().map_err(type_error)?;
-                return Ok((t.clone(), t));
-            }
+        if let (true, Datatype::FixedString(f)) = (self.netcdf, datatype)
+            && f.charset == ndl_runtime::Charset::Ascii
+        {
+            let t = netcdf_char().map_err(type_error)?;
+            return Ok((t.clone(), t));
         }
         if *datatype == Datatype::String {
             let t = hdf5::Datatype::from_type::<VarLenUnicode>().map_err(self.error(path))?;

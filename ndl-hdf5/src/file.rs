@@ -15,8 +15,8 @@ use std::path::Path;
 use hdf5_sys::h5f::H5Fget_vfd_handle;
 use hdf5_sys::h5p::H5P_DEFAULT;
 
-use crate::error::hdf5_error;
 use crate::error::Result;
+use crate::error::hdf5_error;
 
 /// Opens the file at `path` to read, without a lock.
 pub(crate) fn open(path: &Path) -> Result<hdf5::File> {

@@ -8,7 +8,7 @@
 //! type descriptors cannot say byte order, opaque tags or
 //! multi-dimensional array members.
 
-use std::ffi::{c_void, CString};
+use std::ffi::{CString, c_void};
 use std::ops::Range;
 
 use hdf5::globals::*;
@@ -16,10 +16,10 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5l::H5Lexists;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5t::{
-    H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose, H5Tcommit2,
-    H5Tcopy, H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Topen2, H5Tset_cset,
-    H5Tset_ebias, H5Tset_fields, H5Tset_order, H5Tset_precision, H5Tset_size, H5Tset_strpad,
-    H5Tset_tag, H5Tvlen_create, H5T_VARIABLE,
+    H5T_VARIABLE, H5T_class_t, H5T_cset_t, H5T_order_t, H5T_str_t, H5Tarray_create2, H5Tclose,
+    H5Tcommit2, H5Tcopy, H5Tcreate, H5Tenum_create, H5Tenum_insert, H5Tinsert, H5Topen2,
+    H5Tset_cset, H5Tset_ebias, H5Tset_fields, H5Tset_order, H5Tset_precision, H5Tset_size,
+    H5Tset_strpad, H5Tset_tag, H5Tvlen_create,
 };
 use ndl_runtime::{ByteOrder, Charset, Datatype, IntType};
 
@@ -378,9 +378,11 @@ impl Built {
             Datatype::Float16 if netcdf => {
                 return Err(fail(
                     "netCDF-4 has no 16-bit float (netCDF4-python fails to open a file holding one); write an .h5 file",
-                ))
+                ));
             }
-            Datatype::FixedString(s) if netcdf && !field.is_empty() && s.charset == Charset::Ascii => {
+            Datatype::FixedString(s)
+                if netcdf && !field.is_empty() && s.charset == Charset::Ascii =>
+            {
                 characters(&[s.length as u64], field)?
             }
             Datatype::Array(a) if netcdf => match a.base.as_ref() {
@@ -433,7 +435,7 @@ impl Built {
             Datatype::FixedString(_) => {
                 return Err(fail(
                     "NumPy's `U` (UTF-32) has no HDF5 type; h5py refuses it too",
-                ))
+                ));
             }
             Datatype::Opaque(o) => opaque(o.size, o.tag.as_deref(), field)?,
             Datatype::Time(t) => {
@@ -449,7 +451,7 @@ impl Built {
             _ => {
                 return Err(fail(
                     "variable-length and reference datatypes are not written to HDF5 here",
-                ))
+                ));
             }
         };
         Ok(id)
@@ -594,7 +596,7 @@ fn vlen(
                     "a sequence of {} has no HDF5 type here",
                     base.keyword().unwrap_or("this datatype")
                 ),
-            })
+            });
         }
         _ => Built::build(base, Orders::one(order), &item_field, netcdf, committer)?,
     };

@@ -14,9 +14,9 @@ use ndl_runtime::{Datatype, TimeType};
 use serde_json::{Map, Value};
 
 use crate::attribute::attributes;
-use crate::error::hdf5_error;
 use crate::error::Result;
-use crate::stored_type::{stored_type, StoredType};
+use crate::error::hdf5_error;
+use crate::stored_type::{StoredType, stored_type};
 
 /// How netCDF-C's name of a dimension that is no variable starts.
 pub(crate) const DIMENSION_ONLY: &str = "This is a netCDF dimension but not a netCDF variable.";
@@ -183,10 +183,10 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
         if let Ok(dataset) = group.dataset(&name) {
             let known_as = name.strip_prefix(NON_COORDINATE).unwrap_or(&name);
             let info = dataset_info(path, &dataset, at, known_as, &child)?;
-            if info.is_scale {
-                if let Ok(loc) = dataset.loc_info() {
-                    walk.scales.push((loc.token, name.clone()));
-                }
+            if info.is_scale
+                && let Ok(loc) = dataset.loc_info()
+            {
+                walk.scales.push((loc.token, name.clone()));
             }
             walk.attached.push(match info.dimension_names {
                 Some(_) => None,

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use crate::error::{hdf5_error, Error, Result};
-use crate::inventory::{member_names, DIMENSION_ONLY, NON_COORDINATE};
+use crate::error::{Error, Result, hdf5_error};
+use crate::inventory::{DIMENSION_ONLY, NON_COORDINATE, member_names};
 
 /// The path of the dataset of `file` (at `path`) that its readers call
 /// The file at `path` and its dataset `name` ([`dataset_path`]), refused

@@ -7,11 +7,11 @@
 //! as [`Column::one_as_text`] writes it: `{"qty": "-1", "venue.name": "?"}`.
 
 use hdf5::types::VarLenUnicode;
-use ndl_runtime::record::Column;
 use ndl_runtime::Datatype;
+use ndl_runtime::record::Column;
 use serde_json::{Map, Value};
 
-use crate::record_type::{dotted, variable_compounds, Node};
+use crate::record_type::{Node, dotted, variable_compounds};
 
 /// The attribute of a dataset of records that names its options and
 /// their fills (see [`records_with_nulls`]).

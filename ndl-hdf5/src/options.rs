@@ -1,7 +1,7 @@
 //! How a new dataset is stored: plain data, read by the writers.
 
-use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 use ndl_runtime::ByteOrder;
+use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 
 /// About this many bytes of records per chunk of a new dataset, unless
 /// [`WriteOptions::chunk`] says otherwise.

@@ -10,8 +10,8 @@ use hdf5_sys::h5d::{H5Dget_space, H5Dopen2, H5Dread, H5Dwrite};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5s::{
-    H5S_class_t, H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sget_simple_extent_type,
-    H5Sselect_hyperslab, H5S_ALL,
+    H5S_ALL, H5S_class_t, H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sget_simple_extent_type,
+    H5Sselect_hyperslab,
 };
 
 /// A dataspace handle we own, closed on drop.

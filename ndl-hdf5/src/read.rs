@@ -14,12 +14,12 @@ use std::path::Path;
 use ndl_runtime::records::{Packer, RecordBuf, RecordsMut};
 use std::marker::PhantomData;
 
-use ndl_runtime::record::{same_vec, PlainVisitor};
+use ndl_runtime::record::{PlainVisitor, same_vec};
 use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::h5type::{profile_type, Orders};
+use crate::h5type::{Orders, profile_type};
 use crate::lookup::dataset_path;
 use crate::raw_io;
 use crate::shape_check::compare;

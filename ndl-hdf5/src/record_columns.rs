@@ -37,13 +37,13 @@ use ndl_runtime::time::{CfEncoding, NAT};
 use ndl_runtime::{ByteOrder, Datatype, Member, Record, TimeType};
 
 use crate::dimension::Dimensions;
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{FileTypes, TypeError};
 use crate::options::WriteOptions;
 use crate::raw_io::{failed, write_rows};
 use crate::record_columns_reader::RecordColumnsReader;
-use crate::record_io::{encode, Arena, Buffer};
-use crate::record_type::{dotted, element, leaf_of, memory_type, Node};
+use crate::record_io::{Arena, Buffer, encode};
+use crate::record_type::{Node, dotted, element, leaf_of, memory_type};
 use crate::staging::Staged;
 
 const RECORD: &str = "record";

@@ -15,12 +15,12 @@ use ndl_runtime::record::{Column, Values};
 use ndl_runtime::time::{CfEncoding, NAT};
 use ndl_runtime::{Compound, Datatype, Member, TimeType};
 
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::inventory::{DatasetInfo, Inventory};
 use crate::raw_io::{failed, read_rows};
 
-use crate::record_io::{decode, Buffer};
-use crate::record_type::{dotted, leaf_of, memory_type, Node};
+use crate::record_io::{Buffer, decode};
+use crate::record_type::{Node, dotted, leaf_of, memory_type};
 
 /// Counts read at a time when checking that a ragged array's counts add
 /// up to its items.
@@ -681,7 +681,7 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
                      and strings)",
                     ndl_runtime::schema::describe(other)
                 ),
-            ))
+            ));
         }
     };
     let datatype = match d.shape.get(1..) {
@@ -692,7 +692,7 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
                 path,
                 &d.name,
                 &format!("a variable of shape {:?} is no records column", d.shape),
-            ))
+            ));
         }
     };
     let template = Column::template(&datatype).map_err(|e| mismatch(path, &d.name, e.message()))?;

@@ -21,7 +21,7 @@ use std::os::raw::c_void;
 
 use hdf5_sys::h5d::H5Dvlen_reclaim;
 use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5p::{H5Pclose, H5Pcreate, H5Pset_vlen_mem_manager, H5P_CLS_DATASET_XFER};
+use hdf5_sys::h5p::{H5P_CLS_DATASET_XFER, H5Pclose, H5Pcreate, H5Pset_vlen_mem_manager};
 use hdf5_sys::h5s::{H5Sclose, H5Screate_simple};
 use ndl_runtime::record::{Bitmap, Column, RecordError, Values};
 

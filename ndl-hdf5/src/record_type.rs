@@ -14,15 +14,15 @@ use std::ffi::CString;
 
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{
-    H5T_class_t, H5T_cset_t, H5Tarray_create2, H5Tclose, H5Tcopy, H5Tcreate, H5Tget_class,
-    H5Tget_member_index, H5Tget_member_name, H5Tget_member_type, H5Tget_nmembers, H5Tget_super,
-    H5Tinsert, H5Tis_variable_str, H5Tpack, H5Tset_cset, H5Tset_size, H5Tvlen_create, H5T_C_S1,
-    H5T_VARIABLE,
+    H5T_C_S1, H5T_VARIABLE, H5T_class_t, H5T_cset_t, H5Tarray_create2, H5Tclose, H5Tcopy,
+    H5Tcreate, H5Tget_class, H5Tget_member_index, H5Tget_member_name, H5Tget_member_type,
+    H5Tget_nmembers, H5Tget_super, H5Tinsert, H5Tis_variable_str, H5Tpack, H5Tset_cset,
+    H5Tset_size, H5Tvlen_create,
 };
 use ndl_runtime::record::{Column, Columns, Values};
 use ndl_runtime::{ByteOrder, Datatype, Record};
 
-use crate::h5type::{profile_type, Orders, TypeError};
+use crate::h5type::{Orders, TypeError, profile_type};
 use crate::raw_io::failed;
 
 /// The memory layout of one value of a record or of a member.
@@ -105,7 +105,7 @@ impl Node {
                 return Err(TypeError {
                     field: path.to_string(),
                     why: "a kind of column HDF5 records do not hold".into(),
-                })
+                });
             }
         })
     }

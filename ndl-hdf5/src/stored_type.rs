@@ -256,14 +256,14 @@ fn opaque(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Datatype 
             Some(tag)
         }
     };
-    if let Some(code) = tag.as_deref().and_then(|t| t.strip_prefix("NUMPY:")) {
-        if let Some((datatype, order)) = numpy_scalar(code, size) {
-            let order = order.unwrap_or(ByteOrder::NATIVE);
-            found
-                .numbers
-                .extend(number_ranges(&datatype, offset).map(|r| (r, order)));
-            return datatype;
-        }
+    if let Some(code) = tag.as_deref().and_then(|t| t.strip_prefix("NUMPY:"))
+        && let Some((datatype, order)) = numpy_scalar(code, size)
+    {
+        let order = order.unwrap_or(ByteOrder::NATIVE);
+        found
+            .numbers
+            .extend(number_ranges(&datatype, offset).map(|r| (r, order)));
+        return datatype;
     }
     Datatype::Opaque(Opaque {
         size,
@@ -288,7 +288,7 @@ fn numpy_scalar(code: &str, size: usize) -> Option<(Datatype, Option<ByteOrder>)
 
 /// The byte ranges of the multi-byte numbers of a scalar `datatype` at
 /// `offset`: a complex number's two halves, or the whole.
-fn number_ranges(datatype: &Datatype, offset: usize) -> impl Iterator<Item = Range<usize>> {
+fn number_ranges(datatype: &Datatype, offset: usize) -> impl Iterator<Item = Range<usize>> + use<> {
     let size = datatype.size().unwrap_or(0);
     let parts = match datatype {
         Datatype::Complex64 | Datatype::Complex128 => 2,

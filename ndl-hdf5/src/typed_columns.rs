@@ -7,7 +7,7 @@ use std::path::Path;
 use ndl_runtime::records::{Packer, RecordBuf};
 use std::marker::PhantomData;
 
-use ndl_runtime::record::{same_slice, same_vec, PlainVisitor};
+use ndl_runtime::record::{PlainVisitor, same_slice, same_vec};
 use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::columns::{ColumnsReader, ColumnsWriter};

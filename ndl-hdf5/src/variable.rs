@@ -16,14 +16,14 @@ use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple};
 use ndl_runtime::record::{self, Column, Columns, RecordError};
 use ndl_runtime::{Datatype, Record};
 
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::TypeError;
 use crate::lookup::dataset_path;
 use crate::null_fills::{self, NDL_FILLS};
 use crate::options::WriteOptions;
 use crate::raw_io::{self, failed, select_box};
-use crate::record_io::{decode, encode, Arena, Budget, Buffer, Reclaim, Transfer};
-use crate::record_type::{dotted, variable_compounds, Node};
+use crate::record_io::{Arena, Budget, Buffer, Reclaim, Transfer, decode, encode};
+use crate::record_type::{Node, dotted, variable_compounds};
 use crate::staging::Staged;
 
 /// Records encoded, written or read at a time: about this many bytes of

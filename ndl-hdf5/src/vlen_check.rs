@@ -24,7 +24,7 @@ use hdf5_sys::h5t::{
     H5Tget_super, H5Tis_variable_str,
 };
 
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::record_type::dotted;
 
 /// One variable-length value of an element: where it starts, the bytes

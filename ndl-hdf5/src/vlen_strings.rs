@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use hdf5_sys::h5::H5free_memory;
 use hdf5_sys::h5d::H5Dget_space;
 use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_none, H5S_ALL};
+use hdf5_sys::h5s::{H5S_ALL, H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_none};
 use hdf5_sys::h5t::{
-    H5T_class_t, H5T_cset_t, H5Tclose, H5Tcopy, H5Tget_class, H5Tget_cset, H5Tis_variable_str,
-    H5Tset_cset, H5Tset_size, H5T_C_S1, H5T_VARIABLE,
+    H5T_C_S1, H5T_VARIABLE, H5T_class_t, H5T_cset_t, H5Tclose, H5Tcopy, H5Tget_class, H5Tget_cset,
+    H5Tis_variable_str, H5Tset_cset, H5Tset_size,
 };
 
-use crate::error::{hdf5_error, Error, Result};
+use crate::error::{Error, Result, hdf5_error};
 use crate::lookup::open_dataset;
 use crate::raw_io::{failed, read_selection, select_box};
 

@@ -8,8 +8,8 @@ use ndl_runtime::records::Packer;
 use ndl_runtime::{ByteOrder, NdlType, Record};
 
 use crate::dimension::Dimensions;
-use crate::error::{hdf5_error, Error, Result};
-use crate::h5type::{commit_type, netcdf4_python_skips, profile_type, Orders, TypeError};
+use crate::error::{Error, Result, hdf5_error};
+use crate::h5type::{Orders, TypeError, commit_type, netcdf4_python_skips, profile_type};
 use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
 use crate::raw_io;

@@ -17,11 +17,11 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{records, Dense32, Padded24, Record};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use common::{Dense32, Padded24, Record, records};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use memory_cells::memory_cells;
-use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data/criterion");

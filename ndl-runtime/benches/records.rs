@@ -6,8 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{records, Padded24, Padded24Flat, Record};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use common::{Padded24, Padded24Flat, Record, records};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndl_runtime::records::{Packer, RecordBuf, Repacker};
 
 const BYTES: usize = 8 << 20;

@@ -9,11 +9,11 @@ use std::time::Duration;
 #[path = "common/memory_cells.rs"]
 mod memory_cells;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use memory_cells::memory_cells;
+use ndl_runtime::NdlType;
 use ndl_runtime::npy::{ByteOrder, WriteOptions};
 use ndl_runtime::time::{DateTime64, Micros, Nanos, TimeDelta64};
-use ndl_runtime::NdlType;
 
 #[derive(Clone, Copy, NdlType)]
 #[repr(C)]

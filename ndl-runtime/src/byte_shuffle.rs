@@ -91,11 +91,7 @@ impl ByteShuffle {
 
 /// The low `n` bits set.
 fn mask(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1 << n) - 1
-    }
+    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 fn supported() -> bool {

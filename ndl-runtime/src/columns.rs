@@ -130,7 +130,7 @@ fn add(leaf: &Leaf, dt: &Datatype, out: &mut Vec<Column>) -> Result<(), ColumnsE
             return Err(ColumnsError(format!(
                 "field `{}` is an array of records, which the columns layout does not split into columns; use the records layout",
                 leaf.path
-            )))
+            )));
         }
         Datatype::FixedString(s) if s.charset == Charset::Ascii => {
             inner.push(s.length as u64);
@@ -166,7 +166,7 @@ fn check_dims(columns: &[Column]) -> Result<(), ColumnsError> {
                     return Err(ColumnsError(format!(
                         "dimension `{name}` is {other_len} long for field `{other}` but {len} for field `{}`",
                         c.name
-                    )))
+                    )));
                 }
                 _ => {
                     seen.insert(name, (len, &c.name));

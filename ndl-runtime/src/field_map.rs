@@ -39,7 +39,7 @@
 
 use crate::byte_shuffle::ByteShuffle;
 use crate::record_plan::RecordPlan;
-use crate::records::{copy_fields, Direction, FieldCopy, InvalidValue};
+use crate::records::{Direction, FieldCopy, InvalidValue, copy_fields};
 use crate::schema::{describe, join_field, same_scalar};
 use crate::{ByteOrder, Datatype};
 
@@ -408,9 +408,11 @@ mod tests {
         assert!(!map.is_identity());
         let same = FieldMap::new(&want, ByteOrder::NATIVE, &want).unwrap();
         assert!(same.is_identity());
-        assert!(!FieldMap::new(&want, ByteOrder::NATIVE.opposite(), &want)
-            .unwrap()
-            .is_identity());
+        assert!(
+            !FieldMap::new(&want, ByteOrder::NATIVE.opposite(), &want)
+                .unwrap()
+                .is_identity()
+        );
     }
 
     #[test]
@@ -517,12 +519,14 @@ mod tests {
         map.apply(&[1, 1, 2, 0], &mut out);
         let bad = map.check(&out).unwrap_err();
         assert_eq!((bad.record, bad.field.as_str()), (1, "ok"));
-        assert!(FieldMap::new(
-            &rec(vec![Member::new("kind", 0, Datatype::Int8)], 1),
-            ByteOrder::NATIVE,
-            &rec(vec![Member::new("kind", 0, want_kind())], 1),
-        )
-        .is_err());
+        assert!(
+            FieldMap::new(
+                &rec(vec![Member::new("kind", 0, Datatype::Int8)], 1),
+                ByteOrder::NATIVE,
+                &rec(vec![Member::new("kind", 0, want_kind())], 1),
+            )
+            .is_err()
+        );
     }
 
     fn want_kind() -> Datatype {

@@ -196,7 +196,7 @@ impl WriterLock {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::WouldBlock,
                         "another writer holds the file",
-                    ))
+                    ));
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(e),
             }

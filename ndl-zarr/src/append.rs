@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use std::borrow::Cow;
 
-use crate::chunks::{parallel, with_buffer, ChunkIo};
+use crate::chunks::{ChunkIo, parallel, with_buffer};
 use crate::error::Result;
 use crate::metadata::ArrayMeta;
 

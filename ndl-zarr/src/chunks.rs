@@ -13,7 +13,7 @@ use zarrs::storage::ReadableWritableListableStorageTraits;
 use ndl_runtime::MixedOrder;
 
 use crate::error::{Error, Result};
-use crate::metadata::{bad, ArrayMeta};
+use crate::metadata::{ArrayMeta, bad};
 use crate::store::Store;
 use crate::struct_type;
 
@@ -50,7 +50,7 @@ fn io_pool(store: &Store) -> Result<Option<&'static rayon::ThreadPool>> {
                 _ => {
                     return Err(format!(
                         "{REQUESTS_VAR}={v:?} is not a number of requests above 0"
-                    ))
+                    ));
                 }
             },
         };
@@ -87,8 +87,11 @@ pub(crate) fn parallel<R: Send>(
 /// write or read with an error naming the variable.
 ///
 /// ```
-/// // One chunk at a time, e.g. behind a slow link, before any S3 write.
-/// std::env::set_var(ndl_zarr::REQUESTS_VAR, "1");
+/// // One chunk at a time, e.g. behind a slow link: set in the environment
+/// // a program starts with (setting it in a running, threaded program is
+/// // `unsafe`).
+/// let mut uploader = std::process::Command::new("my-uploader");
+/// uploader.env(ndl_zarr::REQUESTS_VAR, "1");
 /// assert_eq!(ndl_zarr::REQUESTS_VAR, "NDL_ZARR_REQUESTS");
 /// ```
 pub const REQUESTS_VAR: &str = "NDL_ZARR_REQUESTS";

@@ -1,11 +1,11 @@
 //! Metadata documents in a store: an array's or a group's, read from and
 //! written to the node a [`Store`] points at.
 
-use ndl_runtime::lang::zarr::{v2_group, v3_group, ZarrFormat, ZARRAY, ZARR_JSON, ZATTRS, ZGROUP};
+use ndl_runtime::lang::zarr::{ZARR_JSON, ZARRAY, ZATTRS, ZGROUP, ZarrFormat, v2_group, v3_group};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::metadata::{bad, ArrayMeta};
+use crate::metadata::{ArrayMeta, bad};
 use crate::store::Store;
 
 /// The v2 consolidated metadata document of a group.
@@ -76,7 +76,7 @@ pub(crate) fn read_group(store: &Store) -> Result<Option<(ZarrFormat, Map<String
                     &store.name,
                     ZARR_JSON,
                     "attributes is not a JSON object",
-                ))
+                ));
             }
         };
         return Ok(Some((ZarrFormat::V3, attributes)));

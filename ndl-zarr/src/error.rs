@@ -89,7 +89,9 @@ pub enum Error {
         message: String,
     },
     /// A bool or enum value in the store that the type does not admit.
-    #[error("{store}: chunk {chunk}, record {record}, field `{field}` (byte {offset} of the packed record): {message}")]
+    #[error(
+        "{store}: chunk {chunk}, record {record}, field `{field}` (byte {offset} of the packed record): {message}"
+    )]
     InvalidValue {
         /// The store.
         store: String,
@@ -135,7 +137,9 @@ pub enum Error {
     /// Another writer is appending to the store, or creating it on object
     /// storage (or one that crashed left its lock behind, which is stale
     /// once its lease expires: [`break_stale_lock`](crate::break_stale_lock)).
-    #[error("{store}: another writer is appending to or creating this store (lock `{lock}`); writers are one at a time. If no writer is running, one crashed: its lock is stale once its lease expires, and can then be broken")]
+    #[error(
+        "{store}: another writer is appending to or creating this store (lock `{lock}`); writers are one at a time. If no writer is running, one crashed: its lock is stale once its lease expires, and can then be broken"
+    )]
     Locked {
         /// The store.
         store: String,

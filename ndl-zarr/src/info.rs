@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use ndl_runtime::lang::zarr::{ZarrFormat, ZARRAY};
+use ndl_runtime::Order;
+use ndl_runtime::lang::zarr::{ZARRAY, ZarrFormat};
 use ndl_runtime::ndl::Storage;
 use ndl_runtime::records::PackedLayout;
-use ndl_runtime::Order;
 use ndl_runtime::{ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
@@ -342,12 +342,12 @@ fn group_arrays(store: &Store) -> Result<Vec<(String, ArrayInfo)>> {
 /// The records of the columns store `store`, from its group attributes,
 /// or for a group another tool wrote, from its arrays ([`infer_record`]).
 pub(crate) fn group_datatype(store: &Store, attributes: &Map<String, Value>) -> Result<Datatype> {
-    let missing = || {
-        Error::Metadata {
+    let missing = || Error::Metadata {
         store: store.name.clone(),
         key: "attributes".into(),
-        message: format!("no readable `{NDL_DATATYPE}` attribute, and the arrays are not columns of numbers of one length: this group has no record type; read it with a Rust type"),
-    }
+        message: format!(
+            "no readable `{NDL_DATATYPE}` attribute, and the arrays are not columns of numbers of one length: this group has no record type; read it with a Rust type"
+        ),
     };
     match attributes.get(NDL_DATATYPE) {
         Some(value) => serde_json::from_value(value.clone()).map_err(|_| missing()),

@@ -153,25 +153,25 @@ use std::path::Path;
 
 use ndl_runtime::{NdlType, Record};
 
-pub use chunk_shape::{default_chunk_shape, CHUNK_BYTES, SLAB_BYTES};
+pub use chunk_shape::{CHUNK_BYTES, SLAB_BYTES, default_chunk_shape};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use grid::{GridReader, GridWriter};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
-pub use layout::columns::variable::{fill_metadata, VariableRecordsReader, VariableRecordsWriter};
+pub use layout::columns::variable::{VariableRecordsReader, VariableRecordsWriter, fill_metadata};
 pub use lock::{
-    break_lock, break_stale_lock, read_lock, LockBreak, StoreLock, DEFAULT_LOCK_LEASE,
-    LOCK_LEASE_VAR,
+    DEFAULT_LOCK_LEASE, LOCK_LEASE_VAR, LockBreak, StoreLock, break_lock, break_stale_lock,
+    read_lock,
 };
 #[cfg(feature = "ndarray")]
 pub use ndarray_io::{read_ndarray, write_ndarray};
+pub use ndl_runtime::ByteOrder;
 pub use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
-pub use ndl_runtime::ByteOrder;
 pub use options::{Layout, ReadOptions, WriteOptions};
 pub use strings::{
-    read_byte_strings, read_strings, write_byte_strings, write_strings, VlenKind, VlenReader,
-    VlenValues, VlenWriter, Widest,
+    VlenKind, VlenReader, VlenValues, VlenWriter, Widest, read_byte_strings, read_strings,
+    write_byte_strings, write_strings,
 };
 #[cfg(feature = "ndarray")]
 pub use strings::{

@@ -6,9 +6,9 @@ use crate::GridWriter;
 use std::path::Path;
 
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
-use ndl_runtime::records::{Packer, RecordBuf};
 use ndl_runtime::NdlType;
 use ndl_runtime::Order;
+use ndl_runtime::records::{Packer, RecordBuf};
 
 use crate::error::{Error, Result};
 use crate::grid::GridReader;

@@ -2,9 +2,9 @@
 
 use std::ops::Range;
 
+use ndl_runtime::ByteOrder;
 use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 use ndl_runtime::ndl::Storage;
-use ndl_runtime::ByteOrder;
 use serde_json::Value;
 
 use crate::chunk_shape::{self, default_chunk_shape};
@@ -363,7 +363,7 @@ impl WriteOptions {
                         "chunks {other:?} have {} dimensions, but a records array has 1",
                         other.len()
                     ),
-                })
+                });
             }
             None => self.chunk_len,
         };

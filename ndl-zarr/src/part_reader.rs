@@ -5,8 +5,8 @@
 
 use std::ops::Range;
 
-use ndl_runtime::records::{InvalidValue, Packer, RecordBuf, RecordsMut};
 use ndl_runtime::NdlType;
+use ndl_runtime::records::{InvalidValue, Packer, RecordBuf, RecordsMut};
 use rayon::prelude::*;
 
 use crate::chunks::parallel;

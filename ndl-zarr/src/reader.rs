@@ -9,7 +9,7 @@ use ndl_runtime::{NdlType, Record};
 use crate::documents::read_group;
 use crate::error::Result;
 use crate::layout::columns::ColumnsSource;
-use crate::layout::records::{packer, RecordsSource};
+use crate::layout::records::{RecordsSource, packer};
 use crate::options::ReadOptions;
 use crate::part_reader::{self, records_range, shape_error};
 use crate::store::Store;

@@ -217,7 +217,9 @@ fn client(location: &str, bucket: &str) -> Result<AmazonS3> {
         if http && !allowed {
             return Err(config_error(
                 location,
-                format!("AWS_ENDPOINT_URL `{endpoint}` is plain HTTP: set AWS_ALLOW_HTTP=true to allow it"),
+                format!(
+                    "AWS_ENDPOINT_URL `{endpoint}` is plain HTTP: set AWS_ALLOW_HTTP=true to allow it"
+                ),
             ));
         }
         builder = builder

@@ -143,7 +143,7 @@ pub(crate) fn refuse_occupied(place: &Path, name: &str) -> Result<()> {
             return Err(Error::Io {
                 path: place.to_path_buf(),
                 source,
-            })
+            });
         }
     };
     if occupied {

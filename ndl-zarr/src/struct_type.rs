@@ -14,7 +14,7 @@ use base64::Engine as _;
 use ndl_runtime::lang::zarr::parse_v3_data_type;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{ByteOrder, Charset, Datatype};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use zarrs::array::{DataType, DataTypeSize, FillValueMetadata};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::metadata::{Configuration, Endianness};
@@ -154,17 +154,17 @@ impl StructDataType {
 /// little-endian record (the legacy `structured` spelling). `None` when it
 /// does not fit the datatype.
 pub(crate) fn fill_bytes(dt: &Datatype, value: &Value) -> Option<Vec<u8>> {
-    if let Value::String(b64) = value {
-        if matches!(dt, Datatype::Compound(_)) {
-            let mut bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            if Some(bytes.len()) != dt.size() {
-                return None;
-            }
-            if ByteOrder::NATIVE != ByteOrder::Little {
-                PackedLayout::new(dt).ok()?.swap(&mut bytes);
-            }
-            return Some(bytes);
+    if let Value::String(b64) = value
+        && matches!(dt, Datatype::Compound(_))
+    {
+        let mut bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        if Some(bytes.len()) != dt.size() {
+            return None;
         }
+        if ByteOrder::NATIVE != ByteOrder::Little {
+            PackedLayout::new(dt).ok()?.swap(&mut bytes);
+        }
+        return Some(bytes);
     }
     let mut out = Vec::with_capacity(dt.size()?);
     put(dt, value, &mut out)?;

@@ -15,7 +15,7 @@ use crate::layout::records::{self, check_type, packer};
 use crate::lock::AppendLock;
 use crate::metadata::ArrayMeta;
 use crate::options::{Layout, WriteOptions};
-use crate::staging::{refuse_occupied, Staging};
+use crate::staging::{Staging, refuse_occupied};
 use crate::store::Store;
 
 /// The writer of plain records ([`NdlType`]s), either layout: what

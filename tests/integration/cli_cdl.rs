@@ -73,8 +73,7 @@ fn compound_attributes_are_values_of_their_named_type() {
 #[test]
 fn a_compound_fill_value_is_described() {
     let dir = tempfile::tempdir().unwrap();
-    let cdl =
-        "netcdf fill {\ntypes:\n  compound pair_t {\n    int i ;\n    double x ;\n  }; // pair_t\n\
+    let cdl = "netcdf fill {\ntypes:\n  compound pair_t {\n    int i ;\n    double x ;\n  }; // pair_t\n\
                dimensions:\n\tn = 2 ;\nvariables:\n\tpair_t v(n) ;\n\
                \t\tpair_t v:_FillValue = {-1, 0.5} ;\n}\n";
     try_ncgen(cdl, dir.path(), "fill").unwrap();

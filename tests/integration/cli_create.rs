@@ -9,7 +9,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::cli::{describe, ndl, ok, refused, Run};
+use common::cli::{Run, describe, ndl, ok, refused};
 use ndl_runtime::ndl::{AttributeForm, File};
 use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_file};
@@ -206,7 +206,10 @@ const BAD: [(&str, &str, &[&str]); 13] = [
     (
         "fill_range",
         "ndarrays:\n  a: {shape: [2], type: {optional: {base: int8}}, storage: {fillvalue: 300}}\n",
-        &["ndarray `a`: storage.fillvalue", "300 is not a value of int8"],
+        &[
+            "ndarray `a`: storage.fillvalue",
+            "300 is not a value of int8",
+        ],
     ),
     (
         "null",
@@ -226,7 +229,10 @@ const BAD: [(&str, &str, &[&str]); 13] = [
     (
         "vlen_member",
         "ndarrays:\n  a: {shape: [2], type: {compound: [x: int8, y: {vlen: {base: int8}}]}}\n",
-        &["ndarray `a`: type", "not of an attribute, a compound member"],
+        &[
+            "ndarray `a`: type",
+            "not of an attribute, a compound member",
+        ],
     ),
 ];
 

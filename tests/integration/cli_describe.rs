@@ -6,13 +6,13 @@
 
 use crate::common;
 
-use common::cli::{compile_cdl, describe, ok, refused, shape_of, without_records, FORMATS};
+use common::cli::{FORMATS, compile_cdl, describe, ok, refused, shape_of, without_records};
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ndl_runtime::ndl::File as NdlFile;
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::File as NdlFile;
 
 // ---- files NumPy writes ----------------------------------------------------
 

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::cli::{describe, ndl, ok, refused, shape_of, FORMATS};
+use common::cli::{FORMATS, describe, ndl, ok, refused, shape_of};
 
 use std::path::Path;
 
@@ -582,7 +582,11 @@ fn damaged_hdf5_files_never_crash_the_command() {
     ndl_testkit::run_with(
         &ndl_testkit::python312(),
         "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-        &[script.to_str().unwrap(), dir.path().to_str().unwrap(), "200"],
+        &[
+            script.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+            "200",
+        ],
     );
     let mut crashes_reported = 0;
     for i in 0..200 {

@@ -34,7 +34,9 @@ table = pa.table({
 fn write_table(to: &Path, script: &str) {
     run_with(
         &python312(),
-        &format!("{TABLE}\nimport sys, pyarrow.parquet as pq\n{script}\npq.write_table(table, sys.argv[1])\n"),
+        &format!(
+            "{TABLE}\nimport sys, pyarrow.parquet as pq\n{script}\npq.write_table(table, sys.argv[1])\n"
+        ),
         &[path(to)],
     );
 }

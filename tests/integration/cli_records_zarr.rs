@@ -13,7 +13,7 @@ use common::cli::{convert, converted, refused};
 use common::{python, python312, run_file, run_with};
 use ndl_runtime::{NdlType, Record};
 use ndl_zarr::{Layout, WriteOptions};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Prints what zarr-python or xarray sees of a columns store, as JSON.
 const SEEN_PY: &str = concat!(

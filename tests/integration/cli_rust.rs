@@ -19,8 +19,14 @@ use crate::common::cli::{describe, ok, refused};
 
 /// The NumPy dtypes of the `.npy` files: name, dtype expression.
 const NPY: [(&str, &str); 7] = [
-    ("padded", "np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2')], align=True)"),
-    ("packed", "np.dtype([('a', 'u1'), ('type', '<f8'), ('s', 'S5'), ('u', '<U3')])"),
+    (
+        "padded",
+        "np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2')], align=True)",
+    ),
+    (
+        "packed",
+        "np.dtype([('a', 'u1'), ('type', '<f8'), ('s', 'S5'), ('u', '<U3')])",
+    ),
     (
         "nested",
         "np.dtype([('id', '<u4'), ('pos', [('x', '<f4'), ('y', '<f4')]), ('Sensor ID', 'i1')], align=True)",
@@ -29,9 +35,18 @@ const NPY: [(&str, &str); 7] = [
         "gapped",
         "np.dtype({'names': ['a', 'b', '1x'], 'formats': ['u1', '<i4', '<u2'], 'offsets': [0, 8, 20], 'itemsize': 32})",
     ),
-    ("subarray", "np.dtype([('m', '<f8', (2, 3)), ('k', 'u1', (4,))])"),
-    ("numbers", "np.dtype([('h', '<f2'), ('z', '<c8'), ('w', '<c16', (2,))], align=True)"),
-    ("times", "np.dtype([('t', '<M8[ns]'), ('d', '<m8[s]'), ('day', '<M8[D]')])"),
+    (
+        "subarray",
+        "np.dtype([('m', '<f8', (2, 3)), ('k', 'u1', (4,))])",
+    ),
+    (
+        "numbers",
+        "np.dtype([('h', '<f2'), ('z', '<c8'), ('w', '<c16', (2,))], align=True)",
+    ),
+    (
+        "times",
+        "np.dtype([('t', '<M8[ns]'), ('d', '<m8[s]'), ('day', '<M8[D]')])",
+    ),
 ];
 
 /// Three records of any dtype: each byte a different value, through the

@@ -263,7 +263,9 @@ fn a_conversion_carries_the_sidecars_datatype() {
 fn a_conversion_carries_the_sidecars_attributes() {
     let dir = sidecar_dir();
     let npy = dir.path().join("x.npy");
-    let sidecar = format!("{SIDECAR}      valid_range: {{shape: [2], type: int32, value: [0, 2]}}\n      scale: 0.5\n");
+    let sidecar = format!(
+        "{SIDECAR}      valid_range: {{shape: [2], type: int32, value: [0, 2]}}\n      scale: 0.5\n"
+    );
     std::fs::write(dir.path().join("x.yaml"), sidecar).unwrap();
     for (dst, extra) in [
         ("y.zarr", &[][..]),

@@ -168,7 +168,9 @@ fn plain_time_arrays_convert_exactly_and_zarr_python_3_1_reads_them() {
         let npy = d.join(format!("{name}.npy"));
         let n = npy.to_str().unwrap();
         ndl_testkit::run_python(
-            &format!("import sys, numpy as np\nnp.save(sys.argv[1], np.array([0, 1, 'NaT', -5], dtype='{dtype}'))"),
+            &format!(
+                "import sys, numpy as np\nnp.save(sys.argv[1], np.array([0, 1, 'NaT', -5], dtype='{dtype}'))"
+            ),
             &[n],
         );
         for format in ["2", "3"] {

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::cli::{describe, ndl, ok, FORMATS};
+use common::cli::{FORMATS, describe, ndl, ok};
 
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::cli::{convert, converted, ndl, ok};
-use common::records::{records, Files, Rec, N, PACKED};
+use common::records::{Files, N, PACKED, Rec, records};
 use common::stores::{chunk_files, json, no_partial};
 use common::zarr_python::check_store_312;
 

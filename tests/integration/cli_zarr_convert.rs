@@ -226,12 +226,14 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     let npy = dir.path().join("large.npy");
     let n = 1_500_000usize;
     common::run_python(
-        &py("dt = np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2'), ('ok', '?'), ('code', 'S4')], align=True)\n\
+        &py(
+            "dt = np.dtype([('a', 'u1'), ('b', '<f8'), ('c', '<u2'), ('ok', '?'), ('code', 'S4')], align=True)\n\
              n = int(sys.argv[2]); i = np.arange(n)\n\
              a = np.zeros(n, dt); a['a'] = i % 251; a['b'] = i * 0.5; a['c'] = i % 65536; a['ok'] = i % 3 == 0\n\
              a['code'] = np.char.mod(b'%d', i % 10000).astype('S4')\n\
              assert a.nbytes > 32 << 20\n\
-             np.save(sys.argv[1], a)"),
+             np.save(sys.argv[1], a)",
+        ),
         &[npy.to_str().unwrap(), &n.to_string()],
     );
     let store = dir.path().join("large.zarr");

@@ -5,10 +5,10 @@
 
 use crate::common;
 
-use common::cli::{compile_cdl, convert, converted, describe, ok, FORMATS};
+use common::cli::{FORMATS, compile_cdl, convert, converted, describe, ok};
 use common::records::{Files, N, PACKED};
 use common::stores::json;
-use common::zarr_python::{py, ZARR_PYTHON_WRITES};
+use common::zarr_python::{ZARR_PYTHON_WRITES, py};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

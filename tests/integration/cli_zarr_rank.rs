@@ -9,7 +9,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::cli::{convert, converted, describe, ok, FORMATS};
+use common::cli::{FORMATS, convert, converted, describe, ok};
 use common::{python, python312, run_with};
 
 /// The .npy files NumPy writes: C and Fortran order, 0-d, empty

@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::cli::{convert, converted, describe, ok};
-use common::records::{records, Files, Rec, N};
-use common::zarr_python::{check_store_312, py, ZARR_PYTHON_WRITES};
+use common::records::{Files, N, Rec, records};
+use common::zarr_python::{ZARR_PYTHON_WRITES, check_store_312, py};
 
 use ndl_runtime::ndl::File as NdlFile;
 use ndl_runtime::{ByteOrder, NdlType};

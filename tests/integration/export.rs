@@ -7,9 +7,9 @@ use crate::common;
 #[path = "../../examples/export.rs"]
 mod example;
 
-use example::{export, readings, Reading, Sky};
-use ndl_runtime::npy::{self, sidecar_path, ReadOptions, StreamWriter, WriteOptions};
-use ndl_runtime::{ndl, Datatype};
+use example::{Reading, Sky, export, readings};
+use ndl_runtime::npy::{self, ReadOptions, StreamWriter, WriteOptions, sidecar_path};
+use ndl_runtime::{Datatype, ndl};
 
 #[test]
 fn numpy_loads_the_exported_records() {

@@ -10,8 +10,8 @@
 use crate::common;
 
 use common::cli::{convert, converted, refused};
-use ndl_runtime::time::{DateTime64, Days, Seconds, TimeDelta64};
 use ndl_runtime::NdlType;
+use ndl_runtime::time::{DateTime64, Days, Seconds, TimeDelta64};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]

@@ -263,7 +263,10 @@ fn metadata_older_writers_left_is_tolerated() {
     assert_eq!(run.code, Some(0), "{run:#?}");
     assert_eq!(
         run.stderr.trim(),
-        format!("ndl: note: {}: both zarr.json and .zarray are here: read as Zarr v3 (zarr.json), as zarr-python does", both.display())
+        format!(
+            "ndl: note: {}: both zarr.json and .zarray are here: read as Zarr v3 (zarr.json), as zarr-python does",
+            both.display()
+        )
     );
     let run = describe(&both, "ndl", &[]);
     assert!(run.stderr.contains("read as Zarr v3"), "{run:#?}");

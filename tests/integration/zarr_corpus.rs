@@ -47,7 +47,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn write_zarrs_stores(dir: &Path) {
     use std::sync::Arc;
     use zarrs::array::codec::ZstdCodec;
-    use zarrs::array::{data_type, ArrayBuilder, ArrayBytes};
+    use zarrs::array::{ArrayBuilder, ArrayBytes, data_type};
     use zarrs::filesystem::FilesystemStore;
 
     let int32: Vec<u8> = (0..63i32)

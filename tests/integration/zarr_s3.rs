@@ -221,9 +221,11 @@ fn unlock_breaks_only_a_stale_lock() {
             .output()
             .unwrap()
     };
-    assert!(ndl(&["convert", file.to_str().unwrap(), url])
-        .status
-        .success());
+    assert!(
+        ndl(&["convert", file.to_str().unwrap(), url])
+            .status
+            .success()
+    );
 
     let out = ndl(&["unlock", url]);
     assert!(out.status.success(), "{out:?}");

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use arrow_array::types::*;
 use arrow_array::{
-    make_array, Array, ArrayRef, BooleanArray, FixedSizeListArray, ListArray, PrimitiveArray,
-    StringArray, StructArray,
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, ListArray, PrimitiveArray, StringArray,
+    StructArray, make_array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, FieldRef};
@@ -100,7 +100,7 @@ pub(crate) fn array(
             return Err(Error::Unsupported {
                 column: at.path.clone(),
                 datatype: "a kind of column this version of ndl-arrow does not know".to_owned(),
-            })
+            });
         }
     })
 }

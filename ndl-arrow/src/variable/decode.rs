@@ -24,7 +24,7 @@ use super::schema::data_type;
 use crate::error::Error;
 use crate::options::ReadOptions;
 use crate::raw_batch::from_record_batch_raw;
-use crate::schema::{primitive, VALUE_COLUMN};
+use crate::schema::{VALUE_COLUMN, primitive};
 use crate::strings::Strings;
 
 /// Values read from Arrow arrays, owning (sharing) their buffers.
@@ -302,7 +302,7 @@ fn decode_value(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Er
             return Err(Error::Unsupported {
                 column: cx.at.path.clone(),
                 datatype: "a kind of column this version of ndl-arrow does not know".into(),
-            })
+            });
         }
     })
 }
@@ -312,14 +312,13 @@ fn struct_fields(
     s: &StructArray,
     cx: &Cx<'_>,
 ) -> Result<Decoded, Error> {
-    if !cx.options.ignore_extra_columns {
-        if let Some(extra) = s
+    if !cx.options.ignore_extra_columns
+        && let Some(extra) = s
             .fields()
             .iter()
             .find(|f| !fields.iter().any(|(name, _)| f.name() == name))
-        {
-            return Err(extra_column(&format!("{}.{}", cx.at.path, extra.name())));
-        }
+    {
+        return Err(extra_column(&format!("{}.{}", cx.at.path, extra.name())));
     }
     let mask = NullBuffer::union(cx.mask.as_ref(), s.nulls());
     let mut out = Vec::with_capacity(fields.len());

@@ -17,8 +17,8 @@ mod schema;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
-use ndl_runtime::record::{self, Column, ColumnReader, RecordError};
 use ndl_runtime::Record;
+use ndl_runtime::record::{self, Column, ColumnReader, RecordError};
 
 use crate::error::Error;
 use crate::options::ReadOptions;

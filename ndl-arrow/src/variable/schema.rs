@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema};
 use ndl_runtime::record::{self, Column};
-use ndl_runtime::{ndl, Datatype, Member, Record};
+use ndl_runtime::{Datatype, Member, Record, ndl};
 
 use crate::error::Error;
 use crate::schema::{
-    data_type_of, insert_member_metadata, polars_categories, primitive, says_it_all, DATATYPE_KEY,
-    ITEM, POLARS_ENUM_KEY, TYPE_KEY, VALUE_COLUMN,
+    DATATYPE_KEY, ITEM, POLARS_ENUM_KEY, TYPE_KEY, VALUE_COLUMN, data_type_of,
+    insert_member_metadata, polars_categories, primitive, says_it_all,
 };
 
 /// The columns of no records of `T`: the shape every batch of `T` has.
@@ -153,7 +153,7 @@ pub(crate) fn data_type(
             return Err(Error::Unsupported {
                 column: path.to_owned(),
                 datatype: "a kind of column this version of ndl-arrow does not know".to_owned(),
-            })
+            });
         }
     })
 }

@@ -3,10 +3,10 @@
 
 use crate::common;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use common::{readings, Reading};
+use common::{Reading, readings};
 use ndl_arrow::{IpcRecordReader, ParquetRecordReader, ReadOptions};
 
 /// Reads `path` every way there is; the first error, `None` when it reads.

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{readings, Reading, PY_READINGS};
+use common::{PY_READINGS, Reading, readings};
 use ndl_arrow::ReadOptions;
 use ndl_testkit::{python312, run_with};
 
@@ -360,7 +360,7 @@ pq.write_table(bad, os.path.join(d, "garbled-metadata.parquet"))
 /// enums of wide bases: what each peer makes of them.
 #[test]
 fn the_peers_read_every_member_kind() {
-    use ndl_testkit::records::{Extras, Names, Outer, Tagged, C64, F16, S5, U3};
+    use ndl_testkit::records::{C64, Extras, F16, Names, Outer, S5, Tagged, U3};
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let outer: Vec<Outer> = (0..4)

@@ -12,7 +12,7 @@ use ndl_runtime::{
     ByteOrder, Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, NdlType,
 };
 
-use crate::common::{readings, Reading};
+use crate::common::{Reading, readings};
 
 /// A record type `Reading` is not: reading a file of readings as these
 /// fails on its columns.

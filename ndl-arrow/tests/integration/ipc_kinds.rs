@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{readings, Reading, PY_READINGS};
+use common::{PY_READINGS, Reading, readings};
 use ndl_arrow::Error;
 use ndl_testkit::{python312, run_with};
 

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use ndl_arrow::arrow_schema::DataType;
 use ndl_arrow::ReadOptions;
+use ndl_arrow::arrow_schema::DataType;
 use ndl_runtime::time::{DateTime64, Days, Micros, NAT};
 use ndl_runtime::{NdlType, Record};
 use ndl_testkit::{python312, run_with};

@@ -3,16 +3,16 @@
 
 use crate::common;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Float32Type, UInt32Type, UInt8Type};
 use arrow_array::Array;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, UInt8Type, UInt32Type};
 use arrow_schema::DataType;
-use common::{readings, Reading};
+use common::{Reading, readings};
 use ndl_arrow::{
     IpcRecordReader, IpcRecordWriter, ParquetRecordReader, ParquetRecordWriter, ParquetWriter,
     ReadOptions,
 };
-use ndl_runtime::{npy, ByteOrder, Datatype, NdlType};
+use ndl_runtime::{ByteOrder, Datatype, NdlType, npy};
 use ndl_testkit::records::{Extras, Names, Outer, Padded, Tagged, Track};
 
 #[test]

@@ -2,9 +2,9 @@
 //! `Duration`, NaT as null: typed round trips, the NumPy units Arrow has
 //! no unit for, and pyarrow and polars both ways.
 
+use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{DurationMillisecondType, TimestampNanosecondType, TimestampSecondType};
-use arrow_array::Array;
 use arrow_schema::{DataType, TimeUnit};
 use ndl_runtime::time::{DateTime64, Days, Micros, Millis, Nanos, Seconds, TimeDelta64};
 use ndl_runtime::{ByteOrder, Compound, Datatype, NdlType, TimeType};
@@ -267,7 +267,9 @@ fn reading_into_another_unit_converts_exactly_or_refuses() {
     ])
     .unwrap();
     assert_eq!(
-        ndl_arrow::from_record_batch::<Fine>(&far).unwrap_err().to_string(),
+        ndl_arrow::from_record_batch::<Fine>(&far)
+            .unwrap_err()
+            .to_string(),
         "record 1, column `at`: 922337203685477580 of M8[s]: beyond the range of an i64 count of M8[ns]"
     );
     // Others' non-null count of `i64::MIN` would read as NaT: refused.
@@ -335,7 +337,9 @@ for df in [pl.read_parquet(sys.argv[1]), pl.read_ipc(sys.argv[2])]:
     );
     // Parquet has no timestamp of seconds: there they are milliseconds.
     let schema = |s| {
-        format!("id:uint32:False;at:timestamp[ns]:True;day:timestamp[{s}]:True;took:duration[ms]:True;window:fixed_size_list<item: timestamp[{s}]>[2]:False")
+        format!(
+            "id:uint32:False;at:timestamp[ns]:True;day:timestamp[{s}]:True;took:duration[ms]:True;window:fixed_size_list<item: timestamp[{s}]>[2]:False"
+        )
     };
     assert_eq!(out.lines().collect::<Vec<_>>(), [schema("ms"), schema("s")]);
 }

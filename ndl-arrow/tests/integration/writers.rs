@@ -6,7 +6,7 @@
 use ndl_arrow::{IpcWriter, ParquetWriter, WriteOptions};
 use ndl_testkit::child::{assert_durable_publish, traced_flushes};
 
-use crate::common::{readings, Reading};
+use crate::common::{Reading, readings};
 
 #[test]
 fn finish_counts_the_records_written() {

@@ -6,7 +6,7 @@ use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Nda
 use ndl_runtime::{ByteOrder, Datatype, IntType};
 use serde_yaml::Value;
 
-use super::values::{encode, keyword, Values};
+use super::values::{Values, encode, keyword};
 
 /// A filter of an array's chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,14 +209,14 @@ fn array(
     check_array_type(datatype, at)?;
     let optional = matches!(datatype, Datatype::Optional(_));
     let (datatype, fill) = fill_of(datatype, storage.fillvalue.as_ref(), at)?;
-    if let Some(charset) = &storage.charset {
-        if !matches!(
+    if let Some(charset) = &storage.charset
+        && !matches!(
             charset.to_ascii_lowercase().as_str(),
             "utf-8" | "utf8" | "ascii"
-        ) {
-            let why = format!("unknown charset `{charset}`; expected ascii or utf-8");
-            return Err((format!("{at}: storage.charset"), why));
-        }
+        )
+    {
+        let why = format!("unknown charset `{charset}`; expected ascii or utf-8");
+        return Err((format!("{at}: storage.charset"), why));
     }
     Ok(PlannedArray {
         name: name.to_string(),
@@ -403,7 +403,7 @@ fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
             return c
                 .members
                 .iter()
-                .try_for_each(|m| check_datatype(&m.datatype, at))
+                .try_for_each(|m| check_datatype(&m.datatype, at));
         }
         Datatype::Array(a) => return check_datatype(&a.base, at),
         _ => return Ok(()),

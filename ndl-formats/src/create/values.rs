@@ -295,7 +295,7 @@ fn fixed_string(
     };
     let bytes: Vec<u8> = match charset {
         Charset::Ascii if !text.is_ascii() => {
-            return Err((at.to_string(), format!("the string {text:?} is not ASCII")))
+            return Err((at.to_string(), format!("the string {text:?} is not ASCII")));
         }
         Charset::Ascii => text.as_bytes().to_vec(),
         Charset::Utf32 => text
@@ -329,7 +329,7 @@ fn opaque(v: &Value, size: usize, at: &str, out: &mut Vec<u8>) -> Result<(), Bad
             return Err((
                 at.to_string(),
                 format!("expected a list of bytes, found {}", describe(other)),
-            ))
+            ));
         }
     };
     if bytes.len() > size {

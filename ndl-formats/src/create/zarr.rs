@@ -12,10 +12,10 @@ use ndl_runtime::record::Column;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Datatype, Order};
 use ndl_zarr::{Codec, GridWriter, VlenKind, WriteOptions, ZarrFormat};
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json, json};
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
-use super::values::{encode, Values};
+use super::values::{Values, encode};
 use crate::error::{Error, Result};
 
 /// Bytes of zeros appended at a time to an array without values.
@@ -155,7 +155,7 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
                 return Err(Error::Unsupported {
                     path: dir.to_path_buf(),
                     message: format!("{}: the value does not pack", a.at),
-                })
+                });
             }
         },
         None => fill(&mut w, &a.extents, a.fill.as_deref(), packed.size())?,

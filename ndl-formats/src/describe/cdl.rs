@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use ndl_runtime::lang::cdl;
 use ndl_runtime::Datatype;
+use ndl_runtime::lang::cdl;
 
 use super::in_entry;
-use crate::contents::{ancestors_and_self, stem, Arrangement, Contents, Entry, NamedType};
+use crate::contents::{Arrangement, Contents, Entry, NamedType, ancestors_and_self, stem};
 use crate::error::{Error, Result};
 
 /// Why netCDF CDL cannot hold the array `e`, where it cannot: references
@@ -27,7 +27,7 @@ pub(super) fn cannot_say(e: &Entry) -> Option<String> {
             return Some(format!(
                 "netCDF-4 has no reference types ({})",
                 super::listed_parts(&references)
-            ))
+            ));
         }
     }
     if parts.is_empty() || super::is_object(&e.spec.datatype) {
@@ -298,7 +298,7 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
                             "`{}`: dimension `{name}` is {size} long here and {} elsewhere",
                             a.name, d.size
                         ),
-                    })
+                    });
                 }
                 Some(_) => {}
                 None => dims.push(Dimension {
@@ -404,18 +404,18 @@ fn attribute(
     // A compound netCDF cannot define (an HDF5 one of half floats) stays
     // JSON text, as other values CDL has no type for.
     let definable = |dt: &Datatype| cdl::type_definitions("t", dt).is_ok();
-    if let Some(dt @ Datatype::Compound(_)) = stored.filter(|dt| definable(dt)) {
-        if let Some(records) = records(value, dt) {
-            let type_name = named
-                .iter()
-                .find(|t| t.datatype == *dt)
-                .map_or_else(|| format!("{name}_t"), |t| t.name.clone());
-            return cdl::AttrValue::Compound {
-                type_name,
-                datatype: dt.clone(),
-                records,
-            };
-        }
+    if let Some(dt @ Datatype::Compound(_)) = stored.filter(|dt| definable(dt))
+        && let Some(records) = records(value, dt)
+    {
+        let type_name = named
+            .iter()
+            .find(|t| t.datatype == *dt)
+            .map_or_else(|| format!("{name}_t"), |t| t.name.clone());
+        return cdl::AttrValue::Compound {
+            type_name,
+            datatype: dt.clone(),
+            records,
+        };
     }
     // netCDF attributes are lists: an HDF5 attribute of more dimensions
     // is its elements in C order.
@@ -431,7 +431,7 @@ fn attribute(
     let numbers = || items.iter().filter_map(|v| super::float_of(v));
     match stored {
         Some(Datatype::Float32) => {
-            return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect())
+            return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect());
         }
         Some(Datatype::Float64) => return cdl::AttrValue::Doubles(numbers().collect()),
         Some(dt) => {

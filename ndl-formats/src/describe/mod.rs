@@ -144,13 +144,13 @@ pub fn describe(path: &Path, language: Language, options: &DescribeOptions) -> R
             listing(&contents, numpy::datashape)
         }
         Language::Zarr => {
-            if let (Arrangement::One, [e]) = (contents.arrangement, contents.entries.as_slice()) {
-                if let Some(why) = zarr::cannot_say(e) {
-                    return Err(Error::Description {
-                        path: path.to_path_buf(),
-                        message: format!("`{}`: Zarr: {why}", e.label()),
-                    });
-                }
+            if let (Arrangement::One, [e]) = (contents.arrangement, contents.entries.as_slice())
+                && let Some(why) = zarr::cannot_say(e)
+            {
+                return Err(Error::Description {
+                    path: path.to_path_buf(),
+                    message: format!("`{}`: Zarr: {why}", e.label()),
+                });
             }
             let said = said_in(&mut contents, "Zarr", zarr::cannot_say);
             zarr::metadata(path, &said)?
@@ -330,7 +330,7 @@ pub(crate) fn listed_parts(parts: &[(String, String)]) -> String {
 }
 
 /// A language's error about one array.
-fn in_entry(path: &Path, e: &Entry) -> impl Fn(ndl_runtime::lang::LangError) -> Error {
+fn in_entry(path: &Path, e: &Entry) -> impl Fn(ndl_runtime::lang::LangError) -> Error + use<> {
     let (path, array) = (path.to_path_buf(), e.label());
     move |source| Error::Language {
         path: path.clone(),

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use ndl_runtime::ndl::{self, Attribute, DimCoord, Extent, Ndarray, Shape};
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::{self, Attribute, DimCoord, Extent, Ndarray, Shape};
 use serde_json::Value as J;
 
-use crate::contents::{ancestors_and_self, Arrangement, Contents, Entry};
+use crate::contents::{Arrangement, Contents, Entry, ancestors_and_self};
 use crate::error::{Error, Result};
 
 /// Attributes that keep a store's bookkeeping, not the data's meaning.
@@ -108,7 +108,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                             "`{}`: dimension `{name}` is {size} long here and {len} elsewhere",
                             e.name
                         ),
-                    })
+                    });
                 }
                 Some(_) => {}
                 None => {

@@ -2,9 +2,9 @@
 
 use ndl_runtime::ndl;
 
-use crate::contents::{join, Contents};
+use crate::contents::{Contents, join};
 pub(super) use crate::sidecar::read;
-use crate::sidecar::{datatype_of, Sidecar};
+use crate::sidecar::{Sidecar, datatype_of};
 
 /// Takes each array's datatype from the sidecar where it has the file's
 /// layout: it adds enum member names and descriptions in every language.

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use ndl_runtime::Datatype;
 use ndl_runtime::lang::zarr;
 use ndl_runtime::records::PackedLayout;
-use ndl_runtime::Datatype;
 use serde_json::Value;
 
 use crate::contents::{Arrangement, Contents, Entry};

@@ -25,20 +25,12 @@ pub(crate) enum Version {
 impl Version {
     /// The bytes of a count (`NON_NEG`).
     fn count_bytes(self) -> u64 {
-        if self == Version::Data64 {
-            8
-        } else {
-            4
-        }
+        if self == Version::Data64 { 8 } else { 4 }
     }
 
     /// The bytes of a variable's offset (`begin`).
     fn offset_bytes(self) -> u64 {
-        if self == Version::Classic {
-            4
-        } else {
-            8
-        }
+        if self == Version::Classic { 4 } else { 8 }
     }
 }
 

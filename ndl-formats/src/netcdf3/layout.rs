@@ -60,7 +60,7 @@ pub(crate) fn place(header: &Header, len: u64) -> Result<Vec<Layout>, String> {
                 return Err(format!(
                     "variable `{}`: its data (from byte {}) runs past the end of the file ({len} bytes)",
                     v.name, v.begin
-                ))
+                ));
             }
         }
         layouts.push(Layout {

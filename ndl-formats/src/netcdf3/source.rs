@@ -7,14 +7,14 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::file::{malformed, Netcdf3File};
+use super::file::{Netcdf3File, malformed};
 use super::header::{Attribute, NcType};
 use super::layout::Layout;
 use super::values::text;
 use crate::error::{Error, Result};
-use crate::source::{Handover, Origin, Source, BATCH_BYTES};
-use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues};
+use crate::source::{BATCH_BYTES, Handover, Origin, Source};
 use ndl_runtime::ArraySpec;
+use ndl_runtime::time::{CfCounts, CfTimeUnits, CfValues};
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 
 /// The values of one netCDF-3 variable, in the file's (big-endian) byte

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_formats::{convert, describe, ConvertOptions, Language, ReadOptions};
+use ndl_formats::{ConvertOptions, Language, ReadOptions, convert, describe};
 use ndl_testkit::netcdf::{compile_cdl, ncdump, ncgen};
 use ndl_testkit::python::{python312, run_with};
 

@@ -1,6 +1,6 @@
 //! Bitshuffle (32008), bare or with LZ4 or zstd inside.
 
-use super::{be, declared_size, stored_block, Chunk};
+use super::{Chunk, be, declared_size, stored_block};
 
 /// Bitshuffle's elements a block holds are a multiple of this; elements
 /// past the last whole multiple are stored as they are.

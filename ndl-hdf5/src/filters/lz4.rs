@@ -1,6 +1,6 @@
 //! LZ4 as HDF5's LZ4 plugin writes it (32004).
 
-use super::{be, declared_size, stored_block, Chunk};
+use super::{Chunk, be, declared_size, stored_block};
 
 /// LZ4 as HDF5's LZ4 plugin writes it: the decoded size (8 bytes) and
 /// block size (4), big-endian, then each block as its stored size (4)

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use ndl_hdf5::DatasetWriter;
-use ndl_testkit::child::{say, this_test, Running};
+use ndl_testkit::child::{Running, say, this_test};
 use ndl_testkit::records::Padded;
 
 const CHILD: &str = "NDL_HDF5_CRASH_CHILD";

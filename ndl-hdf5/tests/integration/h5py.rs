@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use ndl_runtime::time::{DateTime64, Nanos, Seconds, TimeDelta64};
 use ndl_runtime::NdlType;
+use ndl_runtime::time::{DateTime64, Nanos, Seconds, TimeDelta64};
 use ndl_testkit::python::{python312, run_with};
 use ndl_testkit::records::{
-    Color, Extras, Inner, Level, Outer, Packed, Padded, Tagged, Track, Wide, C64, F16, S5,
+    C64, Color, Extras, F16, Inner, Level, Outer, Packed, Padded, S5, Tagged, Track, Wide,
 };
 
 /// Time fields, as h5py stores NumPy's: opaque, tagged with the dtype.

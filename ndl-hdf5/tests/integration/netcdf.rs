@@ -6,7 +6,7 @@ use ndl_hdf5::DatasetWriter;
 use ndl_runtime::NdlType;
 use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
-use ndl_testkit::records::{Color, Inner, Level, Tagged, Wide, F16, S5};
+use ndl_testkit::records::{Color, F16, Inner, Level, S5, Tagged, Wide};
 
 /// A station's reading: a name inside the record, as netCDF `char`s.
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

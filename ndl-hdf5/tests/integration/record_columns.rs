@@ -179,7 +179,7 @@ print(w.dtype, [str(v) for v in w])
 #[test]
 fn times_are_cf_times_xarray_decodes_and_read_back_as_times() {
     use ndl_runtime::record::Values;
-    use ndl_runtime::time::{BaseUnit, NumpyTimeUnit, NAT};
+    use ndl_runtime::time::{BaseUnit, NAT, NumpyTimeUnit};
     use ndl_runtime::{Compound, Datatype, Member, TimeType};
     let when = Datatype::Time(TimeType::datetime(NumpyTimeUnit::new(BaseUnit::Seconds)));
     let datatype = Datatype::Compound(

@@ -6,7 +6,7 @@
 use ndl_hdf5::{DatasetWriter, Error};
 use ndl_runtime::{NdlType, Record};
 use ndl_testkit::python::{python312, run_with};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(u8)]

@@ -4,8 +4,8 @@
 //! and the typed reader agreeing with what the untyped writer wrote.
 
 use ndl_hdf5::{Error, RecordsReader, RecordsWriter, WriteOptions};
-use ndl_runtime::record::{self, Column};
 use ndl_runtime::Record;
+use ndl_runtime::record::{self, Column};
 
 #[derive(Clone, Debug, PartialEq, Record)]
 struct Venue {

@@ -4,8 +4,8 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Throughput};
-use ndl_runtime::npy::{ReadOptions, WriteOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{ReadOptions, WriteOptions};
 
 /// Adds the three cells for `recs`, labelled `mb`, to `g`, and returns the
 /// file that `options` writes of them, for further cells.

@@ -37,17 +37,25 @@ pub enum DatatypeError {
     VariableMember(String),
     /// [`Compound::variable`](crate::Compound::variable) was given only
     /// fixed-size members.
-    #[error("a variable-size compound needs a variable-length member; lay fixed members out with `Compound::c_layout`")]
+    #[error(
+        "a variable-size compound needs a variable-length member; lay fixed members out with `Compound::c_layout`"
+    )]
     NotVariable,
     /// A member of a variable-size compound has an offset.
-    #[error("compound member `{0}` has an offset, but its compound has a variable-length member and so no layout; build it with `Compound::variable`")]
+    #[error(
+        "compound member `{0}` has an offset, but its compound has a variable-length member and so no layout; build it with `Compound::variable`"
+    )]
     VariableOffset(String),
     /// A variable-size compound has a size.
-    #[error("a compound with a variable-length member has no size, but it says {0}; build it with `Compound::variable`")]
+    #[error(
+        "a compound with a variable-length member has no size, but it says {0}; build it with `Compound::variable`"
+    )]
     VariableSize(usize),
     /// A compound member starts before the member below it (by offset)
     /// ends.
-    #[error("compound member `{name}` at offset {offset} overlaps the member below it, which ends at {previous_end}")]
+    #[error(
+        "compound member `{name}` at offset {offset} overlaps the member below it, which ends at {previous_end}"
+    )]
     Overlap {
         /// The member.
         name: String,

@@ -126,7 +126,7 @@ impl TryFrom<&Datatype> for AtomicType {
             Datatype::Float64 => return Ok(AtomicType::Double),
             Datatype::String => return Ok(AtomicType::String),
             Datatype::FixedString(s) if s.charset == Charset::Ascii && s.length == 1 => {
-                return Ok(AtomicType::Char)
+                return Ok(AtomicType::Char);
             }
             Datatype::FixedString(s) if s.charset == Charset::Ascii => {
                 "char holds one character; give the variable a trailing dimension of the \

@@ -25,7 +25,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
-use super::{child, LangError, Language};
+use super::{LangError, Language, child};
 use crate::time::{BaseUnit, TimeKind};
 use crate::{Charset, Compound, Datatype, Enum, Member};
 
@@ -253,7 +253,7 @@ impl Printer {
             Datatype::ObjRef | Datatype::RegRef(_) => {
                 return Err(unsupported(
                     "a reference is the file's own business; no Rust type reads it",
-                ))
+                ));
             }
             _ => return Err(unsupported("ndl has no Rust type for it")),
         })
@@ -370,7 +370,10 @@ impl Printer {
                     Language::Rust,
                     &child(path, &m.name),
                     &m.datatype,
-                    format!("it overlaps the member before it (bytes {}..{end}), which no Rust struct can do", m.offset),
+                    format!(
+                        "it overlaps the member before it (bytes {}..{end}), which no Rust struct can do",
+                        m.offset
+                    ),
                 ));
             }
             let natural = if packed { end } else { round_up(end, t.align) };

@@ -2,8 +2,8 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
-use super::read::{datatype_of, Keys};
+use super::error::{Ctx, NdlError, NdlErrorKind, describe_value};
+use super::read::{Keys, datatype_of};
 use super::shape::Shape;
 use super::storage::Storage;
 use crate::Datatype;

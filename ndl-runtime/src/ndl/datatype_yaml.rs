@@ -199,7 +199,7 @@ fn from_mapping(m: &Mapping) -> Result<Datatype, String> {
                 other => {
                     return Err(ctx(format!(
                         "unknown charset `{other}`; expected ascii or utf-32"
-                    )))
+                    )));
                 }
             };
             Ok(Datatype::FixedString(FixedString {
@@ -370,7 +370,9 @@ fn variable_compound<'a>(
     variable: &str,
 ) -> Result<Datatype, String> {
     let no_layout = |what: String| {
-        format!("{what}, but member `{variable}` has a variable-length datatype, so the compound has no layout")
+        format!(
+            "{what}, but member `{variable}` has a variable-length datatype, so the compound has no layout"
+        )
     };
     if let Some(size) = size {
         return Err(no_layout(format!("the compound has size {size}")));
@@ -395,7 +397,7 @@ fn compound_member(entry: &Value) -> Result<(Member, Option<usize>), String> {
             return Err(format!(
                 "compound member {} is not a one-key mapping",
                 describe_value(entry)
-            ))
+            ));
         }
     };
     let name = scalar_key(name)?;

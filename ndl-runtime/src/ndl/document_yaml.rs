@@ -11,7 +11,7 @@ use super::emit::to_yaml_string;
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::name_map::NameMap;
 use super::path::check_group_path;
-use super::read::{datatype_of, entities, size_of, Keys};
+use super::read::{Keys, datatype_of, entities, size_of};
 use super::shape::Shape;
 use super::storage::Storage;
 
@@ -88,7 +88,7 @@ impl File {
             let path = match key.as_str() {
                 Some(p) if p.starts_with('/') => p,
                 Some(p) if GROUP_KEYS.contains(&p) => {
-                    return Err(Ctx::root().err(NdlErrorKind::MixedTopLevel(p.into())))
+                    return Err(Ctx::root().err(NdlErrorKind::MixedTopLevel(p.into())));
                 }
                 _ => return Err(Ctx::root().expected("a group path `/...`", key)),
             };

@@ -149,7 +149,9 @@ pub enum NdlErrorKind {
         found: String,
     },
     /// A short-form attribute whose value is not a scalar.
-    #[error("{0} cannot be a short-form attribute, which is a scalar; use the long form {{shape, type, value}}")]
+    #[error(
+        "{0} cannot be a short-form attribute, which is a scalar; use the long form {{shape, type, value}}"
+    )]
     NoShortForm(String),
 }
 

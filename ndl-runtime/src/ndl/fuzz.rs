@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use serde_yaml::Value;
 
+use super::File;
 use super::document_yaml::{DIMCOORD_KEYS, GROUP_KEYS, NDARRAY_KEYS};
 use super::storage::KEYS as STORAGE_KEYS;
-use super::File;
 
 /// Words that mean something in NDL besides its keys: group paths,
 /// dimcoord names, datatypes, byte orders, and YAML 1.1's `ON`.

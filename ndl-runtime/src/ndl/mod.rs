@@ -58,7 +58,7 @@ mod validate;
 mod values;
 
 pub use attribute::{Attribute, AttributeForm};
-pub use document::{DimCoord, File, FileForm, Group, Ndarray, DESCRIPTION};
+pub use document::{DESCRIPTION, DimCoord, File, FileForm, Group, Ndarray};
 pub use emit::to_yaml_string;
 pub use error::{NdlError, NdlErrorKind};
 pub use name_map::NameMap;

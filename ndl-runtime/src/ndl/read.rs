@@ -3,7 +3,7 @@
 use serde_yaml::{Mapping, Value};
 
 use super::datatype_yaml::as_usize;
-use super::error::{describe_value, Ctx, NdlError, NdlErrorKind};
+use super::error::{Ctx, NdlError, NdlErrorKind, describe_value};
 use super::name_map::NameMap;
 use crate::Datatype;
 

@@ -6,7 +6,7 @@ use serde_yaml::{Mapping, Value};
 use crate::{ByteOrder, Order};
 
 use super::error::{Ctx, NdlError, NdlErrorKind};
-use super::read::{size_of, sizes_of, str_of, Keys};
+use super::read::{Keys, size_of, sizes_of, str_of};
 
 /// The `storage:` directives; all optional, none has a default.
 ///

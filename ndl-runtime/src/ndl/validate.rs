@@ -10,7 +10,7 @@ use super::document::{DimCoord, File, FileForm, Group, Ndarray};
 use super::error::{Ctx, NdlError, NdlErrorKind};
 use super::name_map::NameMap;
 use super::path::{check_group_path, check_name};
-use super::shape::{is_dim_reference, Extent, Shape};
+use super::shape::{Extent, Shape, is_dim_reference};
 use super::storage::Storage;
 use super::values::{check_element, check_value};
 use crate::Datatype;

@@ -26,13 +26,13 @@ pub(crate) fn check_value(
     let list = value
         .as_sequence()
         .ok_or_else(|| ctx.expected("a list with one value per index of the dimension", value))?;
-    if let Some(n) = *first {
-        if list.len() != n {
-            return Err(ctx.err(NdlErrorKind::LengthMismatch {
-                expected: n,
-                found: list.len(),
-            }));
-        }
+    if let Some(n) = *first
+        && list.len() != n
+    {
+        return Err(ctx.err(NdlErrorKind::LengthMismatch {
+            expected: n,
+            found: list.len(),
+        }));
     }
     list.iter().enumerate().try_for_each(|(i, item)| {
         check_value(item, rest, datatype, &ctx.suffixed(format!("[{i}]")))

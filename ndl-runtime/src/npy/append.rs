@@ -13,13 +13,13 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::compare::{check_datatype, RecordShape};
+use super::compare::{RecordShape, check_datatype};
 use super::header::{count_digits, with_count};
-use super::io::{preallocate, publish, temp_file_beside, Counting};
+use super::io::{Counting, preallocate, publish, temp_file_beside};
 use super::record_writer::RecordWriter;
 use super::shape::checked_product;
 use super::write::write_announced;
-use super::{sidecar, Error, Header, HeaderLimits, Result};
+use super::{Error, Header, HeaderLimits, Result, sidecar};
 use crate::NdlType;
 
 /// How to append to an existing `.npy` file: whether to wait for the disk,
@@ -166,7 +166,9 @@ impl Growing {
             })
         };
         if header.order.is_fortran() {
-            return refuse("the file is in Fortran order, whose data does not end with its first dimension's last step");
+            return refuse(
+                "the file is in Fortran order, whose data does not end with its first dimension's last step",
+            );
         }
         let RecordShape { shape, .. } = check_datatype(&header, &T::datatype())?;
         if shape.is_empty() {

@@ -36,7 +36,9 @@ pub enum Error {
     },
 
     /// The file ends before something it announces.
-    #[error("unexpected end of file while reading the {what} at byte {offset}: expected {expected} bytes, got {got}")]
+    #[error(
+        "unexpected end of file while reading the {what} at byte {offset}: expected {expected} bytes, got {got}"
+    )]
     UnexpectedEof {
         /// What was being read: `magic string`, `array header length`, `array header`, `array data`,
         /// or a `.npz` archive's `stored member` (to map it).
@@ -71,7 +73,9 @@ pub enum Error {
     },
 
     /// HEADER_LEN exceeds [`HeaderLimits::max_header_size`](super::HeaderLimits).
-    #[error("the array header at byte {offset} is {len} bytes long, more than the limit of {limit} characters (raise HeaderLimits::max_header_size to read it)")]
+    #[error(
+        "the array header at byte {offset} is {len} bytes long, more than the limit of {limit} characters (raise HeaderLimits::max_header_size to read it)"
+    )]
     HeaderTooLarge {
         /// Where the header text starts.
         offset: u64,
@@ -125,7 +129,9 @@ pub enum Error {
     },
 
     /// The number of elements or bytes of the array does not fit in 64 bits.
-    #[error("the array of shape {shape:?} with {itemsize}-byte items has more elements or bytes than fit in 64 bits")]
+    #[error(
+        "the array of shape {shape:?} with {itemsize}-byte items has more elements or bytes than fit in 64 bits"
+    )]
     ShapeOverflow {
         /// The shape.
         shape: Vec<u64>,
@@ -243,7 +249,9 @@ pub enum Error {
     },
 
     /// The count of an appended file does not fit its header.
-    #[error("no room in the header for a first dimension of {count}: the file was written without NumPy's growth padding (NumPy < 1.24); AppendOptions::rewrite(true) rewrites it")]
+    #[error(
+        "no room in the header for a first dimension of {count}: the file was written without NumPy's growth padding (NumPy < 1.24); AppendOptions::rewrite(true) rewrites it"
+    )]
     NoGrowthRoom {
         /// The first dimension the file would have after the append.
         count: u64,
@@ -278,7 +286,9 @@ pub enum Error {
 
     /// A `.npz` member's bytes do not have the CRC-32 its zip directory
     /// entry records: the archive was changed or damaged after writing.
-    #[error("npz archive member '{member}': its CRC-32 is {computed:08x}, the zip directory says {stored:08x}; the member was changed or damaged")]
+    #[error(
+        "npz archive member '{member}': its CRC-32 is {computed:08x}, the zip directory says {stored:08x}; the member was changed or damaged"
+    )]
     Checksum {
         /// The archive member.
         member: String,

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
-use super::compare::{bad_value, check_datatype, file_layout_for, RecordShape};
+use super::compare::{RecordShape, bad_value, check_datatype, file_layout_for};
 use super::{ByteOrder, Error, Header, HeaderLimits, Result};
 use crate::record_plan::RecordPlan;
 use crate::{NdlType, Order};
@@ -115,7 +115,7 @@ impl<T: NdlType> MmapArray<T> {
                     offset: offset as u64,
                     expected: data_len.unwrap_or(u64::MAX),
                     got: left,
-                })
+                });
             }
         };
         let data = &map[offset..offset + len * layout.itemsize];

@@ -94,20 +94,20 @@ pub(crate) mod write;
 pub use crate::ByteOrder;
 pub use append::AppendOptions;
 pub use error::{Error, Result};
-pub use header::{Header, HeaderLimits, DEFAULT_MAX_HEADER_SIZE, MAGIC};
+pub use header::{DEFAULT_MAX_HEADER_SIZE, Header, HeaderLimits, MAGIC};
 pub use mmap::MmapArray;
-pub use read::{read_header, read_header_file, NpyArray, ReadOptions};
+pub use read::{NpyArray, ReadOptions, read_header, read_header_file};
 pub use record_layout::RecordLayout;
 pub use sidecar::{find_sidecar, read_sidecar, sidecar_path, storage_of, write_sidecar};
 pub use stream::StreamWriter;
 pub use typestr::{parse_scalar_typestr, scalar_typestr};
-pub use write::{write_file_with, WriteOptions};
+pub use write::{WriteOptions, write_file_with};
 
 use std::io::{Read, Write};
 use std::path::Path;
 
-use crate::record::{same_slice, same_vec, PlainVisitor, Record};
 use crate::NdlType;
+use crate::record::{PlainVisitor, Record, same_slice, same_vec};
 
 /// Writes `data` as a 1-D `.npy` array in native byte order to `writer`.
 ///

@@ -12,10 +12,10 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::compare::{bad_value, element, file_layout_for, layout_for, record_shape, RecordShape};
-use super::io::{read_full, Counting};
+use super::compare::{RecordShape, bad_value, element, file_layout_for, layout_for, record_shape};
+use super::io::{Counting, read_full};
 use super::record_vec::RecordVec;
-use super::{sidecar, ByteOrder, Error, Header, HeaderLimits, Result};
+use super::{ByteOrder, Error, Header, HeaderLimits, Result, sidecar};
 use crate::field_map::FieldMap;
 use crate::record_plan::{BadValue, RecordPlan};
 use crate::schema::first_difference;

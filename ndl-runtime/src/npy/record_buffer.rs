@@ -3,7 +3,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::record_plan::{zero_padding, RecordPlan};
+use crate::record_plan::{RecordPlan, zero_padding};
 use crate::records::assume_init;
 
 /// Room kept in front of staged records for bytes carried over from the

@@ -9,9 +9,9 @@ use std::io::Write;
 use crate::record::Column;
 use crate::{Datatype, FixedString};
 
-use super::header::Header;
-use super::variable::{stored, write_rows, Cx};
 use super::Result;
+use super::header::Header;
+use super::variable::{Cx, stored, write_rows};
 
 /// How records of a datatype are stored in a `.npy` file, widened batch by
 /// batch until every value fits: [`measure`](RecordLayout::measure) each

@@ -3,9 +3,9 @@
 use std::io::ErrorKind;
 use std::mem::MaybeUninit;
 
+use crate::NdlType;
 use crate::record_plan::{BadValue, RecordPlan};
 use crate::records::advise_huge_pages;
-use crate::NdlType;
 
 /// Records being read: a `Vec<MaybeUninit<T>>` whose bytes are all
 /// initialised (invariant), so they can be handed out as `&mut [u8]`.

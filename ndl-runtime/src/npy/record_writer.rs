@@ -8,11 +8,11 @@ use std::mem::MaybeUninit;
 use std::sync::mpsc::sync_channel;
 
 use super::compare::{file_layout_for, layout_for};
-use super::record_buffer::{RecordBuffer, PREFIX_BYTES};
+use super::record_buffer::{PREFIX_BYTES, RecordBuffer};
 use super::{ByteOrder, Header, Result};
+use crate::NdlType;
 use crate::record_plan::RecordPlan;
 use crate::records::{assume_init, record_bytes};
-use crate::NdlType;
 
 /// Writes the data of records of `T` (no header), keeping its staging
 /// buffers between calls so a stream of batches allocates once.
@@ -415,10 +415,11 @@ mod tests {
         assert_eq!(e.to_string(), "disk full");
         let out = data_bytes(ByteOrder::NATIVE, &recs);
         assert_eq!(out.len(), n * 16);
-        assert!(out
-            .chunks(16)
-            .enumerate()
-            .all(|(i, r)| r[0] == i as u8 && r[1..8] == [0; 7]));
+        assert!(
+            out.chunks(16)
+                .enumerate()
+                .all(|(i, r)| r[0] == i as u8 && r[1..8] == [0; 7])
+        );
     }
 
     /// Records each write's length; accepts at most `max` bytes a call.

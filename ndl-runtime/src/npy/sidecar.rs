@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::io::{publish, temp_file_beside};
 use super::{Error, Header, Result};
+use crate::Order;
 use crate::ndl::{self, Attribute, NameMap, Ndarray, Storage};
 use crate::schema::join_field;
-use crate::Order;
 use crate::{Datatype, NdlType};
 
 /// The path of the NDL sidecar of the `.npy` file at `npy`: the same name

@@ -18,13 +18,13 @@ use super::append::Growing;
 use super::io::{publish, temp_file_beside};
 use super::record_writer::RecordWriter;
 use super::shape::checked_product;
-use super::{sidecar, AppendOptions, Error, Header, Result, WriteOptions};
+use super::{AppendOptions, Error, Header, Result, WriteOptions, sidecar};
 use crate::ndl::{Attribute, NameMap};
 use std::marker::PhantomData;
 
-use super::variable::{stored, write_rows, Cx};
 use super::ByteOrder;
-use crate::record::{same_slice, Columns, PlainVisitor, Record};
+use super::variable::{Cx, stored, write_rows};
+use crate::record::{Columns, PlainVisitor, Record, same_slice};
 use crate::{Datatype, NdlType};
 
 /// Size of the write buffer between batches and the file.
@@ -593,8 +593,8 @@ impl Started {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npy::{self, ReadOptions};
     use crate::Order;
+    use crate::npy::{self, ReadOptions};
 
     #[test]
     fn fortran_streams_keep_their_header_length() {

@@ -473,7 +473,7 @@ fn gather(
                             cx,
                             place(j),
                             format!("a bool holds {b}, not 0 or 1"),
-                        ))
+                        ));
                     }
                 }
             }

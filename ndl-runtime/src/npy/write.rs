@@ -10,9 +10,9 @@ use std::path::Path;
 use super::io::{preallocate, publish, temp_file_beside};
 use super::record_writer::RecordWriter;
 use super::shape::{checked_product, is_also_c_order};
-use super::{sidecar, ByteOrder, Error, Header, Result};
-use crate::ndl::{Attribute, NameMap};
+use super::{ByteOrder, Error, Header, Result, sidecar};
 use crate::NdlType;
+use crate::ndl::{Attribute, NameMap};
 
 /// How to write an array: its shape, memory order and byte order.
 ///

@@ -8,8 +8,8 @@ use memmap2::MmapOptions;
 use zip::{CompressionMethod, ZipArchive};
 
 use super::NpzReader;
-use crate::npy::{Error, Header, HeaderLimits, MmapArray, Result};
 use crate::NdlType;
+use crate::npy::{Error, Header, HeaderLimits, MmapArray, Result};
 
 impl NpzReader<BufReader<File>> {
     /// Maps the array `name` into memory and views its records as `&[T]`

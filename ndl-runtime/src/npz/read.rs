@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use zip::{CompressionMethod, ZipArchive};
 
 use super::NPY_SUFFIX;
-use crate::npy::{Error, Header, HeaderLimits, NpyArray, ReadOptions, Result};
 use crate::NdlType;
+use crate::npy::{Error, Header, HeaderLimits, NpyArray, ReadOptions, Result};
 
 /// What the zip directory says of a member.
 #[derive(Clone, Copy)]

@@ -8,8 +8,8 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
 use super::NPY_SUFFIX;
-use crate::npy::{Error, Header, Result, WriteOptions};
 use crate::NdlType;
+use crate::npy::{Error, Header, Result, WriteOptions};
 
 /// Where [`NpzWriter::create`] puts every member's data. A `.npy` header
 /// is a multiple of 64 bytes long, so the records start at a multiple of

@@ -48,9 +48,9 @@ mod value_text;
 pub use column::{Bitmap, Bits, Column, ColumnView, Number, Offsets, Values, ValuesView};
 pub use error::RecordError;
 pub use impls::{
-    plain_reader, repr_reader, ArrayColumns, ArrayReader, BoolColumns, BoolReader, IntRepr,
-    ListColumns, ListReader, NumberColumns, NumberReader, OptionColumns, OptionReader,
-    PlainColumns, PlainReader, ReprColumns, ReprReader, StringColumns, StringReader,
+    ArrayColumns, ArrayReader, BoolColumns, BoolReader, IntRepr, ListColumns, ListReader,
+    NumberColumns, NumberReader, OptionColumns, OptionReader, PlainColumns, PlainReader,
+    ReprColumns, ReprReader, StringColumns, StringReader, plain_reader, repr_reader,
 };
 
 use std::any::TypeId;

@@ -99,7 +99,7 @@ impl Column {
             Datatype::ObjRef | Datatype::RegRef(_) => {
                 return Err(RecordError::new(
                     "references point into their own file, so no record holds one",
-                ))
+                ));
             }
             _ => Column::Plain {
                 datatype: datatype.clone(),

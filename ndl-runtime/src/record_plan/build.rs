@@ -2,8 +2,8 @@
 
 use std::ops::Range;
 
-use super::checks::{EnumCheck, EnumValues};
 use super::SwapRun;
+use super::checks::{EnumCheck, EnumValues};
 use crate::{ByteOrder, Charset, Datatype, IntType};
 
 /// Collects leaves while walking a datatype.

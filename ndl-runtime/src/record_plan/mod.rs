@@ -20,11 +20,11 @@ mod padding;
 use std::ops::Range;
 
 pub(crate) use build::merge_spans;
-use build::{merge_swaps, Builder};
+use build::{Builder, merge_swaps};
 use checks::first_bad_enum;
 pub(crate) use checks::{BadValue, EnumCheck};
+pub(crate) use padding::{CopyOp, zero_padding};
 use padding::{copy_ops, gaps};
-pub(crate) use padding::{zero_padding, CopyOp};
 
 use crate::ByteOrder;
 use crate::Datatype;
@@ -107,11 +107,12 @@ impl RecordPlan {
         }
         // A record made of one run of equal numbers (all f64, a plain u32
         // array...) is one long run over the whole buffer.
-        if let [run] = self.swaps.as_slice() {
-            if run.offset == 0 && run.width * run.count == self.itemsize {
-                swap_run(bytes, run.width);
-                return;
-            }
+        if let [run] = self.swaps.as_slice()
+            && run.offset == 0
+            && run.width * run.count == self.itemsize
+        {
+            swap_run(bytes, run.width);
+            return;
         }
         // One pass per run over all records: each pass is a tight loop,
         // and callers pass chunks small enough to stay in cache.
@@ -218,7 +219,7 @@ fn swap_run(bytes: &mut [u8], width: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::checks::{field_path, EnumValues};
+    use super::checks::{EnumValues, field_path};
     use super::*;
     use crate::{Compound, Enum, EnumMember, IntType, Member};
 

@@ -44,7 +44,7 @@ mod repacker;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use field_copy::{copy_fields, Direction, FieldCopy};
+pub(crate) use field_copy::{Direction, FieldCopy, copy_fields};
 pub use field_copy::{gather, scatter};
 pub use memory::advise_huge_pages;
 pub(crate) use memory::{assume_init, record_bytes};

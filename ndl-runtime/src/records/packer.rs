@@ -2,12 +2,12 @@
 
 use std::ops::Range;
 
-use super::field_copy::{copy_fields, gather_columns, Direction};
+use super::field_copy::{Direction, copy_fields, gather_columns};
 use super::memory::{assume_init, record_bytes};
 use super::packed::{InvalidValue, PackError, PackedLayout};
 use super::record_buf::RecordsMut;
 use super::repacker::Repacker;
-use crate::record_plan::{zero_padding, RecordPlan};
+use crate::record_plan::{RecordPlan, zero_padding};
 use crate::{ByteOrder, NdlType};
 
 /// Packs and unpacks records of `T` (see the [module docs](crate::records)).

@@ -1,6 +1,6 @@
 //! Repacking records held as bytes in their datatype's own layout.
 
-use super::field_copy::{copy_fields, plan_copies, Direction, FieldCopy};
+use super::field_copy::{Direction, FieldCopy, copy_fields, plan_copies};
 use super::packed::{PackError, PackedLayout};
 use crate::Datatype;
 

@@ -27,7 +27,9 @@ pub enum TimeError {
         multiple: String,
     },
     /// Not of the form `M8[...]` or `m8[...]`.
-    #[error("`{0}` is not a NumPy time type: expected `M8[<unit>]` or `m8[<unit>]`, such as `M8[ns]` or `m8[10ms]`")]
+    #[error(
+        "`{0}` is not a NumPy time type: expected `M8[<unit>]` or `m8[<unit>]`, such as `M8[ns]` or `m8[10ms]`"
+    )]
     NotATimeCode(String),
     /// NumPy's generic `M8`/`m8`, which has no unit.
     #[error("`{0}` has no unit (NumPy's generic time type): give one, such as `M8[ns]`")]

@@ -46,8 +46,8 @@ use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
 pub use cf::{
-    cf_time_type, scale_count, CfCounts, CfDecoder, CfEncoding, CfTimeUnits, CfValues, Unscalable,
-    NAT,
+    CfCounts, CfDecoder, CfEncoding, CfTimeUnits, CfValues, NAT, Unscalable, cf_time_type,
+    scale_count,
 };
 pub use error::TimeError;
 pub use numpy_unit::{BaseUnit, NumpyTimeUnit, TimeKind};

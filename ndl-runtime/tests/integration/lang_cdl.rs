@@ -1,8 +1,8 @@
 //! Our CDL compiles with `ncgen -k nc4`, and `ncdump -h` of the result
 //! prints exactly our text. Fails (never skips) without netcdf-bin.
 
-use ndl_runtime::lang::cdl::{type_definitions, Document};
 use ndl_runtime::lang::LangError;
+use ndl_runtime::lang::cdl::{Document, type_definitions};
 use ndl_runtime::{
     Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque, Selection,
 };
@@ -388,14 +388,16 @@ fn what_cdl_cannot_hold_is_a_clear_error() {
     }
     assert!(type_definitions("r_t", &Datatype::Int8.array_of(&[2])).is_err());
     assert!(type_definitions("r_t", &ascii(3)).is_err());
-    assert!(type_definitions(
-        "r_t",
-        &Datatype::Compound(Compound {
-            size: 0,
-            members: vec![]
-        })
-    )
-    .is_err());
+    assert!(
+        type_definitions(
+            "r_t",
+            &Datatype::Compound(Compound {
+                size: 0,
+                members: vec![]
+            })
+        )
+        .is_err()
+    );
     assert!(type_definitions("v_t", &Datatype::Vlen(Box::new(ascii(3)))).is_err());
 
     let mut doc = Document::new("d").unwrap();
@@ -583,8 +585,10 @@ fn compound_attributes_compile_and_dump_as_written() {
     assert_eq!(compile_cdl(&text, dir.path(), "attrs"), text);
     // A record without the type's members is refused, not printed.
     let wrong = doc.add_attribute(None, "bad", value(vec![M::Record(vec![M::Int(1)])]));
-    assert!(wrong
-        .unwrap_err()
-        .to_string()
-        .contains("does not have the members of its compound type"));
+    assert!(
+        wrong
+            .unwrap_err()
+            .to_string()
+            .contains("does not have the members of its compound type")
+    );
 }

@@ -1,7 +1,7 @@
 //! The NCZarr data model's rules: FQNs and their escapes, names, scopes,
 //! and which datatypes NCZarr holds.
 
-use ndl_runtime::lang::nczarr::{escape_name, AtomicType, Dataset, DimRef, Fqn};
+use ndl_runtime::lang::nczarr::{AtomicType, Dataset, DimRef, Fqn, escape_name};
 use ndl_runtime::lang::{LangError, Language};
 use ndl_runtime::{
     Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Opaque, Selection,
@@ -134,11 +134,12 @@ fn dimension_references_resolve_in_scope() {
             vec![DimRef::Named(Fqn::parse("/nope").unwrap())],
         )
         .unwrap();
-    assert!(ds
-        .validate()
-        .unwrap_err()
-        .to_string()
-        .contains("names no dimension"));
+    assert!(
+        ds.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("names no dimension")
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@ use ndl_runtime::npy::ByteOrder;
 use ndl_runtime::{
     Charset, Compound, Datatype, Enum, EnumMember, FixedString, IntType, Member, Opaque,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// A packed record with every scalar kind Zarr v2 and v3 share.
 fn flat_record() -> Datatype {
@@ -447,9 +447,11 @@ fn padding_subarrays_and_variable_data_are_clear_errors() {
     ] {
         assert!(dt.to_zarr_v2_dtype(ByteOrder::Little).is_err(), "{dt:?}");
     }
-    assert!(Datatype::Vlen(Box::new(Datatype::Int8))
-        .to_zarr_v3_data_type()
-        .is_err());
+    assert!(
+        Datatype::Vlen(Box::new(Datatype::Int8))
+            .to_zarr_v3_data_type()
+            .is_err()
+    );
     let empty_name = Datatype::Compound(Compound {
         size: 1,
         members: vec![Member::new("", 0, Datatype::Int8)],

@@ -3,7 +3,7 @@
 //! or permuted views, and we read what `np.save` writes, C and Fortran
 //! order, into fixed-rank and dynamic-rank arrays and memory-mapped views.
 
-use ndarray::{arr0, s, Array, Array1, Array2, Array3, Array4, ArrayD, Ix2, Ix4, IxDyn};
+use ndarray::{Array, Array1, Array2, Array3, Array4, ArrayD, Ix2, Ix4, IxDyn, arr0, s};
 use ndl_runtime::ndarray_ext::{ReadNpyExt, WriteNpyExt};
 use ndl_runtime::npy::{ByteOrder, Error, MmapArray};
 use ndl_testkit::records::Padded;

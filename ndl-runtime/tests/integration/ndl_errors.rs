@@ -82,7 +82,11 @@ fn bad_shape_entries_are_errors() {
         "ndarray `z`: shape",
         "expected a list of extents",
     );
-    let e = assert_err("/:\n  dimcoords: {d: {size: 1, type: int8}}\n/g:\n  ndarrays:\n    nd: {shape: [d, /g/d], type: int8}\n", "/g: ndarray `nd`: shape[1]", "`/g/d` names no dimcoord");
+    let e = assert_err(
+        "/:\n  dimcoords: {d: {size: 1, type: int8}}\n/g:\n  ndarrays:\n    nd: {shape: [d, /g/d], type: int8}\n",
+        "/g: ndarray `nd`: shape[1]",
+        "`/g/d` names no dimcoord",
+    );
     assert_eq!(e.kind(), &NdlErrorKind::UnresolvedDim("/g/d".into()));
 }
 
@@ -332,9 +336,10 @@ fn hand_built_files_are_validated() {
         members: vec![EnumMember::new("big", 1000)],
     });
     let file = File::single_ndarray("z", Ndarray::new([1], bad));
-    assert!(file
-        .validate()
-        .unwrap_err()
-        .to_string()
-        .starts_with("ndarray `z`: type: enum member `big`"));
+    assert!(
+        file.validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("ndarray `z`: type: enum member `big`")
+    );
 }

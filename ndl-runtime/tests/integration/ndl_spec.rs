@@ -3,7 +3,7 @@
 
 use crate::examples;
 
-use examples::{example, examples, parse_snippet, single_key, write_snippet, Snippet};
+use examples::{Snippet, example, examples, parse_snippet, single_key, write_snippet};
 use ndl_runtime::ndl::{
     Attribute, AttributeForm, DimCoord, Extent, File, FileForm, Ndarray, Shape,
 };
@@ -277,14 +277,15 @@ fn composites_mean_what_they_say() {
     let time = root.dimcoords.get("time").unwrap();
     assert_eq!(time.storage.size, Some(1000));
     assert_eq!(time.storage.endian, Some(ByteOrder::Little));
-    assert!(time
-        .storage
-        .fillvalue
-        .as_ref()
-        .unwrap()
-        .as_f64()
-        .unwrap()
-        .is_nan());
+    assert!(
+        time.storage
+            .fillvalue
+            .as_ref()
+            .unwrap()
+            .as_f64()
+            .unwrap()
+            .is_nan()
+    );
     assert_eq!(
         root.attributes.get("calibrated").unwrap().datatype,
         Datatype::Bool

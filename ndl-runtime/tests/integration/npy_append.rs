@@ -13,8 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use ndl_runtime::npy::{self, AppendOptions, ByteOrder, Error, StreamWriter, WriteOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{self, AppendOptions, ByteOrder, Error, StreamWriter, WriteOptions};
 
 /// 24 bytes in memory, 7 of them padding (NumPy's `align=True` layout).
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

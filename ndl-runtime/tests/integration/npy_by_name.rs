@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use ndl_runtime::npy::{self, Error, MmapArray, ReadOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{self, Error, MmapArray, ReadOptions};
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use ndl_runtime::NdlType;
 use ndl_runtime::npy::{self, AppendOptions, ByteOrder, Header, HeaderLimits, MmapArray};
 use ndl_runtime::npz::NpzReader;
-use ndl_runtime::NdlType;
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]

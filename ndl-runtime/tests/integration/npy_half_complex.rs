@@ -4,8 +4,8 @@
 //! array, and we read what `np.save` writes, bit for bit.
 
 use half::f16;
-use ndl_runtime::npy::{self, ByteOrder, MmapArray, WriteOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{self, ByteOrder, MmapArray, WriteOptions};
 use num_complex::Complex;
 
 /// A derived record of the optional types, with padding after `gain`.
@@ -156,7 +156,7 @@ fn we_read_f16_and_complex_numpy_writes_in_both_byte_orders() {
 
 #[test]
 fn the_rust_types_in_the_other_description_languages() {
-    use ndl_runtime::lang::{cdl, LangError};
+    use ndl_runtime::lang::{LangError, cdl};
     let iq = Iq::datatype();
     assert_eq!(
         iq.try_to_datashape().unwrap(),

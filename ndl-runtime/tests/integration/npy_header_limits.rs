@@ -3,9 +3,9 @@
 
 use crate::npy_header;
 
-use ndl_runtime::npy::{Error, Header, HeaderLimits};
 use ndl_runtime::Datatype;
-use npy_header::{big, c, fails, fortran, little, parse, sized, GOOD};
+use ndl_runtime::npy::{Error, Header, HeaderLimits};
+use npy_header::{GOOD, big, c, fails, fortran, little, parse, sized};
 
 #[test]
 fn header_size_limit() {

@@ -4,7 +4,7 @@
 use crate::npy_header;
 
 use ndl_runtime::npy::Error;
-use npy_header::{fails, parse, v1, with_descr, GOOD};
+use npy_header::{GOOD, fails, parse, v1, with_descr};
 
 #[test]
 fn bad_magic_m1_to_m7() {

@@ -6,7 +6,7 @@ use crate::npy_header;
 
 use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
 use ndl_runtime::{Compound, Datatype, Member};
-use npy_header::{at, c, fails, nested, parse, sized, u, v1, with_descr, GOOD};
+use npy_header::{GOOD, at, c, fails, nested, parse, sized, u, v1, with_descr};
 
 #[test]
 fn literal_forms_numpy_accepts() {
@@ -155,7 +155,9 @@ fn numpy_refuses_what_we_refuse_and_accepts_what_we_accept() {
         (sized(10001), false),
         (sized(10000), true),
     ];
-    let mut script = String::from("import io, sys, numpy as np, warnings\nwarnings.simplefilter('ignore')\nfor h in sys.argv[1:]:\n    b = bytes.fromhex(h) + bytes(16)\n    try:\n        np.load(io.BytesIO(b)); print('ok')\n    except Exception as e:\n        print('error')\n");
+    let mut script = String::from(
+        "import io, sys, numpy as np, warnings\nwarnings.simplefilter('ignore')\nfor h in sys.argv[1:]:\n    b = bytes.fromhex(h) + bytes(16)\n    try:\n        np.load(io.BytesIO(b)); print('ok')\n    except Exception as e:\n        print('error')\n",
+    );
     script.push('\n');
     let args: Vec<String> = samples
         .iter()

@@ -11,9 +11,9 @@ use ndl_runtime::Order;
 use std::fmt::Debug;
 use std::path::Path;
 
+use ndl_runtime::NdlType;
 use ndl_runtime::npy::{self, ByteOrder, MmapArray, ReadOptions, WriteOptions};
 use ndl_runtime::npz::{NpzReader, NpzWriter};
-use ndl_runtime::NdlType;
 use ndl_testkit::records::*;
 
 /// A value as a Python literal NumPy accepts for its dtype.
@@ -373,8 +373,7 @@ fn cases(dir: &Path) -> Vec<Case> {
         },
     ];
     let padded_dt = "[('a', 'u1'), ('b', '<f8'), ('c', '<u2')], align=True";
-    let padded_dict =
-        "{'names': ['a', 'b', 'c'], 'formats': ['u1', '<f8', '<u2'], 'offsets': [0, 8, 16], 'itemsize': 24}";
+    let padded_dict = "{'names': ['a', 'b', 'c'], 'formats': ['u1', '<f8', '<u2'], 'offsets': [0, 8, 16], 'itemsize': 24}";
     let outer_dt = "{'names': ['id', 'pos', 'flags', 'm'], 'formats': ['<u4', {'names': ['x', 'y'], 'formats': ['<f8', '<f4'], 'offsets': [0, 8], 'itemsize': 16}, ('?', (3,)), ('<i2', (2, 3))], 'offsets': [0, 8, 24, 28], 'itemsize': 40}";
     let track_dt = "{'names': ['n', 'pts'], 'formats': ['u1', ({'names': ['x', 'y'], 'formats': ['<f8', '<f4'], 'offsets': [0, 8], 'itemsize': 16}, (2,))], 'offsets': [0, 8], 'itemsize': 40}";
     let tagged_dt = "{'names': ['c', 'l', 'w'], 'formats': ['u1', '<i2', '<u8'], 'offsets': [0, 2, 8], 'itemsize': 16}";

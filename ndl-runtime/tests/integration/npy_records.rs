@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use ndl_runtime::npy::{self, Error, StreamWriter};
 use ndl_runtime::Record;
+use ndl_runtime::npy::{self, Error, StreamWriter};
 
 #[derive(Debug, Clone, PartialEq, Record)]
 struct Venue {
@@ -314,9 +314,11 @@ fn streams_of_variable_records_do_not_continue_files() {
     // An empty batch fixes no width.
     w.append(&[]).unwrap();
     assert_eq!(w.finish().unwrap(), 0);
-    assert!(npy::read_file::<Trade>(dir.path().join("empty.npy"))
-        .unwrap()
-        .is_empty());
+    assert!(
+        npy::read_file::<Trade>(dir.path().join("empty.npy"))
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, ndl_runtime::NdlType)]
@@ -394,9 +396,18 @@ fn lying_headers_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.npy");
     let cases: [(&str, usize); 3] = [
-        ("{'descr': {'names': ['code', 'id'], 'formats': ['<U2', '<u2'], 'offsets': [100, 0], 'itemsize': 10}, 'fortran_order': False, 'shape': (1,), }", 10),
-        ("{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (1000000000000,), }", 10),
-        ("{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (2, 1), }", 20),
+        (
+            "{'descr': {'names': ['code', 'id'], 'formats': ['<U2', '<u2'], 'offsets': [100, 0], 'itemsize': 10}, 'fortran_order': False, 'shape': (1,), }",
+            10,
+        ),
+        (
+            "{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (1000000000000,), }",
+            10,
+        ),
+        (
+            "{'descr': [('code', '<U2'), ('id', '<u2')], 'fortran_order': False, 'shape': (2, 1), }",
+            20,
+        ),
     ];
     for (text, data) in cases {
         let mut file = ndl_testkit::npy_file(1, text.as_bytes());

@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use ndl_runtime::npy::{self, ByteOrder, Error, Header, ReadOptions, StreamWriter, WriteOptions};
 use ndl_runtime::Datatype;
+use ndl_runtime::npy::{self, ByteOrder, Error, Header, ReadOptions, StreamWriter, WriteOptions};
 use ndl_testkit::records::*;
 
 /// The file's bytes for `data` written with `options`.

@@ -1,9 +1,9 @@
 //! `.npz` archives against NumPy's `np.savez`/`np.load` behaviour: member
 //! names, non-`.npy` members, nested names, limits, zip64 members.
 
-use ndl_runtime::npy::Error;
-use ndl_runtime::npz::{group_path, NpzReader, NpzWriter};
 use ndl_runtime::Datatype;
+use ndl_runtime::npy::Error;
+use ndl_runtime::npz::{NpzReader, NpzWriter, group_path};
 use ndl_testkit::records::Padded;
 
 #[test]

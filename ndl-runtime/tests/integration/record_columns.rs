@@ -3,8 +3,8 @@
 //! record.
 
 use ndl_runtime::record::{
-    columns, read, Bitmap, Bits, Column, ColumnView, Columns, Offsets, PlainVisitor, Values,
-    ValuesView,
+    Bitmap, Bits, Column, ColumnView, Columns, Offsets, PlainVisitor, Values, ValuesView, columns,
+    read,
 };
 use ndl_runtime::time::{DateTime64, Nanos};
 use ndl_runtime::{FixedStr, NdlType, Record};

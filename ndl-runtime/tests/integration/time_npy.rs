@@ -79,7 +79,9 @@ fn derived_records_hold_time_fields() {
     );
     assert_eq!((c.members[4].offset, c.size), (48, 80));
     assert_eq!(
-        Trip::datatype().numpy_descr_with_order(ByteOrder::Big).unwrap(),
+        Trip::datatype()
+            .numpy_descr_with_order(ByteOrder::Big)
+            .unwrap(),
         "[('id', '>u4'), ('', '|V4'), ('start', '>M8[ns]'), ('took', '>m8[s]'), \
          ('days', '>M8[D]', (3,)), ('legs', [('at', '>M8[ms]'), ('flag', '|u1'), ('', '|V7')], (2,))]"
     );

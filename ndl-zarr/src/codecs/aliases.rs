@@ -8,18 +8,17 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
+use zarrs::array::ArrayBytesRaw;
 use zarrs::array::codec::api::{
-    register_codec_v3, BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError,
-    CodecMetadataOptions, CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraits,
-    CodecTraitsV2, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
-    RecommendedConcurrency,
+    BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecPluginV2, CodecRuntimePluginV3, CodecTraits, CodecTraitsV2, CodecTraitsV3,
+    PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency, register_codec_v3,
 };
 use zarrs::array::codec::{BitroundCodec, BloscCodec, Crc32cCodec, GzipCodec, ZstdCodec};
-use zarrs::array::ArrayBytesRaw;
+use zarrs::metadata::Configuration;
 use zarrs::metadata::v2::MetadataV2;
 use zarrs::metadata::v3::MetadataV3;
-use zarrs::metadata::Configuration;
 use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError, ZarrVersion};
 
 /// Registers the numcodecs names with zarrs.

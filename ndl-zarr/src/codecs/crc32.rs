@@ -6,11 +6,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
+use zarrs::array::ArrayBytesRaw;
 use zarrs::array::codec::api::{
     BytesRepresentation, BytesToBytesCodecTraits, CodecError, CodecOptions, CodecPluginV2,
     CodecPluginV3, RecommendedConcurrency,
 };
-use zarrs::array::ArrayBytesRaw;
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
@@ -42,7 +42,7 @@ impl Crc32Codec {
             Some(other) => {
                 return Err(PluginCreateError::Other(format!(
                     "crc32: location `{other}` is not start or end"
-                )))
+                )));
             }
         };
         Ok(Crc32Codec {

@@ -9,7 +9,7 @@
 
 use serde::Deserialize;
 use zarrs::array::codec::api::{
-    register_codec_v3, CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV3,
+    CodecPluginV2, CodecRuntimePluginV3, CodecTraitsV3, register_codec_v3,
 };
 use zarrs::metadata::Configuration;
 use zarrs::plugin::{ExtensionAliasesV2, PluginCreateError};

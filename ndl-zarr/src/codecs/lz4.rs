@@ -6,11 +6,11 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use zarrs::array::ArrayBytesRaw;
 use zarrs::array::codec::api::{
     BytesRepresentation, BytesToBytesCodecTraits, CodecError, CodecOptions, CodecPluginV2,
     CodecPluginV3, RecommendedConcurrency,
 };
-use zarrs::array::ArrayBytesRaw;
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 

@@ -63,7 +63,7 @@ impl Numeric {
             _ => {
                 return Err(PluginCreateError::Other(format!(
                     "{codec}: dtype `{dtype}` is not an integer or float32/float64 type"
-                )))
+                )));
             }
         };
         Ok(numeric)

@@ -5,15 +5,15 @@
 
 use std::path::Path;
 
-use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
 use ndl_runtime::Order;
+use ndl_runtime::records::PackedLayout;
 use rayon::prelude::*;
 
-use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Block, Slabs};
 use super::Stored;
+use super::blocks::{Block, Slabs, chunk_block, chunks_touched, copy_region, slabs};
 use crate::chunk_shape::SLAB_BYTES;
-use crate::chunks::{parallel, ChunkIo};
+use crate::chunks::{ChunkIo, parallel};
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::part_reader::shape_error;

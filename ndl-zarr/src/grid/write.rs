@@ -5,20 +5,20 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use ndl_runtime::records::PackedLayout;
 use ndl_runtime::Datatype;
 use ndl_runtime::Order;
+use ndl_runtime::records::PackedLayout;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::blocks::{chunk_block, chunks_touched, copy_region, slabs, Block, Slabs};
 use super::Stored;
-use crate::chunks::{parallel, ChunkIo};
+use super::blocks::{Block, Slabs, chunk_block, chunks_touched, copy_region, slabs};
+use crate::chunks::{ChunkIo, parallel};
 use crate::error::{Error, Result};
 use crate::layout::records::check_storable;
 use crate::metadata::{ArrayMeta, Grid, NDL_DATATYPE};
 use crate::options::{Layout, WriteOptions};
-use crate::writer::{all_written, dimension_name, prepare, Held};
+use crate::writer::{Held, all_written, dimension_name, prepare};
 
 /// Writes one array of any rank from its packed elements (native byte
 /// order) in the order it keeps them: made by

@@ -4,7 +4,7 @@
 //! values in v3 form.
 
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use zarrs::metadata::Endianness;
 
 use crate::struct_type::{self, fill_json};

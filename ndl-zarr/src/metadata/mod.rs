@@ -14,10 +14,10 @@ mod parse;
 
 use std::ops::Range;
 
-use ndl_runtime::lang::zarr::{ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON};
 use ndl_runtime::Order;
+use ndl_runtime::lang::zarr::{ArrayDocument, ZARR_JSON, ZARRAY, ZarrFormat};
 use ndl_runtime::{ByteOrder, Datatype};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use zarrs::array::ArrayMetadataV3;
 
 use crate::error::{Error, Result};
@@ -118,15 +118,15 @@ impl ArrayMeta {
             Some(_) if options.format == ZarrFormat::V2 => {
                 return Err(unsupported(
                     "sharding is a Zarr v3 feature; write v3 or leave out shard_len",
-                ))
+                ));
             }
             Some(_) if chunks.is_empty() => {
-                return Err(unsupported("a 0-dimensional array has no shards"))
+                return Err(unsupported("a 0-dimensional array has no shards"));
             }
             Some(shard) if shard == 0 || shard % chunk_len != 0 => {
                 return Err(unsupported(format!(
                     "a shard of {shard} records is not a whole number of chunks of {chunk_len}"
-                )))
+                )));
             }
             Some(_) => Some(chunks.clone()),
         };
@@ -318,10 +318,12 @@ mod tests {
         let back = read_back(&new(&WriteOptions::new().shard_len(6)).unwrap());
         assert_eq!(back.inner_chunk_shape, Some(vec![2]));
         let v2 = WriteOptions::new().zarr_format(ZarrFormat::V2).shard_len(6);
-        assert!(new(&v2)
-            .unwrap_err()
-            .to_string()
-            .contains("Zarr v3 feature"));
+        assert!(
+            new(&v2)
+                .unwrap_err()
+                .to_string()
+                .contains("Zarr v3 feature")
+        );
         let ragged = new(&WriteOptions::new().shard_len(5)).unwrap_err();
         assert!(ragged.to_string().contains("not a whole number of chunks"));
     }

@@ -1,18 +1,18 @@
 //! Array metadata read back from its documents, whoever wrote them: a v3
 //! `zarr.json`, or a v2 `.zarray` and its `.zattrs`.
 
-use ndl_runtime::lang::zarr::{
-    check_grid, parse_v2_dtype, parse_v3_data_type, regular_chunks, ArrayDocument, BadDataType,
-    V3Codecs, ZarrFormat, ZARRAY, ZARR_JSON,
-};
 use ndl_runtime::ByteOrder;
 use ndl_runtime::Order;
-use serde_json::{json, Map, Value};
+use ndl_runtime::lang::zarr::{
+    ArrayDocument, BadDataType, V3Codecs, ZARR_JSON, ZARRAY, ZarrFormat, check_grid,
+    parse_v2_dtype, parse_v3_data_type, regular_chunks,
+};
+use serde_json::{Map, Value, json};
 use zarrs::array::ArrayMetadataV3;
 use zarrs::metadata::v2::{ArrayMetadataV2Order, MetadataV2};
 use zarrs::metadata::v3::MetadataV3;
 
-use super::{engine, ArrayMeta};
+use super::{ArrayMeta, engine};
 use crate::error::{Error, Result};
 
 /// A metadata document of `store` at `key` that is not what it should be.

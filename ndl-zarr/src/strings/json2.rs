@@ -72,7 +72,7 @@ fn flatten(items: &[Value], shape: &[u64], out: &mut VlenValues) -> Result<(), (
                 return Err((
                     out.len() as u64,
                     format!("{} where a list was due", kind(other)),
-                ))
+                ));
             }
         }
     }
@@ -87,10 +87,10 @@ fn push(out: &mut VlenValues, i: u64, item: &Value) -> Result<(), (u64, String)>
             return Err((
                 i,
                 format!(
-                "{} ({other}): only strings (and null, read as \"\") are read from `json2` chunks",
-                kind(other)
-            ),
-            ))
+                    "{} ({other}): only strings (and null, read as \"\") are read from `json2` chunks",
+                    kind(other)
+                ),
+            ));
         }
     }
     Ok(())

@@ -4,9 +4,9 @@
 //! filter), or made for a new array; and the v3 form zarrs is handed to
 //! encode and decode its chunks.
 
-use ndl_runtime::lang::zarr::{regular_chunks, Codec, ZarrFormat, ZARRAY, ZARR_JSON, ZATTRS};
 use ndl_runtime::Datatype;
-use serde_json::{json, Map, Value};
+use ndl_runtime::lang::zarr::{Codec, ZARR_JSON, ZARRAY, ZATTRS, ZarrFormat, regular_chunks};
+use serde_json::{Map, Value, json};
 use zarrs::array::ArrayMetadataV3;
 use zarrs::metadata::v2::{ArrayMetadataV2Order, MetadataV2};
 use zarrs::metadata::v3::MetadataV3;
@@ -406,7 +406,7 @@ fn object_kind(store: &str, filters: &[&str]) -> Result<VlenKind> {
                     "`|O` with the `vlen-array` filter (ragged arrays of numbers) is not read: \
                      neither .npy nor the other formats here hold ragged arrays"
                         .into(),
-                ))
+                ));
             }
             _ => {}
         }

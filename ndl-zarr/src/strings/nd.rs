@@ -6,7 +6,7 @@ use std::path::Path;
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn};
 
 use super::meta::VlenKind;
-use super::read::{read_kind, VlenReader};
+use super::read::{VlenReader, read_kind};
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 

@@ -15,7 +15,7 @@ use zarrs::array::{Array, ArrayBytes, ArrayMetadata, BytesRepresentation, CodecO
 use zarrs::storage::ReadableWritableListableStorageTraits;
 
 use super::meta::{VlenKind, VlenMeta};
-use super::values::{for_each_index, ravel, VlenValues};
+use super::values::{VlenValues, for_each_index, ravel};
 use crate::chunks::parallel;
 use crate::error::{Error, Result};
 use crate::metadata::bad;

@@ -8,12 +8,12 @@ use std::path::Path;
 use zarrs::array::{ArrayBytes, ArrayBytesOffsets, ArraySubset};
 
 use super::meta::{VlenKind, VlenMeta};
-use super::read::{engine, Engine};
+use super::read::{Engine, engine};
 use super::values::VlenValues;
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 use crate::store::Store;
-use crate::writer::{all_written, dimension_name, prepare, Held};
+use crate::writer::{Held, all_written, dimension_name, prepare};
 
 /// The bytes a value is guessed to take when the default chunk shape is
 /// chosen.
@@ -238,14 +238,14 @@ impl VlenWriter {
                 self.meta.shape
             )));
         }
-        if self.meta.kind == VlenKind::Text {
-            if let Err(e) = std::str::from_utf8(value) {
-                return Err(self.unsupported(format!(
-                    "value {} is not UTF-8 (from byte {}); a string array holds text",
-                    self.written,
-                    e.valid_up_to()
-                )));
-            }
+        if self.meta.kind == VlenKind::Text
+            && let Err(e) = std::str::from_utf8(value)
+        {
+            return Err(self.unsupported(format!(
+                "value {} is not UTF-8 (from byte {}); a string array holds text",
+                self.written,
+                e.valid_up_to()
+            )));
         }
         self.slab.push(value);
         self.written += 1;

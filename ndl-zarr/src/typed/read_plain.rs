@@ -1,7 +1,7 @@
 //! Reading plain records through a [`PlainVisitor`]: the `NdlType` `U`
 //! it gives is the entry point's `T`.
 
-use ndl_runtime::record::{same_vec, PlainVisitor};
+use ndl_runtime::record::{PlainVisitor, same_vec};
 use ndl_runtime::{NdlType, Record};
 
 use crate::error::Result;

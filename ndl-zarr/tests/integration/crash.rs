@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ndl_runtime::NdlType;
-use ndl_testkit::child::{say, this_test, Running};
+use ndl_testkit::child::{Running, say, this_test};
 use ndl_zarr::{ArrayWriter, Codec, WriteOptions, ZarrFormat};
 
 /// 24 bytes, no padding.

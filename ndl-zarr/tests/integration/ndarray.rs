@@ -4,11 +4,11 @@
 //! read back; zarr-python 3.4 reads what we write, and we read what it
 //! writes chunked in every dimension, in Fortran order too.
 
-use ndarray::{arr0, s, Array2, Array3, ArrayD, Ix2, IxDyn};
+use ndarray::{Array2, Array3, ArrayD, Ix2, IxDyn, arr0, s};
 use ndl_runtime::Order;
 use ndl_runtime::{Datatype, NdlType};
 use ndl_zarr::{
-    read_ndarray, write_ndarray, GridReader, GridWriter, ReadOptions, WriteOptions, ZarrFormat,
+    GridReader, GridWriter, ReadOptions, WriteOptions, ZarrFormat, read_ndarray, write_ndarray,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]

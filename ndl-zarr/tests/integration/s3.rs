@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ndl_runtime::NdlType;
-use ndl_testkit::child::{say, this_test, Running};
+use ndl_testkit::child::{Running, say, this_test};
 use ndl_testkit::moto::Moto;
 use ndl_testkit::{python312, run_with};
 use ndl_zarr::{ArrayWriter, Layout, LockBreak, WriteOptions, ZarrFormat};
@@ -469,10 +469,14 @@ fn lock_object(moto: &Moto, url: &str, body: Option<&str>) -> String {
          s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id='testing', aws_secret_access_key='testing')\n\
          if len(sys.argv) > 4: s3.put_object(Bucket=sys.argv[2], Key=sys.argv[3], Body=sys.argv[4].encode())\n\
          print(s3.get_object(Bucket=sys.argv[2], Key=sys.argv[3])['Body'].read().decode(), end='')",
-        &[&moto.endpoint(), bucket, &format!("{store}/.ndl-append.lock")]
-            .into_iter()
-            .chain(body)
-            .collect::<Vec<_>>(),
+        &[
+            &moto.endpoint(),
+            bucket,
+            &format!("{store}/.ndl-append.lock"),
+        ]
+        .into_iter()
+        .chain(body)
+        .collect::<Vec<_>>(),
     )
 }
 

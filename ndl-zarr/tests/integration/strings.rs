@@ -267,11 +267,12 @@ fn text_must_be_utf8_and_counts_must_match_the_shape() {
         .publish_on_finish(true)
         .create_vlen(dir.path().join("t.zarr"), VlenKind::Text, &[2])
         .unwrap();
-    assert!(w
-        .append(b"\xff")
-        .unwrap_err()
-        .to_string()
-        .contains("not UTF-8"));
+    assert!(
+        w.append(b"\xff")
+            .unwrap_err()
+            .to_string()
+            .contains("not UTF-8")
+    );
     w.append(b"fine").unwrap();
     let e = w.finish().unwrap_err();
     assert!(e.to_string().contains("1 values were written"), "{e}");

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ndl_runtime::{NdlType, Record};
 use ndl_zarr::{ArrayWriter, Layout, WriteOptions, ZarrFormat};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -117,8 +117,7 @@ struct Nested {
 }
 
 impl Form for Nested {
-    const DTYPE: &'static str =
-        "[('id', '<u4'), ('p', [('x', '<f4'), ('y', '<f4')]), ('ok', '?'), ('color', 'u1'), ('t', '<f8')]";
+    const DTYPE: &'static str = "[('id', '<u4'), ('p', [('x', '<f4'), ('y', '<f4')]), ('ok', '?'), ('color', 'u1'), ('t', '<f8')]";
     const FILL: &'static str = "exp['id'] = i; exp['p']['x'] = i * 0.25; exp['p']['y'] = -i; \
         exp['ok'] = i % 3 == 0; exp['color'] = np.array([0, 1, 7])[i % 3]; exp['t'] = i * 1e-3";
     const FLAT: bool = false;
@@ -154,8 +153,7 @@ struct Enums {
 
 impl Form for Enums {
     const DTYPE: &'static str = "[('a', 'u1'), ('b', 'i1'), ('c', '<u2'), ('d', '<i2'), ('e', '<u4'), ('f', '<i4'), ('g', '<u8'), ('h', '<i8')]";
-    const FILL: &'static str =
-        "for name, t in zip('abcdefgh', ['u1', 'i1', 'u2', 'i2', 'u4', 'i4', 'u8', 'i8']):\n    \
+    const FILL: &'static str = "for name, t in zip('abcdefgh', ['u1', 'i1', 'u2', 'i2', 'u4', 'i4', 'u8', 'i8']):\n    \
         info = np.iinfo(t)\n    exp[name] = np.array([info.min, 1, info.max], dtype=t)[i % 3]";
     fn make(i: u32) -> Enums {
         Enums {

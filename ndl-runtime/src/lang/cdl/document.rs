@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::name::{check_name, escape, is_keyword};
-use super::print::{type_text, Lput};
+use super::print::{Lput, type_text};
 use super::types::{TypeRef, TypeSet};
-use super::value::{c_general, MemberValue};
+use super::value::{MemberValue, c_general};
 use crate::lang::{LangError, Language};
 use crate::time::{CfEncoding, NAT};
 use crate::{Charset, Datatype, FixedString, IntType, TimeType};
@@ -198,15 +198,15 @@ impl Document {
         value: AttrValue,
     ) -> Result<(), LangError> {
         check_name(name, "attribute")?;
-        if let Some(v) = variable {
-            if !self.variables.iter().any(|(_, n, _)| n == v) {
-                return Err(LangError::Unresolved {
-                    language: Language::Cdl,
-                    what: "variable",
-                    reference: v.to_string(),
-                    why: format!("is not declared in netcdf {}", self.name),
-                });
-            }
+        if let Some(v) = variable
+            && !self.variables.iter().any(|(_, n, _)| n == v)
+        {
+            return Err(LangError::Unresolved {
+                language: Language::Cdl,
+                what: "variable",
+                reference: v.to_string(),
+                why: format!("is not declared in netcdf {}", self.name),
+            });
         }
         let value = self.typed(value)?;
         let variable = variable.map(str::to_string);
@@ -404,7 +404,7 @@ impl Document {
                         "dimension {name:?} is declared with another size than the {length} \
                          characters of the strings it would hold"
                     ),
-                })
+                });
             }
             None => self.add_dimension(&name, Some(length))?,
         }

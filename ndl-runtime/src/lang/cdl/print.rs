@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use super::name::escape;
 use super::types::{Def, TypeRef, TypeSet};
-use crate::lang::LangError;
 use crate::Datatype;
+use crate::lang::LangError;
 
 /// `ncdump` wraps enum lines longer than its default 80 columns minus 2.
 const MAX_LINE: usize = 78;

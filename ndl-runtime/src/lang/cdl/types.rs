@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::name::check_name;
-use crate::lang::{child, LangError, Language};
+use crate::lang::{LangError, Language, child};
 use crate::{Charset, Datatype, EnumMember, FixedString, IntType};
 
 /// A reference to a type: a CDL primitive or a defined type's raw name.
@@ -175,7 +175,7 @@ impl TypeSet {
                 (naming, def)
             }
             Datatype::Opaque(o) if o.size == 0 => {
-                return unsupported("netCDF opaque types are at least 1 byte")
+                return unsupported("netCDF opaque types are at least 1 byte");
             }
             Datatype::Opaque(o) => (naming, Def::Opaque(o.size)),
             Datatype::Vlen(base) => {
@@ -211,19 +211,21 @@ impl TypeSet {
             }
             Datatype::Float16 => return unsupported("netCDF has no 16-bit float type"),
             Datatype::FixedString(s) if s.charset == Charset::Utf32 => {
-                return unsupported("netCDF has no UTF-32 type (char is one byte, string is UTF-8)")
+                return unsupported(
+                    "netCDF has no UTF-32 type (char is one byte, string is UTF-8)",
+                );
             }
             Datatype::FixedString(_) | Datatype::Array(_) => {
                 return unsupported(
                     "netCDF has no fixed-string or array type; write it as a compound member \
                      (char name(n) / T name(a, b)) or give the variable those dimensions",
-                )
+                );
             }
             Datatype::Optional(_) => {
                 return unsupported(
                     "netCDF-4 has no optional type; give the variable a `_FillValue` for the \
                      missing values",
-                )
+                );
             }
             _ => return unsupported("netCDF-4 CDL has no reference types"),
         };

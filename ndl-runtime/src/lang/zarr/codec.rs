@@ -1,11 +1,11 @@
 //! The compression of each chunk, and its Zarr forms: the v3 codecs after
 //! `bytes`, and the v2 `compressor` (numcodecs' form).
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::codec::{Blosc, BloscCname, BloscShuffle};
 use crate::ByteOrder;
 use crate::Order;
+use crate::codec::{Blosc, BloscCname, BloscShuffle};
 
 /// The compression of each chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -418,9 +418,11 @@ mod tests {
         );
         let e = V3Codecs::read(&[gzip]).unwrap_err();
         assert!(e.contains("no bytes") && e.contains("[gzip]"), "{e}");
-        assert!(V3Codecs::read(&[bytes("middle")])
-            .unwrap_err()
-            .contains("middle"));
+        assert!(
+            V3Codecs::read(&[bytes("middle")])
+                .unwrap_err()
+                .contains("middle")
+        );
         let no_endian = V3Codecs::read(&[json!({"name": "bytes"})]).unwrap();
         assert_eq!(no_endian.order, ByteOrder::Little);
     }

@@ -4,10 +4,10 @@
 
 use std::ops::Range;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::lang::{child, LangError, Language};
-use crate::npy::{scalar_typestr, ByteOrder};
+use crate::lang::{LangError, Language, child};
+use crate::npy::{ByteOrder, scalar_typestr};
 use crate::{Charset, Compound, Datatype};
 
 impl Datatype {
@@ -247,7 +247,7 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
                 dt,
                 "the Zarr v3 struct data type has no subarray fields, and a data type \
                  cannot be an array (put the shape into the array's shape)",
-            ))
+            ));
         }
         Datatype::String
         | Datatype::Vlen(_)
@@ -259,7 +259,7 @@ fn v3_data_type(dt: &Datatype, path: &[String]) -> Result<Value, LangError> {
                 path,
                 dt,
                 no_fixed_size(dt),
-            ))
+            ));
         }
         // bool, the integers, float16/32/64 and complex64/128 are named
         // like their NDL keywords.

@@ -9,14 +9,14 @@
 
 use std::ops::Range;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::codec::Codec;
 use super::data_type::{base64_zeros, legacy_structured};
-use crate::lang::{LangError, Language};
-use crate::npy::ByteOrder;
 use crate::Datatype;
 use crate::Order;
+use crate::lang::{LangError, Language};
+use crate::npy::ByteOrder;
 
 /// The v3 metadata key, of arrays and groups.
 pub const ZARR_JSON: &str = "zarr.json";
@@ -371,7 +371,7 @@ fn fold_array<'a>(
                     c.len(),
                     shape.len()
                 ),
-            })
+            });
         }
         Some(c) => c.to_vec(),
         // Zarr chunks must be at least 1 long, even along an empty dimension.
@@ -528,12 +528,16 @@ mod tests {
             None
         );
         assert!(check_grid(&[4, 1], &[4, 1]).is_ok());
-        assert!(check_grid(&[4], &[4, 1])
-            .unwrap_err()
-            .contains("dimensions"));
+        assert!(
+            check_grid(&[4], &[4, 1])
+                .unwrap_err()
+                .contains("dimensions")
+        );
         assert!(check_grid(&[4], &[0]).unwrap_err().contains("extent of 0"));
-        assert!(check_grid(&[u64::MAX, 2], &[1, 1])
-            .unwrap_err()
-            .contains("64-bit"));
+        assert!(
+            check_grid(&[u64::MAX, 2], &[1, 1])
+                .unwrap_err()
+                .contains("64-bit")
+        );
     }
 }

@@ -53,7 +53,7 @@ mod parse;
 pub use codec::{Codec, V3Codecs};
 pub use data_type::v3_fill_value;
 pub use document::{
-    check_grid, regular_chunks, v2_array_metadata, v2_group, v3_array_metadata, v3_group,
-    ArrayDocument, ZarrFormat, ZARRAY, ZARR_JSON, ZATTRS, ZGROUP,
+    ArrayDocument, ZARR_JSON, ZARRAY, ZATTRS, ZGROUP, ZarrFormat, check_grid, regular_chunks,
+    v2_array_metadata, v2_group, v3_array_metadata, v3_group,
 };
-pub use parse::{parse_v2_dtype, parse_v3_data_type, BadDataType, V2Dtype};
+pub use parse::{BadDataType, V2Dtype, parse_v2_dtype, parse_v3_data_type};

@@ -144,11 +144,11 @@ fn push_run(
     range: Range<usize>,
     order: ByteOrder,
 ) -> Parsed<()> {
-    if let Some((last, o)) = out.last_mut() {
-        if *o == order {
-            last.end = range.end;
-            return Ok(());
-        }
+    if let Some((last, o)) = out.last_mut()
+        && *o == order
+    {
+        last.end = range.end;
+        return Ok(());
     }
     if out.len() == MAX_ORDER_RUNS {
         return bad(
@@ -220,7 +220,7 @@ fn with_shape(dt: Datatype, shape: &Value, path: &str) -> Parsed<Datatype> {
             return bad(
                 path,
                 format!("field shape {other} is not a list of extents"),
-            )
+            );
         }
     };
     let mut extents = Vec::with_capacity(dims.len());
@@ -231,7 +231,7 @@ fn with_shape(dt: Datatype, shape: &Value, path: &str) -> Parsed<Datatype> {
                 return bad(
                     path,
                     format!("field extent {d} is not a non-negative integer"),
-                )
+                );
             }
         }
     }
@@ -465,10 +465,12 @@ mod tests {
 
     #[test]
     fn v2_reads_mixed_orders_and_refuses_gaps_and_junk() {
-        assert!(parse_v2_dtype(&json!([["a", "<u4"], ["", "|V4"]]))
-            .unwrap_err()
-            .why
-            .contains("unnamed"));
+        assert!(
+            parse_v2_dtype(&json!([["a", "<u4"], ["", "|V4"]]))
+                .unwrap_err()
+                .why
+                .contains("unnamed")
+        );
         let mixed = parse_v2_dtype(&json!([
             ["a", "<u4"],
             ["b", ">u4"],
@@ -485,10 +487,12 @@ mod tests {
         let nested = parse_v2_dtype(&nested).unwrap();
         assert_eq!(nested.other_order, vec![2..4, 6..8, 10..12]);
         let alternating = json!([["a", [["x", ">u2"], ["y", "<u2"]], [1 << 12]]]);
-        assert!(parse_v2_dtype(&alternating)
-            .unwrap_err()
-            .why
-            .contains("change byte order"));
+        assert!(
+            parse_v2_dtype(&alternating)
+                .unwrap_err()
+                .why
+                .contains("change byte order")
+        );
         assert!(parse_v2_dtype(&json!([["a", "<O"]])).is_err());
         assert!(parse_v2_dtype(&json!([["a"]])).is_err());
         assert!(parse_v2_dtype(&json!([["a", "<u4", [-1]]])).is_err());
@@ -534,9 +538,11 @@ mod tests {
         assert_eq!(parse_v3_data_type(&json!("r24")).unwrap().size(), Some(3));
         assert!(parse_v3_data_type(&json!("string")).is_err());
         assert!(parse_v3_data_type(&json!({"name": "struct"})).is_err());
-        assert!(parse_v3_data_type(
-            &json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}})
-        )
-        .is_err());
+        assert!(
+            parse_v3_data_type(
+                &json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}})
+            )
+            .is_err()
+        );
     }
 }

@@ -9,7 +9,7 @@ mod read;
 pub(crate) use read::{Descr, DescrReader};
 
 use super::repr::py_repr_str;
-use super::{scalar_typestr, ByteOrder, Error, Result};
+use super::{ByteOrder, Error, Result, scalar_typestr};
 use crate::schema::join_field;
 use crate::{Compound, Datatype};
 
@@ -339,14 +339,18 @@ mod tests {
                 Member::new("b", 2, Datatype::Int32),
             ],
         };
-        assert!(Datatype::Compound(overlap)
-            .numpy_descr_with_order(ByteOrder::Little)
-            .is_err());
+        assert!(
+            Datatype::Compound(overlap)
+                .numpy_descr_with_order(ByteOrder::Little)
+                .is_err()
+        );
         let mut twice = Compound::c_layout([("a", Datatype::Int8)]).unwrap();
         twice.members.push(Member::new("a", 1, Datatype::Int8));
         twice.size = 2;
-        assert!(Datatype::Compound(twice)
-            .numpy_descr_with_order(ByteOrder::Little)
-            .is_err());
+        assert!(
+            Datatype::Compound(twice)
+                .numpy_descr_with_order(ByteOrder::Little)
+                .is_err()
+        );
     }
 }

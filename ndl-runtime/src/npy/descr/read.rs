@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use crate::npy::literal::{Lit, Value};
 use crate::npy::repr::py_repr_str;
-use crate::npy::{parse_scalar_typestr, ByteOrder, Error, Result};
+use crate::npy::{ByteOrder, Error, Result, parse_scalar_typestr};
 use crate::record_plan::merge_spans;
 use crate::schema::join_field;
 use crate::time::TimeError;
@@ -260,16 +260,14 @@ impl<'a> DescrReader<'a> {
     fn field(&mut self, entry: &Lit, parent: &str) -> Result<Field> {
         let items = match &entry.value {
             Value::Tuple(items) | Value::List(items) => items,
-            other => {
-                return Err(self.invalid(
-                    entry,
-                    parent,
-                    format!(
+            other => return Err(self.invalid(
+                entry,
+                parent,
+                format!(
                     "a field entry must be a (name, type) or (name, type, shape) tuple, found {}",
                     other.repr()
                 ),
-                ))
-            }
+            )),
         };
         if !(2..=3).contains(&items.len()) {
             return Err(self.invalid(

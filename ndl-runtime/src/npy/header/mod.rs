@@ -255,7 +255,7 @@ fn wrap_header(text: &str) -> Result<Vec<u8>> {
                 reason: format!(
                     "the header would be {total} bytes long; the .npy format allows at most 4 GiB"
                 ),
-            })
+            });
         }
     }
     out.extend_from_slice(&encoded);

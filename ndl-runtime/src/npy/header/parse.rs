@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 use std::io::Read;
 
 use super::{Header, HeaderLimits, MAGIC};
+use crate::Datatype;
 use crate::npy::descr::{Descr, DescrReader};
 use crate::npy::io;
 use crate::npy::literal::{self, Lit, Value};
 use crate::npy::{Error, Result};
-use crate::Datatype;
 
 impl Header {
     /// Reads a header from `r`, leaving `r` at the first data byte.
@@ -241,7 +241,7 @@ fn header_from_text(text: &str, python2: bool, to_offset: &dyn Fn(usize) -> u64)
             return Err(Error::InvalidFortranOrder {
                 offset: to_offset(fortran.pos),
                 found: fortran.value.repr(),
-            })
+            });
         }
     };
     let Descr {

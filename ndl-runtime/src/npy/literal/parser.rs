@@ -1,7 +1,7 @@
 //! The parser: whitespace, containers and numbers; strings and names are
 //! in [`string`](super::string).
 
-use super::{Lit, ParseError, Value, MAX_DEPTH};
+use super::{Lit, MAX_DEPTH, ParseError, Value};
 use crate::npy::repr::py_repr_str;
 
 pub(super) struct Parser<'a> {
@@ -127,7 +127,7 @@ impl Parser<'_> {
                 return Err(self.error(&format!(
                     "expected ',' or ')', found {}",
                     self.describe_next()
-                )))
+                )));
             }
         }
         let mut items = vec![first];
@@ -163,7 +163,7 @@ impl Parser<'_> {
                     return Err(self.error(&format!(
                         "expected ',' or '{close}', found {}",
                         self.describe_next()
-                    )))
+                    )));
                 }
             }
         }
@@ -225,7 +225,7 @@ impl Parser<'_> {
                     return Err(self.error(&format!(
                         "expected ',' or '}}', found {}",
                         self.describe_next()
-                    )))
+                    )));
                 }
             }
             self.skip_space(false);

@@ -1,8 +1,8 @@
 //! String and bytes literals (prefixes, quotes, escapes, implicit
 //! concatenation) and the three names that are literals.
 
-use super::parser::{is_name_char, Parser};
-use super::{truncate, ParseError, Value};
+use super::parser::{Parser, is_name_char};
+use super::{ParseError, Value, truncate};
 
 impl Parser<'_> {
     /// A name: `True`, `False`, `None`, or a string prefix; any other name is refused.
@@ -109,7 +109,7 @@ impl Parser<'_> {
                         message:
                             "unterminated string literal (newline inside a single-quoted string)"
                                 .into(),
-                    })
+                    });
                 }
                 '\\' if kind.raw => {
                     out.push('\\');
@@ -119,7 +119,7 @@ impl Parser<'_> {
                 }
                 '\\' => self.escape(kind, &mut out)?,
                 c if kind.bytes && !c.is_ascii() => {
-                    return Err(self.error("bytes literals can only contain ASCII characters"))
+                    return Err(self.error("bytes literals can only contain ASCII characters"));
                 }
                 c => out.push(c),
             }

@@ -36,9 +36,9 @@ use std::fmt;
 use super::calendar::civil_from_days;
 use super::{BaseUnit, NumpyTimeUnit, TimeError, TimeKind};
 use crate::TimeType;
-pub use encoding::{scale_count, CfEncoding, Unscalable, NAT};
+pub use encoding::{CfEncoding, NAT, Unscalable, scale_count};
 use epoch::CfCalendar;
-pub use values::{cf_time_type, CfCounts, CfValues};
+pub use values::{CfCounts, CfValues, cf_time_type};
 
 const ATTOS_PER_SECOND: i128 = 1_000_000_000_000_000_000;
 const ATTOS_PER_DAY: i128 = 86_400 * ATTOS_PER_SECOND;

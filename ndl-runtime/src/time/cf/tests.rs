@@ -144,10 +144,12 @@ fn integers_decode_exactly_or_not_at_all() {
     let durations = decoder("seconds", None, "10ms");
     assert_eq!(durations.decode(-3), Ok(-300));
     assert!(durations.decode(i64::MAX).is_err());
-    assert!(CfTimeUnits::parse("seconds", None)
-        .unwrap()
-        .decoder(unit("M"))
-        .is_err());
+    assert!(
+        CfTimeUnits::parse("seconds", None)
+            .unwrap()
+            .decoder(unit("M"))
+            .is_err()
+    );
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use ndl_runtime::ndl::{self, File, Shape};
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::{self, File, Shape};
 use serde_yaml::{Mapping, Value};
 
 fn data_dir() -> PathBuf {

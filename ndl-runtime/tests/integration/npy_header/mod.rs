@@ -3,8 +3,8 @@
 //! of a `.npy` file whose header is a given text.
 #![allow(dead_code)]
 
-use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
 use ndl_runtime::Order;
+use ndl_runtime::npy::{ByteOrder, Error, Header, HeaderLimits};
 use ndl_runtime::{Array, Charset, Compound, Datatype, FixedString, Member, Opaque};
 
 pub fn little(datatype: Datatype, shape: &[u64]) -> Header {

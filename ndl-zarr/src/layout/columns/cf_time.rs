@@ -6,15 +6,15 @@
 //! (`hours since 2000-01-01`) reads into `DateTime64<Seconds>` with the
 //! exact instants.
 
-use ndl_runtime::time::CfValues;
 use ndl_runtime::Datatype;
+use ndl_runtime::time::CfValues;
 use serde_json::Value;
 
 use super::Column;
+use crate::ZarrFormat;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
 use crate::store::Store;
-use crate::ZarrFormat;
 
 /// The decoding the time column `c` needs, or `None` when its values are
 /// already the field's counts (ours: `<unit> since 1970-01-01 00:00:00`

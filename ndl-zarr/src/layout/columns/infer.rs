@@ -1,7 +1,7 @@
 //! The records of a columns group another tool wrote (xarray's, without
 //! our `ndl_datatype`): a field per array, CF time as time fields.
 
-use ndl_runtime::time::{cf_time_type, TimeError};
+use ndl_runtime::time::{TimeError, cf_time_type};
 use ndl_runtime::{Compound, Datatype, TimeType};
 use serde_json::Value;
 

@@ -60,7 +60,7 @@ pub(crate) use write::ColumnsWriter;
 use ndl_runtime::npy::scalar_typestr;
 use ndl_runtime::time::{CfEncoding, NAT};
 use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
 

@@ -10,11 +10,11 @@ use ndl_runtime::time::CfCounts;
 use ndl_runtime::{Charset, Datatype, NdlType};
 
 use super::cf_time::time_decoding;
-use super::{plan, Column, Style};
+use super::{Column, Style, plan};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::part_reader::{invalid, PartSource};
+use crate::part_reader::{PartSource, invalid};
 use crate::store::Store;
 
 /// Checks that the array `meta` holds the values of column `c`.

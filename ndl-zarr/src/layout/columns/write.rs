@@ -6,13 +6,13 @@ use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::time::CfEncoding;
 use ndl_runtime::{ByteOrder, Datatype};
 use rayon::prelude::*;
-use serde_json::{json, Map};
+use serde_json::{Map, json};
 
 use std::collections::BTreeMap;
 
-use super::{plan, Column, Extra, Style, NCZARR_ATTR, NCZARR_ATTR_LOWER};
+use super::{Column, Extra, NCZARR_ATTR, NCZARR_ATTR_LOWER, Style, plan};
 use crate::append::Appender;
-use crate::chunks::{parallel, with_buffer, ChunkIo};
+use crate::chunks::{ChunkIo, parallel, with_buffer};
 use crate::documents::{consolidate, read_group, write_group};
 use crate::error::{Error, Result};
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
@@ -197,7 +197,7 @@ impl ColumnsWriter {
 
     /// The column names, and the group's consolidated metadata to rewrite
     /// from their documents once written.
-    fn consolidation(&self) -> impl FnOnce() -> Result<()> {
+    fn consolidation(&self) -> impl FnOnce() -> Result<()> + use<> {
         let names: Vec<String> = self.columns.iter().map(|(c, _)| c.name.clone()).collect();
         let root = self.root.clone();
         move || {

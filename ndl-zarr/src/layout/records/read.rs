@@ -10,7 +10,7 @@ use ndl_runtime::{ByteOrder, NdlType};
 use crate::chunks::ChunkIo;
 use crate::error::{Error, Result};
 use crate::metadata::ArrayMeta;
-use crate::part_reader::{invalid, records_range, shape_error, PartSource};
+use crate::part_reader::{PartSource, invalid, records_range, shape_error};
 use crate::store::Store;
 
 /// The array of records of a store, opened for reading.

@@ -1,9 +1,9 @@
 //! Writing one array of records: its metadata, and the appender of a new
 //! or existing array.
 
+use ndl_runtime::Datatype;
 use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::records::PackedLayout;
-use ndl_runtime::Datatype;
 use serde_json::json;
 
 use crate::append::Appender;

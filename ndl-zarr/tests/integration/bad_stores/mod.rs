@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use ndl_runtime::NdlType;
 use ndl_testkit::child::this_test;
 use ndl_zarr::{ArrayInfo, ArrayWriter, Codec, Error, WriteOptions, ZarrFormat};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 mod chunks;
 mod data_types;

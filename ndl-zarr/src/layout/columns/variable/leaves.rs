@@ -4,10 +4,10 @@
 //! ragged array.
 
 use base64::Engine as _;
+use ndl_runtime::Datatype;
 use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::record::{Column, Values};
-use ndl_runtime::Datatype;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 
@@ -103,7 +103,7 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
             None => {
                 return Err(refused(format!(
                     "field `{name}` of {dt:?} has no place in the columns layout"
-                )))
+                )));
             }
         },
     };

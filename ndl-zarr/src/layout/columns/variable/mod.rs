@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ndl_runtime::lang::zarr::ZarrFormat;
-use ndl_runtime::record::{columns, Column};
+use ndl_runtime::record::{Column, columns};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 use serde_json::json;
@@ -29,15 +29,15 @@ use crate::metadata::ArrayMeta;
 use crate::options::WriteOptions;
 use crate::store::Store;
 use crate::strings::{VlenKind, VlenReader, VlenWriter};
-use crate::writer::{dimension_name, prepare, Held};
+use crate::writer::{Held, dimension_name, prepare};
 use leaves::{
-    count_name, dotted, fill_attribute, fill_json, fixed_bytes, leaves, sample_dimension, Kind,
-    Leaf,
+    Kind, Leaf, count_name, dotted, fill_attribute, fill_json, fixed_bytes, leaves,
+    sample_dimension,
 };
 
 pub use leaves::fill_metadata;
-pub(crate) use read::read;
 use read::VariableReader;
+pub(crate) use read::read;
 
 /// Reads the records of a columns store whose fields include strings,
 /// lists or options, without a Rust type: a batch of

@@ -2,16 +2,16 @@
 //! each field's array found by name, ragged arrays rebuilt from their
 //! counts, options from their fill.
 
-use ndl_runtime::record::{self, columns, Bitmap, Column, Values};
+use ndl_runtime::record::{self, Bitmap, Column, Values, columns};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
-use super::leaves::{count_name, dotted, leaves, Kind, Leaf};
+use super::leaves::{Kind, Leaf, count_name, dotted, leaves};
 use super::schema::set_fills;
 use crate::error::{Error, Result};
 use crate::grid::GridReader;
 use crate::layout::columns::ColumnsSource;
-use crate::part_reader::{self, shape_error, PartSource};
+use crate::part_reader::{self, PartSource, shape_error};
 use crate::store::Store;
 use crate::strings::VlenReader;
 

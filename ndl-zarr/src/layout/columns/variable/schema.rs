@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::leaves::{count_name, dotted, sample_dimension};
 use crate::documents::read_group;
 use crate::error::{Error, Result};
-use crate::info::{child_names, ArrayInfo};
+use crate::info::{ArrayInfo, child_names};
 use crate::layout::columns::infer_record;
 use crate::metadata::NDL_DATATYPE;
 use crate::store::Store;
@@ -231,11 +231,12 @@ fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
     for name in child_names(store)? {
         let name = name.as_str();
         let child = store.child(name);
-        if let Some(meta) = VlenMeta::probe(&child)? {
-            if meta.kind == VlenKind::Text && meta.shape.len() == 1 {
-                arrays.push((name.to_string(), Found::Text));
-                continue;
-            }
+        if let Some(meta) = VlenMeta::probe(&child)?
+            && meta.kind == VlenKind::Text
+            && meta.shape.len() == 1
+        {
+            arrays.push((name.to_string(), Found::Text));
+            continue;
         }
         match ArrayInfo::read(&child) {
             Ok(info) => arrays.push((name.to_string(), Found::Fixed(Box::new(info)))),
