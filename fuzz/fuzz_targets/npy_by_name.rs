@@ -6,8 +6,8 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use ndl_runtime::npy::{AppendOptions, ReadOptions};
 use ndl_runtime::NdlType;
+use ndl_runtime::npy::{AppendOptions, ReadOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(u16)]
