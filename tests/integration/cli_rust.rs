@@ -281,7 +281,7 @@ fn generated_types_compile_and_read_every_file_exactly() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
         run.status.success(),
-        "the generated crate's main failed:\n{stderr}"
+        "the generated crate's read_back failed:\n{stderr}"
     );
     for c in &cases {
         let back = dir.path().join(format!("{}.back.{}", c.module, c.back.1));
@@ -308,19 +308,29 @@ fn case(module: &str, file: PathBuf, read: String, check: (PathBuf, &'static str
 
 /// A crate whose library holds each generated type in its own module
 /// (`#![deny(warnings)]`: the source must compile clean), and whose
-/// `main` reads each file and writes it back.
+/// `read_back` program reads each file and writes it back.
+///
+/// The program is a test target without a harness, and the dependencies
+/// ask for the features `cargo test --workspace` gives them: so `cargo
+/// test` builds the crate with the workspace's own `test` profile
+/// artifacts, already built, rather than every dependency again (two
+/// minutes of a cold CI run). Should the features drift, the test still
+/// passes, only slower.
 fn write_crate(krate: &Path, cases: &[Case]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::create_dir_all(krate.join("tests")).unwrap();
     let dep = |name: &str| root.join(name).display().to_string();
     let manifest = format!(
         "[package]\nname = \"generated\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
          [dependencies]\n\
-         ndl-runtime = {{ path = {:?}, features = [\"half\", \"num-complex\"] }}\n\
+         ndl-runtime = {{ path = {:?}, features = [\"half\", \"num-complex\", \"ndarray\", \"chrono\", \"jiff\"] }}\n\
          ndl-hdf5 = {{ path = {:?} }}\n\
          ndl-arrow = {{ path = {:?} }}\n\
-         ndl-zarr = {{ path = {:?} }}\n\
-         half = \"2\"\nnum-complex = \"0.4\"\n\n\
+         ndl-zarr = {{ path = {:?}, features = [\"ndarray\"] }}\n\
+         half = \"2\"\nnum-complex = \"0.4\"\n\
+         serde = {{ version = \"1\", features = [\"alloc\"] }}\nnum-bigint = \"0.4\"\n\n\
+         [[test]]\nname = \"read_back\"\nharness = false\n\n\
          [profile.dev]\ndebug = \"line-tables-only\"\n\n\
          [profile.dev.package.\"*\"]\ndebug = false\n",
         dep("ndl-runtime"),
@@ -354,29 +364,81 @@ fn write_crate(krate: &Path, cases: &[Case]) {
     }
     main.push_str("}\n");
     std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
-    std::fs::write(krate.join("src/main.rs"), main).unwrap();
+    std::fs::write(krate.join("tests/read_back.rs"), main).unwrap();
 }
 
 /// Builds the crate offline into the workspace's target directory, so
-/// the dependencies already built are reused; gives the binary.
+/// the dependencies already built are reused; gives the `read_back`
+/// program.
 fn cargo_build(krate: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["build", "--offline", "--quiet", "--manifest-path"])
+    let mut command = Command::new(cargo);
+    // What cargo set for this test (CARGO_MANIFEST_DIR …): build scripts
+    // that watch these (ring's) would otherwise be built again, here and
+    // in the next build of the workspace.
+    for (key, _) in std::env::vars_os() {
+        let key_text = key.to_string_lossy();
+        if CRATE_VARS.iter().any(|p| key_text.starts_with(p)) {
+            command.env_remove(&key);
+        }
+    }
+    let out = command
+        .args(["test", "--offline", "--no-run", "--message-format=json"])
+        .args(["--test", "read_back", "--manifest-path"])
         .arg(krate.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "the generated types do not compile cleanly:\n{}\n--- lib.rs\n{}",
+        "the generated types do not compile cleanly:\n{}{}\n--- lib.rs\n{}",
         String::from_utf8_lossy(&out.stderr),
+        compiler_messages(&out.stdout),
         std::fs::read_to_string(krate.join("src/lib.rs")).unwrap()
     );
-    target.join("debug/generated")
+    let rebuilt: Vec<String> = messages(&out.stdout)
+        .filter(|m| m["reason"] == "compiler-artifact" && m["fresh"] == false)
+        .filter_map(|m| m["package_id"].as_str().map(str::to_string))
+        .filter(|id| !id.contains("generated"))
+        .collect();
+    if !rebuilt.is_empty() {
+        eprintln!("cli_rust: dependencies built again for the generated crate: {rebuilt:?}");
+    }
+    messages(&out.stdout)
+        .find(|m| m["target"]["name"] == "read_back")
+        .and_then(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the read_back program it built")
+}
+
+/// The prefixes of the variables cargo sets for a crate's build and tests.
+const CRATE_VARS: &[&str] = &[
+    "CARGO_MANIFEST_",
+    "CARGO_PKG_",
+    "CARGO_CRATE_",
+    "CARGO_BIN_",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_TARGET_TMPDIR",
+    "CARGO_RUSTC_CURRENT_DIR",
+    "CARGO_CFG_",
+    "OUT_DIR",
+];
+
+/// Cargo's JSON messages, one per line of its output.
+fn messages(stdout: &[u8]) -> impl Iterator<Item = serde_json::Value> + '_ {
+    stdout
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+}
+
+/// The compiler's errors and warnings among cargo's JSON messages, as the
+/// compiler prints them.
+fn compiler_messages(stdout: &[u8]) -> String {
+    messages(stdout)
+        .filter_map(|m| m["message"]["rendered"].as_str().map(str::to_string))
+        .collect()
 }
 
 // Overlapping members are refused by the printer's unit tests
