@@ -34,7 +34,7 @@ impl Filled {
                 column: column.clone(),
                 message,
             };
-            let Some(found) = at_path(&mut template, column) else {
+            let Some(found) = template.member_mut(column) else {
                 return Err(error(format!(
                     "no such column; the columns are {}",
                     names(origin.template).join(", ")
@@ -80,27 +80,13 @@ impl RecordSource for Filled {
             return Ok(None);
         };
         for (column, one) in &self.fills {
-            if let Some(Column::Nullable { fill, .. }) = at_path(&mut batch, column) {
+            if let Some(Column::Nullable { fill, .. }) = batch.member_mut(column) {
                 *fill = Some(Box::new(one.clone()));
             }
         }
         batch.put_fills();
         Ok(Some(batch))
     }
-}
-
-/// The column at dotted `path` (`venue.code`) of a struct column.
-fn at_path<'a>(column: &'a mut Column, path: &str) -> Option<&'a mut Column> {
-    path.split('.').try_fold(column, |c, name| match c {
-        Column::Struct { fields, .. } => fields.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c),
-        Column::Nullable { values, .. } => match &mut **values {
-            Column::Struct { fields, .. } => {
-                fields.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c)
-            }
-            _ => None,
-        },
-        _ => None,
-    })
 }
 
 /// The dotted paths of every leaf column of `template`.

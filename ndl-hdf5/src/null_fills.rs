@@ -52,55 +52,67 @@ fn collect(node: &Node, path: &str, out: &mut Map<String, Value>) {
     }
 }
 
-/// Makes each member the attribute's text `json` names an option of its
-/// datatype, in `datatype` and in its column in `template`, with the fill
-/// given; with `only_missing`, only options of `template` without a fill
-/// take one (a Rust type's own fill wins). Gives what is wrong with the
-/// attribute otherwise.
-pub(crate) fn apply(
-    json: &str,
-    datatype: &mut Datatype,
-    template: &mut Column,
-    only_missing: bool,
-) -> Result<(), String> {
-    let fills: Map<String, Value> =
-        serde_json::from_str(json).map_err(|e| format!("`{NDL_FILLS}` is no JSON object: {e}"))?;
-    for (path, text) in &fills {
-        let text = text
-            .as_str()
-            .ok_or_else(|| format!("`{NDL_FILLS}`: the fill of `{path}` is not text"))?;
-        let unknown = || format!("`{NDL_FILLS}` names `{path}`, which the records have no member");
-        let column = column_at(template, path).ok_or_else(unknown)?;
-        match column {
-            Column::Nullable { values, fill, .. } => {
-                if fill.is_none() || !only_missing {
+/// The attribute's fills: each member's dotted path and its fill's text.
+pub(crate) struct Fills(Vec<(String, String)>);
+
+impl Fills {
+    /// The fills the attribute's text `json` gives, or what is wrong with it.
+    pub(crate) fn parse(json: &str) -> Result<Fills, String> {
+        let fills: Map<String, Value> = serde_json::from_str(json)
+            .map_err(|e| format!("`{NDL_FILLS}` is no JSON object: {e}"))?;
+        fills
+            .into_iter()
+            .map(|(path, text)| match text {
+                Value::String(text) => Ok((path, text)),
+                _ => Err(format!("`{NDL_FILLS}`: the fill of `{path}` is not text")),
+            })
+            .collect::<Result<_, _>>()
+            .map(Fills)
+    }
+
+    /// `datatype`, a compound as the file stores it, with each member
+    /// named made `optional`, and every compound that then holds one
+    /// without a layout, as a record type's is.
+    pub(crate) fn optional(&self, datatype: &Datatype) -> Result<Datatype, String> {
+        let mut out = datatype.clone();
+        for (path, _) in &self.0 {
+            let member = member_at(&mut out, path).ok_or_else(|| unknown(path))?;
+            *member = Datatype::Optional(Box::new(member.clone()));
+        }
+        Ok(variable_compounds(out))
+    }
+
+    /// Gives each option of `template` the attribute names its fill; with
+    /// `only_missing`, only those without one (a Rust type's own fill
+    /// wins), and members the template does not hold as options are left
+    /// as they are.
+    pub(crate) fn fill(&self, template: &mut Column, only_missing: bool) -> Result<(), String> {
+        for (path, text) in &self.0 {
+            let column = template.member_mut(path).ok_or_else(|| unknown(path))?;
+            match column {
+                Column::Nullable { values, fill, .. } if fill.is_none() || !only_missing => {
                     let parsed = Column::parse_one(values, text)
                         .map_err(|e| format!("`{NDL_FILLS}`: the fill of `{path}`: {e}"))?;
                     *fill = Some(Box::new(parsed));
                 }
-            }
-            _ if only_missing => {}
-            plain => {
-                let parsed = Column::parse_one(plain, text)
-                    .map_err(|e| format!("`{NDL_FILLS}`: the fill of `{path}`: {e}"))?;
-                *plain = Column::Nullable {
-                    validity: Default::default(),
-                    values: Box::new(plain.clone()),
-                    fill: Some(Box::new(parsed)),
-                };
-                let member = member_at(datatype, path).ok_or_else(unknown)?;
-                *member = Datatype::Optional(Box::new(member.clone()));
+                _ if only_missing => {}
+                _ => return Err(format!("`{NDL_FILLS}` names `{path}`, which is no option")),
             }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+fn unknown(path: &str) -> String {
+    format!("`{NDL_FILLS}` names `{path}`, which the records have no member")
 }
 
 /// The records' datatype as the dataset's `ndl_fills` attribute (its
 /// text `json`) says it: `datatype`, a compound as the file stores it,
 /// with each member it names `optional`, and every compound that then
 /// holds one without a layout, as a record type's is. What a reader of the
-/// records gives; `None` when the attribute names no member of it.
+/// records gives; `None` when the attribute is damaged or names no member
+/// of it.
 ///
 /// ```
 /// use ndl_runtime::{Compound, Datatype};
@@ -111,21 +123,7 @@ pub(crate) fn apply(
 /// assert_eq!(ndl_hdf5::records_with_nulls(&stored, r#"{"q": "-1"}"#), None);
 /// ```
 pub fn records_with_nulls(datatype: &Datatype, json: &str) -> Option<Datatype> {
-    let fills: Map<String, Value> = serde_json::from_str(json).ok()?;
-    let mut out = datatype.clone();
-    for path in fills.keys() {
-        let member = member_at(&mut out, path)?;
-        *member = Datatype::Optional(Box::new(member.clone()));
-    }
-    Some(variable_compounds(out))
-}
-
-/// The column of the member at dotted `path` of a struct column.
-fn column_at<'a>(column: &'a mut Column, path: &str) -> Option<&'a mut Column> {
-    path.split('.').try_fold(column, |c, name| match c {
-        Column::Struct { fields, .. } => fields.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c),
-        _ => None,
-    })
+    Fills::parse(json).ok()?.optional(datatype).ok()
 }
 
 /// The datatype of the member at dotted `path` of a compound.

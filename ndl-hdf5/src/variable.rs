@@ -19,7 +19,7 @@ use ndl_runtime::{Datatype, Record};
 use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::TypeError;
 use crate::lookup::dataset_path;
-use crate::null_fills::{self, NDL_FILLS};
+use crate::null_fills::{self, Fills, NDL_FILLS};
 use crate::options::WriteOptions;
 use crate::raw_io::{self, failed, select_box};
 use crate::record_io::{Arena, Budget, Buffer, Reclaim, Transfer, decode, encode};
@@ -397,16 +397,24 @@ impl RecordsReader {
                 field: String::new(),
                 message: why,
             })?;
-        let mut datatype = datatype;
+        let fills = fills(path, dataset, &found)?;
+        let datatype = match &fills {
+            Some(fills) => fills
+                .optional(&datatype)
+                .map_err(fills_error(path, dataset))?,
+            None => datatype,
+        };
         let mut template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
             path: path.to_path_buf(),
             dataset: dataset.to_string(),
             field: e.field(),
             message: e.message().to_string(),
         })?;
-        apply_fills(path, dataset, &found, &mut datatype, &mut template, false)?;
-        // A compound that now holds options has no layout of its own.
-        let datatype = variable_compounds(datatype);
+        if let Some(fills) = fills {
+            fills
+                .fill(&mut template, false)
+                .map_err(fills_error(path, dataset))?;
+        }
         RecordsReader::start(path, dataset, (file, found), datatype, template)
     }
 
@@ -438,9 +446,12 @@ impl RecordsReader {
     pub(crate) fn open_as<T: Record>(path: &Path, dataset: &str) -> Result<RecordsReader> {
         let opened = open_found(path, dataset)?;
         let mut template = T::Columns::with_capacity(0).finish();
-        let mut datatype = T::datatype();
-        apply_fills(path, dataset, &opened.1, &mut datatype, &mut template, true)?;
-        RecordsReader::start(path, dataset, opened, datatype, template)
+        if let Some(fills) = fills(path, dataset, &opened.1)? {
+            fills
+                .fill(&mut template, true)
+                .map_err(fills_error(path, dataset))?;
+        }
+        RecordsReader::start(path, dataset, opened, T::datatype(), template)
     }
 
     fn start(
@@ -558,32 +569,29 @@ impl RecordsReader {
     }
 }
 
-/// The file at `path` and its dataset `dataset`, opened for reading.
-/// The options the dataset's `ndl_fills` attribute names, where it has
-/// one, made so in `datatype` and `template` ([`null_fills::apply`]).
-fn apply_fills(
-    path: &Path,
-    dataset: &str,
-    found: &hdf5::Dataset,
-    datatype: &mut Datatype,
-    template: &mut Column,
-    only_missing: bool,
-) -> Result<()> {
+/// The fills of the dataset's `ndl_fills` attribute, where it has one.
+fn fills(path: &Path, dataset: &str, found: &hdf5::Dataset) -> Result<Option<Fills>> {
     let Some(json) = crate::attribute::attribute(found, NDL_FILLS) else {
-        return Ok(());
+        return Ok(None);
     };
-    let applied = match json.as_str() {
-        Some(text) => null_fills::apply(text, datatype, template, only_missing),
+    let fills = match json.as_str() {
+        Some(text) => Fills::parse(text),
         None => Err(format!("`{NDL_FILLS}` is not text")),
     };
-    applied.map_err(|message| Error::TypeMismatch {
-        path: path.to_path_buf(),
-        dataset: dataset.to_string(),
-        field: String::new(),
-        message,
-    })
+    fills.map(Some).map_err(fills_error(path, dataset))
 }
 
+fn fills_error(path: &Path, dataset: &str) -> impl Fn(String) -> Error + use<> {
+    let (path, dataset) = (path.to_path_buf(), dataset.to_string());
+    move |message| Error::TypeMismatch {
+        path: path.clone(),
+        dataset: dataset.clone(),
+        field: String::new(),
+        message,
+    }
+}
+
+/// The file at `path` and its dataset `dataset`, opened for reading.
 fn open_found(path: &Path, dataset: &str) -> Result<(hdf5::File, hdf5::Dataset)> {
     let file = crate::file::open(path)?;
     let stored_at = dataset_path(&file, path, dataset)?;

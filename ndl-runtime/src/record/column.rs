@@ -254,6 +254,37 @@ impl Column {
         }
     }
 
+    /// The column of the member at dotted `path` (`venue.code`) of a struct
+    /// column, through optional structs too; `None` when there is none.
+    ///
+    /// ```
+    /// use ndl_runtime::record::{Bitmap, Column};
+    ///
+    /// let code = Column::Strings { offsets: vec![0], data: vec![] };
+    /// let venue = Column::Struct { len: 0, fields: vec![("code".into(), code.clone())] };
+    /// let mut record = Column::Struct {
+    ///     len: 0,
+    ///     fields: vec![(
+    ///         "venue".into(),
+    ///         Column::Nullable { validity: Bitmap::default(), values: Box::new(venue), fill: None },
+    ///     )],
+    /// };
+    /// assert_eq!(record.member_mut("venue.code"), Some(&mut code.clone()));
+    /// assert_eq!(record.member_mut("venue.name"), None);
+    /// ```
+    pub fn member_mut(&mut self, path: &str) -> Option<&mut Column> {
+        path.split('.').try_fold(self, |column, name| {
+            let column = match column {
+                Column::Nullable { values, .. } => &mut **values,
+                other => other,
+            };
+            let Column::Struct { fields, .. } = column else {
+                return None;
+            };
+            fields.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c)
+        })
+    }
+
     /// For a [`Column::Nullable`] with a fill: the first record that holds
     /// a value equal to the fill (bit for bit), which a format without
     /// nulls would read back as `None`. Formats that store the fill refuse
