@@ -58,5 +58,6 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 cargo test --workspace
-# The fuzz targets live in their own workspace; CI checks that they build.
-CARGO_TARGET_DIR="$PWD/target" cargo build --manifest-path fuzz/Cargo.toml
+# The fuzz targets live in their own workspace; CI checks that they build,
+# with the tests' profile, so that they reuse what the tests built.
+CARGO_TARGET_DIR="$PWD/target" cargo build --profile test --manifest-path fuzz/Cargo.toml
