@@ -20,7 +20,9 @@ use ndl_zarr::{ArrayWriter, Layout, LockBreak, WriteOptions, ZarrFormat};
 
 const CHILD: &str = "NDL_S3_CHILD";
 const N: u64 = 1000;
-const CHUNK: u64 = 50;
+/// Four chunks of `N` records: each chunk is a request to moto's server,
+/// whose Python is most of these tests' time.
+const CHUNK: u64 = 250;
 
 #[derive(Clone, Copy, Debug, PartialEq, NdlType)]
 #[repr(C)]

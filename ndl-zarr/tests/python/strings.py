@@ -1,10 +1,11 @@
 """Writes or checks a Zarr array of variable-length strings or bytes with
 the installed zarr-python, for ndl-zarr's tests/strings.rs.
 
-    strings.py write PATH KIND FORMAT SHAPE CHUNKS   # zarr-python writes it
-    strings.py check PATH KIND SHAPE                 # zarr-python reads it back
+    strings.py write PATH KIND FORMAT SHAPE CHUNKS ...  # zarr-python writes them
+    strings.py check PATH KIND SHAPE ...                # zarr-python reads them
 
-KIND is `text` or `bytes`; SHAPE and CHUNKS are comma-separated extents.
+each with as many arrays as are given (one interpreter for all of them:
+starting one is most of the time). KIND is `text` or `bytes`; SHAPE and CHUNKS are comma-separated extents.
 Element i (in C order) holds `value(kind, i)`, by the same formula as the
 Rust test: empty for every seventh, else a run of non-ASCII characters (or
 bytes with NULs) and the index.
@@ -39,7 +40,7 @@ def write(path, kind, fmt, shape, chunks):
     dtype = str if kind == "text" else zarr.dtype.VariableLengthBytes()
     a = zarr.create_array(path, shape=shape, chunks=chunks, dtype=dtype, zarr_format=int(fmt))
     a[...] = data
-    print("ok", zarr.__version__)
+    print("ok", path, zarr.__version__)
 
 
 def check(path, kind, shape):
@@ -53,14 +54,18 @@ def check(path, kind, shape):
             g = bytes(g)
         assert type(g) is type(e) or isinstance(g, type(e)), (i, type(g), type(e))
         assert g == e, (i, g, e)
-    print("ok", zarr.__version__, a.dtype)
+    print("ok", path, zarr.__version__, a.dtype)
 
 
 if __name__ == "__main__":
-    cmd, path, kind = sys.argv[1:4]
+    cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "write":
-        write(path, kind, sys.argv[4], extents(sys.argv[5]), extents(sys.argv[6]))
+        for at in range(0, len(args), 5):
+            path, kind, fmt, shape, chunks = args[at : at + 5]
+            write(path, kind, fmt, extents(shape), extents(chunks))
     elif cmd == "check":
-        check(path, kind, extents(sys.argv[4]))
+        for at in range(0, len(args), 3):
+            path, kind, shape = args[at : at + 3]
+            check(path, kind, extents(shape))
     else:
         sys.exit(f"unknown command {cmd}")
