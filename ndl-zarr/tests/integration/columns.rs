@@ -114,6 +114,19 @@ fn run(python: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// What `python` saw of each store `command` reads, in one run.
+fn run_each(python: &Path, command: &str, paths: &[PathBuf]) -> Vec<Value> {
+    let mut args = vec![command];
+    args.extend(paths.iter().map(|p| p.to_str().unwrap()));
+    let out = ndl_testkit::run_file(python, Path::new(SCRIPT), &args);
+    let seen: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(seen.len(), paths.len(), "{out}");
+    seen
+}
+
 /// The values a consumer saw of `var`, as f64 (numbers) or strings.
 fn numbers(seen: &Value, var: &str) -> Vec<f64> {
     seen["variables"][var]["values"]
@@ -199,7 +212,7 @@ fn check_seen(seen: &Value, chars_as_text: bool) {
 #[test]
 fn xarray_over_zarr_python_3_4_and_3_1() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, options) in [
+    let stores = [
         ("v2", WriteOptions::new().zarr_format(ZarrFormat::V2)),
         ("v3", WriteOptions::new()),
         (
@@ -214,10 +227,10 @@ fn xarray_over_zarr_python_3_4_and_3_1() {
                 .zarr_format(ZarrFormat::V2)
                 .codec(Codec::None),
         ),
-    ] {
-        let path = write(dir.path(), name, options);
-        for python in [ndl_testkit::python312(), ndl_testkit::python()] {
-            let seen = run(&python, &["xarray", path.to_str().unwrap()]);
+    ]
+    .map(|(name, options)| write(dir.path(), name, options));
+    for python in [ndl_testkit::python312(), ndl_testkit::python()] {
+        for seen in run_each(&python, "xarray", &stores) {
             check_seen(&seen, true);
         }
     }
@@ -312,9 +325,14 @@ fn netcdf4_python_reads_compressed_v2() {
 fn dask_sums_every_column() {
     let dir = tempfile::tempdir().unwrap();
     let data = records();
-    for (name, format) in [("v2", ZarrFormat::V2), ("v3", ZarrFormat::V3)] {
-        let path = write(dir.path(), name, WriteOptions::new().zarr_format(format));
-        let sums = run(&ndl_testkit::python312(), &["dask", path.to_str().unwrap()]);
+    let names = ["v2", "v3"];
+    let stores = [ZarrFormat::V2, ZarrFormat::V3]
+        .into_iter()
+        .zip(names)
+        .map(|(format, name)| write(dir.path(), name, WriteOptions::new().zarr_format(format)))
+        .collect::<Vec<_>>();
+    let seen = run_each(&ndl_testkit::python312(), "dask", &stores);
+    for (name, sums) in names.into_iter().zip(seen) {
         let sum = |f: fn(&Obs) -> f64| data.iter().map(f).sum::<f64>();
         // Dask adds chunk by chunk: equal up to rounding.
         let check = |var: &str, want: f64| {

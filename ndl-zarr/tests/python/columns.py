@@ -1,9 +1,12 @@
 """Reads a columns store with a real consumer and prints what it sees, as
 JSON, for ndl-zarr's tests/columns.rs to compare with the records.
 
-    columns.py xarray PATH        # xarray.open_zarr
-    columns.py netcdf URL         # netCDF4-python (libnetcdf 4.10)
-    columns.py dask PATH          # dask.array.from_zarr of each column: sums
+    columns.py xarray PATH ...    # xarray.open_zarr
+    columns.py netcdf URL ...     # netCDF4-python (libnetcdf 4.10)
+    columns.py dask PATH ...      # dask.array.from_zarr of each column: sums
+
+One line of JSON per store, in order: one interpreter for all of them, as
+starting one is most of the time.
 """
 import json
 import os
@@ -72,6 +75,7 @@ def with_dask(path):
 
 
 if __name__ == "__main__":
-    command, path = sys.argv[1:3]
-    result = {"xarray": with_xarray, "netcdf": with_netcdf, "dask": with_dask}[command](path)
-    print(json.dumps(result, default=str))
+    command, paths = sys.argv[1], sys.argv[2:]
+    read = {"xarray": with_xarray, "netcdf": with_netcdf, "dask": with_dask}[command]
+    for path in paths:
+        print(json.dumps(read(path), default=str))
