@@ -8,9 +8,9 @@
 use crate::common;
 
 use common::cli::{convert, converted, describe, ndl, refused};
-use common::zarr_python::{check_store_311, check_store_312};
+use common::zarr_python::{check_stores_311, check_stores_312};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The script that writes one store per codec configuration.
 const CODEC_STORES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/codec_stores.py");
@@ -157,8 +157,9 @@ fn codecs_ndl_writes_are_read_by_zarr_python() {
         "blosc:lz4hc",
         "blosc:zlib:1",
     ];
+    let (mut v3, mut v2) = (Vec::new(), Vec::new());
     for codec in codecs {
-        for format in ["3", "2"] {
+        for (format, stores) in [("3", &mut v3), ("2", &mut v2)] {
             let store = root.join(format!("{}_v{format}.zarr", codec.replace(':', "_")));
             let args = [
                 "--codec",
@@ -169,12 +170,13 @@ fn codecs_ndl_writes_are_read_by_zarr_python() {
                 "8",
             ];
             converted(convert(&npy, &store, &args), codec);
-            check_store_312(&store, &npy);
-            if format == "2" {
-                check_store_311(&store, &npy);
-            }
+            stores.push(store);
         }
     }
+    let with_npy =
+        |stores: &[PathBuf]| stores.iter().map(|s| (s.clone(), &npy)).collect::<Vec<_>>();
+    check_stores_312(&with_npy(&[v3, v2.clone()].concat()));
+    check_stores_311(&with_npy(&v2));
 }
 
 /// Codecs no one here decodes are refused naming the codec, v3 and v2.

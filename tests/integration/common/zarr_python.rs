@@ -26,27 +26,28 @@ def same(got, exp, path=''):
         same(got[name], exp[name], f'{path}.{name}' if path else name)
 "#;
 
-/// argv: store, npy. `zarr.open_array(store)[:]` equals the .npy's array
-/// field by field, with its dtype packed: in v2 with the byte order kept;
-/// a v3 data type has none (the `bytes` codec's `endian` is how the chunks
-/// hold numbers), and zarr-python 3.4 reads big-endian chunks into native
-/// numbers. Prints `ok` and the zarr version.
+/// argv: store, npy, store, npy … For each pair, `zarr.open_array(store)[:]`
+/// equals the .npy's array field by field, with its dtype packed: in v2
+/// with the byte order kept; a v3 data type has none (the `bytes` codec's
+/// `endian` is how the chunks hold numbers), and zarr-python 3.4 reads
+/// big-endian chunks into native numbers. Prints `ok` and the zarr version
+/// once all are checked.
 pub const CHECK_STORE: &str = r#"
 import warnings
 warnings.simplefilter('ignore')
 import zarr
-store, npy = sys.argv[1], sys.argv[2]
-exp = np.load(npy)
-z = zarr.open_array(store, mode='r')
-got = z[:]
-assert got.shape == exp.shape, (got.shape, exp.shape)
-want = packed(exp.dtype)
-if z.metadata.zarr_format == 3:
-    want = want.newbyteorder('<')
-    assert got.dtype.newbyteorder('<') == want, (got.dtype, want)
-else:
-    assert got.dtype == want, (got.dtype, want)
-same(got, exp)
+for store, npy in zip(sys.argv[1::2], sys.argv[2::2]):
+    exp = np.load(npy)
+    z = zarr.open_array(store, mode='r')
+    got = z[:]
+    assert got.shape == exp.shape, (store, got.shape, exp.shape)
+    want = packed(exp.dtype)
+    if z.metadata.zarr_format == 3:
+        want = want.newbyteorder('<')
+        assert got.dtype.newbyteorder('<') == want, (store, got.dtype, want)
+    else:
+        assert got.dtype == want, (store, got.dtype, want)
+    same(got, exp, store + ': ')
 print('ok', zarr.__version__)
 "#;
 
@@ -74,14 +75,15 @@ pub fn py(script: &str) -> String {
     format!("{PY_LIB}\n{script}")
 }
 
-/// zarr-python (`python`) opens `store` and finds the records of `npy`;
-/// returns its version.
-pub fn check_store(python: &Path, store: &Path, npy: &Path) -> String {
-    let out = common::run_with(
-        python,
-        &py(CHECK_STORE),
-        &[store.to_str().unwrap(), npy.to_str().unwrap()],
-    );
+/// zarr-python (`python`) opens each pair's store and finds the records
+/// of its npy; returns its version.
+pub fn check_stores(python: &Path, pairs: &[(impl AsRef<Path>, impl AsRef<Path>)]) -> String {
+    let args: Vec<&str> = pairs
+        .iter()
+        .flat_map(|(store, npy)| [store.as_ref(), npy.as_ref()])
+        .map(|p| p.to_str().unwrap())
+        .collect();
+    let out = common::run_with(python, &py(CHECK_STORE), &args);
     let version = out
         .strip_prefix("ok ")
         .unwrap_or_else(|| panic!("{out}"))
@@ -90,11 +92,18 @@ pub fn check_store(python: &Path, store: &Path, npy: &Path) -> String {
 }
 
 pub fn check_store_312(store: &Path, npy: &Path) {
-    let version = check_store(&common::python312(), store, npy);
+    check_stores_312(&[(store, npy)]);
+}
+
+/// zarr-python 3.4 finds the records of each pair's npy in its store, all
+/// in one interpreter.
+pub fn check_stores_312(pairs: &[(impl AsRef<Path>, impl AsRef<Path>)]) {
+    let version = check_stores(&common::python312(), pairs);
     assert!(version.starts_with("3.4"), "zarr-python {version}, not 3.4");
 }
 
-pub fn check_store_311(store: &Path, npy: &Path) {
-    let version = check_store(&common::python(), store, npy);
+/// As [`check_stores_312`], with zarr-python 3.1.
+pub fn check_stores_311(pairs: &[(impl AsRef<Path>, impl AsRef<Path>)]) {
+    let version = check_stores(&common::python(), pairs);
     assert!(version.starts_with("3.1"), "zarr-python {version}, not 3.1");
 }
