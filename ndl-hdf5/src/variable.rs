@@ -389,20 +389,17 @@ impl RecordsReader {
         let path = path.as_ref();
         let (file, found) = open_found(path, dataset)?;
         let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
-        let datatype = crate::stored_type::stored_type(stored.id())
-            .map(|s| variable_compounds(s.datatype))
-            .map_err(|why| Error::TypeMismatch {
-                path: path.to_path_buf(),
-                dataset: dataset.to_string(),
-                field: String::new(),
-                message: why,
-            })?;
+        let stored = crate::stored_type::stored_type(stored.id())
+            .map_err(record_mismatch(path, dataset))?
+            .datatype;
         let fills = fills(path, dataset, &found)?;
+        // A compound that holds options or variable members has no layout
+        // of its own.
         let datatype = match &fills {
             Some(fills) => fills
-                .optional(&datatype)
-                .map_err(fills_error(path, dataset))?,
-            None => datatype,
+                .optional(&stored)
+                .map_err(record_mismatch(path, dataset))?,
+            None => variable_compounds(stored),
         };
         let mut template = Column::template(&datatype).map_err(|e| Error::TypeMismatch {
             path: path.to_path_buf(),
@@ -413,7 +410,7 @@ impl RecordsReader {
         if let Some(fills) = fills {
             fills
                 .fill(&mut template, false)
-                .map_err(fills_error(path, dataset))?;
+                .map_err(record_mismatch(path, dataset))?;
         }
         RecordsReader::start(path, dataset, (file, found), datatype, template)
     }
@@ -449,7 +446,7 @@ impl RecordsReader {
         if let Some(fills) = fills(path, dataset, &opened.1)? {
             fills
                 .fill(&mut template, true)
-                .map_err(fills_error(path, dataset))?;
+                .map_err(record_mismatch(path, dataset))?;
         }
         RecordsReader::start(path, dataset, opened, T::datatype(), template)
     }
@@ -578,14 +575,14 @@ fn fills(path: &Path, dataset: &str, found: &hdf5::Dataset) -> Result<Option<Fil
         Some(text) => Fills::parse(text),
         None => Err(format!("`{NDL_FILLS}` is not text")),
     };
-    fills.map(Some).map_err(fills_error(path, dataset))
+    fills.map(Some).map_err(record_mismatch(path, dataset))
 }
 
-fn fills_error(path: &Path, dataset: &str) -> impl Fn(String) -> Error + use<> {
-    let (path, dataset) = (path.to_path_buf(), dataset.to_string());
+/// A type mismatch of the whole record, saying `message`.
+fn record_mismatch<'a>(path: &'a Path, dataset: &'a str) -> impl Fn(String) -> Error + 'a {
     move |message| Error::TypeMismatch {
-        path: path.clone(),
-        dataset: dataset.clone(),
+        path: path.to_path_buf(),
+        dataset: dataset.to_string(),
         field: String::new(),
         message,
     }
