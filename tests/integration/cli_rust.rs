@@ -392,22 +392,30 @@ fn cargo_build(krate: &Path) -> PathBuf {
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .unwrap();
+    // Cargo's JSON messages, one a line.
+    let messages: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect();
     assert!(
         out.status.success(),
         "the generated types do not compile cleanly:\n{}{}\n--- lib.rs\n{}",
         String::from_utf8_lossy(&out.stderr),
-        compiler_messages(&out.stdout),
+        compiler_messages(&messages),
         std::fs::read_to_string(krate.join("src/lib.rs")).unwrap()
     );
-    let rebuilt: Vec<String> = messages(&out.stdout)
+    let rebuilt: Vec<&str> = messages
+        .iter()
         .filter(|m| m["reason"] == "compiler-artifact" && m["fresh"] == false)
-        .filter_map(|m| m["package_id"].as_str().map(str::to_string))
+        .filter_map(|m| m["package_id"].as_str())
         .filter(|id| !id.contains("generated"))
         .collect();
     if !rebuilt.is_empty() {
         eprintln!("cli_rust: dependencies built again for the generated crate: {rebuilt:?}");
     }
-    messages(&out.stdout)
+    messages
+        .iter()
         .find(|m| m["target"]["name"] == "read_back")
         .and_then(|m| m["executable"].as_str().map(PathBuf::from))
         .expect("cargo names the read_back program it built")
@@ -426,18 +434,12 @@ const CRATE_VARS: &[&str] = &[
     "OUT_DIR",
 ];
 
-/// Cargo's JSON messages, one per line of its output.
-fn messages(stdout: &[u8]) -> impl Iterator<Item = serde_json::Value> + '_ {
-    stdout
-        .split(|&b| b == b'\n')
-        .filter_map(|line| serde_json::from_slice(line).ok())
-}
-
 /// The compiler's errors and warnings among cargo's JSON messages, as the
 /// compiler prints them.
-fn compiler_messages(stdout: &[u8]) -> String {
-    messages(stdout)
-        .filter_map(|m| m["message"]["rendered"].as_str().map(str::to_string))
+fn compiler_messages(messages: &[serde_json::Value]) -> String {
+    messages
+        .iter()
+        .filter_map(|m| m["message"]["rendered"].as_str())
         .collect()
 }
 

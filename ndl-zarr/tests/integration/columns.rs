@@ -4,6 +4,7 @@
 
 use ndl_testkit::every_enum_base;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::{ByteOrder, NdlType};
@@ -108,22 +109,17 @@ fn write(dir: &Path, name: &str, options: WriteOptions) -> PathBuf {
     path
 }
 
-/// What tests/python/columns.py saw with `python`.
-fn run(python: &Path, args: &[&str]) -> Value {
-    let out = ndl_testkit::run_file(python, Path::new(SCRIPT), args);
-    serde_json::from_str(&out).unwrap()
-}
-
-/// What `python` saw of each store `command` reads, in one run.
-fn run_each(python: &Path, command: &str, paths: &[PathBuf]) -> Vec<Value> {
+/// What tests/python/columns.py saw with `python` of each store (a path
+/// or URL) `command` reads, in one run.
+fn run_each(python: &Path, command: &str, stores: &[impl AsRef<OsStr>]) -> Vec<Value> {
     let mut args = vec![command];
-    args.extend(paths.iter().map(|p| p.to_str().unwrap()));
+    args.extend(stores.iter().map(|p| p.as_ref().to_str().unwrap()));
     let out = ndl_testkit::run_file(python, Path::new(SCRIPT), &args);
     let seen: Vec<Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(seen.len(), paths.len(), "{out}");
+    assert_eq!(seen.len(), stores.len(), "{out}");
     seen
 }
 
@@ -308,14 +304,12 @@ fn ncdump_reads_uncompressed_v2() {
 #[test]
 fn netcdf4_python_reads_compressed_v2() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, codec) in [("zstd", Codec::Zstd(3)), ("zlib", Codec::Zlib(4))] {
-        let path = write(
-            dir.path(),
-            name,
-            WriteOptions::new().zarr_format(ZarrFormat::V2).codec(codec),
-        );
-        let url = format!("file://{}#mode=zarr,file", path.display());
-        let seen = run(&ndl_testkit::python312(), &["netcdf", &url]);
+    let urls = [("zstd", Codec::Zstd(3)), ("zlib", Codec::Zlib(4))].map(|(name, codec)| {
+        let options = WriteOptions::new().zarr_format(ZarrFormat::V2).codec(codec);
+        let path = write(dir.path(), name, options);
+        format!("file://{}#mode=zarr,file", path.display())
+    });
+    for seen in run_each(&ndl_testkit::python312(), "netcdf", &urls) {
         check_seen(&seen, false);
     }
 }
