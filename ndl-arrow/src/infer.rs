@@ -151,7 +151,7 @@ fn unreadable_as_bytes(dt: &Datatype, fields: &[FieldRef], at: &str) -> Result<(
         };
         let arrow = fields.iter().find(|f| f.name() == &m.name);
         let arrow_type = arrow.map_or_else(
-            || format!("{:?}", m.datatype),
+            || ndl_runtime::schema::describe(&m.datatype),
             |f| f.data_type().to_string(),
         );
         if m.datatype.size().is_none() {

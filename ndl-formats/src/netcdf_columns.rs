@@ -40,11 +40,7 @@ pub(crate) fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    require_fills(
-        path,
-        &source.origin(),
-        "a netCDF-4 file, which has no nulls",
-    )?;
+    require_fills(path, &source.origin(), "a netCDF-4 file")?;
     let mut options = options.hdf5.options.clone();
     for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
         if let Ok(value) = serde_json::to_value(&a.value) {

@@ -22,7 +22,7 @@ impl NpyRecordSink {
     pub(crate) fn create(path: &Path, source: &dyn RecordSource) -> Result<NpyRecordSink> {
         refuse_existing(path)?;
         let origin = source.origin();
-        require_fills(path, &origin, "a `.npy` file, which has no nulls")?;
+        require_fills(path, &origin, "a `.npy` file")?;
         if let Some(list) = crate::records::first_list(origin.template) {
             return Err(Error::Unsupported {
                 path: path.to_path_buf(),

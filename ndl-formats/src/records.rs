@@ -90,8 +90,8 @@ pub(crate) type CreateRecords =
     fn(&Path, &dyn RecordSource, &crate::SinkOptions) -> Result<Box<dyn RecordSink>>;
 
 /// Refuses, for a destination at `path` in a format without nulls (`what`:
-/// "a `.npy` file, which has no nulls"), records with an option that has
-/// no fill, naming the first such column.
+/// "a `.npy` file"), records with an option that has no fill, naming the
+/// first such column.
 pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) -> Result<()> {
     let Some(column) = first_unfilled(origin.template) else {
         return Ok(());
@@ -99,8 +99,8 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
     Err(Error::Unsupported {
         path: path.to_path_buf(),
         message: format!(
-            "column `{column}` of {} may be null, which {what} cannot store without a value \
-             standing for null: give one with `--fill {column}=VALUE`",
+            "column `{column}` of {} may be null, and {what} has no nulls: give a value to \
+             stand for null with `--fill {column}=VALUE`",
             origin.location.display()
         ),
     })

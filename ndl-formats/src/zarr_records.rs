@@ -153,7 +153,7 @@ impl ZarrRecordSink {
                  written in the columns layout (--layout columns)"
             )));
         }
-        require_fills(path, &origin, "a Zarr store, which has no nulls")?;
+        require_fills(path, &origin, "a Zarr store")?;
         if !is_remote(path) {
             refuse_existing(path)?;
         }

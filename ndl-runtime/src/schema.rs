@@ -143,13 +143,17 @@ fn names(c: &crate::Compound) -> String {
     }
 }
 
-/// A short human description: `float32`, `enum of int16`, `S5`, `int32[2][3]`.
+/// A short human description: `float32`, `enum of int16`, `S5`, `int32[2][3]`,
+/// `vlen of vlen of int32`, `optional string`.
 ///
 /// ```
 /// use ndl_runtime::schema::describe;
 /// use ndl_runtime::Datatype;
 ///
 /// assert_eq!(describe(&Datatype::Int32.array_of(&[2, 3])), "int32[2][3]");
+/// let nested = Datatype::Vlen(Box::new(Datatype::Vlen(Box::new(Datatype::Int32))));
+/// assert_eq!(describe(&nested), "vlen of vlen of int32");
+/// assert_eq!(describe(&Datatype::Optional(Box::new(Datatype::String))), "optional string");
 /// ```
 pub fn describe(dt: &Datatype) -> String {
     match dt {
@@ -160,7 +164,12 @@ pub fn describe(dt: &Datatype) -> String {
         },
         Datatype::Opaque(o) => format!("opaque V{}", o.size),
         Datatype::Time(t) => format!("{} {t}", t.kind.numpy_name()),
+        Datatype::Compound(c) if c.is_variable() => {
+            "a compound with variable-length members".into()
+        }
         Datatype::Compound(c) => format!("a {}-byte compound", c.size),
+        Datatype::Vlen(base) => format!("vlen of {}", describe(base)),
+        Datatype::Optional(base) => format!("optional {}", describe(base)),
         Datatype::Array(a) => {
             let dims: String = a.shape.iter().map(|d| format!("[{d}]")).collect();
             format!("{}{dims}", describe(&a.base))

@@ -145,7 +145,11 @@ fn records_go_to_npy_with_strings_as_the_narrowest_u_and_fills_for_nulls() {
     refused(
         &bare,
         &d.join("bare.npy"),
-        &["`venue`", "--fill venue=VALUE"],
+        &[
+            "column `venue` of",
+            "may be null, and a `.npy` file has no nulls: give a value to stand for null \
+             with `--fill venue=VALUE`",
+        ],
     );
     let bad = convert(&parquet, &d.join("bad.npy"), &["--fill", "venue=x"]);
     refused(&bad, &parquet, &["--fill venue", "`x`"]);

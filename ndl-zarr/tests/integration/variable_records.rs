@@ -281,6 +281,54 @@ fn records_layout_is_refused_naming_the_field() {
     assert!(!path.exists());
 }
 
+/// Lists of lists and options of strings: what the columns layout does
+/// not store.
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Unstorable {
+    id: u32,
+    #[ndl(fill = "")]
+    maybe: Option<String>,
+    nested: Vec<Vec<i32>>,
+}
+
+#[test]
+fn kinds_the_columns_layout_cannot_store_are_refused_in_ndl_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.zarr");
+    let records = [Unstorable {
+        id: 1,
+        maybe: None,
+        nested: vec![vec![1, 2], vec![]],
+    }];
+    let e = columns(ZarrFormat::V3)
+        .write(&path, &records)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "field `maybe` is an option of string: the columns layout stores options \
+             of fixed-size values only"
+        ),
+        "{e}"
+    );
+    #[derive(Clone, Debug, PartialEq, Record)]
+    struct Nested {
+        nested: Vec<Vec<i32>>,
+    }
+    let nested = [Nested {
+        nested: vec![vec![1]],
+    }];
+    let e = columns(ZarrFormat::V2)
+        .write(&path, &nested)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("field `nested` is a vlen of vlen of int32: the columns layout stores lists"),
+        "{e}"
+    );
+    assert!(!path.exists());
+}
+
 #[test]
 fn counts_that_disagree_with_the_items_are_an_error_naming_the_arrays() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@ use base64::Engine as _;
 use ndl_runtime::Datatype;
 use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::record::{Column, Values};
+use ndl_runtime::schema::describe;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
@@ -86,8 +87,9 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
             };
             if fixed_datatype(base, values).is_none() {
                 return Err(refused(format!(
-                    "field `{name}` is an Option of {base:?}: the columns layout stores options \
-                     of fixed-size values only"
+                    "field `{name}` is an option of {}: the columns layout stores options \
+                     of fixed-size values only",
+                    describe(base)
                 )));
             }
             Kind::Fixed {
@@ -102,7 +104,8 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
             },
             None => {
                 return Err(refused(format!(
-                    "field `{name}` of {dt:?} has no place in the columns layout"
+                    "field `{name}` of {} has no place in the columns layout",
+                    describe(dt)
                 )));
             }
         },
@@ -120,8 +123,9 @@ fn ragged_items(name: &str, base: &Datatype, items: &Column) -> Result<Option<Da
         (Datatype::String, Column::Strings { .. }) => Ok(None),
         (_, Column::Values { datatype, .. }) if is_number(datatype) => Ok(Some(datatype.clone())),
         _ => Err(refused(format!(
-            "field `{name}` is a list of {base:?}: the columns layout stores lists of numbers and \
-             of strings"
+            "field `{name}` is a vlen of {}: the columns layout stores lists of numbers and \
+             of strings",
+            describe(base)
         ))),
     }
 }
