@@ -131,12 +131,12 @@ struct ConvertArgs {
     #[arg(long)]
     chars_as_u1: bool,
 
-    /// How fixed strings (NumPy U and S) are stored in a Zarr store: as
-    /// they are, or as variable-length values (v3 `string` /
-    /// `variable_length_bytes`, v2 `|O` with `vlen-utf8` / `vlen-bytes`),
-    /// trailing NULs trimmed as NumPy trims them. Variable-length values
-    /// read from a store always become the narrowest fixed U or S
-    /// [default: fixed].
+    /// How strings (NumPy U and S) are stored in a Zarr store: fixed, or
+    /// as variable-length values (v3 `string` / `variable_length_bytes`,
+    /// v2 `|O` with `vlen-utf8` / `vlen-bytes`), trailing NULs trimmed as
+    /// NumPy trims them [default: as the source has them: variable-length
+    /// where the source's are (a Zarr store's, an HDF5 or netCDF-4
+    /// dataset's), else fixed].
     #[arg(long, value_enum)]
     strings: Option<StringsArg>,
 

@@ -84,6 +84,12 @@ pub fn convert(
         progress(Progress::Note(note.clone()));
     }
     let sink = create(dst, source.as_ref(), &options.write)?;
+    if let Some(note) = source
+        .narrowed_strings()
+        .filter(|_| !sink.variable_strings())
+    {
+        progress(Progress::Note(note.to_owned()));
+    }
     for note in sink.notes() {
         progress(Progress::Note(note));
     }

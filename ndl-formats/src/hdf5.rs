@@ -209,7 +209,7 @@ pub struct Hdf5StringSource {
     path: PathBuf,
     spec: ArraySpec,
     reader: StringReader,
-    notes: Vec<String>,
+    narrowed: String,
     /// The batch being handed out, and the next of its values.
     batch: Option<(Strings, usize)>,
 }
@@ -252,7 +252,7 @@ impl Hdf5StringSource {
             path: path.to_path_buf(),
             spec,
             reader,
-            notes: vec![note],
+            narrowed: note,
             batch: None,
         })
     }
@@ -267,8 +267,8 @@ impl Source for Hdf5StringSource {
         STRING_BATCH as u64
     }
 
-    fn notes(&self) -> &[String] {
-        &self.notes
+    fn narrowed_strings(&self) -> Option<&str> {
+        Some(&self.narrowed)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
@@ -406,6 +406,11 @@ impl Hdf5Sink {
 }
 
 impl Sink for Hdf5Sink {
+    /// `U` strings, which HDF5 has no type for, are stored variable-length.
+    fn variable_strings(&self) -> bool {
+        matches!(&self.spec.datatype, Datatype::FixedString(s) if s.charset == ndl_runtime::Charset::Utf32)
+    }
+
     fn notes(&self) -> Vec<String> {
         let netcdf = self.options.options.is_netcdf(&self.path);
         let skipped = ndl_hdf5::netcdf4_python_skips(&self.spec.datatype).is_some();

@@ -46,6 +46,10 @@ impl Source for OneOrder {
         self.inner.notes()
     }
 
+    fn narrowed_strings(&self) -> Option<&str> {
+        self.inner.narrowed_strings()
+    }
+
     fn batch_hint(&self) -> u64 {
         self.inner.batch_hint()
     }

@@ -76,7 +76,9 @@ impl SinkOptions {
 pub struct ZarrSinkOptions {
     pub(crate) zarr: ndl_zarr::WriteOptions,
     pub(crate) keep_byte_order: bool,
-    pub(crate) variable_strings: bool,
+    /// `None`: as the source has them (variable-length where it read them
+    /// so, [`Source::narrowed_strings`](crate::Source::narrowed_strings)).
+    pub(crate) variable_strings: Option<bool>,
     /// Whether the records layout was asked for, not just the default:
     /// variable records, which it cannot hold, are then refused rather
     /// than written as columns.
@@ -104,9 +106,10 @@ impl ZarrSinkOptions {
     }
 
     /// Whether fixed strings (NumPy `U`, `S`) are stored as variable-length
-    /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`).
+    /// ones (v3 `string` / `variable_length_bytes`, v2 `|O`). Unsaid,
+    /// strings read variable-length are written so, and fixed ones fixed.
     pub fn variable_strings(mut self, variable: bool) -> ZarrSinkOptions {
-        self.variable_strings = variable;
+        self.variable_strings = Some(variable);
         self
     }
 }
@@ -118,7 +121,7 @@ impl Default for ZarrSinkOptions {
         ZarrSinkOptions {
             zarr: ndl_zarr::WriteOptions::new(),
             keep_byte_order: true,
-            variable_strings: false,
+            variable_strings: None,
             records_layout_said: false,
         }
     }

@@ -24,6 +24,13 @@ pub trait Sink {
         Vec::new()
     }
 
+    /// Whether it stores fixed strings as variable-length ones, their
+    /// padding trimmed: what undoes a source's
+    /// [`narrowed_strings`](Source::narrowed_strings).
+    fn variable_strings(&self) -> bool {
+        false
+    }
+
     /// Writes every element of `source` and publishes the array; returns
     /// the number of elements. Nothing appears at the destination when it
     /// fails.

@@ -58,6 +58,14 @@ pub trait Source {
         &[]
     }
 
+    /// Where the array's values are variable-length strings, handed out at
+    /// the narrowest fixed width (`U<n>`, `S<n>`) that holds them all: a
+    /// note saying so, which a conversion prints unless its sink stores
+    /// them variable-length again ([`Sink::variable_strings`](crate::Sink::variable_strings)).
+    fn narrowed_strings(&self) -> Option<&str> {
+        None
+    }
+
     /// How many elements a read should ask for at once so that each stored
     /// chunk is decoded once: batches are made a multiple of it.
     fn batch_hint(&self) -> u64 {

@@ -510,7 +510,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         for (name, value) in crate::sidecar::json_attributes(source) {
             options.zarr = options.zarr.attribute(&name, value);
         }
-        if options.variable_strings {
+        let variable = options.variable_strings;
+        if variable.unwrap_or(source.narrowed_strings().is_some()) {
             let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr)?;
             return Ok(Box::new(sink));
         }
@@ -520,7 +521,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create_records: Some(crate::zarr_records::create_records),
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;
-        zarr.keep_byte_order && !zarr.variable_strings && zarr.zarr.keeps_mixed_byte_orders()
+        zarr.keep_byte_order
+            && zarr.variable_strings != Some(true)
+            && zarr.zarr.keeps_mixed_byte_orders()
     },
     contents: |path, _| {
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
@@ -559,7 +562,7 @@ pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
     ZarrSinkOptions {
         zarr,
         keep_byte_order: layout == Layout::Records,
-        variable_strings: settings.variable_strings == Some(true),
+        variable_strings: settings.variable_strings,
         records_layout_said: settings.layout == Some(Layout::Records),
     }
 }

@@ -33,7 +33,7 @@ pub struct VlenSource {
     path: PathBuf,
     spec: ArraySpec,
     reader: VlenReader,
-    notes: Vec<String>,
+    narrowed: String,
     /// The slab being handed out, and the next of its values.
     slab: Option<(VlenValues, usize)>,
 }
@@ -65,7 +65,7 @@ impl VlenSource {
             path: path.to_path_buf(),
             spec,
             reader,
-            notes: vec![note],
+            narrowed: note,
             slab: None,
         })
     }
@@ -115,7 +115,7 @@ pub(crate) fn fixed_strings(
         });
     }
     let note = format!(
-        "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {units}), as .npy has variable-length values only as pickled Python objects{}",
+        "{}: {} values are variable-length, and are converted as {}, the narrowest fixed width that holds every value (the longest, {}, has {} {units}){}",
         path.display(),
         if text {
             "the string"
@@ -143,8 +143,8 @@ impl Source for VlenSource {
         self.reader.slab_len().max(1)
     }
 
-    fn notes(&self) -> &[String] {
-        &self.notes
+    fn narrowed_strings(&self) -> Option<&str> {
+        Some(&self.narrowed)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
@@ -235,6 +235,10 @@ impl VlenSink {
 }
 
 impl Sink for VlenSink {
+    fn variable_strings(&self) -> bool {
+        true
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let options = self.options.clone().publish_on_finish(true);
         let mut writer = options.create_vlen(&self.path, self.kind, &self.spec.shape)?;

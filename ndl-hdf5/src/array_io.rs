@@ -12,13 +12,14 @@ use crate::dimension::Dimensions;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
 use crate::h5type::{
-    Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
+    Orders, commit_type, is_user_defined, netcdf_char, profile_type, variable_utf8, well_known_name,
 };
 use crate::lookup::open_dataset;
 use crate::options::WriteOptions;
 use crate::raw_io::{has_null_space, read_rows, row_bytes, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{StoredType, is_char, stored_type};
+use crate::utf32_values;
 use crate::write::parent;
 
 /// A dataset opened to read its elements as bytes.
@@ -202,6 +203,9 @@ pub struct ArrayWriter {
     shape: Vec<u64>,
     /// How time counts are scaled into their CF units, and their order.
     scale: Option<(CfEncoding, ByteOrder)>,
+    /// For `U` values, stored as variable-length UTF-8: their characters
+    /// and the order of their code units.
+    utf32: Option<(usize, ByteOrder)>,
     next_row: u64,
     name: String,
 }
@@ -210,6 +214,9 @@ impl ArrayWriter {
     /// Starts a new file at `path` with the dataset `dataset` of `shape`
     /// elements of `datatype`, written from elements in `byte_order`.
     /// A named datatype (compound, enum) is committed as `type_name`.
+    /// NumPy's `U` strings, for which HDF5 has no type, are stored as
+    /// variable-length UTF-8 strings (h5py's `string_dtype()`, netCDF-4's
+    /// `string`), their padding dropped.
     pub fn create(
         path: impl AsRef<Path>,
         dataset: &str,
@@ -229,7 +236,15 @@ impl ArrayWriter {
         };
         let mut shape = shape.to_vec();
         let mut names = dimension_names(shape.len());
+        let utf32 = match datatype {
+            Datatype::FixedString(s) if s.charset == Charset::Utf32 => Some((s.length, byte_order)),
+            _ => None,
+        };
         let (memory_type, file_type) = match datatype {
+            Datatype::FixedString(_) if utf32.is_some() => {
+                let text = variable_utf8().map_err(type_error)?;
+                (text.clone(), text)
+            }
             // A netCDF string is an array of `char` over a last dimension
             // of its length, as xarray writes it.
             Datatype::FixedString(s) if netcdf && s.charset == Charset::Ascii => {
@@ -298,6 +313,7 @@ impl ArrayWriter {
             memory_type,
             shape,
             scale,
+            utf32,
             next_row: 0,
             name: dataset.to_string(),
         })
@@ -305,7 +321,10 @@ impl ArrayWriter {
 
     /// The bytes of one row: the elements after the first dimension.
     pub fn row_bytes(&self) -> usize {
-        row_bytes(&self.memory_type, &self.shape)
+        match self.utf32 {
+            Some((chars, _)) => chars * 4 * self.shape.iter().skip(1).product::<u64>() as usize,
+            None => row_bytes(&self.memory_type, &self.shape),
+        }
     }
 
     /// Writes the next whole rows.
@@ -330,12 +349,43 @@ impl ArrayWriter {
             }
             None => bytes,
         };
+        if let Some((chars, order)) = self.utf32 {
+            return self.write_text_rows(bytes, chars, order);
+        }
         write_rows(
             &self.dataset,
             &self.memory_type,
             &self.shape,
             self.next_row,
             bytes,
+        )
+        .map_err(hdf5_error(self.staged.path(), &self.name))?;
+        self.next_row += (bytes.len() / row) as u64;
+        Ok(())
+    }
+
+    /// Writes whole rows of `U` values of `chars` characters in `order`
+    /// as variable-length UTF-8 strings.
+    fn write_text_rows(&mut self, bytes: &[u8], chars: usize, order: ByteOrder) -> Result<()> {
+        let row = self.row_bytes().max(1);
+        let strings = utf32_values::c_strings(bytes, chars, order).map_err(|bad| {
+            let at = bad.element * chars * 4 + bad.offset;
+            Error::InvalidValue {
+                path: self.staged.path().to_path_buf(),
+                dataset: self.name.clone(),
+                record: self.next_row + (at / row) as u64,
+                field: String::new(),
+                offset: at % row,
+                message: bad.message,
+            }
+        })?;
+        let pointers = utf32_values::addresses(&strings);
+        write_rows(
+            &self.dataset,
+            &self.memory_type,
+            &self.shape,
+            self.next_row,
+            bytemuck::cast_slice(&pointers),
         )
         .map_err(hdf5_error(self.staged.path(), &self.name))?;
         self.next_row += (bytes.len() / row) as u64;

@@ -115,6 +115,20 @@ pub(crate) fn profile_type(
     })
 }
 
+/// HDF5's variable-length UTF-8 string type: h5py's `string_dtype()`,
+/// netCDF-4's `string`.
+pub(crate) fn variable_utf8() -> Result<hdf5::Datatype, TypeError> {
+    hdf5::sync::sync(|| {
+        let id = utf8_string("")?;
+        // SAFETY: `id` is a new type handle that we own; the handle takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
+            field: String::new(),
+            why: e.to_string(),
+        })
+    })
+}
+
 /// The type of `dt` in `order`, committed to `file` under `name` when it
 /// is a user-defined type (a number or a string is not: netCDF-C fails on
 /// a file holding a committed atomic type, where h5py commits none), with

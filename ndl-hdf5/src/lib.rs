@@ -70,6 +70,7 @@ mod staging;
 mod stored_type;
 mod typed_columns;
 mod user_attributes;
+mod utf32_values;
 mod variable;
 mod vlen_check;
 mod vlen_strings;

@@ -2,8 +2,8 @@
 //! (h5py's `string_dtype()`, netCDF4-python's `str` variables): to `.npy`
 //! as the narrowest fixed `U` (UTF-8) or `S` (ASCII) that holds them,
 //! equal to what h5py and netCDF4-python read; to Zarr's variable-length
-//! strings with `--strings variable`; a value that is not UTF-8 refused
-//! by element.
+//! strings, and to HDF5's and netCDF-4's, as text stays; a value that is
+//! not UTF-8 refused by element.
 
 use crate::common;
 
@@ -91,6 +91,33 @@ assert got.reshape(-1).tolist() == want.reshape(-1).tolist()
 print('ok')
 "#;
 
+/// argv: triples of (converted file, source file, source member). h5py,
+/// or netCDF4-python for a `.nc`, reads the converted file's one dataset
+/// as variable-length UTF-8 text equal to what it (or NumPy) reads of the
+/// source.
+const TEXT_SAME_AS_SOURCE: &str = r#"
+import sys, numpy as np, h5py, netCDF4
+def values(path, member):
+    if path.endswith('.npy'):
+        return np.load(path).astype(object)
+    if path.endswith('.nc'):
+        with netCDF4.Dataset(path) as nc:
+            v = nc[member] if member else next(iter(nc.variables.values()))
+            assert v.dtype == str, (path, v.dtype)
+            return np.asarray(v[...], dtype=object)
+    with h5py.File(path) as f:
+        d = f[member] if member else next(o for o in f.values() if isinstance(o, h5py.Dataset))
+        info = h5py.check_string_dtype(d.dtype)
+        assert info and info.encoding == 'utf-8' and info.length is None, (path, d.dtype)
+        return np.asarray(d.asstr()[()], dtype=object)
+args = sys.argv[1:]
+for out, src, member in zip(args[0::3], args[1::3], args[2::3]):
+    got, want = values(out, ''), values(src, member)
+    assert got.shape == want.shape, (out, got.shape, want.shape)
+    assert got.reshape(-1).tolist() == want.reshape(-1).tolist(), out
+print('ok', len(args) // 3)
+"#;
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -132,15 +159,18 @@ fn h5py_strings_convert_to_zarr_variable_length_strings() {
     let d = dir.path();
     write_files(d);
     let src = d.join("strings.h5");
-    for (format, member) in [("3", "many"), ("2", "one"), ("3", "scalar")] {
+    // Said, or not: text read variable-length is written so.
+    let cases = [
+        ("3", "many", &["--strings", "variable"][..]),
+        ("2", "one", &[]),
+        ("3", "scalar", &[]),
+    ];
+    for (format, member, said) in cases {
         let store = d.join(format!("{member}_v{format}.zarr"));
-        let args = ["--member", member, "--strings", "variable"];
-        let run = convert(
-            &src,
-            &store,
-            &[&args[..], &["--zarr-format", format]].concat(),
-        );
+        let args = [&["--member", member, "--zarr-format", format][..], said].concat();
+        let run = convert(&src, &store, &args);
         assert_eq!(run.code, Some(0), "{member} v{format}: {run:#?}");
+        assert!(run.stderr.is_empty(), "no narrowing note: {run:#?}");
         let out = run_with(
             &python312(),
             ZARR_SAME_AS_H5PY,
@@ -148,6 +178,87 @@ fn h5py_strings_convert_to_zarr_variable_length_strings() {
         );
         assert!(out.starts_with("ok"), "{member} v{format}: {out}");
     }
+}
+
+#[test]
+fn text_stays_variable_length_into_hdf5_and_netcdf4_and_fixed_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_files(d);
+    let cases = [
+        ("strings.h5", "many", "h5"),
+        ("strings.h5", "one", "nc"),
+        ("strings.h5", "scalar", "h5"),
+        ("strings.h5", "empty", "nc"),
+        ("strings.nc", "grid", "h5"),
+        ("strings.nc", "name", "nc"),
+    ];
+    let mut checks = Vec::new();
+    for (file, member, to) in cases {
+        let (src, out) = (d.join(file), d.join(format!("{file}.{member}.{to}")));
+        let run = convert(&src, &out, &["--member", member]);
+        assert_eq!(run.code, Some(0), "{file} {member}: {run:#?}");
+        assert!(run.stderr.is_empty(), "no narrowing note: {run:#?}");
+        checks.extend([
+            out.display().to_string(),
+            src.display().to_string(),
+            member.into(),
+        ]);
+    }
+    // A `.npy` of `U`, big-endian and 2-D, which HDF5 has no type for.
+    let npy = d.join("u.npy");
+    run_with(
+        &python312(),
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1], np.array([['a', 'bé'], ['', 'xyz日']], dtype='>U4'))",
+        &[s(&npy)],
+    );
+    for to in ["h5", "nc"] {
+        let out = d.join(format!("u.{to}"));
+        let run = convert(&npy, &out, &[]);
+        assert_eq!(run.code, Some(0), "{to}: {run:#?}");
+        checks.extend([
+            out.display().to_string(),
+            npy.display().to_string(),
+            String::new(),
+        ]);
+    }
+    let checks: Vec<&str> = checks.iter().map(String::as_str).collect();
+    let out = run_with(&python312(), TEXT_SAME_AS_SOURCE, &checks);
+    assert_eq!(out.trim(), "ok 8", "{out}");
+    let cdl = ncdump(&[], &d.join("strings.h5.one.nc"));
+    assert!(cdl.contains("string strings(record) ;"), "{cdl}");
+    // Into Zarr, fixed when asked: the narrowing is said.
+    let fixed = d.join("fixed.zarr");
+    let run = convert(
+        &d.join("strings.h5"),
+        &fixed,
+        &["--member", "one", "--strings", "fixed"],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("narrowest fixed width"), "{run:#?}");
+    let meta = std::fs::read_to_string(fixed.join("zarr.json")).unwrap();
+    assert!(
+        meta.contains("fixed_length_utf32") || meta.contains("<U"),
+        "{meta}"
+    );
+}
+
+#[test]
+fn a_nul_inside_text_is_refused_for_hdf5_naming_the_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let npy = d.join("nul.npy");
+    run_with(
+        &python312(),
+        "import sys, numpy as np\n\
+         np.save(sys.argv[1], np.array(['ok', 'a\\x00b', 'c'], dtype='<U3'))",
+        &[s(&npy)],
+    );
+    let h5 = d.join("nul.h5");
+    let run = convert(&npy, &h5, &[]);
+    refused(&run, &h5, &["record 1", "NUL character"]);
+    assert!(!h5.exists(), "nothing is left behind");
 }
 
 #[test]
