@@ -114,6 +114,9 @@ pub(crate) fn read_all<T: Record>(
 pub(crate) enum Target<'a> {
     /// The file's own datatype (see [`datatype_of`]).
     Stored,
+    /// Every column as the file holds it, unchecked: batches copied to
+    /// another file, not read as records.
+    Whole,
     /// Records of a fixed-size datatype.
     Plain(&'a Datatype),
     /// Records of a datatype with variable fields, and how to check that
@@ -144,6 +147,7 @@ impl Target<'_> {
                 check(&dt, schema, options)?;
                 Ok(dt)
             }
+            Target::Whole => datatype_of(schema),
             Target::Plain(dt) => {
                 check(dt, schema, options)?;
                 Ok((*dt).clone())

@@ -12,7 +12,8 @@ use arrow_schema::SchemaRef;
 use ndl_runtime::Datatype;
 use ndl_runtime::record::Column;
 
-use crate::batch_file::{BatchSink, BatchSource, Target, counted_from};
+use crate::batch_file::{BatchSource, Target, counted_from};
+use crate::batches::Sink;
 use crate::error::Error;
 use crate::options::{ReadOptions, WriteOptions};
 use crate::variable::{columns_from_batch, columns_schema, columns_to_batch};
@@ -242,12 +243,6 @@ fn template(datatype: &Datatype) -> Result<Column, Error> {
     })
 }
 
-/// Either file being written.
-enum Sink {
-    Parquet(crate::parquet_sink::Sink),
-    Ipc(crate::ipc::Sink),
-}
-
 /// A new Parquet file or Arrow IPC file or stream (`.arrows`) of records
 /// of a runtime datatype, written from columns of the shape of its
 /// template a batch at a time, appearing at its path only once finished.
@@ -299,8 +294,7 @@ impl ColumnsWriter {
         options: &WriteOptions,
     ) -> Result<ColumnsWriter, Error> {
         let path = path.as_ref();
-        let make =
-            |schema| crate::parquet_sink::Sink::create(path, schema, options).map(Sink::Parquet);
+        let make = |schema| Sink::create(path, true, schema, options);
         ColumnsWriter::create(path, datatype, template, make)
     }
 
@@ -316,7 +310,7 @@ impl ColumnsWriter {
         options: &WriteOptions,
     ) -> Result<ColumnsWriter, Error> {
         let path = path.as_ref();
-        let make = |schema| crate::ipc::Sink::create(path, schema, options).map(Sink::Ipc);
+        let make = |schema| Sink::create(path, false, schema, options);
         ColumnsWriter::create(path, datatype, template, make)
     }
 
@@ -351,11 +345,7 @@ impl ColumnsWriter {
         let batch = columns_to_batch(columns, n, self.schema.clone())
             .map_err(counted_from(self.written, 0))
             .map_err(Error::in_file(&self.path))?;
-        let written = match &mut self.sink {
-            Sink::Parquet(s) => s.write(batch),
-            Sink::Ipc(s) => s.write(batch),
-        };
-        written.map_err(Error::in_file(&self.path))?;
+        self.sink.write(batch).map_err(Error::in_file(&self.path))?;
         self.written += n as u64;
         Ok(())
     }
@@ -366,11 +356,7 @@ impl ColumnsWriter {
     /// # Errors
     /// The file cannot be completed or moved into place.
     pub fn finish(self) -> Result<u64, Error> {
-        let finished = match self.sink {
-            Sink::Parquet(s) => s.finish(),
-            Sink::Ipc(s) => s.finish(),
-        };
-        finished.map_err(Error::in_file(&self.path))?;
+        self.sink.finish().map_err(Error::in_file(&self.path))?;
         Ok(self.written)
     }
 }

@@ -410,6 +410,13 @@ impl std::fmt::Debug for Reader {
     }
 }
 
+impl Reader {
+    /// The file's schema.
+    pub(crate) fn schema(&self) -> SchemaRef {
+        self.batches.schema()
+    }
+}
+
 impl BatchSource for Reader {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         self.batches

@@ -37,6 +37,7 @@
 
 mod batch;
 mod batch_file;
+mod batches;
 mod columns_file;
 mod error;
 mod file;
@@ -61,6 +62,7 @@ mod time_type;
 mod variable;
 
 pub use batch::{from_record_batch, from_record_batch_with, schema, to_record_batch};
+pub use batches::{BatchReader, BatchWriter};
 pub use columns_file::{ColumnsReader, ColumnsWriter};
 pub use error::{Error, Result};
 pub use infer::{datatype_of, describe_ipc, describe_parquet};

@@ -315,6 +315,11 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
+    /// The file's schema.
+    pub(crate) fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
     pub(crate) fn open(
         path: &Path,
         target: Target<'_>,
@@ -328,14 +333,19 @@ impl Reader {
         check_chunks(builder.metadata(), file_len).map_err(|message| Error::Corrupt { message })?;
         let schema = builder.schema().clone();
         let datatype = target.resolve(&schema, options)?;
+        let whole = matches!(target, Target::Whole);
+        if whole {
+            refuse_intervals(builder.metadata())?;
+        }
         let wanted: Vec<usize> = schema
             .fields()
             .iter()
             .enumerate()
             .filter(|(_, f)| {
-                crate::schema::columns(&datatype)
-                    .iter()
-                    .any(|(name, _, _)| name == f.name())
+                whole
+                    || crate::schema::columns(&datatype)
+                        .iter()
+                        .any(|(name, _, _)| name == f.name())
             })
             .map(|(i, _)| i)
             .collect();
@@ -397,6 +407,28 @@ fn row_bytes(metadata: &ParquetMetaData, rows: u64) -> usize {
     usize::try_from(bytes / rows.max(1))
         .unwrap_or(usize::MAX)
         .max(1)
+}
+
+/// Refuses a file with a Parquet `INTERVAL` column (months, days and
+/// milliseconds), which the parquet crate reads as Arrow's
+/// `day_time_interval` without its months: a copy would lose them.
+fn refuse_intervals(metadata: &ParquetMetaData) -> Result<(), Error> {
+    let schema = metadata.file_metadata().schema_descr();
+    let interval = schema
+        .columns()
+        .iter()
+        .find(|c| c.converted_type() == parquet::basic::ConvertedType::INTERVAL);
+    match interval {
+        Some(column) => Err(Error::UnsupportedFile {
+            message: format!(
+                "column `{}` is a Parquet INTERVAL (months, days, milliseconds), which the parquet \
+                 crate reads without its months, so it is not copied; pyarrow reads it as \
+                 fixed_size_binary[12]",
+                column.path().string()
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Checks that every column chunk the footer lists lies within the file

@@ -236,6 +236,7 @@ pub(crate) static PARQUET: FormatInfo = FormatInfo {
     }),
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Parquet),
+    batch_file: Some(ColumnFile::Parquet),
 };
 
 /// Arrow IPC files (Feather v2) and streams (`.arrows`), as the
@@ -267,4 +268,5 @@ pub(crate) static IPC: FormatInfo = FormatInfo {
     }),
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path, ColumnFile::Ipc),
+    batch_file: Some(ColumnFile::Ipc),
 };

@@ -3,12 +3,14 @@
 
 use std::path::Path;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fill::Filled;
 use crate::one_order::in_one_order;
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::RecordSource;
-use crate::registry::{create, create_records, keeps_mixed_byte_orders, open, open_records};
+use crate::registry::{
+    batch_files, create, create_records, keeps_mixed_byte_orders, open, open_records,
+};
 
 /// How to convert.
 ///
@@ -67,6 +69,20 @@ pub fn convert(
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
+    if let Some(files) = batch_files(src, dst, &options.read)? {
+        if let Some((column, _)) = options.fills.first() {
+            return Err(Error::Unsupported {
+                path: dst.to_path_buf(),
+                message: format!(
+                    "--fill {column} does not apply between Parquet and Arrow IPC files, which both \
+                     hold nulls; leave it out"
+                ),
+            });
+        }
+        let total = |n| progress(Progress::Total(n));
+        let done = |n| progress(Progress::Done(n));
+        return crate::batch_copy::copy((src, files.0), (dst, files.1), &total, &done);
+    }
     if let Some(records) = open_records(src, &options.read)? {
         return convert_records(src, dst, records, options, progress);
     }

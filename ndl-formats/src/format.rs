@@ -6,6 +6,7 @@ use std::path::Path;
 
 use ndl_runtime::npy::HeaderLimits;
 
+use crate::column_file::ColumnFile;
 use crate::contents::Contents;
 use crate::error::Result;
 use crate::options::{ReadOptions, Setting, SinkOptions, WriteSettings};
@@ -57,6 +58,9 @@ pub struct FormatInfo {
     pub(crate) keeps_mixed_byte_orders: fn(&Path, &SinkOptions) -> bool,
     /// What a file or store of it holds, for descriptions.
     pub(crate) contents: fn(&Path, &HeaderLimits) -> Result<Contents>,
+    /// Which file of Arrow record batches it is, if one: a conversion
+    /// between two such files copies the batches as they are.
+    pub(crate) batch_file: Option<ColumnFile>,
 }
 
 impl std::fmt::Debug for FormatInfo {

@@ -794,6 +794,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         !options.hdf5.columns && !options.hdf5.options.is_netcdf(path)
     },
     contents: |path, _| contents(path),
+    batch_file: None,
 };
 
 /// The file options the command line's `settings` say, for a file at

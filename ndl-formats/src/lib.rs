@@ -32,6 +32,7 @@
 
 mod arrow;
 mod arrow_records;
+mod batch_copy;
 mod column_file;
 mod contents;
 mod convert;

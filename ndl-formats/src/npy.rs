@@ -244,4 +244,5 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     }),
     keeps_mixed_byte_orders: |_, _| true,
     contents,
+    batch_file: None,
 };

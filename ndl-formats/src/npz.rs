@@ -289,6 +289,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create_records: None,
     keeps_mixed_byte_orders: |_, _| true,
     contents,
+    batch_file: None,
 };
 
 /// Whether a file's first bytes are a zip file's.

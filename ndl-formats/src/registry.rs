@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use crate::column_file::ColumnFile;
 use crate::contents::Contents;
 use crate::error::{Error, Result};
 use crate::format::{Format, FormatInfo};
@@ -196,6 +197,18 @@ pub fn open_records(path: &Path, options: &ReadOptions) -> Result<Option<Box<dyn
         Some(open) => open(path, options),
         None => Ok(None),
     }
+}
+
+/// The files of Arrow record batches at `src` and `dst`, when both are
+/// such files: what a conversion copies batch by batch.
+pub(crate) fn batch_files(
+    src: &Path,
+    dst: &Path,
+    options: &ReadOptions,
+) -> Result<Option<(ColumnFile, ColumnFile)>> {
+    let from = readable(src, options)?.info().batch_file;
+    let to = Format::of_destination(dst)?.info().batch_file;
+    Ok(from.zip(to))
 }
 
 /// The format of what is at `path`, when `options` ask it for what it

@@ -534,6 +534,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         contents(path)
     },
+    batch_file: None,
 };
 
 /// The store options the command line's `settings` say.

@@ -73,4 +73,5 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create_records: None,
     keeps_mixed_byte_orders: |_, _| false,
     contents: |path, _| contents(path),
+    batch_file: None,
 };
