@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::{
     ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, compute_leaves,
@@ -45,6 +45,9 @@ impl std::fmt::Debug for Sink {
 
 impl Sink {
     pub fn create(path: &Path, schema: SchemaRef, options: &WriteOptions) -> Result<Sink, Error> {
+        for field in schema.fields() {
+            refuse_unions(field.name(), field.data_type())?;
+        }
         let staged = Staged::create(path, options.durable)?;
         let properties = options.properties.clone();
         let schema = crate::parquet_time::schema(options.with_metadata(schema));
@@ -215,5 +218,29 @@ impl BatchSink for Sink {
             .map_err(Error::parquet("ending the file"))?;
         std::io::Write::flush(&mut file).map_err(Error::Io)?;
         staged.publish()
+    }
+}
+
+/// Refuses a union anywhere in the column `column` of type `dt`, before
+/// the parquet crate, which has no Parquet form for one, panics on it.
+fn refuse_unions(column: &str, dt: &DataType) -> Result<(), Error> {
+    let inner = |name: &str, dt: &DataType| refuse_unions(&format!("{column}.{name}"), dt);
+    match dt {
+        DataType::Union(..) => Err(Error::schema(
+            column,
+            "a union, which Parquet has no form for; write an Arrow IPC file instead",
+        )),
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| inner(f.name(), f.data_type())),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => refuse_unions(column, f.data_type()),
+        DataType::Dictionary(_, values) => refuse_unions(column, values),
+        DataType::RunEndEncoded(_, values) => refuse_unions(column, values.data_type()),
+        _ => Ok(()),
     }
 }
