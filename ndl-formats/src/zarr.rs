@@ -510,8 +510,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         for (name, value) in crate::sidecar::json_attributes(source) {
             options.zarr = options.zarr.attribute(&name, value);
         }
-        let variable = options.variable_strings;
-        if variable.unwrap_or(source.narrowed_strings().is_some()) {
+        let read_variable = source.narrowed_strings().is_some();
+        if options.variable_strings.unwrap_or(read_variable) {
             let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr)?;
             return Ok(Box::new(sink));
         }

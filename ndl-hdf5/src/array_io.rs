@@ -379,6 +379,8 @@ impl ArrayWriter {
                 message: bad.message,
             }
         })?;
+        // HDF5 reads each string through its pointer during the write:
+        // `strings` outlives it.
         let pointers = utf32_values::addresses(&strings);
         write_rows(
             &self.dataset,
