@@ -1,15 +1,17 @@
-//! Parquet has no timestamp of seconds: the parquet crate writes an Arrow
-//! `Timestamp(Second)` as a bare `INT64`, which pyarrow, polars and DuckDB
-//! read as plain integers. So a Parquet file gets such columns as
-//! `Timestamp(Millisecond)`, the counts times 1000, exactly (as pyarrow's
-//! own writer does); the field's `ndl.type` and the schema's
-//! `ndl.datatype` keep the unit the records have, and reading converts
-//! back exactly.
+//! Parquet has no timestamp of seconds and no date of milliseconds: the
+//! parquet crate writes an Arrow `Timestamp(Second)` or `Date64` as a bare
+//! `INT64`, which pyarrow, polars and DuckDB read as plain integers. So a
+//! Parquet file gets such columns (at the top, in structs and in
+//! fixed-size lists) as pyarrow's own writer makes them: seconds as
+//! `Timestamp(Millisecond)`, the counts times 1000, and `Date64` as
+//! `Date32`, whole days, both exactly. For seconds, the field's `ndl.type`
+//! and the schema's `ndl.datatype` keep the unit the records have, and
+//! reading converts back exactly.
 
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{TimestampMillisecondType, TimestampSecondType};
+use arrow_array::types::{Date32Type, Date64Type, TimestampMillisecondType, TimestampSecondType};
 use arrow_array::{
     Array, ArrayRef, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
     StructArray,
@@ -24,7 +26,11 @@ use crate::schema::TYPE_KEY;
 
 /// `schema` as a Parquet file holds it: seconds as milliseconds.
 pub(crate) fn schema(schema: SchemaRef) -> SchemaRef {
-    if !schema.fields().iter().any(|f| has_seconds(f.data_type())) {
+    if !schema
+        .fields()
+        .iter()
+        .any(|f| needs_coercion(f.data_type()))
+    {
         return schema;
     }
     let fields: Fields = schema.fields().iter().map(field).collect();
@@ -35,7 +41,7 @@ pub(crate) fn schema(schema: SchemaRef) -> SchemaRef {
 /// range of milliseconds is an error naming record and column.
 pub(crate) fn batch(batch: RecordBatch) -> Result<RecordBatch, Error> {
     let old = batch.schema();
-    if !old.fields().iter().any(|f| has_seconds(f.data_type())) {
+    if !old.fields().iter().any(|f| needs_coercion(f.data_type())) {
         return Ok(batch);
     }
     let (_, columns, rows) = batch.into_parts();
@@ -50,11 +56,11 @@ pub(crate) fn batch(batch: RecordBatch) -> Result<RecordBatch, Error> {
         .map_err(Error::arrow("a batch for Parquet"))
 }
 
-fn has_seconds(t: &DataType) -> bool {
+fn needs_coercion(t: &DataType) -> bool {
     match t {
-        DataType::Timestamp(TimeUnit::Second, _) => true,
-        DataType::Struct(fields) => fields.iter().any(|f| has_seconds(f.data_type())),
-        DataType::FixedSizeList(item, _) => has_seconds(item.data_type()),
+        DataType::Timestamp(TimeUnit::Second, _) | DataType::Date64 => true,
+        DataType::Struct(fields) => fields.iter().any(|f| needs_coercion(f.data_type())),
+        DataType::FixedSizeList(item, _) => needs_coercion(item.data_type()),
         _ => false,
     }
 }
@@ -64,6 +70,7 @@ fn data_type(t: &DataType) -> DataType {
         DataType::Timestamp(TimeUnit::Second, tz) => {
             DataType::Timestamp(TimeUnit::Millisecond, tz.clone())
         }
+        DataType::Date64 => DataType::Date32,
         DataType::Struct(fields) => DataType::Struct(fields.iter().map(field).collect()),
         DataType::FixedSizeList(item, n) => DataType::FixedSizeList(field(item), *n),
         other => other.clone(),
@@ -73,7 +80,7 @@ fn data_type(t: &DataType) -> DataType {
 /// The field with seconds as milliseconds; a column of seconds itself
 /// gains the `ndl.type` that says so.
 fn field(f: &FieldRef) -> FieldRef {
-    if !has_seconds(f.data_type()) {
+    if !needs_coercion(f.data_type()) {
         return f.clone();
     }
     let mut metadata = f.metadata().clone();
@@ -91,7 +98,7 @@ fn field(f: &FieldRef) -> FieldRef {
 /// The array at `path`, `per_record` values a record, with seconds as
 /// milliseconds.
 fn array(a: ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error> {
-    if !has_seconds(a.data_type()) {
+    if !needs_coercion(a.data_type()) {
         return Ok(a);
     }
     let context = || Error::arrow(format!("column `{path}`"));
@@ -118,12 +125,44 @@ fn array(a: ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error> 
                     .map_err(context())?,
             )
         }
+        DataType::Date64 => days(a.as_primitive::<Date64Type>(), path, per_record)?,
         _ => {
             let seconds = a.as_primitive::<TimestampSecondType>().clone();
             drop(a);
             millis(seconds, path, per_record)?
         }
     })
+}
+
+/// Dates of milliseconds as dates of days, exactly: a count that is not a
+/// whole day, or too many days, is an error naming record and column.
+fn days(a: &PrimitiveArray<Date64Type>, path: &str, per_record: usize) -> Result<ArrayRef, Error> {
+    const DAY: i64 = 86_400_000;
+    let bad = |i: usize, message: String| Error::InvalidValue {
+        record: i / per_record.max(1),
+        column: path.to_owned(),
+        message,
+    };
+    let mut days = Vec::with_capacity(a.len());
+    for (i, ms) in a.values().iter().enumerate() {
+        if a.is_null(i) {
+            days.push(0);
+            continue;
+        }
+        if ms % DAY != 0 {
+            return Err(bad(
+                i,
+                format!("a date64 of {ms} ms is not a whole day, which a Parquet DATE holds"),
+            ));
+        }
+        let day = i32::try_from(ms / DAY)
+            .map_err(|_| bad(i, format!("a date64 of {ms} ms is beyond a Parquet DATE")))?;
+        days.push(day);
+    }
+    Ok(Arc::new(PrimitiveArray::<Date32Type>::new(
+        ScalarBuffer::from(days),
+        a.nulls().cloned(),
+    )))
 }
 
 /// Seconds as milliseconds, exactly; in place when the array is the only
@@ -159,4 +198,35 @@ fn millis(
     let out =
         PrimitiveArray::<TimestampMillisecondType>::new(values, nulls).with_timezone_opt(timezone);
     Ok(Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::{Date32Array, Date64Array};
+
+    use super::*;
+
+    fn dates(values: Vec<Option<i64>>) -> RecordBatch {
+        let array: ArrayRef = Arc::new(Date64Array::from(values));
+        RecordBatch::try_from_iter([("d", array)]).unwrap()
+    }
+
+    #[test]
+    fn dates_of_milliseconds_become_days_exactly() {
+        let day = 86_400_000;
+        let out = batch(dates(vec![Some(0), None, Some(-3 * day)])).unwrap();
+        assert_eq!(out.schema().field(0).data_type(), &DataType::Date32);
+        let want = Date32Array::from(vec![Some(0), None, Some(-3)]);
+        assert_eq!(out.column(0).as_primitive::<Date32Type>(), &want);
+    }
+
+    #[test]
+    fn a_date_that_is_no_whole_day_names_record_and_column() {
+        let e = batch(dates(vec![Some(0), Some(1)])).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidValue { record: 1, column, .. } if column == "d"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("not a whole day"), "{e}");
+    }
 }

@@ -71,7 +71,8 @@ def shape(schema):
             return (str(t).split("<")[0], kind(t.value_type), t.value_field.nullable)
         if pa.types.is_struct(t):
             return ("struct", [(f.name, f.nullable, kind(f.type)) for f in t])
-        return str(t)
+        # Parquet holds dates as days, as pyarrow's writer does.
+        return "date32[day]" if t == pa.date64() else str(t)
     return [(f.name, f.nullable, kind(f.type)) for f in schema], schema.metadata
 
 def duck(p):
@@ -196,7 +197,8 @@ fn polars_tables_convert_and_polars_reads_the_copies() {
 
 /// argv: mode (`make` or `check`), the Parquet file, the IPC file, then
 /// (`check`) the copies. Types only Arrow holds (decimals, times of day,
-/// binary, fixed-size binary, maps, dictionaries), schema metadata, and
+/// binary, fixed-size binary, maps, dictionaries, dates of milliseconds),
+/// schema metadata, and
 /// DuckDB's Parquet INTERVAL; each copy holds the original's schema and
 /// values as pyarrow, polars and DuckDB (the types they have) read them.
 const ARROW_ONLY: &str = r#"
@@ -214,6 +216,7 @@ if mode == "make":
         "fsb": pa.array([b"abcd", b"\x00\x00\x00\x01", b"zzzz"], pa.binary(4)),
         "map": pa.array([[("k", 1)], [], None], pa.map_(pa.string(), pa.int32())),
         "dict": pa.array(["u", "v", "u"]).dictionary_encode(),
+        "d64": pa.array([0, 3 * 86400000, None], pa.date64()),
     }, metadata={"origin": "test"})
     pq.write_table(t, parquet)
     with ipc.new_file(arrow_file, t.schema) as w:
@@ -234,7 +237,8 @@ def shape(schema):
             return (str(t).split("<")[0], kind(t.value_type), t.value_field.nullable)
         if pa.types.is_struct(t):
             return ("struct", [(f.name, f.nullable, kind(f.type)) for f in t])
-        return str(t)
+        # Parquet holds dates as days, as pyarrow's writer does.
+        return "date32[day]" if t == pa.date64() else str(t)
     return [(f.name, f.nullable, kind(f.type)) for f in schema], schema.metadata
 def table(p):
     if p.endswith(".parquet"):
