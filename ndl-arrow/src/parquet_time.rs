@@ -1,8 +1,8 @@
 //! Parquet has no timestamp of seconds and no date of milliseconds: the
 //! parquet crate writes an Arrow `Timestamp(Second)` or `Date64` as a bare
 //! `INT64`, which pyarrow, polars and DuckDB read as plain integers. So a
-//! Parquet file gets such columns (at the top, in structs and in
-//! fixed-size lists) as pyarrow's own writer makes them: seconds as
+//! Parquet file gets such columns (at any depth of structs, lists and
+//! maps) as pyarrow's own writer makes them: seconds as
 //! `Timestamp(Millisecond)`, the counts times 1000, and `Date64` as
 //! `Date32`, whole days, both exactly. For seconds, the field's `ndl.type`
 //! and the schema's `ndl.datatype` keep the unit the records have, and
@@ -13,8 +13,8 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Date64Type, TimestampMillisecondType, TimestampSecondType};
 use arrow_array::{
-    Array, ArrayRef, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
-    StructArray,
+    Array, ArrayRef, FixedSizeListArray, LargeListArray, ListArray, MapArray, OffsetSizeTrait,
+    PrimitiveArray, RecordBatch, RecordBatchOptions, StructArray,
 };
 use arrow_buffer::{Buffer, MutableBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
@@ -60,7 +60,10 @@ fn needs_coercion(t: &DataType) -> bool {
     match t {
         DataType::Timestamp(TimeUnit::Second, _) | DataType::Date64 => true,
         DataType::Struct(fields) => fields.iter().any(|f| needs_coercion(f.data_type())),
-        DataType::FixedSizeList(item, _) => needs_coercion(item.data_type()),
+        DataType::FixedSizeList(item, _)
+        | DataType::List(item)
+        | DataType::LargeList(item)
+        | DataType::Map(item, _) => needs_coercion(item.data_type()),
         _ => false,
     }
 }
@@ -73,6 +76,9 @@ fn data_type(t: &DataType) -> DataType {
         DataType::Date64 => DataType::Date32,
         DataType::Struct(fields) => DataType::Struct(fields.iter().map(field).collect()),
         DataType::FixedSizeList(item, n) => DataType::FixedSizeList(field(item), *n),
+        DataType::List(item) => DataType::List(field(item)),
+        DataType::LargeList(item) => DataType::LargeList(field(item)),
+        DataType::Map(entries, sorted) => DataType::Map(field(entries), *sorted),
         other => other.clone(),
     }
 }
@@ -125,12 +131,68 @@ fn array(a: ArrayRef, path: &str, per_record: usize) -> Result<ArrayRef, Error> 
                     .map_err(context())?,
             )
         }
+        DataType::List(item) => {
+            let list = a.as_list::<i32>();
+            let values = list_items(list.values(), list.value_offsets(), path, per_record)?;
+            let offsets = list.offsets().clone();
+            Arc::new(
+                ListArray::try_new(field(item), offsets, values, list.nulls().cloned())
+                    .map_err(context())?,
+            )
+        }
+        DataType::LargeList(item) => {
+            let list = a.as_list::<i64>();
+            let values = list_items(list.values(), list.value_offsets(), path, per_record)?;
+            let offsets = list.offsets().clone();
+            Arc::new(
+                LargeListArray::try_new(field(item), offsets, values, list.nulls().cloned())
+                    .map_err(context())?,
+            )
+        }
+        DataType::Map(entries, sorted) => {
+            let map = a.as_map();
+            let pairs: ArrayRef = Arc::new(map.entries().clone());
+            let values = list_items(&pairs, map.value_offsets(), path, per_record)?;
+            let offsets = map.offsets().clone();
+            let (entries, nulls) = (field(entries), map.nulls().cloned());
+            Arc::new(
+                MapArray::try_new(entries, offsets, values.as_struct().clone(), nulls, *sorted)
+                    .map_err(context())?,
+            )
+        }
         DataType::Date64 => days(a.as_primitive::<Date64Type>(), path, per_record)?,
         _ => {
             let seconds = a.as_primitive::<TimestampSecondType>().clone();
             drop(a);
             millis(seconds, path, per_record)?
         }
+    })
+}
+
+/// The items of variable-length lists whose offsets are `offsets`,
+/// coerced; an error names the record whose list holds the bad item.
+fn list_items<O: OffsetSizeTrait>(
+    items: &ArrayRef,
+    offsets: &[O],
+    path: &str,
+    per_record: usize,
+) -> Result<ArrayRef, Error> {
+    array(items.clone(), path, 1).map_err(|e| match e {
+        Error::InvalidValue {
+            record: item,
+            column,
+            message,
+        } => {
+            let list = offsets
+                .partition_point(|o| o.as_usize() <= item)
+                .saturating_sub(1);
+            Error::InvalidValue {
+                record: list / per_record.max(1),
+                column,
+                message,
+            }
+        }
+        other => other,
     })
 }
 
@@ -218,6 +280,21 @@ mod tests {
         assert_eq!(out.schema().field(0).data_type(), &DataType::Date32);
         let want = Date32Array::from(vec![Some(0), None, Some(-3)]);
         assert_eq!(out.column(0).as_primitive::<Date32Type>(), &want);
+    }
+
+    #[test]
+    fn a_bad_date_in_a_list_names_the_record_holding_it() {
+        let day = 86_400_000;
+        let items = Date64Array::from(vec![0, day, 2 * day, 5]);
+        let field = Arc::new(Field::new("item", DataType::Date64, false));
+        let offsets = arrow_buffer::OffsetBuffer::new(vec![0, 2, 2, 4].into());
+        let list = ListArray::try_new(field, offsets, Arc::new(items), None).unwrap();
+        let array: ArrayRef = Arc::new(list);
+        let e = batch(RecordBatch::try_from_iter([("l", array)]).unwrap()).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidValue { record: 2, column, .. } if column == "l"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -672,3 +672,42 @@ fn json_ints(text: &str) -> Vec<Option<i64>> {
     let list = text.trim().trim_start_matches('[').trim_end_matches(']');
     list.split(',').map(|v| v.trim().parse().ok()).collect()
 }
+
+/// Seconds inside lists: Parquet holds them as milliseconds, which
+/// pyarrow reads as timestamps, and which read back as the seconds.
+#[derive(Clone, Debug, PartialEq, ndl_runtime::Record)]
+struct SecondsInLists {
+    id: u32,
+    seen: Vec<DateTime64<Seconds>>,
+    maybe: Vec<Option<DateTime64<Seconds>>>,
+}
+
+#[test]
+fn seconds_in_lists_round_trip_through_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.parquet");
+    let rows = vec![
+        SecondsInLists {
+            id: 1,
+            seen: vec![DateTime64::new(1_700_000_000), DateTime64::new(-5)],
+            maybe: vec![None, Some(DateTime64::new(7))],
+        },
+        SecondsInLists {
+            id: 2,
+            seen: vec![],
+            maybe: vec![],
+        },
+    ];
+    ndl_arrow::write_parquet(&path, &rows).unwrap();
+    let back: Vec<SecondsInLists> = ndl_arrow::read_parquet(&path).unwrap();
+    assert_eq!(back, rows);
+    let script = "import sys, pyarrow.parquet as pq\n\
+                  t = pq.read_table(sys.argv[1])\n\
+                  print(t.schema.field('seen').type, t.column('seen').to_pylist()[0][0].isoformat())";
+    let out = ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        script,
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "list<item: timestamp[ms]> 2023-11-14T22:13:20");
+}
