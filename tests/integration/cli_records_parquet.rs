@@ -35,6 +35,23 @@ with ipc.new_file(sys.argv[2], t.schema) as w:
         w.write_batch(b)
 "#;
 
+/// `shape(schema)`, for the checks below: each field's name, nullability
+/// and type, the names of list items and map entries aside (Parquet
+/// writers name them as they like), and the schema's metadata.
+const SHAPE: &str = r#"
+def shape(schema):
+    def kind(t):
+        if pa.types.is_map(t):
+            return ("map", kind(t.key_type), kind(t.item_type), t.item_field.nullable)
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            return (str(t).split("<")[0], kind(t.value_type), t.value_field.nullable)
+        if pa.types.is_struct(t):
+            return ("struct", [(f.name, f.nullable, kind(f.type)) for f in t])
+        # Parquet holds dates as days, as pyarrow's writer does.
+        return "date32[day]" if t == pa.date64() else str(t)
+    return [(f.name, f.nullable, kind(f.type)) for f in schema], schema.metadata
+"#;
+
 /// argv: the original Parquet file, then each copy. Each copy is read by
 /// pyarrow, polars and DuckDB and must equal the original as each reads
 /// it; prints the number of copies checked.
@@ -61,19 +78,6 @@ def rows(t):
     # DuckDB reads Parquet itself; Arrow IPC through the table pyarrow read.
     return duckdb.sql("select * from t").fetchall()
 
-def shape(schema):
-    """Each field's name, nullability and type, the names of list items
-    and map entries aside (Parquet writers name them as they like)."""
-    def kind(t):
-        if pa.types.is_map(t):
-            return ("map", kind(t.key_type), kind(t.item_type), t.item_field.nullable)
-        if pa.types.is_list(t) or pa.types.is_large_list(t):
-            return (str(t).split("<")[0], kind(t.value_type), t.value_field.nullable)
-        if pa.types.is_struct(t):
-            return ("struct", [(f.name, f.nullable, kind(f.type)) for f in t])
-        # Parquet holds dates as days, as pyarrow's writer does.
-        return "date32[day]" if t == pa.date64() else str(t)
-    return [(f.name, f.nullable, kind(f.type)) for f in schema], schema.metadata
 
 def duck(p):
     if p.endswith(".parquet"):
@@ -126,7 +130,7 @@ fn pyarrow_tables_with_strings_lists_and_nulls_convert_to_parquet_and_ipc() {
     copies.push(again);
     let mut args = vec![path(&parquet)];
     args.extend(copies.iter().map(|c| path(c)));
-    let checked = run_with(&python312(), CHECK, &args);
+    let checked = run_with(&python312(), &format!("{SHAPE}{CHECK}"), &args);
     assert_eq!(checked.trim(), copies.len().to_string());
     for copy in &copies {
         let described = ok(describe(copy, "datashape", &[]), "describe a copy");
@@ -227,19 +231,6 @@ if mode == "make":
     with ipc.new_file(arrow_file + ".union.arrow", u.schema) as w:
         w.write_table(u)
     sys.exit()
-def shape(schema):
-    """Each field's name, nullability and type, the names of list items
-    and map entries aside (Parquet writers name them as they like)."""
-    def kind(t):
-        if pa.types.is_map(t):
-            return ("map", kind(t.key_type), kind(t.item_type), t.item_field.nullable)
-        if pa.types.is_list(t) or pa.types.is_large_list(t):
-            return (str(t).split("<")[0], kind(t.value_type), t.value_field.nullable)
-        if pa.types.is_struct(t):
-            return ("struct", [(f.name, f.nullable, kind(f.type)) for f in t])
-        # Parquet holds dates as days, as pyarrow's writer does.
-        return "date32[day]" if t == pa.date64() else str(t)
-    return [(f.name, f.nullable, kind(f.type)) for f in schema], schema.metadata
 def table(p):
     if p.endswith(".parquet"):
         return pq.read_table(p)
@@ -285,7 +276,8 @@ fn types_only_arrow_holds_are_copied_between_parquet_and_ipc_as_they_are() {
     }
     let mut args = vec!["check", path(&parquet), path(&ipc)];
     args.extend(copies.iter().map(|c| path(c)));
-    assert_eq!(run_with(&python312(), ARROW_ONLY, &args).trim(), "4");
+    let script = format!("{SHAPE}{ARROW_ONLY}");
+    assert_eq!(run_with(&python312(), &script, &args).trim(), "4");
     // Nothing to fill where both hold nulls.
     let filled = d.join("filled.arrow");
     let run = convert(&parquet, &filled, &["--fill", "dec=0"]);
