@@ -457,11 +457,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         },
         StoreInfo::Group(group) => Contents {
             arrangement: Arrangement::Group,
-            entries: group
-                .arrays()
-                .iter()
-                .map(|(name, info)| entry(name.clone(), info))
-                .collect::<Result<_>>()?,
+            entries: group_entries(path, &group, entry)?,
             attributes: group.attributes().clone(),
             warnings: Vec::new(),
             attribute_types: Default::default(),
@@ -469,6 +465,26 @@ pub fn contents(path: &Path) -> Result<Contents> {
             declared: Default::default(),
         },
     })
+}
+
+/// The entries of the arrays of `group`, a store's root at `path`, in
+/// name order; `entry` makes those of fixed-size values.
+fn group_entries(
+    path: &Path,
+    group: &ndl_zarr::GroupInfo,
+    entry: impl Fn(String, &ArrayInfo) -> Result<Entry>,
+) -> Result<Vec<Entry>> {
+    let mut entries = group
+        .arrays()
+        .iter()
+        .map(|(name, info)| entry(name.clone(), info))
+        .collect::<Result<Vec<_>>>()?;
+    for name in group.vlen_arrays() {
+        let reader = ndl_zarr::VlenReader::open_child(path, name)?;
+        entries.push(crate::zarr_strings::entry(&reader, name.clone()));
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(entries)
 }
 
 /// The Zarr format, as the [registry](crate::FORMATS) lists it: a

@@ -303,6 +303,14 @@ fn utf32(element: &[u8], order: ByteOrder, out: &mut String) -> std::result::Res
 /// (bytes), the store's own metadata document.
 pub fn contents(path: &Path) -> Result<Contents> {
     let reader = VlenReader::open(path)?;
+    Ok(Contents::new(
+        Arrangement::One,
+        vec![entry(&reader, stem(path))],
+    ))
+}
+
+/// The entry, named `name`, of the variable-length array `reader` reads.
+pub(crate) fn entry(reader: &VlenReader, name: String) -> Entry {
     let spec = ArraySpec::new(reader.kind().datatype(), reader.shape().to_vec());
     let filter: Vec<serde_yaml::Value> = reader
         .compressors()
@@ -314,11 +322,11 @@ pub fn contents(path: &Path) -> Result<Contents> {
         filter: (!filter.is_empty()).then_some(filter),
         ..Storage::default()
     };
-    let mut entry = Entry::new("/".into(), stem(path), spec, storage);
+    let mut entry = Entry::new("/".into(), name, spec, storage);
     entry.attributes = reader.attributes().clone();
     entry.dimension_names = reader.dimension_names().map(<[_]>::to_vec);
     entry.native_metadata = Some(reader.metadata().clone());
-    Ok(Contents::new(Arrangement::One, vec![entry]))
+    entry
 }
 
 #[cfg(test)]

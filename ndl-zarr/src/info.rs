@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::layout::columns::infer_record;
 use crate::metadata::{ArrayMeta, NDL_DATATYPE};
 use crate::store::Store;
+use crate::strings::VlenMeta;
 
 /// The metadata of one Zarr array, v2 or v3.
 ///
@@ -220,6 +221,7 @@ pub struct GroupInfo {
     format: ZarrFormat,
     attributes: Map<String, Value>,
     arrays: Vec<(String, ArrayInfo)>,
+    vlen_arrays: Vec<String>,
 }
 
 impl StoreInfo {
@@ -245,11 +247,12 @@ impl StoreInfo {
         let Some((format, attributes)) = read_group(&store)? else {
             return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };
-        let arrays = group_arrays(&store)?;
+        let (arrays, vlen_arrays) = group_children(&store)?;
         Ok(StoreInfo::Group(GroupInfo {
             format,
             attributes,
             arrays,
+            vlen_arrays,
         }))
     }
 }
@@ -265,9 +268,17 @@ impl GroupInfo {
         &self.attributes
     }
 
-    /// The arrays in the group, by name.
+    /// The arrays in the group, by name, but those of variable-length
+    /// values.
     pub fn arrays(&self) -> &[(String, ArrayInfo)] {
         &self.arrays
+    }
+
+    /// The names of the group's arrays of variable-length strings or
+    /// bytes, which [`arrays`](GroupInfo::arrays) leaves out: read each
+    /// with [`VlenReader::open_child`](crate::VlenReader::open_child).
+    pub fn vlen_arrays(&self) -> &[String] {
+        &self.vlen_arrays
     }
 
     /// The records of a columns store: its `ndl_datatype` attribute, or
@@ -324,19 +335,43 @@ pub(crate) fn child_names(store: &Store) -> Result<Vec<String>> {
 }
 
 /// The arrays directly in the group `store`, in name order.
-fn group_arrays(store: &Store) -> Result<Vec<(String, ArrayInfo)>> {
-    let mut arrays = Vec::new();
+fn group_arrays(store: &Store) -> Result<NamedArrays> {
+    let (arrays, vlen_arrays) = group_children(store)?;
+    match vlen_arrays.first() {
+        Some(name) => Err(Error::Shape {
+            store: store.name.clone(),
+            message: format!(
+                "array `{name}` holds variable-length values, which records of numbers have no \
+                 place for"
+            ),
+        }),
+        None => Ok(arrays),
+    }
+}
+
+/// The arrays of fixed-size values of a group, by name.
+type NamedArrays = Vec<(String, ArrayInfo)>;
+
+/// The arrays directly in the group `store`, by name: those of
+/// fixed-size values, then the names of those of variable-length values.
+fn group_children(store: &Store) -> Result<(NamedArrays, Vec<String>)> {
+    let (mut arrays, mut vlen_arrays) = (Vec::new(), Vec::new());
     for name in child_names(store)? {
-        let name = name.as_str();
-        match ArrayInfo::read(&store.child(name)) {
-            Ok(info) => arrays.push((name.to_string(), info)),
+        let child = store.child(&name);
+        if VlenMeta::probe(&child)?.is_some() {
+            vlen_arrays.push(name);
+            continue;
+        }
+        match ArrayInfo::read(&child) {
+            Ok(info) => arrays.push((name, info)),
             // A subgroup, or a directory of something else.
             Err(Error::NotAnArray { .. }) => {}
             Err(e) => return Err(e),
         }
     }
     arrays.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(arrays)
+    vlen_arrays.sort();
+    Ok((arrays, vlen_arrays))
 }
 
 /// The records of the columns store `store`, from its group attributes,

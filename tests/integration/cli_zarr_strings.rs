@@ -325,3 +325,34 @@ fn string_arrays_in_a_zip_store_convert_as_outside_one() {
         assert_eq!(got, want, "v{fmt}");
     }
 }
+
+/// argv: store, zarr_format. An xarray dataset of a grid and the labels of
+/// one of its dimensions, as `to_zarr` writes it.
+const XARRAY_LABELS: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, xarray as xr
+ds = xr.Dataset(
+    {"temp": (("time", "site"), np.arange(12, dtype="f4").reshape(4, 3)),
+     "name": ("site", np.array(["a", "bb", "ccé"], dtype=object))},
+    coords={"site": [10, 20, 30]},
+)
+ds.to_zarr(sys.argv[1], zarr_format=int(sys.argv[2]), consolidated=False)
+"#;
+
+#[test]
+fn a_group_of_a_grid_and_string_labels_is_described_array_by_array() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["3", "2"] {
+        let store = dir.path().join(format!("labels{format}.zarr"));
+        run_with(&python312(), XARRAY_LABELS, &[s(&store), format]);
+        let ndl = ok(describe(&store, "ndl", &[]), format);
+        let doc: serde_yaml::Value = serde_yaml::from_str(&ndl).unwrap();
+        assert_eq!(doc["ndarrays"]["name"]["type"], "string", "{ndl}");
+        assert_eq!(doc["ndarrays"]["name"]["shape"][0], "site", "{ndl}");
+        assert_eq!(doc["ndarrays"]["temp"]["type"], "float32", "{ndl}");
+        let cdl = ok(describe(&store, "cdl", &[]), format);
+        assert!(cdl.contains("\tstring name(site) ;"), "{cdl}");
+        assert!(cdl.contains("\tfloat temp(time, site) ;"), "{cdl}");
+    }
+}

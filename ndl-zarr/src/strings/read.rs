@@ -104,6 +104,12 @@ impl VlenReader {
         VlenReader::read(Store::open(dir.as_ref())?)
     }
 
+    /// Opens the variable-length array `name` of the group at the root of
+    /// the store `dir` (see [`GroupInfo::vlen_arrays`](crate::GroupInfo::vlen_arrays)).
+    pub fn open_child(dir: impl AsRef<Path>, name: &str) -> Result<VlenReader> {
+        VlenReader::read(Store::open(dir.as_ref())?.child(name))
+    }
+
     pub(crate) fn read(store: Store) -> Result<VlenReader> {
         let meta = VlenMeta::probe(&store)?.ok_or_else(|| Error::Unsupported {
             message: format!(

@@ -134,10 +134,24 @@ fn number_of(value: &Value) -> Option<Number> {
     }
 }
 
+/// Whether every string column (the items of a ragged array aside) has
+/// as many values as each other and as `column`, a fixed one, if any.
+fn texts_fit(arrays: &[(String, Found)], ragged: &[&str], column: Option<&ArrayInfo>) -> bool {
+    let mut lens = arrays.iter().filter_map(|(name, found)| match found {
+        Found::Text(len) if !ragged.contains(&name.as_str()) => Some(*len),
+        _ => None,
+    });
+    let want = column.and_then(|info| info.shape().first().copied());
+    let Some(first) = want.or_else(|| lens.next()) else {
+        return true;
+    };
+    lens.all(|len| len == first)
+}
+
 /// One array of a group another tool wrote.
 enum Found {
-    /// Strings.
-    Text,
+    /// Strings, this many.
+    Text(u64),
     /// Fixed-size values.
     Fixed(Box<ArrayInfo>),
 }
@@ -160,7 +174,7 @@ fn inferred(store: &Store) -> Result<Option<Datatype>> {
                 .then_some(base)
         })
         .collect();
-    let has_text = arrays.iter().any(|(_, f)| matches!(f, Found::Text));
+    let has_text = arrays.iter().any(|(_, f)| matches!(f, Found::Text(_)));
     if ragged.is_empty() && !has_text {
         return Ok(None);
     }
@@ -171,31 +185,30 @@ fn inferred(store: &Store) -> Result<Option<Datatype>> {
         let is_count = ragged.iter().any(|r| count_name(r) == *name);
         match found {
             _ if is_count => {}
-            Found::Text if is_items => members.push(member(name, Datatype::String, true)),
+            Found::Text(_) if is_items => members.push(member(name, Datatype::String, true)),
             Found::Fixed(info) if is_items => {
                 members.push(member(name, info.stored_datatype().clone(), true))
             }
-            Found::Text => members.push(member(name, Datatype::String, false)),
+            Found::Text(_) => members.push(member(name, Datatype::String, false)),
             Found::Fixed(info) => {
                 fixed.push((name.clone(), (**info).clone()));
                 members.push(member(name, Datatype::Bool, false));
             }
         }
     }
-    let typed = infer_record(&fixed)
-        .map_err(|(field, e)| Error::TypeMismatch {
-            store: store.name.clone(),
-            field,
-            message: format!("its units read as CF time but are not: {e}"),
-        })?
-        .ok_or_else(|| Error::Shape {
-            store: store.name.clone(),
-            message: "the arrays beside the strings are not columns of numbers of one length"
-                .into(),
-        })?;
-    let Datatype::Compound(typed) = typed else {
+    // Arrays of other shapes beside the strings (an xarray dataset of a
+    // grid and its labels) make a group of arrays, not of records.
+    let typed = infer_record(&fixed).map_err(|(field, e)| Error::TypeMismatch {
+        store: store.name.clone(),
+        field,
+        message: format!("its units read as CF time but are not: {e}"),
+    })?;
+    let Some(Datatype::Compound(typed)) = typed else {
         return Ok(None);
     };
+    if !texts_fit(&arrays, &ragged, fixed.first().map(|(_, info)| info)) {
+        return Ok(None);
+    }
     for (m, (name, info)) in typed.members.iter().zip(&fixed) {
         let optional = info.attributes().contains_key("_FillValue")
             && !matches!(m.datatype, Datatype::Time(_));
@@ -235,7 +248,7 @@ fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
             && meta.kind == VlenKind::Text
             && meta.shape.len() == 1
         {
-            arrays.push((name.to_string(), Found::Text));
+            arrays.push((name.to_string(), Found::Text(meta.shape[0])));
             continue;
         }
         match ArrayInfo::read(&child) {
