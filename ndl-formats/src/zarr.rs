@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::records::{PackedLayout, Repacker};
-use ndl_runtime::{ByteOrder, MixedOrder};
+use ndl_runtime::{ByteOrder, Datatype, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
 use crate::contents::{Arrangement, Contents, Entry, stem};
@@ -446,6 +446,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         spec.order = info.order();
         let mut entry = Entry::new("/".into(), name, spec, info.storage());
         entry.attributes = info.attributes().clone();
+        decode_text_fill(&mut entry);
         entry.dimension_names = info.dimension_names().map(<[_]>::to_vec);
         entry.native_metadata = Some(info.metadata().clone());
         Ok(entry)
@@ -465,6 +466,40 @@ pub fn contents(path: &Path) -> Result<Contents> {
             declared: Default::default(),
         },
     })
+}
+
+/// A float array's `_FillValue` written as text (xarray's base64 in v3)
+/// as the float it is, typed as the array's values, so that the
+/// languages print a number (NaN) rather than the text.
+fn decode_text_fill(entry: &mut Entry) {
+    let datatype = &entry.spec.datatype;
+    if !matches!(datatype, Datatype::Float32 | Datatype::Float64) {
+        return;
+    }
+    let Some(fill) = entry
+        .attributes
+        .get("_FillValue")
+        .and_then(ndl_zarr::text_fill)
+    else {
+        return;
+    };
+    let value = serde_json::Number::from_f64(fill).map_or_else(
+        || serde_json::Value::String(float_text(fill).into()),
+        serde_json::Value::Number,
+    );
+    entry.attributes.insert("_FillValue".into(), value);
+    entry
+        .attribute_types
+        .insert("_FillValue".into(), datatype.clone());
+}
+
+/// NaN and the infinities as JSON holds them, as text.
+fn float_text(x: f64) -> &'static str {
+    match x {
+        x if x.is_nan() => "NaN",
+        x if x > 0.0 => "Infinity",
+        _ => "-Infinity",
+    }
 }
 
 /// The entries of the arrays of `group`, a store's root at `path`, in

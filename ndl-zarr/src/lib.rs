@@ -158,7 +158,9 @@ pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use grid::{GridReader, GridWriter};
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
-pub use layout::columns::variable::{VariableRecordsReader, VariableRecordsWriter, fill_metadata};
+pub use layout::columns::variable::{
+    VariableRecordsReader, VariableRecordsWriter, fill_metadata, text_fill,
+};
 pub use lock::{
     DEFAULT_LOCK_LEASE, LOCK_LEASE_VAR, LockBreak, StoreLock, break_lock, break_stale_lock,
     read_lock,

@@ -425,7 +425,12 @@ fn attribute(
     match (value, stored) {
         // netCDF-4's `string`: HDF5's variable-length strings.
         (_, Some(Datatype::String)) => return cdl::AttrValue::Strings(texts().collect()),
-        (J::String(s), _) => return cdl::AttrValue::Text(s.clone()),
+        // A float's NaN or infinity is text in JSON.
+        (J::String(s), stored)
+            if !matches!(stored, Some(Datatype::Float32 | Datatype::Float64)) =>
+        {
+            return cdl::AttrValue::Text(s.clone());
+        }
         _ => {}
     }
     let numbers = || items.iter().filter_map(|v| super::float_of(v));

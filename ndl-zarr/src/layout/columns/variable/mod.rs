@@ -38,6 +38,7 @@ use leaves::{
 pub use leaves::fill_metadata;
 use read::VariableReader;
 pub(crate) use read::read;
+pub use schema::text_fill;
 
 /// Reads the records of a columns store whose fields include strings,
 /// lists or options, without a Rust type: a batch of

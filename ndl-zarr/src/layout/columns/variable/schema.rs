@@ -99,6 +99,24 @@ fn fill_of(info: &ArrayInfo, like: &Column) -> Option<Column> {
     })
 }
 
+/// The float that a `_FillValue` attribute written as text holds: the
+/// base64 of a little-endian `f64`, as xarray writes a float's in a v3
+/// store, or NaN and the infinities as Zarr spells them; `None` for any
+/// other value.
+///
+/// ```
+/// use serde_json::json;
+/// assert!(ndl_zarr::text_fill(&json!("AAAAAAAA+H8=")).unwrap().is_nan());
+/// assert_eq!(ndl_zarr::text_fill(&json!("-Infinity")), Some(f64::NEG_INFINITY));
+/// assert_eq!(ndl_zarr::text_fill(&json!(1.5)), None);
+/// ```
+pub fn text_fill(value: &Value) -> Option<f64> {
+    match (value, number_of(value)?) {
+        (Value::String(_), Number::Float(x)) => Some(x),
+        _ => None,
+    }
+}
+
 /// A fill value read from JSON.
 #[derive(Clone, Copy)]
 enum Number {
