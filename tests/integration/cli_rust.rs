@@ -470,6 +470,9 @@ np.savez(sys.argv[1], a=np.zeros(2, 'u1'), b=np.zeros(2, [('x', '<f8')]))
         "member b",
     );
     assert!(b.contains("pub struct Row {\n    pub x: f64,\n}"), "{b}");
+    // Unnamed, the type takes the member's name, not the file's.
+    let b = ok(describe(&npz, "rust", &["--member", "b"]), "member b");
+    assert!(b.contains("pub struct B {\n    pub x: f64,\n}"), "{b}");
     let npz_path = npz.to_str().unwrap();
     let cdl = crate::common::cli::ndl(&["describe", npz_path, "--member", "b"]);
     assert_eq!(

@@ -8,8 +8,8 @@ use crate::contents::{Contents, Entry};
 use crate::error::{Error, Result};
 
 /// The Rust source of the records of the array `member` (needed when the
-/// file holds several), its top-level type named `type_name` or after the
-/// file.
+/// file holds several), its top-level type named `type_name`, else after
+/// the member asked for, else after the file.
 pub(super) fn source(
     path: &Path,
     contents: &Contents,
@@ -17,6 +17,7 @@ pub(super) fn source(
     type_name: Option<&str>,
 ) -> Result<String> {
     let entry = pick(path, contents, member)?;
+    let type_name = type_name.or(member.map(|_| entry.name.as_str()));
     ndl_runtime::lang::rust::to_rust(&entry.spec.datatype, &name_of(path, type_name))
         .map_err(super::in_entry(path, entry))
 }
