@@ -210,7 +210,7 @@ struct DescribeArgs {
     member: Option<String>,
 
     /// With --format rust: the name of the top-level type [default: the
-    /// file's name, UpperCamelCase].
+    /// --member's name, else the file's, UpperCamelCase].
     #[arg(long, value_name = "NAME")]
     type_name: Option<String>,
 }
