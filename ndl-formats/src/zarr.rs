@@ -483,23 +483,12 @@ fn decode_text_fill(entry: &mut Entry) {
     else {
         return;
     };
-    let value = serde_json::Number::from_f64(fill).map_or_else(
-        || serde_json::Value::String(float_text(fill).into()),
-        serde_json::Value::Number,
-    );
-    entry.attributes.insert("_FillValue".into(), value);
+    entry
+        .attributes
+        .insert("_FillValue".into(), ndl_zarr::float_json(fill));
     entry
         .attribute_types
         .insert("_FillValue".into(), datatype.clone());
-}
-
-/// NaN and the infinities as JSON holds them, as text.
-fn float_text(x: f64) -> &'static str {
-    match x {
-        x if x.is_nan() => "NaN",
-        x if x > 0.0 => "Infinity",
-        _ => "-Infinity",
-    }
 }
 
 /// The entries of the arrays of `group`, a store's root at `path`, in

@@ -9,6 +9,23 @@ use serde_json::Value;
 /// The words Python writes for floats outside JSON.
 const WORDS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
 
+/// A float as Zarr's JSON holds it: a number, or NaN and the infinities
+/// as the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+///
+/// ```
+/// use serde_json::json;
+/// assert_eq!(ndl_zarr::float_json(1.5), json!(1.5));
+/// assert_eq!(ndl_zarr::float_json(f64::NAN), json!("NaN"));
+/// assert_eq!(ndl_zarr::float_json(f64::NEG_INFINITY), json!("-Infinity"));
+/// ```
+pub fn float_json(x: f64) -> Value {
+    match x {
+        x if x.is_nan() => Value::from("NaN"),
+        x if x.is_infinite() => Value::from(if x > 0.0 { "Infinity" } else { "-Infinity" }),
+        x => Value::from(x),
+    }
+}
+
 /// Parses `bytes` as JSON, the bare words of Python's `json` included.
 pub(crate) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice(bytes).or_else(|e| match quote_words(bytes) {

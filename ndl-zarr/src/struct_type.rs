@@ -25,6 +25,8 @@ use zarrs_data_type::{
     DataTypeRuntimePluginV3, DataTypeTraits, FillValue,
 };
 
+use crate::python_json::float_json;
+
 /// A packed record data type.
 #[derive(Debug)]
 pub(crate) struct StructDataType {
@@ -302,15 +304,6 @@ pub(crate) fn fill_json(dt: &Datatype, bytes: &[u8]) -> Value {
         a.copy_from_slice(&b[..N]);
         a
     }
-    let float = |f: f64| {
-        if f.is_nan() {
-            json!("NaN")
-        } else if f.is_infinite() {
-            json!(if f > 0.0 { "Infinity" } else { "-Infinity" })
-        } else {
-            json!(f)
-        }
-    };
     match dt {
         Datatype::Compound(c) => {
             let fields: Map<String, Value> = c
@@ -353,15 +346,15 @@ pub(crate) fn fill_json(dt: &Datatype, bytes: &[u8]) -> Value {
         Datatype::UInt64 => json!(u64::from_ne_bytes(take(bytes))),
         Datatype::Enum(e) => fill_json(&Datatype::from(e.base), bytes),
         Datatype::Float16 => json!(format!("0x{:04x}", u16::from_ne_bytes(take(bytes)))),
-        Datatype::Float32 => float(f64::from(f32::from_ne_bytes(take(bytes)))),
-        Datatype::Float64 => float(f64::from_ne_bytes(take(bytes))),
+        Datatype::Float32 => float_json(f64::from(f32::from_ne_bytes(take(bytes)))),
+        Datatype::Float64 => float_json(f64::from_ne_bytes(take(bytes))),
         Datatype::Complex64 => json!([
-            float(f64::from(f32::from_ne_bytes(take(bytes)))),
-            float(f64::from(f32::from_ne_bytes(take(&bytes[4..]))))
+            float_json(f64::from(f32::from_ne_bytes(take(bytes)))),
+            float_json(f64::from(f32::from_ne_bytes(take(&bytes[4..]))))
         ]),
         Datatype::Complex128 => json!([
-            float(f64::from_ne_bytes(take(bytes))),
-            float(f64::from_ne_bytes(take(&bytes[8..])))
+            float_json(f64::from_ne_bytes(take(bytes))),
+            float_json(f64::from_ne_bytes(take(&bytes[8..])))
         ]),
         Datatype::FixedString(s) if s.charset == Charset::Ascii => {
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());

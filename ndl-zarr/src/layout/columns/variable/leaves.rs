@@ -11,6 +11,7 @@ use ndl_runtime::schema::describe;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
+use crate::python_json::float_json;
 
 /// How one leaf field is stored.
 #[derive(Clone, Debug)]
@@ -201,15 +202,6 @@ pub(super) fn fill_json(fill: &Column) -> Value {
     let Column::Values { values, .. } = fill else {
         return Value::Null;
     };
-    let float = |x: f64| {
-        if x.is_nan() {
-            json!("NaN")
-        } else if x.is_infinite() {
-            json!(if x > 0.0 { "Infinity" } else { "-Infinity" })
-        } else {
-            json!(x)
-        }
-    };
     match values {
         Values::I8(v) => json!(v.first()),
         Values::I16(v) => json!(v.first()),
@@ -219,8 +211,8 @@ pub(super) fn fill_json(fill: &Column) -> Value {
         Values::U16(v) => json!(v.first()),
         Values::U32(v) => json!(v.first()),
         Values::U64(v) => json!(v.first()),
-        Values::F32(v) => v.first().map_or(Value::Null, |&x| float(f64::from(x))),
-        Values::F64(v) => v.first().map_or(Value::Null, |&x| float(x)),
+        Values::F32(v) => v.first().map_or(Value::Null, |&x| float_json(f64::from(x))),
+        Values::F64(v) => v.first().map_or(Value::Null, |&x| float_json(x)),
         _ => Value::Null,
     }
 }
