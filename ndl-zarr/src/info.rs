@@ -247,12 +247,12 @@ impl StoreInfo {
         let Some((format, attributes)) = read_group(&store)? else {
             return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };
-        let (arrays, vlen_arrays) = group_children(&store)?;
+        let (arrays, vlen) = group_children(&store)?;
         Ok(StoreInfo::Group(GroupInfo {
             format,
             attributes,
             arrays,
-            vlen_arrays,
+            vlen_arrays: vlen.into_iter().map(|(name, _)| name).collect(),
         }))
     }
 }
@@ -336,9 +336,9 @@ pub(crate) fn child_names(store: &Store) -> Result<Vec<String>> {
 
 /// The arrays directly in the group `store`, in name order.
 fn group_arrays(store: &Store) -> Result<NamedArrays> {
-    let (arrays, vlen_arrays) = group_children(store)?;
-    match vlen_arrays.first() {
-        Some(name) => Err(Error::Shape {
+    let (arrays, vlen) = group_children(store)?;
+    match vlen.first() {
+        Some((name, _)) => Err(Error::Shape {
             store: store.name.clone(),
             message: format!(
                 "array `{name}` holds variable-length values, which records of numbers have no \
@@ -350,28 +350,38 @@ fn group_arrays(store: &Store) -> Result<NamedArrays> {
 }
 
 /// The arrays of fixed-size values of a group, by name.
-type NamedArrays = Vec<(String, ArrayInfo)>;
+pub(crate) type NamedArrays = Vec<(String, ArrayInfo)>;
 
-/// The arrays directly in the group `store`, by name: those of
-/// fixed-size values, then the names of those of variable-length values.
-fn group_children(store: &Store) -> Result<(NamedArrays, Vec<String>)> {
-    let (mut arrays, mut vlen_arrays) = (Vec::new(), Vec::new());
+/// The arrays of variable-length values of a group, by name.
+pub(crate) type NamedVlen = Vec<(String, VlenMeta)>;
+
+/// The arrays directly in the group `store`, each kind by name: those of
+/// fixed-size values, and those of variable-length values.
+pub(crate) fn group_children(store: &Store) -> Result<(NamedArrays, NamedVlen)> {
+    let (mut arrays, mut vlen) = (Vec::new(), Vec::new());
     for name in child_names(store)? {
         let child = store.child(&name);
-        if VlenMeta::probe(&child)?.is_some() {
-            vlen_arrays.push(name);
+        if let Some(meta) = VlenMeta::probe(&child)? {
+            vlen.push((name, meta));
             continue;
         }
-        match ArrayInfo::read(&child) {
-            Ok(info) => arrays.push((name, info)),
-            // A subgroup, or a directory of something else.
-            Err(Error::NotAnArray { .. }) => {}
-            Err(e) => return Err(e),
+        if let Some(info) = read_child(&child)? {
+            arrays.push((name, info));
         }
     }
     arrays.sort_by(|a, b| a.0.cmp(&b.0));
-    vlen_arrays.sort();
-    Ok((arrays, vlen_arrays))
+    vlen.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((arrays, vlen))
+}
+
+/// The array at `child`; `None` for a subgroup, or a directory of
+/// something else.
+pub(crate) fn read_child(child: &Store) -> Result<Option<ArrayInfo>> {
+    match ArrayInfo::read(child) {
+        Ok(info) => Ok(Some(info)),
+        Err(Error::NotAnArray { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The records of the columns store `store`, from its group attributes,

@@ -10,11 +10,11 @@ use serde_json::Value;
 use super::leaves::{count_name, dotted, sample_dimension};
 use crate::documents::read_group;
 use crate::error::{Error, Result};
-use crate::info::{ArrayInfo, child_names};
+use crate::info::{ArrayInfo, read_child};
 use crate::layout::columns::infer_record;
 use crate::metadata::NDL_DATATYPE;
 use crate::store::Store;
-use crate::strings::{VlenKind, VlenMeta};
+use crate::strings::VlenKind;
 
 /// The datatype and column template of the variable records in the
 /// columns group `store`: `None` when the node is no group, or a group
@@ -258,21 +258,20 @@ fn member(name: &str, datatype: Datatype, ragged: bool) -> Member {
 /// The arrays directly in the group `store`, in name order: string
 /// arrays, and arrays of fixed-size values.
 fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
-    let mut arrays = Vec::new();
-    for name in child_names(store)? {
-        let name = name.as_str();
-        let child = store.child(name);
-        if let Some(meta) = VlenMeta::probe(&child)?
-            && meta.kind == VlenKind::Text
-            && meta.shape.len() == 1
-        {
-            arrays.push((name.to_string(), Found::Text(meta.shape[0])));
+    let (fixed, vlen) = crate::info::group_children(store)?;
+    let mut arrays: Vec<(String, Found)> = fixed
+        .into_iter()
+        .map(|(name, info)| (name, Found::Fixed(Box::new(info))))
+        .collect();
+    for (name, meta) in vlen {
+        if meta.kind == VlenKind::Text && meta.shape.len() == 1 {
+            arrays.push((name, Found::Text(meta.shape[0])));
             continue;
         }
-        match ArrayInfo::read(&child) {
-            Ok(info) => arrays.push((name.to_string(), Found::Fixed(Box::new(info)))),
-            Err(Error::NotAnArray { .. }) => {}
-            Err(e) => return Err(e),
+        // Bytes, or text of more dimensions: as any other array, which
+        // refuses what it cannot read.
+        if let Some(info) = read_child(&store.child(&name))? {
+            arrays.push((name, Found::Fixed(Box::new(info))));
         }
     }
     arrays.sort_by(|a, b| a.0.cmp(&b.0));
