@@ -104,29 +104,13 @@ pub(crate) fn profile_type(
     orders: Orders<'_>,
     netcdf: bool,
 ) -> Result<hdf5::Datatype, TypeError> {
-    hdf5::sync::sync(|| {
-        let id = Built::build(dt, orders, "", netcdf, None)?;
-        // SAFETY: `id` is a new type handle that we own; the handle takes
-        // over its single reference.
-        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
-            field: String::new(),
-            why: e.to_string(),
-        })
-    })
+    hdf5::sync::sync(|| Built::build(dt, orders, "", netcdf, None)?.into_datatype(""))
 }
 
 /// HDF5's variable-length UTF-8 string type: h5py's `string_dtype()`,
 /// netCDF-4's `string`.
 pub(crate) fn variable_utf8() -> Result<hdf5::Datatype, TypeError> {
-    hdf5::sync::sync(|| {
-        let id = utf8_string("")?;
-        // SAFETY: `id` is a new type handle that we own; the handle takes
-        // over its single reference.
-        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
-            field: String::new(),
-            why: e.to_string(),
-        })
-    })
+    hdf5::sync::sync(|| utf8_string("")?.into_datatype(""))
 }
 
 /// The type of `dt` in `order`, committed to `file` under `name` when it
@@ -159,12 +143,7 @@ pub(crate) fn commit_type(
         if is_user_defined(dt) {
             committer.commit(&id, name, "")?;
         }
-        // SAFETY: `id` is a type handle that we own; the handle takes
-        // over its single reference.
-        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
-            field: String::new(),
-            why: e.to_string(),
-        })
+        id.into_datatype("")
     })
 }
 
@@ -191,12 +170,7 @@ impl FileTypes {
     ) -> Result<hdf5::Datatype, TypeError> {
         hdf5::sync::sync(|| {
             let id = Built::build(dt, Orders::one(order), name, true, Some(&mut self.0))?;
-            // SAFETY: `id` is a type handle that we own; the handle takes
-            // over its single reference.
-            unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
-                field: name.to_string(),
-                why: e.to_string(),
-            })
+            id.into_datatype(name)
         })
     }
 }
@@ -354,6 +328,17 @@ impl Drop for Built {
 impl Built {
     fn into_raw(mut self) -> hid_t {
         std::mem::replace(&mut self.0, -1)
+    }
+
+    /// The handle as the hdf5 crate's datatype, which takes over its
+    /// reference; an error names `field`.
+    fn into_datatype(self, field: &str) -> Result<hdf5::Datatype, TypeError> {
+        // SAFETY: `self` is a type handle that we own; the datatype takes
+        // over its single reference.
+        unsafe { hdf5::from_id::<hdf5::Datatype>(self.into_raw()) }.map_err(|e| TypeError {
+            field: field.to_string(),
+            why: e.to_string(),
+        })
     }
 
     /// The type of `dt` at member path `field`; with a `committer`, every
@@ -641,15 +626,7 @@ fn array_of(base: &Built, dims: &[u64], field: &str) -> Result<Built, TypeError>
 
 /// netCDF's `char` as a type handle.
 pub(crate) fn netcdf_char() -> Result<hdf5::Datatype, TypeError> {
-    hdf5::sync::sync(|| {
-        let id = character("")?;
-        // SAFETY: `id` is a new type handle that we own; the handle takes
-        // over its single reference.
-        unsafe { hdf5::from_id::<hdf5::Datatype>(id.into_raw()) }.map_err(|e| TypeError {
-            field: String::new(),
-            why: e.to_string(),
-        })
-    })
+    hdf5::sync::sync(|| character("")?.into_datatype(""))
 }
 
 /// netCDF's `char`: a null-terminated ASCII string of one byte.
