@@ -408,7 +408,7 @@ impl Hdf5Sink {
 impl Sink for Hdf5Sink {
     /// `U` strings, which HDF5 has no type for, are stored variable-length.
     fn variable_strings(&self) -> bool {
-        matches!(&self.spec.datatype, Datatype::FixedString(s) if s.charset == ndl_runtime::Charset::Utf32)
+        ArrayWriter::writes_variable_text(&self.spec.datatype)
     }
 
     fn notes(&self) -> Vec<String> {

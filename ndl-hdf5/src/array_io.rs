@@ -16,7 +16,7 @@ use crate::h5type::{
 };
 use crate::lookup::open_dataset;
 use crate::options::WriteOptions;
-use crate::raw_io::{has_null_space, read_rows, row_bytes, write_rows};
+use crate::raw_io::{has_null_space, read_rows, row_bytes, row_elements, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{StoredType, is_char, stored_type};
 use crate::utf32_values;
@@ -236,10 +236,7 @@ impl ArrayWriter {
         };
         let mut shape = shape.to_vec();
         let mut names = dimension_names(shape.len());
-        let utf32 = match datatype {
-            Datatype::FixedString(s) if s.charset == Charset::Utf32 => Some((s.length, byte_order)),
-            _ => None,
-        };
+        let utf32 = utf32_length(datatype).map(|chars| (chars, byte_order));
         let (memory_type, file_type) = match datatype {
             Datatype::FixedString(_) if utf32.is_some() => {
                 let text = variable_utf8().map_err(type_error)?;
@@ -319,10 +316,24 @@ impl ArrayWriter {
         })
     }
 
+    /// Whether elements of `datatype` are stored as variable-length UTF-8
+    /// strings: NumPy's `U`, which HDF5 has no type for.
+    ///
+    /// ```
+    /// use ndl_runtime::{Charset, Datatype, FixedString};
+    ///
+    /// let u = Datatype::FixedString(FixedString { length: 3, charset: Charset::Utf32 });
+    /// assert!(ndl_hdf5::ArrayWriter::writes_variable_text(&u));
+    /// assert!(!ndl_hdf5::ArrayWriter::writes_variable_text(&Datatype::Float32));
+    /// ```
+    pub fn writes_variable_text(datatype: &Datatype) -> bool {
+        utf32_length(datatype).is_some()
+    }
+
     /// The bytes of one row: the elements after the first dimension.
     pub fn row_bytes(&self) -> usize {
         match self.utf32 {
-            Some((chars, _)) => chars * 4 * self.shape.iter().skip(1).product::<u64>() as usize,
+            Some((chars, _)) => chars * 4 * row_elements(&self.shape),
             None => row_bytes(&self.memory_type, &self.shape),
         }
     }
@@ -398,6 +409,14 @@ impl ArrayWriter {
     pub fn finish(self) -> Result<()> {
         drop(self.dataset);
         self.staged.publish()
+    }
+}
+
+/// The characters of NumPy's `U` values of `datatype`, if it is one.
+fn utf32_length(datatype: &Datatype) -> Option<usize> {
+    match datatype {
+        Datatype::FixedString(s) if s.charset == Charset::Utf32 => Some(s.length),
+        _ => None,
     }
 }
 

@@ -190,6 +190,11 @@ pub(crate) fn read_rows(
 /// The bytes of one row of a dataset of `shape`: its elements after the
 /// first dimension (one element for a scalar).
 pub(crate) fn row_bytes(memory_type: &hdf5::Datatype, shape: &[u64]) -> usize {
-    let elements: u64 = shape.iter().skip(1).product();
-    memory_type.size() * elements as usize
+    memory_type.size() * row_elements(shape)
+}
+
+/// The elements of one row of an array of `shape`: those after the first
+/// dimension.
+pub(crate) fn row_elements(shape: &[u64]) -> usize {
+    shape.iter().skip(1).product::<u64>() as usize
 }
