@@ -401,13 +401,8 @@ fn text_array(
             let mut text: Vec<u8> = Vec::with_capacity(bytes.len().min(i32::MAX as usize));
             for (i, at) in ends.iter_mut().enumerate() {
                 let value = &bytes[i * width..(i + 1) * width];
-                let units: Vec<u32> = value
-                    .chunks_exact(4)
-                    .map(|c| u32::from_ne_bytes(c.try_into().expect("4 bytes")))
-                    .collect();
-                let end = units.iter().rposition(|&u| u != 0).map_or(0, |p| p + 1);
-                for &unit in &units[..end] {
-                    let c = char::from_u32(unit).ok_or_else(|| {
+                for c in ndl_runtime::utf32::chars(value, ByteOrder::NATIVE) {
+                    let c = c.map_err(|(_, unit)| {
                         leaf_error(
                             leaf,
                             i,

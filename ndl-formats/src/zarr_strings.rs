@@ -285,15 +285,8 @@ fn trim_nuls(element: &[u8], width: usize) -> &[u8] {
 /// `out`.
 fn utf32(element: &[u8], order: ByteOrder, out: &mut String) -> std::result::Result<(), String> {
     out.clear();
-    for unit in trim_nuls(element, 4).chunks_exact(4) {
-        let b = [unit[0], unit[1], unit[2], unit[3]];
-        let code = match order {
-            ByteOrder::Little => u32::from_le_bytes(b),
-            ByteOrder::Big => u32::from_be_bytes(b),
-        };
-        let c = char::from_u32(code)
-            .ok_or_else(|| format!("U+{code:04X} is not a Unicode scalar value"))?;
-        out.push(c);
+    for c in ndl_runtime::utf32::chars(element, order) {
+        out.push(c.map_err(|(_, code)| format!("U+{code:04X} is not a Unicode scalar value"))?);
     }
     Ok(())
 }

@@ -45,24 +45,9 @@ pub(crate) fn c_strings(
 }
 
 fn c_string(value: &[u8], order: ByteOrder) -> Result<CString, (usize, String)> {
-    let units: Vec<u32> = value
-        .chunks_exact(4)
-        .map(|u| {
-            let u = [u[0], u[1], u[2], u[3]];
-            match order {
-                ByteOrder::Big => u32::from_be_bytes(u),
-                _ => u32::from_le_bytes(u),
-            }
-        })
-        .collect();
-    let end = units
-        .iter()
-        .rposition(|&u| u != 0)
-        .map_or(0, |last| last + 1);
-    let mut text = String::with_capacity(end);
-    for (i, &unit) in units[..end].iter().enumerate() {
-        let c = char::from_u32(unit)
-            .ok_or_else(|| (i * 4, format!("U+{unit:X} is no Unicode character")))?;
+    let mut text = String::with_capacity(value.len() / 4);
+    for (i, c) in ndl_runtime::utf32::chars(value, order).enumerate() {
+        let c = c.map_err(|(_, unit)| (i * 4, format!("U+{unit:X} is no Unicode character")))?;
         if c == '\0' {
             return Err((
                 i * 4,

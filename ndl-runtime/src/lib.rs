@@ -57,6 +57,7 @@ pub mod schema;
 #[doc(hidden)]
 pub mod staging;
 pub mod time;
+pub mod utf32;
 
 pub use array_spec::ArraySpec;
 pub use byte_order::ByteOrder;

@@ -621,15 +621,9 @@ fn gather_strings(
 /// Appends the UTF-32 (native order) characters of `raw` but its trailing
 /// NULs, as UTF-8; a value that is no character gives its index and value.
 fn push_utf32(raw: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), (usize, u32)> {
-    let units: Vec<u32> = raw
-        .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let end = units.iter().rposition(|&u| u != 0).map_or(0, |i| i + 1);
-    for (k, &u) in units[..end].iter().enumerate() {
-        let c = char::from_u32(u).ok_or((k, u))?;
+    for c in crate::utf32::chars(raw, crate::ByteOrder::NATIVE) {
         let mut buf = [0u8; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        out.extend_from_slice(c?.encode_utf8(&mut buf).as_bytes());
     }
     Ok(())
 }
