@@ -130,17 +130,12 @@ impl<T: Number> ColumnReader<T> for NumberReader<'_, T> {
 }
 
 fn number_reader<'a, T: Number>(view: &ColumnView<'a>) -> Result<NumberReader<'a, T>, RecordError> {
+    let wanted = || format!("{} numbers", crate::schema::describe(&T::datatype()));
     match required(view)? {
-        ColumnView::Values(v) => T::unwrap(v).map(NumberReader).ok_or_else(|| {
-            wrong_kind(
-                &format!("{} numbers", crate::schema::describe(&T::datatype())),
-                view,
-            )
-        }),
-        other => Err(wrong_kind(
-            &format!("{} numbers", crate::schema::describe(&T::datatype())),
-            other,
-        )),
+        ColumnView::Values(v) => T::unwrap(v)
+            .map(NumberReader)
+            .ok_or_else(|| wrong_kind(&wanted(), view)),
+        other => Err(wrong_kind(&wanted(), other)),
     }
 }
 
