@@ -17,9 +17,10 @@ use ndl_runtime::npy::HeaderLimits;
 
 mod reader_process;
 
-/// Describe NumPy .npy and .npz files, Zarr stores, and Parquet and Arrow
-/// IPC files in the Ndarray Data Language (NDL) and in other
-/// array-description languages, and convert between any two of them.
+/// Describe NumPy .npy and .npz files, Zarr stores, HDF5 and netCDF
+/// files, and Parquet and Arrow IPC files in the Ndarray Data Language
+/// (NDL) and in other array-description languages, and convert between
+/// any two of them.
 #[derive(Parser)]
 #[command(name = "ndl", version, about, long_about = None)]
 struct Cli {
@@ -149,8 +150,12 @@ struct ConvertArgs {
     /// The value that stands for null in a column of records whose
     /// destination has no nulls (.npy, HDF5, netCDF-4, Zarr), such as
     /// --fill venue=-1 or --fill note="" (nested columns by dotted path:
-    /// venue.code); repeat for each column. A column with a fill of its
-    /// own in the source (a _FillValue) keeps it unless given here.
+    /// venue.code, and legs.qty inside a list of records); repeat for each
+    /// column. An optional list takes --fill tags=[] (its nulls become
+    /// empty lists); an optional record takes a fill for each field
+    /// (--fill venue.code=0), each then null where the record is. A column
+    /// with a fill of its own in the source (a _FillValue) keeps it unless
+    /// given here.
     #[arg(long, value_name = "COLUMN=VALUE", value_parser = fill)]
     fill: Vec<(String, String)>,
 }

@@ -1,19 +1,37 @@
 //! Fills for the options of records read: `--fill COLUMN=VALUE` gives the
 //! value that stands for null in formats without nulls, and every batch
 //! gets its fills put in its nulls' slots (a source's may hold anything).
+//! Two kinds of option take no single value: an optional list takes `[]`
+//! (its nulls are written as empty lists), and an optional record lends
+//! its nulls to its fields, each then filled on its own
+//! (`--fill venue.code=0`).
 
-use ndl_runtime::record::Column;
+use ndl_runtime::Datatype;
+use ndl_runtime::record::{Bitmap, Column};
 
+use crate::column_rows::nulls_emptied;
 use crate::error::{Error, Result};
 use crate::records::{RecordOrigin, RecordSource};
 
 /// A source whose options take the fills asked for.
 pub(crate) struct Filled {
     inner: Box<dyn RecordSource>,
+    datatype: Datatype,
     template: Column,
-    /// Each fill asked for: the column's dotted path and its fill.
-    fills: Vec<(String, Column)>,
+    /// What each batch undergoes, in the order the template did.
+    steps: Vec<Step>,
     notes: Vec<String>,
+}
+
+/// One change `--fill` makes to the column at a dotted path.
+enum Step {
+    /// The option's nulls hold this value.
+    Fill(String, Column),
+    /// The optional list's nulls are empty lists; it is a plain list.
+    EmptyLists(String),
+    /// The optional record's nulls are its fields' nulls; it is a plain
+    /// record of optional fields.
+    NullFields(String),
 }
 
 impl Filled {
@@ -25,8 +43,9 @@ impl Filled {
     /// does not parse as the column's type.
     pub(crate) fn new(inner: Box<dyn RecordSource>, fills: &[(String, String)]) -> Result<Filled> {
         let origin = inner.origin();
+        let mut datatype = origin.datatype.clone();
         let mut template = origin.template.clone();
-        let mut parsed = Vec::new();
+        let mut steps = Vec::new();
         let mut notes = inner.notes().to_vec();
         for (column, value) in fills {
             let error = |message: String| Error::Fill {
@@ -34,6 +53,14 @@ impl Filled {
                 column: column.clone(),
                 message,
             };
+            for record in optional_records_above(&mut template, column) {
+                lend_nulls_to_fields(&mut template, &mut datatype, &record);
+                notes.push(format!(
+                    "--fill {column}: `{record}` may be null, so each of its fields is null \
+                     where it is, and is read back so"
+                ));
+                steps.push(Step::NullFields(record));
+            }
             let Some(found) = template.member_mut(column) else {
                 return Err(error(format!(
                     "no such column; the columns are {}",
@@ -46,14 +73,41 @@ impl Filled {
                 ));
                 continue;
             };
-            let one = Column::parse_one(values, value).map_err(error)?;
-            *fill = Some(Box::new(one.clone()));
-            parsed.push((column.clone(), one));
+            match &**values {
+                Column::List { .. } if value.trim() == "[]" => {
+                    *found = take(values);
+                    unwrap_option(&mut datatype, column);
+                    notes.push(format!(
+                        "--fill {column}=[]: its nulls are written as empty lists, and read \
+                         back as empty lists"
+                    ));
+                    steps.push(Step::EmptyLists(column.clone()));
+                }
+                Column::List { .. } => {
+                    return Err(error(
+                        "a column of lists takes `[]`, which writes its nulls as empty lists"
+                            .into(),
+                    ));
+                }
+                Column::Struct { fields, .. } => {
+                    let first = fields.first().map_or("FIELD", |(n, _)| n.as_str());
+                    return Err(error(format!(
+                        "a column of records takes a value for each of its fields, such as \
+                         `--fill {column}.{first}=VALUE`"
+                    )));
+                }
+                _ => {
+                    let one = Column::parse_one(values, value).map_err(error)?;
+                    *fill = Some(Box::new(one.clone()));
+                    steps.push(Step::Fill(column.clone(), one));
+                }
+            }
         }
         Ok(Filled {
             inner,
+            datatype,
             template,
-            fills: parsed,
+            steps,
             notes,
         })
     }
@@ -62,6 +116,7 @@ impl Filled {
 impl RecordSource for Filled {
     fn origin(&self) -> RecordOrigin<'_> {
         RecordOrigin {
+            datatype: &self.datatype,
             template: &self.template,
             ..self.inner.origin()
         }
@@ -79,9 +134,23 @@ impl RecordSource for Filled {
         let Some(mut batch) = self.inner.next_batch()? else {
             return Ok(None);
         };
-        for (column, one) in &self.fills {
-            if let Some(Column::Nullable { fill, .. }) = batch.member_mut(column) {
-                *fill = Some(Box::new(one.clone()));
+        for step in &self.steps {
+            match step {
+                Step::Fill(column, one) => {
+                    if let Some(Column::Nullable { fill, .. }) = batch.member_mut(column) {
+                        *fill = Some(Box::new(one.clone()));
+                    }
+                }
+                Step::EmptyLists(column) => {
+                    if let Some(found) = batch.member_mut(column) {
+                        *found = emptied(take(found));
+                    }
+                }
+                Step::NullFields(column) => {
+                    if let Some(found) = batch.member_mut(column) {
+                        *found = nulls_in_fields(take(found));
+                    }
+                }
             }
         }
         batch.put_fills();
@@ -89,7 +158,146 @@ impl RecordSource for Filled {
     }
 }
 
-/// The dotted paths of every leaf column of `template`.
+/// The column, leaving a placeholder in its place.
+fn take(column: &mut Column) -> Column {
+    std::mem::replace(column, Column::Bool(Bitmap::default()))
+}
+
+/// The dotted paths of the optional records that `column` lies in, the
+/// outermost first.
+fn optional_records_above(template: &mut Column, column: &str) -> Vec<String> {
+    let parts: Vec<&str> = column.split('.').collect();
+    (1..parts.len())
+        .map(|k| parts[..k].join("."))
+        .filter(|above| {
+            matches!(
+                template.member_mut(above),
+                Some(Column::Nullable { values, .. }) if matches!(**values, Column::Struct { .. })
+            )
+        })
+        .collect()
+}
+
+/// Makes the optional record at `path` a record of optional fields, in the
+/// template and the datatype.
+fn lend_nulls_to_fields(template: &mut Column, datatype: &mut Datatype, path: &str) {
+    if let Some(found) = template.member_mut(path) {
+        *found = nulls_in_fields(take(found));
+    }
+    let Some(member) = member_datatype(datatype, path) else {
+        return;
+    };
+    if let Datatype::Optional(inner) = member
+        && let Datatype::Compound(compound) = &mut **inner
+    {
+        for m in &mut compound.members {
+            if !matches!(m.datatype, Datatype::Optional(_)) {
+                m.datatype = Datatype::Optional(Box::new(m.datatype.clone()));
+            }
+        }
+        let fields = std::mem::take(&mut compound.members);
+        if let Ok(variable) = ndl_runtime::Compound::variable(fields) {
+            *member = Datatype::Compound(variable);
+        }
+    }
+}
+
+/// Makes the option at `path` of `datatype` its value's type.
+fn unwrap_option(datatype: &mut Datatype, path: &str) {
+    if let Some(member) = member_datatype(datatype, path)
+        && let Datatype::Optional(inner) = member
+    {
+        *member = std::mem::replace(&mut **inner, Datatype::Bool);
+    }
+}
+
+/// The datatype of the member at dotted `path`, through options, lists
+/// and arrays, as [`Column::member_mut`] finds its column.
+fn member_datatype<'a>(datatype: &'a mut Datatype, path: &str) -> Option<&'a mut Datatype> {
+    path.split('.').try_fold(datatype, |datatype, name| {
+        let Datatype::Compound(compound) = items(datatype) else {
+            return None;
+        };
+        compound
+            .members
+            .iter_mut()
+            .find(|m| m.name == name)
+            .map(|m| &mut m.datatype)
+    })
+}
+
+/// The datatype below every option, list and array around `datatype`.
+fn items(datatype: &mut Datatype) -> &mut Datatype {
+    match datatype {
+        Datatype::Optional(inner) | Datatype::Vlen(inner) => items(inner),
+        Datatype::Array(array) => items(&mut array.base),
+        other => other,
+    }
+}
+
+/// An optional list column with its nulls made empty lists.
+fn emptied(column: Column) -> Column {
+    match column {
+        Column::Nullable {
+            validity, values, ..
+        } => match *values {
+            Column::List { offsets, values } => nulls_emptied(&validity, offsets, *values),
+            other => other,
+        },
+        other => other,
+    }
+}
+
+/// An optional record column as a record of optional fields: each field
+/// null where the record is, or where it was already.
+fn nulls_in_fields(column: Column) -> Column {
+    let Column::Nullable {
+        validity, values, ..
+    } = column
+    else {
+        return column;
+    };
+    let Column::Struct { len, fields } = *values else {
+        return Column::Nullable {
+            validity,
+            values,
+            fill: None,
+        };
+    };
+    let fields = fields
+        .into_iter()
+        .map(|(name, field)| {
+            let field = match field {
+                Column::Nullable {
+                    validity: own,
+                    values,
+                    fill,
+                } => Column::Nullable {
+                    validity: both(&validity, &own),
+                    values,
+                    fill,
+                },
+                plain => Column::Nullable {
+                    validity: validity.clone(),
+                    values: Box::new(plain),
+                    fill: None,
+                },
+            };
+            (name, field)
+        })
+        .collect();
+    Column::Struct { len, fields }
+}
+
+/// Set where both bitmaps are.
+fn both(a: &Bitmap, b: &Bitmap) -> Bitmap {
+    let mut out = Bitmap::with_capacity(a.len());
+    (0..a.len()).for_each(|i| out.push(a.get(i) && b.get(i)));
+    out
+}
+
+/// The dotted paths of every leaf column of `template`, through options
+/// and lists.
 fn names(template: &Column) -> Vec<String> {
     match template {
         Column::Struct { fields, .. } => fields
@@ -103,15 +311,17 @@ fn names(template: &Column) -> Vec<String> {
                 }
             })
             .collect(),
-        Column::Nullable { values, .. } => names(values),
+        Column::Nullable { values, .. }
+        | Column::List { values, .. }
+        | Column::FixedList { values, .. } => names(values),
         _ => Vec::new(),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use ndl_runtime::Record;
     use ndl_runtime::record::Values;
+    use ndl_runtime::{Datatype, Record};
 
     use super::*;
     use crate::records::memory::MemorySource;
@@ -216,5 +426,146 @@ mod tests {
             "{:?}",
             filled.notes()
         );
+    }
+
+    #[derive(Clone, Record)]
+    struct Place {
+        code: u16,
+        name: Option<String>,
+    }
+
+    #[derive(Clone, Record)]
+    struct Leg {
+        qty: Option<i32>,
+    }
+
+    #[derive(Clone, Record)]
+    struct Trip {
+        tags: Option<Vec<i32>>,
+        place: Option<Place>,
+        legs: Vec<Leg>,
+    }
+
+    fn trips() -> Box<dyn RecordSource> {
+        let place = |code, name: Option<&str>| Place {
+            code,
+            name: name.map(str::to_string),
+        };
+        let rows = [
+            Trip {
+                tags: Some(vec![1, 2]),
+                place: Some(place(3, Some("x"))),
+                legs: vec![Leg { qty: Some(5) }, Leg { qty: None }],
+            },
+            Trip {
+                tags: None,
+                place: None,
+                legs: vec![],
+            },
+            Trip {
+                tags: Some(vec![]),
+                place: Some(place(4, None)),
+                legs: vec![Leg { qty: None }],
+            },
+        ];
+        Box::new(MemorySource::new(&[&rows[..]]))
+    }
+
+    fn member<'a>(batch: &'a mut Column, path: &str) -> &'a Column {
+        batch.member_mut(path).unwrap()
+    }
+
+    #[test]
+    fn an_optional_list_takes_empty_lists_for_its_nulls_and_becomes_a_list() {
+        let mut filled = Filled::new(trips(), &fills(&[("tags", "[]")])).unwrap();
+        let Datatype::Compound(c) = filled.origin().datatype else {
+            panic!("no compound")
+        };
+        assert_eq!(
+            c.members[0].datatype,
+            Datatype::Vlen(Box::new(Datatype::Int32))
+        );
+        assert!(filled.notes()[0].contains("written as empty lists"));
+        let mut batch = filled.next_batch().unwrap().unwrap();
+        let Column::List { offsets, .. } = member(&mut batch, "tags") else {
+            panic!("tags is no list")
+        };
+        assert_eq!(*offsets, vec![0, 2, 2, 2]);
+        let e = Filled::new(trips(), &fills(&[("tags", "[1]")]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("a column of lists takes `[]`"), "{e}");
+    }
+
+    #[test]
+    fn an_optional_records_nulls_are_lent_to_its_fields_each_filled() {
+        let e = Filled::new(trips(), &fills(&[("place", "0")]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("such as `--fill place.code=VALUE`"), "{e}");
+        let mut filled = Filled::new(
+            trips(),
+            &fills(&[("place.code", "0"), ("place.name", "-"), ("tags", "[]")]),
+        )
+        .unwrap();
+        assert_eq!(
+            crate::records::first_unfilled(filled.origin().template),
+            Some("legs.qty".into())
+        );
+        let Datatype::Compound(c) = filled.origin().datatype else {
+            panic!("no compound")
+        };
+        let Datatype::Compound(place) = &c.members[1].datatype else {
+            panic!("place is still optional: {:?}", c.members[1].datatype)
+        };
+        assert_eq!(
+            place.members[0].datatype,
+            Datatype::Optional(Box::new(Datatype::UInt16))
+        );
+        let mut batch = filled.next_batch().unwrap().unwrap();
+        let Column::Nullable {
+            validity, values, ..
+        } = member(&mut batch, "place.code")
+        else {
+            panic!("place.code is not optional")
+        };
+        assert_eq!(
+            (0..3).map(|i| validity.get(i)).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        let Column::Values { values, .. } = &**values else {
+            panic!("place.code holds no numbers")
+        };
+        assert_eq!(*values, Values::U16(vec![3, 0, 4]));
+        let Column::Nullable { values, .. } = member(&mut batch, "place.name") else {
+            panic!("place.name is not optional")
+        };
+        assert_eq!(
+            **values,
+            Column::Strings {
+                offsets: vec![0, 1, 2, 3],
+                data: b"x--".to_vec()
+            }
+        );
+    }
+
+    #[test]
+    fn an_option_inside_a_list_of_records_is_named_and_filled() {
+        let e = Filled::new(trips(), &fills(&[("nope", "1")]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("tags, place.code, place.name, legs.qty"), "{e}");
+        let mut filled = Filled::new(trips(), &fills(&[("legs.qty", "-1")])).unwrap();
+        let mut batch = filled.next_batch().unwrap().unwrap();
+        let Column::Nullable { values, .. } = member(&mut batch, "legs.qty") else {
+            panic!("legs.qty is not optional")
+        };
+        let Column::Values { values, .. } = &**values else {
+            panic!("legs.qty holds no numbers")
+        };
+        assert_eq!(*values, Values::I32(vec![5, -1, -1]));
     }
 }

@@ -15,7 +15,9 @@ use ndl_runtime::record::Column;
 use crate::contents::{join, stem};
 use crate::error::{Result, in_hdf5};
 use crate::options::SinkOptions;
-use crate::records::{RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen};
+use crate::records::{
+    RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen, require_fills,
+};
 use crate::sink::Progress;
 use crate::sink::refuse_existing;
 
@@ -88,6 +90,7 @@ pub(crate) fn create_records(
 ) -> Result<Box<dyn RecordSink>> {
     refuse_existing(path)?;
     let origin = source.origin();
+    require_fills(path, &origin, "an HDF5 file")?;
     let writer = RecordsWriter::create(
         path,
         &stem(origin.location),

@@ -34,6 +34,7 @@ mod arrow;
 mod arrow_records;
 mod batch_copy;
 mod column_file;
+mod column_rows;
 mod contents;
 mod convert;
 mod create;

@@ -91,16 +91,30 @@ pub(crate) type CreateRecords =
 
 /// Refuses, for a destination at `path` in a format without nulls (`what`:
 /// "a `.npy` file"), records with an option that has no fill, naming the
-/// first such column.
+/// first such column and the `--fill` that gives one.
 pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) -> Result<()> {
     let Some(column) = first_unfilled(origin.template) else {
         return Ok(());
     };
+    let mut template = origin.template.clone();
+    let advice = match template.member_mut(&column) {
+        Some(Column::Nullable { values, .. }) => match &**values {
+            Column::List { .. } => {
+                format!("write its nulls as empty lists with `--fill {column}=[]`")
+            }
+            Column::Struct { fields, .. } => format!(
+                "give a value to stand for null in each of its fields, such as `--fill \
+                 {column}.{}=VALUE`",
+                fields.first().map_or("FIELD", |(name, _)| name.as_str())
+            ),
+            _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
+        },
+        _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
+    };
     Err(Error::Unsupported {
         path: path.to_path_buf(),
         message: format!(
-            "column `{column}` of {} may be null, and {what} has no nulls: give a value to \
-             stand for null with `--fill {column}=VALUE`",
+            "column `{column}` of {} may be null, and {what} has no nulls: {advice}",
             origin.location.display()
         ),
     })

@@ -18,8 +18,9 @@ use crate::record_type::{Node, dotted, variable_compounds};
 pub const NDL_FILLS: &str = "ndl_fills";
 
 /// Writes the attribute for the options among `node`'s members (nested
-/// records included; options inside lists and arrays are left out), a
-/// variable-length UTF-8 string (h5py's `str`); none when there are none.
+/// records included, and the items of lists and arrays: `legs.qty` is the
+/// `qty` of each item of `legs`), a variable-length UTF-8 string (h5py's
+/// `str`); none when there are none.
 pub(crate) fn write(dataset: &hdf5::Dataset, node: &Node) -> hdf5::Result<()> {
     let mut fills = Map::new();
     collect(node, "", &mut fills);
@@ -48,6 +49,7 @@ fn collect(node: &Node, path: &str, out: &mut Map<String, Value>) {
                 out.insert(path.to_string(), Value::String(text));
             }
         }
+        Node::Vlen(item) | Node::Array { item, .. } => collect(item, path, out),
         _ => {}
     }
 }
@@ -126,14 +128,24 @@ pub fn records_with_nulls(datatype: &Datatype, json: &str) -> Option<Datatype> {
     Fills::parse(json).ok()?.optional(datatype).ok()
 }
 
-/// The datatype of the member at dotted `path` of a compound.
+/// The datatype of the member at dotted `path` of a compound, through
+/// the items of lists and arrays.
 fn member_at<'a>(datatype: &'a mut Datatype, path: &str) -> Option<&'a mut Datatype> {
-    path.split('.').try_fold(datatype, |d, name| match d {
-        Datatype::Compound(c) => c
-            .members
-            .iter_mut()
-            .find(|m| m.name == name)
-            .map(|m| &mut m.datatype),
-        _ => None,
-    })
+    path.split('.')
+        .try_fold(datatype, |d, name| match items(d) {
+            Datatype::Compound(c) => c
+                .members
+                .iter_mut()
+                .find(|m| m.name == name)
+                .map(|m| &mut m.datatype),
+            _ => None,
+        })
+}
+
+fn items(datatype: &mut Datatype) -> &mut Datatype {
+    match datatype {
+        Datatype::Vlen(item) => items(item),
+        Datatype::Array(array) => items(&mut array.base),
+        other => other,
+    }
 }

@@ -245,3 +245,80 @@ assert pq.read_table(sys.argv[1]).to_pylist() == pq.read_table(sys.argv[2]).to_p
 "#;
     run_with(&python312(), check, &[path(&parquet), path(&back)]);
 }
+
+/// A table pyarrow writes as an Arrow IPC file with an optional list
+/// (one null holding an item below it, as Arrow allows), an optional
+/// record, and an option inside a list of records.
+const NESTED_NULLS: &str = r#"
+import sys, pyarrow as pa, pyarrow.ipc as ipc
+tags = pa.ListArray.from_arrays(
+    pa.array([0, 2, 3, 3, 4], pa.int32()), pa.array([1, 2, 99, 4], pa.int32()),
+    mask=pa.array([False, True, False, False]))
+place = pa.array([{"code": 3, "name": "x"}, None, {"code": 4, "name": None}, {"code": 5, "name": "y"}],
+                 pa.struct([("code", pa.uint16()), ("name", pa.string())]))
+legs = pa.array([[{"qty": 5}, {"qty": None}], [], [{"qty": None}], [{"qty": 7}]],
+                pa.list_(pa.struct([("qty", pa.int32())])))
+table = pa.table({"tags": tags, "place": place, "legs": legs})
+with ipc.new_file(sys.argv[1], table.schema) as w:
+    w.write_table(table)
+"#;
+
+#[test]
+fn null_lists_records_and_options_in_lists_take_the_fills_each_error_advises() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (src, h5, back) = (d.join("t.arrow"), d.join("t.h5"), d.join("back.parquet"));
+    run_with(&python312(), NESTED_NULLS, &[path(&src)]);
+    // Each refusal names the next column and the fill that it takes, and
+    // that fill is taken.
+    let mut fills: Vec<&str> = Vec::new();
+    for (column, advice, fill) in [
+        ("tags", "--fill tags=[]", "tags=[]"),
+        ("place", "--fill place.code=VALUE", "place.code=0"),
+        ("place.name", "--fill place.name=VALUE", "place.name=-"),
+        ("legs.qty", "--fill legs.qty=VALUE", "legs.qty=-1"),
+    ] {
+        let run = convert(&src, &h5, &fills);
+        assert_eq!(run.code, Some(1), "{run:#?}");
+        let error = run.stderr.lines().last().unwrap_or_default();
+        assert!(error.starts_with("ndl: error: "), "{run:#?}");
+        assert!(error.contains(&format!("column `{column}` of")), "{run:#?}");
+        assert!(error.ends_with(&format!("`{advice}`")), "{run:#?}");
+        assert!(!h5.exists());
+        fills.extend(["--fill", fill]);
+    }
+    let run = convert(&src, &h5, &fills);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for note in [
+        "tags=[]: its nulls are written as empty lists",
+        "`place` may be null",
+    ] {
+        assert!(run.stderr.contains(note), "{run:#?}");
+    }
+    let wrong = convert(&src, &d.join("no.h5"), &["--fill", "tags=[0]"]);
+    refused(&wrong, &src, &["--fill tags", "takes `[]`"]);
+    converted(convert(&h5, &back, &[]), "h5 to parquet");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, pyarrow.parquet as pq
+with h5py.File(sys.argv[1]) as f:
+    (name,) = f.keys()
+    rows = f[name][:]
+    assert [r["tags"].tolist() for r in rows] == [[1, 2], [], [], [4]], rows
+    assert [r["place"]["code"] for r in rows] == [3, 0, 4, 5], rows
+    assert [r["place"]["name"].decode() for r in rows] == ["x", "-", "-", "y"], rows
+    assert [r["legs"]["qty"].tolist() for r in rows] == [[5, -1], [], [-1], [7]], rows
+# Back in a format with nulls: the fills are nulls again; a null list is
+# an empty one, and a null record a record of nulls.
+got = pq.read_table(sys.argv[2]).to_pylist()
+assert got == [
+    {"tags": [1, 2], "place": {"code": 3, "name": "x"}, "legs": [{"qty": 5}, {"qty": None}]},
+    {"tags": [], "place": {"code": None, "name": None}, "legs": []},
+    {"tags": [], "place": {"code": 4, "name": None}, "legs": [{"qty": None}]},
+    {"tags": [4], "place": {"code": 5, "name": "y"}, "legs": [{"qty": 7}]},
+], got
+"#,
+        &[path(&h5), path(&back)],
+    );
+}

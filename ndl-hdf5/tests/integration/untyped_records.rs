@@ -177,6 +177,49 @@ with h5py.File(sys.argv[1], "a") as f:
     }
 }
 
+#[derive(Clone, Debug, PartialEq, Record)]
+struct FilledLeg {
+    #[ndl(fill = -1)]
+    qty: Option<i32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Leg {
+    qty: Option<i32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Record)]
+struct Trip<L: Record> {
+    legs: Vec<L>,
+}
+
+/// An option inside a list of records is marked too (`legs.qty`): a type
+/// without the fill, or no type at all, gets its nulls back.
+#[test]
+fn the_files_fills_mark_options_in_the_items_of_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trips.h5");
+    let leg = |qty| FilledLeg { qty };
+    let written = [
+        Trip {
+            legs: vec![leg(Some(5)), leg(None)],
+        },
+        Trip { legs: vec![] },
+        Trip {
+            legs: vec![leg(None)],
+        },
+    ];
+    ndl_hdf5::write(&path, "t", &written).unwrap();
+    let back: Vec<Trip<Leg>> = ndl_hdf5::read(&path, "t").unwrap();
+    let qty = |t: &Trip<Leg>| t.legs.iter().map(|l| l.qty).collect::<Vec<_>>();
+    assert_eq!(
+        back.iter().map(qty).collect::<Vec<_>>(),
+        [vec![Some(5), None], vec![], vec![None]]
+    );
+    let reader = RecordsReader::open(&path, "t").unwrap();
+    assert_eq!(reader.datatype(), &Trip::<Leg>::datatype());
+}
+
 #[test]
 fn an_option_without_a_fill_is_refused_naming_it_and_the_fill_option() {
     let dir = tempfile::tempdir().unwrap();

@@ -255,7 +255,9 @@ impl Column {
     }
 
     /// The column of the member at dotted `path` (`venue.code`) of a struct
-    /// column, through optional structs too; `None` when there is none.
+    /// column, through optional structs and the items of lists too (a
+    /// list of records' `legs.price` is the `price` of its items); `None`
+    /// when there is none.
     ///
     /// ```
     /// use ndl_runtime::record::{Bitmap, Column};
@@ -274,15 +276,22 @@ impl Column {
     /// ```
     pub fn member_mut(&mut self, path: &str) -> Option<&mut Column> {
         path.split('.').try_fold(self, |column, name| {
-            let column = match column {
-                Column::Nullable { values, .. } => &mut **values,
-                other => other,
-            };
-            let Column::Struct { fields, .. } = column else {
+            let Column::Struct { fields, .. } = column.items_mut() else {
                 return None;
             };
             fields.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c)
         })
+    }
+
+    /// The column below every option and list around this one: what the
+    /// items hold.
+    fn items_mut(&mut self) -> &mut Column {
+        match self {
+            Column::Nullable { values, .. }
+            | Column::List { values, .. }
+            | Column::FixedList { values, .. } => values.items_mut(),
+            other => other,
+        }
     }
 
     /// For a [`Column::Nullable`] with a fill: the first record that holds
