@@ -92,7 +92,8 @@
 //! `<field>` on the dimension `<field>_sample`, the count `<field>_count`
 //! with `sample_dimension`), nested records flattened (`venue.code`), an
 //! `Option` as its `#[ndl(fill = ...)]`, the array's `fill_value` and
-//! `_FillValue` attribute. See the README for the details and limits.
+//! `_FillValue` attribute (an `Option<String>`'s, the string array's
+//! `fill_value` alone). See the README for the details and limits.
 //!
 //! ```
 //! use ndl_runtime::Record;

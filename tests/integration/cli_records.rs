@@ -322,3 +322,53 @@ assert got == [
         &[path(&h5), path(&back)],
     );
 }
+
+/// A nullable string column goes to Zarr columns (v3 and v2) with its
+/// fill as the string array's `fill_value`, which xarray masks in v2, and
+/// comes back to Parquet with its nulls; an empty string stays one.
+#[test]
+fn optional_strings_go_to_zarr_with_their_fill_and_back_as_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let parquet = d.join("t.parquet");
+    write_table(
+        &parquet,
+        r#"table = table.append_column("note", pa.array([None if i % 3 == 0 else ("" if i % 3 == 1 else f"n{i}") for i in range(n)], pa.string()))"#,
+    );
+    for format in ["2", "3"] {
+        let (zarr, back) = (
+            d.join(format!("t{format}.zarr")),
+            d.join(format!("back{format}.parquet")),
+        );
+        let unfilled = convert(
+            &parquet,
+            &zarr,
+            &["--zarr-format", format, "--fill", "venue=-1"],
+        );
+        refused(&unfilled, &zarr, &["column `note`", "--fill note=VALUE"]);
+        let fills = ["--fill", "venue=-1", "--fill", "note=NA"];
+        let run = convert(
+            &parquet,
+            &zarr,
+            &[&fills[..], &["--zarr-format", format]].concat(),
+        );
+        converted(run, "parquet to zarr");
+        converted(convert(&zarr, &back, &[]), "zarr to parquet");
+        run_with(
+            &python312(),
+            r#"
+import sys, pyarrow.parquet as pq, xarray as xr, zarr
+want = pq.read_table(sys.argv[1]).to_pylist()
+assert pq.read_table(sys.argv[2]).to_pylist() == want
+stored = [w["note"] if w["note"] is not None else "NA" for w in want]
+assert zarr.open_group(sys.argv[3])["note"][:].tolist() == stored
+seen = xr.open_zarr(sys.argv[3])["note"].values.tolist()
+if sys.argv[4] == "2":
+    stored = [None if w["note"] is None else w["note"] for w in want]
+    seen = [None if v != v else v for v in seen]
+assert seen == stored, seen
+"#,
+            &[path(&parquet), path(&back), path(&zarr), format],
+        );
+    }
+}

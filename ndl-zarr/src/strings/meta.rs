@@ -115,14 +115,18 @@ impl VlenMeta {
 
     /// The metadata of a new array of `kind` of `shape` on `chunks`,
     /// compressed with `codec`; `dims` names the dimensions; `user` are
-    /// its attributes beside those the store writes itself.
+    /// its attributes beside those the store writes itself. Its
+    /// `fill_value` is `fill` (the empty string by default): what a chunk
+    /// never written reads as.
     pub fn new(
         format: ZarrFormat,
         kind: VlenKind,
         grid: (Vec<u64>, Vec<u64>),
         codec: Codec,
         (dims, user): (Vec<String>, &Map<String, Value>),
+        fill: Option<&str>,
     ) -> Result<VlenMeta> {
+        let fill = fill.unwrap_or_default();
         let (shape, chunks) = grid;
         let document = match format {
             ZarrFormat::V3 => {
@@ -135,7 +139,7 @@ impl VlenMeta {
                     "data_type": kind.v3_name(),
                     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
                     "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-                    "fill_value": "",
+                    "fill_value": fill,
                     "codecs": codecs,
                     "attributes": user,
                     "dimension_names": dims,
@@ -147,7 +151,7 @@ impl VlenMeta {
                 "shape": shape,
                 "chunks": chunks,
                 "dtype": "|O",
-                "fill_value": "",
+                "fill_value": fill,
                 "order": "C",
                 "filters": [{"id": kind.codec()}],
                 "dimension_separator": ".",
@@ -434,6 +438,7 @@ mod tests {
                     grid,
                     Codec::Zstd(3),
                     (vec!["a".into(), "b".into()], &Map::new()),
+                    None,
                 )
                 .unwrap();
                 let store = Store::memory("m");

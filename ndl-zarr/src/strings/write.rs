@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use zarrs::array::{ArrayBytes, ArrayBytesOffsets, ArraySubset};
+use zarrs::array::{ArrayBytes, ArrayBytesOffsets, ArraySubset, CodecOptions};
 
 use super::meta::{VlenKind, VlenMeta};
 use super::read::{Engine, engine};
@@ -145,19 +145,20 @@ impl VlenWriter {
         };
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
-        VlenWriter::create_in(options, store, held, kind, (shape, &chunks), dims)
+        VlenWriter::create_in(options, store, held, kind, (shape, &chunks), (dims, None))
     }
 
     /// The writer of a new array of `shape` values of `kind`, chunked as
     /// `chunks`, in `store` (which `held` holds), its dimensions named
-    /// `dims`: a column of a group too.
+    /// `dims`, its `fill_value` `fill` (the empty string by default): a
+    /// column of a group too.
     pub(crate) fn create_in(
         options: &WriteOptions,
         store: Store,
         held: Held,
         kind: VlenKind,
         (shape, chunks): (&[u64], &[u64]),
-        dims: Vec<String>,
+        (dims, fill): (Vec<String>, Option<&str>),
     ) -> Result<VlenWriter> {
         let meta = VlenMeta::new(
             options.format,
@@ -165,6 +166,7 @@ impl VlenWriter {
             (shape.to_vec(), chunks.to_vec()),
             options.effective_codec(),
             (dims, &options.attributes),
+            fill,
         )?;
         let engine = engine(&store, &meta)?;
         Ok(VlenWriter {
@@ -278,9 +280,15 @@ impl VlenWriter {
         let offsets = ArrayBytesOffsets::new(offsets).map_err(|e| chunk_error(e.to_string()))?;
         let bytes = ArrayBytes::new_vlen(bytes, offsets).map_err(|e| chunk_error(e.to_string()))?;
         let subset = ArraySubset::new_with_ranges(&ranges);
+        // zarrs 0.23 takes a chunk of values whose bytes, run together,
+        // repeat a non-empty fill (`["", "NA"]` for "NA") for a chunk of
+        // fills, and leaves it out: with such a fill, every chunk is stored.
+        let fill = self.meta.document["fill_value"].as_str();
+        let options =
+            CodecOptions::default().with_store_empty_chunks(fill.is_some_and(|f| !f.is_empty()));
         crate::chunks::parallel(&self.store, || {
             self.engine
-                .store_array_subset(&subset, bytes)
+                .store_array_subset_opt(&subset, bytes, &options)
                 .map_err(|e| chunk_error(e.to_string()))
         })
     }

@@ -22,8 +22,9 @@ pub(super) enum Kind {
         datatype: Datatype,
         fill: Option<Column>,
     },
-    /// A UTF-8 string: a string array on the record dimension.
-    Text,
+    /// A UTF-8 string: a string array on the record dimension. `fill` is
+    /// an option's fill (a one-record column), the array's `fill_value`.
+    Text { fill: Option<Column> },
     /// A list: its items back to back on the dimension `<name>_sample`,
     /// numbers (`Some(datatype)`) or strings (`None`), and the count
     /// column `<name>_count`.
@@ -75,7 +76,7 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
             }
             return Ok(());
         }
-        (Datatype::String, Column::Strings { .. }) => Kind::Text,
+        (Datatype::String, Column::Strings { .. }) => Kind::Text { fill: None },
         (Datatype::Vlen(base), Column::List { values, .. }) => Kind::Ragged {
             items: ragged_items(name, base, values)?,
         },
@@ -86,16 +87,21 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
                      #[ndl(fill = ...)] to the field (the value stored for None)"
                 )));
             };
-            if fixed_datatype(base, values).is_none() {
+            if **base == Datatype::String && matches!(**values, Column::Strings { .. }) {
+                Kind::Text {
+                    fill: Some((**fill).clone()),
+                }
+            } else if fixed_datatype(base, values).is_none() {
                 return Err(refused(format!(
                     "field `{name}` is an option of {}: the columns layout stores options \
-                     of fixed-size values only",
+                     of fixed-size values and of strings only",
                     describe(base)
                 )));
-            }
-            Kind::Fixed {
-                datatype: fixed_datatype(base, values).unwrap_or_else(|| (**base).clone()),
-                fill: Some((**fill).clone()),
+            } else {
+                Kind::Fixed {
+                    datatype: fixed_datatype(base, values).unwrap_or_else(|| (**base).clone()),
+                    fill: Some((**fill).clone()),
+                }
             }
         }
         _ => match fixed_datatype(dt, column) {

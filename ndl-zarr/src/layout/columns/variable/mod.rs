@@ -189,7 +189,7 @@ impl VariableRecordsWriter {
     ///
     /// # Errors
     /// A field with no place in the layout, named: an option without a
-    /// fill (Zarr has no nulls), an option of a string or list, a list of
+    /// fill (Zarr has no nulls), an option of a list or record, a list of
     /// anything but numbers or strings.
     pub fn create(
         dir: impl AsRef<Path>,
@@ -235,6 +235,9 @@ pub(crate) struct VariableWriter {
     fixed: FixedPlan,
     columns: ColumnsWriter,
     strings: Vec<(String, VlenWriter)>,
+    /// The optional string leaves, whose arrays' `fill_value` is their
+    /// fill.
+    optional_strings: Vec<String>,
     /// Each ragged array's numeric items, and the bytes of one.
     items: Vec<(String, Appender, usize)>,
     store: Store,
@@ -296,9 +299,12 @@ impl VariableWriter {
         let (strings, items) = arrays(
             &store,
             &leaves,
-            |leaf, child| match leaf.kind {
-                Kind::Text => growing(options, child, &dimension),
-                _ => growing(options, child, &sample_dimension(&leaf.name)),
+            |leaf, child| match &leaf.kind {
+                Kind::Text { fill } => {
+                    let fill = fill.as_ref().and_then(text_of);
+                    growing(options, child, (&dimension, fill.as_deref()))
+                }
+                _ => growing(options, child, (&sample_dimension(&leaf.name), None)),
             },
             |leaf, child, dt| items_appender(options, child, dt, sample_dimension(&leaf.name)),
         )?;
@@ -306,6 +312,7 @@ impl VariableWriter {
             fixed,
             columns,
             strings,
+            optional_strings: optional_strings(&leaves),
             items,
             store,
             format: options.format,
@@ -344,7 +351,7 @@ impl VariableWriter {
             &leaves,
             |leaf, child| {
                 let held = match leaf.kind {
-                    Kind::Text => len,
+                    Kind::Text { .. } => len,
                     _ => VlenReader::read(child.clone())?
                         .shape()
                         .first()
@@ -362,6 +369,7 @@ impl VariableWriter {
             fixed,
             columns,
             strings,
+            optional_strings: optional_strings(&leaves),
             items,
             store,
             format,
@@ -397,10 +405,12 @@ impl VariableWriter {
         for (name, writer) in &mut self.strings {
             let (offsets, data) = match leaf_column(column, name) {
                 Some(Column::Strings { offsets, data }) => (offsets, data),
-                Some(Column::List { values, .. }) => match values.as_ref() {
-                    Column::Strings { offsets, data } => (offsets, data),
-                    _ => continue,
-                },
+                Some(Column::List { values, .. } | Column::Nullable { values, .. }) => {
+                    match values.as_ref() {
+                        Column::Strings { offsets, data } => (offsets, data),
+                        _ => continue,
+                    }
+                }
                 _ => continue,
             };
             for w in offsets.windows(2) {
@@ -437,7 +447,8 @@ impl VariableWriter {
         self.columns.finish()?;
         for (name, writer) in self.strings {
             writer.finish_growing()?;
-            if self.format == ZarrFormat::V2 {
+            // An optional string's array keeps its fill, which xarray masks.
+            if self.format == ZarrFormat::V2 && !self.optional_strings.contains(&name) {
                 no_v2_fill(&self.store.child(&name))?;
             }
             names.push(name);
@@ -518,7 +529,7 @@ fn arrays(
     for leaf in leaves {
         let child = store.child(&leaf.name);
         match &leaf.kind {
-            Kind::Text | Kind::Ragged { items: None } => {
+            Kind::Text { .. } | Kind::Ragged { items: None } => {
                 strings.push((leaf.name.clone(), text(leaf, child)?))
             }
             Kind::Ragged { items: Some(dt) } => {
@@ -565,7 +576,7 @@ fn fixed_compound(
                 members.push((name, Datatype::Int64));
                 sources.push(Source::Counts(leaf.name.clone()));
             }
-            Kind::Text => {}
+            Kind::Text { .. } => {}
         }
     }
     let compound = Compound::c_layout(members).map_err(unsupported)?;
@@ -573,8 +584,12 @@ fn fixed_compound(
 }
 
 /// A string array on `dimension` in `store`, of a length known only at
-/// the end.
-fn growing(options: &WriteOptions, store: Store, dimension: &str) -> Result<VlenWriter> {
+/// the end, its `fill_value` `fill` (an optional string's).
+fn growing(
+    options: &WriteOptions,
+    store: Store,
+    (dimension, fill): (&str, Option<&str>),
+) -> Result<VlenWriter> {
     let chunks = options.chunk_shape_for(&[options.expected_len.unwrap_or(1 << 20).max(1)], 16)?;
     let mut options = options.clone();
     options.attributes.clear();
@@ -584,7 +599,7 @@ fn growing(options: &WriteOptions, store: Store, dimension: &str) -> Result<Vlen
         Held::default(),
         VlenKind::Text,
         (&[GROWING], &chunks),
-        vec![dimension.to_string()],
+        (vec![dimension.to_string()], fill),
     )
 }
 
@@ -609,6 +624,23 @@ fn items_appender(
         vec![sample],
     )?;
     Appender::create(ChunkIo::new(child, &meta)?, meta, true)
+}
+
+/// The names of the optional string leaves of `leaves`.
+fn optional_strings(leaves: &[Leaf]) -> Vec<String> {
+    leaves
+        .iter()
+        .filter(|leaf| matches!(leaf.kind, Kind::Text { fill: Some(_) }))
+        .map(|leaf| leaf.name.clone())
+        .collect()
+}
+
+/// A one-string column's string.
+fn text_of(fill: &Column) -> Option<String> {
+    match fill {
+        Column::Strings { data, .. } => Some(String::from_utf8_lossy(data).into_owned()),
+        _ => None,
+    }
 }
 
 /// Sets the v2 string array's `fill_value` to `null`: xarray masks a

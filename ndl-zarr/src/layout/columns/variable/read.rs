@@ -73,7 +73,7 @@ impl VariableReader {
                         Some(_) => items.push((leaf.name.clone(), PendingItems::new(&child)?)),
                     }
                 }
-                Kind::Text => strings.push((leaf.name.clone(), PendingStrings::new(child)?)),
+                Kind::Text { .. } => strings.push((leaf.name.clone(), PendingStrings::new(child)?)),
             }
         }
         let compound =
@@ -101,7 +101,7 @@ impl VariableReader {
         for (name, pending) in &strings {
             let is_text = leaves
                 .iter()
-                .any(|l| &l.name == name && matches!(l.kind, Kind::Text));
+                .any(|l| &l.name == name && matches!(l.kind, Kind::Text { .. }));
             let held = pending.reader.shape().first().copied().unwrap_or(0);
             if is_text && held != len {
                 return Err(shape_error_named(
@@ -166,7 +166,10 @@ impl VariableReader {
             let like = leaf_of(&template, &leaf.name);
             let column = match &leaf.kind {
                 Kind::Fixed { fill, .. } => fixed.column(&leaf.name, like, fill.as_ref())?,
-                Kind::Text => self.take_strings(&leaf.name, n)?,
+                Kind::Text { fill: None } => self.take_strings(&leaf.name, n)?,
+                Kind::Text { fill: Some(fill) } => {
+                    nulls_where(self.take_strings(&leaf.name, n)?, fill)
+                }
                 Kind::Ragged { items } => {
                     let offsets = fixed.offsets(&leaf.name)?;
                     let total = offsets.last().copied().unwrap_or(0) as usize;
@@ -420,6 +423,33 @@ impl Fixed {
             offsets.push(end);
         }
         Ok(offsets)
+    }
+}
+
+/// The strings `values` as an option's, `None` wherever they hold `fill`.
+fn nulls_where(values: Column, fill: &Column) -> Column {
+    let Column::Strings { offsets, data } = &values else {
+        return values;
+    };
+    let Column::Strings {
+        offsets: fill_offsets,
+        data: fill_data,
+    } = fill
+    else {
+        return values;
+    };
+    let of = |offsets: &[i64], data: &'_ [u8], i: usize| -> Vec<u8> {
+        let at = |k: usize| offsets.get(k).map_or(0, |&o| o as usize);
+        data.get(at(i)..at(i + 1)).unwrap_or_default().to_vec()
+    };
+    let stands_for_none = of(fill_offsets, fill_data, 0);
+    let n = offsets.len().saturating_sub(1);
+    let mut validity = Bitmap::with_capacity(n);
+    (0..n).for_each(|i| validity.push(of(offsets, data, i) != stands_for_none));
+    Column::Nullable {
+        validity,
+        values: Box::new(values),
+        fill: Some(Box::new(fill.clone())),
     }
 }
 

@@ -8,7 +8,7 @@ use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
 use super::leaves::{count_name, dotted, sample_dimension};
-use crate::documents::read_group;
+use crate::documents::{json_at, read_group};
 use crate::error::{Error, Result};
 use crate::info::{ArrayInfo, read_child};
 use crate::layout::columns::infer_record;
@@ -54,12 +54,28 @@ pub(crate) fn set_fills(store: &Store, name: &str, column: &mut Column) -> Resul
             set_fills(store, &path, c)
         }),
         Column::Nullable { values, fill, .. } if fill.is_none() => {
-            let info = ArrayInfo::read(&store.child(name))?;
-            *fill = fill_of(&info, values).map(Box::new);
+            let array = store.child(name);
+            *fill = match **values {
+                Column::Strings { .. } => string_fill_of(&array)?,
+                _ => fill_of(&ArrayInfo::read(&array)?, values),
+            }
+            .map(Box::new);
             Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// The string a string array stores for `None`: its `fill_value`.
+fn string_fill_of(array: &Store) -> Result<Option<Column>> {
+    let doc = match json_at(array, "zarr.json")? {
+        Some(doc) => doc,
+        None => json_at(array, ".zarray")?.unwrap_or_default(),
+    };
+    Ok(doc["fill_value"].as_str().map(|text| Column::Strings {
+        offsets: vec![0, text.len() as i64],
+        data: text.as_bytes().to_vec(),
+    }))
 }
 
 /// The value an array stores for `None`, as a one-record column shaped as
