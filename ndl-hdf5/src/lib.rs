@@ -92,6 +92,6 @@ pub use record_columns::RecordColumnsWriter;
 pub use record_columns_reader::RecordColumnsReader;
 pub use stored_type::StoredType;
 pub use typed_columns::{read_columns, write_columns};
-pub use variable::{RecordsReader, RecordsWriter};
+pub use variable::{RecordsReader, RecordsWriter, VALUE_MEMBER};
 pub use vlen_strings::{STRING_BATCH, StringReader, Strings};
 pub use write::write;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use hdf5_sys::h5d::{H5Dget_space, H5Dread};
 use hdf5_sys::h5s::{H5S_seloper_t, H5Sclose, H5Screate_simple};
 use ndl_runtime::record::{self, Column, Columns, RecordError};
-use ndl_runtime::{Datatype, Record};
+use ndl_runtime::{Compound, Datatype, Member, Record};
 
 use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::TypeError;
@@ -346,6 +346,10 @@ fn check_dataset(path: &Path, dataset: &str, found: &hdf5::Dataset, node: &Node)
         .map_err(|(field, why)| mismatch(field, why))
 }
 
+/// The one member of the records of a dataset of sequences, as ndl-arrow
+/// names the one column of records that are not compounds.
+pub const VALUE_MEMBER: &str = "value";
+
 /// Reads the records of a one-dimensional dataset whose type is a
 /// compound holding variable-length strings and sequences (as h5py's
 /// `string_dtype()` and `vlen_dtype()` write them), a block at a time, as
@@ -362,6 +366,9 @@ pub struct RecordsReader {
     _file: hdf5::File,
     found: hdf5::Dataset,
     node: Node,
+    /// Whether the dataset holds lists rather than compounds: each block
+    /// read is the one member [`VALUE_MEMBER`] of its records.
+    bare: bool,
     memory_type: hdf5::Datatype,
     datatype: Datatype,
     template: Column,
@@ -378,7 +385,9 @@ impl RecordsReader {
     /// datatype is the file's compound (strings as `string`, sequences as
     /// `vlen`; HDF5 having no nulls, the members the dataset's `ndl_fills`
     /// attribute names are `optional`, a value equal to the fill a null),
-    /// their template that datatype's [`Column::template`].
+    /// their template that datatype's [`Column::template`]. A dataset of
+    /// sequences (h5py's `vlen_dtype()` alone) is records of one member,
+    /// [`VALUE_MEMBER`].
     ///
     /// # Errors
     /// A dataset that is not one-dimensional, of a type no column holds
@@ -392,6 +401,14 @@ impl RecordsReader {
         let stored = crate::stored_type::stored_type(stored.id())
             .map_err(record_mismatch(path, dataset))?
             .datatype;
+        let bare = matches!(stored, Datatype::Vlen(_));
+        let stored = match bare {
+            true => Datatype::Compound(
+                Compound::variable([Member::new(VALUE_MEMBER, 0, stored)])
+                    .map_err(|e| record_mismatch(path, dataset)(e.to_string()))?,
+            ),
+            false => stored,
+        };
         let fills = fills(path, dataset, &found)?;
         // A compound that holds options or variable members has no layout
         // of its own.
@@ -412,14 +429,15 @@ impl RecordsReader {
                 .fill(&mut template, false)
                 .map_err(record_mismatch(path, dataset))?;
         }
-        RecordsReader::start(path, dataset, (file, found), datatype, template)
+        RecordsReader::start(path, dataset, (file, found), datatype, template, bare)
     }
 
     /// Whether the dataset `dataset` of the file at `path` holds variable
     /// records, which [`open`](RecordsReader::open) reads: it is
     /// one-dimensional, and its compound holds a variable-length string or
-    /// sequence and no reference. Only the dataset is opened (no walk of
-    /// the file, whose other objects may be damaged).
+    /// sequence and no reference, or it holds sequences alone. Only the
+    /// dataset is opened (no walk of the file, whose other objects may be
+    /// damaged).
     ///
     /// # Errors
     /// If the file or the dataset cannot be opened.
@@ -433,9 +451,10 @@ impl RecordsReader {
         let any = |is: &dyn Fn(&Datatype) -> bool| any_part(&stored.datatype, is);
         let variable = any(&|t| matches!(t, Datatype::String | Datatype::Vlen(_)));
         let options = found.attr(NDL_FILLS).is_ok();
+        let sequences = matches!(stored.datatype, Datatype::Vlen(_));
+        let compound = matches!(stored.datatype, Datatype::Compound(_));
         Ok(found.ndim() == 1
-            && matches!(stored.datatype, Datatype::Compound(_))
-            && (variable || options)
+            && (sequences || compound && (variable || options))
             && !any(&|t| matches!(t, Datatype::ObjRef | Datatype::RegRef(_))))
     }
 
@@ -448,7 +467,7 @@ impl RecordsReader {
                 .fill(&mut template, true)
                 .map_err(record_mismatch(path, dataset))?;
         }
-        RecordsReader::start(path, dataset, opened, T::datatype(), template)
+        RecordsReader::start(path, dataset, opened, T::datatype(), template, false)
     }
 
     fn start(
@@ -457,8 +476,13 @@ impl RecordsReader {
         (file, found): (hdf5::File, hdf5::Dataset),
         datatype: Datatype,
         template: Column,
+        bare: bool,
     ) -> Result<RecordsReader> {
-        let node = Node::from_column(&template, "").map_err(type_error(path, dataset))?;
+        let read = match (&template, bare) {
+            (Column::Struct { fields, .. }, true) => fields.first().map_or(&template, |(_, c)| c),
+            _ => &template,
+        };
+        let node = Node::from_column(read, "").map_err(type_error(path, dataset))?;
         let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
         crate::filters::check_available(path, dataset, &found)?;
         check_dataset(path, dataset, &found, &node)?;
@@ -476,6 +500,7 @@ impl RecordsReader {
             _file: file,
             found,
             node,
+            bare,
             memory_type,
             datatype,
             template,
@@ -551,7 +576,13 @@ impl RecordsReader {
         .map_err(hdf5_error(&self.path, &self.name))?;
         check_utf8(&column).map_err(|e| self.invalid(e, first))?;
         self.next = first + rows;
-        Ok(Some(column))
+        Ok(Some(match self.bare {
+            true => Column::Struct {
+                len: rows as usize,
+                fields: vec![(VALUE_MEMBER.to_string(), column)],
+            },
+            false => column,
+        }))
     }
 
     fn invalid(&self, e: RecordError, first: u64) -> Error {

@@ -141,3 +141,47 @@ fn a_damaged_length_is_refused_naming_record_and_member() {
     );
     assert!(!dst.exists());
 }
+
+/// A dataset of sequences alone (h5py's `vlen_dtype()`, no compound) is
+/// records of one list column, `value`: it goes to Parquet and netCDF-4
+/// as pyarrow and netCDF4-python read them, and `.npy` refuses it by name.
+#[test]
+fn a_dataset_of_sequences_converts_as_one_list_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (h5, parquet, nc) = (d.join("v.h5"), d.join("v.parquet"), d.join("v.nc"));
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    v = f.create_dataset("lengths", (4,), dtype=h5py.vlen_dtype(np.float64))
+    for i, row in enumerate([[1.5], [], [2.0, 3.0, -1.0], [0.25]]):
+        v[i] = np.array(row)
+    f["other"] = np.arange(3)
+"#,
+        &[s(&h5)],
+    );
+    let member = ["--member", "lengths"];
+    converted(convert(&h5, &parquet, &member), "h5 to parquet");
+    converted(convert(&h5, &nc, &member), "h5 to nc");
+    let npy = d.join("v.npy");
+    refused(
+        &convert(&h5, &npy, &member),
+        &npy,
+        &["column `value`", "variable-length lists"],
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, pyarrow.parquet as pq, netCDF4
+rows = [[1.5], [], [2.0, 3.0, -1.0], [0.25]]
+assert pq.read_table(sys.argv[1]).to_pylist() == [{"value": r} for r in rows]
+with netCDF4.Dataset(sys.argv[2]) as f:
+    counts, flat = f["value_count"][:].tolist(), f["value"][:].tolist()
+    assert f["value_count"].sample_dimension == "value_sample"
+    assert [flat[sum(counts[:i]):sum(counts[:i + 1])] for i in range(4)] == rows
+"#,
+        &[s(&parquet), s(&nc)],
+    );
+}
