@@ -4,8 +4,8 @@
 //! and the typed reader agreeing with what the untyped writer wrote.
 
 use ndl_hdf5::{Error, RecordsReader, RecordsWriter, WriteOptions};
-use ndl_runtime::Record;
 use ndl_runtime::record::{self, Column};
+use ndl_runtime::{Datatype, Record};
 
 #[derive(Clone, Debug, PartialEq, Record)]
 struct Venue {
@@ -284,4 +284,41 @@ fn a_damaged_sequence_length_is_refused_naming_record_and_member() {
     };
     assert_eq!((*record, field.as_str()), (1, "levels"), "{e}");
     assert!(e.to_string().contains("more than the whole file"), "{e}");
+}
+
+/// A dataset of sequences alone (h5py's `vlen_dtype()`) reads as records
+/// of one member, `value`, untyped; and typed as the `Vec` that `ndl
+/// describe --format rust` names for it.
+#[test]
+fn a_dataset_of_sequences_reads_as_records_of_one_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.h5");
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    v = f.create_dataset("v", (3,), dtype=h5py.vlen_dtype(np.int16))
+    for i, row in enumerate([[1, 2], [], [-3]]):
+        v[i] = np.array(row, np.int16)
+"#,
+        &[path.to_str().unwrap()],
+    );
+    let mut reader = RecordsReader::open(&path, "v").unwrap();
+    let Datatype::Compound(c) = reader.datatype() else {
+        panic!("{:?}", reader.datatype())
+    };
+    assert_eq!(c.members[0].name, ndl_hdf5::VALUE_MEMBER);
+    #[derive(Debug, PartialEq, Record)]
+    struct Row {
+        value: Vec<i16>,
+    }
+    let block = reader.next_block().unwrap().unwrap();
+    let rows: Vec<Row> = record::read(&block.view()).unwrap();
+    let want = [vec![1, 2], vec![], vec![-3]];
+    assert_eq!(
+        rows.iter().map(|r| r.value.clone()).collect::<Vec<_>>(),
+        want
+    );
+    assert_eq!(ndl_hdf5::read::<Vec<i16>>(&path, "v").unwrap(), want);
 }
