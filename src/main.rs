@@ -141,9 +141,10 @@ struct ConvertArgs {
     #[arg(long, value_enum)]
     strings: Option<StringsArg>,
 
-    /// The member of a .npz archive, or the dataset or variable of an HDF5
-    /// or netCDF-4 file (`/group/name`), to convert, when it holds more
-    /// than one.
+    /// The member of a .npz archive, the dataset or variable of an HDF5
+    /// or netCDF-4 file (`/group/name`), or the array of a Zarr group
+    /// (an xarray dataset's `temp`), to convert, when it holds more than
+    /// one.
     #[arg(long)]
     member: Option<String>,
 

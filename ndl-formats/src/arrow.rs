@@ -159,6 +159,12 @@ impl Writer {
 }
 
 impl Sink for ColumnFileSink {
+    /// Fixed strings are Arrow `Utf8` and `Binary` values, their padding
+    /// trimmed.
+    fn variable_strings(&self) -> bool {
+        true
+    }
+
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let (path, dt, order) = (&self.path, &self.spec.datatype, self.spec.byte_order);
         let options = metadata_of(source);

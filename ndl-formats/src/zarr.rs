@@ -80,7 +80,13 @@ impl ZarrSource {
                     message,
                 };
                 let datatype = group.datatype().map_err(unsupported)?.ok_or_else(|| {
-                    unsupported("a group whose arrays are not columns of numbers of one length, without an ndl_datatype attribute, has no record type to convert".into())
+                    let names = array_names(path).unwrap_or_default();
+                    unsupported(format!(
+                        "the group's arrays ({}) are not columns of one length, and it has no \
+                         ndl_datatype attribute: it holds no records; say which array with \
+                         --member",
+                        names.join(", ")
+                    ))
                 })?;
                 let packed = repacker(path, &datatype)?.layout().datatype().clone();
                 let mut spec = ArraySpec::new(packed, vec![group.len()]);
@@ -517,7 +523,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     name: "zarr",
     noun: "Zarr store",
     endings: &["zarr"],
-    members: false,
+    members: true,
     sidecar: false,
     crash_prone: false,
     settings: &[
@@ -539,7 +545,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         options.zarr = sink_options(settings);
         Ok(())
     },
-    open: |path, _| {
+    open: |path, options| {
+        let path = &member_path(path, options.member.as_deref())?;
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
             return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
         }
@@ -557,7 +564,10 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         }
         Ok(Box::new(ZarrSink::create(path, source, &options)?))
     }),
-    open_records: Some(crate::zarr_records::open_records),
+    open_records: Some(|path, options| {
+        let path = &member_path(path, options.member.as_deref())?;
+        crate::zarr_records::open_records(path)
+    }),
     create_records: Some(crate::zarr_records::create_records),
     keeps_mixed_byte_orders: |_, options| {
         let zarr = &options.zarr;
@@ -576,6 +586,45 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     },
     batch_file: None,
 };
+
+/// Where the node `member` of the store at `path` is (`path` itself
+/// without one): a child array or group, by its path below the root
+/// (`temp`, `/obs/temp`).
+///
+/// # Errors
+/// When the store holds no such node, naming the arrays it holds.
+fn member_path(path: &Path, member: Option<&str>) -> Result<PathBuf> {
+    let Some(member) = member else {
+        return Ok(path.to_path_buf());
+    };
+    let child = path.join(member.trim_start_matches('/'));
+    let strings = || matches!(ndl_zarr::VlenReader::probe(&child), Ok(Some(_)));
+    if StoreInfo::open(&child).is_ok() || strings() {
+        return Ok(child);
+    }
+    Err(Error::Member {
+        path: path.to_path_buf(),
+        message: format!(
+            "the store holds no array or group `{member}`{}",
+            match array_names(path) {
+                Some(names) if !names.is_empty() => format!("; it holds {}", names.join(", ")),
+                _ => String::new(),
+            }
+        ),
+    })
+}
+
+/// The names of the arrays of the group at `path`, in name order; `None`
+/// when it is no group.
+fn array_names(path: &Path) -> Option<Vec<String>> {
+    let StoreInfo::Group(group) = StoreInfo::open(path).ok()? else {
+        return None;
+    };
+    let mut names: Vec<String> = group.arrays().iter().map(|(n, _)| n.clone()).collect();
+    names.extend(group.vlen_arrays().iter().cloned());
+    names.sort();
+    Some(names)
+}
 
 /// The store options the command line's `settings` say.
 pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {

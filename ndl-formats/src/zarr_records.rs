@@ -25,7 +25,7 @@ use ndl_runtime::ndl::Storage;
 use crate::contents::{Arrangement, Contents, Entry, stem};
 use crate::error::{Error, Result, in_store};
 use crate::location::is_remote;
-use crate::options::{ReadOptions, SinkOptions, ZarrSinkOptions};
+use crate::options::{SinkOptions, ZarrSinkOptions};
 use crate::records::{
     RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen, require_fills,
 };
@@ -34,11 +34,7 @@ use crate::sink::refuse_existing;
 
 /// The records of the store at `path`, when it is a columns group of
 /// variable records; `None` for any other store.
-pub(crate) fn open_records(
-    path: &Path,
-    options: &ReadOptions,
-) -> Result<Option<Box<dyn RecordSource>>> {
-    let _ = options;
+pub(crate) fn open_records(path: &Path) -> Result<Option<Box<dyn RecordSource>>> {
     Ok(ZarrRecordSource::open(path, RECORD_BATCH_BYTES)?.map(|s| Box::new(s) as _))
 }
 

@@ -80,15 +80,30 @@ impl Store {
         }
         let path = text.strip_prefix("file://").map_or(location, Path::new);
         if crate::zip::is_zip(path) {
-            return Ok(Store {
-                storage: Arc::new(crate::zip::open(path)?),
-                name: text.to_string(),
-                prefix: String::new(),
-                place: Place::Zip,
-                writes: Writes::default(),
-            });
+            return Store::zip(path, &text);
+        }
+        // A node inside a zipped store: `x.zarr.zip/temp`.
+        if !path.exists()
+            && let Some(zip) = path.ancestors().skip(1).find(|a| crate::zip::is_zip(a))
+            && let Ok(inside) = path.strip_prefix(zip)
+        {
+            let root = Store::zip(zip, &zip.display().to_string())?;
+            return Ok(inside
+                .iter()
+                .fold(root, |store, part| store.child(&part.to_string_lossy())));
         }
         Store::local(path)
+    }
+
+    /// The zipped store at `path`, named `name` in messages.
+    fn zip(path: &Path, name: &str) -> Result<Store> {
+        Ok(Store {
+            storage: Arc::new(crate::zip::open(path)?),
+            name: name.to_string(),
+            prefix: String::new(),
+            place: Place::Zip,
+            writes: Writes::default(),
+        })
     }
 
     /// A store on object storage.

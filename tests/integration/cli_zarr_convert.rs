@@ -338,3 +338,56 @@ fn array_fields_go_to_the_columns_layout_as_zarr_python_3_reads_no_v2_subarray()
         "{out}"
     );
 }
+
+/// An xarray dataset (a grid, its coordinates, a string label) in v3 and
+/// v2 stores, and zipped: a group of arrays of other shapes holds no
+/// records, and the refusal lists them; `--member` converts one, as
+/// xarray reads it, and a name the store lacks is refused listing them.
+#[test]
+fn a_member_of_a_zarr_group_converts_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let script = r#"
+import sys, os, zipfile, numpy as np, xarray as xr
+ds = xr.Dataset({"temp": (("time", "station"), np.arange(12, dtype="f4").reshape(4, 3)),
+                 "label": (("station",), np.array(["alpha", "", "γ"], dtype=object))},
+                coords={"station": [10, 20, 30]})
+for fmt in (2, 3):
+    path = os.path.join(sys.argv[1], f"x{fmt}.zarr")
+    ds.to_zarr(path, zarr_format=fmt, consolidated=False)
+with zipfile.ZipFile(os.path.join(sys.argv[1], "x3.zarr.zip"), "w") as z:
+    root = os.path.join(sys.argv[1], "x3.zarr")
+    for parent, _, files in os.walk(root):
+        for f in files:
+            z.write(os.path.join(parent, f), os.path.relpath(os.path.join(parent, f), root))
+"#;
+    ndl_testkit::python::run_with(&ndl_testkit::python::python312(), script, &[path(d)]);
+    for store in ["x2.zarr", "x3.zarr", "x3.zarr.zip"] {
+        let src = d.join(store);
+        let whole = d.join(format!("{store}.npy"));
+        let run = convert(&src, &whole, &[]);
+        refused(&run, &src, &["label, station, temp", "--member"]);
+        let (temp, label) = (
+            d.join(format!("{store}.temp.npy")),
+            d.join(format!("{store}.label.parquet")),
+        );
+        converted(convert(&src, &temp, &["--member", "temp"]), store);
+        converted(convert(&src, &label, &["--member", "/label"]), store);
+        let missing = convert(&src, &d.join("m.npy"), &["--member", "nope"]);
+        refused(&missing, &src, &["`nope`", "label, station, temp"]);
+        ndl_testkit::python::run_with(
+            &ndl_testkit::python::python312(),
+            r#"
+import sys, numpy as np, pyarrow.parquet as pq
+t = np.load(sys.argv[1])
+assert t.dtype == np.dtype("<f4") and t.tolist() == np.arange(12, dtype="f4").reshape(4, 3).tolist(), t
+assert pq.read_table(sys.argv[2]).column("value").to_pylist() == ["alpha", "", "γ"]
+"#,
+            &[path(&temp), path(&label)],
+        );
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
