@@ -39,6 +39,7 @@ mod batch;
 mod batch_file;
 mod batches;
 mod columns_file;
+mod dictionary;
 mod error;
 mod file;
 mod gather;

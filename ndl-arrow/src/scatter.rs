@@ -48,7 +48,8 @@ pub(crate) fn decode(
         let array = batch
             .column_by_name(name)
             .ok_or_else(|| Error::schema(name, "missing"))?;
-        flatten(dt, array, name, 1, options, &mut arrays)?;
+        let array = crate::dictionary::unpacked(array, name)?;
+        flatten(dt, &array, name, 1, options, &mut arrays)?;
     }
     let mut leaves = plan
         .leaves

@@ -199,6 +199,7 @@ fn extra_column(path: &str) -> Error {
 
 /// The values of `array` as `t` takes them.
 fn decode(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Error> {
+    let array = &crate::dictionary::unpacked(array, &cx.at.path)?;
     if let Column::Nullable { values, .. } = t {
         if let Column::Nullable { .. } = values.as_ref() {
             return Err(Error::Unsupported {

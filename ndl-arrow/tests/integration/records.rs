@@ -664,3 +664,63 @@ duckdb.sql(f"""copy (select i::utinyint as id, case when i = 1 then null else [i
         expected
     );
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, NdlType)]
+#[repr(C)]
+struct Reading {
+    station: i64,
+    level: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Record)]
+struct MaybeReading {
+    station: i64,
+    level: Option<f64>,
+}
+
+/// Dictionaries of numbers (pandas' categoricals of numbers) read as the
+/// values they stand for, in the plain and the variable paths, a null
+/// key a null.
+#[test]
+fn dictionaries_of_numbers_read_as_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.parquet");
+    py(
+        r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+station = pa.array([20, 10, 20], pa.int64()).dictionary_encode()
+level = pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int8()), pa.array([0.5, -2.0]))
+pq.write_table(pa.table({"station": station, "level": level}), sys.argv[1])
+"#,
+        &[&path],
+    );
+    let maybe: Vec<MaybeReading> = ndl_arrow::read_parquet(&path).unwrap();
+    let want = [(20, Some(-2.0)), (10, None), (20, Some(0.5))];
+    let got: Vec<_> = maybe.iter().map(|r| (r.station, r.level)).collect();
+    assert_eq!(got, want);
+    // Without the null, through the plain records' path.
+    let plain = dir.path().join("p.parquet");
+    py(
+        r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+station = pa.array([20, 10], pa.int64()).dictionary_encode()
+level = pa.array([0.5, 1.5]).dictionary_encode()
+pq.write_table(pa.table({"station": station, "level": level}), sys.argv[1])
+"#,
+        &[&plain],
+    );
+    let readings: Vec<Reading> = ndl_arrow::read_parquet(&plain).unwrap();
+    assert_eq!(
+        readings,
+        [
+            Reading {
+                station: 20,
+                level: 0.5
+            },
+            Reading {
+                station: 10,
+                level: 1.5
+            }
+        ]
+    );
+}

@@ -40,6 +40,8 @@ struct Trade {
     fee: Option<f64>,
     #[ndl(fill = "NA")]
     note: Option<String>,
+    #[ndl(fill = false)]
+    flag: Option<bool>,
     levels: Vec<f32>,
     tags: Vec<String>,
     venue: Venue,
@@ -56,6 +58,7 @@ fn trades() -> Vec<Trade> {
             qty: Some(7),
             fee: None,
             note: Some("x".into()),
+            flag: Some(true),
             levels: vec![1.5, 1.25],
             tags: vec!["a".into(), "".into()],
             venue: Venue {
@@ -72,6 +75,7 @@ fn trades() -> Vec<Trade> {
             qty: None,
             fee: Some(0.25),
             note: None,
+            flag: None,
             levels: vec![],
             tags: vec![],
             venue: Venue {
@@ -88,6 +92,7 @@ fn trades() -> Vec<Trade> {
             qty: Some(0),
             fee: Some(1.0),
             note: Some("".into()),
+            flag: Some(true),
             levels: vec![9.0],
             tags: vec!["ß".into()],
             venue: Venue {
@@ -150,6 +155,8 @@ fn check_zarr_python(seen: &Value) {
     assert_eq!(seen["fee"]["values"], json!([null, 0.25, 1.0]));
     // An optional string's fill is its array's `fill_value`.
     assert_eq!(seen["note"]["values"], json!(["x", "NA", ""]));
+    // A bool is a byte; an optional one's fill is its `fill_value`.
+    assert_eq!(seen["flag"]["values"], json!([1, 0, 1]));
     assert_eq!(seen["levels"]["values"], json!([1.5, 1.25, 9.0]));
     assert_eq!(seen["levels_count"]["values"], json!([2, 0, 1]));
     assert_eq!(
@@ -209,6 +216,11 @@ fn xarray_masks_options_and_sees_sample_dimension() {
             _ => json!(["x", "NA", ""]),
         };
         assert_eq!(seen["note"]["values"], note, "{format:?}");
+        assert_eq!(
+            seen["flag"]["values"],
+            json!([1.0, null, 1.0]),
+            "{format:?}"
+        );
         let count = &seen["levels_count"];
         assert_eq!(count["attrs"]["sample_dimension"], "levels_sample");
         assert_eq!(count["dims"], json!([name.trim_end_matches(".zarr")]));

@@ -205,6 +205,10 @@ pub fn fill_metadata(fill: &Column, format: ZarrFormat) -> (Value, Value) {
 /// An option's fill as a Zarr `fill_value` (NaN and infinities as
 /// strings, as Zarr's JSON has them).
 pub(super) fn fill_json(fill: &Column) -> Value {
+    // The columns layout stores a bool as a byte.
+    if let Column::Bool(bits) = fill {
+        return json!(u8::from(bits.get(0)));
+    }
     let Column::Values { values, .. } = fill else {
         return Value::Null;
     };

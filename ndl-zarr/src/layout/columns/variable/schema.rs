@@ -3,7 +3,7 @@
 //! a field per array, and the fills its options stand for `None` with.
 
 use base64::Engine as _;
-use ndl_runtime::record::{Column, Values};
+use ndl_runtime::record::{Bitmap, Column, Values};
 use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
@@ -81,6 +81,14 @@ fn string_fill_of(array: &Store) -> Result<Option<Column>> {
 /// The value an array stores for `None`, as a one-record column shaped as
 /// `like`: its `fill_value`, else its `_FillValue` attribute.
 fn fill_of(info: &ArrayInfo, like: &Column) -> Option<Column> {
+    if let Column::Bool(_) = like {
+        let stored = info.metadata().get("fill_value").filter(|v| !v.is_null());
+        let value = stored.or_else(|| info.attributes().get("_FillValue"))?;
+        let bit = value.as_bool().or_else(|| value.as_u64().map(|n| n != 0))?;
+        let mut bits = Bitmap::with_capacity(1);
+        bits.push(bit);
+        return Some(Column::Bool(bits));
+    }
     let Column::Values { datatype, values } = like else {
         return None;
     };
