@@ -11,7 +11,7 @@ use ndl_hdf5::{
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Storage;
 
-use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry, stem};
+use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
 use crate::error::{Error, Result, in_hdf5};
 use crate::format::FormatInfo;
 use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
@@ -71,7 +71,20 @@ fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
         drop(reader);
         return Ok(Box::new(Hdf5StringSource::open(path, name)?));
     }
-    Ok(Box::new(Hdf5Source::from_reader(path, name, reader)?))
+    // A file ndl wrote says its times itself, and packs nothing.
+    let cf = (!reader.says_its_type()).then(|| reader.attributes());
+    let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
+    match cf {
+        Some((attributes, types)) => {
+            crate::cf_decoded::decoded(source, name.trim_start_matches('/'), &attributes, &types)
+        }
+        None => Ok(source),
+    }
+}
+
+/// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).
+fn base_name(dataset: &str) -> String {
+    dataset.rsplit('/').next().unwrap_or(dataset).to_string()
 }
 
 /// The only dataset of numbers or records of the file at `path`.
@@ -104,6 +117,8 @@ pub struct Hdf5Source {
     reader: ArrayReader,
     spec: ArraySpec,
     path: PathBuf,
+    /// The dataset's name in its group.
+    name: String,
     rows_left: u64,
     /// Elements per row, and bytes per element.
     row: (u64, usize),
@@ -143,6 +158,7 @@ impl Hdf5Source {
             reader,
             spec,
             path: path.to_path_buf(),
+            name: base_name(dataset),
             pending: Default::default(),
         })
     }
@@ -151,6 +167,10 @@ impl Hdf5Source {
 impl Source for Hdf5Source {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn array_name(&self) -> String {
+        self.name.clone()
     }
 
     fn batch_hint(&self) -> u64 {
@@ -207,6 +227,8 @@ fn refuse_objects(path: &Path, dataset: &str, datatype: &Datatype) -> Result<()>
 /// widest; a second hands them out, a batch at a time.
 pub struct Hdf5StringSource {
     path: PathBuf,
+    /// The dataset's name in its group.
+    name: String,
     spec: ArraySpec,
     reader: StringReader,
     narrowed: String,
@@ -250,6 +272,7 @@ impl Hdf5StringSource {
         let (spec, note) = fixed_strings(path, text, &widest, reader.shape().to_vec())?;
         Ok(Hdf5StringSource {
             path: path.to_path_buf(),
+            name: base_name(name),
             spec,
             reader,
             narrowed: note,
@@ -261,6 +284,10 @@ impl Hdf5StringSource {
 impl Source for Hdf5StringSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn array_name(&self) -> String {
+        self.name.clone()
     }
 
     fn batch_hint(&self) -> u64 {
@@ -359,7 +386,7 @@ impl Hdf5Sink {
     }
 
     fn write_array(&self, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
-        let name = stem(source.location());
+        let name = source.array_name();
         let spec = &self.spec;
         let mut writer = ArrayWriter::create(
             &self.path,

@@ -33,6 +33,7 @@
 mod arrow;
 mod arrow_records;
 mod batch_copy;
+mod cf_decoded;
 mod column_file;
 mod column_rows;
 mod contents;

@@ -282,7 +282,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         ))
     },
     create: Some(|path, source, _| {
-        let member = crate::contents::stem(source.location());
+        let member = source.array_name();
         Ok(Box::new(NpzSink::create(path, &member, source.spec())?))
     }),
     open_records: None,

@@ -38,6 +38,10 @@ impl Source for OneOrder {
         Origin::new(&self.spec, self.inner.location())
     }
 
+    fn array_name(&self) -> String {
+        self.inner.array_name()
+    }
+
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
         self.inner.attributes()
     }

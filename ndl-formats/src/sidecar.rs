@@ -125,6 +125,10 @@ impl Source for Described {
         Origin::new(&self.spec, self.inner.location())
     }
 
+    fn array_name(&self) -> String {
+        self.inner.array_name()
+    }
+
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
         self.attributes.as_ref()
     }

@@ -46,6 +46,13 @@ pub trait Source {
         self.origin().location
     }
 
+    /// The array's name, as a destination that names its arrays (HDF5,
+    /// netCDF-4, `.npz`) calls it: the dataset or variable read from a
+    /// file of several, else the file's name without its ending.
+    fn array_name(&self) -> String {
+        crate::contents::stem(self.location())
+    }
+
     /// The array's own attributes that a conversion carries (an NDL
     /// sidecar's, beside a `.npy`), where it has some.
     fn attributes(&self) -> Option<&NameMap<Attribute>> {

@@ -110,6 +110,23 @@ impl ArrayReader {
         })
     }
 
+    /// The dataset's attributes as JSON (see [`DatasetInfo::attributes`](crate::DatasetInfo)),
+    /// and the stored type of each one's elements.
+    pub fn attributes(
+        &self,
+    ) -> (
+        serde_json::Map<String, serde_json::Value>,
+        std::collections::BTreeMap<String, Datatype>,
+    ) {
+        crate::attribute::attributes(&self.dataset)
+    }
+
+    /// Whether the dataset's own `ndl_datatype` says what its elements are
+    /// (a file ndl wrote), CF encodings included.
+    pub fn says_its_type(&self) -> bool {
+        cf::read_datatype(&self.dataset).is_some()
+    }
+
     /// The elements' type.
     pub fn stored(&self) -> &StoredType {
         &self.stored

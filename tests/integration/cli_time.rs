@@ -368,6 +368,75 @@ fn time_units_that_are_not_cf_are_refused() {
                 );
             }
             assert!(!dst.exists(), "{units} {ending}: written");
+            // The variable alone is refused too.
+            if ending == "nc" {
+                let run = common::cli::convert(&src, &dst, &["--member", "when"]);
+                assert_eq!(run.code, Some(1), "{units} --member: {run:#?}");
+                assert!(run.stderr.contains("variable `when`"), "{}", run.stderr);
+                assert!(!dst.exists(), "{units} --member: written");
+            }
         }
+    }
+}
+
+/// One variable of a netCDF-4 and of a netCDF-3 file (`--member`), as
+/// netCDF4-python writes them: `time`, `int32` hours with a `_FillValue`,
+/// reads as the times xarray decodes, the fill as NaT; `v`, `int16` packed
+/// with `scale_factor`, `add_offset` and a `_FillValue`, as the float64
+/// values xarray unpacks, the fill as NaN; each with a note. To a `.nc`
+/// the variable keeps its name.
+#[test]
+fn one_variable_reads_its_cf_times_and_packed_values_as_xarray_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "\
+import sys, numpy as np, netCDF4
+for path, fmt in [(sys.argv[1], 'NETCDF4'), (sys.argv[2], 'NETCDF3_CLASSIC')]:
+    with netCDF4.Dataset(path, 'w', format=fmt) as f:
+        f.createDimension('t', 3); f.createDimension('x', 2)
+        tv = f.createVariable('time', 'i4', ('t',), fill_value=-1)
+        tv.units = 'hours since 2000-01-01 00:00'
+        tv[:] = np.ma.masked_array([0, 6, 12], mask=[0, 1, 0])
+        v = f.createVariable('v', 'i2', ('t', 'x'), fill_value=-32767)
+        v.scale_factor = 0.01
+        v.add_offset = 273.15
+        v.set_auto_maskandscale(False)
+        v[:] = np.array([[0, 1], [-32767, 3], [4, 5]], 'i2')
+";
+    let (nc4, nc3) = (dir.path().join("f4.nc"), dir.path().join("f3.nc"));
+    let paths = [nc4.to_str().unwrap(), nc3.to_str().unwrap()];
+    ndl_testkit::run_with(&ndl_testkit::python312(), script, &paths);
+    for src in paths {
+        let (time, v, v_nc) = (
+            format!("{src}.time.npy"),
+            format!("{src}.v.npy"),
+            format!("{src}.v.nc"),
+        );
+        for (member, dst, note) in [
+            ("time", &time, "read as times"),
+            ("v", &v, "packed values"),
+            ("v", &v_nc, "packed values"),
+        ] {
+            let run = ndl(&["convert", src, dst, "--member", member]);
+            assert_eq!(run.code, Some(0), "{src} {member}: {run:#?}");
+            assert!(
+                run.stderr.starts_with("ndl: note: ") && run.stderr.contains(note),
+                "{src} {member}: {run:#?}"
+            );
+        }
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ds = xr.open_dataset(sys.argv[1])\n\
+             t, v = np.load(sys.argv[2]), np.load(sys.argv[3])\n\
+             assert t.dtype.kind == 'M' and np.array_equal(t.astype('M8[ns]'), ds['time'].values, equal_nan=True), (t, ds['time'].values)\n\
+             assert np.isnat(t[1])\n\
+             assert v.dtype == ds['v'].dtype and np.allclose(v, ds['v'].values, equal_nan=True), (v, ds['v'].values)\n\
+             assert np.isnan(v[1, 0])\n\
+             back = xr.open_dataset(sys.argv[4])\n\
+             assert np.allclose(back['v'].values, ds['v'].values, equal_nan=True)\n\
+             print(t.dtype, v.dtype)",
+            &[src, &time, &v, &v_nc],
+        );
+        assert_eq!(out, "datetime64[h] float64\n", "{src}");
     }
 }

@@ -36,7 +36,13 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
     let file = Netcdf3File::open(path)?;
     if let Some(member) = member {
         let index = file.variable(member)?;
-        return Ok(Box::new(Netcdf3Source::new(file, index)?));
+        let name = file.header.variables[index].name.clone();
+        let listed = inventory(&file);
+        let source = Box::new(Netcdf3Source::new(file, index)?);
+        return match listed.datasets.iter().find(|d| d.name == name) {
+            Some(d) => crate::cf_decoded::decoded(source, &name, &d.attributes, &d.attribute_types),
+            None => Ok(source),
+        };
     }
     if let Some(record) = crate::hdf5::inferred_record(path, &inventory(&file))? {
         return Ok(Box::new(Netcdf3TableSource::new(file, record)?));

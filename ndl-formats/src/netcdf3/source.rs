@@ -21,6 +21,8 @@ use ndl_runtime::{ByteOrder, Charset, Datatype, FixedString, TimeType};
 /// order; a `char` variable's are fixed strings of its last dimension.
 pub struct Netcdf3Source {
     path: PathBuf,
+    /// The variable's name.
+    name: String,
     file: File,
     layout: Layout,
     spec: ArraySpec,
@@ -41,6 +43,7 @@ impl Netcdf3Source {
         };
         spec.byte_order = ByteOrder::Big;
         Ok(Netcdf3Source {
+            name: variable.name.clone(),
             file: open_data(&nc.path)?,
             path: nc.path,
             layout,
@@ -54,6 +57,10 @@ impl Netcdf3Source {
 impl Source for Netcdf3Source {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn array_name(&self) -> String {
+        self.name.clone()
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -1,0 +1,295 @@
+//! One variable's CF encodings undone, as xarray reads the variable:
+//! counts of time with `units` `<unit> since <epoch>` as times (the fill
+//! as NaT), and packed values (CF §8.1: `scale_factor`, `add_offset`) as
+//! the floats they stand for, `stored * scale_factor + add_offset`, their
+//! `_FillValue` and `missing_value` as NaN. A table's time columns are
+//! decoded by the record sources; a file ndl wrote says its times itself.
+
+use std::collections::BTreeMap;
+
+use ndl_runtime::time::{CfCounts, CfValues, cf_time_type};
+use ndl_runtime::{ArraySpec, ByteOrder, Datatype};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::source::{Origin, Source};
+
+/// `source`, the variable `name` whose attributes are `attributes` (their
+/// elements of `types`), with its CF encodings undone; as it is when it
+/// has none.
+///
+/// # Errors
+/// `units` that read as CF time but are not (`days since yesterday`):
+/// converted as plain numbers, its times would be silently lost.
+pub(crate) fn decoded(
+    source: Box<dyn Source>,
+    name: &str,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+) -> Result<Box<dyn Source>> {
+    let stored = source.spec().datatype.clone();
+    if stored.as_int().is_none() && !matches!(stored, Datatype::Float32 | Datatype::Float64) {
+        return Ok(source);
+    }
+    let text = |key: &str| attributes.get(key).and_then(Value::as_str);
+    let refused = |why: String| Error::Unsupported {
+        path: source.location().to_path_buf(),
+        message: format!("variable `{name}`: {why}; nothing was written"),
+    };
+    let time = cf_time_type(&stored, text("units"), text("calendar"))
+        .map_err(|e| refused(format!("its units read as CF time but are not: {e}")))?;
+    if let Some(field) = time {
+        let fill = attributes
+            .get("_FillValue")
+            .or_else(|| attributes.get("missing_value"));
+        let (counts, values) =
+            CfValues::decoding(field, &stored, text("units"), text("calendar"), fill)
+                .map_err(|e| refused(e.to_string()))?;
+        let note = format!(
+            "variable `{name}`: its counts of {} are read as times, {}, as xarray reads them",
+            text("units").unwrap_or_default(),
+            ndl_runtime::schema::describe(&Datatype::Time(field))
+        );
+        let spec = decoded_spec(source.spec(), Datatype::Time(field));
+        let decode = Decode::Time { counts, values };
+        return Ok(Box::new(Decoded::new(source, spec, decode, note)));
+    }
+    let Some(packing) = Packing::of(&stored, attributes, types) else {
+        return Ok(source);
+    };
+    let note = format!(
+        "variable `{name}`: its packed values (scale_factor {}, add_offset {}) are read as {}, \
+         {}as xarray reads them",
+        packing.scale,
+        packing.offset,
+        ndl_runtime::schema::describe(&packing.unpacked),
+        match packing.missing.is_empty() {
+            true => String::new(),
+            false => "its _FillValue and missing_value as NaN, ".into(),
+        }
+    );
+    let spec = decoded_spec(source.spec(), packing.unpacked.clone());
+    Ok(Box::new(Decoded::new(
+        source,
+        spec,
+        Decode::Unpack(packing),
+        note,
+    )))
+}
+
+/// The spec of the decoded values: `datatype`, in native byte order.
+fn decoded_spec(stored: &ArraySpec, datatype: Datatype) -> ArraySpec {
+    ArraySpec {
+        datatype,
+        byte_order: ByteOrder::NATIVE,
+        other_order: Vec::new(),
+        ..stored.clone()
+    }
+}
+
+/// How packed values unpack (CF §8.1).
+struct Packing {
+    scale: f64,
+    offset: f64,
+    /// The stored values that stand for none.
+    missing: Vec<f64>,
+    /// `float32` when the attributes are and the values are 16-bit or
+    /// narrower (xarray's choice), else `float64`.
+    unpacked: Datatype,
+}
+
+impl Packing {
+    fn of(
+        stored: &Datatype,
+        attributes: &Map<String, Value>,
+        types: &BTreeMap<String, Datatype>,
+    ) -> Option<Packing> {
+        let number = |key: &str| first_number(attributes.get(key)?);
+        let (scale, offset) = (number("scale_factor"), number("add_offset"));
+        if scale.is_none() && offset.is_none() {
+            return None;
+        }
+        let said = ["scale_factor", "add_offset"]
+            .into_iter()
+            .filter(|k| attributes.contains_key(*k));
+        let narrow = stored.size().is_some_and(|s| s <= 2) || *stored == Datatype::Float32;
+        let float32 = narrow
+            && said
+                .clone()
+                .all(|k| types.get(k) == Some(&Datatype::Float32));
+        let missing = ["_FillValue", "missing_value"]
+            .iter()
+            .filter_map(|k| attributes.get(*k))
+            .flat_map(|v| match v {
+                Value::Array(items) => items.iter().filter_map(number_of).collect(),
+                one => number_of(one).into_iter().collect::<Vec<_>>(),
+            })
+            .collect();
+        Some(Packing {
+            scale: scale.unwrap_or(1.0),
+            offset: offset.unwrap_or(0.0),
+            missing,
+            unpacked: if float32 {
+                Datatype::Float32
+            } else {
+                Datatype::Float64
+            },
+        })
+    }
+
+    fn unpack(&self, stored: f64) -> f64 {
+        let none = self
+            .missing
+            .iter()
+            .any(|&m| m == stored || (m.is_nan() && stored.is_nan()));
+        if none {
+            f64::NAN
+        } else {
+            stored * self.scale + self.offset
+        }
+    }
+}
+
+/// A JSON number, or NaN and the infinities as the attributes spell them.
+fn number_of(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" | "nan" => Some(f64::NAN),
+            "inf" | "Infinity" => Some(f64::INFINITY),
+            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn first_number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Array(items) if items.len() == 1 => number_of(&items[0]),
+        other => number_of(other),
+    }
+}
+
+/// What becomes of each stored value.
+enum Decode {
+    Time {
+        counts: CfCounts,
+        values: Option<CfValues>,
+    },
+    Unpack(Packing),
+}
+
+/// The decoded values of a source.
+struct Decoded {
+    inner: Box<dyn Source>,
+    spec: ArraySpec,
+    decode: Decode,
+    notes: Vec<String>,
+    stored: Vec<u8>,
+    /// The elements handed out so far.
+    done: u64,
+}
+
+impl Decoded {
+    fn new(inner: Box<dyn Source>, spec: ArraySpec, decode: Decode, note: String) -> Decoded {
+        let mut notes = inner.notes().to_vec();
+        notes.push(note);
+        Decoded {
+            inner,
+            spec,
+            decode,
+            notes,
+            stored: Vec::new(),
+            done: 0,
+        }
+    }
+
+    /// Stored value `i` of `self.stored`, in native byte order.
+    fn native(&self, i: usize, size: usize) -> Vec<u8> {
+        let mut bytes = self.stored[i * size..(i + 1) * size].to_vec();
+        if self.inner.spec().byte_order != ByteOrder::NATIVE {
+            bytes.reverse();
+        }
+        bytes
+    }
+}
+
+impl Source for Decoded {
+    fn origin(&self) -> Origin<'_> {
+        Origin::new(&self.spec, self.inner.location())
+    }
+
+    fn array_name(&self) -> String {
+        self.inner.array_name()
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn batch_hint(&self) -> u64 {
+        self.inner.batch_hint()
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let stored_type = self.inner.spec().datatype.clone();
+        let size = stored_type.size().unwrap_or(1).max(1);
+        let out_size = self.spec.element_size().max(1);
+        let n = buf.len() / out_size;
+        self.stored.resize(n * size, 0);
+        let got = self.inner.read(&mut self.stored)?;
+        for i in 0..got {
+            let native = self.native(i, size);
+            let out = &mut buf[i * out_size..(i + 1) * out_size];
+            match &self.decode {
+                Decode::Time { counts, values } => {
+                    let mut wide = Vec::with_capacity(8);
+                    counts.widen(&native, &mut wide);
+                    if let Some(values) = values {
+                        values
+                            .apply(&mut wide)
+                            .map_err(|(_, e)| Error::Unsupported {
+                                path: self.inner.location().to_path_buf(),
+                                message: format!(
+                                    "element {} (in C order): {e}",
+                                    self.done + i as u64
+                                ),
+                            })?;
+                    }
+                    out.copy_from_slice(&wide);
+                }
+                Decode::Unpack(packing) => {
+                    let value = packing.unpack(as_f64(&stored_type, &native));
+                    match self.spec.datatype {
+                        Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
+                        _ => out.copy_from_slice(&value.to_ne_bytes()),
+                    }
+                }
+            }
+        }
+        self.done += got as u64;
+        Ok(got)
+    }
+}
+
+/// A native-order stored number as `f64`.
+fn as_f64(datatype: &Datatype, b: &[u8]) -> f64 {
+    macro_rules! from {
+        ($t:ty) => {
+            <$t>::from_ne_bytes(b.try_into().unwrap_or_default()) as f64
+        };
+    }
+    match datatype {
+        Datatype::Int8 => from!(i8),
+        Datatype::UInt8 => from!(u8),
+        Datatype::Int16 => from!(i16),
+        Datatype::UInt16 => from!(u16),
+        Datatype::Int32 => from!(i32),
+        Datatype::UInt32 => from!(u32),
+        Datatype::Int64 => from!(i64),
+        Datatype::UInt64 => from!(u64),
+        Datatype::Float32 => from!(f32),
+        _ => from!(f64),
+    }
+}
