@@ -550,7 +550,14 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
             return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
         }
-        Ok(Box::new(ZarrSource::open(path)?))
+        let source = Box::new(ZarrSource::open(path)?);
+        match StoreInfo::open(path)? {
+            StoreInfo::Array(info) if !info.attributes().contains_key("ndl_datatype") => {
+                let (name, attributes) = (stem(path), cf_attributes(&info));
+                crate::cf_decoded::decoded(source, &name, &attributes, &Default::default())
+            }
+            _ => Ok(source),
+        }
     },
     create: Some(|path, source, options| {
         let mut options = options.zarr.clone();
@@ -624,6 +631,27 @@ fn array_names(path: &Path) -> Option<Vec<String>> {
     names.extend(group.vlen_arrays().iter().cloned());
     names.sort();
     Some(names)
+}
+
+/// The attributes of an array another tool wrote, as CF reads them: its
+/// `_FillValue` the v2 `fill_value` (xarray's reading), in v3 the
+/// attribute, a float's decoded from the base64 xarray writes.
+fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value> {
+    let mut attributes = info.attributes().clone();
+    let fill = match info.format() {
+        ndl_zarr::ZarrFormat::V2 => info.metadata().get("fill_value").cloned(),
+        _ => attributes
+            .get("_FillValue")
+            .map(|f| match ndl_zarr::text_fill(f) {
+                Some(x) => ndl_zarr::float_json(x),
+                None => f.clone(),
+            }),
+    };
+    match fill.filter(|f| !f.is_null()) {
+        Some(fill) => attributes.insert("_FillValue".into(), fill),
+        None => attributes.remove("_FillValue"),
+    };
+    attributes
 }
 
 /// The store options the command line's `settings` say.

@@ -440,3 +440,42 @@ for path, fmt in [(sys.argv[1], 'NETCDF4'), (sys.argv[2], 'NETCDF3_CLASSIC')]:
         assert_eq!(out, "datetime64[h] float64\n", "{src}");
     }
 }
+
+/// The same for one array of a Zarr store xarray wrote, v2 (the fill is
+/// the array's `fill_value`) and v3 (the `_FillValue` attribute).
+#[test]
+fn one_zarr_array_reads_its_cf_times_and_packed_values_as_xarray_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "\
+import sys, numpy as np, xarray as xr
+t = np.array(['2000-01-01T00', 'NaT', '2000-01-01T12'], 'M8[ns]')
+ds = xr.Dataset({'time': ('t', t), 'v': (('t', 'x'), np.array([[273.15, 273.16], [np.nan, 273.18], [273.19, 273.2]]))})
+enc = {'time': {'dtype': 'int32', 'units': 'hours since 2000-01-01', '_FillValue': -1},
+       'v': {'dtype': 'int16', 'scale_factor': 0.01, 'add_offset': 273.15, '_FillValue': -32767}}
+for path, fmt in [(sys.argv[1], 2), (sys.argv[2], 3)]:
+    ds.to_zarr(path, zarr_format=fmt, encoding=enc, consolidated=False)
+";
+    let (v2, v3) = (dir.path().join("s2.zarr"), dir.path().join("s3.zarr"));
+    let paths = [v2.to_str().unwrap(), v3.to_str().unwrap()];
+    ndl_testkit::run_with(&ndl_testkit::python312(), script, &paths);
+    for src in paths {
+        let (time, v) = (format!("{src}.time.npy"), format!("{src}.v.npy"));
+        for (member, dst) in [("time", &time), ("v", &v)] {
+            let run = ndl(&["convert", src, dst, "--member", member]);
+            assert_eq!(run.code, Some(0), "{src} {member}: {run:#?}");
+            assert!(run.stderr.starts_with("ndl: note: "), "{run:#?}");
+        }
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ds = xr.open_zarr(sys.argv[1], consolidated=False)\n\
+             t, v = np.load(sys.argv[2]), np.load(sys.argv[3])\n\
+             assert np.array_equal(t.astype('M8[ns]'), ds['time'].values, equal_nan=True), (t, ds['time'].values)\n\
+             assert np.allclose(v, ds['v'].values, equal_nan=True), (v, ds['v'].values)\n\
+             assert np.isnat(t[1]) and np.isnan(v[1, 0])\n\
+             print(t.dtype, v.dtype)",
+            &[src, &time, &v],
+        );
+        assert_eq!(out, "datetime64[h] float64\n", "{src}");
+    }
+}
