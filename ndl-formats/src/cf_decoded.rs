@@ -11,25 +11,73 @@ use ndl_runtime::time::{CfCounts, CfValues, cf_time_type};
 use ndl_runtime::{ArraySpec, ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
+use crate::attribute_json::float_of;
 use crate::error::{Error, Result};
 use crate::source::{Origin, Source};
 
+/// The attributes a time's decoding uses up.
+const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
+
+/// The attributes an unpacking uses up, or that no longer hold once the
+/// values are unpacked.
+const PACKING_ATTRIBUTES: &[&str] = &[
+    "scale_factor",
+    "add_offset",
+    "missing_value",
+    "valid_range",
+    "valid_min",
+    "valid_max",
+];
+
 /// `source`, the variable `name` whose attributes are `attributes` (their
-/// elements of `types`), with its CF encodings undone; as it is when it
-/// has none.
+/// elements of `types`), as xarray reads it: its CF encodings undone
+/// ([`decoded`]), with the attributes a destination carries.
 ///
 /// # Errors
-/// `units` that read as CF time but are not (`days since yesterday`):
-/// converted as plain numbers, its times would be silently lost.
-pub(crate) fn decoded(
+/// As [`decoded`].
+pub(crate) fn as_xarray_reads(
     source: Box<dyn Source>,
     name: &str,
     attributes: &Map<String, Value>,
     types: &BTreeMap<String, Datatype>,
 ) -> Result<Box<dyn Source>> {
+    let (source, used) = decoded(source, name, attributes, types)?;
+    Ok(crate::carried::with_attributes(
+        source, attributes, types, used,
+    ))
+}
+
+/// `source`, an array ndl wrote, whose `ndl_datatype` says what it holds,
+/// times included, with the attributes a destination carries, save the
+/// CF time attributes a time's destination writes itself.
+pub(crate) fn as_written(
+    source: Box<dyn Source>,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+) -> Box<dyn Source> {
+    let used = match source.spec().datatype {
+        Datatype::Time(_) => TIME_ATTRIBUTES,
+        _ => &[],
+    };
+    crate::carried::with_attributes(source, attributes, types, used)
+}
+
+/// `source`, the variable `name` whose attributes are `attributes` (their
+/// elements of `types`), with its CF encodings undone, and the attributes
+/// that took; as it is when it has none.
+///
+/// # Errors
+/// `units` that read as CF time but are not (`days since yesterday`):
+/// converted as plain numbers, its times would be silently lost.
+fn decoded(
+    source: Box<dyn Source>,
+    name: &str,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+) -> Result<(Box<dyn Source>, &'static [&'static str])> {
     let stored = source.spec().datatype.clone();
     if stored.as_int().is_none() && !matches!(stored, Datatype::Float32 | Datatype::Float64) {
-        return Ok(source);
+        return Ok((source, &[]));
     }
     let text = |key: &str| attributes.get(key).and_then(Value::as_str);
     let refused = |why: String| Error::Unsupported {
@@ -52,10 +100,11 @@ pub(crate) fn decoded(
         );
         let spec = decoded_spec(source.spec(), Datatype::Time(field));
         let decode = Decode::Time { counts, values };
-        return Ok(Box::new(Decoded::new(source, spec, decode, note)));
+        let source = Box::new(Decoded::new(source, spec, decode, note));
+        return Ok((source, TIME_ATTRIBUTES));
     }
     let Some(packing) = Packing::of(&stored, attributes, types) else {
-        return Ok(source);
+        return Ok((source, &[]));
     };
     let note = format!(
         "variable `{name}`: its packed values (scale_factor {}, add_offset {}) are read as {}, \
@@ -69,12 +118,8 @@ pub(crate) fn decoded(
         }
     );
     let spec = decoded_spec(source.spec(), packing.unpacked.clone());
-    Ok(Box::new(Decoded::new(
-        source,
-        spec,
-        Decode::Unpack(packing),
-        note,
-    )))
+    let source = Box::new(Decoded::new(source, spec, Decode::Unpack(packing), note));
+    Ok((source, PACKING_ATTRIBUTES))
 }
 
 /// The spec of the decoded values: `datatype`, in native byte order.
@@ -121,8 +166,8 @@ impl Packing {
             .iter()
             .filter_map(|k| attributes.get(*k))
             .flat_map(|v| match v {
-                Value::Array(items) => items.iter().filter_map(number_of).collect(),
-                one => number_of(one).into_iter().collect::<Vec<_>>(),
+                Value::Array(items) => items.iter().filter_map(float_of).collect(),
+                one => float_of(one).into_iter().collect::<Vec<_>>(),
             })
             .collect();
         Some(Packing {
@@ -150,24 +195,10 @@ impl Packing {
     }
 }
 
-/// A JSON number, or NaN and the infinities as the attributes spell them.
-fn number_of(value: &Value) -> Option<f64> {
-    match value {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
-            "NaN" | "nan" => Some(f64::NAN),
-            "inf" | "Infinity" => Some(f64::INFINITY),
-            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn first_number(value: &Value) -> Option<f64> {
     match value {
-        Value::Array(items) if items.len() == 1 => number_of(&items[0]),
-        other => number_of(other),
+        Value::Array(items) if items.len() == 1 => float_of(&items[0]),
+        other => float_of(other),
     }
 }
 

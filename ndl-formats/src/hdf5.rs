@@ -71,14 +71,14 @@ fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
         drop(reader);
         return Ok(Box::new(Hdf5StringSource::open(path, name)?));
     }
-    // A file ndl wrote says its times itself, and packs nothing.
-    let cf = (!reader.says_its_type()).then(|| reader.attributes());
+    let (attributes, types) = reader.attributes();
+    let ours = reader.says_its_type();
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
-    match cf {
-        Some((attributes, types)) => {
-            crate::cf_decoded::decoded(source, name.trim_start_matches('/'), &attributes, &types)
-        }
-        None => Ok(source),
+    let name = name.trim_start_matches('/');
+    match ours {
+        // A file ndl wrote says its times itself, and packs nothing.
+        true => Ok(crate::cf_decoded::as_written(source, &attributes, &types)),
+        false => crate::cf_decoded::as_xarray_reads(source, name, &attributes, &types),
     }
 }
 

@@ -32,7 +32,9 @@
 
 mod arrow;
 mod arrow_records;
+mod attribute_json;
 mod batch_copy;
+mod carried;
 mod cf_decoded;
 mod column_file;
 mod column_rows;

@@ -554,7 +554,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         match StoreInfo::open(path)? {
             StoreInfo::Array(info) if !info.attributes().contains_key("ndl_datatype") => {
                 let (name, attributes) = (stem(path), cf_attributes(&info));
-                crate::cf_decoded::decoded(source, &name, &attributes, &Default::default())
+                crate::cf_decoded::as_xarray_reads(source, &name, &attributes, &Default::default())
             }
             _ => Ok(source),
         }

@@ -384,7 +384,8 @@ fn time_units_that_are_not_cf_are_refused() {
 /// reads as the times xarray decodes, the fill as NaT; `v`, `int16` packed
 /// with `scale_factor`, `add_offset` and a `_FillValue`, as the float64
 /// values xarray unpacks, the fill as NaN; each with a note. To a `.nc`
-/// the variable keeps its name.
+/// the variable keeps its name and its attributes, but those the reading
+/// used up (the packing) and `coordinates` (naming a variable left behind).
 #[test]
 fn one_variable_reads_its_cf_times_and_packed_values_as_xarray_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -399,6 +400,9 @@ for path, fmt in [(sys.argv[1], 'NETCDF4'), (sys.argv[2], 'NETCDF3_CLASSIC')]:
         v = f.createVariable('v', 'i2', ('t', 'x'), fill_value=-32767)
         v.scale_factor = 0.01
         v.add_offset = 273.15
+        v.units = 'K'
+        v.long_name = 'air temperature'
+        v.coordinates = 'time'
         v.set_auto_maskandscale(False)
         v[:] = np.array([[0, 1], [-32767, 3], [4, 5]], 'i2')
 ";
@@ -432,8 +436,10 @@ for path, fmt in [(sys.argv[1], 'NETCDF4'), (sys.argv[2], 'NETCDF3_CLASSIC')]:
              assert np.isnat(t[1])\n\
              assert v.dtype == ds['v'].dtype and np.allclose(v, ds['v'].values, equal_nan=True), (v, ds['v'].values)\n\
              assert np.isnan(v[1, 0])\n\
-             back = xr.open_dataset(sys.argv[4])\n\
+             back = xr.open_dataset(sys.argv[4], decode_cf=False)\n\
              assert np.allclose(back['v'].values, ds['v'].values, equal_nan=True)\n\
+             kept = dict(back['v'].attrs)\n\
+             assert kept == {'units': 'K', 'long_name': 'air temperature'}, kept\n\
              print(t.dtype, v.dtype)",
             &[src, &time, &v, &v_nc],
         );

@@ -433,7 +433,11 @@ fn attribute(
         }
         _ => {}
     }
-    let numbers = || items.iter().filter_map(|v| super::float_of(v));
+    let numbers = || {
+        items
+            .iter()
+            .filter_map(|v| crate::attribute_json::float_of(v))
+    };
     match stored {
         Some(Datatype::Float32) => {
             return cdl::AttrValue::Floats(numbers().map(|v| v as f32).collect());
@@ -502,7 +506,7 @@ fn member_value(value: &serde_json::Value, dt: &Datatype) -> Option<cdl::MemberV
                 .collect::<Option<_>>()?,
         ),
         (Datatype::FixedString(_), J::String(s)) => M::Text(s.clone()),
-        (Datatype::Float32 | Datatype::Float64, v) => M::Float(super::float_of(v)?),
+        (Datatype::Float32 | Datatype::Float64, v) => M::Float(crate::attribute_json::float_of(v)?),
         (_, v) => M::Int(v.as_i64().map(i128::from).or(v.as_u64().map(i128::from))?),
     })
 }

@@ -216,20 +216,6 @@ fn listing(contents: &Contents, render: impl Fn(&Entry) -> String) -> String {
     out
 }
 
-/// The number a JSON value of a float attribute holds: a number, or
-/// NaN or an infinity, which JSON holds as text (`NaN`, `inf`, `-inf`).
-fn float_of(value: &serde_json::Value) -> Option<f64> {
-    match value {
-        serde_json::Value::String(s) => match s.as_str() {
-            "NaN" | "nan" => Some(f64::NAN),
-            "inf" | "Infinity" => Some(f64::INFINITY),
-            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        other => other.as_f64(),
-    }
-}
-
 /// `contents` without the arrays `language` cannot say (`cannot_say`
 /// gives why), each left out with a warning, so the rest of a file is
 /// described; a lone array is kept, for the language's own error.

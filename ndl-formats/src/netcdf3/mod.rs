@@ -40,7 +40,9 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
         let listed = inventory(&file);
         let source = Box::new(Netcdf3Source::new(file, index)?);
         return match listed.datasets.iter().find(|d| d.name == name) {
-            Some(d) => crate::cf_decoded::decoded(source, &name, &d.attributes, &d.attribute_types),
+            Some(d) => {
+                crate::cf_decoded::as_xarray_reads(source, &name, &d.attributes, &d.attribute_types)
+            }
             None => Ok(source),
         };
     }

@@ -1,0 +1,138 @@
+//! A format's attributes, as JSON holds them, as NDL attributes: of their
+//! stored type where the format keeps one (HDF5, netCDF), else text, a
+//! number or a list of them. What `ndl describe` prints and a conversion
+//! carries.
+
+use ndl_runtime::Datatype;
+use ndl_runtime::ndl::Attribute;
+use serde_json::Value as J;
+
+/// An NDL attribute for a format's attribute: of its `stored` type where
+/// the format has one (HDF5), else text, a number, or a list of numbers
+/// of `element`'s type (the CF flags of a column).
+pub(crate) fn attribute(
+    value: &J,
+    element: &Datatype,
+    stored: Option<&Datatype>,
+) -> Option<Attribute> {
+    match stored {
+        Some(dt) => Some(typed_attribute(value, dt)),
+        None => untyped_attribute(value, element),
+    }
+}
+
+/// An attribute of the stored type `dt`: a list for a list, nothing for
+/// a null dataspace (`shape: [0]`), the short form where it says the same.
+fn typed_attribute(value: &J, dt: &Datatype) -> Attribute {
+    match value {
+        J::Null => Attribute::long([0], dt.clone(), serde_yaml::Value::Sequence(vec![])),
+        J::Array(_) => {
+            let shape = shape_of(value, dt);
+            Attribute::long(shape.clone(), dt.clone(), values_of(value, dt, shape.len()))
+        }
+        J::String(s) if matches!(dt, Datatype::String | Datatype::FixedString(_)) => {
+            Attribute::from(s.as_str())
+        }
+        one => {
+            let value = yaml_of(one, dt);
+            match Attribute::best_match(&value) {
+                Some(best) if best == *dt => Attribute::new(value.clone())
+                    .unwrap_or_else(|_| Attribute::long([], dt.clone(), value)),
+                _ => Attribute::long([], dt.clone(), value),
+            }
+        }
+    }
+}
+
+/// The shape of an attribute's nested lists of elements of `dt` (whose
+/// own values are lists where it is an array type).
+fn shape_of(value: &J, dt: &Datatype) -> Vec<usize> {
+    let element_rank = match dt {
+        Datatype::Array(a) => a.shape.len(),
+        _ => 0,
+    };
+    let mut shape = Vec::new();
+    let mut at = value;
+    while let J::Array(items) = at {
+        shape.push(items.len());
+        match items.first() {
+            Some(first) => at = first,
+            None => break,
+        }
+    }
+    shape.truncate(shape.len().saturating_sub(element_rank));
+    shape
+}
+
+/// The YAML of nested lists `rank` deep of elements of `dt`.
+fn values_of(value: &J, dt: &Datatype, rank: usize) -> serde_yaml::Value {
+    match (value, rank) {
+        (J::Array(items), 1..) => {
+            serde_yaml::Value::Sequence(items.iter().map(|v| values_of(v, dt, rank - 1)).collect())
+        }
+        (element, _) => yaml_of(element, dt),
+    }
+}
+
+/// The YAML value of one element of `dt` given as JSON: NaN and the
+/// infinities (text in JSON) as floats, bools as bools, a compound's
+/// members each of its own type.
+fn yaml_of(value: &J, dt: &Datatype) -> serde_yaml::Value {
+    use serde_yaml::Value as Y;
+    match (value, dt) {
+        (_, Datatype::Float16 | Datatype::Float32 | Datatype::Float64) => {
+            float_of(value).map_or(Y::Null, Y::from)
+        }
+        (J::Number(n), Datatype::Bool) => Y::Bool(n.as_u64() != Some(0)),
+        (J::Object(members), Datatype::Compound(c)) => Y::Mapping(
+            c.members
+                .iter()
+                .filter_map(|m| {
+                    let v = members.get(&m.name)?;
+                    Some((Y::from(m.name.as_str()), yaml_of(v, &m.datatype)))
+                })
+                .collect(),
+        ),
+        (J::Array(items), Datatype::Array(a)) => {
+            Y::Sequence(items.iter().map(|v| yaml_of(v, &a.base)).collect())
+        }
+        (other, _) => serde_yaml::to_value(other).unwrap_or(Y::Null),
+    }
+}
+
+/// An attribute of a format that keeps JSON (Zarr): text, a number, or a
+/// list of numbers of `element`'s type or of text.
+fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
+    match value {
+        J::String(s) => Some(Attribute::from(s.as_str())),
+        J::Array(items) if element.as_int().is_some() && items.iter().all(J::is_number) => {
+            let values: Vec<serde_yaml::Value> = items
+                .iter()
+                .filter_map(|v| serde_yaml::to_value(v).ok())
+                .collect();
+            Some(Attribute::long([values.len()], element.clone(), values))
+        }
+        J::Array(items) if !items.is_empty() && items.iter().all(J::is_string) => {
+            let values: Vec<serde_yaml::Value> = items
+                .iter()
+                .filter_map(|v| serde_yaml::to_value(v).ok())
+                .collect();
+            Some(Attribute::long([values.len()], Datatype::String, values))
+        }
+        other => Attribute::new(serde_yaml::to_value(other).ok()?).ok(),
+    }
+}
+
+/// The number a JSON value of a float attribute holds: a number, or
+/// NaN or an infinity, which JSON holds as text (`NaN`, `inf`, `-inf`).
+pub(crate) fn float_of(value: &serde_json::Value) -> Option<f64> {
+    match value {
+        serde_json::Value::String(s) => match s.as_str() {
+            "NaN" | "nan" => Some(f64::NAN),
+            "inf" | "Infinity" => Some(f64::INFINITY),
+            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        other => other.as_f64(),
+    }
+}

@@ -1,0 +1,99 @@
+//! The attributes of one array that a conversion carries to its
+//! destination (`units`, `long_name`, CF's others): not the file's
+//! bookkeeping, nor what the destination stores its own way or a reading
+//! used up.
+
+use std::collections::BTreeMap;
+
+use ndl_runtime::Datatype;
+use ndl_runtime::ndl::{Attribute, NameMap};
+use serde_json::{Map, Value};
+
+use crate::attribute_json::attribute;
+use crate::error::Result;
+use crate::source::{Origin, Source};
+
+/// `source` with the attributes of `attributes` (their elements of
+/// `types`, where the format keeps them) that a destination takes, save
+/// those named in `used`.
+pub(crate) fn with_attributes(
+    source: Box<dyn Source>,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+    used: &[&str],
+) -> Box<dyn Source> {
+    let element = source.spec().datatype.clone();
+    let scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
+    let mut carried = NameMap::new();
+    for (name, value) in attributes {
+        let left = is_left_behind(name) || (scale && name == "NAME") || used.contains(&&**name);
+        if let Some(a) = attribute(value, &element, types.get(name)).filter(|_| !left) {
+            carried.insert(name.clone(), a);
+        }
+    }
+    if carried.is_empty() {
+        return source;
+    }
+    Box::new(Carried {
+        inner: source,
+        attributes: carried,
+    })
+}
+
+/// The file's bookkeeping (netCDF-4's dimensions, Zarr v2's and NCZarr's,
+/// ours), a fill (each destination stores one its own way, in the array's
+/// type), and `coordinates` (it names variables that do not come along).
+fn is_left_behind(name: &str) -> bool {
+    matches!(
+        name,
+        "DIMENSION_LIST"
+            | "REFERENCE_LIST"
+            | "CLASS"
+            | "_Netcdf4Dimid"
+            | "_Netcdf4Coordinates"
+            | "_NCProperties"
+            | "_ARRAY_DIMENSIONS"
+            | "_NCZARR_ATTR"
+            | "_nczarr_attr"
+            | "ndl_datatype"
+            | "ndl_fills"
+            | "_FillValue"
+            | "coordinates"
+    )
+}
+
+/// A source with the attributes it carries.
+struct Carried {
+    inner: Box<dyn Source>,
+    attributes: NameMap<Attribute>,
+}
+
+impl Source for Carried {
+    fn origin(&self) -> Origin<'_> {
+        self.inner.origin()
+    }
+
+    fn array_name(&self) -> String {
+        self.inner.array_name()
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes)
+    }
+
+    fn notes(&self) -> &[String] {
+        self.inner.notes()
+    }
+
+    fn narrowed_strings(&self) -> Option<&str> {
+        self.inner.narrowed_strings()
+    }
+
+    fn batch_hint(&self) -> u64 {
+        self.inner.batch_hint()
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.inner.read(buf)
+    }
+}
