@@ -77,6 +77,10 @@ impl Source for Carried {
         self.inner.array_name()
     }
 
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.inner.dimension_names()
+    }
+
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
         Some(&self.attributes)
     }

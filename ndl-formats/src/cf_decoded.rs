@@ -255,6 +255,10 @@ impl Source for Decoded {
         self.inner.array_name()
     }
 
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.inner.dimension_names()
+    }
+
     fn notes(&self) -> &[String] {
         &self.notes
     }

@@ -119,6 +119,8 @@ pub struct Hdf5Source {
     path: PathBuf,
     /// The dataset's name in its group.
     name: String,
+    /// Its dimension scales' names, one per axis, where it has them.
+    dimensions: Option<Vec<String>>,
     rows_left: u64,
     /// Elements per row, and bytes per element.
     row: (u64, usize),
@@ -147,6 +149,14 @@ impl Hdf5Source {
     fn from_reader(path: &Path, dataset: &str, reader: ArrayReader) -> Result<Hdf5Source> {
         let stored = reader.stored().clone();
         let shape = reader.shape().to_vec();
+        // A netCDF `char` variable's last dimension is its strings' length.
+        let dimensions = reader
+            .dimension_names()
+            .filter(|names| names.len() >= shape.len())
+            .map(|mut names| {
+                names.truncate(shape.len());
+                names
+            });
         let mut spec = ArraySpec::new(stored.datatype, shape.clone());
         spec.byte_order = stored.byte_order;
         spec.other_order = stored.other_order;
@@ -159,6 +169,7 @@ impl Hdf5Source {
             spec,
             path: path.to_path_buf(),
             name: base_name(dataset),
+            dimensions,
             pending: Default::default(),
         })
     }
@@ -171,6 +182,10 @@ impl Source for Hdf5Source {
 
     fn array_name(&self) -> String {
         self.name.clone()
+    }
+
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.dimensions.clone()
     }
 
     fn batch_hint(&self) -> u64 {
@@ -792,6 +807,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         let mut options = options.hdf5.clone();
         for (name, value) in crate::sidecar::json_attributes(source) {
             options.options = options.options.attribute(&name, value);
+        }
+        if let Some(names) = source.dimension_names() {
+            options.options = options.options.dimension_names(names);
         }
         Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),

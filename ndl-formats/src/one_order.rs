@@ -42,6 +42,10 @@ impl Source for OneOrder {
         self.inner.array_name()
     }
 
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.inner.dimension_names()
+    }
+
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
         self.inner.attributes()
     }

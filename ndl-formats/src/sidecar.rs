@@ -129,6 +129,10 @@ impl Source for Described {
         self.inner.array_name()
     }
 
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.inner.dimension_names()
+    }
+
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
         self.attributes.as_ref()
     }

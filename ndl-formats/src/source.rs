@@ -53,6 +53,13 @@ pub trait Source {
         crate::contents::stem(self.location())
     }
 
+    /// The names of the array's dimensions, one per axis, where it has
+    /// them (a netCDF variable's, a Zarr array's): what a destination that
+    /// names dimensions calls them.
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// The array's own attributes that a conversion carries (an NDL
     /// sidecar's, beside a `.npy`), where it has some.
     fn attributes(&self) -> Option<&NameMap<Attribute>> {

@@ -36,6 +36,8 @@ pub struct ZarrSource {
     reading: Reading,
     /// What the reader should know about how the store was read.
     notes: Vec<String>,
+    /// The array's dimension names, where it names every one.
+    dimensions: Option<Vec<String>>,
 }
 
 /// How a store's elements are read.
@@ -51,9 +53,11 @@ impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
+        let mut dimensions = None;
         let (spec, reading, written) = match StoreInfo::open(path)? {
             StoreInfo::Array(info) if is_grid(&info) => {
                 notes = info.notes().to_vec();
+                dimensions = named_dimensions(&info);
                 let reader = GridReader::open(path)?;
                 let mut spec = array_spec(&info, reader.stored_datatype());
                 spec.order = reader.order();
@@ -62,6 +66,7 @@ impl ZarrSource {
             }
             StoreInfo::Array(info) => {
                 notes = info.notes().to_vec();
+                dimensions = named_dimensions(&info);
                 let chunk = info
                     .inner_chunks()
                     .unwrap_or(info.chunks())
@@ -105,6 +110,7 @@ impl ZarrSource {
             unpacking,
             reading,
             notes,
+            dimensions,
         })
     }
 
@@ -238,6 +244,10 @@ fn is_grid(info: &ArrayInfo) -> bool {
 impl Source for ZarrSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.dimensions.clone()
     }
 
     fn notes(&self) -> &[String] {
@@ -564,6 +574,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         for (name, value) in crate::sidecar::json_attributes(source) {
             options.zarr = options.zarr.attribute(&name, value);
         }
+        if let Some(names) = source.dimension_names() {
+            options.zarr = options.zarr.dimension_names(names);
+        }
         let read_variable = source.narrowed_strings().is_some();
         if options.variable_strings.unwrap_or(read_variable) {
             let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr)?;
@@ -631,6 +644,11 @@ fn array_names(path: &Path) -> Option<Vec<String>> {
     names.extend(group.vlen_arrays().iter().cloned());
     names.sort();
     Some(names)
+}
+
+/// The names of `info`'s dimensions, where it names every one.
+fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
+    info.dimension_names()?.iter().cloned().collect()
 }
 
 /// The attributes of an array another tool wrote, as CF reads them: its

@@ -121,6 +121,12 @@ impl ArrayReader {
         crate::attribute::attributes(&self.dataset)
     }
 
+    /// The names of the dimension scales attached to the dataset's
+    /// dimensions (netCDF's dimensions), when each has one.
+    pub fn dimension_names(&self) -> Option<Vec<String>> {
+        crate::inventory::scale_names(&self.dataset)
+    }
+
     /// Whether the dataset's own `ndl_datatype` says what its elements are
     /// (a file ndl wrote), CF encodings included.
     pub fn says_its_type(&self) -> bool {
@@ -252,7 +258,13 @@ impl ArrayWriter {
             source,
         };
         let mut shape = shape.to_vec();
-        let mut names = dimension_names(shape.len());
+        // A dimension named as the dataset is would be netCDF's coordinate
+        // variable, whose scale is the dataset itself.
+        let mut names = options
+            .dimension_names
+            .clone()
+            .filter(|names| names.len() == shape.len() && !names.iter().any(|n| n == dataset))
+            .unwrap_or_else(|| dimension_names(shape.len()));
         let utf32 = utf32_length(datatype).map(|chars| (chars, byte_order));
         let (memory_type, file_type) = match datatype {
             Datatype::FixedString(_) if utf32.is_some() => {

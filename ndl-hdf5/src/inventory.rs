@@ -309,6 +309,25 @@ fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>
     Some(tokens)
 }
 
+/// The names of the dimension scales attached to each dimension of
+/// `dataset`, when every dimension has one (a netCDF variable's).
+pub(crate) fn scale_names(dataset: &hdf5::Dataset) -> Option<Vec<String>> {
+    let list = dataset.attr("DIMENSION_LIST").ok()?;
+    let per_dimension = list.read_raw::<VarLenArray<ObjectReference1>>().ok()?;
+    per_dimension
+        .iter()
+        .map(
+            |refs| match dataset.dereference(refs.iter().next()?).ok()? {
+                ReferencedObject::Dataset(scale) => {
+                    let name = scale.name();
+                    Some(name.rsplit('/').next().unwrap_or(&name).to_string())
+                }
+                _ => None,
+            },
+        )
+        .collect()
+}
+
 fn filter_name(filter: &Filter) -> Value {
     let named = |name: &str| serde_json::json!({ "name": name });
     match filter {

@@ -67,6 +67,8 @@ pub struct WriteOptions {
     /// The user's attributes of the dataset (of the file, in the columns
     /// layout).
     pub(crate) attributes: serde_json::Map<String, serde_json::Value>,
+    /// The names of an array's dimensions, where given.
+    pub(crate) dimension_names: Option<Vec<String>>,
 }
 
 impl Default for WriteOptions {
@@ -82,6 +84,7 @@ impl Default for WriteOptions {
             netcdf_enum_records: false,
             durable: false,
             attributes: serde_json::Map::new(),
+            dimension_names: None,
         }
     }
 }
@@ -202,6 +205,30 @@ impl WriteOptions {
     /// ```
     pub fn attribute(mut self, name: &str, value: serde_json::Value) -> Self {
         self.attributes.insert(name.to_string(), value);
+        self
+    }
+
+    /// Names the dimensions of an [`ArrayWriter`](crate::ArrayWriter)'s
+    /// array, one per axis (netCDF's dimensions, HDF5's dimension scales):
+    /// `time`, `lat`, `lon` rather than `dim_0`, `dim_1`, `dim_2`. Names
+    /// of another number than the array has axes are not used, nor names
+    /// one of which is the dataset's own (netCDF's coordinate variable,
+    /// which would be its own dimension scale).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.nc");
+    /// let options = ndl_hdf5::WriteOptions::new().dimension_names(vec!["y".into(), "x".into()]);
+    /// let mut w = ndl_hdf5::ArrayWriter::create(&path, "t", &ndl_runtime::Datatype::Float32,
+    ///     ndl_runtime::ByteOrder::NATIVE, &[2, 1], "t_t", &options)?;
+    /// w.write_rows(&[0u8; 8])?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.dataset("y")?.shape(), vec![2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dimension_names(mut self, names: Vec<String>) -> Self {
+        self.dimension_names = Some(names);
         self
     }
 

@@ -34,6 +34,7 @@ pub struct WriteOptions {
     pub(crate) other_order: Vec<Range<usize>>,
     pub(crate) legacy_structured: bool,
     pub(crate) dimension: Option<String>,
+    pub(crate) dimension_names: Option<Vec<String>>,
     pub(crate) chars_as_u1: bool,
     pub(crate) expected_len: Option<u64>,
     pub(crate) publish_on_finish: bool,
@@ -204,6 +205,26 @@ impl WriteOptions {
     /// directory name without its extension (`readings` for `readings.zarr`).
     pub fn dimension(mut self, name: impl Into<String>) -> WriteOptions {
         self.dimension = Some(name.into());
+        self
+    }
+
+    /// Names the dimensions of an array of any rank, one per axis
+    /// (`dimension_names` in v3, `_ARRAY_DIMENSIONS` in v2): `time`,
+    /// `lat`, `lon` rather than `<store>_dim0`... Names of another number
+    /// than the array has axes are not used.
+    ///
+    /// ```
+    /// use ndl_zarr::WriteOptions;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("grid.zarr");
+    /// let options = WriteOptions::new().dimension_names(vec!["y".into(), "x".into()]);
+    /// ndl_zarr::write_ndarray(&path, &ndarray::array![[1.5f32], [2.5]], &options)?;
+    /// let meta = std::fs::read_to_string(path.join("zarr.json"))?;
+    /// assert!(meta.contains("\"y\""), "{meta}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dimension_names(mut self, names: Vec<String>) -> WriteOptions {
+        self.dimension_names = Some(names);
         self
     }
 

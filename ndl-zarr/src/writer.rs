@@ -361,6 +361,23 @@ pub(crate) fn dimension_name(dir: &Path) -> String {
         .to_string()
 }
 
+/// The names of the dimensions of a new array of `rank` axes at `dir`:
+/// those `options` give, else the record dimension's for one axis, and
+/// `<it>_dim<k>` for more.
+pub(crate) fn dimension_names(options: &WriteOptions, dir: &Path, rank: usize) -> Vec<String> {
+    if let Some(names) = options.dimension_names.as_ref().filter(|n| n.len() == rank) {
+        return names.clone();
+    }
+    let base = options
+        .dimension
+        .clone()
+        .unwrap_or_else(|| dimension_name(dir));
+    match rank {
+        1 => vec![base],
+        n => (0..n).map(|d| format!("{base}_dim{d}")).collect(),
+    }
+}
+
 /// Readies the place of a new store: an empty directory, or a prefix of
 /// object storage without a store.
 pub(crate) fn prepare(store: &Store) -> Result<()> {

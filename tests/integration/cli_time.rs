@@ -384,8 +384,9 @@ fn time_units_that_are_not_cf_are_refused() {
 /// reads as the times xarray decodes, the fill as NaT; `v`, `int16` packed
 /// with `scale_factor`, `add_offset` and a `_FillValue`, as the float64
 /// values xarray unpacks, the fill as NaN; each with a note. To a `.nc`
-/// the variable keeps its name and its attributes, but those the reading
-/// used up (the packing) and `coordinates` (naming a variable left behind).
+/// the variable keeps its name, its dimensions' names and its attributes,
+/// but those the reading used up (the packing) and `coordinates` (naming
+/// a variable left behind).
 #[test]
 fn one_variable_reads_its_cf_times_and_packed_values_as_xarray_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -440,6 +441,7 @@ for path, fmt in [(sys.argv[1], 'NETCDF4'), (sys.argv[2], 'NETCDF3_CLASSIC')]:
              assert np.allclose(back['v'].values, ds['v'].values, equal_nan=True)\n\
              kept = dict(back['v'].attrs)\n\
              assert kept == {'units': 'K', 'long_name': 'air temperature'}, kept\n\
+             assert back['v'].dims == ('t', 'x'), back['v'].dims\n\
              print(t.dtype, v.dtype)",
             &[src, &time, &v, &v_nc],
         );

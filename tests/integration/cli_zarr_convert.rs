@@ -373,17 +373,28 @@ with zipfile.ZipFile(os.path.join(sys.argv[1], "x3.zarr.zip"), "w") as z:
         );
         converted(convert(&src, &temp, &["--member", "temp"]), store);
         converted(convert(&src, &label, &["--member", "/label"]), store);
+        // To netCDF-4 with xarray's dimension names; a coordinate array,
+        // named as its dimension, on one of the file's own.
+        let (temp_nc, station_nc) = (
+            d.join(format!("{store}.temp.nc")),
+            d.join(format!("{store}.station.nc")),
+        );
+        converted(convert(&src, &temp_nc, &["--member", "temp"]), store);
+        converted(convert(&src, &station_nc, &["--member", "station"]), store);
         let missing = convert(&src, &d.join("m.npy"), &["--member", "nope"]);
         refused(&missing, &src, &["`nope`", "label, station, temp"]);
         ndl_testkit::python::run_with(
             &ndl_testkit::python::python312(),
             r#"
-import sys, numpy as np, pyarrow.parquet as pq
+import sys, numpy as np, pyarrow.parquet as pq, xarray as xr
 t = np.load(sys.argv[1])
 assert t.dtype == np.dtype("<f4") and t.tolist() == np.arange(12, dtype="f4").reshape(4, 3).tolist(), t
 assert pq.read_table(sys.argv[2]).column("value").to_pylist() == ["alpha", "", "γ"]
+nc = xr.open_dataset(sys.argv[3])
+assert nc["temp"].dims == ("time", "station") and nc["temp"].values.tolist() == t.tolist(), nc
+assert xr.open_dataset(sys.argv[4])["station"].values.tolist() == [10, 20, 30]
 "#,
-            &[path(&temp), path(&label)],
+            &[path(&temp), path(&label), path(&temp_nc), path(&station_nc)],
         );
     }
 }

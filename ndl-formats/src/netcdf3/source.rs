@@ -23,6 +23,8 @@ pub struct Netcdf3Source {
     path: PathBuf,
     /// The variable's name.
     name: String,
+    /// Its dimensions' names, one per axis of `spec`.
+    dimensions: Vec<String>,
     file: File,
     layout: Layout,
     spec: ArraySpec,
@@ -42,8 +44,16 @@ impl Netcdf3Source {
             (kind, _) => ArraySpec::new(kind.datatype(), layout.shape.clone()),
         };
         spec.byte_order = ByteOrder::Big;
+        // A `char` variable's last dimension is its strings' length.
+        let dimensions = variable
+            .dimensions
+            .iter()
+            .take(spec.shape.len())
+            .filter_map(|&d| nc.header.dimensions.get(d).map(|d| d.name.clone()))
+            .collect();
         Ok(Netcdf3Source {
             name: variable.name.clone(),
+            dimensions,
             file: open_data(&nc.path)?,
             path: nc.path,
             layout,
@@ -61,6 +71,10 @@ impl Source for Netcdf3Source {
 
     fn array_name(&self) -> String {
         self.name.clone()
+    }
+
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        Some(self.dimensions.clone())
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

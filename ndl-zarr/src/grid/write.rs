@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::layout::records::check_storable;
 use crate::metadata::{ArrayMeta, Grid, NDL_DATATYPE};
 use crate::options::{Layout, WriteOptions};
-use crate::writer::{Held, all_written, dimension_name, prepare};
+use crate::writer::{Held, all_written, dimension_names, prepare};
 
 /// Writes one array of any rank from its packed elements (native byte
 /// order) in the order it keeps them: made by
@@ -109,14 +109,7 @@ impl GridWriter {
         let chunks = options.chunk_shape_for(shape, packed.size())?;
         let mut attributes = options.attributes.clone();
         attributes.insert(NDL_DATATYPE.into(), json!(datatype));
-        let base = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(dir));
-        let dims = match shape.len() {
-            1 => vec![base],
-            n => (0..n).map(|d| format!("{base}_dim{d}")).collect(),
-        };
+        let dims = dimension_names(options, dir, shape.len());
         let grid = Grid {
             shape: shape.to_vec(),
             chunks,

@@ -13,7 +13,7 @@ use super::values::VlenValues;
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 use crate::store::Store;
-use crate::writer::{Held, all_written, dimension_name, prepare};
+use crate::writer::{Held, all_written, dimension_names, prepare};
 
 /// The bytes a value is guessed to take when the default chunk shape is
 /// chosen.
@@ -135,14 +135,7 @@ impl VlenWriter {
             });
         }
         let chunks = options.chunk_shape_for(shape, GUESSED_VALUE_BYTES)?;
-        let base = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(dir));
-        let dims = match shape.len() {
-            1 => vec![base],
-            n => (0..n).map(|d| format!("{base}_dim{d}")).collect(),
-        };
+        let dims = dimension_names(options, dir, shape.len());
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
         VlenWriter::create_in(options, store, held, kind, (shape, &chunks), (dims, None))
