@@ -86,7 +86,7 @@ fn parquet_described(path: &Path) -> Result<(Datatype, u64), Error> {
     let rows = u64::try_from(rows).map_err(|_| Error::Corrupt {
         message: format!("the footer says the file has {rows} rows"),
     })?;
-    let schema = builder.schema().clone();
+    let schema = intervals_as_bytes(builder.metadata(), builder.schema());
     let dt = match schema.metadata().contains_key(DATATYPE_KEY) {
         true => datatype_of(&schema)?,
         false => {
@@ -95,6 +95,38 @@ fn parquet_described(path: &Path) -> Result<(Datatype, u64), Error> {
         }
     };
     Ok((dt, rows))
+}
+
+/// `schema` with each column that is a Parquet `INTERVAL` (months, days,
+/// milliseconds) as the 12 bytes pyarrow reads it as: the parquet crate
+/// reads it as Arrow's `day_time_interval`, which has no months.
+fn intervals_as_bytes(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    schema: &arrow_schema::SchemaRef,
+) -> arrow_schema::SchemaRef {
+    let intervals: Vec<String> = metadata
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .filter(|c| c.converted_type() == parquet::basic::ConvertedType::INTERVAL)
+        .map(|c| c.path().string())
+        .collect();
+    if intervals.is_empty() {
+        return schema.clone();
+    }
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|f| match intervals.contains(f.name()) {
+            true => std::sync::Arc::new(
+                Field::new(f.name(), DataType::FixedSizeBinary(12), f.is_nullable())
+                    .with_metadata(f.metadata().clone()),
+            ),
+            false => f.clone(),
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 /// The datatype of the records of the Arrow IPC file or stream at `path`

@@ -293,6 +293,9 @@ fn types_only_arrow_holds_are_copied_between_parquet_and_ipc_as_they_are() {
         &["column `iv` is a Parquet INTERVAL", "without its months"],
     );
     assert!(!out.exists());
+    // Described as the 12 bytes pyarrow reads, not as a day_time_interval.
+    let ndl = ok(describe(&interval, "ndl", &[]), "describe");
+    assert!(ndl.contains("iv: {type: {opaque: {size: 12}}"), "{ndl}");
     // Parquet has no union: refused by column, where the parquet crate
     // would panic.
     let union = d.join("o.arrow.union.arrow");
