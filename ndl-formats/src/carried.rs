@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 
 use ndl_runtime::Datatype;
-use ndl_runtime::ndl::{Attribute, NameMap};
+use ndl_runtime::ndl::NameMap;
 use serde_json::{Map, Value};
 
 use crate::attribute_json::attribute;
-use crate::error::Result;
-use crate::source::{Origin, Source};
+use crate::source::Source;
 
 /// `source` with the attributes of `attributes` (their elements of
 /// `types`, where the format keeps them) that a destination takes, save
@@ -34,10 +33,8 @@ pub(crate) fn with_attributes(
     if carried.is_empty() {
         return source;
     }
-    Box::new(Carried {
-        inner: source,
-        attributes: carried,
-    })
+    let notes = source.notes().to_vec();
+    crate::described::described(source, None, Some(carried), notes)
 }
 
 /// The file's bookkeeping (netCDF-4's dimensions, Zarr v2's and NCZarr's,
@@ -60,44 +57,4 @@ fn is_left_behind(name: &str) -> bool {
             | "_FillValue"
             | "coordinates"
     )
-}
-
-/// A source with the attributes it carries.
-struct Carried {
-    inner: Box<dyn Source>,
-    attributes: NameMap<Attribute>,
-}
-
-impl Source for Carried {
-    fn origin(&self) -> Origin<'_> {
-        self.inner.origin()
-    }
-
-    fn array_name(&self) -> String {
-        self.inner.array_name()
-    }
-
-    fn dimension_names(&self) -> Option<Vec<String>> {
-        self.inner.dimension_names()
-    }
-
-    fn attributes(&self) -> Option<&NameMap<Attribute>> {
-        Some(&self.attributes)
-    }
-
-    fn notes(&self) -> &[String] {
-        self.inner.notes()
-    }
-
-    fn narrowed_strings(&self) -> Option<&str> {
-        self.inner.narrowed_strings()
-    }
-
-    fn batch_hint(&self) -> u64 {
-        self.inner.batch_hint()
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
-        self.inner.read(buf)
-    }
 }

@@ -47,6 +47,24 @@ pub(crate) fn as_xarray_reads(
     ))
 }
 
+/// Whether a variable with `attributes` is packed (CF §8.1).
+pub(crate) fn is_packed(attributes: &Map<String, Value>) -> bool {
+    attributes.contains_key("scale_factor") || attributes.contains_key("add_offset")
+}
+
+/// The error for a table whose column `name` is packed: its records
+/// would hold numbers that mean nothing without the packing.
+pub(crate) fn packed_column(path: &std::path::Path, name: &str) -> Error {
+    Error::Unsupported {
+        path: path.to_path_buf(),
+        message: format!(
+            "variable `{name}` is packed (scale_factor, add_offset), and records of the table \
+             would hold its packed numbers: convert it alone with --member {name}, which \
+             unpacks it as xarray does"
+        ),
+    }
+}
+
 /// `source`, an array ndl wrote, whose `ndl_datatype` says what it holds,
 /// times included, with the attributes a destination carries, save the
 /// CF time attributes a time's destination writes itself.
@@ -251,20 +269,12 @@ impl Source for Decoded {
         Origin::new(&self.spec, self.inner.location())
     }
 
-    fn array_name(&self) -> String {
-        self.inner.array_name()
-    }
-
-    fn dimension_names(&self) -> Option<Vec<String>> {
-        self.inner.dimension_names()
+    fn wrapped(&self) -> Option<&dyn Source> {
+        Some(&*self.inner)
     }
 
     fn notes(&self) -> &[String] {
         &self.notes
-    }
-
-    fn batch_hint(&self) -> u64 {
-        self.inner.batch_hint()
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -42,6 +42,7 @@ mod contents;
 mod convert;
 mod create;
 mod describe;
+mod described;
 mod error;
 mod fill;
 mod format;

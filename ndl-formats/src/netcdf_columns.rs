@@ -28,10 +28,11 @@ pub(crate) fn open_records(
     path: &Path,
     inventory: &Inventory,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    Ok(
-        NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)?
-            .map(|s| Box::new(s) as Box<dyn RecordSource>),
-    )
+    let Some(source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
+        return Ok(None);
+    };
+    crate::hdf5::refuse_packed_columns(path, inventory)?;
+    Ok(Some(Box::new(source)))
 }
 
 /// A sink writing `source`'s records as netCDF-4 columns at `path`.

@@ -7,7 +7,6 @@ use ndl_runtime::MixedOrder;
 use crate::error::Result;
 use crate::source::{Origin, Source};
 use ndl_runtime::ArraySpec;
-use ndl_runtime::ndl::{Attribute, NameMap};
 
 /// `source`, with its elements put into its spec's one byte order as they
 /// are read when they mix orders (the spec then lists no other order);
@@ -38,28 +37,8 @@ impl Source for OneOrder {
         Origin::new(&self.spec, self.inner.location())
     }
 
-    fn array_name(&self) -> String {
-        self.inner.array_name()
-    }
-
-    fn dimension_names(&self) -> Option<Vec<String>> {
-        self.inner.dimension_names()
-    }
-
-    fn attributes(&self) -> Option<&NameMap<Attribute>> {
-        self.inner.attributes()
-    }
-
-    fn notes(&self) -> &[String] {
-        self.inner.notes()
-    }
-
-    fn narrowed_strings(&self) -> Option<&str> {
-        self.inner.narrowed_strings()
-    }
-
-    fn batch_hint(&self) -> u64 {
-        self.inner.batch_hint()
+    fn wrapped(&self) -> Option<&dyn Source> {
+        Some(&*self.inner)
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -5,13 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::npy;
 use ndl_runtime::{Datatype, ndl};
 
 use crate::error::Result;
-use crate::source::{Origin, Source};
-use ndl_runtime::ArraySpec;
+use crate::source::Source;
 
 /// A sidecar that read: its path and document.
 pub(crate) type Sidecar = (PathBuf, ndl::File);
@@ -61,7 +59,7 @@ pub(crate) fn datatype_of(
 pub(crate) fn described(source: Box<dyn Source>, path: &Path, array_path: &str) -> Box<dyn Source> {
     let mut notes = source.notes().to_vec();
     let Some(sidecar) = read(path, &mut notes) else {
-        return with_sidecar(source, None, None, notes);
+        return crate::described::described(source, None, None, notes);
     };
     let attributes = sidecar
         .1
@@ -69,10 +67,10 @@ pub(crate) fn described(source: Box<dyn Source>, path: &Path, array_path: &str) 
         .map(|nd| nd.attributes.clone())
         .filter(|a| !a.is_empty());
     match datatype_of(&sidecar, array_path, &source.spec().datatype) {
-        Ok(datatype) => with_sidecar(source, datatype, attributes, notes),
+        Ok(datatype) => crate::described::described(source, datatype, attributes, notes),
         Err(warning) => {
             notes.push(warning);
-            with_sidecar(source, None, attributes, notes)
+            crate::described::described(source, None, attributes, notes)
         }
     }
 }
@@ -87,69 +85,4 @@ pub(crate) fn json_attributes(source: &dyn Source) -> serde_json::Map<String, se
         .iter()
         .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
         .collect()
-}
-
-/// `source` itself where the sidecar adds nothing, else with the
-/// sidecar's `datatype` and `attributes`, and `notes`.
-fn with_sidecar(
-    source: Box<dyn Source>,
-    datatype: Option<Datatype>,
-    attributes: Option<NameMap<Attribute>>,
-    notes: Vec<String>,
-) -> Box<dyn Source> {
-    if datatype.is_none() && attributes.is_none() && notes.as_slice() == source.notes() {
-        return source;
-    }
-    let spec = ArraySpec {
-        datatype: datatype.unwrap_or_else(|| source.spec().datatype.clone()),
-        ..source.spec().clone()
-    };
-    Box::new(Described {
-        inner: source,
-        spec,
-        attributes,
-        notes,
-    })
-}
-
-/// A source whose datatype, attributes and notes come from its sidecar.
-struct Described {
-    inner: Box<dyn Source>,
-    spec: ArraySpec,
-    attributes: Option<NameMap<Attribute>>,
-    notes: Vec<String>,
-}
-
-impl Source for Described {
-    fn origin(&self) -> Origin<'_> {
-        Origin::new(&self.spec, self.inner.location())
-    }
-
-    fn array_name(&self) -> String {
-        self.inner.array_name()
-    }
-
-    fn dimension_names(&self) -> Option<Vec<String>> {
-        self.inner.dimension_names()
-    }
-
-    fn attributes(&self) -> Option<&NameMap<Attribute>> {
-        self.attributes.as_ref()
-    }
-
-    fn notes(&self) -> &[String] {
-        &self.notes
-    }
-
-    fn narrowed_strings(&self) -> Option<&str> {
-        self.inner.narrowed_strings()
-    }
-
-    fn batch_hint(&self) -> u64 {
-        self.inner.batch_hint()
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
-        self.inner.read(buf)
-    }
 }

@@ -46,30 +46,40 @@ pub trait Source {
         self.origin().location
     }
 
+    /// The source this one reads through, where it wraps one (to decode,
+    /// reorder or describe its elements): what it does not say itself,
+    /// the wrapped source says, by the defaults below.
+    fn wrapped(&self) -> Option<&dyn Source> {
+        None
+    }
+
     /// The array's name, as a destination that names its arrays (HDF5,
     /// netCDF-4, `.npz`) calls it: the dataset or variable read from a
     /// file of several, else the file's name without its ending.
     fn array_name(&self) -> String {
-        crate::contents::stem(self.location())
+        match self.wrapped() {
+            Some(inner) => inner.array_name(),
+            None => crate::contents::stem(self.location()),
+        }
     }
 
     /// The names of the array's dimensions, one per axis, where it has
     /// them (a netCDF variable's, a Zarr array's): what a destination that
     /// names dimensions calls them.
     fn dimension_names(&self) -> Option<Vec<String>> {
-        None
+        self.wrapped()?.dimension_names()
     }
 
     /// The array's own attributes that a conversion carries (an NDL
     /// sidecar's, beside a `.npy`), where it has some.
     fn attributes(&self) -> Option<&NameMap<Attribute>> {
-        None
+        self.wrapped()?.attributes()
     }
 
     /// What the reader should know about how the array was read, one
     /// sentence each (a command prints them on stderr).
     fn notes(&self) -> &[String] {
-        &[]
+        self.wrapped().map_or(&[], |inner| inner.notes())
     }
 
     /// Where the array's values are variable-length strings, handed out at
@@ -77,13 +87,13 @@ pub trait Source {
     /// note saying so, which a conversion prints unless its sink stores
     /// them variable-length again ([`Sink::variable_strings`](crate::Sink::variable_strings)).
     fn narrowed_strings(&self) -> Option<&str> {
-        None
+        self.wrapped()?.narrowed_strings()
     }
 
     /// How many elements a read should ask for at once so that each stored
     /// chunk is decoded once: batches are made a multiple of it.
     fn batch_hint(&self) -> u64 {
-        1
+        self.wrapped().map_or(1, |inner| inner.batch_hint())
     }
 
     /// Fills the front of `buf` with the next whole elements, as many as

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_runtime::Datatype;
 use ndl_runtime::record::Column;
-use ndl_zarr::{VariableRecordsReader, VariableRecordsWriter};
+use ndl_zarr::{StoreInfo, VariableRecordsReader, VariableRecordsWriter};
 
 use ndl_runtime::ArraySpec;
 use ndl_runtime::ndl::Storage;
@@ -79,6 +79,9 @@ impl ZarrRecordSource {
         let Some(reader) = VariableRecordsReader::open(path)? else {
             return Ok(None);
         };
+        if let StoreInfo::Group(group) = StoreInfo::open(path)? {
+            crate::zarr::refuse_packed_columns(path, &group)?;
+        }
         let record = record_bytes(reader.datatype()).max(1);
         let mut batch = (batch_bytes / record).max(1) as u64;
         // Whole chunks of the fixed columns, where a batch holds one.

@@ -8,6 +8,8 @@
 //! to the same values, NaT as NaT, and Debian's `ncdump -t` prints ISO
 //! times for seconds and days.
 
+use std::path::Path;
+
 use crate::common;
 
 use common::cli::{describe, ndl, ok};
@@ -485,5 +487,42 @@ for path, fmt in [(sys.argv[1], 2), (sys.argv[2], 3)]:
             &[src, &time, &v],
         );
         assert_eq!(out, "datetime64[h] float64\n", "{src}");
+    }
+}
+
+/// A table (variables along one dimension) one of whose columns is packed
+/// is refused, naming the column and `--member`, which unpacks it: its
+/// records would hold the packed numbers. netCDF-4 and Zarr alike.
+#[test]
+fn a_table_with_a_packed_column_is_refused_pointing_to_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "\
+import sys, numpy as np, xarray as xr
+ds = xr.Dataset({'a': ('obs', np.array([1.5, np.nan, 2.25])), 'b': ('obs', np.array([10, 20, 30], 'i4')),
+                 'name': ('obs', np.array(['x', 'y', 'z'], dtype=object))})
+enc = {'a': {'dtype': 'int16', 'scale_factor': 0.25, '_FillValue': -1}}
+ds[['a', 'b']].to_netcdf(sys.argv[1], encoding=enc)
+ds.to_netcdf(sys.argv[2], encoding=enc)
+ds[['a', 'b']].to_zarr(sys.argv[3], zarr_format=2, encoding=enc, consolidated=False)
+";
+    let d = dir.path();
+    let sources = [
+        d.join("plain.nc"),
+        d.join("strings.nc"),
+        d.join("plain.zarr"),
+    ];
+    let paths: Vec<&str> = sources.iter().map(|p| p.to_str().unwrap()).collect();
+    ndl_testkit::run_with(&ndl_testkit::python312(), script, &paths);
+    for src in &paths {
+        let dst = format!("{src}.parquet");
+        let run = ndl(&["convert", src, &dst]);
+        assert_eq!(run.code, Some(1), "{src}: {run:#?}");
+        assert!(
+            run.stderr.contains("variable `a` is packed") && run.stderr.contains("--member a"),
+            "{src}: {run:#?}"
+        );
+        assert!(!Path::new(&dst).exists(), "{src}");
+        let run = ndl(&["convert", src, &dst, "--member", "a"]);
+        assert_eq!(run.code, Some(0), "{src}: {run:#?}");
     }
 }
