@@ -47,22 +47,26 @@ pub(crate) fn as_xarray_reads(
     ))
 }
 
-/// Whether a variable with `attributes` is packed (CF §8.1).
-pub(crate) fn is_packed(attributes: &Map<String, Value>) -> bool {
-    attributes.contains_key("scale_factor") || attributes.contains_key("add_offset")
-}
-
-/// The error for a table whose column `name` is packed: its records
-/// would hold numbers that mean nothing without the packing.
-pub(crate) fn packed_column(path: &std::path::Path, name: &str) -> Error {
-    Error::Unsupported {
+/// Refuses a table of the file at `path` one of whose `columns` (each a
+/// name and its attributes) is packed (CF `scale_factor`, `add_offset`):
+/// its records would hold numbers that mean nothing without the packing.
+pub(crate) fn refuse_packed<'a>(
+    path: &std::path::Path,
+    mut columns: impl Iterator<Item = (&'a str, &'a Map<String, Value>)>,
+) -> Result<()> {
+    let packed =
+        |a: &Map<String, Value>| a.contains_key("scale_factor") || a.contains_key("add_offset");
+    let Some((name, _)) = columns.find(|(_, a)| packed(a)) else {
+        return Ok(());
+    };
+    Err(Error::Unsupported {
         path: path.to_path_buf(),
         message: format!(
             "variable `{name}` is packed (scale_factor, add_offset), and records of the table \
              would hold its packed numbers: convert it alone with --member {name}, which \
              unpacks it as xarray does"
         ),
-    }
+    })
 }
 
 /// `source`, an array ndl wrote, whose `ndl_datatype` says what it holds,

@@ -495,23 +495,10 @@ pub(crate) fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Opti
     }
     let record = table_record(inventory);
     if record.is_some() {
-        refuse_packed_columns(path, inventory)?;
+        let root = inventory.datasets.iter().filter(|d| d.group == "/");
+        crate::cf_decoded::refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))?;
     }
     Ok(record)
-}
-
-/// Refuses a table of the root group's variables one of which is packed
-/// (CF `scale_factor`, `add_offset`): its records would hold the packed
-/// numbers, which mean nothing without them.
-pub(crate) fn refuse_packed_columns(path: &Path, inventory: &Inventory) -> Result<()> {
-    let root = inventory.datasets.iter().filter(|d| d.group == "/");
-    match root
-        .map(|d| (&d.name, &d.attributes))
-        .find(|(_, a)| crate::cf_decoded::is_packed(a))
-    {
-        Some((name, _)) => Err(crate::cf_decoded::packed_column(path, name)),
-        None => Ok(()),
-    }
 }
 
 /// An error for a variable whose `units` say it counts time since an

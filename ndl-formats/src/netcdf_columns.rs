@@ -31,7 +31,8 @@ pub(crate) fn open_records(
     let Some(source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
         return Ok(None);
     };
-    crate::hdf5::refuse_packed_columns(path, inventory)?;
+    let root = inventory.datasets.iter().filter(|d| d.group == "/");
+    crate::cf_decoded::refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))?;
     Ok(Some(Box::new(source)))
 }
 

@@ -80,7 +80,11 @@ impl ZarrSource {
                 (spec, reading, info.datatype())
             }
             StoreInfo::Group(group) => {
-                refuse_packed_columns(path, &group)?;
+                let columns = group
+                    .arrays()
+                    .iter()
+                    .map(|(n, a)| (n.as_str(), a.attributes()));
+                crate::cf_decoded::refuse_packed(path, columns)?;
                 let unsupported = |message: String| Error::Unsupported {
                     path: path.to_path_buf(),
                     message,
@@ -645,19 +649,6 @@ fn array_names(path: &Path) -> Option<Vec<String>> {
     names.extend(group.vlen_arrays().iter().cloned());
     names.sort();
     Some(names)
-}
-
-/// Refuses a group of columns one of which is packed (CF `scale_factor`,
-/// `add_offset`): its records would hold the packed numbers.
-pub(crate) fn refuse_packed_columns(path: &Path, group: &ndl_zarr::GroupInfo) -> Result<()> {
-    match group
-        .arrays()
-        .iter()
-        .find(|(_, a)| crate::cf_decoded::is_packed(a.attributes()))
-    {
-        Some((name, _)) => Err(crate::cf_decoded::packed_column(path, name)),
-        None => Ok(()),
-    }
 }
 
 /// The names of `info`'s dimensions, where it names every one.
