@@ -259,11 +259,18 @@ impl ArrayWriter {
         };
         let mut shape = shape.to_vec();
         // A dimension named as the dataset is would be netCDF's coordinate
-        // variable, whose scale is the dataset itself.
+        // variable, whose scale is the dataset itself; one named twice
+        // (a matrix over `x`, `x`) would be one scale of two lengths.
+        let usable = |names: &Vec<String>| {
+            let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+            names.len() == shape.len()
+                && distinct.len() == names.len()
+                && !distinct.contains(&dataset.to_string())
+        };
         let mut names = options
             .dimension_names
             .clone()
-            .filter(|names| names.len() == shape.len() && !names.iter().any(|n| n == dataset))
+            .filter(usable)
             .unwrap_or_else(|| dimension_names(shape.len()));
         let utf32 = utf32_length(datatype).map(|chars| (chars, byte_order));
         let (memory_type, file_type) = match datatype {

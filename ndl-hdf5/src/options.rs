@@ -213,7 +213,7 @@ impl WriteOptions {
     /// `time`, `lat`, `lon` rather than `dim_0`, `dim_1`, `dim_2`. Names
     /// of another number than the array has axes are not used, nor names
     /// one of which is the dataset's own (netCDF's coordinate variable,
-    /// which would be its own dimension scale).
+    /// which would be its own dimension scale), nor a name given twice.
     ///
     /// ```
     /// let dir = tempfile::tempdir()?;
