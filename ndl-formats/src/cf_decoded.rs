@@ -122,7 +122,7 @@ fn decoded(
         );
         let spec = decoded_spec(source.spec(), Datatype::Time(field));
         let decode = Decode::Time { counts, values };
-        let source = Box::new(Decoded::new(source, spec, decode, note));
+        let source = Box::new(Decoded::new((source, name), spec, decode, note));
         return Ok((source, TIME_ATTRIBUTES));
     }
     let Some(packing) = Packing::of(&stored, attributes, types) else {
@@ -140,7 +140,12 @@ fn decoded(
         }
     );
     let spec = decoded_spec(source.spec(), packing.unpacked.clone());
-    let source = Box::new(Decoded::new(source, spec, Decode::Unpack(packing), note));
+    let source = Box::new(Decoded::new(
+        (source, name),
+        spec,
+        Decode::Unpack(packing),
+        note,
+    ));
     Ok((source, PACKING_ATTRIBUTES))
 }
 
@@ -236,6 +241,8 @@ enum Decode {
 /// The decoded values of a source.
 struct Decoded {
     inner: Box<dyn Source>,
+    /// The variable's name, as errors give it.
+    name: String,
     spec: ArraySpec,
     decode: Decode,
     notes: Vec<String>,
@@ -245,26 +252,23 @@ struct Decoded {
 }
 
 impl Decoded {
-    fn new(inner: Box<dyn Source>, spec: ArraySpec, decode: Decode, note: String) -> Decoded {
+    fn new(
+        (inner, name): (Box<dyn Source>, &str),
+        spec: ArraySpec,
+        decode: Decode,
+        note: String,
+    ) -> Decoded {
         let mut notes = inner.notes().to_vec();
         notes.push(note);
         Decoded {
             inner,
+            name: name.to_string(),
             spec,
             decode,
             notes,
             stored: Vec::new(),
             done: 0,
         }
-    }
-
-    /// Stored value `i` of `self.stored`, in native byte order.
-    fn native(&self, i: usize, size: usize) -> Vec<u8> {
-        let mut bytes = self.stored[i * size..(i + 1) * size].to_vec();
-        if self.inner.spec().byte_order != ByteOrder::NATIVE {
-            bytes.reverse();
-        }
-        bytes
     }
 }
 
@@ -283,39 +287,52 @@ impl Source for Decoded {
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         let stored_type = self.inner.spec().datatype.clone();
-        let size = stored_type.size().unwrap_or(1).max(1);
+        let size = stored_type.size().unwrap_or(1).clamp(1, 8);
+        let swap = self.inner.spec().byte_order != ByteOrder::NATIVE;
         let out_size = self.spec.element_size().max(1);
         let n = buf.len() / out_size;
         self.stored.resize(n * size, 0);
         let got = self.inner.read(&mut self.stored)?;
-        for i in 0..got {
-            let native = self.native(i, size);
-            let out = &mut buf[i * out_size..(i + 1) * out_size];
+        let (mut native, mut wide) = ([0u8; 8], Vec::with_capacity(8));
+        for (stored, out) in self.stored[..got * size]
+            .chunks_exact(size)
+            .zip(buf.chunks_exact_mut(out_size))
+        {
+            let native = &mut native[..size];
+            native.copy_from_slice(stored);
+            if swap {
+                native.reverse();
+            }
             match &self.decode {
-                Decode::Time { counts, values } => {
-                    let mut wide = Vec::with_capacity(8);
-                    counts.widen(&native, &mut wide);
-                    if let Some(values) = values {
-                        values
-                            .apply(&mut wide)
-                            .map_err(|(_, e)| Error::Unsupported {
-                                path: self.inner.location().to_path_buf(),
-                                message: format!(
-                                    "element {} (in C order): {e}",
-                                    self.done + i as u64
-                                ),
-                            })?;
-                    }
+                Decode::Time { counts, .. } => {
+                    wide.clear();
+                    counts.widen(native, &mut wide);
                     out.copy_from_slice(&wide);
                 }
                 Decode::Unpack(packing) => {
-                    let value = packing.unpack(as_f64(&stored_type, &native));
+                    let value = packing.unpack(as_f64(&stored_type, native));
                     match self.spec.datatype {
                         Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
                         _ => out.copy_from_slice(&value.to_ne_bytes()),
                     }
                 }
             }
+        }
+        if let Decode::Time {
+            values: Some(values),
+            ..
+        } = &self.decode
+        {
+            values
+                .apply(&mut buf[..got * out_size])
+                .map_err(|(i, e)| Error::Unsupported {
+                    path: self.inner.location().to_path_buf(),
+                    message: format!(
+                        "variable `{}`, element {} (in C order): {e}",
+                        self.name,
+                        self.done + i as u64
+                    ),
+                })?;
         }
         self.done += got as u64;
         Ok(got)

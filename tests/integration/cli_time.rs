@@ -526,3 +526,29 @@ ds[['a', 'b']].to_zarr(sys.argv[3], zarr_format=2, encoding=enc, consolidated=Fa
         assert_eq!(run.code, Some(0), "{src}: {run:#?}");
     }
 }
+
+/// A time out of the decoded unit's range is refused, naming the
+/// variable and the element, with nothing written.
+#[test]
+fn a_time_beyond_its_unit_is_refused_naming_variable_and_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("far.nc"), dir.path().join("far.npy"));
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1], 'w') as f:\n\
+         \x20   f.createDimension('t', 2)\n\
+         \x20   v = f.createVariable('when', 'i8', ('t',))\n\
+         \x20   v.units = 'days since 2000-01-01'\n\
+         \x20   v[:] = [0, 2**63 - 10]",
+        &[src.to_str().unwrap()],
+    );
+    let run = common::cli::convert(&src, &dst, &["--member", "when"]);
+    assert_eq!(run.code, Some(1), "{run:#?}");
+    assert!(
+        run.stderr.contains("variable `when`, element 1")
+            && run.stderr.contains("outside the range"),
+        "{run:#?}"
+    );
+    assert!(!dst.exists());
+}
