@@ -2,7 +2,8 @@
 //! counts of time with `units` `<unit> since <epoch>` as times (the fill
 //! as NaT), and packed values (CF §8.1: `scale_factor`, `add_offset`) as
 //! the floats they stand for, `stored * scale_factor + add_offset`, their
-//! `_FillValue` and `missing_value` as NaN. A table's time columns are
+//! `_FillValue` and `missing_value` as NaN; netCDF-3's `_Unsigned`
+//! integers as unsigned ones. A table's time columns are
 //! decoded by the record sources; a file ndl wrote says its times itself.
 
 use std::collections::BTreeMap;
@@ -27,7 +28,11 @@ const PACKING_ATTRIBUTES: &[&str] = &[
     "valid_range",
     "valid_min",
     "valid_max",
+    "_Unsigned",
 ];
+
+/// netCDF-3's mark of unsigned integers stored as signed ones.
+const UNSIGNED_ATTRIBUTES: &[&str] = &["_Unsigned"];
 
 /// `source`, the variable `name` whose attributes are `attributes` (their
 /// elements of `types`), as xarray reads it: its CF encodings undone
@@ -125,8 +130,23 @@ fn decoded(
         let source = Box::new(Decoded::new((source, name), spec, decode, note));
         return Ok((source, TIME_ATTRIBUTES));
     }
-    let Some(packing) = Packing::of(&stored, attributes, types) else {
-        return Ok((source, &[]));
+    // netCDF-3 has no unsigned integers: `_Unsigned = "true"` says the
+    // signed ones are read as unsigned, as xarray reads them.
+    let read_as = match text("_Unsigned") {
+        Some("true") => unsigned(&stored).unwrap_or(stored),
+        _ => stored,
+    };
+    let Some(packing) = Packing::of(&read_as, attributes, types) else {
+        if read_as == source.spec().datatype {
+            return Ok((source, &[]));
+        }
+        let mut notes = source.notes().to_vec();
+        notes.push(format!(
+            "variable `{name}`: its _Unsigned integers are read as {}, as xarray reads them",
+            ndl_runtime::schema::describe(&read_as)
+        ));
+        let source = crate::described::described(source, Some(read_as), None, notes);
+        return Ok((source, UNSIGNED_ATTRIBUTES));
     };
     let note = format!(
         "variable `{name}`: its packed values (scale_factor {}, add_offset {}) are read as {}, \
@@ -143,7 +163,7 @@ fn decoded(
     let source = Box::new(Decoded::new(
         (source, name),
         spec,
-        Decode::Unpack(packing),
+        Decode::Unpack(packing, read_as),
         note,
     ));
     Ok((source, PACKING_ATTRIBUTES))
@@ -196,6 +216,7 @@ impl Packing {
                 Value::Array(items) => items.iter().filter_map(float_of).collect(),
                 one => float_of(one).into_iter().collect::<Vec<_>>(),
             })
+            .map(|m| unsigned_fill(stored, m))
             .collect();
         Some(Packing {
             scale: scale.unwrap_or(1.0),
@@ -235,7 +256,8 @@ enum Decode {
         counts: CfCounts,
         values: Option<CfValues>,
     },
-    Unpack(Packing),
+    /// The packing, and the integers the stored bytes are read as.
+    Unpack(Packing, Datatype),
 }
 
 /// The decoded values of a source.
@@ -309,8 +331,8 @@ impl Source for Decoded {
                     counts.widen(native, &mut wide);
                     out.copy_from_slice(&wide);
                 }
-                Decode::Unpack(packing) => {
-                    let value = packing.unpack(as_f64(&stored_type, native));
+                Decode::Unpack(packing, read_as) => {
+                    let value = packing.unpack(as_f64(read_as, native));
                     match self.spec.datatype {
                         Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
                         _ => out.copy_from_slice(&value.to_ne_bytes()),
@@ -337,6 +359,30 @@ impl Source for Decoded {
         self.done += got as u64;
         Ok(got)
     }
+}
+
+/// A fill `m` given signed for values read as unsigned (`_Unsigned`), as
+/// the unsigned value of its bits.
+fn unsigned_fill(stored: &Datatype, m: f64) -> f64 {
+    let bits = match stored {
+        Datatype::UInt8 => 8,
+        Datatype::UInt16 => 16,
+        Datatype::UInt32 => 32,
+        Datatype::UInt64 => 64,
+        _ => return m,
+    };
+    if m < 0.0 { m + 2f64.powi(bits) } else { m }
+}
+
+/// The unsigned integers of the width of `dt`, a signed one.
+fn unsigned(dt: &Datatype) -> Option<Datatype> {
+    Some(match dt {
+        Datatype::Int8 => Datatype::UInt8,
+        Datatype::Int16 => Datatype::UInt16,
+        Datatype::Int32 => Datatype::UInt32,
+        Datatype::Int64 => Datatype::UInt64,
+        _ => return None,
+    })
 }
 
 /// A native-order stored number as `f64`.

@@ -552,3 +552,49 @@ fn a_time_beyond_its_unit_is_refused_naming_variable_and_element() {
     );
     assert!(!dst.exists());
 }
+
+/// netCDF-3's `_Unsigned = "true"` bytes read as unsigned, and packed
+/// ones unpacked from their unsigned values as xarray unpacks them, a
+/// fill given signed matching its unsigned bits.
+#[test]
+fn unsigned_bytes_of_netcdf3_read_as_xarray_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("u.nc");
+    let s = src.to_str().unwrap();
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1], 'w', format='NETCDF3_CLASSIC') as f:\n\
+         \x20   f.createDimension('t', 4)\n\
+         \x20   for name in ['b', 'p']:\n\
+         \x20       v = f.createVariable(name, 'i1', ('t',), fill_value=-1)\n\
+         \x20       v._Unsigned = 'true'\n\
+         \x20       if name == 'p': v.scale_factor = 0.5\n\
+         \x20       v.set_auto_maskandscale(False)\n\
+         \x20       v[:] = np.array([1, -56, -1, 127], 'i1')",
+        &[s],
+    );
+    for member in ["b", "p"] {
+        let npy = dir.path().join(format!("{member}.npy"));
+        let run = common::cli::convert(&src, &npy, &["--member", member]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let out = ndl_testkit::run_with(
+            &ndl_testkit::python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             ours = np.load(sys.argv[2])\n\
+             if sys.argv[3] == 'p':\n\
+             \x20   theirs = xr.open_dataset(sys.argv[1])['p'].values\n\
+             else:\n\
+             \x20   theirs = xr.open_dataset(sys.argv[1], mask_and_scale=False)['b'].values.view('u1')\n\
+             assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs, equal_nan=True), (ours, theirs)\n\
+             print(ours.dtype)",
+            &[s, npy.to_str().unwrap(), member],
+        );
+        let want = if member == "b" {
+            "uint8\n"
+        } else {
+            "float64\n"
+        };
+        assert_eq!(out, want, "{member}");
+    }
+}
