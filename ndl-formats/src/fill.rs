@@ -184,7 +184,7 @@ fn lend_nulls_to_fields(template: &mut Column, datatype: &mut Datatype, path: &s
     if let Some(found) = template.member_mut(path) {
         *found = nulls_in_fields(take(found));
     }
-    let Some(member) = member_datatype(datatype, path) else {
+    let Some(member) = datatype.member_mut(path) else {
         return;
     };
     if let Datatype::Optional(inner) = member
@@ -204,34 +204,10 @@ fn lend_nulls_to_fields(template: &mut Column, datatype: &mut Datatype, path: &s
 
 /// Makes the option at `path` of `datatype` its value's type.
 fn unwrap_option(datatype: &mut Datatype, path: &str) {
-    if let Some(member) = member_datatype(datatype, path)
+    if let Some(member) = datatype.member_mut(path)
         && let Datatype::Optional(inner) = member
     {
         *member = std::mem::replace(&mut **inner, Datatype::Bool);
-    }
-}
-
-/// The datatype of the member at dotted `path`, through options, lists
-/// and arrays, as [`Column::member_mut`] finds its column.
-fn member_datatype<'a>(datatype: &'a mut Datatype, path: &str) -> Option<&'a mut Datatype> {
-    path.split('.').try_fold(datatype, |datatype, name| {
-        let Datatype::Compound(compound) = items(datatype) else {
-            return None;
-        };
-        compound
-            .members
-            .iter_mut()
-            .find(|m| m.name == name)
-            .map(|m| &mut m.datatype)
-    })
-}
-
-/// The datatype below every option, list and array around `datatype`.
-fn items(datatype: &mut Datatype) -> &mut Datatype {
-    match datatype {
-        Datatype::Optional(inner) | Datatype::Vlen(inner) => items(inner),
-        Datatype::Array(array) => items(&mut array.base),
-        other => other,
     }
 }
 

@@ -78,7 +78,7 @@ impl Fills {
     pub(crate) fn optional(&self, datatype: &Datatype) -> Result<Datatype, String> {
         let mut out = datatype.clone();
         for (path, _) in &self.0 {
-            let member = member_at(&mut out, path).ok_or_else(|| unknown(path))?;
+            let member = out.member_mut(path).ok_or_else(|| unknown(path))?;
             *member = Datatype::Optional(Box::new(member.clone()));
         }
         Ok(variable_compounds(out))
@@ -126,26 +126,4 @@ fn unknown(path: &str) -> String {
 /// ```
 pub fn records_with_nulls(datatype: &Datatype, json: &str) -> Option<Datatype> {
     Fills::parse(json).ok()?.optional(datatype).ok()
-}
-
-/// The datatype of the member at dotted `path` of a compound, through
-/// the items of lists and arrays.
-fn member_at<'a>(datatype: &'a mut Datatype, path: &str) -> Option<&'a mut Datatype> {
-    path.split('.')
-        .try_fold(datatype, |d, name| match items(d) {
-            Datatype::Compound(c) => c
-                .members
-                .iter_mut()
-                .find(|m| m.name == name)
-                .map(|m| &mut m.datatype),
-            _ => None,
-        })
-}
-
-fn items(datatype: &mut Datatype) -> &mut Datatype {
-    match datatype {
-        Datatype::Vlen(item) => items(item),
-        Datatype::Array(array) => items(&mut array.base),
-        other => other,
-    }
 }

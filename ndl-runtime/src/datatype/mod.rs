@@ -396,6 +396,47 @@ impl Datatype {
         }
     }
 
+    /// The datatype of the member at dotted `path` (`venue.code`) of a
+    /// compound, through options, lists and arrays of compounds as
+    /// [`Column::member_mut`](crate::record::Column::member_mut) finds its
+    /// column (a list of records' `legs.qty` is the `qty` of its items);
+    /// `None` when there is none.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Record};
+    ///
+    /// #[derive(Record)]
+    /// struct Leg { qty: Option<i32> }
+    /// #[derive(Record)]
+    /// struct Trip { legs: Vec<Leg> }
+    ///
+    /// let mut trip = Trip::datatype();
+    /// let qty = trip.member_mut("legs.qty").unwrap();
+    /// assert_eq!(*qty, Datatype::Optional(Box::new(Datatype::Int32)));
+    /// assert_eq!(trip.member_mut("legs.price"), None);
+    /// ```
+    pub fn member_mut(&mut self, path: &str) -> Option<&mut Datatype> {
+        path.split('.').try_fold(self, |datatype, name| {
+            let Datatype::Compound(compound) = datatype.items_mut() else {
+                return None;
+            };
+            compound
+                .members
+                .iter_mut()
+                .find(|m| m.name == name)
+                .map(|m| &mut m.datatype)
+        })
+    }
+
+    /// The datatype below every option, list and array around this one.
+    fn items_mut(&mut self) -> &mut Datatype {
+        match self {
+            Datatype::Optional(inner) | Datatype::Vlen(inner) => inner.items_mut(),
+            Datatype::Array(array) => array.base.items_mut(),
+            other => other,
+        }
+    }
+
     /// Wraps `self` in an array of `shape`, folding into an existing array
     /// datatype so `[[f32; 3]; 2]` becomes one `array {base: float32, shape: [2, 3]}`.
     pub fn array_of(self, shape: &[usize]) -> Datatype {
