@@ -1,11 +1,44 @@
 //! A format's attributes, as JSON holds them, as NDL attributes: of their
 //! stored type where the format keeps one (HDF5, netCDF), else text, a
 //! number or a list of them. What `ndl describe` prints and a conversion
-//! carries.
+//! carries, the formats' bookkeeping left out.
 
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Attribute;
 use serde_json::Value as J;
+
+/// The HDF5 and netCDF attributes that keep the file's bookkeeping: the
+/// dimension scales' own (`CLASS` only where it says `DIMENSION_SCALE`,
+/// `NAME` only on a scale: PyTables and others use them for their own
+/// meanings) and netCDF's.
+pub(crate) fn is_hdf5_bookkeeping(name: &str, value: &serde_json::Value, on_scale: bool) -> bool {
+    match name {
+        "CLASS" => value.as_str() == Some("DIMENSION_SCALE"),
+        "NAME" => on_scale,
+        _ => is_netcdf_bookkeeping(name),
+    }
+}
+
+fn is_netcdf_bookkeeping(name: &str) -> bool {
+    matches!(
+        name,
+        "DIMENSION_LIST"
+            | "REFERENCE_LIST"
+            | "_Netcdf4Dimid"
+            | "_Netcdf4Coordinates"
+            | "_NCProperties"
+            | ndl_hdf5::NDL_DATATYPE
+    )
+}
+
+/// The attributes that keep a Zarr store's bookkeeping (v2's dimension
+/// names, NCZarr's, ours), not the data's meaning.
+pub(crate) fn is_zarr_bookkeeping(name: &str) -> bool {
+    matches!(
+        name,
+        "_ARRAY_DIMENSIONS" | "_NCZARR_ATTR" | "_nczarr_attr" | "ndl_datatype"
+    )
+}
 
 /// An NDL attribute for a format's attribute: of its `stored` type where
 /// the format has one (HDF5), else text, a number, or a list of numbers

@@ -9,7 +9,7 @@ use ndl_runtime::Datatype;
 use ndl_runtime::ndl::NameMap;
 use serde_json::{Map, Value};
 
-use crate::attribute_json::attribute;
+use crate::attribute_json::{attribute, is_hdf5_bookkeeping, is_zarr_bookkeeping};
 use crate::source::Source;
 
 /// `source` with the attributes of `attributes` (their elements of
@@ -25,7 +25,10 @@ pub(crate) fn with_attributes(
     let scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
     let mut carried = NameMap::new();
     for (name, value) in attributes {
-        let left = is_left_behind(name) || (scale && name == "NAME") || used.contains(&&**name);
+        let left = is_hdf5_bookkeeping(name, value, scale)
+            || is_zarr_bookkeeping(name)
+            || is_left_behind(name)
+            || used.contains(&&**name);
         if let Some(a) = attribute(value, &element, types.get(name)).filter(|_| !left) {
             carried.insert(name.clone(), a);
         }
@@ -37,24 +40,10 @@ pub(crate) fn with_attributes(
     crate::described::described(source, None, Some(carried), notes)
 }
 
-/// The file's bookkeeping (netCDF-4's dimensions, Zarr v2's and NCZarr's,
-/// ours), a fill (each destination stores one its own way, in the array's
-/// type), and `coordinates` (it names variables that do not come along).
+/// What no destination takes beside the formats' bookkeeping: PyTables'
+/// `CLASS`, our `ndl_fills`, a fill (each destination stores one its own
+/// way, in the array's type), and `coordinates` (it names variables that
+/// do not come along).
 fn is_left_behind(name: &str) -> bool {
-    matches!(
-        name,
-        "DIMENSION_LIST"
-            | "REFERENCE_LIST"
-            | "CLASS"
-            | "_Netcdf4Dimid"
-            | "_Netcdf4Coordinates"
-            | "_NCProperties"
-            | "_ARRAY_DIMENSIONS"
-            | "_NCZARR_ATTR"
-            | "_nczarr_attr"
-            | "ndl_datatype"
-            | "ndl_fills"
-            | "_FillValue"
-            | "coordinates"
-    )
+    matches!(name, "CLASS" | "ndl_fills" | "_FillValue" | "coordinates")
 }

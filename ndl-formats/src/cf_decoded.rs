@@ -52,10 +52,35 @@ pub(crate) fn as_xarray_reads(
     ))
 }
 
+/// Refuses a table of the root group's variables of the HDF5 or netCDF
+/// file at `path`, one of which is packed (see [`refuse_packed`]).
+pub(crate) fn refuse_packed_variables(
+    path: &std::path::Path,
+    inventory: &ndl_hdf5::Inventory,
+) -> Result<()> {
+    let root = inventory.datasets.iter().filter(|d| d.group == "/");
+    refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))
+}
+
+/// Refuses the columns of the Zarr group at `path`, one of which is
+/// packed (see [`refuse_packed`]).
+pub(crate) fn refuse_packed_arrays(
+    path: &std::path::Path,
+    group: &ndl_zarr::GroupInfo,
+) -> Result<()> {
+    refuse_packed(
+        path,
+        group
+            .arrays()
+            .iter()
+            .map(|(n, a)| (n.as_str(), a.attributes())),
+    )
+}
+
 /// Refuses a table of the file at `path` one of whose `columns` (each a
 /// name and its attributes) is packed (CF `scale_factor`, `add_offset`):
 /// its records would hold numbers that mean nothing without the packing.
-pub(crate) fn refuse_packed<'a>(
+fn refuse_packed<'a>(
     path: &std::path::Path,
     mut columns: impl Iterator<Item = (&'a str, &'a Map<String, Value>)>,
 ) -> Result<()> {

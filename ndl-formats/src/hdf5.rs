@@ -11,6 +11,7 @@ use ndl_hdf5::{
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Storage;
 
+use crate::attribute_json::is_hdf5_bookkeeping;
 use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
 use crate::error::{Error, Result, in_hdf5};
 use crate::format::FormatInfo;
@@ -495,8 +496,7 @@ pub(crate) fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Opti
     }
     let record = table_record(inventory);
     if record.is_some() {
-        let root = inventory.datasets.iter().filter(|d| d.group == "/");
-        crate::cf_decoded::refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))?;
+        crate::cf_decoded::refuse_packed_variables(path, inventory)?;
     }
     Ok(record)
 }
@@ -659,7 +659,7 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         let ours = |name: &str| nulls_said && name == ndl_hdf5::NDL_FILLS;
         entry
             .attributes
-            .retain(|name, value| !(is_bookkeeping(name, value, d.is_scale) || ours(name)));
+            .retain(|name, value| !(is_hdf5_bookkeeping(name, value, d.is_scale) || ours(name)));
         entry.attribute_types = d.attribute_types.clone();
         entry.unlimited = d.max_shape.iter().map(Option::is_none).collect();
         entry.dimension_names = d.dimension_names.clone();
@@ -671,14 +671,14 @@ pub(crate) fn contents_of(path: &Path, inventory: &Inventory) -> Contents {
         .first()
         .map(|g| g.attributes.clone())
         .unwrap_or_default();
-    attributes.retain(|name, value| !is_bookkeeping(name, value, false));
+    attributes.retain(|name, value| !is_hdf5_bookkeeping(name, value, false));
     let groups = inventory
         .groups
         .iter()
         .skip(1)
         .map(|g| {
             let mut attributes = g.attributes.clone();
-            attributes.retain(|name, value| !is_bookkeeping(name, value, false));
+            attributes.retain(|name, value| !is_hdf5_bookkeeping(name, value, false));
             GroupEntry {
                 path: g.path.clone(),
                 attributes,
@@ -738,30 +738,6 @@ fn declared(inventory: &Inventory) -> Declared {
         })
         .collect();
     Declared { types, dimensions }
-}
-
-/// The HDF5 and netCDF attributes that keep the file's bookkeeping: the
-/// dimension scales' own (`CLASS` only where it says `DIMENSION_SCALE`,
-/// `NAME` only on a scale: PyTables and others use them for their own
-/// meanings) and netCDF's.
-fn is_bookkeeping(name: &str, value: &serde_json::Value, on_scale: bool) -> bool {
-    match name {
-        "CLASS" => value.as_str() == Some("DIMENSION_SCALE"),
-        "NAME" => on_scale,
-        _ => is_netcdf_bookkeeping(name),
-    }
-}
-
-fn is_netcdf_bookkeeping(name: &str) -> bool {
-    matches!(
-        name,
-        "DIMENSION_LIST"
-            | "REFERENCE_LIST"
-            | "_Netcdf4Dimid"
-            | "_Netcdf4Coordinates"
-            | "_NCProperties"
-            | ndl_hdf5::NDL_DATATYPE
-    )
 }
 
 /// A dataset's chunks, filters and byte order as NDL storage directives.

@@ -31,8 +31,7 @@ pub(crate) fn open_records(
     let Some(source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
         return Ok(None);
     };
-    let root = inventory.datasets.iter().filter(|d| d.group == "/");
-    crate::cf_decoded::refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))?;
+    crate::cf_decoded::refuse_packed_variables(path, inventory)?;
     Ok(Some(Box::new(source)))
 }
 

@@ -38,6 +38,9 @@ pub struct ZarrSource {
     notes: Vec<String>,
     /// The array's dimension names, where it names every one.
     dimensions: Option<Vec<String>>,
+    /// The attributes of an array another tool wrote, as CF reads them
+    /// ([`cf_attributes`]); `None` for ours and for groups.
+    foreign: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// How a store's elements are read.
@@ -53,11 +56,11 @@ impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
-        let mut dimensions = None;
+        let (mut dimensions, mut foreign) = (None, None);
         let (spec, reading, written) = match StoreInfo::open(path)? {
             StoreInfo::Array(info) if is_grid(&info) => {
                 notes = info.notes().to_vec();
-                dimensions = named_dimensions(&info);
+                (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
                 let reader = GridReader::open(path)?;
                 let mut spec = array_spec(&info, reader.stored_datatype());
                 spec.order = reader.order();
@@ -66,7 +69,7 @@ impl ZarrSource {
             }
             StoreInfo::Array(info) => {
                 notes = info.notes().to_vec();
-                dimensions = named_dimensions(&info);
+                (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
                 let chunk = info
                     .inner_chunks()
                     .unwrap_or(info.chunks())
@@ -80,22 +83,17 @@ impl ZarrSource {
                 (spec, reading, info.datatype())
             }
             StoreInfo::Group(group) => {
-                let columns = group
-                    .arrays()
-                    .iter()
-                    .map(|(n, a)| (n.as_str(), a.attributes()));
-                crate::cf_decoded::refuse_packed(path, columns)?;
+                crate::cf_decoded::refuse_packed_arrays(path, &group)?;
                 let unsupported = |message: String| Error::Unsupported {
                     path: path.to_path_buf(),
                     message,
                 };
                 let datatype = group.datatype().map_err(unsupported)?.ok_or_else(|| {
-                    let names = array_names(path).unwrap_or_default();
                     unsupported(format!(
                         "the group's arrays ({}) are not columns of one length, and it has no \
                          ndl_datatype attribute: it holds no records; say which array with \
                          --member",
-                        names.join(", ")
+                        array_names(&group).join(", ")
                     ))
                 })?;
                 let packed = repacker(path, &datatype)?.layout().datatype().clone();
@@ -116,6 +114,7 @@ impl ZarrSource {
             reading,
             notes,
             dimensions,
+            foreign,
         })
     }
 
@@ -565,13 +564,15 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
             return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
         }
-        let source = Box::new(ZarrSource::open(path)?);
-        match StoreInfo::open(path)? {
-            StoreInfo::Array(info) if !info.attributes().contains_key("ndl_datatype") => {
-                let (name, attributes) = (stem(path), cf_attributes(&info));
-                crate::cf_decoded::as_xarray_reads(source, &name, &attributes, &Default::default())
-            }
-            _ => Ok(source),
+        let mut source = ZarrSource::open(path)?;
+        match source.foreign.take() {
+            Some(attributes) => crate::cf_decoded::as_xarray_reads(
+                Box::new(source),
+                &stem(path),
+                &attributes,
+                &Default::default(),
+            ),
+            None => Ok(Box::new(source)),
         }
     },
     create: Some(|path, source, options| {
@@ -631,29 +632,32 @@ fn member_path(path: &Path, member: Option<&str>) -> Result<PathBuf> {
         path: path.to_path_buf(),
         message: format!(
             "the store holds no array or group `{member}`{}",
-            match array_names(path) {
-                Some(names) if !names.is_empty() => format!("; it holds {}", names.join(", ")),
+            match StoreInfo::open(path) {
+                Ok(StoreInfo::Group(group)) =>
+                    format!("; it holds {}", array_names(&group).join(", ")),
                 _ => String::new(),
             }
         ),
     })
 }
 
-/// The names of the arrays of the group at `path`, in name order; `None`
-/// when it is no group.
-fn array_names(path: &Path) -> Option<Vec<String>> {
-    let StoreInfo::Group(group) = StoreInfo::open(path).ok()? else {
-        return None;
-    };
+/// The names of the arrays of `group`, in name order.
+fn array_names(group: &ndl_zarr::GroupInfo) -> Vec<String> {
     let mut names: Vec<String> = group.arrays().iter().map(|(n, _)| n.clone()).collect();
     names.extend(group.vlen_arrays().iter().cloned());
     names.sort();
-    Some(names)
+    names
 }
 
 /// The names of `info`'s dimensions, where it names every one.
 fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
     info.dimension_names()?.iter().cloned().collect()
+}
+
+/// The attributes of `info`, as CF reads them ([`cf_attributes`]), when
+/// another tool wrote the array; `None` for ours, which says its types.
+fn foreign_attributes(info: &ArrayInfo) -> Option<serde_json::Map<String, serde_json::Value>> {
+    (!info.attributes().contains_key("ndl_datatype")).then(|| cf_attributes(info))
 }
 
 /// The attributes of an array another tool wrote, as CF reads them: its

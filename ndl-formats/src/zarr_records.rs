@@ -80,11 +80,7 @@ impl ZarrRecordSource {
             return Ok(None);
         };
         if let StoreInfo::Group(group) = StoreInfo::open(path)? {
-            let columns = group
-                .arrays()
-                .iter()
-                .map(|(n, a)| (n.as_str(), a.attributes()));
-            crate::cf_decoded::refuse_packed(path, columns)?;
+            crate::cf_decoded::refuse_packed_arrays(path, &group)?;
         }
         let record = record_bytes(reader.datatype()).max(1);
         let mut batch = (batch_bytes / record).max(1) as u64;

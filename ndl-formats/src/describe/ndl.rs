@@ -6,17 +6,9 @@ use std::path::Path;
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::{self, DimCoord, Extent, Ndarray, Shape};
 
-use crate::attribute_json::attribute;
+use crate::attribute_json::{attribute, is_zarr_bookkeeping};
 use crate::contents::{Arrangement, Contents, Entry, ancestors_and_self};
 use crate::error::{Error, Result};
-
-/// Attributes that keep a store's bookkeeping, not the data's meaning.
-pub(super) fn is_bookkeeping(name: &str) -> bool {
-    matches!(
-        name,
-        "_ARRAY_DIMENSIONS" | "_NCZARR_ATTR" | "_nczarr_attr" | "ndl_datatype"
-    )
-}
 
 /// The document of `contents`.
 pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
@@ -31,7 +23,7 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
     for (name, value) in contents
         .attributes
         .iter()
-        .filter(|(n, _)| !is_bookkeeping(n))
+        .filter(|(n, _)| !is_zarr_bookkeeping(n))
     {
         if let Some(attr) = attribute(
             value,
@@ -68,7 +60,7 @@ fn add_groups(contents: &Contents, doc: &mut ndl::File) {
     for g in &contents.groups {
         doc.form = ndl::FileForm::Grouped;
         let group = doc.groups.get_or_insert_with(&g.path, ndl::Group::default);
-        for (name, value) in g.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+        for (name, value) in g.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
             let element = &Datatype::String;
             if let Some(attr) = attribute(value, element, g.attribute_types.get(name.as_str())) {
                 group.attributes.insert(name, attr);
@@ -129,7 +121,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
             Some(c) => {
                 let mut d =
                     DimCoord::new(size, c.spec.datatype.clone()).with_storage(c.storage.clone());
-                for (k, v) in c.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+                for (k, v) in c.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
                     if let Some(attr) =
                         attribute(v, &c.spec.datatype, c.attribute_types.get(k.as_str()))
                     {
@@ -168,7 +160,7 @@ fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
         None => Shape::from(e.spec.shape.iter().map(|&d| d as usize).collect::<Vec<_>>()),
     };
     let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(e.storage.clone());
-    for (name, value) in e.attributes.iter().filter(|(n, _)| !is_bookkeeping(n)) {
+    for (name, value) in e.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
         if let Some(attr) = attribute(
             value,
             &e.spec.datatype,
