@@ -4,12 +4,12 @@
 
 use std::ops::Range;
 
-use ndl_runtime::record::{Bitmap, Column, Values};
+use ndl_runtime::record::{Bitmap, Column, Offsets, Values};
 
 /// The list column `offsets` / `values` with each row that `validity`
 /// marks null made empty, its items dropped.
 pub(crate) fn nulls_emptied(validity: &Bitmap, offsets: Vec<i64>, values: Column) -> Column {
-    let at = |k: usize| offset(&offsets, k);
+    let at = |k: usize| Offsets::I64(&offsets).get(k).unwrap_or(0);
     let rows = offsets.len().saturating_sub(1);
     let null_holds_items = (0..rows).any(|i| !validity.get(i) && at(i + 1) > at(i));
     if !null_holds_items {
@@ -98,16 +98,10 @@ pub(crate) fn pick(column: &Column, ranges: &[Range<usize>]) -> Column {
     }
 }
 
-fn offset(offsets: &[i64], k: usize) -> usize {
-    offsets
-        .get(k)
-        .map_or(0, |&o| usize::try_from(o).unwrap_or(0))
-}
-
 /// The offsets of the rows in `ranges` of a column with `offsets`, and
 /// the ranges of items those rows hold.
 fn spans(offsets: &[i64], ranges: &[Range<usize>]) -> (Vec<i64>, Vec<Range<usize>>) {
-    let at = |k: usize| offset(offsets, k);
+    let at = |k: usize| Offsets::I64(offsets).get(k).unwrap_or(0);
     let mut new_offsets = vec![0];
     let mut items = Vec::with_capacity(ranges.len());
     let mut end = 0;

@@ -291,20 +291,29 @@ fn is_user_defined(dt: &Datatype) -> bool {
     )
 }
 
-/// The object token of the dimension scale attached to each dimension of
-/// `dataset` (its `DIMENSION_LIST`), where it has one.
-fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>> {
+/// The dimension scale attached to each dimension of `dataset` (its
+/// `DIMENSION_LIST`), where it has one.
+fn scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<hdf5::Dataset>>> {
     let list = dataset.attr("DIMENSION_LIST").ok()?;
     let per_dimension = list.read_raw::<VarLenArray<ObjectReference1>>().ok()?;
-    let tokens = per_dimension
+    let scales = per_dimension
         .iter()
-        .map(|refs| {
-            let first = refs.iter().next()?;
-            match dataset.dereference(first).ok()? {
-                ReferencedObject::Dataset(scale) => scale.loc_info().ok().map(|l| l.token),
+        .map(
+            |refs| match dataset.dereference(refs.iter().next()?).ok()? {
+                ReferencedObject::Dataset(scale) => Some(scale),
                 _ => None,
-            }
-        })
+            },
+        )
+        .collect();
+    Some(scales)
+}
+
+/// The object token of the dimension scale attached to each dimension of
+/// `dataset`, where it has one.
+fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>> {
+    let tokens = scales(dataset)?
+        .into_iter()
+        .map(|scale| scale?.loc_info().ok().map(|l| l.token))
         .collect();
     Some(tokens)
 }
@@ -312,19 +321,12 @@ fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>
 /// The names of the dimension scales attached to each dimension of
 /// `dataset`, when every dimension has one (a netCDF variable's).
 pub(crate) fn scale_names(dataset: &hdf5::Dataset) -> Option<Vec<String>> {
-    let list = dataset.attr("DIMENSION_LIST").ok()?;
-    let per_dimension = list.read_raw::<VarLenArray<ObjectReference1>>().ok()?;
-    per_dimension
-        .iter()
-        .map(
-            |refs| match dataset.dereference(refs.iter().next()?).ok()? {
-                ReferencedObject::Dataset(scale) => {
-                    let name = scale.name();
-                    Some(name.rsplit('/').next().unwrap_or(&name).to_string())
-                }
-                _ => None,
-            },
-        )
+    scales(dataset)?
+        .into_iter()
+        .map(|scale| {
+            let name = scale?.name();
+            Some(name.rsplit('/').next().unwrap_or(&name).to_string())
+        })
         .collect()
 }
 

@@ -2,7 +2,7 @@
 //! each field's array found by name, ragged arrays rebuilt from their
 //! counts, options from their fill.
 
-use ndl_runtime::record::{self, Bitmap, Column, Values, columns};
+use ndl_runtime::record::{self, Bitmap, Column, Offsets, Values, columns};
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Compound, Datatype, Record};
 
@@ -438,10 +438,10 @@ fn nulls_where(values: Column, fill: &Column) -> Column {
     else {
         return values;
     };
-    let of = |offsets: &[i64], data: &'_ [u8], i: usize| -> Vec<u8> {
-        let at = |k: usize| offsets.get(k).map_or(0, |&o| o as usize);
-        data.get(at(i)..at(i + 1)).unwrap_or_default().to_vec()
-    };
+    fn of<'a>(offsets: &[i64], data: &'a [u8], i: usize) -> &'a [u8] {
+        let at = |k: usize| Offsets::I64(offsets).get(k).unwrap_or(0);
+        data.get(at(i)..at(i + 1)).unwrap_or_default()
+    }
     let stands_for_none = of(fill_offsets, fill_data, 0);
     let n = offsets.len().saturating_sub(1);
     let mut validity = Bitmap::with_capacity(n);

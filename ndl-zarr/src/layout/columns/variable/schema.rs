@@ -8,7 +8,7 @@ use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
 use super::leaves::{count_name, dotted, sample_dimension};
-use crate::documents::{json_at, read_group};
+use crate::documents::read_group;
 use crate::error::{Error, Result};
 use crate::info::{ArrayInfo, read_child};
 use crate::layout::columns::infer_record;
@@ -68,14 +68,15 @@ pub(crate) fn set_fills(store: &Store, name: &str, column: &mut Column) -> Resul
 
 /// The string a string array stores for `None`: its `fill_value`.
 fn string_fill_of(array: &Store) -> Result<Option<Column>> {
-    let doc = match json_at(array, "zarr.json")? {
-        Some(doc) => doc,
-        None => json_at(array, ".zarray")?.unwrap_or_default(),
+    let Some(meta) = crate::strings::VlenMeta::probe(array)? else {
+        return Ok(None);
     };
-    Ok(doc["fill_value"].as_str().map(|text| Column::Strings {
-        offsets: vec![0, text.len() as i64],
-        data: text.as_bytes().to_vec(),
-    }))
+    Ok(meta.document["fill_value"]
+        .as_str()
+        .map(|text| Column::Strings {
+            offsets: vec![0, text.len() as i64],
+            data: text.as_bytes().to_vec(),
+        }))
 }
 
 /// The value an array stores for `None`, as a one-record column shaped as
