@@ -1,10 +1,9 @@
 //! One variable's CF encodings undone, as xarray reads the variable:
 //! counts of time with `units` `<unit> since <epoch>` as times (the fill
-//! as NaT), and packed values (CF §8.1: `scale_factor`, `add_offset`) as
-//! the floats they stand for, `stored * scale_factor + add_offset`, their
-//! `_FillValue` and `missing_value` as NaN; netCDF-3's `_Unsigned`
-//! integers as unsigned ones. A table's time columns are
-//! decoded by the record sources; a file ndl wrote says its times itself.
+//! as NaT), and its numbers as [`CfNumbers`] says (unsigned, unpacked,
+//! fills as NaN). A table's time columns are decoded by the record
+//! sources, its numbers by `cf_table`; a file ndl wrote says its times
+//! itself.
 
 use std::collections::BTreeMap;
 
@@ -12,27 +11,12 @@ use ndl_runtime::time::{CfCounts, CfValues, cf_time_type};
 use ndl_runtime::{ArraySpec, ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
-use crate::attribute_json::float_of;
+use crate::cf_numbers::CfNumbers;
 use crate::error::{Error, Result};
 use crate::source::{Origin, Source};
 
 /// The attributes a time's decoding uses up.
 const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
-
-/// The attributes an unpacking uses up, or that no longer hold once the
-/// values are unpacked.
-const PACKING_ATTRIBUTES: &[&str] = &[
-    "scale_factor",
-    "add_offset",
-    "missing_value",
-    "valid_range",
-    "valid_min",
-    "valid_max",
-    "_Unsigned",
-];
-
-/// netCDF-3's mark of unsigned integers stored as signed ones.
-const UNSIGNED_ATTRIBUTES: &[&str] = &["_Unsigned"];
 
 /// `source`, the variable `name` whose attributes are `attributes` (their
 /// elements of `types`), as xarray reads it: its CF encodings undone
@@ -50,53 +34,6 @@ pub(crate) fn as_xarray_reads(
     Ok(crate::carried::with_attributes(
         source, attributes, types, used,
     ))
-}
-
-/// Refuses a table of the root group's variables of the HDF5 or netCDF
-/// file at `path`, one of which is packed (see [`refuse_packed`]).
-pub(crate) fn refuse_packed_variables(
-    path: &std::path::Path,
-    inventory: &ndl_hdf5::Inventory,
-) -> Result<()> {
-    let root = inventory.datasets.iter().filter(|d| d.group == "/");
-    refuse_packed(path, root.map(|d| (d.name.as_str(), &d.attributes)))
-}
-
-/// Refuses the columns of the Zarr group at `path`, one of which is
-/// packed (see [`refuse_packed`]).
-pub(crate) fn refuse_packed_arrays(
-    path: &std::path::Path,
-    group: &ndl_zarr::GroupInfo,
-) -> Result<()> {
-    refuse_packed(
-        path,
-        group
-            .arrays()
-            .iter()
-            .map(|(n, a)| (n.as_str(), a.attributes())),
-    )
-}
-
-/// Refuses a table of the file at `path` one of whose `columns` (each a
-/// name and its attributes) is packed (CF `scale_factor`, `add_offset`):
-/// its records would hold numbers that mean nothing without the packing.
-fn refuse_packed<'a>(
-    path: &std::path::Path,
-    mut columns: impl Iterator<Item = (&'a str, &'a Map<String, Value>)>,
-) -> Result<()> {
-    let packed =
-        |a: &Map<String, Value>| a.contains_key("scale_factor") || a.contains_key("add_offset");
-    let Some((name, _)) = columns.find(|(_, a)| packed(a)) else {
-        return Ok(());
-    };
-    Err(Error::Unsupported {
-        path: path.to_path_buf(),
-        message: format!(
-            "variable `{name}` is packed (scale_factor, add_offset), and records of the table \
-             would hold its packed numbers: convert it alone with --member {name}, which \
-             unpacks it as xarray does"
-        ),
-    })
 }
 
 /// `source`, an array ndl wrote, whose `ndl_datatype` says what it holds,
@@ -155,43 +92,24 @@ fn decoded(
         let source = Box::new(Decoded::new((source, name), spec, decode, note));
         return Ok((source, TIME_ATTRIBUTES));
     }
-    // netCDF-3 has no unsigned integers: `_Unsigned = "true"` says the
-    // signed ones are read as unsigned, as xarray reads them.
-    let read_as = match text("_Unsigned") {
-        Some("true") => unsigned(&stored).unwrap_or(stored),
-        _ => stored,
+    let Some(numbers) = CfNumbers::of(&stored, attributes, types) else {
+        return Ok((source, &[]));
     };
-    let Some(packing) = Packing::of(&read_as, attributes, types) else {
-        if read_as == source.spec().datatype {
-            return Ok((source, &[]));
-        }
+    let (note, used) = (numbers.note(name), numbers.used());
+    if numbers.scaling.is_none() {
+        // The same bytes, read as unsigned.
         let mut notes = source.notes().to_vec();
-        notes.push(format!(
-            "variable `{name}`: its _Unsigned integers are read as {}, as xarray reads them",
-            ndl_runtime::schema::describe(&read_as)
+        notes.push(note);
+        let read_as = Some(numbers.read_as);
+        return Ok((
+            crate::described::described(source, read_as, None, notes),
+            used,
         ));
-        let source = crate::described::described(source, Some(read_as), None, notes);
-        return Ok((source, UNSIGNED_ATTRIBUTES));
-    };
-    let note = format!(
-        "variable `{name}`: its packed values (scale_factor {}, add_offset {}) are read as {}, \
-         {}as xarray reads them",
-        packing.scale,
-        packing.offset,
-        ndl_runtime::schema::describe(&packing.unpacked),
-        match packing.missing.is_empty() {
-            true => String::new(),
-            false => "its _FillValue and missing_value as NaN, ".into(),
-        }
-    );
-    let spec = decoded_spec(source.spec(), packing.unpacked.clone());
-    let source = Box::new(Decoded::new(
-        (source, name),
-        spec,
-        Decode::Unpack(packing, read_as),
-        note,
-    ));
-    Ok((source, PACKING_ATTRIBUTES))
+    }
+    let spec = decoded_spec(source.spec(), numbers.datatype().clone());
+    let decode = Decode::Numbers(numbers);
+    let source = Box::new(Decoded::new((source, name), spec, decode, note));
+    Ok((source, used))
 }
 
 /// The spec of the decoded values: `datatype`, in native byte order.
@@ -204,85 +122,14 @@ fn decoded_spec(stored: &ArraySpec, datatype: Datatype) -> ArraySpec {
     }
 }
 
-/// How packed values unpack (CF §8.1).
-struct Packing {
-    scale: f64,
-    offset: f64,
-    /// The stored values that stand for none.
-    missing: Vec<f64>,
-    /// `float32` when the attributes are and the values are 16-bit or
-    /// narrower (xarray's choice), else `float64`.
-    unpacked: Datatype,
-}
-
-impl Packing {
-    fn of(
-        stored: &Datatype,
-        attributes: &Map<String, Value>,
-        types: &BTreeMap<String, Datatype>,
-    ) -> Option<Packing> {
-        let number = |key: &str| first_number(attributes.get(key)?);
-        let (scale, offset) = (number("scale_factor"), number("add_offset"));
-        if scale.is_none() && offset.is_none() {
-            return None;
-        }
-        let said = ["scale_factor", "add_offset"]
-            .into_iter()
-            .filter(|k| attributes.contains_key(*k));
-        let narrow = stored.size().is_some_and(|s| s <= 2) || *stored == Datatype::Float32;
-        let float32 = narrow
-            && said
-                .clone()
-                .all(|k| types.get(k) == Some(&Datatype::Float32));
-        let missing = ["_FillValue", "missing_value"]
-            .iter()
-            .filter_map(|k| attributes.get(*k))
-            .flat_map(|v| match v {
-                Value::Array(items) => items.iter().filter_map(float_of).collect(),
-                one => float_of(one).into_iter().collect::<Vec<_>>(),
-            })
-            .map(|m| unsigned_fill(stored, m))
-            .collect();
-        Some(Packing {
-            scale: scale.unwrap_or(1.0),
-            offset: offset.unwrap_or(0.0),
-            missing,
-            unpacked: if float32 {
-                Datatype::Float32
-            } else {
-                Datatype::Float64
-            },
-        })
-    }
-
-    fn unpack(&self, stored: f64) -> f64 {
-        let none = self
-            .missing
-            .iter()
-            .any(|&m| m == stored || (m.is_nan() && stored.is_nan()));
-        if none {
-            f64::NAN
-        } else {
-            stored * self.scale + self.offset
-        }
-    }
-}
-
-fn first_number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Array(items) if items.len() == 1 => float_of(&items[0]),
-        other => float_of(other),
-    }
-}
-
 /// What becomes of each stored value.
 enum Decode {
     Time {
         counts: CfCounts,
         values: Option<CfValues>,
     },
-    /// The packing, and the integers the stored bytes are read as.
-    Unpack(Packing, Datatype),
+    /// Numbers unpacked, or their fills masked.
+    Numbers(CfNumbers),
 }
 
 /// The decoded values of a source.
@@ -356,13 +203,7 @@ impl Source for Decoded {
                     counts.widen(native, &mut wide);
                     out.copy_from_slice(&wide);
                 }
-                Decode::Unpack(packing, read_as) => {
-                    let value = packing.unpack(as_f64(read_as, native));
-                    match self.spec.datatype {
-                        Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
-                        _ => out.copy_from_slice(&value.to_ne_bytes()),
-                    }
-                }
+                Decode::Numbers(numbers) => numbers.decode(native, out),
             }
         }
         if let Decode::Time {
@@ -383,50 +224,5 @@ impl Source for Decoded {
         }
         self.done += got as u64;
         Ok(got)
-    }
-}
-
-/// A fill `m` given signed for values read as unsigned (`_Unsigned`), as
-/// the unsigned value of its bits.
-fn unsigned_fill(stored: &Datatype, m: f64) -> f64 {
-    let bits = match stored {
-        Datatype::UInt8 => 8,
-        Datatype::UInt16 => 16,
-        Datatype::UInt32 => 32,
-        Datatype::UInt64 => 64,
-        _ => return m,
-    };
-    if m < 0.0 { m + 2f64.powi(bits) } else { m }
-}
-
-/// The unsigned integers of the width of `dt`, a signed one.
-fn unsigned(dt: &Datatype) -> Option<Datatype> {
-    Some(match dt {
-        Datatype::Int8 => Datatype::UInt8,
-        Datatype::Int16 => Datatype::UInt16,
-        Datatype::Int32 => Datatype::UInt32,
-        Datatype::Int64 => Datatype::UInt64,
-        _ => return None,
-    })
-}
-
-/// A native-order stored number as `f64`.
-fn as_f64(datatype: &Datatype, b: &[u8]) -> f64 {
-    macro_rules! from {
-        ($t:ty) => {
-            <$t>::from_ne_bytes(b.try_into().unwrap_or_default()) as f64
-        };
-    }
-    match datatype {
-        Datatype::Int8 => from!(i8),
-        Datatype::UInt8 => from!(u8),
-        Datatype::Int16 => from!(i16),
-        Datatype::UInt16 => from!(u16),
-        Datatype::Int32 => from!(i32),
-        Datatype::UInt32 => from!(u32),
-        Datatype::Int64 => from!(i64),
-        Datatype::UInt64 => from!(u64),
-        Datatype::Float32 => from!(f32),
-        _ => from!(f64),
     }
 }

@@ -126,6 +126,10 @@ impl RecordSource for Filled {
         self.inner.attributes()
     }
 
+    fn array_name(&self) -> String {
+        self.inner.array_name()
+    }
+
     fn notes(&self) -> &[String] {
         &self.notes
     }

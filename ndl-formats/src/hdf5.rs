@@ -58,7 +58,10 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
     }
     let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
     if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
-        return Ok(Box::new(columns));
+        return match written_as_columns(&inventory) {
+            true => Ok(Box::new(columns)),
+            false => crate::cf_table::decoded(Box::new(columns), root_columns(&inventory)),
+        };
     }
     let dataset = only_dataset(path, &inventory)?;
     open_member(path, &dataset)
@@ -494,11 +497,19 @@ pub(crate) fn inferred_record(path: &Path, inventory: &Inventory) -> Result<Opti
     for d in inventory.datasets.iter().filter(|d| d.group == "/") {
         refuse_bad_time_units(path, d)?;
     }
-    let record = table_record(inventory);
-    if record.is_some() {
-        crate::cf_decoded::refuse_packed_variables(path, inventory)?;
-    }
-    Ok(record)
+    Ok(table_record(inventory))
+}
+
+/// The root group's variables, each a table's column: its name and
+/// attributes.
+pub(crate) fn root_columns(
+    inventory: &Inventory,
+) -> impl Iterator<Item = crate::cf_table::ColumnAttributes<'_>> {
+    inventory
+        .datasets
+        .iter()
+        .filter(|d| d.group == "/")
+        .map(|d| (d.name.as_str(), &d.attributes, &d.attribute_types))
 }
 
 /// An error for a variable whose `units` say it counts time since an

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use ndl_hdf5::{Inventory, RecordsReader, RecordsWriter};
 use ndl_runtime::record::Column;
 
-use crate::contents::{join, stem};
+use crate::contents::join;
 use crate::error::{Result, in_hdf5};
 use crate::options::SinkOptions;
 use crate::records::{
@@ -58,6 +58,7 @@ fn open_with(
     Ok(Some(Box::new(Hdf5RecordSource {
         reader,
         path: path.to_path_buf(),
+        name: dataset.rsplit('/').next().unwrap_or(dataset).to_string(),
     })))
 }
 
@@ -65,9 +66,15 @@ fn open_with(
 struct Hdf5RecordSource {
     reader: RecordsReader,
     path: PathBuf,
+    /// The dataset's name (the last part of its path).
+    name: String,
 }
 
 impl RecordSource for Hdf5RecordSource {
+    fn array_name(&self) -> String {
+        self.name.clone()
+    }
+
     fn origin(&self) -> RecordOrigin<'_> {
         RecordOrigin {
             datatype: self.reader.datatype(),
@@ -93,7 +100,7 @@ pub(crate) fn create_records(
     require_fills(path, &origin, "an HDF5 file")?;
     let writer = RecordsWriter::create(
         path,
-        &stem(origin.location),
+        &source.array_name(),
         origin.datatype,
         origin.template,
         &options.hdf5.options,

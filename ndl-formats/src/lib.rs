@@ -36,6 +36,8 @@ mod attribute_json;
 mod batch_copy;
 mod carried;
 mod cf_decoded;
+mod cf_numbers;
+mod cf_table;
 mod column_file;
 mod column_rows;
 mod contents;

@@ -7,7 +7,7 @@
 //! `sample_dimension`): see `ndl_hdf5::RecordColumnsReader::open`. A
 //! table of fixed-size variables alone, `_FillValue`s or not, keeps the
 //! packed path (`Hdf5ColumnsSource`), which converts it to every format,
-//! `.npy` included, with each fill kept as the value it is.
+//! `.npy` included, its numbers as xarray reads them (`cf_table`).
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ pub(crate) fn open_records(
     let Some(source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
         return Ok(None);
     };
-    crate::cf_decoded::refuse_packed_variables(path, inventory)?;
+    crate::cf_table::refuse_encoded_variables(path, inventory)?;
     Ok(Some(Box::new(source)))
 }
 

@@ -43,6 +43,15 @@ pub trait RecordSource {
         None
     }
 
+    /// The records' name, as a destination that names its datasets (HDF5)
+    /// calls it: the dataset read from a file of several, else the
+    /// file's name without its ending (as [`Source::array_name`]).
+    ///
+    /// [`Source::array_name`]: crate::Source::array_name
+    fn array_name(&self) -> String {
+        crate::contents::stem(self.origin().location)
+    }
+
     /// What the reader should know about how the records were read, one
     /// sentence each.
     fn notes(&self) -> &[String] {

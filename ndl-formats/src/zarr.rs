@@ -38,9 +38,17 @@ pub struct ZarrSource {
     notes: Vec<String>,
     /// The array's dimension names, where it names every one.
     dimensions: Option<Vec<String>>,
-    /// The attributes of an array another tool wrote, as CF reads them
-    /// ([`cf_attributes`]); `None` for ours and for groups.
-    foreign: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The attributes of an array or columns another tool wrote, as CF
+    /// reads them ([`cf_attributes`]); `None` for ours.
+    foreign: Option<Foreign>,
+}
+
+/// The attributes of what another tool wrote, as CF reads them.
+enum Foreign {
+    /// Of one array.
+    Array(serde_json::Map<String, serde_json::Value>),
+    /// Of each column of a group, by name.
+    Columns(Vec<(String, serde_json::Map<String, serde_json::Value>)>),
 }
 
 /// How a store's elements are read.
@@ -83,7 +91,11 @@ impl ZarrSource {
                 (spec, reading, info.datatype())
             }
             StoreInfo::Group(group) => {
-                crate::cf_decoded::refuse_packed_arrays(path, &group)?;
+                if group.written_datatype().is_none() {
+                    let columns = group.arrays().iter();
+                    let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
+                    foreign = Some(Foreign::Columns(columns.collect()));
+                }
                 let unsupported = |message: String| Error::Unsupported {
                     path: path.to_path_buf(),
                     message,
@@ -565,12 +577,18 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
             return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
         }
         let mut source = ZarrSource::open(path)?;
+        // Zarr attributes are JSON: their numbers are float64.
+        let types = Default::default();
         match source.foreign.take() {
-            Some(attributes) => crate::cf_decoded::as_xarray_reads(
+            Some(Foreign::Array(attributes)) => crate::cf_decoded::as_xarray_reads(
                 Box::new(source),
                 &stem(path),
                 &attributes,
-                &Default::default(),
+                &types,
+            ),
+            Some(Foreign::Columns(columns)) => crate::cf_table::decoded(
+                Box::new(source),
+                columns.iter().map(|(n, a)| (n.as_str(), a, &types)),
             ),
             None => Ok(Box::new(source)),
         }
@@ -656,17 +674,22 @@ fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
 
 /// The attributes of `info`, as CF reads them ([`cf_attributes`]), when
 /// another tool wrote the array; `None` for ours, which says its types.
-fn foreign_attributes(info: &ArrayInfo) -> Option<serde_json::Map<String, serde_json::Value>> {
-    (!info.attributes().contains_key("ndl_datatype")).then(|| cf_attributes(info))
+fn foreign_attributes(info: &ArrayInfo) -> Option<Foreign> {
+    (!info.attributes().contains_key("ndl_datatype")).then(|| Foreign::Array(cf_attributes(info)))
 }
 
 /// The attributes of an array another tool wrote, as CF reads them: its
-/// `_FillValue` the v2 `fill_value` (xarray's reading), in v3 the
-/// attribute, a float's decoded from the base64 xarray writes.
+/// `_FillValue` the v2 `fill_value` of an array xarray wrote (it names
+/// its dimensions in `_ARRAY_DIMENSIONS`; zarr-python's own arrays have a
+/// `fill_value` for chunks never written, no mark of missing values), in
+/// v3 the attribute, a float's decoded from the base64 xarray writes.
 fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value> {
     let mut attributes = info.attributes().clone();
     let fill = match info.format() {
-        ndl_zarr::ZarrFormat::V2 => info.metadata().get("fill_value").cloned(),
+        ndl_zarr::ZarrFormat::V2 if attributes.contains_key("_ARRAY_DIMENSIONS") => {
+            info.metadata().get("fill_value").cloned()
+        }
+        ndl_zarr::ZarrFormat::V2 => None,
         _ => attributes
             .get("_FillValue")
             .map(|f| match ndl_zarr::text_fill(f) {

@@ -80,7 +80,7 @@ impl ZarrRecordSource {
             return Ok(None);
         };
         if let StoreInfo::Group(group) = StoreInfo::open(path)? {
-            crate::cf_decoded::refuse_packed_arrays(path, &group)?;
+            crate::cf_table::refuse_encoded_arrays(path, &group)?;
         }
         let record = record_bytes(reader.datatype()).max(1);
         let mut batch = (batch_bytes / record).max(1) as u64;

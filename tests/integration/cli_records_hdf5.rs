@@ -99,7 +99,12 @@ fn the_member_asked_for_converts_beside_other_datasets() {
     refused(&run, &src, &["--member"]);
     assert!(!dst.exists());
     converted(convert(&src, &dst, &["--member", "trades"]), "--member");
-    let out = run_with(&python312(), RECORDS_PY, &["check", s(&dst), "11", "two"]);
+    // The dataset keeps its name, as the plain path's do.
+    let out = run_with(
+        &python312(),
+        RECORDS_PY,
+        &["check", s(&dst), "11", "trades"],
+    );
     assert_eq!(out.trim(), "ok 11");
 }
 

@@ -490,41 +490,79 @@ for path, fmt in [(sys.argv[1], 2), (sys.argv[2], 3)]:
     }
 }
 
-/// A table (variables along one dimension) one of whose columns is packed
-/// is refused, naming the column and `--member`, which unpacks it: its
-/// records would hold the packed numbers. netCDF-4 and Zarr alike.
+/// A table another tool wrote (variables along one dimension) reads as
+/// xarray's `to_dataframe` gives it, from netCDF-4, netCDF-3 (whose
+/// `uint8` xarray stores as `_Unsigned` bytes) and Zarr v2 and v3: a
+/// packed column unpacked, `_FillValue`s as NaN (an integer column then
+/// float64), unsigned bytes as unsigned; each column alone (`--member`)
+/// the same. A table holding strings keeps its numbers as stored, so a
+/// packed column there is refused, naming it and `--member`.
 #[test]
-fn a_table_with_a_packed_column_is_refused_pointing_to_member() {
+fn a_table_reads_its_numbers_as_xarray_to_dataframe_gives_them() {
     let dir = tempfile::tempdir().unwrap();
     let script = "\
-import sys, numpy as np, xarray as xr
-ds = xr.Dataset({'a': ('obs', np.array([1.5, np.nan, 2.25])), 'b': ('obs', np.array([10, 20, 30], 'i4')),
-                 'name': ('obs', np.array(['x', 'y', 'z'], dtype=object))})
-enc = {'a': {'dtype': 'int16', 'scale_factor': 0.25, '_FillValue': -1}}
-ds[['a', 'b']].to_netcdf(sys.argv[1], encoding=enc)
-ds.to_netcdf(sys.argv[2], encoding=enc)
-ds[['a', 'b']].to_zarr(sys.argv[3], zarr_format=2, encoding=enc, consolidated=False)
+import sys, numpy as np, xarray as xr, netCDF4
+ds = xr.Dataset({'a': ('obs', np.array([1.5, np.nan, 2.25, 3.0])), 'b': ('obs', np.array([10, 20, 30, 40], 'i4')),
+                 'c': ('obs', np.array([0.5, np.nan, -1.0, 2.0], 'f4')), 'u': ('obs', np.array([0, 200, 255, 7], 'u1'))})
+enc = {'a': {'dtype': 'int16', 'scale_factor': 0.25, '_FillValue': -1}, 'b': {'_FillValue': -7},
+       'c': {'_FillValue': -999.0}}
+ds.to_netcdf(sys.argv[1], encoding=enc)
+ds.assign(u=ds['u'].astype('i1')).to_netcdf(sys.argv[2], format='NETCDF3_64BIT', encoding=enc)
+with netCDF4.Dataset(sys.argv[2], 'a') as f:
+    f['u'].setncattr('_Unsigned', 'true')
+ds.to_zarr(sys.argv[3], zarr_format=2, encoding=enc, consolidated=False)
+ds.to_zarr(sys.argv[4], zarr_format=3, encoding=enc, consolidated=False)
+ds.assign(name=('obs', np.array(['w', 'x', 'y', 'z'], dtype=object))).to_netcdf(sys.argv[5], encoding=enc)
 ";
     let d = dir.path();
-    let sources = [
-        d.join("plain.nc"),
-        d.join("strings.nc"),
-        d.join("plain.zarr"),
-    ];
+    let sources = ["t4.nc", "t3.nc", "t2.zarr", "t3.zarr", "strings.nc"].map(|n| d.join(n));
     let paths: Vec<&str> = sources.iter().map(|p| p.to_str().unwrap()).collect();
     ndl_testkit::run_with(&ndl_testkit::python312(), script, &paths);
-    for src in &paths {
-        let dst = format!("{src}.parquet");
-        let run = ndl(&["convert", src, &dst]);
-        assert_eq!(run.code, Some(1), "{src}: {run:#?}");
+    let check = "\
+import sys, numpy as np, xarray as xr, pyarrow.parquet as pq
+src, table = sys.argv[1], sys.argv[2]
+ds = xr.open_zarr(src, consolidated=False) if src.endswith('.zarr') else xr.open_dataset(src)
+want = ds.to_dataframe().reset_index(drop=True)
+got = pq.read_table(table).to_pandas()
+# A Zarr group's arrays have no order; a netCDF file's variables do.
+in_order = list if src.endswith('.nc') else sorted
+assert in_order(got.columns) == in_order(want.columns), (got.columns, want.columns)
+for c in want:
+    assert got[c].dtype == want[c].dtype, (c, got[c].dtype, want[c].dtype)
+    np.testing.assert_array_equal(got[c].values, want[c].values, err_msg=c)
+for c, alone in zip('abcu', sys.argv[3:]):
+    a = np.load(alone)
+    assert a.dtype == ds[c].dtype, (c, a.dtype, ds[c].dtype)
+    np.testing.assert_array_equal(a, ds[c].values, err_msg=c)
+print(','.join(str(want[c].dtype) for c in 'abcu'))
+";
+    for src in &paths[..4] {
+        let table = format!("{src}.parquet");
+        let run = ndl(&["convert", src, &table]);
+        assert_eq!(run.code, Some(0), "{src}: {run:#?}");
         assert!(
-            run.stderr.contains("variable `a` is packed") && run.stderr.contains("--member a"),
+            run.stderr.contains("variable `a`: its packed values"),
             "{src}: {run:#?}"
         );
-        assert!(!Path::new(&dst).exists(), "{src}");
-        let run = ndl(&["convert", src, &dst, "--member", "a"]);
-        assert_eq!(run.code, Some(0), "{src}: {run:#?}");
+        let mut args = vec![src.to_string(), table];
+        for member in ["a", "b", "c", "u"] {
+            let alone = format!("{src}.{member}.npy");
+            let run = ndl(&["convert", src, &alone, "--member", member]);
+            assert_eq!(run.code, Some(0), "{src} {member}: {run:#?}");
+            args.push(alone);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ndl_testkit::run_with(&ndl_testkit::python312(), check, &args);
+        assert_eq!(out, "float64,float64,float32,uint8\n", "{src}");
     }
+    let dst = format!("{}.parquet", paths[4]);
+    let run = ndl(&["convert", paths[4], &dst]);
+    assert_eq!(run.code, Some(1), "{run:#?}");
+    assert!(
+        run.stderr.contains("variable `a` is packed") && run.stderr.contains("--member a"),
+        "{run:#?}"
+    );
+    assert!(!Path::new(&dst).exists());
 }
 
 /// A time out of the decoded unit's range is refused, naming the
@@ -555,7 +593,7 @@ fn a_time_beyond_its_unit_is_refused_naming_variable_and_element() {
 
 /// netCDF-3's `_Unsigned = "true"` bytes read as unsigned, and packed
 /// ones unpacked from their unsigned values as xarray unpacks them, a
-/// fill given signed matching its unsigned bits.
+/// fill given signed matching its unsigned bits (and masked as NaN).
 #[test]
 fn unsigned_bytes_of_netcdf3_read_as_xarray_reads_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -582,16 +620,15 @@ fn unsigned_bytes_of_netcdf3_read_as_xarray_reads_them() {
             &ndl_testkit::python312(),
             "import sys, numpy as np, xarray as xr\n\
              ours = np.load(sys.argv[2])\n\
-             if sys.argv[3] == 'p':\n\
-             \x20   theirs = xr.open_dataset(sys.argv[1])['p'].values\n\
-             else:\n\
-             \x20   theirs = xr.open_dataset(sys.argv[1], mask_and_scale=False)['b'].values.view('u1')\n\
+             theirs = xr.open_dataset(sys.argv[1])[sys.argv[3]].values\n\
              assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs, equal_nan=True), (ours, theirs)\n\
+             assert np.isnan(ours[2]) and ours[1] in (200, 100)\n\
              print(ours.dtype)",
             &[s, npy.to_str().unwrap(), member],
         );
+        // The fill masked makes the bytes floats.
         let want = if member == "b" {
-            "uint8\n"
+            "float32\n"
         } else {
             "float64\n"
         };

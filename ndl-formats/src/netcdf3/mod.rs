@@ -46,8 +46,10 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
             None => Ok(source),
         };
     }
-    if let Some(record) = crate::hdf5::inferred_record(path, &inventory(&file))? {
-        return Ok(Box::new(Netcdf3TableSource::new(file, record)?));
+    let listed = inventory(&file);
+    if let Some(record) = crate::hdf5::inferred_record(path, &listed)? {
+        let table = Box::new(Netcdf3TableSource::new(file, record)?);
+        return crate::cf_table::decoded(table, crate::hdf5::root_columns(&listed));
     }
     match file.header.variables.len() {
         1 => Ok(Box::new(Netcdf3Source::new(file, 0)?)),
