@@ -490,6 +490,41 @@ for path, fmt in [(sys.argv[1], 2), (sys.argv[2], 3)]:
     }
 }
 
+/// A v2 array zarr-python wrote has a `fill_value` for chunks never
+/// written, no mark of missing values: its zeros stay integers, where an
+/// array xarray wrote (`_ARRAY_DIMENSIONS`) has its `fill_value` masked.
+#[test]
+fn a_zarr_python_arrays_fill_value_masks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, cf) = (dir.path().join("plain.zarr"), dir.path().join("cf.zarr"));
+    let script = "\
+import sys, numpy as np, zarr, xarray as xr
+a = zarr.create_array(sys.argv[1], shape=(4,), dtype='i4', fill_value=0, zarr_format=2)
+a[:] = [0, 1, 2, 0]
+ds = xr.Dataset({'v': ('x', np.array([0.0, 1.0, np.nan, 3.0]))})
+ds.to_zarr(sys.argv[2], zarr_format=2, encoding={'v': {'dtype': 'i2', '_FillValue': -9}}, consolidated=False)
+";
+    let paths = [plain.to_str().unwrap(), cf.to_str().unwrap()];
+    ndl_testkit::run_with(&ndl_testkit::python312(), script, &paths);
+    let (a, v) = (dir.path().join("a.npy"), dir.path().join("v.npy"));
+    let run = common::cli::convert(&plain, &a, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(!run.stderr.contains("NaN"), "{run:#?}");
+    let run = common::cli::convert(&cf, &v, &["--member", "v"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("are read as NaN"), "{run:#?}");
+    let out = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np\n\
+         a, v = np.load(sys.argv[1]), np.load(sys.argv[2])\n\
+         assert a.dtype == 'i4' and a.tolist() == [0, 1, 2, 0], a\n\
+         assert v.dtype == 'f4' and np.isnan(v[2]) and v[3] == 3, v\n\
+         print('ok')",
+        &[a.to_str().unwrap(), v.to_str().unwrap()],
+    );
+    assert_eq!(out, "ok\n");
+}
+
 /// A table another tool wrote (variables along one dimension) reads as
 /// xarray's `to_dataframe` gives it, from netCDF-4, netCDF-3 (whose
 /// `uint8` xarray stores as `_Unsigned` bytes) and Zarr v2 and v3: a
