@@ -53,6 +53,9 @@ pub(crate) struct Scaling {
     packed: bool,
     /// The stored values that stand for none.
     missing: Vec<f64>,
+    /// The attributes that name them: `_FillValue`, `missing_value` or
+    /// both.
+    named_by: &'static str,
     /// The floats the values become (xarray's choice of width).
     pub unpacked: Datatype,
 }
@@ -103,7 +106,7 @@ impl CfNumbers {
         };
         let fills = match s.missing.is_empty() {
             true => String::new(),
-            false => "its _FillValue and missing_value as NaN, ".into(),
+            false => format!("its {} as NaN, ", s.named_by),
         };
         match s.packed {
             true => format!(
@@ -112,11 +115,15 @@ impl CfNumbers {
                 s.scale, s.offset
             ),
             false => format!(
-                "variable `{name}`: its _FillValue and missing_value ({}) are read as NaN, its \
-                 values as {read_as}, as xarray reads them",
+                "variable `{name}`: values equal to its {} ({}) are read as NaN, and its values \
+                 as {read_as}, as xarray reads them",
+                s.named_by,
                 s.missing
                     .iter()
-                    .map(f64::to_string)
+                    .map(|&m| match m.fract() == 0.0 && m.abs() < 1e15 {
+                        true => format!("{m:.0}"),
+                        false => format!("{m:?}"),
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -162,6 +169,11 @@ impl Scaling {
         if !packed && missing.is_empty() {
             return None;
         }
+        let named_by = match ["_FillValue", "missing_value"].map(|k| attributes.contains_key(k)) {
+            [true, true] => "_FillValue and missing_value",
+            [true, false] => "_FillValue",
+            _ => "missing_value",
+        };
         let narrow = stored.size().is_some_and(|s| s <= 2) || *stored == Datatype::Float32;
         let float32 = match packed {
             // Packed: float32 where the attributes are and the values are
@@ -182,6 +194,7 @@ impl Scaling {
             offset: offset.unwrap_or(0.0),
             packed,
             missing,
+            named_by,
             unpacked: if float32 {
                 Datatype::Float32
             } else {
