@@ -144,7 +144,7 @@ struct ConvertArgs {
     /// The member of a .npz archive, the dataset or variable of an HDF5
     /// or netCDF-4 file (`/group/name`), or the array of a Zarr group
     /// (an xarray dataset's `temp`), to convert, when it holds more than
-    /// one.
+    /// one [default: to a .zarr store, every one, as a group].
     #[arg(long)]
     member: Option<String>,
 

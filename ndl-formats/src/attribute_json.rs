@@ -31,6 +31,16 @@ fn is_netcdf_bookkeeping(name: &str) -> bool {
     )
 }
 
+/// `value`, an attribute's JSON, as a Zarr attribute: netCDF and HDF5 hold
+/// a scalar attribute as a list of one (`[0.25]`), which xarray reads as
+/// the scalar and writes to Zarr so.
+pub(crate) fn zarr_attribute(value: J) -> J {
+    match value {
+        J::Array(mut one) if one.len() == 1 => one.remove(0),
+        other => other,
+    }
+}
+
 /// The attributes that keep a Zarr store's bookkeeping (v2's dimension
 /// names, NCZarr's, ours), not the data's meaning.
 pub(crate) fn is_zarr_bookkeeping(name: &str) -> bool {

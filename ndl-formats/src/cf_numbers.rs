@@ -15,17 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::attribute_json::float_of;
 
-/// The attributes an unpacking uses up, or that no longer hold once the
-/// values are unpacked.
-const PACKING_ATTRIBUTES: &[&str] = &[
-    "scale_factor",
-    "add_offset",
-    "missing_value",
-    "valid_range",
-    "valid_min",
-    "valid_max",
-    "_Unsigned",
-];
+/// The attributes an unpacking uses up, as xarray takes them out of a
+/// variable's attributes (it keeps `valid_*`, which may be of the packed
+/// values or of the unpacked ones).
+const PACKING_ATTRIBUTES: &[&str] = &["scale_factor", "add_offset", "missing_value", "_Unsigned"];
 
 /// The attributes a masking of fills uses up (the values keep their units
 /// and range).

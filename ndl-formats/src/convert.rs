@@ -5,11 +5,12 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::fill::Filled;
+use crate::format::Format;
 use crate::one_order::in_one_order;
 use crate::options::{ReadOptions, SinkOptions};
 use crate::records::RecordSource;
 use crate::registry::{
-    batch_files, create, create_records, keeps_mixed_byte_orders, open, open_records,
+    batch_files, create_as, create_records_as, keeps_mixed_byte_orders, open, open_records,
 };
 
 /// How to convert.
@@ -24,8 +25,8 @@ use crate::registry::{
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ConvertOptions {
-    read: ReadOptions,
-    write: SinkOptions,
+    pub(crate) read: ReadOptions,
+    pub(crate) write: SinkOptions,
     fills: Vec<(String, String)>,
 }
 
@@ -83,23 +84,43 @@ pub fn convert(
         let done = |n| progress(Progress::Done(n));
         return crate::batch_copy::copy((src, files.0), (dst, files.1), &total, &done);
     }
-    if let Some(records) = open_records(src, &options.read)? {
-        return convert_records(src, dst, records, options, progress);
+    let format = Format::of_destination(dst)?;
+    match convert_to(format, (src, &options.read), dst, options, progress) {
+        Err(Error::SeveralArrays { .. })
+            if options.read.member.is_none() && crate::dataset::takes(format) =>
+        {
+            crate::dataset::convert(src, dst, options, progress)
+        }
+        converted => converted,
     }
-    let mut source = open(src, &options.read)?;
+}
+
+/// Converts what `read` picks at `src` (its array, or its variable
+/// records) into a new file or store of `format` at `dst`.
+pub(crate) fn convert_to(
+    format: Format,
+    (src, read): (&Path, &ReadOptions),
+    dst: &Path,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    if let Some(records) = open_records(src, read)? {
+        return convert_records(format, (src, read), dst, records, options, progress);
+    }
+    let mut source = open(src, read)?;
     if !options.fills.is_empty() {
         progress(Progress::Note(format!(
             "--fill applies to records with optional members, and {} holds none",
             src.display()
         )));
     }
-    if !keeps_mixed_byte_orders(dst, &options.write)? {
+    if !keeps_mixed_byte_orders(format, dst, &options.write) {
         source = in_one_order(source);
     }
     for note in source.notes() {
         progress(Progress::Note(note.clone()));
     }
-    let sink = create(dst, source.as_ref(), &options.write)?;
+    let sink = create_as(format, dst, source.as_ref(), &options.write)?;
     if let Some(note) = source
         .narrowed_strings()
         .filter(|_| !sink.variable_strings())
@@ -113,9 +134,11 @@ pub fn convert(
     sink.write_from(source.as_mut(), &|done| progress(Progress::Done(done)))
 }
 
-/// Converts the variable records of `source`, read from `src`, into `dst`.
+/// Converts the variable records of `source`, read from `src` as `read`
+/// says, into `dst`.
 fn convert_records(
-    src: &Path,
+    format: Format,
+    (src, read): (&Path, &ReadOptions),
     dst: &Path,
     source: Box<dyn RecordSource>,
     options: &ConvertOptions,
@@ -125,13 +148,13 @@ fn convert_records(
     for note in source.notes() {
         progress(Progress::Note(note.clone()));
     }
-    let sink = create_records(dst, &source, &options.write)?;
+    let sink = create_records_as(format, dst, &source, &options.write)?;
     for note in sink.notes() {
         progress(Progress::Note(note));
     }
     progress(Progress::Total(source.origin().len.unwrap_or(0)));
     let reopen = || -> Result<Box<dyn RecordSource>> {
-        let again = open_records(src, &options.read)?.ok_or_else(|| crate::Error::Unsupported {
+        let again = open_records(src, read)?.ok_or_else(|| crate::Error::Unsupported {
             path: src.to_path_buf(),
             message: "changed while it was read: it no longer holds variable records".into(),
         })?;

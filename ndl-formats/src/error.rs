@@ -84,6 +84,22 @@ pub enum Error {
         /// What is not done, and what to do instead.
         message: String,
     },
+    /// The file holds several arrays that are no table, and no member
+    /// was named: a destination of one array takes one of them
+    /// (`--member`), a Zarr store all of them.
+    #[error(
+        "{}: {what} ({}); say which with --member, or convert them all to a Zarr store (.zarr)",
+        path.display(),
+        names.join(", ")
+    )]
+    SeveralArrays {
+        /// The file or store.
+        path: PathBuf,
+        /// What it holds: `the file holds 2 datasets`.
+        what: String,
+        /// Their names, as `--member` takes them.
+        names: Vec<String>,
+    },
     /// An archive member is missing, or which one is meant is unclear.
     #[error("{}: {message}", path.display())]
     Member {

@@ -71,11 +71,19 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
 /// or, for variable-length strings, their values padded to a fixed width.
 fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
     let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
-    if reader.stored().datatype == Datatype::String {
-        drop(reader);
-        return Ok(Box::new(Hdf5StringSource::open(path, name)?));
-    }
     let (attributes, types) = reader.attributes();
+    if reader.stored().datatype == Datatype::String {
+        let dimensions = reader.dimension_names();
+        drop(reader);
+        let mut source = Hdf5StringSource::open(path, name)?;
+        source.dimensions = dimensions.filter(|d| d.len() == source.spec.shape.len());
+        return Ok(crate::carried::with_attributes(
+            Box::new(source),
+            &attributes,
+            &types,
+            &[],
+        ));
+    }
     let ours = reader.says_its_type();
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
     let name = name.trim_start_matches('/');
@@ -105,13 +113,10 @@ fn only_dataset(path: &Path, inventory: &Inventory) -> Result<String> {
             path: path.to_path_buf(),
             message: "the file holds no dataset".into(),
         }),
-        many => Err(Error::Unsupported {
+        many => Err(Error::SeveralArrays {
             path: path.to_path_buf(),
-            message: format!(
-                "the file holds {} datasets ({}); say which with --member",
-                many.len(),
-                many.join(", ")
-            ),
+            what: format!("the file holds {} datasets", many.len()),
+            names: many.to_vec(),
         }),
     }
 }
@@ -248,6 +253,8 @@ pub struct Hdf5StringSource {
     path: PathBuf,
     /// The dataset's name in its group.
     name: String,
+    /// Its dimension scales' names, one per axis, where it has them.
+    dimensions: Option<Vec<String>>,
     spec: ArraySpec,
     reader: StringReader,
     narrowed: String,
@@ -292,6 +299,7 @@ impl Hdf5StringSource {
         Ok(Hdf5StringSource {
             path: path.to_path_buf(),
             name: base_name(name),
+            dimensions: None,
             spec,
             reader,
             narrowed: note,
@@ -307,6 +315,10 @@ impl Source for Hdf5StringSource {
 
     fn array_name(&self) -> String {
         self.name.clone()
+    }
+
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.dimensions.clone()
     }
 
     fn batch_hint(&self) -> u64 {

@@ -43,6 +43,7 @@ mod column_rows;
 mod contents;
 mod convert;
 mod create;
+mod dataset;
 mod describe;
 mod described;
 mod error;

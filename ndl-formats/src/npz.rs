@@ -39,13 +39,10 @@ pub fn choose_member(path: &Path, names: &[String], named: Option<&str>) -> Resu
     }
     match names {
         [only] => Ok(only.clone()),
-        names => Err(Error::Member {
+        names => Err(Error::SeveralArrays {
             path: path.to_path_buf(),
-            message: format!(
-                "the archive has {} arrays ({}); choose one with --member",
-                names.len(),
-                names.join(", ")
-            ),
+            what: format!("the archive has {} arrays", names.len()),
+            names: names.to_vec(),
         }),
     }
 }

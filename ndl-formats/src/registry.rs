@@ -177,9 +177,8 @@ pub fn sink_options(path: &Path, settings: &WriteSettings) -> Result<SinkOptions
 /// an element in its own byte order, as a `.npy` record may have them.
 /// Sinks of the others take elements in one order, and
 /// [`convert`](crate::convert) puts them so.
-pub(crate) fn keeps_mixed_byte_orders(path: &Path, options: &SinkOptions) -> Result<bool> {
-    let format = Format::of_destination(path)?;
-    Ok((format.info().keeps_mixed_byte_orders)(path, options))
+pub(crate) fn keeps_mixed_byte_orders(format: Format, path: &Path, options: &SinkOptions) -> bool {
+    (format.info().keeps_mixed_byte_orders)(path, options)
 }
 
 /// Opens the array at `path`, whatever its format.
@@ -239,7 +238,16 @@ pub fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    let format = Format::of_destination(path)?;
+    create_records_as(Format::of_destination(path)?, path, source, options)
+}
+
+/// As [`create_records`], in `format` whatever the path's name.
+pub(crate) fn create_records_as(
+    format: Format,
+    path: &Path,
+    source: &dyn RecordSource,
+    options: &SinkOptions,
+) -> Result<Box<dyn RecordSink>> {
     let Some(create) = format.info().create_records else {
         return Err(Error::Unsupported {
             path: path.to_path_buf(),
@@ -257,7 +265,16 @@ pub fn create_records(
 /// Creates a sink at `path`, in the format its name says, for the array of
 /// `source`; an `.npz` member is named after the source's file.
 pub fn create(path: &Path, source: &dyn Source, options: &SinkOptions) -> Result<Box<dyn Sink>> {
-    let format = Format::of_destination(path)?;
+    create_as(Format::of_destination(path)?, path, source, options)
+}
+
+/// As [`create`], in `format` whatever the path's name.
+pub(crate) fn create_as(
+    format: Format,
+    path: &Path,
+    source: &dyn Source,
+    options: &SinkOptions,
+) -> Result<Box<dyn Sink>> {
     if source.spec().mixes_byte_orders() && !(format.info().keeps_mixed_byte_orders)(path, options)
     {
         return Err(Error::Unsupported {

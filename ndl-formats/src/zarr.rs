@@ -65,57 +65,59 @@ impl ZarrSource {
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
         let (mut dimensions, mut foreign) = (None, None);
-        let (spec, reading, written) = match StoreInfo::open(path)? {
-            StoreInfo::Array(info) if is_grid(&info) => {
-                notes = info.notes().to_vec();
-                (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
-                let reader = GridReader::open(path)?;
-                let mut spec = array_spec(&info, reader.stored_datatype());
-                spec.order = reader.order();
-                let reading = Reading::Grid(Box::new(reader), Handover::default());
-                (spec, reading, info.datatype())
-            }
-            StoreInfo::Array(info) => {
-                notes = info.notes().to_vec();
-                (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
-                let chunk = info
-                    .inner_chunks()
-                    .unwrap_or(info.chunks())
-                    .first()
-                    .copied();
-                let spec = array_spec(&info, info.stored_datatype());
-                let reading = Reading::Records {
-                    chunk: chunk.unwrap_or(1),
-                    next: 0,
-                };
-                (spec, reading, info.datatype())
-            }
-            StoreInfo::Group(group) => {
-                if group.written_datatype().is_none() {
-                    let columns = group.arrays().iter();
-                    let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
-                    foreign = Some(Foreign::Columns(columns.collect()));
+        let (spec, reading, written) =
+            match StoreInfo::open(path)? {
+                StoreInfo::Array(info) if is_grid(&info) => {
+                    notes = info.notes().to_vec();
+                    (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
+                    let reader = GridReader::open(path)?;
+                    let mut spec = array_spec(&info, reader.stored_datatype());
+                    spec.order = reader.order();
+                    let reading = Reading::Grid(Box::new(reader), Handover::default());
+                    (spec, reading, info.datatype())
                 }
-                let unsupported = |message: String| Error::Unsupported {
-                    path: path.to_path_buf(),
-                    message,
-                };
-                let datatype = group.datatype().map_err(unsupported)?.ok_or_else(|| {
-                    unsupported(format!(
-                        "the group's arrays ({}) are not columns of one length, and it has no \
-                         ndl_datatype attribute: it holds no records; say which array with \
-                         --member",
-                        array_names(&group).join(", ")
-                    ))
-                })?;
-                let packed = repacker(path, &datatype)?.layout().datatype().clone();
-                let mut spec = ArraySpec::new(packed, vec![group.len()]);
-                spec.byte_order = ByteOrder::Little;
-                let chunk = group.arrays().first().map_or(1, |(_, a)| a.chunks()[0]);
-                let written = group.written_datatype().unwrap_or(spec.datatype.clone());
-                (spec, Reading::Records { chunk, next: 0 }, written)
-            }
-        };
+                StoreInfo::Array(info) => {
+                    notes = info.notes().to_vec();
+                    (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
+                    let chunk = info
+                        .inner_chunks()
+                        .unwrap_or(info.chunks())
+                        .first()
+                        .copied();
+                    let spec = array_spec(&info, info.stored_datatype());
+                    let reading = Reading::Records {
+                        chunk: chunk.unwrap_or(1),
+                        next: 0,
+                    };
+                    (spec, reading, info.datatype())
+                }
+                StoreInfo::Group(group) => {
+                    if group.written_datatype().is_none() {
+                        let columns = group.arrays().iter();
+                        let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
+                        foreign = Some(Foreign::Columns(columns.collect()));
+                    }
+                    let unsupported = |message: String| Error::Unsupported {
+                        path: path.to_path_buf(),
+                        message,
+                    };
+                    let datatype = group.datatype().map_err(unsupported)?.ok_or_else(|| {
+                        Error::SeveralArrays {
+                            path: path.to_path_buf(),
+                            what: "the group's arrays are no columns of one length (it has no \
+                               ndl_datatype attribute): it holds no records"
+                                .into(),
+                            names: array_names(&group),
+                        }
+                    })?;
+                    let packed = repacker(path, &datatype)?.layout().datatype().clone();
+                    let mut spec = ArraySpec::new(packed, vec![group.len()]);
+                    spec.byte_order = ByteOrder::Little;
+                    let chunk = group.arrays().first().map_or(1, |(_, a)| a.chunks()[0]);
+                    let written = group.written_datatype().unwrap_or(spec.datatype.clone());
+                    (spec, Reading::Records { chunk, next: 0 }, written)
+                }
+            };
         let to_spec_order = ToSpecOrder::of(path, &spec)?;
         let (spec, unpacking) = Unpacking::of(path, spec, &written)?;
         Ok(ZarrSource {
@@ -574,7 +576,17 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     open: |path, options| {
         let path = &member_path(path, options.member.as_deref())?;
         if ndl_zarr::VlenReader::probe(path)?.is_some() {
-            return Ok(Box::new(crate::zarr_strings::VlenSource::open(path)?));
+            let source = crate::zarr_strings::VlenSource::open(path)?;
+            let Some(attributes) = source.foreign_attributes().cloned() else {
+                return Ok(Box::new(source));
+            };
+            let types = Default::default();
+            return Ok(crate::carried::with_attributes(
+                Box::new(source),
+                &attributes,
+                &types,
+                &[],
+            ));
         }
         let mut source = ZarrSource::open(path)?;
         // Zarr attributes are JSON: their numbers are float64.
@@ -596,6 +608,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create: Some(|path, source, options| {
         let mut options = options.zarr.clone();
         for (name, value) in crate::sidecar::json_attributes(source) {
+            let value = crate::attribute_json::zarr_attribute(value);
             options.zarr = options.zarr.attribute(&name, value);
         }
         if let Some(names) = source.dimension_names() {

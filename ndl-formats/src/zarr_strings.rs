@@ -39,6 +39,13 @@ pub struct VlenSource {
 }
 
 impl VlenSource {
+    /// The attributes of the array another tool wrote, as a destination
+    /// carries them; `None` for ours, which names its type.
+    pub(crate) fn foreign_attributes(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        let attributes = self.reader.attributes();
+        (!attributes.contains_key("ndl_datatype")).then_some(attributes)
+    }
+
     /// Opens the store at `path` and finds its widest value (one pass over
     /// every chunk).
     ///
@@ -137,6 +144,10 @@ pub(crate) fn fixed_strings(
 impl Source for VlenSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn dimension_names(&self) -> Option<Vec<String>> {
+        self.reader.dimension_names()?.iter().cloned().collect()
     }
 
     fn batch_hint(&self) -> u64 {

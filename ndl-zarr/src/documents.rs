@@ -134,7 +134,7 @@ fn consolidate_v3<'a>(store: &Store, children: impl IntoIterator<Item = &'a str>
     for name in children {
         let child = store.child(name);
         let doc = json_at(&child, ZARR_JSON)?
-            .ok_or_else(|| bad(&child.name, ZARR_JSON, "the array's document is missing"))?;
+            .ok_or_else(|| bad(&child.name, ZARR_JSON, "the node's document is missing"))?;
         metadata.insert(name.to_string(), doc);
     }
     group.insert(
@@ -156,7 +156,9 @@ fn consolidate_v2<'a>(store: &Store, children: impl IntoIterator<Item = &'a str>
     copy(store, "", ZATTRS)?;
     for name in children {
         let child = store.child(name);
+        // A child is an array, or a group between the group and one.
         copy(&child, &format!("{name}/"), ZARRAY)?;
+        copy(&child, &format!("{name}/"), ZGROUP)?;
         copy(&child, &format!("{name}/"), ZATTRS)?;
     }
     let doc = serde_json::json!({"metadata": metadata, "zarr_consolidated_format": 1});

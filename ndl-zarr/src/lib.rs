@@ -129,6 +129,7 @@ mod codecs;
 mod documents;
 mod error;
 mod grid;
+mod group_writer;
 mod info;
 mod layout;
 mod lock;
@@ -158,6 +159,7 @@ pub use chunk_shape::{CHUNK_BYTES, SLAB_BYTES, default_chunk_shape};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
 pub use error::{Error, Result};
 pub use grid::{GridReader, GridWriter};
+pub use group_writer::GroupWriter;
 pub use info::{ArrayInfo, GroupInfo, StoreInfo};
 pub use layout::columns::variable::{
     VariableRecordsReader, VariableRecordsWriter, fill_metadata, text_fill,

@@ -78,10 +78,7 @@ impl LayoutWriter {
         (datatype, written): (&Datatype, &Datatype),
         title: Option<&str>,
     ) -> Result<LayoutWriter> {
-        let dimension = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(named_for));
+        let dimension = record_dimension(options, named_for);
         prepare(&store)?;
         Ok(match options.layout {
             Layout::Records => LayoutWriter::Records(Box::new(records::create(
@@ -361,6 +358,18 @@ pub(crate) fn dimension_name(dir: &Path) -> String {
         .to_string()
 }
 
+/// The record dimension of a new store at `dir`: the one `options` name
+/// ([`WriteOptions::dimension`], or the only one of
+/// [`WriteOptions::dimension_names`]), else [`dimension_name`]'s.
+pub(crate) fn record_dimension(options: &WriteOptions, dir: &Path) -> String {
+    let only = options.dimension_names.as_ref().filter(|n| n.len() == 1);
+    options
+        .dimension
+        .clone()
+        .or_else(|| only.map(|n| n[0].clone()))
+        .unwrap_or_else(|| dimension_name(dir))
+}
+
 /// The names of the dimensions of a new array of `rank` axes at `dir`:
 /// those `options` give, else the record dimension's for one axis, and
 /// `<it>_dim<k>` for more.
@@ -368,10 +377,7 @@ pub(crate) fn dimension_names(options: &WriteOptions, dir: &Path, rank: usize) -
     if let Some(names) = options.dimension_names.as_ref().filter(|n| n.len() == rank) {
         return names.clone();
     }
-    let base = options
-        .dimension
-        .clone()
-        .unwrap_or_else(|| dimension_name(dir));
+    let base = record_dimension(options, dir);
     match rank {
         1 => vec![base],
         n => (0..n).map(|d| format!("{base}_dim{d}")).collect(),

@@ -100,16 +100,24 @@ fn npy_to_zarr_and_back_read_by_zarr_python_and_numpy() {
 }
 
 #[test]
-fn an_npz_of_two_members_needs_member() {
+fn an_npz_of_two_members_needs_member_but_to_a_zarr_group() {
     let files = Files::new();
     let root = files.dir.path();
     let two = files.path("two.npz");
     let dst = root.join("two.zarr");
     let before = names(root);
 
-    let run = convert(&two, &dst, &[]);
-    refused(&run, &two, &["readings", "grid", "--member"]);
+    let one = root.join("one.npy");
+    let run = convert(&two, &one, &[]);
+    refused(&run, &two, &["readings", "grid", "--member", ".zarr"]);
     assert_eq!(names(root), before, "nothing written");
+
+    // To a store, both members: a group of two arrays.
+    converted(convert(&two, &dst, &[]), "whole");
+    for member in ["readings", "grid"] {
+        assert!(dst.join(member).join("zarr.json").is_file(), "{member}");
+    }
+    std::fs::remove_dir_all(&dst).unwrap();
 
     let run = convert(&two, &dst, &["--member", "nope"]);
     refused(&run, &two, &["nope", "readings", "grid"]);

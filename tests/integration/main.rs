@@ -6,6 +6,7 @@ mod common;
 mod cli_arrow;
 mod cli_cdl;
 mod cli_create;
+mod cli_dataset;
 mod cli_describe;
 mod cli_describe_variable;
 mod cli_errors;

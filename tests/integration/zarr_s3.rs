@@ -253,3 +253,44 @@ fn unlock_breaks_only_a_stale_lock() {
     );
     assert_eq!(moto.object(lock, None), None);
 }
+
+/// A netCDF dataset of several variables converted whole to S3: xarray
+/// opens the group through s3fs, equal to the file (the group's document,
+/// written last, publishes it there).
+#[test]
+fn a_dataset_converts_whole_to_a_group_on_s3() {
+    let moto = Moto::start(&common::python312());
+    moto.bucket("data");
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ds.nc");
+    ndl_testkit::run_with(
+        &common::python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         ds = xr.Dataset({'v': (('x', 'y'), np.arange(6.).reshape(2, 3), {'units': 'm'}), 'w': ('t', np.array([1, 2, 3], 'i2'))},\n\
+         \x20   coords={'t': np.array([10, 20, 30])}, attrs={'title': 'on s3'})\n\
+         ds.to_netcdf(sys.argv[1])",
+        &[src.to_str().unwrap()],
+    );
+    let url = "s3://data/ds.zarr";
+    let out = Command::new(NDL)
+        .args(["convert", src.to_str().unwrap(), url])
+        .envs(moto.env())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = ndl_testkit::run_with(
+        &common::python312(),
+        "import sys, xarray as xr\n\
+         opts = {'key': 'testing', 'secret': 'testing', 'client_kwargs': {'endpoint_url': sys.argv[1], 'region_name': 'us-east-1'}}\n\
+         ours = xr.open_zarr(sys.argv[2], storage_options=opts).load()\n\
+         theirs = xr.open_dataset(sys.argv[3]).load()\n\
+         xr.testing.assert_equal(ours, theirs)\n\
+         print(ours.attrs['title'], ours['v'].attrs['units'], sorted(ours.variables))",
+        &[&moto.endpoint(), url, src.to_str().unwrap()],
+    );
+    assert_eq!(out, "on s3 m ['t', 'v', 'w']\n");
+}

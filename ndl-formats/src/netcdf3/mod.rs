@@ -53,13 +53,14 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
     }
     match file.header.variables.len() {
         1 => Ok(Box::new(Netcdf3Source::new(file, 0)?)),
-        n => Err(Error::Unsupported {
+        n => Err(Error::SeveralArrays {
             path: path.to_path_buf(),
-            message: format!(
-                "the file holds {n} variables ({}) that are no table along one dimension; \
-                 say which with --member",
-                file.variable_names().join(", ")
-            ),
+            what: format!("the file holds {n} variables that are no table along one dimension"),
+            names: file
+                .variable_names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
         }),
     }
 }

@@ -29,7 +29,7 @@ use crate::metadata::ArrayMeta;
 use crate::options::WriteOptions;
 use crate::store::Store;
 use crate::strings::{VlenKind, VlenReader, VlenWriter};
-use crate::writer::{Held, dimension_name, prepare};
+use crate::writer::{Held, prepare, record_dimension};
 use leaves::{
     Kind, Leaf, count_name, dotted, fill_attribute, fill_json, fixed_bytes, leaves,
     sample_dimension,
@@ -283,10 +283,7 @@ impl VariableWriter {
         let leaves = leaves(datatype, template)?;
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
-        let dimension = options
-            .dimension
-            .clone()
-            .unwrap_or_else(|| dimension_name(dir));
+        let dimension = record_dimension(options, dir);
         let (fixed, packed, extra) = FixedPlan::of(&leaves, options.format)?;
         let columns = ColumnsWriter::create(
             options,

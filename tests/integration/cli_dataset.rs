@@ -1,0 +1,245 @@
+//! `ndl convert FILE STORE.zarr` of a file of several arrays that are no
+//! table: every array becomes the group's, read as `--member` reads it,
+//! and the group opens in xarray as the file's dataset; nothing appears
+//! when one array fails.
+
+use std::path::Path;
+
+use crate::common::cli::{convert, converted, refused};
+use ndl_testkit::{python, python312, run_with};
+
+/// argv: nc4, nc3, zarr v2. The same dataset: coordinates (a time with
+/// NaT, stations), a packed 2-D variable with a fill, text, a bool, a
+/// scalar with attributes, global attributes.
+const DATASET_PY: &str = r#"
+import sys, numpy as np, xarray as xr
+t = np.array(['2000-01-01', 'NaT', '2000-01-03'], 'M8[ns]')
+ds = xr.Dataset(
+    {'temp': (('time', 'station'), np.array([[1.5, np.nan], [2.25, 3.0], [4.0, 5.5]]),
+              {'units': 'degC', 'long_name': 'air temperature', 'valid_max': 60.0}),
+     'name': ('station', np.array(['alpha', 'beta'], dtype=object), {'long_name': 'station name'}),
+     'flag': ('time', np.array([True, False, True])),
+     'crs': ((), np.int32(0), {'grid_mapping_name': 'latitude_longitude'})},
+    coords={'time': t, 'station': np.array([101, 102], 'i4')},
+    attrs={'title': 'mixed', 'version': 3})
+enc = {'temp': {'dtype': 'int16', 'scale_factor': 0.25, '_FillValue': -1}}
+ds.to_netcdf(sys.argv[1], encoding=enc)
+ds.to_netcdf(sys.argv[2], format='NETCDF3_64BIT', encoding=enc)
+ds.to_zarr(sys.argv[3], zarr_format=2, encoding=enc)
+"#;
+
+/// argv: source, store. The store opened by xarray equals the source
+/// opened by xarray: values, dimensions, coordinates, and every attribute
+/// but those the decoding used up (and our `ndl_datatype`).
+const SAME_DATASET_PY: &str = r#"
+import sys, numpy as np, xarray as xr
+src, dst = sys.argv[1], sys.argv[2]
+theirs = (xr.open_zarr(src) if src.endswith('.zarr') else xr.open_dataset(src)).load()
+ours = xr.open_zarr(dst).load()
+xr.testing.assert_equal(ours, theirs)
+assert ours.attrs == theirs.attrs, (ours.attrs, theirs.attrs)
+assert dict(ours.sizes) == dict(theirs.sizes), (ours.sizes, theirs.sizes)
+for name, v in theirs.variables.items():
+    kept = {k: x for k, x in ours[name].attrs.items() if k != 'ndl_datatype'}
+    assert kept == v.attrs, (name, kept, v.attrs)
+print(sorted(ours.data_vars), sorted(ours.coords))
+"#;
+
+#[test]
+fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = [d.join("ds.nc"), d.join("ds3.nc"), d.join("ds2.zarr")];
+    let paths: Vec<&str> = sources.iter().map(|p| p.to_str().unwrap()).collect();
+    run_with(&python312(), DATASET_PY, &paths);
+    for (src, zarr_format) in sources.iter().zip(["3", "2", "3"]) {
+        let dst = d.join(format!("{}.out.zarr", src.display()));
+        let run = convert(src, &dst, &["--zarr-format", zarr_format]);
+        assert_eq!(run.code, Some(0), "{src:?}: {run:#?}");
+        assert!(
+            run.stderr.contains("variable `temp`: its packed values"),
+            "{run:#?}"
+        );
+        let out = run_with(&python312(), SAME_DATASET_PY, &[s(src), s(&dst)]);
+        assert_eq!(
+            out, "['crs', 'flag', 'name', 'temp'] ['station', 'time']\n",
+            "{src:?}"
+        );
+        no_partial(d);
+    }
+}
+
+/// A file of several arrays converted to a destination of one array says
+/// which they are, and that a Zarr store takes them all; `--member` still
+/// takes one.
+#[test]
+fn several_arrays_to_one_array_are_refused_pointing_to_a_zarr_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, npy) = (dir.path().join("ds.nc"), dir.path().join("one.npy"));
+    let zarr2 = dir.path().join("unused.zarr");
+    run_with(
+        &python312(),
+        DATASET_PY,
+        &[s(&src), s(&dir.path().join("3.nc")), s(&zarr2)],
+    );
+    let run = convert(&src, &npy, &[]);
+    refused(&run, &src, &["datasets", "/temp", "--member", ".zarr"]);
+    assert!(!npy.exists());
+    let run = convert(&src, &npy, &["--member", "temp"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(npy.exists());
+}
+
+/// An HDF5 file's groups (their attributes kept), records and strings,
+/// and an `.npz` archive's members, read back by both zarr-python
+/// generations.
+#[test]
+fn hdf5_groups_and_npz_members_convert_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (h5, npz) = (d.join("tree.h5"), d.join("arrays.npz"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, h5py\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f.attrs['origin'] = 'lab'\n\
+         \x20   f['a'] = np.arange(6.).reshape(2, 3)\n\
+         \x20   g = f.create_group('obs')\n\
+         \x20   g.attrs['site'] = 'north'\n\
+         \x20   g['rec'] = np.array([(1, 2.5), (2, 3.5)], dtype=[('id', '<i4'), ('v', '<f8')])\n\
+         \x20   g['s'] = np.array(['a', 'bb'], dtype=h5py.string_dtype())\n\
+         np.savez(sys.argv[2], x=np.arange(4), y=np.ones((2, 2), 'f4'))",
+        &[s(&h5), s(&npz)],
+    );
+    let check = "\
+import sys, numpy as np, zarr
+g = zarr.open_group(sys.argv[1], mode='r')
+out = []
+for path, node in sorted(g.members(max_depth=None)):
+    attrs = {k: v for k, v in node.attrs.items() if k not in ('ndl_datatype', '_ARRAY_DIMENSIONS')}
+    if isinstance(node, zarr.Group):
+        out.append(f'{path}/ {attrs}')
+    else:
+        out.append(f'{path} {node[...].tolist()} {attrs}')
+print(dict(g.attrs), ' | '.join(out))
+";
+    for (src, want) in [
+        (
+            &h5,
+            "{'origin': 'lab'} a [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] {} | obs/ {'site': 'north'} | \
+             obs/rec [(1, 2.5), (2, 3.5)] {} | obs/s ['a', 'bb'] {}\n",
+        ),
+        (
+            &npz,
+            "{} x [0, 1, 2, 3] {} | y [[1.0, 1.0], [1.0, 1.0]] {}\n",
+        ),
+    ] {
+        for zarr_format in ["2", "3"] {
+            let dst = d.join(format!("{}.v{zarr_format}.zarr", src.display()));
+            converted(convert(src, &dst, &["--zarr-format", zarr_format]), "whole");
+            let python_of_v2 = [python312(), python()];
+            // zarr-python 3.1 reads a v3 group; both read v2.
+            let readers = if zarr_format == "2" {
+                &python_of_v2[..]
+            } else {
+                &python_of_v2[..1]
+            };
+            for py in readers {
+                assert_eq!(
+                    run_with(py, check, &[s(&dst)]),
+                    want,
+                    "{src:?} v{zarr_format}"
+                );
+            }
+        }
+    }
+}
+
+/// One array that cannot be converted (an HDF5 object reference) after
+/// others that can: refused naming it, and nothing at the destination, no
+/// building directory left.
+#[test]
+fn a_failing_array_leaves_no_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (h5, dst) = (dir.path().join("refs.h5"), dir.path().join("out.zarr"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, h5py\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f['a'] = np.arange(3)\n\
+         \x20   f['b'] = np.arange(4.)\n\
+         \x20   f.create_dataset('z', data=[f['a'].ref], dtype=h5py.ref_dtype)",
+        &[s(&h5)],
+    );
+    let run = convert(&h5, &dst, &[]);
+    refused(&run, &h5, &["`z`"]);
+    assert!(!dst.exists());
+    no_partial(dir.path());
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// No hidden building directory is left in `dir`.
+fn no_partial(dir: &Path) {
+    let hidden: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+/// kill -9 during the conversion of a whole archive: no group at the
+/// destination, only the hidden directory it was built in, which the
+/// next conversion there removes before writing the group whole.
+#[test]
+fn a_killed_conversion_leaves_no_group_and_the_next_one_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let npz = root.join("big.npz");
+    run_with(
+        &python312(),
+        "import sys, numpy as np\n\
+         np.savez(sys.argv[1], a=np.arange(24_000_000, dtype='<u8'), b=np.arange(24_000_000, dtype='<u8'))",
+        &[s(&npz)],
+    );
+    let dst = root.join("k.zarr");
+    let hidden = || -> Vec<String> {
+        std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    };
+    let mut killed_midway = false;
+    for delay_ms in [0, 20, 60, 150, 400] {
+        let mut child = std::process::Command::new(crate::common::cli::NDL)
+            .args(["convert", s(&npz), s(&dst), "--codec", "none"])
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while hidden().is_empty() && child.try_wait().unwrap().is_none() {
+            assert!(std::time::Instant::now() < deadline, "nothing was built");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let ended_first = child.try_wait().unwrap().is_some();
+        child.kill().ok();
+        child.wait().unwrap();
+        if ended_first || dst.exists() {
+            // Too late: the group is whole. Start again.
+            assert!(hidden().is_empty());
+            std::fs::remove_dir_all(&dst).unwrap();
+            continue;
+        }
+        killed_midway = true;
+        assert_eq!(hidden().len(), 1, "{:?}", hidden());
+        break;
+    }
+    assert!(killed_midway, "no kill landed during the conversion");
+    converted(convert(&npz, &dst, &["--codec", "none"]), "after the kill");
+    assert!(dst.join("a").is_dir() && dst.join("b").is_dir());
+    no_partial(root);
+}
