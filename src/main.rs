@@ -144,7 +144,7 @@ struct ConvertArgs {
     /// The member of a .npz archive, the dataset or variable of an HDF5
     /// or netCDF-4 file (`/group/name`), or the array of a Zarr group
     /// (an xarray dataset's `temp`), to convert, when it holds more than
-    /// one [default: to a .zarr store, every one, as a group].
+    /// one [default: to a .zarr store, .h5 or .nc file, every one].
     #[arg(long)]
     member: Option<String>,
 

@@ -14,59 +14,148 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::attribute_json::zarr_attribute;
-use crate::contents::Contents;
-use crate::convert::{ConvertOptions, Progress, convert_to};
-use crate::error::Result;
+use crate::contents::{Contents, Entry};
+use crate::conversion::{ConvertOptions, Progress};
+use crate::convert_one::convert_to;
+use crate::error::{Error, Result, in_hdf5};
 use crate::format::Format;
+use crate::one_order::in_one_order;
+use crate::registry::{open, open_records};
 
-/// Whether a destination of `format` takes a whole file of arrays.
+/// Whether a destination of `format` takes a whole file of arrays: a
+/// Zarr store, an HDF5 or netCDF-4 file.
 pub(crate) fn takes(format: Format) -> bool {
-    format.name() == ZARR.name()
+    [ZARR, HDF5].iter().any(|f| f.name() == format.name())
 }
 
-/// The format of the group and its arrays.
 const ZARR: Format = Format(&crate::zarr::FORMAT);
+const HDF5: Format = Format(&crate::hdf5::FORMAT);
 
-/// Converts every array of the file at `src` into a new Zarr group at
-/// `dst`; returns the number of elements.
+/// Converts every array of the file at `src` into a new Zarr group, or
+/// HDF5 or netCDF-4 file, of `format` at `dst`; returns the number of
+/// elements.
 ///
 /// # Errors
 /// As a conversion of each array alone (`--member`); nothing appears at
 /// `dst` when one fails.
 pub(crate) fn convert(
+    format: Format,
     src: &Path,
     dst: &Path,
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
-    let format = Format::of_existing(src)?;
-    let contents = format.contents(src, &options.read.limits)?;
+    let contents = Format::of_existing(src)?.contents(src, &options.read.limits)?;
     for warning in &contents.warnings {
         progress(Progress::Note(warning.clone()));
     }
+    progress(Progress::Total(total(&contents)));
+    match format.name() == ZARR.name() {
+        true => to_zarr(src, dst, &contents, options, progress),
+        false => to_hdf5(src, dst, &contents, options, progress),
+    }
+}
+
+/// The arrays of `contents`, at `src`, as the arrays of a new Zarr group
+/// at `dst`.
+fn to_zarr(
+    src: &Path,
+    dst: &Path,
+    contents: &Contents,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
     let mut group_options = options.write.zarr.zarr.clone();
     for (name, value) in carried(&contents.attributes) {
-        group_options = group_options.attribute(&name, value);
+        group_options = group_options.attribute(&name, zarr_attribute(value));
     }
     let mut group = ndl_zarr::GroupWriter::create(dst, &group_options)?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
-        group.group(&g.path, carried(&g.attributes));
+        let attributes = carried(&g.attributes).into_iter();
+        group.group(
+            &g.path,
+            attributes.map(|(k, v)| (k, zarr_attribute(v))).collect(),
+        );
     }
-    progress(Progress::Total(total(&contents)));
     let mut done = 0;
     for entry in &contents.entries {
         let name = entry.label();
         let at = group.array_location(&name)?;
         let read = options.read.clone().member(&name);
-        let this_array = |p: Progress| match p {
-            Progress::Total(_) => {}
-            Progress::Done(n) => progress(Progress::Done(done + n)),
-            note => progress(note),
-        };
-        done += convert_to(ZARR, (src, &read), &at, options, &this_array)?;
+        let progress = after(done, progress);
+        done += convert_to(ZARR, (src, &read), &at, options, &progress)?;
     }
     group.finish()?;
     Ok(done)
+}
+
+/// The arrays of `contents`, at `src`, as the datasets of a new HDF5 or
+/// netCDF-4 file at `dst`, sharing its dimensions: the coordinate
+/// variables first, as netCDF-C makes them.
+fn to_hdf5(
+    src: &Path,
+    dst: &Path,
+    contents: &Contents,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    let hdf5 = &options.write.hdf5.options;
+    let root = carried(&contents.attributes);
+    let mut file = ndl_hdf5::FileWriter::create(dst, hdf5, &root).map_err(in_hdf5(dst))?;
+    for g in contents.groups.iter().filter(|g| g.path != "/") {
+        file.group(&g.path, &carried(&g.attributes))
+            .map_err(in_hdf5(dst))?;
+    }
+    let (coordinates, variables): (Vec<&Entry>, Vec<&Entry>) =
+        contents.entries.iter().partition(|e| is_coordinate(e));
+    let mut done = 0;
+    for entry in coordinates.into_iter().chain(variables) {
+        let name = entry.label();
+        let read = options.read.clone().member(&name);
+        if open_records(src, &read)?.is_some() {
+            return Err(Error::Unsupported {
+                path: src.to_path_buf(),
+                message: format!(
+                    "`{name}` holds records with strings, lists or options, which a file of \
+                     several datasets takes in a Zarr store only; convert it alone with \
+                     --member {name}"
+                ),
+            });
+        }
+        let mut source = in_one_order(open(src, &read)?);
+        for note in source.notes() {
+            progress(Progress::Note(note.clone()));
+        }
+        let spec = source.spec().clone();
+        crate::hdf5::refuse_fortran_order(dst, &spec)?;
+        let dataset_options = crate::hdf5::dataset_options(source.as_ref(), hdf5);
+        let element = (&spec.datatype, spec.byte_order, &spec.shape[..]);
+        let mut writer = file
+            .array(&name, element, &dataset_options)
+            .map_err(in_hdf5(dst))?;
+        let progress = after(done, progress);
+        let report = |n| progress(Progress::Done(n));
+        done += crate::hdf5::write_rows(dst, source.as_mut(), &mut writer, &report)?;
+        writer.finish().map_err(in_hdf5(dst))?;
+    }
+    file.finish().map_err(in_hdf5(dst))?;
+    Ok(done)
+}
+
+/// Whether `entry` is a coordinate variable: one dimension, named as
+/// itself.
+fn is_coordinate(entry: &Entry) -> bool {
+    matches!(entry.dimension_names.as_deref(), Some([Some(d)]) if *d == entry.name)
+}
+
+/// `progress` of one array, after `done` elements of the others: its
+/// counts added to theirs, its total left out (the whole's is given).
+fn after(done: u64, progress: &dyn Fn(Progress)) -> impl Fn(Progress) + '_ {
+    move |p| match p {
+        Progress::Total(_) => {}
+        Progress::Done(n) => progress(Progress::Done(done + n)),
+        note => progress(note),
+    }
 }
 
 /// The elements of every array of `contents`.
@@ -80,7 +169,7 @@ fn total(contents: &Contents) -> u64 {
 
 /// The attributes of a group that its copy takes: not the file's
 /// bookkeeping (netCDF's `_NCProperties`, HDF5's dimension lists, a Zarr
-/// store's own), as JSON, Zarr's attributes.
+/// store's own), as JSON.
 fn carried(attributes: &Map<String, Value>) -> Map<String, Value> {
     attributes
         .iter()
@@ -89,6 +178,6 @@ fn carried(attributes: &Map<String, Value>) -> Map<String, Value> {
                 && !crate::attribute_json::is_zarr_bookkeeping(name)
                 && name.as_str() != "CLASS"
         })
-        .map(|(name, value)| (name.clone(), zarr_attribute(value.clone())))
+        .map(|(name, value)| (name.clone(), value.clone()))
         .collect()
 }

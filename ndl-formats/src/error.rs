@@ -86,9 +86,10 @@ pub enum Error {
     },
     /// The file holds several arrays that are no table, and no member
     /// was named: a destination of one array takes one of them
-    /// (`--member`), a Zarr store all of them.
+    /// (`--member`); a Zarr store, an HDF5 or netCDF-4 file all of them.
     #[error(
-        "{}: {what} ({}); say which with --member, or convert them all to a Zarr store (.zarr)",
+        "{}: {what} ({}); say which with --member, or convert them all to a Zarr store \
+         (.zarr) or an HDF5 or netCDF-4 file (.h5, .nc)",
         path.display(),
         names.join(", ")
     )]

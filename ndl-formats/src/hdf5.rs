@@ -366,14 +366,7 @@ impl Hdf5Sink {
     /// columns of anything but a list of records.
     pub fn create(path: &Path, spec: &ArraySpec, options: &Hdf5SinkOptions) -> Result<Hdf5Sink> {
         refuse_existing(path)?;
-        if spec.order == Order::Fortran && spec.shape.len() > 1 {
-            return Err(Error::Unsupported {
-                path: path.to_path_buf(),
-                message: "HDF5 stores arrays in C order only; a Fortran-order array of 2 or more \
-                          dimensions does not convert to it"
-                    .into(),
-            });
-        }
+        refuse_fortran_order(path, spec)?;
         if options.columns
             && (spec.shape.len() != 1 || !matches!(spec.datatype, Datatype::Compound(_)))
         {
@@ -386,10 +379,7 @@ impl Hdf5Sink {
             });
         }
         let mut options = options.clone();
-        options.options = options
-            .options
-            .byte_order(spec.byte_order)
-            .mixed_byte_orders(spec.other_order.clone());
+        options.options = in_byte_orders(options.options, spec);
         Ok(Hdf5Sink {
             path: path.to_path_buf(),
             spec: spec.clone(),
@@ -429,38 +419,98 @@ impl Hdf5Sink {
             &self.options.options,
         )
         .map_err(in_hdf5(&self.path))?;
-        let row = writer.row_bytes().max(1);
-        let n = self.stream(source, row, progress, |bytes| writer.write_rows(bytes))?;
+        let n = write_rows(&self.path, source, &mut writer, progress)?;
         writer.finish().map_err(in_hdf5(&self.path))?;
         Ok(n)
     }
 
-    /// Hands `write` every whole unit of `unit` bytes of `source`; a unit
-    /// cut by a batch waits for the next.
     fn stream(
         &self,
         source: &mut dyn Source,
         unit: usize,
         progress: Progress<'_>,
-        mut write: impl FnMut(&[u8]) -> ndl_hdf5::Result<()>,
+        write: impl FnMut(&[u8]) -> ndl_hdf5::Result<()>,
     ) -> Result<u64> {
-        let mut carry: Vec<u8> = Vec::new();
-        let n = for_each_batch(source, |bytes, done| {
-            carry.extend_from_slice(bytes);
-            let whole = carry.len() / unit * unit;
-            write(&carry[..whole]).map_err(in_hdf5(&self.path))?;
-            carry.drain(..whole);
-            progress(done);
-            Ok(())
-        })?;
-        if !carry.is_empty() {
-            return Err(Error::EndsEarly {
-                path: source.location().to_path_buf(),
-                record: n,
-            });
-        }
-        Ok(n)
+        stream(&self.path, source, unit, progress, write)
     }
+}
+
+/// Writes every element of `source` through `writer`, a dataset of the
+/// file at `path`, a block of rows at a time; returns how many.
+pub(crate) fn write_rows(
+    path: &Path,
+    source: &mut dyn Source,
+    writer: &mut ArrayWriter,
+    progress: Progress<'_>,
+) -> Result<u64> {
+    let row = writer.row_bytes().max(1);
+    stream(path, source, row, progress, |bytes| {
+        writer.write_rows(bytes)
+    })
+}
+
+/// Hands `write` every whole unit of `unit` bytes of `source`; a unit cut
+/// by a batch waits for the next.
+fn stream(
+    path: &Path,
+    source: &mut dyn Source,
+    unit: usize,
+    progress: Progress<'_>,
+    mut write: impl FnMut(&[u8]) -> ndl_hdf5::Result<()>,
+) -> Result<u64> {
+    let mut carry: Vec<u8> = Vec::new();
+    let n = for_each_batch(source, |bytes, done| {
+        carry.extend_from_slice(bytes);
+        let whole = carry.len() / unit * unit;
+        write(&carry[..whole]).map_err(in_hdf5(path))?;
+        carry.drain(..whole);
+        progress(done);
+        Ok(())
+    })?;
+    if !carry.is_empty() {
+        return Err(Error::EndsEarly {
+            path: source.location().to_path_buf(),
+            record: n,
+        });
+    }
+    Ok(n)
+}
+
+/// Refuses an array HDF5 cannot store as it is: Fortran order, of 2 or
+/// more dimensions.
+pub(crate) fn refuse_fortran_order(path: &Path, spec: &ArraySpec) -> Result<()> {
+    if spec.order == Order::Fortran && spec.shape.len() > 1 {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: "HDF5 stores arrays in C order only; a Fortran-order array of 2 or more \
+                      dimensions does not convert to it"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// `options` for elements in the byte orders of `spec`.
+fn in_byte_orders(options: ndl_hdf5::WriteOptions, spec: &ArraySpec) -> ndl_hdf5::WriteOptions {
+    options
+        .byte_order(spec.byte_order)
+        .mixed_byte_orders(spec.other_order.clone())
+}
+
+/// The options of the dataset `source` is written to: `options` with its
+/// attributes, its dimensions' names and its byte orders.
+pub(crate) fn dataset_options(
+    source: &dyn Source,
+    options: &ndl_hdf5::WriteOptions,
+) -> ndl_hdf5::WriteOptions {
+    let mut options = options.clone();
+    for (name, value) in crate::sidecar::json_attributes(source) {
+        options = options.attribute(&name, value);
+    }
+    if let Some(names) = source.dimension_names() {
+        options = options.dimension_names(names);
+    }
+    in_byte_orders(options, source.spec())
 }
 
 impl Sink for Hdf5Sink {
@@ -809,12 +859,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     open: |path, options| open(path, options.member.as_deref()),
     create: Some(|path, source, options| {
         let mut options = options.hdf5.clone();
-        for (name, value) in crate::sidecar::json_attributes(source) {
-            options.options = options.options.attribute(&name, value);
-        }
-        if let Some(names) = source.dimension_names() {
-            options.options = options.options.dimension_names(names);
-        }
+        options.options = dataset_options(source, &options.options);
         Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),
     // netCDF-4 columns are the whole file; an HDF5 dataset of variable

@@ -122,9 +122,16 @@ impl ArrayReader {
     }
 
     /// The names of the dimension scales attached to the dataset's
-    /// dimensions (netCDF's dimensions), when each has one.
+    /// dimensions (netCDF's dimensions), when each has one; a
+    /// one-dimensional dimension scale's (netCDF's coordinate variable)
+    /// is its own name.
     pub fn dimension_names(&self) -> Option<Vec<String>> {
-        crate::inventory::scale_names(&self.dataset)
+        crate::inventory::scale_names(&self.dataset).or_else(|| {
+            let class = crate::attribute::attribute(&self.dataset, "CLASS")?;
+            let own = self.dataset.name();
+            let own = own.rsplit('/').next().unwrap_or(&own).to_string();
+            (class == "DIMENSION_SCALE" && self.shape.len() == 1).then(|| vec![own])
+        })
     }
 
     /// Whether the dataset's own `ndl_datatype` says what its elements are
@@ -217,10 +224,14 @@ fn is_netcdf_text(dataset: &hdf5::Dataset, dtype: &hdf5::Datatype, shape: &[u64]
             .is_ok_and(|names| names.iter().any(|n| n == "DIMENSION_LIST"))
 }
 
-/// A new file holding one dataset of any rank, written from bytes and
-/// renamed into place by [`finish`](ArrayWriter::finish).
+/// A new dataset of any rank, written from bytes: alone in a new file,
+/// renamed into place by [`finish`](ArrayWriter::finish), or one of a
+/// [`FileWriter`](crate::FileWriter)'s, which publishes its file.
 pub struct ArrayWriter {
-    staged: Staged,
+    /// Its own file, published by `finish`; `None` in a `FileWriter`'s.
+    staged: Option<Staged>,
+    /// The file's path, as errors name it.
+    path: PathBuf,
     dataset: hdf5::Dataset,
     memory_type: hdf5::Datatype,
     shape: Vec<u64>,
@@ -250,8 +261,34 @@ impl ArrayWriter {
         options: &WriteOptions,
     ) -> Result<ArrayWriter> {
         let staged = Staged::create(path.as_ref(), options.durable)?;
-        let path = staged.path().to_path_buf();
-        let netcdf = options.is_netcdf(&path);
+        let netcdf = options.is_netcdf(staged.path());
+        let target = (staged.file(), staged.path(), netcdf);
+        let element = (datatype, byte_order, shape);
+        let mut writer = Self::create_in(
+            target,
+            &mut Dimensions::default(),
+            dataset,
+            element,
+            type_name,
+            options,
+        )?;
+        writer.staged = Some(staged);
+        Ok(writer)
+    }
+
+    /// The dataset `dataset` (its groups made before) of `shape`
+    /// elements of `datatype` written from `byte_order`, in `file` at
+    /// `path` (netCDF-4's profile with `netcdf`), its dimensions among
+    /// `dimensions`; see [`create`](Self::create).
+    pub(crate) fn create_in(
+        (file, path, netcdf): (&hdf5::File, &Path, bool),
+        dimensions: &mut Dimensions,
+        dataset: &str,
+        (datatype, byte_order, shape): (&Datatype, ByteOrder, &[u64]),
+        type_name: &str,
+        options: &WriteOptions,
+    ) -> Result<ArrayWriter> {
+        let path = path.to_path_buf();
         let type_error = |source| Error::Type {
             path: path.clone(),
             dataset: dataset.to_string(),
@@ -261,17 +298,33 @@ impl ArrayWriter {
         // A dimension named as the dataset is would be netCDF's coordinate
         // variable, whose scale is the dataset itself; one named twice
         // (a matrix over `x`, `x`) would be one scale of two lengths.
+        let base_name = dataset.rsplit('/').next().unwrap_or(dataset).to_string();
+        // netCDF's coordinate variable: one dimension, named as itself.
+        let coordinate = netcdf
+            && shape.len() == 1
+            && options.dimension_names.as_deref() == Some(std::slice::from_ref(&base_name));
         let usable = |names: &Vec<String>| {
             let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
             names.len() == shape.len()
                 && distinct.len() == names.len()
-                && !distinct.contains(&dataset.to_string())
+                && !distinct.contains(&base_name)
         };
         let mut names = options
             .dimension_names
             .clone()
             .filter(usable)
             .unwrap_or_else(|| dimension_names(shape.len()));
+        // A dimension of the file of another length is another dimension:
+        // this dataset's own.
+        let group_path = format!("/{}", parent(dataset).trim_start_matches('/'));
+        let clash = |(name, len): (&String, &u64)| {
+            dimensions
+                .length(&group_path, name)
+                .is_some_and(|l| l != *len)
+        };
+        if names.iter().zip(&shape).any(clash) {
+            names = names.iter().map(|n| format!("{base_name}_{n}")).collect();
+        }
         let utf32 = utf32_length(datatype).map(|chars| (chars, byte_order));
         let (memory_type, file_type) = match datatype {
             Datatype::FixedString(_) if utf32.is_some() => {
@@ -304,7 +357,7 @@ impl ArrayWriter {
                 };
                 let file_type = if named {
                     commit_type(
-                        staged.file(),
+                        file,
                         well_known_name(datatype).unwrap_or(type_name),
                         datatype,
                         stored,
@@ -319,7 +372,7 @@ impl ArrayWriter {
         };
         let size = file_type.size().max(1);
         let created = options
-            .fixed_builder(staged.file(), &file_type, size, &shape)
+            .fixed_builder(file, &file_type, size, &shape)
             .create(dataset)
             .map_err(hdf5_error(&path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)
@@ -332,16 +385,18 @@ impl ArrayWriter {
             scale = Some((encoding, byte_order)).filter(|(e, _)| e.factor() != 1);
         }
         if netcdf && !shape.is_empty() {
-            let group = staged
-                .file()
+            let group = file
                 .group(parent(dataset))
                 .map_err(hdf5_error(&path, dataset))?;
-            Dimensions::default()
-                .attach(&group, &created, &names, &shape, false)
-                .map_err(hdf5_error(&path, dataset))?;
+            match coordinate {
+                true => dimensions.coordinate(&group, &base_name, created.clone(), false, true),
+                false => dimensions.attach(&group, &created, &names, &shape, false),
+            }
+            .map_err(hdf5_error(&path, dataset))?;
         }
         Ok(ArrayWriter {
-            staged,
+            staged: None,
+            path,
             dataset: created,
             memory_type,
             shape,
@@ -384,7 +439,7 @@ impl ArrayWriter {
                 encoding
                     .scale(&mut counts, *order)
                     .map_err(|u| Error::InvalidValue {
-                        path: self.staged.path().to_path_buf(),
+                        path: self.path.clone(),
                         dataset: self.name.clone(),
                         record: self.next_row + (u.index * 8 / row) as u64,
                         field: String::new(),
@@ -406,7 +461,7 @@ impl ArrayWriter {
             self.next_row,
             bytes,
         )
-        .map_err(hdf5_error(self.staged.path(), &self.name))?;
+        .map_err(hdf5_error(&self.path, &self.name))?;
         self.next_row += (bytes.len() / row) as u64;
         Ok(())
     }
@@ -418,7 +473,7 @@ impl ArrayWriter {
         let strings = utf32_values::c_strings(bytes, chars, order).map_err(|bad| {
             let at = bad.element * chars * 4 + bad.offset;
             Error::InvalidValue {
-                path: self.staged.path().to_path_buf(),
+                path: self.path.clone(),
                 dataset: self.name.clone(),
                 record: self.next_row + (at / row) as u64,
                 field: String::new(),
@@ -436,15 +491,18 @@ impl ArrayWriter {
             self.next_row,
             bytemuck::cast_slice(&pointers),
         )
-        .map_err(hdf5_error(self.staged.path(), &self.name))?;
+        .map_err(hdf5_error(&self.path, &self.name))?;
         self.next_row += (bytes.len() / row) as u64;
         Ok(())
     }
 
-    /// Closes the file and renames it into place.
+    /// Closes the dataset, and its own file, which is renamed into place.
     pub fn finish(self) -> Result<()> {
         drop(self.dataset);
-        self.staged.publish()
+        match self.staged {
+            Some(staged) => staged.publish(),
+            None => Ok(()),
+        }
     }
 }
 

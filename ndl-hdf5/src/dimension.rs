@@ -159,6 +159,13 @@ impl Dimensions {
         })
     }
 
+    /// The length of the dimension `name` of the group at `group`, where
+    /// it is made.
+    pub fn length(&self, group: &str, name: &str) -> Option<u64> {
+        let scale = &self.made[self.find(group, name)?].scale;
+        scale.shape().first().map(|&n| n as u64)
+    }
+
     fn number(&self, scale: &hdf5::Dataset) -> hdf5::Result<()> {
         let id = self.made.len() as i32;
         scale

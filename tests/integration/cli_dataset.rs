@@ -1,7 +1,7 @@
-//! `ndl convert FILE STORE.zarr` of a file of several arrays that are no
-//! table: every array becomes the group's, read as `--member` reads it,
-//! and the group opens in xarray as the file's dataset; nothing appears
-//! when one array fails.
+//! `ndl convert FILE STORE.zarr` (or `OTHER.nc`, `OTHER.h5`) of a file of
+//! several arrays that are no table: every array becomes the group's (the
+//! file's), read as `--member` reads it, and the destination opens in
+//! xarray as the file's dataset; nothing appears when one array fails.
 
 use std::path::Path;
 
@@ -34,8 +34,8 @@ ds.to_zarr(sys.argv[3], zarr_format=2, encoding=enc)
 const SAME_DATASET_PY: &str = r#"
 import sys, numpy as np, xarray as xr
 src, dst = sys.argv[1], sys.argv[2]
-theirs = (xr.open_zarr(src) if src.endswith('.zarr') else xr.open_dataset(src)).load()
-ours = xr.open_zarr(dst).load()
+opened = lambda p: xr.open_zarr(p) if p.endswith('.zarr') else xr.open_dataset(p)
+theirs, ours = opened(src).load(), opened(dst).load()
 xr.testing.assert_equal(ours, theirs)
 assert ours.attrs == theirs.attrs, (ours.attrs, theirs.attrs)
 assert dict(ours.sizes) == dict(theirs.sizes), (ours.sizes, theirs.sizes)
@@ -52,9 +52,14 @@ fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
     let sources = [d.join("ds.nc"), d.join("ds3.nc"), d.join("ds2.zarr")];
     let paths: Vec<&str> = sources.iter().map(|p| p.to_str().unwrap()).collect();
     run_with(&python312(), DATASET_PY, &paths);
-    for (src, zarr_format) in sources.iter().zip(["3", "2", "3"]) {
-        let dst = d.join(format!("{}.out.zarr", src.display()));
-        let run = convert(src, &dst, &["--zarr-format", zarr_format]);
+    let ways = [("zarr", "3"), ("zarr", "2"), ("nc", "3")];
+    for (src, (ending, zarr_format)) in sources.iter().flat_map(|s| ways.map(|w| (s, w))) {
+        let dst = d.join(format!("{}.v{zarr_format}.{ending}", src.display()));
+        let extra: &[&str] = match ending {
+            "zarr" => &["--zarr-format", zarr_format],
+            _ => &[],
+        };
+        let run = convert(src, &dst, extra);
         assert_eq!(run.code, Some(0), "{src:?}: {run:#?}");
         assert!(
             run.stderr.contains("variable `temp`: its packed values"),
@@ -66,7 +71,32 @@ fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
             "{src:?}"
         );
         no_partial(d);
+        if ending == "nc" {
+            // netCDF-C reads it: shared dimensions, a coordinate each.
+            let header = ncdump_header(&dst);
+            for line in [
+                "time = 3 ;",
+                "station = 2 ;",
+                "double temp(time, station) ;",
+            ] {
+                assert!(header.contains(line), "{line}: {header}");
+            }
+        }
     }
+}
+
+fn ncdump_header(path: &Path) -> String {
+    let out = std::process::Command::new("ncdump")
+        .arg("-h")
+        .arg(path)
+        .output()
+        .expect("ncdump (Debian's netcdf-bin) runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A file of several arrays converted to a destination of one array says
@@ -152,8 +182,38 @@ print(dict(g.attrs), ' | '.join(out))
                 );
             }
         }
+        // And to one HDF5 file, read by h5py.
+        let dst = d.join(format!("{}.whole.h5", src.display()));
+        converted(convert(src, &dst, &[]), "whole to HDF5");
+        assert_eq!(
+            run_with(&python312(), H5PY_CHECK, &[s(&dst)]),
+            want,
+            "{src:?} h5"
+        );
     }
 }
+
+/// argv: an HDF5 file. Its tree as the zarr-python check prints a group.
+const H5PY_CHECK: &str = r#"
+import sys, h5py
+out = []
+with h5py.File(sys.argv[1], 'r') as f:
+    def attrs(o):
+        return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in o.attrs.items() if k != 'ndl_datatype'}
+    def value(d):
+        if h5py.check_string_dtype(d.dtype):
+            return [x.decode() for x in d[...].tolist()]
+        return d[...].tolist()
+    def visit(name, o):
+        if isinstance(o, h5py.Datatype):
+            return  # a committed type, the compound's
+        if isinstance(o, h5py.Group):
+            out.append(f'{name}/ {attrs(o)}')
+        else:
+            out.append(f'{name} {value(o)} {attrs(o)}')
+    f.visititems(visit)
+    print(attrs(f), ' | '.join(sorted(out)))
+"#;
 
 /// One array that cannot be converted (an HDF5 object reference) after
 /// others that can: refused naming it, and nothing at the destination, no
