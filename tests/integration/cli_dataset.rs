@@ -99,6 +99,65 @@ fn ncdump_header(path: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// A netCDF-4 file netCDF4-python wrote with a group (its own dimension
+/// and attributes), an enum, a compound, strings and an unlimited
+/// dimension, converted whole to another `.nc`: `ncdump` reads all of it,
+/// and xarray reads the root group and the inner one equal to the file's.
+#[test]
+fn a_netcdf4_file_with_groups_and_user_types_converts_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("cx.nc"), dir.path().join("back.nc"));
+    run_with(
+        &python312(),
+        r#"
+import sys, netCDF4, numpy as np
+with netCDF4.Dataset(sys.argv[1], 'w') as f:
+    f.history = 'made'
+    f.createDimension('time', None); f.createDimension('x', 3)
+    t = f.createVariable('time', 'f8', ('time',)); t.units = 'hours since 2000-01-01'; t[:] = [0, 1]
+    v = f.createVariable('v', 'f4', ('time', 'x'), zlib=True); v[:] = np.arange(6).reshape(2, 3)
+    e = f.createEnumType(np.uint8, 'cloud_t', {'clear': 0, 'cloudy': 1})
+    c = f.createVariable('cloud', e, ('x',)); c[:] = np.array([0, 1, 1], 'u1')
+    cmp = f.createCompoundType(np.dtype([('a', 'i4'), ('b', 'f8')]), 'pair_t')
+    p = f.createVariable('pair', cmp, ('x',))
+    p[:] = np.array([(1, 1.5), (2, 2.5), (3, 3.5)], dtype=[('a', 'i4'), ('b', 'f8')])
+    s = f.createVariable('label', str, ('x',)); s[:] = np.array(['a', 'bb', 'ccc'], dtype=object)
+    g = f.createGroup('sub'); g.createDimension('y', 2); g.note = 'inner'
+    w = g.createVariable('w', 'i2', ('y',)); w[:] = [5, 6]
+"#,
+        &[s(&src)],
+    );
+    let run = convert(&src, &dst, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let header = ncdump_header(&dst);
+    for line in [
+        "ubyte enum cloud_t {clear = 0, cloudy = 1} ;",
+        "compound pair_t {",
+        "pair_t pair(x) ;",
+        "string label(x) ;",
+        "group: sub {",
+        "short w(y) ;",
+        ":note = \"inner\" ;",
+    ] {
+        assert!(header.contains(line), "{line}: {header}");
+    }
+    let out = run_with(
+        &python312(),
+        "import sys, xarray as xr\n\
+         for group in [None, 'sub']:\n\
+         \x20   a = xr.open_dataset(sys.argv[1], group=group).load()\n\
+         \x20   b = xr.open_dataset(sys.argv[2], group=group).load()\n\
+         \x20   xr.testing.assert_equal(a, b)\n\
+         \x20   assert a.attrs == b.attrs, (a.attrs, b.attrs)\n\
+         \x20   print(group, sorted(b.variables))",
+        &[s(&src), s(&dst)],
+    );
+    assert_eq!(
+        out,
+        "None ['cloud', 'label', 'pair', 'time', 'v']\nsub ['w']\n"
+    );
+}
+
 /// A file of several arrays converted to a destination of one array says
 /// which they are, and that a Zarr store takes them all; `--member` still
 /// takes one.
