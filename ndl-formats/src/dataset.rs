@@ -1,13 +1,16 @@
 //! A file of several arrays that are no table, converted whole into a
-//! Zarr group: an xarray dataset's variables and coordinates, an HDF5
-//! file's datasets, an `.npz` archive's members, a Zarr group's arrays.
+//! Zarr group or an HDF5 or netCDF-4 file: an xarray dataset's variables
+//! and coordinates, an HDF5 file's datasets, an `.npz` archive's members,
+//! a Zarr group's arrays.
 //!
 //! Each array is read as `--member` reads it (CF encodings undone, its
-//! dimensions named, its attributes carried) and written as the group's
-//! array at the path it has in the file; the file's root attributes, but
-//! its bookkeeping, are the group's, and the groups between keep theirs.
-//! The group appears whole, with consolidated metadata, so that
-//! `xr.open_zarr` opens it as the file's dataset.
+//! dimensions named, its attributes carried) and written at the path it
+//! has in the file; the file's root attributes, but its bookkeeping, are
+//! the destination's, and the groups between keep theirs. The destination
+//! appears whole: a Zarr group with consolidated metadata, so that
+//! `xr.open_zarr` opens it as the file's dataset; a netCDF-4 file whose
+//! variables share their dimensions, so that `ncdump` and
+//! `xr.open_dataset` do.
 
 use std::path::Path;
 
@@ -128,7 +131,8 @@ fn to_hdf5(
         }
         let spec = source.spec().clone();
         crate::hdf5::refuse_fortran_order(dst, &spec)?;
-        let dataset_options = crate::hdf5::dataset_options(source.as_ref(), hdf5);
+        let dataset_options = crate::hdf5::dataset_options(source.as_ref(), hdf5)
+            .unlimited_first(entry.unlimited.first() == Some(&true));
         let element = (&spec.datatype, spec.byte_order, &spec.shape[..]);
         let mut writer = file
             .array(&name, element, &dataset_options)

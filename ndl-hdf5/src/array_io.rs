@@ -371,10 +371,17 @@ impl ArrayWriter {
             }
         };
         let size = file_type.size().max(1);
-        let created = options
-            .fixed_builder(file, &file_type, size, &shape)
-            .create(dataset)
-            .map_err(hdf5_error(&path, dataset))?;
+        let unlimited = options.unlimited_first && !shape.is_empty();
+        let created = match unlimited {
+            true => options
+                .extendable_builder(file, &file_type, size, &shape[1..])
+                .create(dataset)
+                .and_then(|d| d.resize(shape_of(&shape)).map(|()| d)),
+            false => options
+                .fixed_builder(file, &file_type, size, &shape)
+                .create(dataset),
+        }
+        .map_err(hdf5_error(&path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(&path, dataset))?;
         let mut scale = None;
@@ -389,8 +396,8 @@ impl ArrayWriter {
                 .group(parent(dataset))
                 .map_err(hdf5_error(&path, dataset))?;
             match coordinate {
-                true => dimensions.coordinate(&group, &base_name, created.clone(), false, true),
-                false => dimensions.attach(&group, &created, &names, &shape, false),
+                true => dimensions.coordinate(&group, &base_name, created.clone(), unlimited, true),
+                false => dimensions.attach(&group, &created, &names, &shape, unlimited),
             }
             .map_err(hdf5_error(&path, dataset))?;
         }
@@ -504,6 +511,11 @@ impl ArrayWriter {
             None => Ok(()),
         }
     }
+}
+
+/// `shape` as HDF5's extents.
+fn shape_of(shape: &[u64]) -> Vec<usize> {
+    shape.iter().map(|&d| d as usize).collect()
 }
 
 /// The characters of NumPy's `U` values of `datatype`, if it is one.

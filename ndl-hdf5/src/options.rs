@@ -69,6 +69,8 @@ pub struct WriteOptions {
     pub(crate) attributes: serde_json::Map<String, serde_json::Value>,
     /// The names of an array's dimensions, where given.
     pub(crate) dimension_names: Option<Vec<String>>,
+    /// Whether an array's first dimension grows without limit.
+    pub(crate) unlimited_first: bool,
 }
 
 impl Default for WriteOptions {
@@ -85,6 +87,7 @@ impl Default for WriteOptions {
             durable: false,
             attributes: serde_json::Map::new(),
             dimension_names: None,
+            unlimited_first: false,
         }
     }
 }
@@ -210,10 +213,11 @@ impl WriteOptions {
 
     /// Names the dimensions of an [`ArrayWriter`](crate::ArrayWriter)'s
     /// array, one per axis (netCDF's dimensions, HDF5's dimension scales):
-    /// `time`, `lat`, `lon` rather than `dim_0`, `dim_1`, `dim_2`. Names
-    /// of another number than the array has axes are not used, nor names
-    /// one of which is the dataset's own (netCDF's coordinate variable,
-    /// which would be its own dimension scale), nor a name given twice.
+    /// `time`, `lat`, `lon` rather than `dim_0`, `dim_1`, `dim_2`. A
+    /// one-dimensional dataset named as its dimension is netCDF's
+    /// coordinate variable: that dimension's scale. Names of another
+    /// number than the array has axes are not used, nor a name given
+    /// twice, nor the dataset's own among several.
     ///
     /// ```
     /// let dir = tempfile::tempdir()?;
@@ -229,6 +233,30 @@ impl WriteOptions {
     /// ```
     pub fn dimension_names(mut self, names: Vec<String>) -> Self {
         self.dimension_names = Some(names);
+        self
+    }
+
+    /// Makes an array's first dimension grow without limit (netCDF's
+    /// unlimited dimension, `UNLIMITED` in `ncdump -h`; default: fixed):
+    /// its dataset is chunked along it, whatever the codec.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.nc");
+    /// let options = ndl_hdf5::WriteOptions::new()
+    ///     .dimension_names(vec!["time".into()])
+    ///     .unlimited_first(true);
+    /// let mut w = ndl_hdf5::ArrayWriter::create(&path, "time", &ndl_runtime::Datatype::Float64,
+    ///     ndl_runtime::ByteOrder::NATIVE, &[2], "time_t", &options)?;
+    /// w.write_rows(bytemuck::cast_slice(&[0.0f64, 6.0]))?;
+    /// w.finish()?;
+    /// let time = hdf5::File::open(&path)?.dataset("time")?;
+    /// assert!(time.is_resizable());
+    /// assert_eq!(time.shape(), vec![2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn unlimited_first(mut self, unlimited: bool) -> Self {
+        self.unlimited_first = unlimited;
         self
     }
 

@@ -102,7 +102,8 @@ fn ncdump_header(path: &Path) -> String {
 /// A netCDF-4 file netCDF4-python wrote with a group (its own dimension
 /// and attributes), an enum, a compound, strings and an unlimited
 /// dimension, converted whole to another `.nc`: `ncdump` reads all of it,
-/// and xarray reads the root group and the inner one equal to the file's.
+/// the unlimited dimension still unlimited, and xarray reads the root
+/// group and the inner one equal to the file's.
 #[test]
 fn a_netcdf4_file_with_groups_and_user_types_converts_whole() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,6 +132,7 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     assert_eq!(run.code, Some(0), "{run:#?}");
     let header = ncdump_header(&dst);
     for line in [
+        "time = UNLIMITED ; // (2 currently)",
         "ubyte enum cloud_t {clear = 0, cloudy = 1} ;",
         "compound pair_t {",
         "pair_t pair(x) ;",
