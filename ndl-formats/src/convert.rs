@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::conversion::{ConvertOptions, Progress};
-use crate::convert_one::convert_to;
+use crate::convert_one::{Opened, convert_opened};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::registry::batch_files;
@@ -35,12 +35,17 @@ pub fn convert(
         return crate::batch_copy::copy((src, files.0), (dst, files.1), &total, &done);
     }
     let format = Format::of_destination(dst)?;
-    match convert_to(format, (src, &options.read), dst, options, progress) {
-        Err(Error::SeveralArrays { .. })
-            if options.read.member.is_none() && crate::dataset::takes(format) =>
-        {
-            crate::dataset::convert(format, src, dst, options, progress)
+    let whole = options.read.member.is_none() && crate::dataset::takes(format);
+    let opened = match Opened::open(src, &options.read) {
+        Err(Error::SeveralArrays { .. }) if whole => {
+            return crate::dataset::convert(format, src, dst, options, progress);
         }
-        converted => converted,
+        opened => opened?,
+    };
+    // A dataset another tool wrote stays one, unless records are asked for.
+    if whole && !options.write.layout_said && opened.is_dataset_table() {
+        drop(opened);
+        return crate::dataset::convert(format, src, dst, options, progress);
     }
+    convert_opened(format, (src, &options.read), opened, dst, options, progress)
 }

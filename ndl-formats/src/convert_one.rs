@@ -11,6 +11,36 @@ use crate::one_order::in_one_order;
 use crate::options::ReadOptions;
 use crate::records::RecordSource;
 use crate::registry::{create_as, create_records_as, keeps_mixed_byte_orders, open, open_records};
+use crate::source::Source;
+
+/// What `read` picks at `src`, opened: its variable records, or its
+/// array.
+pub(crate) enum Opened {
+    Records(Box<dyn RecordSource>),
+    Array(Box<dyn Source>),
+}
+
+impl Opened {
+    /// Opens what `read` picks at `src`.
+    pub(crate) fn open(src: &Path, read: &ReadOptions) -> Result<Opened> {
+        Ok(match open_records(src, read)? {
+            Some(records) => Opened::Records(records),
+            None => Opened::Array(open(src, read)?),
+        })
+    }
+
+    /// Whether it is a dataset read as a table (see
+    /// [`Source::is_dataset_table`]). Variable records (a table holding
+    /// strings or lists) are not: they keep their fills as nulls, where
+    /// its variables read alone are read as xarray reads them, an integer
+    /// with a fill as floats.
+    pub(crate) fn is_dataset_table(&self) -> bool {
+        match self {
+            Opened::Records(_) => false,
+            Opened::Array(array) => array.is_dataset_table(),
+        }
+    }
+}
 
 /// Converts what `read` picks at `src` (its array, or its variable
 /// records) into a new file or store of `format` at `dst`.
@@ -21,10 +51,26 @@ pub(crate) fn convert_to(
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
-    if let Some(records) = open_records(src, read)? {
-        return convert_records(format, (src, read), dst, records, options, progress);
-    }
-    let mut source = open(src, read)?;
+    let opened = Opened::open(src, read)?;
+    convert_opened(format, (src, read), opened, dst, options, progress)
+}
+
+/// Converts `opened`, which `read` picked at `src`, into a new file or
+/// store of `format` at `dst`.
+pub(crate) fn convert_opened(
+    format: Format,
+    (src, read): (&Path, &ReadOptions),
+    opened: Opened,
+    dst: &Path,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    let mut source = match opened {
+        Opened::Records(records) => {
+            return convert_records(format, (src, read), dst, records, options, progress);
+        }
+        Opened::Array(source) => source,
+    };
     if !options.fills.is_empty() {
         progress(Progress::Note(format!(
             "--fill applies to records with optional members, and {} holds none",

@@ -646,6 +646,9 @@ pub struct Hdf5ColumnsSource {
     reader: ColumnsReader,
     spec: ArraySpec,
     path: PathBuf,
+    /// Whether the records were inferred from variables another tool
+    /// wrote, not read as ndl wrote them.
+    inferred: bool,
 }
 
 impl Hdf5ColumnsSource {
@@ -656,7 +659,8 @@ impl Hdf5ColumnsSource {
     /// a field per variable, in the file's order. `None` otherwise.
     /// `inventory` is the file's.
     pub fn probe(path: &Path, inventory: &Inventory) -> Result<Option<Hdf5ColumnsSource>> {
-        let reader = if written_as_columns(inventory) {
+        let inferred = !written_as_columns(inventory);
+        let reader = if !inferred {
             ColumnsReader::open(path)
         } else {
             let Some(record) = inferred_record(path, inventory)? else {
@@ -670,6 +674,7 @@ impl Hdf5ColumnsSource {
             reader,
             spec,
             path: path.to_path_buf(),
+            inferred,
         }))
     }
 }
@@ -677,6 +682,10 @@ impl Hdf5ColumnsSource {
 impl Source for Hdf5ColumnsSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn is_dataset_table(&self) -> bool {
+        self.inferred
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

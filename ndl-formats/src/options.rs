@@ -50,12 +50,28 @@ impl ReadOptions {
 pub struct SinkOptions {
     pub(crate) zarr: ZarrSinkOptions,
     pub(crate) hdf5: Hdf5SinkOptions,
+    /// Whether the formats' own layouts hold whatever the source: else a
+    /// dataset read as a table is written as the dataset it is.
+    pub(crate) layout_said: bool,
 }
 
 impl SinkOptions {
-    /// Every format's defaults.
+    /// Every format's defaults. A dataset read as a table
+    /// ([`Source::is_dataset_table`](crate::Source::is_dataset_table): a
+    /// netCDF file's variables along one dimension that another tool
+    /// wrote) is written as the dataset it is where the destination holds
+    /// one (a Zarr group, an HDF5 or netCDF-4 file), so that xarray opens
+    /// it as it opened the source.
     pub fn new() -> SinkOptions {
         SinkOptions::default()
+    }
+
+    /// Writes the layout the formats' own options give (the records
+    /// layout, unless they say columns), a dataset read as a table
+    /// included: what `--layout` says.
+    pub fn layout_of_formats(mut self) -> SinkOptions {
+        self.layout_said = true;
+        self
     }
 
     /// How a Zarr store is written.

@@ -170,6 +170,7 @@ pub fn sink_options(path: &Path, settings: &WriteSettings) -> Result<SinkOptions
     }
     let mut options = SinkOptions::default();
     (format.info().configure)(settings, path, &mut options)?;
+    options.layout_said = settings.layout.is_some();
     Ok(options)
 }
 

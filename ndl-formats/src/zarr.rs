@@ -41,6 +41,8 @@ pub struct ZarrSource {
     /// The attributes of an array or columns another tool wrote, as CF
     /// reads them ([`cf_attributes`]); `None` for ours.
     foreign: Option<Foreign>,
+    /// Whether the store is a group of columns another tool wrote.
+    dataset_table: bool,
 }
 
 /// The attributes of what another tool wrote, as CF reads them.
@@ -64,7 +66,7 @@ impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
-        let (mut dimensions, mut foreign) = (None, None);
+        let (mut dimensions, mut foreign, mut dataset_table) = (None, None, false);
         let (spec, reading, written) =
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
@@ -92,6 +94,7 @@ impl ZarrSource {
                     (spec, reading, info.datatype())
                 }
                 StoreInfo::Group(group) => {
+                    dataset_table = group.written_datatype().is_none();
                     if group.written_datatype().is_none() {
                         let columns = group.arrays().iter();
                         let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
@@ -129,6 +132,7 @@ impl ZarrSource {
             notes,
             dimensions,
             foreign,
+            dataset_table,
         })
     }
 
@@ -262,6 +266,10 @@ fn is_grid(info: &ArrayInfo) -> bool {
 impl Source for ZarrSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn is_dataset_table(&self) -> bool {
+        self.dataset_table
     }
 
     fn dimension_names(&self) -> Option<Vec<String>> {

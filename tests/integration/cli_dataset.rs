@@ -160,6 +160,49 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     );
 }
 
+/// A table another tool wrote (xarray's variables along one dimension,
+/// a 2-D one among them) converts to a Zarr store or a netCDF-4 file as
+/// the dataset it is, which xarray opens equal; `--layout records` makes
+/// the records it converts to elsewhere (a `.npy`, Parquet) there too: an
+/// HDF5 dataset of compounds.
+#[test]
+fn a_table_of_variables_converts_as_its_dataset_unless_records_are_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("table.nc");
+    run_with(
+        &python312(),
+        "import sys, numpy as np, pandas as pd, xarray as xr\n\
+         xr.Dataset({'temp': ('time', np.array([1.5, 2.5, 3.5], 'f4'), {'units': 'degC'}),\n\
+         \x20           'code': ('time', np.array([1, 2, 3], 'i4')),\n\
+         \x20           'v': (('time', 'x'), np.arange(6.).reshape(3, 2))},\n\
+         \x20          coords={'time': pd.date_range('2000-01-01', periods=3)},\n\
+         \x20          attrs={'title': 'table'}).to_netcdf(sys.argv[1])",
+        &[s(&src)],
+    );
+    for (dst, extra) in [
+        (d.join("t3.zarr"), &[][..]),
+        (d.join("t2.zarr"), &["--zarr-format", "2"][..]),
+        (d.join("t.nc"), &[][..]),
+    ] {
+        let run = convert(&src, &dst, extra);
+        assert_eq!(run.code, Some(0), "{dst:?}: {run:#?}");
+        let out = run_with(&python312(), SAME_DATASET_PY, &[s(&src), s(&dst)]);
+        assert_eq!(out, "['code', 'temp', 'v'] ['time']\n", "{dst:?}");
+    }
+    let records = d.join("records.h5");
+    let run = convert(&src, &records, &["--layout", "records"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let out = run_with(
+        &python312(),
+        "import sys, h5py\n\
+         with h5py.File(sys.argv[1], 'r') as f:\n\
+         \x20   print(f['table'].dtype.names)",
+        &[s(&records)],
+    );
+    assert_eq!(out, "('temp', 'code', 'v', 'time')\n");
+}
+
 /// A file of several arrays converted to a destination of one array says
 /// which they are, and that a Zarr store takes them all; `--member` still
 /// takes one.

@@ -180,6 +180,10 @@ impl Source for Netcdf3TableSource {
         Origin::new(&self.spec, &self.path)
     }
 
+    fn is_dataset_table(&self) -> bool {
+        true
+    }
+
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         let size = self.spec.element_size().max(1);
         let rows = self.spec.shape[0];
