@@ -42,8 +42,9 @@ pub fn convert(
         }
         opened => opened?,
     };
-    // A dataset another tool wrote stays one, unless records are asked for.
-    if whole && !options.write.layout_said && opened.is_dataset_table() {
+    // A dataset another tool wrote stays one, unless records are asked
+    // for; its one variable beside coordinates does not leave them out.
+    if whole && !options.write.layout_said && opened.is_part_of_dataset() {
         drop(opened);
         return crate::dataset::convert(format, src, dst, options, progress);
     }

@@ -29,15 +29,15 @@ impl Opened {
         })
     }
 
-    /// Whether it is a dataset read as a table (see
-    /// [`Source::is_dataset_table`]). Variable records (a table holding
+    /// Whether it is a dataset, or part of one (see
+    /// [`Source::is_part_of_dataset`]). Variable records (a table holding
     /// strings or lists) are not: they keep their fills as nulls, where
     /// its variables read alone are read as xarray reads them, an integer
     /// with a fill as floats.
-    pub(crate) fn is_dataset_table(&self) -> bool {
+    pub(crate) fn is_part_of_dataset(&self) -> bool {
         match self {
             Opened::Records(_) => false,
-            Opened::Array(array) => array.is_dataset_table(),
+            Opened::Array(array) => array.is_part_of_dataset(),
         }
     }
 }

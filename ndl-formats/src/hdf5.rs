@@ -64,7 +64,37 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
         };
     }
     let dataset = only_dataset(path, &inventory)?;
-    open_member(path, &dataset)
+    let source = open_member(path, &dataset)?;
+    // Coordinate variables hold data too: a dataset is more than the one.
+    let coordinates = inventory
+        .datasets
+        .iter()
+        .any(|d| d.is_scale && !d.is_dimension_only);
+    Ok(match coordinates {
+        true => Box::new(WithCoordinates(source)),
+        false => source,
+    })
+}
+
+/// The only data variable of a file, its coordinate variables beside it.
+struct WithCoordinates(Box<dyn Source>);
+
+impl Source for WithCoordinates {
+    fn origin(&self) -> Origin<'_> {
+        self.0.origin()
+    }
+
+    fn wrapped(&self) -> Option<&dyn Source> {
+        Some(&*self.0)
+    }
+
+    fn is_part_of_dataset(&self) -> bool {
+        true
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.0.read(buf)
+    }
 }
 
 /// The dataset `name` of the file at `path` as a source: its elements,
@@ -684,7 +714,7 @@ impl Source for Hdf5ColumnsSource {
         Origin::new(&self.spec, &self.path)
     }
 
-    fn is_dataset_table(&self) -> bool {
+    fn is_part_of_dataset(&self) -> bool {
         self.inferred
     }
 

@@ -56,12 +56,12 @@ pub struct SinkOptions {
 }
 
 impl SinkOptions {
-    /// Every format's defaults. A dataset read as a table
-    /// ([`Source::is_dataset_table`](crate::Source::is_dataset_table): a
-    /// netCDF file's variables along one dimension that another tool
-    /// wrote) is written as the dataset it is where the destination holds
-    /// one (a Zarr group, an HDF5 or netCDF-4 file), so that xarray opens
-    /// it as it opened the source.
+    /// Every format's defaults. A dataset another tool wrote, read as a
+    /// table or as its one data variable
+    /// ([`Source::is_part_of_dataset`](crate::Source::is_part_of_dataset)),
+    /// is written as the whole dataset where the destination holds one (a
+    /// Zarr group, an HDF5 or netCDF-4 file), so that xarray opens it as
+    /// it opened the source.
     pub fn new() -> SinkOptions {
         SinkOptions::default()
     }

@@ -90,14 +90,16 @@ pub trait Source {
         self.wrapped()?.narrowed_strings()
     }
 
-    /// Whether the records are a dataset's variables read as a table:
-    /// those of a netCDF or HDF5 file, or of a Zarr group, another tool
-    /// wrote along one dimension. A destination that holds a dataset (a
-    /// Zarr store, an HDF5 or netCDF-4 file) takes them as the dataset
-    /// they are, unless a layout is asked for
-    /// ([`SinkOptions::layout_of_formats`](crate::SinkOptions::layout_of_formats)).
-    fn is_dataset_table(&self) -> bool {
-        self.wrapped().is_some_and(|inner| inner.is_dataset_table())
+    /// Whether what is read is a dataset another tool wrote, or part of
+    /// one: its variables along one dimension read as a table (a netCDF
+    /// or HDF5 file's, a Zarr group's), or its one data variable, read as
+    /// the file's only array while its coordinate variables stand beside
+    /// it. A destination that holds a dataset (a Zarr store, an HDF5 or
+    /// netCDF-4 file) takes the whole dataset, unless a layout is asked
+    /// for ([`SinkOptions::layout_of_formats`](crate::SinkOptions::layout_of_formats)).
+    fn is_part_of_dataset(&self) -> bool {
+        self.wrapped()
+            .is_some_and(|inner| inner.is_part_of_dataset())
     }
 
     /// How many elements a read should ask for at once so that each stored

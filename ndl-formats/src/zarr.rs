@@ -268,7 +268,7 @@ impl Source for ZarrSource {
         Origin::new(&self.spec, &self.path)
     }
 
-    fn is_dataset_table(&self) -> bool {
+    fn is_part_of_dataset(&self) -> bool {
         self.dataset_table
     }
 

@@ -203,6 +203,37 @@ fn a_table_of_variables_converts_as_its_dataset_unless_records_are_asked_for() {
     assert_eq!(out, "('temp', 'code', 'v', 'time')\n");
 }
 
+/// A file of one data variable beside its coordinates (the commonest
+/// netCDF file) converts whole to a Zarr store or a netCDF-4 file, its
+/// coordinates included, as xarray opens it, groups too; to a `.npy` it
+/// is the one variable.
+#[test]
+fn one_variable_beside_its_coordinates_converts_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (src, npy) = (d.join("one.nc"), d.join("one.npy"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         xr.Dataset({'v': (('time', 'x'), np.arange(6.).reshape(3, 2))},\n\
+         \x20          coords={'time': [10, 20, 30], 'x': [0.5, 1.5]}).to_netcdf(sys.argv[1])",
+        &[s(&src)],
+    );
+    for dst in [d.join("one.zarr"), d.join("back.nc")] {
+        let run = convert(&src, &dst, &[]);
+        assert_eq!(run.code, Some(0), "{dst:?}: {run:#?}");
+        let out = run_with(&python312(), SAME_DATASET_PY, &[s(&src), s(&dst)]);
+        assert_eq!(out, "['v'] ['time', 'x']\n", "{dst:?}");
+    }
+    converted(convert(&src, &npy, &[]), "to .npy");
+    let out = run_with(
+        &python312(),
+        "import sys, numpy as np\nprint(np.load(sys.argv[1]).shape)",
+        &[s(&npy)],
+    );
+    assert_eq!(out, "(3, 2)\n");
+}
+
 /// A file of several arrays converted to a destination of one array says
 /// which they are, and that a Zarr store takes them all; `--member` still
 /// takes one.

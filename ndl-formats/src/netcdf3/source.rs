@@ -180,7 +180,7 @@ impl Source for Netcdf3TableSource {
         Origin::new(&self.spec, &self.path)
     }
 
-    fn is_dataset_table(&self) -> bool {
+    fn is_part_of_dataset(&self) -> bool {
         true
     }
 
