@@ -45,8 +45,10 @@ pub(crate) struct Dimensions {
 
 impl Dimensions {
     /// Attaches `variable`, in `group` (its path), to the dimensions
-    /// `names` of `lens` records each, making those the group does not
-    /// hold yet; the first is unlimited when `unlimited_first`.
+    /// `names` of `lens` records each, making in the group those neither
+    /// it nor a group above it holds yet (netCDF-4 sees an ancestor's
+    /// dimensions in its descendants); the first is unlimited when
+    /// `unlimited_first`.
     pub fn attach(
         &mut self,
         group: &hdf5::Group,
@@ -58,7 +60,7 @@ impl Dimensions {
         let at = group.name();
         for (k, (name, &len)) in names.iter().zip(lens).enumerate() {
             let unlimited = unlimited_first && k == 0;
-            let index = match self.find(&at, name) {
+            let index = match self.find_visible(&at, name) {
                 Some(i) => i,
                 None => self.make(group, name, len, unlimited)?,
             };
@@ -159,10 +161,10 @@ impl Dimensions {
         })
     }
 
-    /// The length of the dimension `name` of the group at `group`, where
-    /// it is made.
+    /// The length of the dimension `name` the group at `group` sees (its
+    /// own, or an ancestor's), where it is made.
     pub fn length(&self, group: &str, name: &str) -> Option<u64> {
-        let scale = &self.made[self.find(group, name)?].scale;
+        let scale = &self.made[self.find_visible(group, name)?].scale;
         scale.shape().first().map(|&n| n as u64)
     }
 
@@ -172,6 +174,22 @@ impl Dimensions {
             .new_attr::<i32>()
             .create("_Netcdf4Dimid")?
             .write_scalar(&id)
+    }
+
+    /// The dimension `name` of the group at `group`, or else of the
+    /// nearest group above it that has one.
+    fn find_visible(&self, group: &str, name: &str) -> Option<usize> {
+        let mut at = group;
+        loop {
+            if let Some(i) = self.find(at, name) {
+                return Some(i);
+            }
+            match at.rsplit_once('/') {
+                Some(("", _)) if at != "/" => at = "/",
+                Some((parent, _)) if !parent.is_empty() => at = parent,
+                _ => return None,
+            }
+        }
     }
 
     fn find(&self, group: &str, name: &str) -> Option<usize> {

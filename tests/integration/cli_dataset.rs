@@ -100,7 +100,8 @@ fn ncdump_header(path: &Path) -> String {
 }
 
 /// A netCDF-4 file netCDF4-python wrote with a group (its own dimension
-/// and attributes), an enum, a compound, strings and an unlimited
+/// and attributes, and a variable over the root's dimension), an enum, a
+/// compound, strings and an unlimited
 /// dimension, converted whole to another `.nc`: `ncdump` reads all of it,
 /// the unlimited dimension still unlimited, and xarray reads the root
 /// group and the inner one equal to the file's.
@@ -125,6 +126,7 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     s = f.createVariable('label', str, ('x',)); s[:] = np.array(['a', 'bb', 'ccc'], dtype=object)
     g = f.createGroup('sub'); g.createDimension('y', 2); g.note = 'inner'
     w = g.createVariable('w', 'i2', ('y',)); w[:] = [5, 6]
+    u = g.createVariable('u', 'f4', ('x',)); u[:] = [0.5, 1.5, 2.5]
 "#,
         &[s(&src)],
     );
@@ -137,8 +139,10 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
         "compound pair_t {",
         "pair_t pair(x) ;",
         "string label(x) ;",
-        "group: sub {",
+        // `u` sees the root's `x`: the group makes none of its own.
+        "group: sub {\n  dimensions:\n  \ty = 2 ;\n  variables:",
         "short w(y) ;",
+        "float u(x) ;",
         ":note = \"inner\" ;",
     ] {
         assert!(header.contains(line), "{line}: {header}");
@@ -156,7 +160,7 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     );
     assert_eq!(
         out,
-        "None ['cloud', 'label', 'pair', 'time', 'v']\nsub ['w']\n"
+        "None ['cloud', 'label', 'pair', 'time', 'v']\nsub ['u', 'w']\n"
     );
 }
 
