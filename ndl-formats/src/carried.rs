@@ -25,10 +25,8 @@ pub(crate) fn with_attributes(
     let scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
     let mut carried = NameMap::new();
     for (name, value) in attributes {
-        let left = is_hdf5_bookkeeping(name, value, scale)
-            || is_zarr_bookkeeping(name)
-            || is_left_behind(name)
-            || used.contains(&&**name);
+        let left =
+            is_bookkeeping(name, value, scale) || is_left_behind(name) || used.contains(&&**name);
         if let Some(a) = attribute(value, &element, types.get(name)).filter(|_| !left) {
             carried.insert(name.clone(), a);
         }
@@ -40,10 +38,28 @@ pub(crate) fn with_attributes(
     crate::described::described(source, None, Some(carried), notes)
 }
 
-/// What no destination takes beside the formats' bookkeeping: PyTables'
-/// `CLASS`, our `ndl_fills`, a fill (each destination stores one its own
-/// way, in the array's type), and `coordinates` (it names variables that
-/// do not come along).
+/// The attributes of a group (a file's root) that its copy takes, as
+/// JSON: not the file's bookkeeping (netCDF's `_NCProperties`, HDF5's
+/// dimension lists, a Zarr store's own).
+pub(crate) fn group_attributes(attributes: &Map<String, Value>) -> Map<String, Value> {
+    attributes
+        .iter()
+        .filter(|(name, value)| !is_bookkeeping(name, value, false))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+/// Whether the attribute `name` (of `value`, on a dimension scale where
+/// `on_scale`) keeps a format's books, PyTables' `CLASS` included: no
+/// destination takes it.
+fn is_bookkeeping(name: &str, value: &Value, on_scale: bool) -> bool {
+    is_hdf5_bookkeeping(name, value, on_scale) || is_zarr_bookkeeping(name) || name == "CLASS"
+}
+
+/// What no destination of one array takes beside the formats'
+/// bookkeeping: our `ndl_fills`, a fill (each destination stores one its
+/// own way, in the array's type), and `coordinates` (it names variables
+/// that do not come along).
 fn is_left_behind(name: &str) -> bool {
-    matches!(name, "CLASS" | "ndl_fills" | "_FillValue" | "coordinates")
+    matches!(name, "ndl_fills" | "_FillValue" | "coordinates")
 }

@@ -242,21 +242,11 @@ fn unsigned(dt: &Datatype) -> Option<Datatype> {
 
 /// A native-order stored number as `f64`.
 fn as_f64(datatype: &Datatype, b: &[u8]) -> f64 {
-    macro_rules! from {
-        ($t:ty) => {
-            <$t>::from_ne_bytes(b.try_into().unwrap_or_default()) as f64
-        };
-    }
-    match datatype {
-        Datatype::Int8 => from!(i8),
-        Datatype::UInt8 => from!(u8),
-        Datatype::Int16 => from!(i16),
-        Datatype::UInt16 => from!(u16),
-        Datatype::Int32 => from!(i32),
-        Datatype::UInt32 => from!(u32),
-        Datatype::Int64 => from!(i64),
-        Datatype::UInt64 => from!(u64),
-        Datatype::Float32 => from!(f32),
-        _ => from!(f64),
+    match (datatype.as_int(), datatype) {
+        (Some(int), _) => int.read_ne(b) as f64,
+        (None, Datatype::Float32) => {
+            f64::from(f32::from_ne_bytes(b.try_into().unwrap_or_default()))
+        }
+        (None, _) => f64::from_ne_bytes(b.try_into().unwrap_or_default()),
     }
 }

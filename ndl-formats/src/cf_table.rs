@@ -42,7 +42,7 @@ pub(crate) fn decoded<'a>(
         .iter()
         .map(|m| {
             let (_, attributes, types) = column(&m.name)?;
-            CfNumbers::of(base_of(&m.datatype).0, attributes, types)
+            CfNumbers::of(m.datatype.innermost().0, attributes, types)
         })
         .collect();
     if numbers.iter().all(Option::is_none) {
@@ -55,7 +55,7 @@ pub(crate) fn decoded<'a>(
     };
     let laid_out = record.members.iter().zip(&numbers).map(|(m, n)| {
         let datatype = match n {
-            Some(n) => n.datatype().clone().array_of(&base_of(&m.datatype).1),
+            Some(n) => n.datatype().clone().array_of(&m.datatype.innermost().1),
             None => m.datatype.clone(),
         };
         (m.name.clone(), datatype)
@@ -145,17 +145,6 @@ fn refuse_encoded<'a>(
     })
 }
 
-/// The element type under any arrays of `dt`, and the arrays' shape.
-fn base_of(dt: &Datatype) -> (&Datatype, Vec<usize>) {
-    match dt {
-        Datatype::Array(a) => {
-            let (base, inner) = base_of(&a.base);
-            (base, [a.shape.clone(), inner].concat())
-        }
-        other => (other, Vec::new()),
-    }
-}
-
 /// Where one field is in a stored record and in a read one.
 struct Field {
     from: usize,
@@ -174,7 +163,7 @@ impl Field {
         new: &ndl_runtime::Member,
         numbers: Option<CfNumbers>,
     ) -> Field {
-        let (base, shape) = base_of(&old.datatype);
+        let (base, shape) = old.datatype.innermost();
         let width = |dt: &Datatype| dt.size().unwrap_or(0);
         Field {
             from: old.offset,

@@ -14,16 +14,16 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use ndl_hdf5::DocumentWriter;
 
 use crate::attribute_json::zarr_attribute;
+use crate::carried::group_attributes;
 use crate::contents::{Contents, Entry};
 use crate::conversion::{ConvertOptions, Progress};
-use crate::convert_one::convert_to;
+use crate::convert_one::{Opened, convert_to};
 use crate::error::{Error, Result, in_hdf5};
 use crate::format::Format;
 use crate::one_order::in_one_order;
-use crate::registry::{open, open_records};
 
 /// Whether a destination of `format` takes a whole file of arrays: a
 /// Zarr store, an HDF5 or netCDF-4 file.
@@ -69,12 +69,12 @@ fn to_zarr(
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
     let mut group_options = options.write.zarr.zarr.clone();
-    for (name, value) in carried(&contents.attributes) {
+    for (name, value) in group_attributes(&contents.attributes) {
         group_options = group_options.attribute(&name, zarr_attribute(value));
     }
     let mut group = ndl_zarr::GroupWriter::create(dst, &group_options)?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
-        let attributes = carried(&g.attributes).into_iter();
+        let attributes = group_attributes(&g.attributes).into_iter();
         group.group(
             &g.path,
             attributes.map(|(k, v)| (k, zarr_attribute(v))).collect(),
@@ -103,10 +103,12 @@ fn to_hdf5(
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
     let hdf5 = &options.write.hdf5.options;
-    let root = carried(&contents.attributes);
-    let mut file = ndl_hdf5::FileWriter::create(dst, hdf5, &root).map_err(in_hdf5(dst))?;
+    let mut file = DocumentWriter::create_with(dst, hdf5).map_err(in_hdf5(dst))?;
+    file.json_attributes("/", &group_attributes(&contents.attributes))
+        .map_err(in_hdf5(dst))?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
-        file.group(&g.path, &carried(&g.attributes))
+        file.group(&g.path)
+            .and_then(|()| file.json_attributes(&g.path, &group_attributes(&g.attributes)))
             .map_err(in_hdf5(dst))?;
     }
     let (coordinates, variables): (Vec<&Entry>, Vec<&Entry>) =
@@ -115,7 +117,7 @@ fn to_hdf5(
     for entry in coordinates.into_iter().chain(variables) {
         let name = entry.label();
         let read = options.read.clone().member(&name);
-        if open_records(src, &read)?.is_some() {
+        let Opened::Array(source) = Opened::open(src, &read)? else {
             return Err(Error::Unsupported {
                 path: src.to_path_buf(),
                 message: format!(
@@ -124,8 +126,8 @@ fn to_hdf5(
                      --member {name}"
                 ),
             });
-        }
-        let mut source = in_one_order(open(src, &read)?);
+        };
+        let mut source = in_one_order(source);
         for note in source.notes() {
             progress(Progress::Note(note.clone()));
         }
@@ -169,19 +171,4 @@ fn total(contents: &Contents) -> u64 {
         .iter()
         .map(|e| e.spec.len().unwrap_or(0))
         .sum()
-}
-
-/// The attributes of a group that its copy takes: not the file's
-/// bookkeeping (netCDF's `_NCProperties`, HDF5's dimension lists, a Zarr
-/// store's own), as JSON.
-fn carried(attributes: &Map<String, Value>) -> Map<String, Value> {
-    attributes
-        .iter()
-        .filter(|(name, value)| {
-            !crate::attribute_json::is_hdf5_bookkeeping(name, value, false)
-                && !crate::attribute_json::is_zarr_bookkeeping(name)
-                && name.as_str() != "CLASS"
-        })
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
 }

@@ -226,9 +226,9 @@ fn is_netcdf_text(dataset: &hdf5::Dataset, dtype: &hdf5::Datatype, shape: &[u64]
 
 /// A new dataset of any rank, written from bytes: alone in a new file,
 /// renamed into place by [`finish`](ArrayWriter::finish), or one of a
-/// [`FileWriter`](crate::FileWriter)'s, which publishes its file.
+/// [`DocumentWriter`](crate::DocumentWriter)'s, which publishes its file.
 pub struct ArrayWriter {
-    /// Its own file, published by `finish`; `None` in a `FileWriter`'s.
+    /// Its own file, published by `finish`; `None` in a `DocumentWriter`'s.
     staged: Option<Staged>,
     /// The file's path, as errors name it.
     path: PathBuf,

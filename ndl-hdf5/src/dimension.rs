@@ -184,11 +184,10 @@ impl Dimensions {
             if let Some(i) = self.find(at, name) {
                 return Some(i);
             }
-            match at.rsplit_once('/') {
-                Some(("", _)) if at != "/" => at = "/",
-                Some((parent, _)) if !parent.is_empty() => at = parent,
-                _ => return None,
+            if at == "/" {
+                return None;
             }
+            at = crate::write::parent(at);
         }
     }
 

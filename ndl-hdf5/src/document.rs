@@ -1,7 +1,8 @@
 //! A new file built object by object, as a description (an NDL document)
-//! says: groups at any depth, datasets of any fixed-size datatype, of
-//! strings or of variable-length sequences with their values and fills,
-//! dimension scales and attributes. The file
+//! says, or as the arrays of another file come: groups at any depth,
+//! datasets of any fixed-size datatype, of strings or of variable-length
+//! sequences with their values and fills, datasets streamed a block of
+//! rows at a time, dimension scales and attributes. The file
 //! is built under a hidden name and renamed into place by
 //! [`DocumentWriter::finish`]; dropped before, it leaves nothing.
 
@@ -14,13 +15,16 @@ use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate, H5Screate_simple};
 use ndl_runtime::record::Column;
 use ndl_runtime::{ByteOrder, Datatype};
+use serde_json::{Map, Value};
 
+use crate::array_io::ArrayWriter;
 use crate::dimension::Dimensions;
 use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
 use crate::options::CHUNK_BYTES;
+use crate::options::WriteOptions;
 use crate::raw_io::{failed, write_rows};
 use crate::record_io::{Arena, Buffer, encode};
 use crate::record_type::Node;
@@ -93,6 +97,84 @@ impl DocumentWriter {
             netcdf,
             dimensions: Dimensions::default(),
         })
+    }
+
+    /// Starts the file that will be `destination`, as `options` say:
+    /// netCDF-4's profile for a `.nc` path or
+    /// [`WriteOptions::netcdf`](crate::WriteOptions::netcdf), flushed to
+    /// the disk if [`durable`](crate::WriteOptions::durable).
+    ///
+    /// A file of several datasets, each streamed by the [`ArrayWriter`]
+    /// [`array`](Self::array) gives, is made so: in netCDF-4 they share
+    /// their dimensions by name, as netCDF-C's. A one-dimensional dataset
+    /// whose dimension is named as itself is that dimension's coordinate
+    /// variable (write it before the datasets over its dimension); every
+    /// other dimension is made once, by the first dataset over it, in its
+    /// group unless a group above holds it.
+    ///
+    /// ```
+    /// use ndl_hdf5::{DocumentWriter, WriteOptions};
+    /// use ndl_runtime::{ByteOrder, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("two.nc");
+    /// let mut file = DocumentWriter::create_with(&path, &WriteOptions::new())?;
+    /// let x = WriteOptions::new().dimension_names(vec!["x".into()]);
+    /// let mut w = file.array("x", (&Datatype::Float64, ByteOrder::NATIVE, &[2]), &x)?;
+    /// w.write_rows(bytemuck::cast_slice(&[0.5f64, 1.5]))?;
+    /// w.finish()?;
+    /// let mut w = file.array("v", (&Datatype::Int32, ByteOrder::NATIVE, &[2]), &x)?;
+    /// w.write_rows(bytemuck::cast_slice(&[7i32, 8]))?;
+    /// w.finish()?;
+    /// file.finish()?;
+    /// let inventory = ndl_hdf5::Inventory::of(&path)?;
+    /// let v = inventory.datasets.iter().find(|d| d.name == "v").unwrap();
+    /// assert_eq!(v.dimension_names, Some(vec![Some("x".to_string())]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_with(destination: &Path, options: &WriteOptions) -> Result<DocumentWriter> {
+        crate::filters::register();
+        let staged = Staged::create(destination, options.durable)?;
+        Ok(DocumentWriter {
+            netcdf: options.is_netcdf(staged.path()),
+            staged,
+            dimensions: Dimensions::default(),
+        })
+    }
+
+    /// Writes `attributes`, JSON values as
+    /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
+    /// them, on the group or dataset at `object` (`/` for the root).
+    pub fn json_attributes(&self, object: &str, attributes: &Map<String, Value>) -> Result<()> {
+        let location = self.location(object)?;
+        crate::user_attributes::write(&location, attributes).map_err(self.error(object))
+    }
+
+    /// The writer of the new dataset `dataset` (`temp`, `obs/temp`: its
+    /// groups are made) of `shape` elements of `datatype`, written from
+    /// `byte_order` a block of rows at a time, as [`ArrayWriter::create`]
+    /// makes one: its dimensions named by `options`, which also give its
+    /// attributes and storage. The file is published by
+    /// [`finish`](Self::finish), not the writer's.
+    ///
+    /// # Errors
+    /// As [`ArrayWriter::create`].
+    pub fn array(
+        &mut self,
+        dataset: &str,
+        (datatype, byte_order, shape): (&Datatype, ByteOrder, &[u64]),
+        options: &WriteOptions,
+    ) -> Result<ArrayWriter> {
+        let dataset = dataset.trim_start_matches('/');
+        let base = dataset.rsplit('/').next().unwrap_or(dataset);
+        ArrayWriter::create_in(
+            (self.staged.file(), self.staged.path(), self.netcdf),
+            &mut self.dimensions,
+            dataset,
+            (datatype, byte_order, shape),
+            &format!("{base}_t"),
+            options,
+        )
     }
 
     /// Makes the group at `path` and every group above it not made yet.
@@ -216,11 +298,7 @@ impl DocumentWriter {
         shape: &[u64],
         values: Elements<'_>,
     ) -> Result<()> {
-        let file = self.staged.file();
-        let location: hdf5::Location = match file.group(object) {
-            Ok(g) => (*g).clone(),
-            Err(_) => (**file.dataset(object).map_err(self.error(object))?).clone(),
-        };
+        let location = self.location(object)?;
         let at = format!("{object}@{name}");
         match values {
             Elements::Column(_) => Err(hdf5::Error::from(
@@ -355,6 +433,15 @@ impl DocumentWriter {
             };
         }
         builder
+    }
+
+    /// The group or dataset at `object`.
+    fn location(&self, object: &str) -> Result<hdf5::Location> {
+        let file = self.staged.file();
+        Ok(match file.group(object) {
+            Ok(g) => (*g).clone(),
+            Err(_) => (**file.dataset(object).map_err(self.error(object))?).clone(),
+        })
     }
 
     fn error<'a>(&'a self, object: &'a str) -> impl Fn(hdf5::Error) -> Error + 'a {

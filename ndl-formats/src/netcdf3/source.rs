@@ -130,7 +130,7 @@ impl Netcdf3TableSource {
         for m in &compound.members {
             let index = nc.variable(&m.name)?;
             let variable = &nc.header.variables[index];
-            let time = match base(&m.datatype) {
+            let time = match m.datatype.innermost().0 {
                 Datatype::Time(t) => Some(
                     time_decoding(*t, variable.kind, &variable.attributes)
                         .map_err(|e| malformed(&nc.path, format!("variable `{}`: {e}", m.name)))?,
@@ -263,14 +263,6 @@ fn time_decoding(
     let fill_int = fill.filter(|_| !float).map(i64::from_ne_bytes);
     let values = CfValues::new(t, &cf, float, fill_float, fill_int).map_err(|e| e.to_string())?;
     Ok((counts, values))
-}
-
-/// The element type under any array of `dt`.
-fn base(dt: &Datatype) -> &Datatype {
-    match dt {
-        Datatype::Array(a) => base(&a.base),
-        other => other,
-    }
 }
 
 fn fixed_string(length: usize) -> Datatype {

@@ -202,6 +202,27 @@ impl Datatype {
             .find(|t| Datatype::from(*t) == *self)
     }
 
+    /// The element datatype under any arrays, and the arrays' dimensions,
+    /// outermost first; the datatype itself and none where it is no
+    /// array.
+    ///
+    /// ```
+    /// use ndl_runtime::Datatype;
+    ///
+    /// let grid = Datatype::Int16.array_of(&[3]).array_of(&[2]);
+    /// assert_eq!(grid.innermost(), (&Datatype::Int16, vec![2, 3]));
+    /// assert_eq!(Datatype::Bool.innermost(), (&Datatype::Bool, vec![]));
+    /// ```
+    pub fn innermost(&self) -> (&Datatype, Vec<usize>) {
+        match self {
+            Datatype::Array(a) => {
+                let (base, inner) = a.base.innermost();
+                (base, [a.shape.clone(), inner].concat())
+            }
+            other => (other, Vec::new()),
+        }
+    }
+
     /// Size in bytes of one value, or `None` for variable-length datatypes
     /// (`string`, `vlen`) and references, whose storage depends on the file format.
     pub fn size(&self) -> Option<usize> {
