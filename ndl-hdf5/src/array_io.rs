@@ -15,12 +15,12 @@ use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, variable_utf8, well_known_name,
 };
 use crate::lookup::open_dataset;
+use crate::object_path::{leaf, parent};
 use crate::options::WriteOptions;
 use crate::raw_io::{has_null_space, read_rows, row_bytes, row_elements, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{StoredType, is_char, stored_type};
 use crate::utf32_values;
-use crate::write::parent;
 
 /// A dataset opened to read its elements as bytes.
 pub struct ArrayReader {
@@ -129,8 +129,8 @@ impl ArrayReader {
         crate::inventory::scale_names(&self.dataset).or_else(|| {
             let class = crate::attribute::attribute(&self.dataset, "CLASS")?;
             let own = self.dataset.name();
-            let own = own.rsplit('/').next().unwrap_or(&own).to_string();
-            (class == "DIMENSION_SCALE" && self.shape.len() == 1).then(|| vec![own])
+            (class == "DIMENSION_SCALE" && self.shape.len() == 1)
+                .then(|| vec![leaf(&own).to_string()])
         })
     }
 
@@ -298,7 +298,7 @@ impl ArrayWriter {
         // A dimension named as the dataset is would be netCDF's coordinate
         // variable, whose scale is the dataset itself; one named twice
         // (a matrix over `x`, `x`) would be one scale of two lengths.
-        let base_name = dataset.rsplit('/').next().unwrap_or(dataset).to_string();
+        let base_name = leaf(dataset).to_string();
         // netCDF's coordinate variable: one dimension, named as itself.
         let coordinate = netcdf
             && shape.len() == 1

@@ -187,7 +187,7 @@ impl Dimensions {
             if at == "/" {
                 return None;
             }
-            at = crate::write::parent(at);
+            at = crate::object_path::parent(at);
         }
     }
 

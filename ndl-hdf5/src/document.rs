@@ -23,13 +23,13 @@ use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
+use crate::object_path::{leaf, parent};
 use crate::options::CHUNK_BYTES;
 use crate::options::WriteOptions;
 use crate::raw_io::{failed, write_rows};
 use crate::record_io::{Arena, Buffer, encode};
 use crate::record_type::Node;
 use crate::staging::Staged;
-use crate::write::parent;
 
 /// A filter of a new dataset's chunks, in the order given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,13 +166,12 @@ impl DocumentWriter {
         options: &WriteOptions,
     ) -> Result<ArrayWriter> {
         let dataset = dataset.trim_start_matches('/');
-        let base = dataset.rsplit('/').next().unwrap_or(dataset);
         ArrayWriter::create_in(
             (self.staged.file(), self.staged.path(), self.netcdf),
             &mut self.dimensions,
             dataset,
             (datatype, byte_order, shape),
-            &format!("{base}_t"),
+            &format!("{}_t", leaf(dataset)),
             options,
         )
     }
@@ -515,10 +514,6 @@ fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
             datatype.keyword().unwrap_or("this datatype")
         ),
     }
-}
-
-fn leaf(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 fn to_unicode(strings: &[String]) -> hdf5::Result<Vec<VarLenUnicode>> {

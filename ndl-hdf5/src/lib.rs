@@ -58,6 +58,7 @@ mod h5type;
 mod inventory;
 mod lookup;
 mod null_fills;
+mod object_path;
 mod options;
 mod raw_io;
 mod read;

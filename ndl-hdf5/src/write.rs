@@ -11,6 +11,7 @@ use crate::dimension::Dimensions;
 use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{Orders, TypeError, commit_type, netcdf4_python_skips, profile_type};
 use crate::lookup::dataset_path;
+use crate::object_path::parent;
 use crate::options::WriteOptions;
 use crate::raw_io;
 use crate::staging::Staged;
@@ -365,14 +366,6 @@ impl Target {
             Target::New(staged) => staged.file(),
             Target::Existing(file) => file,
         }
-    }
-}
-
-/// The path of the group holding the dataset at `path`.
-pub(crate) fn parent(path: &str) -> &str {
-    match path.trim_end_matches('/').rsplit_once('/') {
-        Some(("", _)) | None => "/",
-        Some((group, _)) => group,
     }
 }
 
