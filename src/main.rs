@@ -148,6 +148,16 @@ struct ConvertArgs {
     #[arg(long)]
     member: Option<String>,
 
+    /// Undo netCDF's CF encodings as xarray's decode_cf does (unpack
+    /// scale_factor/add_offset, values equal to _FillValue or
+    /// missing_value as NaN, netCDF-3 _Unsigned bytes as unsigned, counts
+    /// of time as times) where the destination could keep them: a .zarr
+    /// store, .h5 or .nc file otherwise gets the stored values and their
+    /// encodings, as nccopy copies them. Other destinations always get
+    /// them undone.
+    #[arg(long)]
+    decode_cf: bool,
+
     /// The value that stands for null in a column of records whose
     /// destination has no nulls (.npy, HDF5, netCDF-4, Zarr), such as
     /// --fill venue=-1 or --fill note="" (nested columns by dotted path:
@@ -338,6 +348,9 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     let mut read = ReadOptions::new();
     if let Some(member) = &args.member {
         read = read.member(member);
+    }
+    if args.decode_cf {
+        read = read.decode_cf(true);
     }
     let options = args.fill.iter().fold(
         ConvertOptions::new().read(read).write(write),

@@ -50,17 +50,57 @@ pub(crate) fn is_zarr_bookkeeping(name: &str) -> bool {
     )
 }
 
-/// An NDL attribute for a format's attribute: of its `stored` type where
-/// the format has one (HDF5), else text, a number, or a list of numbers
-/// of `element`'s type (the CF flags of a column).
+/// An NDL attribute for a format's attribute `name`: of its `stored`
+/// type where the format has one (HDF5), else text, a number, or a list
+/// of them; the CF attributes of the variable's values (`_FillValue`,
+/// `valid_range`, `flag_values`, ...) of `element`'s type, where they
+/// are numbers that fit it, as CF has them.
 pub(crate) fn attribute(
+    name: &str,
     value: &J,
     element: &Datatype,
     stored: Option<&Datatype>,
 ) -> Option<Attribute> {
-    match stored {
-        Some(dt) => Some(typed_attribute(value, dt)),
+    if let Some(dt) = stored {
+        return Some(typed_attribute(value, dt));
+    }
+    let of_values = matches!(
+        name,
+        "_FillValue"
+            | "missing_value"
+            | "valid_min"
+            | "valid_max"
+            | "valid_range"
+            | "flag_values"
+            | "flag_masks"
+    );
+    match of_values.then(|| of_element(value, element)).flatten() {
+        Some(typed) => Some(typed),
         None => untyped_attribute(value, element),
+    }
+}
+
+/// `value`, a number or a list of numbers, as elements of the number
+/// datatype `element`, where every one fits it.
+fn of_element(value: &J, element: &Datatype) -> Option<Attribute> {
+    let fits = |v: &J| match element.as_int() {
+        Some(int) => {
+            v.as_i64().is_some_and(|i| int.contains(i128::from(i)))
+                || v.as_u64().is_some_and(|u| int.contains(i128::from(u)))
+        }
+        None => matches!(element, Datatype::Float32 | Datatype::Float64) && float_of(v).is_some(),
+    };
+    match value {
+        J::Array(items) if !items.is_empty() && items.iter().all(fits) => {
+            let shape = [items.len()];
+            Some(Attribute::long(
+                shape,
+                element.clone(),
+                values_of(value, element, 1),
+            ))
+        }
+        one if fits(one) => Some(typed_attribute(one, element)),
+        _ => None,
     }
 }
 

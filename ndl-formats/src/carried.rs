@@ -21,21 +21,66 @@ pub(crate) fn with_attributes(
     types: &BTreeMap<String, Datatype>,
     used: &[&str],
 ) -> Box<dyn Source> {
+    carrying(source, attributes, types, |name| {
+        is_left_behind(name) || used.contains(&name)
+    })
+}
+
+/// `source`, values read as stored, with every attribute of
+/// `attributes` but the formats' bookkeeping: its CF encodings
+/// (`_FillValue`, `scale_factor`, a time's `units`) come along, for a
+/// destination that keeps them as the source does.
+pub(crate) fn with_encodings(
+    source: Box<dyn Source>,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+) -> Box<dyn Source> {
+    carrying(source, attributes, types, |name| name == "ndl_fills")
+}
+
+/// `source` with the attributes of `attributes` that are no bookkeeping
+/// and not `left`.
+fn carrying(
+    source: Box<dyn Source>,
+    attributes: &Map<String, Value>,
+    types: &BTreeMap<String, Datatype>,
+    left: impl Fn(&str) -> bool,
+) -> Box<dyn Source> {
     let element = source.spec().datatype.clone();
     let scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
-    let mut carried = NameMap::new();
+    let (mut carried, mut notes) = (NameMap::new(), source.notes().to_vec());
     for (name, value) in attributes {
-        let left =
-            is_bookkeeping(name, value, scale) || is_left_behind(name) || used.contains(&&**name);
-        if let Some(a) = attribute(value, &element, types.get(name)).filter(|_| !left) {
+        if is_bookkeeping(name, value, scale) || left(name) {
+            continue;
+        }
+        if let Some(why) = types.get(name).and_then(not_taken) {
+            let array = source.array_name();
+            notes.push(format!(
+                "attribute `{name}` of `{array}` is left out: {why}"
+            ));
+            continue;
+        }
+        if let Some(a) = attribute(name, value, &element, types.get(name)) {
             carried.insert(name.clone(), a);
         }
     }
-    if carried.is_empty() {
-        return source;
+    let carried = (!carried.is_empty()).then_some(carried);
+    crate::described::described(source, None, carried, notes)
+}
+
+/// Why no destination takes an attribute of `datatype`, if it does not:
+/// a reference points into the source file, and no format writes an
+/// attribute of variable-length sequences.
+fn not_taken(datatype: &Datatype) -> Option<&'static str> {
+    match datatype {
+        Datatype::ObjRef | Datatype::RegRef(_) => Some("a reference points into the source file"),
+        Datatype::Vlen(_) | Datatype::Optional(_) => {
+            Some("attributes of variable-length sequences are not written")
+        }
+        Datatype::Compound(c) => c.members.iter().find_map(|m| not_taken(&m.datatype)),
+        Datatype::Array(a) => not_taken(&a.base),
+        _ => None,
     }
-    let notes = source.notes().to_vec();
-    crate::described::described(source, None, Some(carried), notes)
 }
 
 /// The attributes of a group (a file's root) that its copy takes, as
@@ -62,4 +107,27 @@ fn is_bookkeeping(name: &str, value: &Value, on_scale: bool) -> bool {
 /// that do not come along).
 fn is_left_behind(name: &str) -> bool {
     matches!(name, "ndl_fills" | "_FillValue" | "coordinates")
+}
+
+/// The `_FillValue` `source` carries, as one element of its number
+/// datatype in native order: what a destination stores as the array's
+/// own fill (HDF5's fill value, Zarr's `fill_value`), beside the
+/// attribute. `None` where it carries none, or one of another type.
+pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
+    let element = &source.spec().datatype;
+    let number =
+        element.as_int().is_some() || matches!(element, Datatype::Float32 | Datatype::Float64);
+    if !number || matches!(element, Datatype::Enum(_)) {
+        return None;
+    }
+    let fill = source.attributes()?.get("_FillValue")?;
+    // netCDF and HDF5 hold it as a list of one.
+    let value = match &fill.value {
+        serde_yaml::Value::Sequence(one) if one.len() == 1 => &one[0],
+        one => one,
+    };
+    match crate::create::values::encode(value, &[], element, None, "_FillValue") {
+        Ok(crate::create::values::Values::Bytes(bytes)) => Some(bytes),
+        _ => None,
+    }
 }

@@ -3,7 +3,8 @@
 //! as NaT), and its numbers as [`CfNumbers`] says (unsigned, unpacked,
 //! fills as NaN). A table's time columns are decoded by the record
 //! sources, its numbers by `cf_table`; a file ndl wrote says its times
-//! itself.
+//! itself. Or, for a destination that keeps them, not undone: the values
+//! as stored, the encodings carried.
 
 use std::collections::BTreeMap;
 
@@ -19,36 +20,32 @@ use crate::source::{Origin, Source};
 const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
 
 /// `source`, the variable `name` whose attributes are `attributes` (their
-/// elements of `types`), as xarray reads it: its CF encodings undone
-/// ([`decoded`]), with the attributes a destination carries.
+/// elements of `types`), as `decode` asks: as xarray reads it, its CF
+/// encodings undone ([`decoded`]) and the attributes a destination carries;
+/// else as stored, its encodings among the attributes. Times that say
+/// their type (ndl's own, `ndl_datatype`) are read as they are, whose
+/// destination writes their CF attributes itself.
 ///
 /// # Errors
 /// As [`decoded`].
-pub(crate) fn as_xarray_reads(
+pub(crate) fn as_asked(
     source: Box<dyn Source>,
     name: &str,
     attributes: &Map<String, Value>,
     types: &BTreeMap<String, Datatype>,
+    decode: bool,
 ) -> Result<Box<dyn Source>> {
+    if let Datatype::Time(_) = source.spec().datatype {
+        let carried = crate::carried::with_attributes(source, attributes, types, TIME_ATTRIBUTES);
+        return Ok(carried);
+    }
+    if !decode {
+        return Ok(crate::carried::with_encodings(source, attributes, types));
+    }
     let (source, used) = decoded(source, name, attributes, types)?;
     Ok(crate::carried::with_attributes(
         source, attributes, types, used,
     ))
-}
-
-/// `source`, an array ndl wrote, whose `ndl_datatype` says what it holds,
-/// times included, with the attributes a destination carries, save the
-/// CF time attributes a time's destination writes itself.
-pub(crate) fn as_written(
-    source: Box<dyn Source>,
-    attributes: &Map<String, Value>,
-    types: &BTreeMap<String, Datatype>,
-) -> Box<dyn Source> {
-    let used = match source.spec().datatype {
-        Datatype::Time(_) => TIME_ATTRIBUTES,
-        _ => &[],
-    };
-    crate::carried::with_attributes(source, attributes, types, used)
 }
 
 /// `source`, the variable `name` whose attributes are `attributes` (their

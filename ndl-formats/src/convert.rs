@@ -35,7 +35,13 @@ pub fn convert(
         return crate::batch_copy::copy((src, files.0), (dst, files.1), &total, &done);
     }
     let format = Format::of_destination(dst)?;
-    let whole = options.read.member.is_none() && crate::dataset::takes(format);
+    let keeps_attributes = crate::dataset::takes(format);
+    // A destination that keeps attributes keeps the CF encodings with the
+    // values as stored, unless asked to undo them.
+    let mut options = options.clone();
+    options.read.decode_cf.get_or_insert(!keeps_attributes);
+    let options = &options;
+    let whole = options.read.member.is_none() && keeps_attributes;
     let opened = match Opened::open(src, &options.read) {
         Err(Error::SeveralArrays { .. }) if whole => {
             return crate::dataset::convert(format, src, dst, options, progress);

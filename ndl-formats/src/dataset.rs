@@ -104,12 +104,12 @@ fn to_hdf5(
 ) -> Result<u64> {
     let hdf5 = &options.write.hdf5.options;
     let mut file = DocumentWriter::create_with(dst, hdf5).map_err(in_hdf5(dst))?;
-    file.json_attributes("/", &group_attributes(&contents.attributes))
-        .map_err(in_hdf5(dst))?;
+    let root = (&contents.attributes, &contents.attribute_types);
+    crate::hdf5_attributes::write_group(dst, &file, "/", root)?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
-        file.group(&g.path)
-            .and_then(|()| file.json_attributes(&g.path, &group_attributes(&g.attributes)))
-            .map_err(in_hdf5(dst))?;
+        file.group(&g.path).map_err(in_hdf5(dst))?;
+        let attributes = (&g.attributes, &g.attribute_types);
+        crate::hdf5_attributes::write_group(dst, &file, &g.path, attributes)?;
     }
     let (coordinates, variables): (Vec<&Entry>, Vec<&Entry>) =
         contents.entries.iter().partition(|e| is_coordinate(e));
@@ -139,6 +139,7 @@ fn to_hdf5(
         let mut writer = file
             .array(&name, element, &dataset_options)
             .map_err(in_hdf5(dst))?;
+        crate::hdf5_attributes::write(dst, &writer, source.as_ref())?;
         let progress = after(done, progress);
         let report = |n| progress(Progress::Done(n));
         done += crate::hdf5::write_rows(dst, source.as_mut(), &mut writer, &report)?;

@@ -15,7 +15,7 @@ use crate::attribute_json::is_hdf5_bookkeeping;
 use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
 use crate::error::{Error, Result, in_hdf5};
 use crate::format::FormatInfo;
-use crate::options::{Hdf5SinkOptions, Layout, Setting, WriteSettings};
+use crate::options::{Hdf5SinkOptions, Layout, ReadOptions, Setting, WriteSettings};
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{Origin, Source, for_each_batch};
@@ -49,12 +49,13 @@ pub(crate) fn signature_after_user_block(path: &Path) -> Result<bool> {
     Ok(false)
 }
 
-/// The HDF5 file at `path` as a source: `member` where given; else its
-/// records in columns, or its only dataset. The file's inventory is taken
-/// once, for both questions.
-pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>> {
-    if let Some(member) = member {
-        return open_member(path, member);
+/// The HDF5 file at `path` as a source: the member `options` name where
+/// they name one; else its records in columns, or its only dataset. The
+/// file's inventory is taken once, for both questions.
+pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
+    let decode = options.decodes_cf();
+    if let Some(member) = &options.member {
+        return open_member(path, member, decode);
     }
     let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
     if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
@@ -64,7 +65,7 @@ pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>>
         };
     }
     let dataset = only_dataset(path, &inventory)?;
-    let source = open_member(path, &dataset)?;
+    let source = open_member(path, &dataset, decode)?;
     // Coordinate variables hold data too: a dataset is more than the one.
     let coordinates = inventory
         .datasets
@@ -98,8 +99,9 @@ impl Source for WithCoordinates {
 }
 
 /// The dataset `name` of the file at `path` as a source: its elements,
-/// or, for variable-length strings, their values padded to a fixed width.
-fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
+/// or, for variable-length strings, their values padded to a fixed width;
+/// its CF encodings undone where `decode`.
+fn open_member(path: &Path, name: &str, decode: bool) -> Result<Box<dyn Source>> {
     let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
     let (attributes, types) = reader.attributes();
     if reader.stored().datatype == Datatype::String {
@@ -114,14 +116,9 @@ fn open_member(path: &Path, name: &str) -> Result<Box<dyn Source>> {
             &[],
         ));
     }
-    let ours = reader.says_its_type();
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
     let name = name.trim_start_matches('/');
-    match ours {
-        // A file ndl wrote says its times itself, and packs nothing.
-        true => Ok(crate::cf_decoded::as_written(source, &attributes, &types)),
-        false => crate::cf_decoded::as_xarray_reads(source, name, &attributes, &types),
-    }
+    crate::cf_decoded::as_asked(source, name, &attributes, &types, decode)
 }
 
 /// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).
@@ -449,6 +446,7 @@ impl Hdf5Sink {
             &self.options.options,
         )
         .map_err(in_hdf5(&self.path))?;
+        crate::hdf5_attributes::write(&self.path, &writer, source)?;
         let n = write_rows(&self.path, source, &mut writer, progress)?;
         writer.finish().map_err(in_hdf5(&self.path))?;
         Ok(n)
@@ -528,19 +526,34 @@ fn in_byte_orders(options: ndl_hdf5::WriteOptions, spec: &ArraySpec) -> ndl_hdf5
 }
 
 /// The options of the dataset `source` is written to: `options` with its
-/// attributes, its dimensions' names and its byte orders.
+/// fill, its dimensions' names and its byte orders. Its attributes are
+/// written typed, once it is made ([`hdf5_attributes::write`]).
+///
+/// [`hdf5_attributes::write`]: crate::hdf5_attributes::write
 pub(crate) fn dataset_options(
     source: &dyn Source,
     options: &ndl_hdf5::WriteOptions,
 ) -> ndl_hdf5::WriteOptions {
     let mut options = options.clone();
-    for (name, value) in crate::sidecar::json_attributes(source) {
-        options = options.attribute(&name, value);
+    if let Some(fill) = crate::carried::fill(source) {
+        options = options.fill(fill);
     }
     if let Some(names) = source.dimension_names() {
         options = options.dimension_names(names);
     }
     in_byte_orders(options, source.spec())
+}
+
+/// `options` with the attributes of `source` as JSON values: a table's,
+/// which the columns layout gives the file.
+fn with_json_attributes(
+    source: &dyn Source,
+    mut options: ndl_hdf5::WriteOptions,
+) -> ndl_hdf5::WriteOptions {
+    for (name, value) in crate::sidecar::json_attributes(source) {
+        options = options.attribute(&name, value);
+    }
+    options
 }
 
 impl Sink for Hdf5Sink {
@@ -895,10 +908,13 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         options.hdf5 = sink_options(settings, path)?;
         Ok(())
     },
-    open: |path, options| open(path, options.member.as_deref()),
+    open,
     create: Some(|path, source, options| {
         let mut options = options.hdf5.clone();
         options.options = dataset_options(source, &options.options);
+        if options.columns {
+            options.options = with_json_attributes(source, options.options);
+        }
         Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),
     // netCDF-4 columns are the whole file; an HDF5 dataset of variable

@@ -52,6 +52,7 @@ mod error;
 mod fill;
 mod format;
 mod hdf5;
+mod hdf5_attributes;
 mod hdf5_records;
 mod location;
 mod netcdf3;

@@ -17,6 +17,9 @@ use ndl_runtime::npy::HeaderLimits;
 pub struct ReadOptions {
     pub(crate) limits: HeaderLimits,
     pub(crate) member: Option<String>,
+    /// Whether CF encodings are undone; `None`: as the use asks (a
+    /// conversion keeps them where the destination holds them).
+    pub(crate) decode_cf: Option<bool>,
 }
 
 impl ReadOptions {
@@ -42,6 +45,35 @@ impl ReadOptions {
     /// The member to read, if one is named.
     pub fn member_name(&self) -> Option<&str> {
         self.member.as_deref()
+    }
+
+    /// Whether a variable's CF encodings are undone as xarray's
+    /// `decode_cf` undoes them: packed values (`scale_factor`,
+    /// `add_offset`) unpacked, values equal to `_FillValue` or
+    /// `missing_value` read as NaN, netCDF-3's `_Unsigned` bytes as
+    /// unsigned, counts of time with CF `units` as times. Off, values are
+    /// read as stored and the encodings come along as the variable's
+    /// attributes, for a destination that holds them.
+    ///
+    /// Unsaid, they are undone, but by a conversion to a destination that
+    /// keeps attributes (a Zarr store, an HDF5 or netCDF-4 file), which
+    /// copies the stored values and their encodings, as `nccopy` does:
+    /// its readers decode them as they decoded the source.
+    ///
+    /// ```
+    /// use ndl_formats::ReadOptions;
+    ///
+    /// assert!(ReadOptions::new().decodes_cf());
+    /// assert!(!ReadOptions::new().decode_cf(false).decodes_cf());
+    /// ```
+    pub fn decode_cf(mut self, decode: bool) -> ReadOptions {
+        self.decode_cf = Some(decode);
+        self
+    }
+
+    /// Whether CF encodings are undone ([`decode_cf`](Self::decode_cf)).
+    pub fn decodes_cf(&self) -> bool {
+        self.decode_cf.unwrap_or(true)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::record::Column;
 use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, Datatype, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
@@ -38,15 +39,16 @@ pub struct ZarrSource {
     notes: Vec<String>,
     /// The array's dimension names, where it names every one.
     dimensions: Option<Vec<String>>,
-    /// The attributes of an array or columns another tool wrote, as CF
-    /// reads them ([`cf_attributes`]); `None` for ours.
-    foreign: Option<Foreign>,
+    /// The attributes of an array, or of the columns another tool wrote,
+    /// as CF reads them ([`cf_attributes`]); `None` for our columns, which
+    /// say their types.
+    cf: Option<CfAttributes>,
     /// Whether the store is a group of columns another tool wrote.
     dataset_table: bool,
 }
 
-/// The attributes of what another tool wrote, as CF reads them.
-enum Foreign {
+/// The attributes of a store's arrays, as CF reads them.
+enum CfAttributes {
     /// Of one array.
     Array(serde_json::Map<String, serde_json::Value>),
     /// Of each column of a group, by name.
@@ -66,12 +68,12 @@ impl ZarrSource {
     /// Opens the store at `path`.
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
-        let (mut dimensions, mut foreign, mut dataset_table) = (None, None, false);
+        let (mut dimensions, mut cf, mut dataset_table) = (None, None, false);
         let (spec, reading, written) =
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
                     notes = info.notes().to_vec();
-                    (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
+                    (dimensions, cf) = (named_dimensions(&info), Some(array_cf_attributes(&info)));
                     let reader = GridReader::open(path)?;
                     let mut spec = array_spec(&info, reader.stored_datatype());
                     spec.order = reader.order();
@@ -80,7 +82,7 @@ impl ZarrSource {
                 }
                 StoreInfo::Array(info) => {
                     notes = info.notes().to_vec();
-                    (dimensions, foreign) = (named_dimensions(&info), foreign_attributes(&info));
+                    (dimensions, cf) = (named_dimensions(&info), Some(array_cf_attributes(&info)));
                     let chunk = info
                         .inner_chunks()
                         .unwrap_or(info.chunks())
@@ -98,7 +100,7 @@ impl ZarrSource {
                     if group.written_datatype().is_none() {
                         let columns = group.arrays().iter();
                         let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
-                        foreign = Some(Foreign::Columns(columns.collect()));
+                        cf = Some(CfAttributes::Columns(columns.collect()));
                     }
                     let unsupported = |message: String| Error::Unsupported {
                         path: path.to_path_buf(),
@@ -131,7 +133,7 @@ impl ZarrSource {
             reading,
             notes,
             dimensions,
-            foreign,
+            cf,
             dataset_table,
         })
     }
@@ -599,14 +601,15 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         let mut source = ZarrSource::open(path)?;
         // Zarr attributes are JSON: their numbers are float64.
         let types = Default::default();
-        match source.foreign.take() {
-            Some(Foreign::Array(attributes)) => crate::cf_decoded::as_xarray_reads(
+        match source.cf.take() {
+            Some(CfAttributes::Array(attributes)) => crate::cf_decoded::as_asked(
                 Box::new(source),
                 &stem(path),
                 &attributes,
                 &types,
+                options.decodes_cf(),
             ),
-            Some(Foreign::Columns(columns)) => crate::cf_table::decoded(
+            Some(CfAttributes::Columns(columns)) => crate::cf_table::decoded(
                 Box::new(source),
                 columns.iter().map(|(n, a)| (n.as_str(), a, &types)),
             ),
@@ -618,6 +621,12 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         for (name, value) in crate::sidecar::json_attributes(source) {
             let value = crate::attribute_json::zarr_attribute(value);
             options.zarr = options.zarr.attribute(&name, value);
+        }
+        if let Some((fill_value, attribute)) = fill_metadata(source, options.zarr.format()) {
+            options.zarr = options
+                .zarr
+                .fill_value(fill_value)
+                .attribute("_FillValue", attribute);
         }
         if let Some(names) = source.dimension_names() {
             options.zarr = options.zarr.dimension_names(names);
@@ -693,10 +702,18 @@ fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
     info.dimension_names()?.iter().cloned().collect()
 }
 
-/// The attributes of `info`, as CF reads them ([`cf_attributes`]), when
-/// another tool wrote the array; `None` for ours, which says its types.
-fn foreign_attributes(info: &ArrayInfo) -> Option<Foreign> {
-    (!info.attributes().contains_key("ndl_datatype")).then(|| Foreign::Array(cf_attributes(info)))
+/// The attributes of the array `info`, as CF reads them: another tool's
+/// as [`cf_attributes`] says; ours, which say their fill, as they are, a
+/// float's `_FillValue` decoded from base64 as xarray's v3.
+fn array_cf_attributes(info: &ArrayInfo) -> CfAttributes {
+    if !info.attributes().contains_key("ndl_datatype") {
+        return CfAttributes::Array(cf_attributes(info));
+    }
+    let mut attributes = info.attributes().clone();
+    if let Some(fill) = attributes.get("_FillValue").and_then(ndl_zarr::text_fill) {
+        attributes.insert("_FillValue".into(), ndl_zarr::float_json(fill));
+    }
+    CfAttributes::Array(attributes)
 }
 
 /// The attributes of an array another tool wrote, as CF reads them: its
@@ -723,6 +740,24 @@ fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value>
         None => attributes.remove("_FillValue"),
     };
     attributes
+}
+
+/// The `_FillValue` `source` carries ([`fill`](crate::carried::fill)) as
+/// the array's `fill_value` and as the attribute xarray reads, a float's
+/// base64 in v3, as xarray writes them.
+fn fill_metadata(
+    source: &dyn Source,
+    format: ndl_zarr::ZarrFormat,
+) -> Option<(serde_json::Value, serde_json::Value)> {
+    let bytes = crate::carried::fill(source)?;
+    let Ok(Column::Values { datatype, values }) = Column::template(&source.spec().datatype) else {
+        return None;
+    };
+    let values = ndl_runtime::record::Values::from_ne_bytes(&values, &bytes);
+    Some(ndl_zarr::fill_metadata(
+        &Column::Values { datatype, values },
+        format,
+    ))
 }
 
 /// The store options the command line's `settings` say.

@@ -9,8 +9,10 @@ use ndl_runtime::{ByteOrder, Charset, Datatype};
 
 use crate::cf;
 use crate::dimension::Dimensions;
+use crate::elements::Elements;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
+use crate::fill::{fill_value, non_number_fill};
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, variable_utf8, well_known_name,
 };
@@ -20,6 +22,7 @@ use crate::options::WriteOptions;
 use crate::raw_io::{has_null_space, read_rows, row_bytes, row_elements, write_rows};
 use crate::staging::Staged;
 use crate::stored_type::{StoredType, is_char, stored_type};
+use crate::typed_attribute;
 use crate::utf32_values;
 
 /// A dataset opened to read its elements as bytes.
@@ -242,6 +245,8 @@ pub struct ArrayWriter {
     utf32: Option<(usize, ByteOrder)>,
     next_row: u64,
     name: String,
+    /// Whether the file is netCDF-4, whose text attributes are `char`.
+    netcdf: bool,
 }
 
 impl ArrayWriter {
@@ -372,16 +377,31 @@ impl ArrayWriter {
         };
         let size = file_type.size().max(1);
         let unlimited = options.unlimited_first && !shape.is_empty();
+        let fill = match &options.fill {
+            Some(bytes) => Some(
+                fill_value(datatype, bytes)
+                    .ok_or_else(|| type_error(non_number_fill(datatype, bytes.len())))?,
+            ),
+            None => None,
+        };
+        let with_fill = |builder: hdf5::DatasetBuilderEmptyShape| match &fill {
+            Some(fill) => builder.fill_value(fill.clone()),
+            None => builder,
+        };
         let created = match unlimited {
-            true => options
-                .extendable_builder(file, &file_type, size, &shape[1..])
+            true => with_fill(options.extendable_builder(file, &file_type, size, &shape[1..]))
                 .create(dataset)
                 .and_then(|d| d.resize(shape_of(&shape)).map(|()| d)),
-            false => options
-                .fixed_builder(file, &file_type, size, &shape)
-                .create(dataset),
+            false => {
+                with_fill(options.fixed_builder(file, &file_type, size, &shape)).create(dataset)
+            }
         }
         .map_err(hdf5_error(&path, dataset))?;
+        if let Some(bytes) = &options.fill {
+            let fill = ("_FillValue", datatype, &[][..]);
+            typed_attribute::write(&created, fill, Elements::Bytes(bytes), netcdf)
+                .map_err(|f| f.at(&path, &format!("{dataset}@_FillValue")))?;
+        }
         crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(&path, dataset))?;
         let mut scale = None;
@@ -411,6 +431,7 @@ impl ArrayWriter {
             utf32,
             next_row: 0,
             name: dataset.to_string(),
+            netcdf,
         })
     }
 
@@ -426,6 +447,40 @@ impl ArrayWriter {
     /// ```
     pub fn writes_variable_text(datatype: &Datatype) -> bool {
         utf32_length(datatype).is_some()
+    }
+
+    /// Writes the attribute `name` of the dataset, of `shape` elements of
+    /// `datatype`, as [`DocumentWriter::attribute`](crate::DocumentWriter::attribute)
+    /// does: typed as given, so that a copy keeps a source's `short`
+    /// `valid_range` a `short`.
+    ///
+    /// ```
+    /// use ndl_hdf5::{ArrayWriter, Elements, WriteOptions};
+    /// use ndl_runtime::{ByteOrder, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.nc");
+    /// let mut w = ArrayWriter::create(&path, "t", &Datatype::Int16, ByteOrder::NATIVE, &[1],
+    ///     "t_t", &WriteOptions::new())?;
+    /// let range: Vec<u8> = [-100i16, 100].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    /// w.attribute("valid_range", &Datatype::Int16, &[2], Elements::Bytes(&range))?;
+    /// w.write_rows(bytemuck::cast_slice(&[7i16]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// let range = file.dataset("t")?.attr("valid_range")?.read_1d::<i16>()?;
+    /// assert_eq!(range.to_vec(), [-100, 100]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(
+        &self,
+        name: &str,
+        datatype: &Datatype,
+        shape: &[u64],
+        values: Elements<'_>,
+    ) -> Result<()> {
+        let location = (*self.dataset).clone();
+        typed_attribute::write(&location, (name, datatype, shape), values, self.netcdf)
+            .map_err(|f| f.at(&self.path, &format!("{}@{name}", self.name)))
     }
 
     /// The bytes of one row: the elements after the first dimension.

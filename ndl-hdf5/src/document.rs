@@ -8,28 +8,27 @@
 
 use std::path::Path;
 
-use hdf5::types::{OwnedDynValue, VarLenUnicode};
+use hdf5::types::VarLenUnicode;
 use hdf5::{Extent, Extents, SimpleExtents};
-use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
-use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate, H5Screate_simple};
 use ndl_runtime::record::Column;
 use ndl_runtime::{ByteOrder, Datatype};
-use serde_json::{Map, Value};
 
 use crate::array_io::ArrayWriter;
 use crate::dimension::Dimensions;
+use crate::elements::{Elements, to_unicode};
 use crate::error::{Error, Result, hdf5_error};
+use crate::fill::{fill_value, non_number_fill};
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
 use crate::object_path::{leaf, parent};
 use crate::options::CHUNK_BYTES;
 use crate::options::WriteOptions;
-use crate::raw_io::{failed, write_rows};
+use crate::raw_io::write_rows;
 use crate::record_io::{Arena, Buffer, encode};
 use crate::record_type::Node;
 use crate::staging::Staged;
+use crate::typed_attribute::{self, raw_attribute};
 
 /// A filter of a new dataset's chunks, in the order given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,21 +62,6 @@ pub struct NewDataset<'a> {
     /// native order: the dataset's fill, and in netCDF-4 its `_FillValue`
     /// attribute, which netCDF readers and xarray mask.
     pub fill: Option<&'a [u8]>,
-}
-
-/// The values an object is made with, in C order.
-#[derive(Clone, Copy, Debug)]
-pub enum Elements<'a> {
-    /// None: a dataset keeps its fill value.
-    Fill,
-    /// Elements of a fixed-size datatype, laid out as it says, numbers in
-    /// native order.
-    Bytes(&'a [u8]),
-    /// Strings, of the datatype `string`.
-    Strings(&'a [String]),
-    /// Values of a variable-length datatype as the column of records
-    /// holding them: a `vlen` dataset's as a [`Column::List`].
-    Column(&'a Column),
 }
 
 /// A new HDF5 (or, with `netcdf`, netCDF-4) file being built.
@@ -140,14 +124,6 @@ impl DocumentWriter {
             staged,
             dimensions: Dimensions::default(),
         })
-    }
-
-    /// Writes `attributes`, JSON values as
-    /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
-    /// them, on the group or dataset at `object` (`/` for the root).
-    pub fn json_attributes(&self, object: &str, attributes: &Map<String, Value>) -> Result<()> {
-        let location = self.location(object)?;
-        crate::user_attributes::write(&location, attributes).map_err(self.error(object))
     }
 
     /// The writer of the new dataset `dataset` (`temp`, `obs/temp`: its
@@ -298,37 +274,8 @@ impl DocumentWriter {
         values: Elements<'_>,
     ) -> Result<()> {
         let location = self.location(object)?;
-        let at = format!("{object}@{name}");
-        match values {
-            Elements::Column(_) => Err(hdf5::Error::from(
-                "attributes of variable-length sequences are not written",
-            )),
-            Elements::Strings([text]) if shape.is_empty() && self.netcdf => {
-                crate::cf::text_attr(&location, name, text)
-            }
-            Elements::Strings([text]) if shape.is_empty() => to_unicode(std::slice::from_ref(text))
-                .and_then(|s| {
-                    location
-                        .new_attr::<VarLenUnicode>()
-                        .create(name)?
-                        .write_scalar(&s[0])
-                }),
-            Elements::Strings(strings) => to_unicode(strings).and_then(|s| {
-                location
-                    .new_attr::<VarLenUnicode>()
-                    .shape(shape.iter().map(|&d| d as usize).collect::<Vec<_>>())
-                    .create(name)?
-                    .write_raw(&s)
-            }),
-            Elements::Bytes(bytes) => {
-                let memory_type =
-                    profile_type(datatype, Orders::one(ByteOrder::NATIVE), self.netcdf)
-                        .map_err(|source| self.type_error(&at, source))?;
-                raw_attribute(&location, name, &memory_type, shape, bytes)
-            }
-            Elements::Fill => Ok(()),
-        }
-        .map_err(self.error(&at))
+        typed_attribute::write(&location, (name, datatype, shape), values, self.netcdf)
+            .map_err(|f| f.at(self.staged.path(), &format!("{object}@{name}")))
     }
 
     /// Closes the file and renames it into place.
@@ -481,101 +428,4 @@ fn chunk_of(new: &NewDataset<'_>, size: usize) -> Option<Vec<usize>> {
             .chain(new.extents[1..].iter().map(|&d| (d as usize).max(1)))
             .collect(),
     )
-}
-
-/// `bytes`, one value of the number datatype `datatype` in native order,
-/// as the dataset fill HDF5 takes; `None` for another datatype.
-fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {
-    fn value<T: hdf5::H5Type + bytemuck::Pod>(bytes: &[u8]) -> Option<OwnedDynValue> {
-        bytemuck::try_pod_read_unaligned::<T>(bytes)
-            .ok()
-            .map(OwnedDynValue::from)
-    }
-    match datatype {
-        Datatype::Int8 => value::<i8>(bytes),
-        Datatype::UInt8 => value::<u8>(bytes),
-        Datatype::Int16 => value::<i16>(bytes),
-        Datatype::UInt16 => value::<u16>(bytes),
-        Datatype::Int32 => value::<i32>(bytes),
-        Datatype::UInt32 => value::<u32>(bytes),
-        Datatype::Int64 => value::<i64>(bytes),
-        Datatype::UInt64 => value::<u64>(bytes),
-        Datatype::Float32 => value::<f32>(bytes),
-        Datatype::Float64 => value::<f64>(bytes),
-        _ => None,
-    }
-}
-
-fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
-    crate::TypeError {
-        field: String::new(),
-        why: format!(
-            "a fill of {len} bytes for {}: fills are set for numbers only",
-            datatype.keyword().unwrap_or("this datatype")
-        ),
-    }
-}
-
-fn to_unicode(strings: &[String]) -> hdf5::Result<Vec<VarLenUnicode>> {
-    strings
-        .iter()
-        .map(|s| {
-            s.parse::<VarLenUnicode>()
-                .map_err(|e| hdf5::Error::from(format!("the string {s:?}: {e}")))
-        })
-        .collect()
-}
-
-/// Writes the attribute `name` of `shape` elements of `memory_type` from
-/// `bytes`, in the same type.
-fn raw_attribute(
-    location: &hdf5::Location,
-    name: &str,
-    memory_type: &hdf5::Datatype,
-    shape: &[u64],
-    bytes: &[u8],
-) -> hdf5::Result<()> {
-    let c_name = std::ffi::CString::new(name).map_err(|e| hdf5::Error::from(e.to_string()))?;
-    let elements: u64 = shape.iter().product();
-    if bytes.len() as u64 != elements * memory_type.size() as u64 {
-        return Err(hdf5::Error::from(format!(
-            "{} bytes for {elements} elements of {} bytes",
-            bytes.len(),
-            memory_type.size()
-        )));
-    }
-    hdf5::sync::sync(|| {
-        // SAFETY: each handle made here is closed here; `bytes` holds the
-        // attribute's elements of `memory_type`, as checked above.
-        unsafe {
-            let space = match shape.is_empty() {
-                true => H5Screate(H5S_class_t::H5S_SCALAR),
-                false => H5Screate_simple(shape.len() as i32, shape.as_ptr(), std::ptr::null()),
-            };
-            if space < 0 {
-                return Err(failed());
-            }
-            let attr = H5Acreate2(
-                location.id(),
-                c_name.as_ptr(),
-                memory_type.id(),
-                space,
-                H5P_DEFAULT,
-                H5P_DEFAULT,
-            );
-            let written = if attr >= 0 {
-                H5Awrite(attr, memory_type.id(), bytes.as_ptr().cast())
-            } else {
-                -1
-            };
-            if attr >= 0 {
-                H5Aclose(attr);
-            }
-            H5Sclose(space);
-            if written < 0 {
-                return Err(failed());
-            }
-        }
-        Ok(())
-    })
 }

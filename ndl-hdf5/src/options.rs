@@ -71,6 +71,8 @@ pub struct WriteOptions {
     pub(crate) dimension_names: Option<Vec<String>>,
     /// Whether an array's first dimension grows without limit.
     pub(crate) unlimited_first: bool,
+    /// An array's fill: one element of its number datatype, native order.
+    pub(crate) fill: Option<Vec<u8>>,
 }
 
 impl Default for WriteOptions {
@@ -88,6 +90,7 @@ impl Default for WriteOptions {
             attributes: serde_json::Map::new(),
             dimension_names: None,
             unlimited_first: false,
+            fill: None,
         }
     }
 }
@@ -208,6 +211,30 @@ impl WriteOptions {
     /// ```
     pub fn attribute(mut self, name: &str, value: serde_json::Value) -> Self {
         self.attributes.insert(name.to_string(), value);
+        self
+    }
+
+    /// The value standing for none in an [`ArrayWriter`](crate::ArrayWriter)'s
+    /// array of numbers: one element of its datatype, in native order. It
+    /// is the dataset's fill (what an element never written reads as) and
+    /// its `_FillValue` attribute, of the dataset's type, which netCDF
+    /// readers, h5netcdf and xarray mask.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.nc");
+    /// let options = ndl_hdf5::WriteOptions::new().fill((-1i16).to_ne_bytes().to_vec());
+    /// let mut w = ndl_hdf5::ArrayWriter::create(&path, "t", &ndl_runtime::Datatype::Int16,
+    ///     ndl_runtime::ByteOrder::NATIVE, &[2], "t_t", &options)?;
+    /// w.write_rows(bytemuck::cast_slice(&[5i16, -1]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// let fill = file.dataset("t")?.attr("_FillValue")?.read_scalar::<i16>()?;
+    /// assert_eq!(fill, -1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(mut self, element: Vec<u8>) -> Self {
+        self.fill = Some(element);
         self
     }
 

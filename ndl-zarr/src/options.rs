@@ -42,6 +42,8 @@ pub struct WriteOptions {
     /// The user's attributes of the array (of the group, in the columns
     /// layout).
     pub(crate) attributes: serde_json::Map<String, serde_json::Value>,
+    /// The array's `fill_value`, where given.
+    pub(crate) fill_value: Option<serde_json::Value>,
 }
 
 impl WriteOptions {
@@ -55,6 +57,16 @@ impl WriteOptions {
     pub fn zarr_format(mut self, format: ZarrFormat) -> WriteOptions {
         self.format = format;
         self
+    }
+
+    /// The Zarr format written.
+    ///
+    /// ```
+    /// use ndl_zarr::{WriteOptions, ZarrFormat};
+    /// assert_eq!(WriteOptions::new().format(), ZarrFormat::V3);
+    /// ```
+    pub fn format(&self) -> ZarrFormat {
+        self.format
     }
 
     /// One array of records (default) or one array per field.
@@ -225,6 +237,26 @@ impl WriteOptions {
     /// ```
     pub fn dimension_names(mut self, names: Vec<String>) -> WriteOptions {
         self.dimension_names = Some(names);
+        self
+    }
+
+    /// The `fill_value` of an array of numbers, as Zarr's JSON holds it
+    /// (`-32767`, `"NaN"`), in place of zero: what an element never
+    /// written reads as, and, in a v2 array with named dimensions, what
+    /// xarray masks as missing (its `_FillValue`). An array of records
+    /// takes none.
+    ///
+    /// ```
+    /// use ndl_zarr::{ArrayInfo, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.zarr");
+    /// WriteOptions::new().fill_value((-1).into()).write(&path, &[5i16, -1])?;
+    /// assert_eq!(ArrayInfo::open(&path)?.metadata()["fill_value"], -1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill_value(mut self, fill: serde_json::Value) -> WriteOptions {
+        self.fill_value = Some(fill);
         self
     }
 

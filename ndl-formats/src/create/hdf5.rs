@@ -12,7 +12,6 @@ use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
 use ndl_runtime::{Charset, Datatype};
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
-use super::values::Values;
 use crate::error::{Error, Result};
 
 /// What HDF5 refuses that the document allows: a chunk longer than a
@@ -92,7 +91,7 @@ fn array(
         byte_order: a.byte_order,
         fill: a.fill.as_deref(),
     };
-    w.dataset(&a.path, &new, elements(&a.values))?;
+    w.dataset(&a.path, &new, crate::hdf5_attributes::elements(&a.values))?;
     if let (Some(fill), true, false) = (&a.fill, a.optional, netcdf) {
         // netCDF-4 has its `_FillValue` from the fill; an HDF5 file's
         // readers (xarray, h5netcdf) learn of the nulls from it too.
@@ -148,16 +147,13 @@ fn attributes(
     object: &str,
     attrs: &[PlannedAttribute],
 ) -> ndl_hdf5::Result<()> {
-    attrs
-        .iter()
-        .try_for_each(|a| w.attribute(object, &a.name, &a.datatype, &a.shape, elements(&a.values)))
-}
-
-fn elements(values: &Values) -> Elements<'_> {
-    match values {
-        Values::Fill => Elements::Fill,
-        Values::Bytes(b) => Elements::Bytes(b),
-        Values::Strings(s) => Elements::Strings(s),
-        Values::Column(c) => Elements::Column(c),
-    }
+    attrs.iter().try_for_each(|a| {
+        w.attribute(
+            object,
+            &a.name,
+            &a.datatype,
+            &a.shape,
+            crate::hdf5_attributes::elements(&a.values),
+        )
+    })
 }

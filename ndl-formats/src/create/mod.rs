@@ -8,8 +8,8 @@
 //! written over.
 
 mod hdf5;
-mod plan;
-mod values;
+pub(crate) mod plan;
+pub(crate) mod values;
 mod zarr;
 
 use std::path::Path;

@@ -414,32 +414,40 @@ fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
 fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttribute>, PlanError> {
     attrs
         .iter()
-        .map(|(name, a)| {
-            let at = join(ctx, &format!("attribute `{name}`"));
-            check_datatype(&a.datatype, &at)?;
-            let shape = a
-                .shape
-                .0
-                .iter()
-                .enumerate()
-                .map(|(k, e)| match e {
-                    Extent::Size(n) => Ok(*n as u64),
-                    _ => Err((
-                        format!("{at}: shape[{k}]"),
-                        "an attribute's extent is a number".to_string(),
-                    )),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let values = encode(&a.value, &shape, &a.datatype, None, &format!("{at}: value"))?;
-            Ok(PlannedAttribute {
-                name: name.to_string(),
-                datatype: a.datatype.clone(),
-                shape,
-                values,
-                value: a.value.clone(),
-            })
-        })
+        .map(|(name, a)| attribute(name, a, ctx))
         .collect()
+}
+
+/// The attribute `name`, `a`, of the object at `ctx`, with its values as
+/// the formats write them.
+pub(crate) fn attribute(
+    name: &str,
+    a: &Attribute,
+    ctx: &str,
+) -> Result<PlannedAttribute, PlanError> {
+    let at = join(ctx, &format!("attribute `{name}`"));
+    check_datatype(&a.datatype, &at)?;
+    let shape = a
+        .shape
+        .0
+        .iter()
+        .enumerate()
+        .map(|(k, e)| match e {
+            Extent::Size(n) => Ok(*n as u64),
+            _ => Err((
+                format!("{at}: shape[{k}]"),
+                "an attribute's extent is a number".to_string(),
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let values = encode(&a.value, &shape, &a.datatype, None, &format!("{at}: value"))?;
+    Ok(PlannedAttribute {
+        name: name.to_string(),
+        datatype: a.datatype.clone(),
+        shape,
+        values,
+        value: a.value.clone(),
+    })
 }
 
 /// The `filter:` list: `gzip`/`deflate`/`zlib` (a level as `{gzip: 6}`)

@@ -26,6 +26,7 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
         .filter(|(n, _)| !is_zarr_bookkeeping(n))
     {
         if let Some(attr) = attribute(
+            name,
             value,
             &Datatype::String,
             contents.attribute_types.get(name.as_str()),
@@ -62,7 +63,9 @@ fn add_groups(contents: &Contents, doc: &mut ndl::File) {
         let group = doc.groups.get_or_insert_with(&g.path, ndl::Group::default);
         for (name, value) in g.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
             let element = &Datatype::String;
-            if let Some(attr) = attribute(value, element, g.attribute_types.get(name.as_str())) {
+            if let Some(attr) =
+                attribute(name, value, element, g.attribute_types.get(name.as_str()))
+            {
                 group.attributes.insert(name, attr);
             }
         }
@@ -123,7 +126,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                     DimCoord::new(size, c.spec.datatype.clone()).with_storage(c.storage.clone());
                 for (k, v) in c.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
                     if let Some(attr) =
-                        attribute(v, &c.spec.datatype, c.attribute_types.get(k.as_str()))
+                        attribute(k, v, &c.spec.datatype, c.attribute_types.get(k.as_str()))
                     {
                         d.attributes.insert(k, attr);
                     }
@@ -162,6 +165,7 @@ fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
     let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(e.storage.clone());
     for (name, value) in e.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
         if let Some(attr) = attribute(
+            name,
             value,
             &e.spec.datatype,
             e.attribute_types.get(name.as_str()),

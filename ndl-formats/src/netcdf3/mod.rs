@@ -15,6 +15,7 @@ use std::path::Path;
 use crate::contents::Contents;
 use crate::error::{Error, Result};
 use crate::format::FormatInfo;
+use crate::options::ReadOptions;
 use crate::source::Source;
 
 pub(crate) use header::SIGNATURES;
@@ -29,20 +30,25 @@ pub(crate) fn contents(path: &Path) -> Result<Contents> {
     Ok(crate::hdf5::contents_of(path, &inventory(&file)))
 }
 
-/// The netCDF-3 file at `path` as a source: the variable `member`; else
+/// The netCDF-3 file at `path` as a source: the variable `options` name
+/// (its CF encodings undone as they say); else
 /// its variables along one first dimension as records, or its only
 /// variable.
-pub(crate) fn open(path: &Path, member: Option<&str>) -> Result<Box<dyn Source>> {
+pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
     let file = Netcdf3File::open(path)?;
-    if let Some(member) = member {
+    if let Some(member) = &options.member {
         let index = file.variable(member)?;
         let name = file.header.variables[index].name.clone();
         let listed = inventory(&file);
         let source = Box::new(Netcdf3Source::new(file, index)?);
         return match listed.datasets.iter().find(|d| d.name == name) {
-            Some(d) => {
-                crate::cf_decoded::as_xarray_reads(source, &name, &d.attributes, &d.attribute_types)
-            }
+            Some(d) => crate::cf_decoded::as_asked(
+                source,
+                &name,
+                &d.attributes,
+                &d.attribute_types,
+                options.decodes_cf(),
+            ),
             None => Ok(source),
         };
     }
@@ -78,7 +84,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     settings: &[],
     recognises: |_, start| Ok(SIGNATURES.iter().any(|s| start.starts_with(*s))),
     configure: |_, _, _| Ok(()),
-    open: |path, options| open(path, options.member.as_deref()),
+    open,
     create: None,
     open_records: None,
     create_records: None,

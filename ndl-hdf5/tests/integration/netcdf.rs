@@ -355,3 +355,67 @@ fn h5_files_of_plain_numbers_are_read_by_ncdump() {
         assert!(dump.contains(values), "{name}: {dump}");
     }
 }
+
+/// A big-endian array (as a netCDF-3 file holds its numbers) with a fill
+/// and typed attributes: `ncdump` masks the fill, of the variable's type,
+/// and shows the attributes of theirs; xarray unpacks the values.
+#[test]
+fn a_fill_and_typed_attributes_of_a_big_endian_array_read_as_given() {
+    use ndl_hdf5::{ArrayWriter, Elements, WriteOptions};
+    use ndl_runtime::{ByteOrder, Datatype};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("be.nc");
+    let options = WriteOptions::new()
+        .fill((-32767i16).to_ne_bytes().to_vec())
+        .dimension_names(vec!["x".into()]);
+    let mut w = ArrayWriter::create(
+        &path,
+        "v",
+        &Datatype::Int16,
+        ByteOrder::Big,
+        &[3],
+        "v_t",
+        &options,
+    )
+    .unwrap();
+    let scale = 0.5f32.to_ne_bytes();
+    w.attribute(
+        "scale_factor",
+        &Datatype::Float32,
+        &[],
+        Elements::Bytes(&scale),
+    )
+    .unwrap();
+    let range: Vec<u8> = [-100i16, 100]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    w.attribute(
+        "valid_range",
+        &Datatype::Int16,
+        &[2],
+        Elements::Bytes(&range),
+    )
+    .unwrap();
+    let rows: Vec<u8> = [4i16, -32767, 6]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    w.write_rows(&rows).unwrap();
+    w.finish().unwrap();
+    let text = ncdump(&[], &path);
+    for line in [
+        "v:_FillValue = -32767s ;",
+        "v:scale_factor = 0.5f ;",
+        "v:valid_range = -100s, 100s ;",
+        "v = 4, _, 6 ;",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    let out = run_with(
+        &python312(),
+        "import sys, xarray as xr\nprint(xr.open_dataset(sys.argv[1])['v'].values.tolist())",
+        &[path.to_str().unwrap()],
+    );
+    assert_eq!(out, "[2.0, nan, 3.0]\n");
+}

@@ -115,7 +115,8 @@ impl GridWriter {
             chunks,
             array_order: order,
         };
-        let meta = ArrayMeta::gridded(options, &stored, grid, attributes, dims)?;
+        let meta = ArrayMeta::gridded(options, &stored, grid, attributes, dims)?
+            .with_options_fill(options)?;
         let (store, held) = Held::new_store(options, dir)?;
         prepare(&store)?;
         let chunks = ChunkIo::grid(&store, &meta)?;

@@ -177,6 +177,31 @@ impl ArrayMeta {
         })
     }
 
+    /// Makes `fill` (Zarr's JSON of one element) the array's `fill_value`,
+    /// the engine's too: zarrs skips storing a chunk that is all its fill
+    /// value, which readers then fill with the document's.
+    pub fn set_fill(&mut self, fill: Value) -> Result<()> {
+        self.engine.fill_value = serde_json::from_value(fill.clone())
+            .map_err(|e| unsupported(format!("fill_value {fill}: {e}")))?;
+        self.document["fill_value"] = fill;
+        Ok(())
+    }
+
+    /// The metadata with the `fill_value` of `options`, where they give
+    /// one: for an array of numbers only.
+    pub fn with_options_fill(mut self, options: &WriteOptions) -> Result<ArrayMeta> {
+        let Some(fill) = &options.fill_value else {
+            return Ok(self);
+        };
+        if matches!(self.stored, Datatype::Compound(_)) {
+            return Err(unsupported(format!(
+                "fill_value {fill} is for an array of numbers; an array of records takes none"
+            )));
+        }
+        self.set_fill(fill.clone())?;
+        Ok(self)
+    }
+
     /// The key of the array's metadata document.
     pub fn key(&self) -> &'static str {
         match self.format {

@@ -225,3 +225,36 @@ fn zarr_python_reads_what_we_write_and_we_read_what_it_writes() {
         assert_eq!(reader.order(), order, "{name}");
     }
 }
+
+/// A `fill_value` given is the array's, of 1-D and 2-D arrays alike: a
+/// chunk all of it is not stored, and zarr-python reads it as the fill.
+/// Records take none.
+#[test]
+fn a_fill_value_given_is_the_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.zarr");
+    let two = dir.path().join("two.zarr");
+    let v2 = WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .fill_value((-1).into());
+    v2.clone().chunk_len(1).write(&one, &[5i16, -1, 7]).unwrap();
+    assert!(one.join("0").exists() && !one.join("1").exists());
+    let grid = Array2::from_shape_vec((2, 2), vec![1.5f32, 2.0, f32::NAN, f32::NAN]).unwrap();
+    let options = v2.fill_value("NaN".into()).chunks(&[1, 2]);
+    write_ndarray(&two, &grid, &options).unwrap();
+    assert!(two.join("0.0").exists() && !two.join("1.0").exists());
+    let script = "import sys, json, zarr\n\
+        for p in sys.argv[1:]:\n\
+        \x20   z = zarr.open_array(p, mode='r')\n\
+        \x20   print(json.dumps(z.fill_value.item()), json.dumps(z[...].tolist()))\n";
+    let out = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        script,
+        &[one.to_str().unwrap(), two.to_str().unwrap()],
+    );
+    assert_eq!(out, "-1 [5, -1, 7]\nNaN [[1.5, 2.0], [NaN, NaN]]\n");
+    let record = WriteOptions::new()
+        .fill_value(0.into())
+        .write(dir.path().join("r.zarr"), &[Padded { a: 1, b: 2.0 }]);
+    assert!(record.is_err(), "{record:?}");
+}

@@ -126,17 +126,7 @@ impl ColumnsWriter {
             let mut meta = ArrayMeta::new(options, &c.element, shape, chunk_len, attributes, dims)
                 .map_err(|e| in_column(&c, e))?;
             if let Some(fill) = more.and_then(|m| m.fill.clone()) {
-                // The engine's too: zarrs skips storing a chunk that is all
-                // its fill value, which readers then fill with the document's.
-                meta.engine.fill_value = serde_json::from_value(fill.clone()).map_err(|e| {
-                    in_column(
-                        &c,
-                        Error::Unsupported {
-                            message: e.to_string(),
-                        },
-                    )
-                })?;
-                meta.document["fill_value"] = fill;
+                meta.set_fill(fill).map_err(|e| in_column(&c, e))?;
             }
             let appender = Appender::create(ChunkIo::new(&column, &meta)?, meta, deferred)?;
             appenders.push((c, appender));

@@ -40,7 +40,8 @@ pub(crate) fn create(
         chunk_len,
         attributes,
         vec![dimension.to_string()],
-    )?;
+    )?
+    .with_options_fill(options)?;
     Appender::create(ChunkIo::new(store, &meta)?, meta, options.publish_on_finish)
 }
 

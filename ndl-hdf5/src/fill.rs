@@ -1,0 +1,38 @@
+//! A dataset's fill: the value HDF5 gives an element never written, which
+//! netCDF's `_FillValue` states too.
+
+use hdf5::types::OwnedDynValue;
+use ndl_runtime::Datatype;
+
+/// `bytes`, one value of the number datatype `datatype` in native order,
+/// as the dataset fill HDF5 takes; `None` for another datatype.
+pub(crate) fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {
+    fn value<T: hdf5::H5Type + bytemuck::Pod>(bytes: &[u8]) -> Option<OwnedDynValue> {
+        bytemuck::try_pod_read_unaligned::<T>(bytes)
+            .ok()
+            .map(OwnedDynValue::from)
+    }
+    match datatype {
+        Datatype::Int8 => value::<i8>(bytes),
+        Datatype::UInt8 => value::<u8>(bytes),
+        Datatype::Int16 => value::<i16>(bytes),
+        Datatype::UInt16 => value::<u16>(bytes),
+        Datatype::Int32 => value::<i32>(bytes),
+        Datatype::UInt32 => value::<u32>(bytes),
+        Datatype::Int64 => value::<i64>(bytes),
+        Datatype::UInt64 => value::<u64>(bytes),
+        Datatype::Float32 => value::<f32>(bytes),
+        Datatype::Float64 => value::<f64>(bytes),
+        _ => None,
+    }
+}
+
+pub(crate) fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
+    crate::TypeError {
+        field: String::new(),
+        why: format!(
+            "a fill of {len} bytes for {}: fills are set for numbers only",
+            datatype.keyword().unwrap_or("this datatype")
+        ),
+    }
+}

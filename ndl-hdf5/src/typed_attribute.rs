@@ -1,0 +1,137 @@
+//! An attribute of any datatype written as it is typed: what
+//! [`DocumentWriter::attribute`](crate::DocumentWriter::attribute) and
+//! [`ArrayWriter::attribute`](crate::ArrayWriter::attribute) write.
+
+use hdf5::types::VarLenUnicode;
+use hdf5_sys::h5a::{H5Aclose, H5Acreate2, H5Awrite};
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_class_t, H5Sclose, H5Screate, H5Screate_simple};
+use ndl_runtime::{ByteOrder, Datatype};
+
+use crate::elements::{Elements, to_unicode};
+use crate::h5type::{Orders, profile_type};
+use crate::raw_io::failed;
+
+/// Why an attribute was not written.
+pub(crate) enum Failed {
+    /// Its datatype has no HDF5 type.
+    Type(crate::TypeError),
+    /// HDF5 refused it.
+    Hdf5(hdf5::Error),
+}
+
+impl Failed {
+    /// The error of the attribute at `at` (`object@name`) of the file at
+    /// `path`.
+    pub(crate) fn at(self, path: &std::path::Path, at: &str) -> crate::Error {
+        match self {
+            Failed::Type(source) => crate::Error::Type {
+                path: path.to_path_buf(),
+                dataset: at.to_string(),
+                source,
+            },
+            Failed::Hdf5(e) => crate::error::hdf5_error(path, at)(e),
+        }
+    }
+}
+
+impl From<hdf5::Error> for Failed {
+    fn from(e: hdf5::Error) -> Failed {
+        Failed::Hdf5(e)
+    }
+}
+
+/// Writes the attribute `name` of `shape` elements of `datatype` on
+/// `location`: a scalar string as netCDF's text where `netcdf` (CF
+/// readers expect `char`), strings otherwise as variable-length UTF-8
+/// ones (h5py's `str`), anything else of its datatype.
+pub(crate) fn write(
+    location: &hdf5::Location,
+    (name, datatype, shape): (&str, &Datatype, &[u64]),
+    values: Elements<'_>,
+    netcdf: bool,
+) -> Result<(), Failed> {
+    match values {
+        Elements::Column(_) => Err(hdf5::Error::from(
+            "attributes of variable-length sequences are not written",
+        ))?,
+        Elements::Strings([text]) if shape.is_empty() && netcdf => {
+            crate::cf::text_attr(location, name, text)?
+        }
+        Elements::Strings([text]) if shape.is_empty() => to_unicode(std::slice::from_ref(text))
+            .and_then(|s| {
+                location
+                    .new_attr::<VarLenUnicode>()
+                    .create(name)?
+                    .write_scalar(&s[0])
+            })?,
+        Elements::Strings(strings) => to_unicode(strings).and_then(|s| {
+            location
+                .new_attr::<VarLenUnicode>()
+                .shape(shape.iter().map(|&d| d as usize).collect::<Vec<_>>())
+                .create(name)?
+                .write_raw(&s)
+        })?,
+        Elements::Bytes(bytes) => {
+            let memory_type = profile_type(datatype, Orders::one(ByteOrder::NATIVE), netcdf)
+                .map_err(Failed::Type)?;
+            raw_attribute(location, name, &memory_type, shape, bytes)?
+        }
+        Elements::Fill => {}
+    }
+    Ok(())
+}
+
+/// Writes the attribute `name` of `shape` elements of `memory_type` from
+/// `bytes`, in the same type.
+pub(crate) fn raw_attribute(
+    location: &hdf5::Location,
+    name: &str,
+    memory_type: &hdf5::Datatype,
+    shape: &[u64],
+    bytes: &[u8],
+) -> hdf5::Result<()> {
+    let c_name = std::ffi::CString::new(name).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    let elements: u64 = shape.iter().product();
+    if bytes.len() as u64 != elements * memory_type.size() as u64 {
+        return Err(hdf5::Error::from(format!(
+            "{} bytes for {elements} elements of {} bytes",
+            bytes.len(),
+            memory_type.size()
+        )));
+    }
+    hdf5::sync::sync(|| {
+        // SAFETY: each handle made here is closed here; `bytes` holds the
+        // attribute's elements of `memory_type`, as checked above.
+        unsafe {
+            let space = match shape.is_empty() {
+                true => H5Screate(H5S_class_t::H5S_SCALAR),
+                false => H5Screate_simple(shape.len() as i32, shape.as_ptr(), std::ptr::null()),
+            };
+            if space < 0 {
+                return Err(failed());
+            }
+            let attr = H5Acreate2(
+                location.id(),
+                c_name.as_ptr(),
+                memory_type.id(),
+                space,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            );
+            let written = if attr >= 0 {
+                H5Awrite(attr, memory_type.id(), bytes.as_ptr().cast())
+            } else {
+                -1
+            };
+            if attr >= 0 {
+                H5Aclose(attr);
+            }
+            H5Sclose(space);
+            if written < 0 {
+                return Err(failed());
+            }
+        }
+        Ok(())
+    })
+}
