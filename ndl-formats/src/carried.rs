@@ -117,7 +117,7 @@ pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
     let element = &source.spec().datatype;
     let number =
         element.as_int().is_some() || matches!(element, Datatype::Float32 | Datatype::Float64);
-    if !number || matches!(element, Datatype::Enum(_)) {
+    if !number {
         return None;
     }
     let fill = source.attributes()?.get("_FillValue")?;

@@ -45,12 +45,83 @@ pub(crate) struct Scaling {
     /// are masked).
     packed: bool,
     /// The stored values that stand for none.
-    missing: Vec<f64>,
+    missing: Missing,
     /// The attributes that name them: `_FillValue`, `missing_value` or
     /// both.
     named_by: &'static str,
     /// The floats the values become (xarray's choice of width).
     pub unpacked: Datatype,
+}
+
+/// The stored values that stand for none: integers compared exactly (a
+/// 64-bit fill is no `f64`: its neighbours would be masked with it),
+/// floats as floats.
+#[derive(Clone, Debug)]
+enum Missing {
+    Ints(Vec<i128>),
+    Floats(Vec<f64>),
+}
+
+impl Missing {
+    /// The values of the fill attributes `given`, for numbers read as
+    /// `read_as`: a fill given signed for values read unsigned
+    /// (`_Unsigned`) as the unsigned value of its bits; a float's NaN left
+    /// out, being NaN as read already.
+    fn of<'a>(read_as: &Datatype, given: impl Iterator<Item = &'a Value>) -> Missing {
+        let items = given.flat_map(|v| match v {
+            Value::Array(items) => items.iter().collect::<Vec<_>>(),
+            one => vec![one],
+        });
+        match read_as.as_int() {
+            Some(int) => Missing::Ints(
+                items
+                    .filter_map(int_of)
+                    .map(|m| match m < 0 && !int.is_signed() {
+                        true => m + (1i128 << (8 * int.size())),
+                        false => m,
+                    })
+                    .collect(),
+            ),
+            None => Missing::Floats(items.filter_map(float_of).filter(|m| !m.is_nan()).collect()),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Missing::Ints(v) => v.is_empty(),
+            Missing::Floats(v) => v.is_empty(),
+        }
+    }
+
+    /// Whether `stored`, one number of `read_as` in native order, is one.
+    fn holds(&self, read_as: &Datatype, stored: &[u8]) -> bool {
+        match (self, read_as.as_int()) {
+            (Missing::Ints(v), Some(int)) => v.contains(&int.read_ne(stored)),
+            (Missing::Floats(v), _) => v.contains(&as_f64(read_as, stored)),
+            _ => false,
+        }
+    }
+
+    /// The values, as a note gives them.
+    fn texts(&self) -> Vec<String> {
+        match self {
+            Missing::Ints(v) => v.iter().map(i128::to_string).collect(),
+            Missing::Floats(v) => v.iter().map(|m| format!("{m:?}")).collect(),
+        }
+    }
+}
+
+/// An integer fill as JSON holds it: an integer, or a float of an
+/// integer's value.
+fn int_of(value: &Value) -> Option<i128> {
+    if let Some(i) = value.as_i64() {
+        return Some(i128::from(i));
+    }
+    if let Some(u) = value.as_u64() {
+        return Some(i128::from(u));
+    }
+    let x = value.as_f64()?;
+    (x.fract() == 0.0 && x.abs() < 2f64.powi(127)).then_some(x as i128)
 }
 
 impl CfNumbers {
@@ -111,14 +182,7 @@ impl CfNumbers {
                 "variable `{name}`: values equal to its {} ({}) are read as NaN, and its values \
                  as {read_as}, as xarray reads them",
                 s.named_by,
-                s.missing
-                    .iter()
-                    .map(|&m| match m.fract() == 0.0 && m.abs() < 1e15 {
-                        true => format!("{m:.0}"),
-                        false => format!("{m:?}"),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                s.missing.texts().join(", ")
             ),
         }
     }
@@ -130,7 +194,10 @@ impl CfNumbers {
             out.copy_from_slice(stored);
             return;
         };
-        let value = s.apply(as_f64(&self.read_as, stored));
+        let value = match s.missing.holds(&self.read_as, stored) {
+            true => f64::NAN,
+            false => as_f64(&self.read_as, stored) * s.scale + s.offset,
+        };
         match s.unpacked {
             Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
             _ => out.copy_from_slice(&value.to_ne_bytes()),
@@ -147,18 +214,8 @@ impl Scaling {
         let number = |key: &str| first_number(attributes.get(key)?);
         let (scale, offset) = (number("scale_factor"), number("add_offset"));
         let packed = scale.is_some() || offset.is_some();
-        let is_float = matches!(stored, Datatype::Float32 | Datatype::Float64);
-        let missing: Vec<f64> = ["_FillValue", "missing_value"]
-            .iter()
-            .filter_map(|k| attributes.get(*k))
-            .flat_map(|v| match v {
-                Value::Array(items) => items.iter().filter_map(float_of).collect(),
-                one => float_of(one).into_iter().collect::<Vec<_>>(),
-            })
-            .map(|m| unsigned_fill(stored, m))
-            // A float's NaN fill is NaN as read already.
-            .filter(|m| !(is_float && m.is_nan()))
-            .collect();
+        let given = ["_FillValue", "missing_value"].iter();
+        let missing = Missing::of(stored, given.filter_map(|k| attributes.get(*k)));
         if !packed && missing.is_empty() {
             return None;
         }
@@ -195,18 +252,6 @@ impl Scaling {
             },
         })
     }
-
-    fn apply(&self, stored: f64) -> f64 {
-        let none = self
-            .missing
-            .iter()
-            .any(|&m| m == stored || (m.is_nan() && stored.is_nan()));
-        if none {
-            f64::NAN
-        } else {
-            stored * self.scale + self.offset
-        }
-    }
 }
 
 fn first_number(value: &Value) -> Option<f64> {
@@ -214,19 +259,6 @@ fn first_number(value: &Value) -> Option<f64> {
         Value::Array(items) if items.len() == 1 => float_of(&items[0]),
         other => float_of(other),
     }
-}
-
-/// A fill `m` given signed for values read as unsigned (`_Unsigned`), as
-/// the unsigned value of its bits.
-fn unsigned_fill(stored: &Datatype, m: f64) -> f64 {
-    let bits = match stored {
-        Datatype::UInt8 => 8,
-        Datatype::UInt16 => 16,
-        Datatype::UInt32 => 32,
-        Datatype::UInt64 => 64,
-        _ => return m,
-    };
-    if m < 0.0 { m + 2f64.powi(bits) } else { m }
 }
 
 /// The unsigned integers of the width of `dt`, a signed one.

@@ -73,7 +73,10 @@ impl ZarrSource {
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
                     notes = info.notes().to_vec();
-                    (dimensions, cf) = (named_dimensions(&info), Some(array_cf_attributes(&info)));
+                    (dimensions, cf) = (
+                        named_dimensions(&info),
+                        Some(CfAttributes::Array(cf_attributes(&info))),
+                    );
                     let reader = GridReader::open(path)?;
                     let mut spec = array_spec(&info, reader.stored_datatype());
                     spec.order = reader.order();
@@ -82,7 +85,10 @@ impl ZarrSource {
                 }
                 StoreInfo::Array(info) => {
                     notes = info.notes().to_vec();
-                    (dimensions, cf) = (named_dimensions(&info), Some(array_cf_attributes(&info)));
+                    (dimensions, cf) = (
+                        named_dimensions(&info),
+                        Some(CfAttributes::Array(cf_attributes(&info))),
+                    );
                     let chunk = info
                         .inner_chunks()
                         .unwrap_or(info.chunks())
@@ -623,10 +629,11 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
             options.zarr = options.zarr.attribute(&name, value);
         }
         if let Some((fill_value, attribute)) = fill_metadata(source, options.zarr.format()) {
-            options.zarr = options
-                .zarr
-                .fill_value(fill_value)
-                .attribute("_FillValue", attribute);
+            options.zarr = options.zarr.fill_value(fill_value);
+            // xarray keeps a v2 array's `_FillValue` as its `fill_value`.
+            if options.zarr.format() == ndl_zarr::ZarrFormat::V3 {
+                options.zarr = options.zarr.attribute("_FillValue", attribute);
+            }
         }
         if let Some(names) = source.dimension_names() {
             options.zarr = options.zarr.dimension_names(names);
@@ -702,25 +709,11 @@ fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
     info.dimension_names()?.iter().cloned().collect()
 }
 
-/// The attributes of the array `info`, as CF reads them: another tool's
-/// as [`cf_attributes`] says; ours, which say their fill, as they are, a
-/// float's `_FillValue` decoded from base64 as xarray's v3.
-fn array_cf_attributes(info: &ArrayInfo) -> CfAttributes {
-    if !info.attributes().contains_key("ndl_datatype") {
-        return CfAttributes::Array(cf_attributes(info));
-    }
-    let mut attributes = info.attributes().clone();
-    if let Some(fill) = attributes.get("_FillValue").and_then(ndl_zarr::text_fill) {
-        attributes.insert("_FillValue".into(), ndl_zarr::float_json(fill));
-    }
-    CfAttributes::Array(attributes)
-}
-
-/// The attributes of an array another tool wrote, as CF reads them: its
-/// `_FillValue` the v2 `fill_value` of an array xarray wrote (it names
-/// its dimensions in `_ARRAY_DIMENSIONS`; zarr-python's own arrays have a
-/// `fill_value` for chunks never written, no mark of missing values), in
-/// v3 the attribute, a float's decoded from the base64 xarray writes.
+/// The attributes of an array, as CF reads them: its `_FillValue` the v2
+/// `fill_value` of an array xarray or ndl wrote (they name its dimensions
+/// in `_ARRAY_DIMENSIONS`; zarr-python's own arrays have a `fill_value`
+/// for chunks never written, no mark of missing values), in v3 the
+/// attribute, a float's decoded from the base64 xarray writes.
 fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value> {
     let mut attributes = info.attributes().clone();
     let fill = match info.format() {
@@ -743,8 +736,8 @@ fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value>
 }
 
 /// The `_FillValue` `source` carries ([`fill`](crate::carried::fill)) as
-/// the array's `fill_value` and as the attribute xarray reads, a float's
-/// base64 in v3, as xarray writes them.
+/// the array's `fill_value` and as the v3 attribute xarray reads, a
+/// float's base64, as xarray writes them.
 fn fill_metadata(
     source: &dyn Source,
     format: ndl_zarr::ZarrFormat,

@@ -92,6 +92,123 @@ fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
     }
 }
 
+/// argv: path. What netCDF4-python writes with every CF encoding a copy
+/// must keep: a packed `short` with a `_FillValue` and a `short`
+/// `valid_range`, an `int64` with a fill (values beyond 2^53), double
+/// time counts, an `int8` with `flag_values`, typed global attributes.
+const ENCODED_PY: &str = r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], 'w') as f:
+    f.title = 't'; f.version = np.int16(3)
+    f.createDimension('time', None); f.createDimension('x', 4)
+    t = f.createVariable('time', 'f8', ('time',)); t.units = 'days since 2000-01-01'; t.calendar = 'standard'
+    t[:] = [0, 1, 2]
+    v = f.createVariable('temp', 'i2', ('time', 'x'), fill_value=np.int16(-32767))
+    v.scale_factor = np.float32(0.5); v.add_offset = np.float32(270); v.units = 'K'
+    v.valid_range = np.array([-30000, 30000], 'i2')
+    v.set_auto_maskandscale(False)
+    v[:] = np.array([[0, 1, 2, 3], [-32767, 5, 6, 7], [8, 9, 10, 11]], 'i2')
+    big = f.createVariable('big', 'i8', ('x',), fill_value=np.int64(-1))
+    big.set_auto_mask(False)
+    big[:] = np.array([2**60 + 1, 2**60 + 3, -1, 5], 'i8')
+    flag = f.createVariable('flag', 'i1', ('x',)); flag[:] = [1, 0, 1, 0]
+    flag.flag_values = np.array([0, 1], 'i1'); flag.note = np.int32(7)
+"#;
+
+/// A file converted whole to `.nc` or Zarr (and back) keeps its values as
+/// stored, of their types, and their CF encodings with them, as `nccopy`
+/// does and as xarray's round trip does: packed values stay packed, an
+/// `int64` with a fill keeps every value (decoded, they would be float64,
+/// which cannot tell 2^60+1 from 2^60+3), the attributes keep their
+/// types (`ncdump` shows them); xarray decodes the copy as it decodes
+/// the source, and ndl reads its own copy decoded as xarray does.
+/// `--decode-cf` stores the decoded values instead.
+#[test]
+fn a_copy_keeps_stored_values_of_their_types_with_their_encodings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("enc.nc");
+    run_with(&python312(), ENCODED_PY, &[s(&src)]);
+    let (nc, z3, z2) = (d.join("copy.nc"), d.join("c3.zarr"), d.join("c2.zarr"));
+    converted(convert(&src, &nc, &[]), "to .nc");
+    converted(convert(&src, &z3, &[]), "to Zarr v3");
+    converted(convert(&src, &z2, &["--zarr-format", "2"]), "to Zarr v2");
+    let (from3, from2) = (d.join("from3.nc"), d.join("from2.nc"));
+    converted(convert(&z3, &from3, &[]), "Zarr v3 to .nc");
+    converted(convert(&z2, &from2, &[]), "Zarr v2 to .nc");
+    let header = ncdump_header(&nc);
+    for line in [
+        "double time(time) ;",
+        "time:units = \"days since 2000-01-01\" ;",
+        "short temp(time, x) ;",
+        "temp:_FillValue = -32767s ;",
+        "temp:scale_factor = 0.5f ;",
+        "temp:valid_range = -30000s, 30000s ;",
+        "int64 big(x) ;",
+        "big:_FillValue = -1LL ;",
+        "byte flag(x) ;",
+        "flag:flag_values = 0b, 1b ;",
+        "flag:note = 7 ;",
+        ":version = 3s ;",
+    ] {
+        assert!(header.contains(line), "{line}: {header}");
+    }
+    // Through Zarr's JSON, numbers of the variable's type stay so.
+    for back in [&from3, &from2] {
+        let header = ncdump_header(back);
+        for line in [
+            "short temp(time, x) ;",
+            "temp:_FillValue = -32767s ;",
+            "temp:valid_range = -30000s, 30000s ;",
+            "big:_FillValue = -1LL ;",
+            "flag:flag_values = 0b, 1b ;",
+        ] {
+            assert!(header.contains(line), "{back:?} {line}: {header}");
+        }
+    }
+    let script = r#"
+import sys, numpy as np, xarray as xr
+src, copies = sys.argv[1], sys.argv[2:]
+opened = lambda p, **k: xr.open_zarr(p, **k) if p.endswith('.zarr') else xr.open_dataset(p, **k)
+theirs, raw = opened(src).load(), opened(src, decode_cf=False).load()
+assert raw['big'].values.tolist() == [2**60 + 1, 2**60 + 3, -1, 5]
+for p in copies:
+    ours, stored = opened(p).load(), opened(p, decode_cf=False).load()
+    for name in ['temp', 'big', 'flag', 'time']:
+        assert stored[name].dtype == raw[name].dtype, (p, name, stored[name].dtype)
+        assert np.array_equal(stored[name].values, raw[name].values), (p, name)
+        assert np.allclose(ours[name].values.astype('f8') if name != 'time' else 0,
+                           theirs[name].values.astype('f8') if name != 'time' else 0, equal_nan=True), (p, name)
+    assert (ours['time'].values == theirs['time'].values).all(), p
+    assert np.isnan(ours['temp'].values[1, 0]) and np.isnan(ours['big'].values[2]), p
+print('ok')
+"#;
+    let copies = [&nc, &z3, &z2, &from3, &from2];
+    let mut args = vec![s(&src)];
+    args.extend(copies.iter().map(|p| s(p)));
+    assert_eq!(run_with(&python312(), script, &args), "ok\n");
+    // ndl reads its own copy decoded, as xarray reads it.
+    let npy = d.join("temp.npy");
+    let run = convert(&z3, &npy, &["--member", "temp"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("packed values"), "{run:#?}");
+    let out = run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         t, x = np.load(sys.argv[1]), xr.open_zarr(sys.argv[2])['temp'].values\n\
+         assert t.dtype == x.dtype and np.array_equal(t, x, equal_nan=True), (t, x)\n\
+         print(t[0].tolist())",
+        &[s(&npy), s(&z3)],
+    );
+    assert_eq!(out, "[270.0, 270.5, 271.0, 271.5]\n");
+    let decoded = d.join("decoded.nc");
+    let run = convert(&src, &decoded, &["--decode-cf"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let header = ncdump_header(&decoded);
+    assert!(header.contains("float temp(time, x) ;"), "{header}");
+    assert!(header.contains("double big(x) ;"), "{header}");
+}
+
 fn ncdump_header(path: &Path) -> String {
     let out = std::process::Command::new("ncdump")
         .arg("-h")

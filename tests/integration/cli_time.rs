@@ -669,3 +669,37 @@ fn unsigned_bytes_of_netcdf3_read_as_xarray_reads_them() {
         assert_eq!(out, want, "{member}");
     }
 }
+
+/// A 64-bit integer's fill masks that value alone, as netCDF4-python
+/// masks it: compared as `f64` (xarray's casting), 2^62 + 1 would be
+/// masked with a fill of 2^62 and its datum lost.
+#[test]
+fn a_64_bit_fill_masks_its_value_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, npy) = (dir.path().join("big.nc"), dir.path().join("big.npy"));
+    let (s, n) = (src.to_str().unwrap(), npy.to_str().unwrap());
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1], 'w') as f:\n\
+         \x20   f.createDimension('x', 3)\n\
+         \x20   b = f.createVariable('big', 'i8', ('x',), fill_value=np.int64(2**62))\n\
+         \x20   b.set_auto_mask(False)\n\
+         \x20   b[:] = np.array([2**62, 2**62 + 1, 5], 'i8')",
+        &[s],
+    );
+    let run = common::cli::convert(&src, &npy, &["--member", "big"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("(4611686018427387904)"), "{run:#?}");
+    let out = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, netCDF4\n\
+         ours = np.load(sys.argv[2])\n\
+         theirs = netCDF4.Dataset(sys.argv[1])['big'][:]\n\
+         assert ours.dtype == np.float64 and np.isnan(ours[0]), ours\n\
+         assert ours[1:].tolist() == theirs[1:].astype('f8').tolist() and theirs.mask.tolist() == [True, False, False]\n\
+         print(ours[1:].tolist())",
+        &[s, n],
+    );
+    assert_eq!(out, "[4.611686018427388e+18, 5.0]\n");
+}
