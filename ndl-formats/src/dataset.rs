@@ -133,8 +133,11 @@ fn to_hdf5(
         }
         let spec = source.spec().clone();
         crate::hdf5::refuse_fortran_order(dst, &spec)?;
-        let dataset_options = crate::hdf5::dataset_options(source.as_ref(), hdf5)
-            .unlimited_first(entry.unlimited.first() == Some(&true));
+        let mut dataset_options =
+            crate::hdf5::dataset_options(source.as_ref(), &options.write.hdf5);
+        if entry.unlimited.first() == Some(&true) {
+            dataset_options = dataset_options.unlimited_first(true);
+        }
         let element = (&spec.datatype, spec.byte_order, &spec.shape[..]);
         let mut writer = file
             .array(&name, element, &dataset_options)

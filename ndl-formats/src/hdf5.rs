@@ -157,6 +157,9 @@ pub struct Hdf5Source {
     name: String,
     /// Its dimension scales' names, one per axis, where it has them.
     dimensions: Option<Vec<String>>,
+    /// Its chunks and filters.
+    storage: Storage,
+    unlimited_first: bool,
     rows_left: u64,
     /// Elements per row, and bytes per element.
     row: (u64, usize),
@@ -198,7 +201,10 @@ impl Hdf5Source {
         spec.other_order = stored.other_order;
         refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
+        let storage = storage_of(reader.chunks(), &reader.filters(), &spec);
         Ok(Hdf5Source {
+            unlimited_first: reader.is_unlimited_first(),
+            storage,
             rows_left: shape.first().copied().unwrap_or(1),
             row: (per_row, spec.element_size()),
             reader,
@@ -222,6 +228,14 @@ impl Source for Hdf5Source {
 
     fn dimension_names(&self) -> Option<Vec<String>> {
         self.dimensions.clone()
+    }
+
+    fn storage(&self) -> Option<&Storage> {
+        Some(&self.storage)
+    }
+
+    fn is_unlimited_first(&self) -> bool {
+        self.unlimited_first
     }
 
     fn batch_hint(&self) -> u64 {
@@ -525,23 +539,29 @@ fn in_byte_orders(options: ndl_hdf5::WriteOptions, spec: &ArraySpec) -> ndl_hdf5
         .mixed_byte_orders(spec.other_order.clone())
 }
 
-/// The options of the dataset `source` is written to: `options` with its
-/// fill, its dimensions' names and its byte orders. Its attributes are
-/// written typed, once it is made ([`hdf5_attributes::write`]).
+/// The options of the dataset `source` is written to: the file's
+/// `options` with its fill, its dimensions' names, its byte orders, and,
+/// unless the options give their own, how the source stores it (its
+/// chunks, deflate and shuffle; an unlimited first dimension). Its
+/// attributes are written typed, once it is made
+/// ([`hdf5_attributes::write`]).
 ///
 /// [`hdf5_attributes::write`]: crate::hdf5_attributes::write
-pub(crate) fn dataset_options(
-    source: &dyn Source,
-    options: &ndl_hdf5::WriteOptions,
-) -> ndl_hdf5::WriteOptions {
-    let mut options = options.clone();
+pub(crate) fn dataset_options(source: &dyn Source, options: &Hdf5SinkOptions) -> WriteOptions {
+    let mut written = options.options.clone();
     if let Some(fill) = crate::carried::fill(source) {
-        options = options.fill(fill);
+        written = written.fill(fill);
     }
     if let Some(names) = source.dimension_names() {
-        options = options.dimension_names(names);
+        written = written.dimension_names(names);
     }
-    in_byte_orders(options, source.spec())
+    if let (false, Some(storage)) = (options.storage_said, source.storage()) {
+        written = stored_as(written, storage);
+    }
+    if source.is_unlimited_first() {
+        written = written.unlimited_first(true);
+    }
+    in_byte_orders(written, source.spec())
 }
 
 /// `options` with the attributes of `source` as JSON values: a table's,
@@ -867,24 +887,58 @@ fn declared(inventory: &Inventory) -> Declared {
 
 /// A dataset's chunks, filters and byte order as NDL storage directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
+    let spec = ArraySpec {
+        byte_order: d.stored.byte_order,
+        ..ArraySpec::new(d.stored.datatype.clone(), Vec::new())
+    };
+    storage_of(d.chunks.clone(), &d.filters, &spec)
+}
+
+/// The storage directives of a dataset of `chunks` and `filters` holding
+/// what `spec` says.
+fn storage_of(
+    chunks: Option<Vec<u64>>,
+    filters: &[serde_json::Value],
+    spec: &ArraySpec,
+) -> Storage {
     Storage {
-        chunk: d
-            .chunks
-            .as_ref()
-            .map(|c| c.iter().map(|&c| c as usize).collect()),
-        filter: (!d.filters.is_empty()).then(|| {
-            d.filters
+        chunk: chunks.map(|c| c.iter().map(|&c| c as usize).collect()),
+        filter: (!filters.is_empty()).then(|| {
+            filters
                 .iter()
                 .filter_map(|f| serde_yaml::to_value(f).ok())
                 .collect()
         }),
-        endian: d
-            .stored
+        endian: spec
             .datatype
             .has_multibyte_numbers()
-            .then_some(d.stored.byte_order),
+            .then_some(spec.byte_order),
         ..Storage::default()
     }
+}
+
+/// `options` with the chunks of `storage`, a source dataset's, and its
+/// deflate and shuffle, which every netCDF-4 reader decodes (another
+/// source's codec, zstd or Blosc, is not carried, as xarray carries none).
+fn stored_as(mut options: WriteOptions, storage: &Storage) -> WriteOptions {
+    if let Some(chunk) = &storage.chunk {
+        options = options.chunk_shape(chunk.iter().map(|&c| c as u64).collect());
+    }
+    for filter in storage.filter.iter().flatten() {
+        let name = filter.get("name").and_then(serde_yaml::Value::as_str);
+        let level = filter
+            .get("configuration")
+            .and_then(|c| c.get("level"))
+            .and_then(serde_yaml::Value::as_u64);
+        options = match (name, level) {
+            (Some("shuffle"), _) => options.shuffle(true),
+            (Some("deflate" | "gzip" | "zlib"), Some(level)) => {
+                options.codec(ndl_hdf5::Codec::Deflate(level.min(9) as u8))
+            }
+            _ => options,
+        };
+    }
+    options
 }
 
 /// HDF5 and netCDF-4, as the [registry](crate::FORMATS) lists them: read
@@ -911,7 +965,7 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     open,
     create: Some(|path, source, options| {
         let mut options = options.hdf5.clone();
-        options.options = dataset_options(source, &options.options);
+        options.options = dataset_options(source, &options);
         if options.columns {
             options.options = with_json_attributes(source, options.options);
         }
@@ -977,5 +1031,6 @@ pub(crate) fn sink_options(settings: &WriteSettings, path: &Path) -> Result<Hdf5
     Ok(Hdf5SinkOptions {
         options,
         columns: settings.layout() == Layout::Columns,
+        storage_said: settings.codec.is_some() || settings.shuffle || settings.chunk_len.is_some(),
     })
 }

@@ -180,18 +180,24 @@ impl Default for ZarrSinkOptions {
 pub struct Hdf5SinkOptions {
     pub(crate) options: ndl_hdf5::WriteOptions,
     pub(crate) columns: bool,
+    /// Whether the codec, shuffle or chunks are given: else a whole-file
+    /// copy keeps each dataset's own.
+    pub(crate) storage_said: bool,
 }
 
 impl Hdf5SinkOptions {
-    /// The defaults: one dataset of records, no codec.
+    /// The defaults: one dataset of records, no codec; in a copy of a
+    /// whole file, each dataset chunked, shuffled and deflated as the
+    /// source's is, as `nccopy` copies them.
     pub fn new() -> Hdf5SinkOptions {
         Hdf5SinkOptions::default()
     }
 
-    /// The file's codec, shuffle and chunks; the sink sets the byte order
-    /// to the source's.
+    /// The file's codec, shuffle and chunks, in place of the source's;
+    /// the sink sets the byte order to the source's.
     pub fn options(mut self, options: ndl_hdf5::WriteOptions) -> Hdf5SinkOptions {
         self.options = options;
+        self.storage_said = true;
         self
     }
 

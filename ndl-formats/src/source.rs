@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::Result;
 use ndl_runtime::ArraySpec;
-use ndl_runtime::ndl::{Attribute, NameMap};
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 
 /// About this many bytes of elements are moved at a time.
 pub const BATCH_BYTES: usize = 32 << 20;
@@ -100,6 +100,20 @@ pub trait Source {
     fn is_part_of_dataset(&self) -> bool {
         self.wrapped()
             .is_some_and(|inner| inner.is_part_of_dataset())
+    }
+
+    /// How the array is stored, where a destination that stores arrays
+    /// alike may keep it (an HDF5 dataset's chunks and filters, as
+    /// `nccopy` keeps them).
+    fn storage(&self) -> Option<&Storage> {
+        self.wrapped()?.storage()
+    }
+
+    /// Whether the array's first dimension grows without limit (netCDF's
+    /// unlimited dimension), which a destination that has them keeps.
+    fn is_unlimited_first(&self) -> bool {
+        self.wrapped()
+            .is_some_and(|inner| inner.is_unlimited_first())
     }
 
     /// How many elements a read should ask for at once so that each stored

@@ -137,10 +137,26 @@ impl ArrayReader {
         })
     }
 
-    /// Whether the dataset's own `ndl_datatype` says what its elements are
-    /// (a file ndl wrote), CF encodings included.
-    pub fn says_its_type(&self) -> bool {
-        cf::read_datatype(&self.dataset).is_some()
+    /// Elements per chunk along each dimension, where the dataset is
+    /// chunked.
+    pub fn chunks(&self) -> Option<Vec<u64>> {
+        let chunk = self.dataset.chunk()?;
+        Some(chunk.iter().map(|&c| c as u64).collect())
+    }
+
+    /// The dataset's filters in the order they run when writing, each as
+    /// [`DatasetInfo::filters`](crate::DatasetInfo::filters) names them
+    /// (`{"name": "deflate", "configuration": {"level": 4}}`).
+    pub fn filters(&self) -> Vec<serde_json::Value> {
+        let filters = self.dataset.filters();
+        filters.iter().map(crate::inventory::filter_name).collect()
+    }
+
+    /// Whether the first dimension grows without limit (netCDF's
+    /// unlimited dimension).
+    pub fn is_unlimited_first(&self) -> bool {
+        let max = self.dataset.space().map(|s| s.maxdims());
+        max.is_ok_and(|m| m.first().is_some_and(Option::is_none))
     }
 
     /// The elements' type.

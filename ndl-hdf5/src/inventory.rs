@@ -330,7 +330,7 @@ pub(crate) fn scale_names(dataset: &hdf5::Dataset) -> Option<Vec<String>> {
         .collect()
 }
 
-fn filter_name(filter: &Filter) -> Value {
+pub(crate) fn filter_name(filter: &Filter) -> Value {
     let named = |name: &str| serde_json::json!({ "name": name });
     match filter {
         Filter::Deflate(level) => {

@@ -42,6 +42,8 @@ pub struct WriteOptions {
     /// Records per chunk; `None`: about [`CHUNK_BYTES`], or fewer when
     /// [`expected_len`](WriteOptions::expected_len) says the dataset holds fewer.
     pub(crate) chunk: Option<usize>,
+    /// Elements per chunk along each dimension of an array, where given.
+    pub(crate) chunk_shape: Option<Vec<u64>>,
     /// How many records the dataset will likely hold, for the chunk size.
     pub(crate) expected_len: Option<u64>,
     /// The byte order of the stored numbers (default native); reads
@@ -81,6 +83,7 @@ impl Default for WriteOptions {
             codec: Codec::None,
             shuffle: false,
             chunk: None,
+            chunk_shape: None,
             expected_len: None,
             byte_order: ByteOrder::NATIVE,
             other_order: Vec::new(),
@@ -116,6 +119,29 @@ impl WriteOptions {
     /// Sets the records per chunk.
     pub fn chunk(mut self, records: usize) -> Self {
         self.chunk = Some(records.max(1));
+        self
+    }
+
+    /// Elements per chunk along each dimension of an
+    /// [`ArrayWriter`](crate::ArrayWriter)'s array (a source's chunks, as
+    /// `nccopy` keeps them), each at most the dimension's extent; in
+    /// place of [`chunk`](Self::chunk), and chunked even without a filter.
+    /// A shape of another rank than the array's is not used.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.h5");
+    /// let options = ndl_hdf5::WriteOptions::new().chunk_shape(vec![2, 3]);
+    /// let mut w = ndl_hdf5::ArrayWriter::create(&path, "t", &ndl_runtime::Datatype::Int8,
+    ///     ndl_runtime::ByteOrder::NATIVE, &[4, 5], "t_t", &options)?;
+    /// w.write_rows(&[0u8; 20])?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.dataset("t")?.chunk(), Some(vec![2, 3]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn chunk_shape(mut self, extents: Vec<u64>) -> Self {
+        self.chunk_shape = Some(extents);
         self
     }
 
@@ -325,6 +351,12 @@ impl WriteOptions {
         let row = inner.iter().product::<usize>().max(1) * size;
         let mut chunk = vec![self.chunk_records(row)];
         chunk.extend(&inner);
+        if let Some(given) = self.chunk_shape_of(chunk.len()) {
+            chunk[0] = given[0].max(1);
+            for (c, (&g, &d)) in chunk[1..].iter_mut().zip(given[1..].iter().zip(&inner)) {
+                *c = g.clamp(1, d.max(1));
+            }
+        }
         let mut extents = vec![hdf5::Extent::resizable(0)];
         extents.extend(inner.iter().map(|&d| hdf5::Extent::from(d)));
         let builder = file
@@ -334,6 +366,12 @@ impl WriteOptions {
             .shape(extents)
             .create_intermediate_group(true);
         self.filtered(builder)
+    }
+
+    /// The chunk shape given, where it has `rank` dimensions.
+    fn chunk_shape_of(&self, rank: usize) -> Option<Vec<usize>> {
+        let given = self.chunk_shape.as_ref().filter(|c| c.len() == rank)?;
+        Some(given.iter().map(|&c| c as usize).collect())
     }
 
     /// Whether chunks are stored as they are (no codec, no shuffle).
@@ -412,7 +450,18 @@ impl WriteOptions {
             .empty_as(file_type)
             .shape(extents.clone())
             .create_intermediate_group(true);
-        if !filtered || extents.is_empty() || extents.contains(&0) {
+        if extents.is_empty() || extents.contains(&0) {
+            return builder;
+        }
+        if let Some(given) = self.chunk_shape_of(extents.len()) {
+            let chunk: Vec<usize> = given
+                .iter()
+                .zip(&extents)
+                .map(|(&g, &d)| g.clamp(1, d))
+                .collect();
+            return self.filtered(builder.chunk(chunk));
+        }
+        if !filtered {
             return builder;
         }
         let row: usize = extents[1..].iter().product::<usize>().max(1) * size.max(1);

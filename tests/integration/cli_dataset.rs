@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::common::cli::{convert, converted, refused};
+use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::{python, python312, run_with};
 
 /// argv: nc4, nc3, zarr v2. The same dataset: coordinates (a time with
@@ -209,18 +210,62 @@ print('ok')
     assert!(header.contains("double big(x) ;"), "{header}");
 }
 
-fn ncdump_header(path: &Path) -> String {
-    let out = std::process::Command::new("ncdump")
-        .arg("-h")
-        .arg(path)
-        .output()
-        .expect("ncdump (Debian's netcdf-bin) runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+/// A copy to `.nc` keeps how each variable is stored, as `nccopy` and
+/// xarray's round trip keep it: its chunks, deflate level and shuffle,
+/// and its unlimited dimension, whether the file is copied whole or one
+/// variable alone; a codec given (`--codec none`) is used instead.
+#[test]
+fn a_copy_to_netcdf_keeps_chunks_compression_and_unlimited_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (one, two) = (d.join("one.nc"), d.join("two.nc"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, netCDF4\n\
+         for path, coordinate in [(sys.argv[1], False), (sys.argv[2], True)]:\n\
+         \x20   with netCDF4.Dataset(path, 'w') as f:\n\
+         \x20       f.createDimension('t', None); f.createDimension('x', 100)\n\
+         \x20       if coordinate: f.createVariable('x', 'i4', ('x',))[:] = np.arange(100)\n\
+         \x20       v = f.createVariable('v', 'f4', ('t', 'x'), zlib=True, complevel=4, shuffle=True, chunksizes=(10, 50))\n\
+         \x20       v[:] = np.arange(4000, dtype='f4').reshape(40, 100)",
+        &[s(&one), s(&two)],
     );
-    String::from_utf8(out.stdout).unwrap()
+    let kept = [
+        "t = UNLIMITED ; // (40 currently)",
+        "v:_ChunkSizes = 10, 50 ;",
+        "v:_DeflateLevel = 4 ;",
+        "v:_Shuffle = \"true\" ;",
+    ];
+    for (src, extra) in [
+        (&one, &[][..]),
+        (&two, &[][..]),
+        (&two, &["--member", "v"][..]),
+    ] {
+        let dst = d.join(format!("copy{}.nc", extra.len()));
+        let _ = std::fs::remove_file(&dst);
+        converted(convert(src, &dst, extra), "to .nc");
+        let header = ncdump(&["-hs"], &dst);
+        for line in kept {
+            assert!(header.contains(line), "{src:?} {extra:?} {line}: {header}");
+        }
+        let out = run_with(
+            &python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             a, b = xr.open_dataset(sys.argv[1]), xr.open_dataset(sys.argv[2])\n\
+             assert np.array_equal(a['v'].values, b['v'].values)\n\
+             print(b['v'].encoding['chunksizes'], b.encoding['unlimited_dims'])",
+            &[s(src), s(&dst)],
+        );
+        assert_eq!(out, "(10, 50) {'t'}\n", "{src:?} {extra:?}");
+    }
+    let plain = d.join("plain.nc");
+    converted(convert(&one, &plain, &["--codec", "none"]), "--codec none");
+    let header = ncdump(&["-hs"], &plain);
+    assert!(!header.contains("_DeflateLevel"), "{header}");
+}
+
+fn ncdump_header(path: &Path) -> String {
+    ncdump(&["-h"], path)
 }
 
 /// A netCDF-4 file netCDF4-python wrote with a group (its own dimension
