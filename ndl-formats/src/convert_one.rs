@@ -29,14 +29,12 @@ impl Opened {
         })
     }
 
-    /// Whether it is a dataset, or part of one (see
-    /// [`Source::is_part_of_dataset`]). Variable records (a table holding
-    /// strings or lists) are not: they keep their fills as nulls, where
-    /// its variables read alone are read as xarray reads them, an integer
-    /// with a fill as floats.
+    /// Whether it is a dataset another tool wrote, or part of one (see
+    /// [`Source::is_part_of_dataset`]): its variables along one dimension,
+    /// strings among them, too.
     pub(crate) fn is_part_of_dataset(&self) -> bool {
         match self {
-            Opened::Records(_) => false,
+            Opened::Records(records) => records.is_part_of_dataset(),
             Opened::Array(array) => array.is_part_of_dataset(),
         }
     }

@@ -605,7 +605,7 @@ impl Sink for Hdf5Sink {
 
 /// Whether the file holds records we wrote in the columns layout: its
 /// root's `ndl_datatype` attribute is a datatype.
-fn written_as_columns(inventory: &Inventory) -> bool {
+pub(crate) fn written_as_columns(inventory: &Inventory) -> bool {
     inventory
         .groups
         .first()

@@ -59,6 +59,8 @@ struct NetcdfColumnsSource {
     reader: RecordColumnsReader,
     path: PathBuf,
     records_per_batch: usize,
+    /// Whether another tool wrote the table (ours says its datatype).
+    foreign: bool,
 }
 
 impl NetcdfColumnsSource {
@@ -76,6 +78,7 @@ impl NetcdfColumnsSource {
             reader,
             path: path.to_path_buf(),
             records_per_batch,
+            foreign: !crate::hdf5::written_as_columns(inventory),
         }))
     }
 }
@@ -88,6 +91,10 @@ impl RecordSource for NetcdfColumnsSource {
             len: Some(self.reader.len()),
             location: &self.path,
         }
+    }
+
+    fn is_part_of_dataset(&self) -> bool {
+        self.foreign
     }
 
     fn next_batch(&mut self) -> Result<Option<Column>> {

@@ -58,6 +58,16 @@ pub trait RecordSource {
         &[]
     }
 
+    /// Whether the records are a dataset another tool wrote, read as a
+    /// table (xarray's variables along one dimension, strings among
+    /// them), as [`Source::is_part_of_dataset`] says of arrays: a
+    /// destination that holds a dataset takes it whole, as it is.
+    ///
+    /// [`Source::is_part_of_dataset`]: crate::Source::is_part_of_dataset
+    fn is_part_of_dataset(&self) -> bool {
+        false
+    }
+
     /// The next records, about [`RECORD_BATCH_BYTES`] of them, as a
     /// [`Column::Struct`] of the template's shape; `None` at the end.
     fn next_batch(&mut self) -> Result<Option<Column>>;

@@ -376,6 +376,41 @@ fn a_table_of_variables_converts_as_its_dataset_unless_records_are_asked_for() {
     assert_eq!(out, "('temp', 'code', 'v', 'time')\n");
 }
 
+/// A table another tool wrote holding strings (xarray's variables along
+/// one dimension, a station's name among them) converts to Zarr or
+/// netCDF-4 as the dataset it is, as for numbers alone: its dimension's
+/// name, its attributes and its integer fill kept, where records would
+/// name the dimension `record` and leave the file's attributes behind.
+#[test]
+fn a_table_holding_strings_converts_as_its_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("stations.nc");
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         xr.Dataset({'station': ('obs', np.array(['a', 'bb', 'ccc'], dtype=object)),\n\
+         \x20           'temp': ('obs', np.array([1.5, 2.5, np.nan], 'f4'), {'units': 'degC'}),\n\
+         \x20           'count': ('obs', np.array([1, -1, 3], 'i4'))},\n\
+         \x20          attrs={'title': 'stations'}).to_netcdf(sys.argv[1], encoding={'count': {'_FillValue': -1}})",
+        &[s(&src)],
+    );
+    for (dst, extra) in [
+        (d.join("s3.zarr"), &[][..]),
+        (d.join("s2.zarr"), &["--zarr-format", "2"][..]),
+        (d.join("s.nc"), &[][..]),
+    ] {
+        converted(convert(&src, &dst, extra), "a table with strings");
+        let out = run_with(&python312(), SAME_DATASET_PY, &[s(&src), s(&dst)]);
+        assert_eq!(out, "['count', 'station', 'temp'] []\n", "{dst:?}");
+    }
+    let header = ncdump_header(&d.join("s.nc"));
+    assert!(
+        header.contains("obs = 3 ;") && header.contains(":title = \"stations\""),
+        "{header}"
+    );
+}
+
 /// A file of one data variable beside its coordinates (the commonest
 /// netCDF file) converts whole to a Zarr store or a netCDF-4 file, its
 /// coordinates included, as xarray opens it, groups too; to a `.npy` it

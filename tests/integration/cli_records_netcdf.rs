@@ -82,20 +82,34 @@ fn netcdf4_strings_ragged_arrays_and_masks_convert_to_nc_and_read_back_the_same(
     run_with(&python312(), WRITE, &[s(&src), "6"]);
     // The source as its writer reads it: the script's expectations hold.
     assert_eq!(run_with(&python312(), READ, &[s(&src)]).trim(), "ok");
+    // Another tool's dataset is copied as it is: its names kept.
     let out = d.join("out.nc");
     converted(convert(&src, &out, &[]), "stations.nc to out.nc");
     ncdump(&[], &out);
     let header = ncdump(&["-h"], &out);
+    assert!(header.contains("string name(station)"), "{header}");
+    assert!(
+        header.contains("row_size:sample_dimension = \"obs\""),
+        "{header}"
+    );
+    assert!(header.contains("qty:_FillValue = -999"), "{header}");
+    assert_eq!(run_with(&python312(), READ, &[s(&out)]).trim(), "ok");
+    // As records (`--layout columns`): the record dimension and a ragged
+    // array of our naming, read back by us and by them.
+    let records = d.join("records.nc");
+    converted(
+        convert(&src, &records, &["--layout", "columns"]),
+        "stations.nc to records.nc",
+    );
+    let header = ncdump(&["-h"], &records);
     assert!(header.contains("string name(record)"), "{header}");
     assert!(
         header.contains("temp_count:sample_dimension = \"temp_sample\""),
         "{header}"
     );
-    assert!(header.contains("qty:_FillValue = -999"), "{header}");
-    assert_eq!(run_with(&python312(), READ, &[s(&out)]).trim(), "ok");
-    // Our own file back again, and to HDF5 as columns.
+    assert_eq!(run_with(&python312(), READ, &[s(&records)]).trim(), "ok");
     let again = d.join("again.nc");
-    converted(convert(&out, &again, &[]), "out.nc to again.nc");
+    converted(convert(&records, &again, &[]), "records.nc to again.nc");
     assert_eq!(run_with(&python312(), READ, &[s(&again)]).trim(), "ok");
     let h5 = d.join("out.h5");
     converted(
@@ -110,7 +124,8 @@ fn counts_that_do_not_add_up_to_the_sample_dimension_are_refused_naming_the_vari
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("bad.nc");
     run_with(&python312(), WRITE, &[s(&src), "7"]);
-    let out = dir.path().join("out.nc");
+    // Read as records (a copy of the dataset takes it as it is).
+    let out = dir.path().join("out.parquet");
     let run = convert(&src, &out, &[]);
     refused(
         &run,
