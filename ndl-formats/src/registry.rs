@@ -54,6 +54,10 @@ impl Format {
     /// The format a new file or store at `path` is written in, by its
     /// name's ending, or an `s3://` prefix (a Zarr store).
     pub fn of_destination(path: &Path) -> Result<Format> {
+        // A zip store (zarr-python's `ZipStore`), not an archive of `.npy`s.
+        if path.to_string_lossy().ends_with(".zarr.zip") {
+            return Ok(Format(&crate::zarr::FORMAT));
+        }
         let ending = path.extension().and_then(|e| e.to_str());
         let by_ending =
             Format::all().find(|f| ending.is_some_and(|e| f.info().endings.contains(&e)));

@@ -289,7 +289,9 @@ impl WriteOptions {
     /// PUT, until `finish`; one left by a crashed process is stale once
     /// its lease expires, and [`break_stale_lock`](crate::break_stale_lock)
     /// removes it, as an appender's.) [`write`](WriteOptions::write) always
-    /// works so.
+    /// works so, and so does every writer of a new zip store (a name
+    /// ending in `.zip`, `obs.zarr.zip`): it is built aside, then packed
+    /// into its place as zarr-python's `ZipStore` writes one.
     ///
     /// ```
     /// use ndl_zarr::{ArrayWriter, WriteOptions};

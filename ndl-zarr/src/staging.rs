@@ -79,7 +79,8 @@ impl Staging {
     }
 
     /// Renames the built store into its place, which must still be free
-    /// (or an empty directory, which the rename replaces). Refuses if the
+    /// (or an empty directory, which the rename replaces); packs it there
+    /// as a zip file where the place's name ends in `.zip`. Refuses if the
     /// building directory is no longer the one this writer made (removed
     /// meanwhile, and recreated by later writes): some of the store would
     /// be missing.
@@ -93,6 +94,12 @@ impl Staging {
                     self.building.display()
                 )),
             });
+        }
+        if crate::zip::is_zip_place(&self.place) {
+            crate::zip::pack(&self.building, &self.place, self.durable)?;
+            self.published = true;
+            let _ = std::fs::remove_dir_all(&self.building);
+            return Ok(());
         }
         ndl_runtime::staging::publish_dir(&self.building, &self.place, self.durable).map_err(
             |source| {

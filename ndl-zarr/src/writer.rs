@@ -432,7 +432,8 @@ impl Held {
         if options.durable {
             store = store.durable()?;
         }
-        let (store, staging) = if options.publish_on_finish {
+        // A zip store is packed once complete: it is always built aside.
+        let (store, staging) = if options.publish_on_finish || crate::zip::is_zip_place(dir) {
             Staging::begin(store)?
         } else {
             (store, None)

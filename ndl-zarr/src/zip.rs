@@ -1,6 +1,8 @@
 //! Zip stores (`.zarr.zip`, zarr-python's `ZipStore`): a zip file whose
 //! members are a store's keys, read through zarrs' zip storage adapter.
-//! They are read-only here: every write is refused, naming the file.
+//! An open one is read-only: every write is refused, naming the file. A
+//! new one is built as a directory out of sight, then packed into its
+//! place whole ([`pack`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +17,80 @@ use zarrs::storage::{
 use zarrs_zip::ZipStorageAdapter;
 
 use crate::error::{Error, Result};
+
+/// Whether the new store at `place` is a zip store: its name ends in
+/// `.zip` (`obs.zarr.zip`).
+pub(crate) fn is_zip_place(place: &Path) -> bool {
+    place.extension().is_some_and(|e| e == "zip")
+}
+
+/// Packs the store built in the directory `building` into a new zip file
+/// at `place`, as zarr-python's `ZipStore` writes one: each key a member,
+/// stored uncompressed (a chunk is compressed by its codec already), in
+/// key order. The file is written hidden beside `place` and renamed into
+/// it, which must still be free; with `durable`, it reaches the disk
+/// first.
+pub(crate) fn pack(building: &Path, place: &Path, durable: bool) -> Result<()> {
+    let io = |source| Error::Io {
+        path: place.to_path_buf(),
+        source,
+    };
+    let temp = ndl_runtime::staging::hidden_file_beside(place).map_err(io)?;
+    let mut zip = zip::ZipWriter::new(std::io::BufWriter::with_capacity(1 << 20, temp));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    let zipped = |e: zip::result::ZipError| io(std::io::Error::other(e));
+    for (key, file) in keys(building).map_err(io)? {
+        zip.start_file(key.as_str(), options).map_err(zipped)?;
+        let mut member = std::fs::File::open(&file).map_err(io)?;
+        std::io::copy(&mut member, &mut zip).map_err(io)?;
+    }
+    let temp = zip
+        .finish()
+        .map_err(zipped)?
+        .into_inner()
+        .map_err(|e| io(e.into_error()))?;
+    if durable {
+        temp.as_file().sync_all().map_err(io)?;
+    }
+    temp.into_temp_path()
+        .persist_noclobber(place)
+        .map_err(|e| match e.error.kind() {
+            std::io::ErrorKind::AlreadyExists => Error::Exists {
+                store: place.display().to_string(),
+            },
+            _ => io(e.error),
+        })?;
+    if durable {
+        ndl_runtime::staging::sync_dir(place.parent().unwrap_or(Path::new("."))).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Every file below `dir`, as its store key (`temp/c/0/0`), in key order.
+fn keys(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at)? {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let key = path.strip_prefix(dir).map_err(std::io::Error::other)?;
+            let key: Vec<String> = key
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            found.push((key.join("/"), path));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
 
 /// The first bytes of a zip file (a local file header, or the end of an
 /// empty archive's central directory).

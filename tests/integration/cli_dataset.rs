@@ -411,6 +411,48 @@ fn a_table_holding_strings_converts_as_its_dataset() {
     );
 }
 
+/// A whole file converts to a zip store (`.zarr.zip`, zarr-python's
+/// `ZipStore`) of either format: one zip file, which xarray opens through
+/// `ZipStore` equal to the source, and which converts back to `.nc`.
+#[test]
+fn a_dataset_converts_to_a_zip_store_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("ds.nc");
+    run_with(
+        &python312(),
+        DATASET_PY,
+        &[s(&src), s(&d.join("3.nc")), s(&d.join("2.zarr"))],
+    );
+    for format in ["3", "2"] {
+        let zip = d.join(format!("ds{format}.zarr.zip"));
+        converted(
+            convert(&src, &zip, &["--zarr-format", format]),
+            "to a zip store",
+        );
+        assert!(zip.is_file(), "{zip:?}");
+        let out = run_with(
+            &python312(),
+            "import sys, xarray as xr, zarr\n\
+             theirs = xr.open_dataset(sys.argv[1]).load()\n\
+             ours = xr.open_zarr(zarr.storage.ZipStore(sys.argv[2], mode='r')).load()\n\
+             xr.testing.assert_equal(ours, theirs)\n\
+             print(sorted(ours.data_vars))",
+            &[s(&src), s(&zip)],
+        );
+        assert_eq!(out, "['crs', 'flag', 'name', 'temp']\n", "{zip:?}");
+        let back = d.join(format!("back{format}.nc"));
+        converted(convert(&zip, &back, &[]), "a zip store to .nc");
+        let out = run_with(&python312(), SAME_DATASET_PY, &[s(&src), s(&back)]);
+        assert_eq!(out, "['crs', 'flag', 'name', 'temp'] ['station', 'time']\n");
+    }
+    let left: Vec<_> = ndl_testkit::names(d)
+        .into_iter()
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// A file of one data variable beside its coordinates (the commonest
 /// netCDF file) converts whole to a Zarr store or a netCDF-4 file, its
 /// coordinates included, as xarray opens it, groups too; to a `.npy` it

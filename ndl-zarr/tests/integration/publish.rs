@@ -254,3 +254,43 @@ fn a_sized_store_appears_once_created() {
         );
     }
 }
+
+/// A new store whose name ends in `.zip` is packed into a zip file once
+/// complete, as zarr-python's `ZipStore` writes one: every layout and
+/// format, written by a writer appended to without `publish_on_finish`;
+/// nothing is at the place before `finish`, no directory is left beside
+/// it after. We read it back, and so does zarr-python 3.4 (3.1 what it
+/// reads of a directory store: all but the v3 struct).
+#[test]
+fn a_store_named_zip_is_packed_into_a_zip_file_zarr_python_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for (k, options) in every_kind().into_iter().enumerate() {
+        let path = dir.path().join(format!("s{k}.zarr.zip"));
+        let options = options.publish_on_finish(false);
+        let mut w = ArrayWriter::<Rec>::create_with(&path, &options).unwrap();
+        w.append(&records(0..5)).unwrap();
+        w.append(&records(5..7)).unwrap();
+        assert!(!path.exists());
+        w.finish().unwrap();
+        assert!(path.is_file(), "{path:?}");
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..7));
+        paths.push(path.to_str().unwrap().to_string());
+    }
+    let left: Vec<_> = names(dir.path())
+        .into_iter()
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let script = "import sys, zarr\n\
+        for p in sys.argv[1:]:\n\
+        \x20   node = zarr.open(zarr.storage.ZipStore(p, mode='r'), mode='r')\n\
+        \x20   ids = node['id'][:] if isinstance(node, zarr.Group) else node[:]['id']\n\
+        \x20   print(ids.tolist())\n";
+    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let out = ndl_testkit::run_with(&ndl_testkit::python312(), script, &args);
+    assert_eq!(out, "[0, 1, 2, 3, 4, 5, 6]\n".repeat(4));
+    // zarr-python 3.1 has no v3 struct data type: the others.
+    let out = ndl_testkit::run_with(&ndl_testkit::python(), script, &args[1..]);
+    assert_eq!(out, "[0, 1, 2, 3, 4, 5, 6]\n".repeat(3));
+}
