@@ -24,44 +24,53 @@ pub(crate) fn is_zip_place(place: &Path) -> bool {
     place.extension().is_some_and(|e| e == "zip")
 }
 
+/// Where in the building directory its zip file is packed: no store key
+/// (v2's begin with a dot too, but are `.zarray`, `.zattrs`, ...).
+const PACKING: &str = ".ndl-packing.zip";
+
 /// Packs the store built in the directory `building` into a new zip file
 /// at `place`, as zarr-python's `ZipStore` writes one: each key a member,
 /// stored uncompressed (a chunk is compressed by its codec already), in
-/// key order. The file is written hidden beside `place` and renamed into
-/// it, which must still be free; with `durable`, it reaches the disk
-/// first.
+/// key order. The file is packed inside `building` (a writer killed
+/// meanwhile leaves it in its own leftover, which the next writer
+/// removes), then linked into `place`, which must still be free; with
+/// `durable`, it reaches the disk first.
 pub(crate) fn pack(building: &Path, place: &Path, durable: bool) -> Result<()> {
     let io = |source| Error::Io {
         path: place.to_path_buf(),
         source,
     };
-    let temp = ndl_runtime::staging::hidden_file_beside(place).map_err(io)?;
-    let mut zip = zip::ZipWriter::new(std::io::BufWriter::with_capacity(1 << 20, temp));
+    let keys = keys(building).map_err(io)?;
+    let packing = building.join(PACKING);
+    let file = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&packing)
+        .map_err(io)?;
+    let mut zip = zip::ZipWriter::new(std::io::BufWriter::with_capacity(1 << 20, file));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
     let zipped = |e: zip::result::ZipError| io(std::io::Error::other(e));
-    for (key, file) in keys(building).map_err(io)? {
+    for (key, file) in keys {
         zip.start_file(key.as_str(), options).map_err(zipped)?;
         let mut member = std::fs::File::open(&file).map_err(io)?;
         std::io::copy(&mut member, &mut zip).map_err(io)?;
     }
-    let temp = zip
+    let file = zip
         .finish()
         .map_err(zipped)?
         .into_inner()
         .map_err(|e| io(e.into_error()))?;
     if durable {
-        temp.as_file().sync_all().map_err(io)?;
+        file.sync_all().map_err(io)?;
     }
-    temp.into_temp_path()
-        .persist_noclobber(place)
-        .map_err(|e| match e.error.kind() {
-            std::io::ErrorKind::AlreadyExists => Error::Exists {
-                store: place.display().to_string(),
-            },
-            _ => io(e.error),
-        })?;
+    std::fs::hard_link(&packing, place).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => Error::Exists {
+            store: place.display().to_string(),
+        },
+        _ => io(e),
+    })?;
     if durable {
         ndl_runtime::staging::sync_dir(place.parent().unwrap_or(Path::new("."))).map_err(io)?;
     }

@@ -293,6 +293,62 @@ fn kill_during_write_leaves_no_store_or_a_complete_one() {
     }
 }
 
+/// kill -9 while a zip store is built or packed: no file at its place, or
+/// the whole store; the next write of it finds nothing in its way (the
+/// zip being packed is inside the killed writer's building directory,
+/// which it removes) and leaves only the zip file.
+#[test]
+fn kill_while_packing_a_zip_store_leaves_no_file_or_a_complete_one() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        return child(&spec);
+    }
+    let mut killed_packing = 0;
+    for packing in [false, true, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.zarr.zip");
+        let mut writer = spawn_writer(
+            "kill_while_packing_a_zip_store_leaves_no_file_or_a_complete_one",
+            &format!("write:V3:{}", path.display()),
+        );
+        writer.wait_for("started");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let seen = |wanted: &str| {
+            std::fs::read_dir(dir.path()).unwrap().flatten().any(|e| {
+                let building = e.file_name().to_string_lossy().ends_with(".partial");
+                building && (wanted.is_empty() || e.path().join(wanted).exists())
+            })
+        };
+        let wanted = if packing { ".ndl-packing.zip" } else { "" };
+        while !seen(wanted) && !path.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "the writer never got to {wanted:?}"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let lines = writer.kill();
+        if path.exists() {
+            assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..WRITE));
+            // Killed after the link, before its building directory went:
+            // that is hidden, and the next writer of the name removes it.
+            let mut names = ndl_testkit::names(dir.path());
+            names.retain(|n| !(n.starts_with(".w.zarr.zip.") && n.ends_with(".partial")));
+            assert_eq!(names, ["w.zarr.zip"]);
+            continue;
+        }
+        killed_packing += usize::from(packing);
+        assert!(finished(&lines).is_empty(), "{lines:?}");
+        assert!(ndl_zarr::read::<Rec>(&path).is_err());
+        Kind::V3.options().write(&path, &records(0..300)).unwrap();
+        assert_eq!(ndl_zarr::read::<Rec>(&path).unwrap(), records(0..300));
+        assert_eq!(ndl_testkit::names(dir.path()), ["w.zarr.zip"]);
+    }
+    assert!(
+        killed_packing >= 1,
+        "no kill landed while the zip was packed"
+    );
+}
+
 /// A building directory left by a killed writer whose process id this
 /// process has now (ids are reused; in a container every run may be the
 /// same id) must not stop a new `write` of the same store.
