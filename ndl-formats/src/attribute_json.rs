@@ -188,12 +188,24 @@ fn yaml_of(value: &J, dt: &Datatype) -> serde_yaml::Value {
 fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
     match value {
         J::String(s) => Some(Attribute::from(s.as_str())),
-        J::Array(items) if element.as_int().is_some() && items.iter().all(J::is_number) => {
-            let values: Vec<serde_yaml::Value> = items
-                .iter()
-                .filter_map(|v| serde_yaml::to_value(v).ok())
-                .collect();
-            Some(Attribute::long([values.len()], element.clone(), values))
+        // Integers that fit an integer column's type are of it (CF's
+        // flags); other numbers are `int64` or `double`, as JSON's.
+        J::Array(items) if !items.is_empty() && items.iter().all(J::is_number) => {
+            let of_column = element
+                .as_int()
+                .is_some()
+                .then(|| of_element(value, element));
+            of_column.flatten().or_else(|| {
+                let dt = match items.iter().all(|v| v.is_i64() || v.is_u64()) {
+                    true => Datatype::Int64,
+                    false => Datatype::Float64,
+                };
+                Some(Attribute::long(
+                    [items.len()],
+                    dt.clone(),
+                    values_of(value, &dt, 1),
+                ))
+            })
         }
         J::Array(items) if !items.is_empty() && items.iter().all(J::is_string) => {
             let values: Vec<serde_yaml::Value> = items

@@ -10,32 +10,43 @@ use ndl_runtime::ndl::NameMap;
 use serde_json::{Map, Value};
 
 use crate::attribute_json::{attribute, is_hdf5_bookkeeping, is_zarr_bookkeeping};
+use crate::options::ReadOptions;
 use crate::source::Source;
 
 /// `source` with the attributes of `attributes` (their elements of
 /// `types`, where the format keeps them) that a destination takes, save
-/// those named in `used`.
+/// those named in `used`, and `coordinates` unless the array is read as
+/// one of a whole file (`options`).
 pub(crate) fn with_attributes(
     source: Box<dyn Source>,
-    attributes: &Map<String, Value>,
-    types: &BTreeMap<String, Datatype>,
+    (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
     used: &[&str],
+    options: &ReadOptions,
 ) -> Box<dyn Source> {
     carrying(source, attributes, types, |name| {
-        is_left_behind(name) || used.contains(&name)
+        is_left_behind(name) || used.contains(&name) || is_alone(name, options)
     })
 }
 
 /// `source`, values read as stored, with every attribute of
-/// `attributes` but the formats' bookkeeping: its CF encodings
+/// `attributes` but the formats' bookkeeping (and `coordinates` unless
+/// the array is read as one of a whole file): its CF encodings
 /// (`_FillValue`, `scale_factor`, a time's `units`) come along, for a
 /// destination that keeps them as the source does.
 pub(crate) fn with_encodings(
     source: Box<dyn Source>,
-    attributes: &Map<String, Value>,
-    types: &BTreeMap<String, Datatype>,
+    (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
+    options: &ReadOptions,
 ) -> Box<dyn Source> {
-    carrying(source, attributes, types, |name| name == "ndl_fills")
+    carrying(source, attributes, types, |name| {
+        name == "ndl_fills" || is_alone(name, options)
+    })
+}
+
+/// Whether `name` is `coordinates` of an array read alone: it names
+/// variables that do not come along.
+fn is_alone(name: &str, options: &ReadOptions) -> bool {
+    name == "coordinates" && !options.whole_file
 }
 
 /// `source` with the attributes of `attributes` that are no bookkeeping
@@ -71,7 +82,7 @@ fn carrying(
 /// Why no destination takes an attribute of `datatype`, if it does not:
 /// a reference points into the source file, and no format writes an
 /// attribute of variable-length sequences.
-fn not_taken(datatype: &Datatype) -> Option<&'static str> {
+pub(crate) fn not_taken(datatype: &Datatype) -> Option<&'static str> {
     match datatype {
         Datatype::ObjRef | Datatype::RegRef(_) => Some("a reference points into the source file"),
         Datatype::Vlen(_) | Datatype::Optional(_) => {
@@ -101,12 +112,11 @@ fn is_bookkeeping(name: &str, value: &Value, on_scale: bool) -> bool {
     is_hdf5_bookkeeping(name, value, on_scale) || is_zarr_bookkeeping(name) || name == "CLASS"
 }
 
-/// What no destination of one array takes beside the formats'
-/// bookkeeping: our `ndl_fills`, a fill (each destination stores one its
-/// own way, in the array's type), and `coordinates` (it names variables
-/// that do not come along).
+/// What no destination of decoded values takes beside the formats'
+/// bookkeeping: our `ndl_fills`, and a fill (each destination stores one
+/// its own way, in the array's type).
 fn is_left_behind(name: &str) -> bool {
-    matches!(name, "ndl_fills" | "_FillValue" | "coordinates")
+    matches!(name, "ndl_fills" | "_FillValue")
 }
 
 /// The `_FillValue` `source` carries, as one element of its number

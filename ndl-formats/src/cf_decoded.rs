@@ -8,19 +8,21 @@
 
 use std::collections::BTreeMap;
 
+use ndl_runtime::ndl::Storage;
 use ndl_runtime::time::{CfCounts, CfValues, cf_time_type};
 use ndl_runtime::{ArraySpec, ByteOrder, Datatype};
 use serde_json::{Map, Value};
 
 use crate::cf_numbers::CfNumbers;
 use crate::error::{Error, Result};
+use crate::options::ReadOptions;
 use crate::source::{Origin, Source};
 
 /// The attributes a time's decoding uses up.
 const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
 
-/// `source`, the variable `name` whose attributes are `attributes` (their
-/// elements of `types`), as `decode` asks: as xarray reads it, its CF
+/// `source`, the variable `name` whose attributes are `attributes` (with
+/// their elements' types), as `options` ask: as xarray reads it, its CF
 /// encodings undone ([`decoded`]) and the attributes a destination carries;
 /// else as stored, its encodings among the attributes. Times that say
 /// their type (ndl's own, `ndl_datatype`) are read as they are, whose
@@ -31,20 +33,19 @@ const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
 pub(crate) fn as_asked(
     source: Box<dyn Source>,
     name: &str,
-    attributes: &Map<String, Value>,
-    types: &BTreeMap<String, Datatype>,
-    decode: bool,
+    attributes: (&Map<String, Value>, &BTreeMap<String, Datatype>),
+    options: &ReadOptions,
 ) -> Result<Box<dyn Source>> {
     if let Datatype::Time(_) = source.spec().datatype {
-        let carried = crate::carried::with_attributes(source, attributes, types, TIME_ATTRIBUTES);
+        let carried = crate::carried::with_attributes(source, attributes, TIME_ATTRIBUTES, options);
         return Ok(carried);
     }
-    if !decode {
-        return Ok(crate::carried::with_encodings(source, attributes, types));
+    if !options.decodes_cf() {
+        return Ok(crate::carried::with_encodings(source, attributes, options));
     }
-    let (source, used) = decoded(source, name, attributes, types)?;
+    let (source, used) = decoded(source, name, attributes.0, attributes.1)?;
     Ok(crate::carried::with_attributes(
-        source, attributes, types, used,
+        source, attributes, used, options,
     ))
 }
 
@@ -174,6 +175,12 @@ impl Source for Decoded {
 
     fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// None: the stored chunks and filters were made for the stored
+    /// values, not for these wider ones.
+    fn storage(&self) -> Option<&Storage> {
+        None
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

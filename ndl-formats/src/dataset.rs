@@ -3,9 +3,9 @@
 //! and coordinates, an HDF5 file's datasets, an `.npz` archive's members,
 //! a Zarr group's arrays.
 //!
-//! Each array is read as `--member` reads it (CF encodings undone, its
-//! dimensions named, its attributes carried) and written at the path it
-//! has in the file; the file's root attributes, but its bookkeeping, are
+//! Each array is read as `--member` reads it (its values as stored, its
+//! dimensions named, its attributes and CF encodings carried, unless
+//! `--decode-cf` undoes them) and written at the path it has in the file; the file's root attributes, but its bookkeeping, are
 //! the destination's, and the groups between keep theirs. The destination
 //! appears whole: a Zarr group with consolidated metadata, so that
 //! `xr.open_zarr` opens it as the file's dataset; a netCDF-4 file whose
@@ -84,7 +84,7 @@ fn to_zarr(
     for entry in &contents.entries {
         let name = entry.label();
         let at = group.array_location(&name)?;
-        let read = options.read.clone().member(&name);
+        let read = whole_file_member(options, &name);
         let progress = after(done, progress);
         done += convert_to(ZARR, (src, &read), &at, options, &progress)?;
     }
@@ -105,18 +105,23 @@ fn to_hdf5(
     let hdf5 = &options.write.hdf5.options;
     let mut file = DocumentWriter::create_with(dst, hdf5).map_err(in_hdf5(dst))?;
     let root = (&contents.attributes, &contents.attribute_types);
-    crate::hdf5_attributes::write_group(dst, &file, "/", root)?;
+    let mut notes = crate::hdf5_attributes::write_group(dst, &file, "/", root)?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
         file.group(&g.path).map_err(in_hdf5(dst))?;
         let attributes = (&g.attributes, &g.attribute_types);
-        crate::hdf5_attributes::write_group(dst, &file, &g.path, attributes)?;
+        notes.extend(crate::hdf5_attributes::write_group(
+            dst, &file, &g.path, attributes,
+        )?);
+    }
+    for note in notes {
+        progress(Progress::Note(note));
     }
     let (coordinates, variables): (Vec<&Entry>, Vec<&Entry>) =
         contents.entries.iter().partition(|e| is_coordinate(e));
     let mut done = 0;
     for entry in coordinates.into_iter().chain(variables) {
         let name = entry.label();
-        let read = options.read.clone().member(&name);
+        let read = whole_file_member(options, &name);
         let Opened::Array(source) = Opened::open(src, &read)? else {
             return Err(Error::Unsupported {
                 path: src.to_path_buf(),
@@ -150,6 +155,14 @@ fn to_hdf5(
     }
     file.finish().map_err(in_hdf5(dst))?;
     Ok(done)
+}
+
+/// How the member `name` of a file copied whole is read: as `options`
+/// say, the variables its `coordinates` name coming along.
+fn whole_file_member(options: &ConvertOptions, name: &str) -> crate::ReadOptions {
+    let mut read = options.read.clone().member(name);
+    read.whole_file = true;
+    read
 }
 
 /// Whether `entry` is a coordinate variable: one dimension, named as

@@ -53,9 +53,8 @@ pub(crate) fn signature_after_user_block(path: &Path) -> Result<bool> {
 /// they name one; else its records in columns, or its only dataset. The
 /// file's inventory is taken once, for both questions.
 pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
-    let decode = options.decodes_cf();
     if let Some(member) = &options.member {
-        return open_member(path, member, decode);
+        return open_member(path, member, options);
     }
     let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
     if let Some(columns) = Hdf5ColumnsSource::probe(path, &inventory)? {
@@ -65,7 +64,7 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
         };
     }
     let dataset = only_dataset(path, &inventory)?;
-    let source = open_member(path, &dataset, decode)?;
+    let source = open_member(path, &dataset, options)?;
     // Coordinate variables hold data too: a dataset is more than the one.
     let coordinates = inventory
         .datasets
@@ -100,8 +99,8 @@ impl Source for WithCoordinates {
 
 /// The dataset `name` of the file at `path` as a source: its elements,
 /// or, for variable-length strings, their values padded to a fixed width;
-/// its CF encodings undone where `decode`.
-fn open_member(path: &Path, name: &str, decode: bool) -> Result<Box<dyn Source>> {
+/// its CF encodings undone as `options` ask.
+fn open_member(path: &Path, name: &str, options: &ReadOptions) -> Result<Box<dyn Source>> {
     let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
     let (attributes, types) = reader.attributes();
     if reader.stored().datatype == Datatype::String {
@@ -111,14 +110,14 @@ fn open_member(path: &Path, name: &str, decode: bool) -> Result<Box<dyn Source>>
         source.dimensions = dimensions.filter(|d| d.len() == source.spec.shape.len());
         return Ok(crate::carried::with_attributes(
             Box::new(source),
-            &attributes,
-            &types,
+            (&attributes, &types),
             &[],
+            options,
         ));
     }
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
     let name = name.trim_start_matches('/');
-    crate::cf_decoded::as_asked(source, name, &attributes, &types, decode)
+    crate::cf_decoded::as_asked(source, name, (&attributes, &types), options)
 }
 
 /// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).

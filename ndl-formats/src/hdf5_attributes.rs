@@ -2,17 +2,17 @@
 //! dataset, each of the type the source gives it (a `short` `valid_range`
 //! stays `short`, as netCDF's CF conventions require of it).
 
-use std::path::Path;
-
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use ndl_hdf5::{ArrayWriter, DocumentWriter, Elements};
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::Attribute;
 use serde_json::{Map, Value};
 
-use crate::create::plan::attribute as planned;
+use crate::create::plan::{PlannedAttribute, attribute as planned};
 use crate::create::values::Values;
-use crate::error::{Error, Result, in_hdf5};
+use crate::error::{Result, in_hdf5};
 use crate::source::Source;
 
 /// Writes the attributes `source` carries on the dataset of `writer`, in
@@ -20,7 +20,7 @@ use crate::source::Source;
 /// ([`fill`](crate::carried::fill)), which the writer wrote with it.
 ///
 /// # Errors
-/// An attribute of no HDF5 type (a `vlen` one), naming it.
+/// An attribute HDF5 refuses even as JSON, naming it.
 pub(crate) fn write(path: &Path, writer: &ArrayWriter, source: &dyn Source) -> Result<()> {
     let Some(attributes) = source.attributes() else {
         return Ok(());
@@ -30,17 +30,21 @@ pub(crate) fn write(path: &Path, writer: &ArrayWriter, source: &dyn Source) -> R
         if name == "_FillValue" && filled {
             continue;
         }
-        let a = planned(name, a, &source.array_name()).map_err(unwritable(path))?;
-        writer
-            .attribute(name, &a.datatype, &a.shape, elements(&a.values))
-            .map_err(in_hdf5(path))?;
+        written(
+            name,
+            a,
+            |t| writer.attribute(name, &t.datatype, &t.shape, elements(&t.values)),
+            |json| writer.json_attribute(name, json),
+        )
+        .map_err(in_hdf5(path))?;
     }
     Ok(())
 }
 
 /// Writes on the group at `group` of `file`, at `path`, the attributes of
 /// the source's group that a copy takes ([`group_attributes`]), of their
-/// stored `types` where the source's format keeps them.
+/// stored `types` where the source's format keeps them; returns a note
+/// for each left out.
 ///
 /// [`group_attributes`]: crate::carried::group_attributes
 ///
@@ -51,27 +55,60 @@ pub(crate) fn write_group(
     file: &DocumentWriter,
     group: &str,
     (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
-) -> Result<()> {
+) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
     for (name, value) in crate::carried::group_attributes(attributes) {
         let stored = types.get(&name);
+        if let Some(why) = stored.and_then(crate::carried::not_taken) {
+            notes.push(format!(
+                "attribute `{name}` of group `{group}` is left out: {why}"
+            ));
+            continue;
+        }
         let Some(a) = crate::attribute_json::attribute(&name, &value, &Datatype::String, stored)
         else {
             continue;
         };
-        let a = planned(&name, &a, group).map_err(unwritable(path))?;
-        file.attribute(group, &name, &a.datatype, &a.shape, elements(&a.values))
-            .map_err(in_hdf5(path))?;
+        written(
+            &name,
+            &a,
+            |t| file.attribute(group, &name, &t.datatype, &t.shape, elements(&t.values)),
+            |json| file.json_attribute(group, &name, json),
+        )
+        .map_err(in_hdf5(path))?;
     }
-    Ok(())
+    Ok(notes)
 }
 
-/// The error of an attribute, at `path`, whose values do not make its
-/// datatype's.
-fn unwritable(path: &Path) -> impl Fn((String, String)) -> Error + '_ {
-    move |(at, why)| Error::Unsupported {
-        path: path.to_path_buf(),
-        message: format!("{at}: {why}"),
+/// Writes the attribute `a` named `name` by `typed`, where it is of a
+/// type every netCDF reader has (numbers and text, and arrays of them);
+/// else, or where that fails, by `json` from its JSON value, as a
+/// destination writes a value of no type of its own: a bool as `int8`, a
+/// record as its JSON text.
+fn written(
+    name: &str,
+    a: &Attribute,
+    typed: impl Fn(&PlannedAttribute) -> ndl_hdf5::Result<()>,
+    json: impl Fn(&Value) -> ndl_hdf5::Result<()>,
+) -> ndl_hdf5::Result<()> {
+    let plan = is_typed(&a.datatype)
+        .then(|| planned(name, a, "").ok())
+        .flatten();
+    if let Some(Ok(())) = plan.as_ref().map(&typed) {
+        return Ok(());
     }
+    json(&serde_json::to_value(&a.value).unwrap_or(Value::Null))
+}
+
+/// Whether attributes of `datatype` are written of their own type:
+/// integers, `float32`, `float64` and text, and arrays of them.
+fn is_typed(datatype: &Datatype) -> bool {
+    let (element, _) = datatype.innermost();
+    element.as_int().is_some()
+        || matches!(
+            element,
+            Datatype::Float32 | Datatype::Float64 | Datatype::String | Datatype::FixedString(_)
+        )
 }
 
 /// `values` as the HDF5 writers take them.

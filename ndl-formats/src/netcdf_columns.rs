@@ -28,10 +28,12 @@ pub(crate) fn open_records(
     path: &Path,
     inventory: &Inventory,
 ) -> Result<Option<Box<dyn RecordSource>>> {
-    let Some(source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
+    let Some(mut source) = NetcdfColumnsSource::open(path, inventory, RECORD_BATCH_BYTES)? else {
         return Ok(None);
     };
-    crate::cf_table::refuse_encoded_variables(path, inventory)?;
+    // Refused once read as records: copied whole, the dataset keeps its
+    // encodings.
+    source.refused = crate::cf_table::refuse_encoded_variables(path, inventory).err();
     Ok(Some(Box::new(source)))
 }
 
@@ -61,6 +63,9 @@ struct NetcdfColumnsSource {
     records_per_batch: usize,
     /// Whether another tool wrote the table (ours says its datatype).
     foreign: bool,
+    /// Why its records cannot be read, if they cannot: a packed or
+    /// `_Unsigned` variable among them.
+    refused: Option<crate::Error>,
 }
 
 impl NetcdfColumnsSource {
@@ -79,6 +84,7 @@ impl NetcdfColumnsSource {
             path: path.to_path_buf(),
             records_per_batch,
             foreign: !crate::hdf5::written_as_columns(inventory),
+            refused: None,
         }))
     }
 }
@@ -98,6 +104,9 @@ impl RecordSource for NetcdfColumnsSource {
     }
 
     fn next_batch(&mut self) -> Result<Option<Column>> {
+        if let Some(refused) = self.refused.take() {
+            return Err(refused);
+        }
         self.reader
             .next_block(self.records_per_batch)
             .map_err(in_hdf5(&self.path))

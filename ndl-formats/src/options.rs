@@ -20,6 +20,9 @@ pub struct ReadOptions {
     /// Whether CF encodings are undone; `None`: as the use asks (a
     /// conversion keeps them where the destination holds them).
     pub(crate) decode_cf: Option<bool>,
+    /// Whether the member is read as one array of a whole file copied, so
+    /// that the variables its `coordinates` name come along.
+    pub(crate) whole_file: bool,
 }
 
 impl ReadOptions {
@@ -53,7 +56,9 @@ impl ReadOptions {
     /// `missing_value` read as NaN, netCDF-3's `_Unsigned` bytes as
     /// unsigned, counts of time with CF `units` as times. Off, values are
     /// read as stored and the encodings come along as the variable's
-    /// attributes, for a destination that holds them.
+    /// attributes, for a destination that holds them. (A table's columns,
+    /// read as one array of records, are always decoded: a record has no
+    /// attributes of its fields.)
     ///
     /// Unsaid, they are undone, but by a conversion to a destination that
     /// keeps attributes (a Zarr store, an HDF5 or netCDF-4 file), which

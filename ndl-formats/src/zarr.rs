@@ -599,9 +599,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
             let types = Default::default();
             return Ok(crate::carried::with_attributes(
                 Box::new(source),
-                &attributes,
-                &types,
+                (&attributes, &types),
                 &[],
+                options,
             ));
         }
         let mut source = ZarrSource::open(path)?;
@@ -611,9 +611,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
             Some(CfAttributes::Array(attributes)) => crate::cf_decoded::as_asked(
                 Box::new(source),
                 &stem(path),
-                &attributes,
-                &types,
-                options.decodes_cf(),
+                (&attributes, &types),
+                options,
             ),
             Some(CfAttributes::Columns(columns)) => crate::cf_table::decoded(
                 Box::new(source),
@@ -624,11 +623,15 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     },
     create: Some(|path, source, options| {
         let mut options = options.zarr.clone();
+        let fill = fill_metadata(source, options.zarr.format());
         for (name, value) in crate::sidecar::json_attributes(source) {
+            if name == "_FillValue" && fill.is_some() {
+                continue;
+            }
             let value = crate::attribute_json::zarr_attribute(value);
             options.zarr = options.zarr.attribute(&name, value);
         }
-        if let Some((fill_value, attribute)) = fill_metadata(source, options.zarr.format()) {
+        if let Some((fill_value, attribute)) = fill {
             options.zarr = options.zarr.fill_value(fill_value);
             // xarray keeps a v2 array's `_FillValue` as its `fill_value`.
             if options.zarr.format() == ndl_zarr::ZarrFormat::V3 {

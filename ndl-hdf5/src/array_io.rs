@@ -499,6 +499,14 @@ impl ArrayWriter {
             .map_err(|f| f.at(&self.path, &format!("{}@{name}", self.name)))
     }
 
+    /// Writes the attribute `name` of the dataset from a JSON value, as
+    /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
+    /// them: for a value that has no type of its own (a Zarr store's).
+    pub fn json_attribute(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+        crate::user_attributes::write_one(&self.dataset, name, value)
+            .map_err(hdf5_error(&self.path, &format!("{}@{name}", self.name)))
+    }
+
     /// The bytes of one row: the elements after the first dimension.
     pub fn row_bytes(&self) -> usize {
         match self.utf32 {

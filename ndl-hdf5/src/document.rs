@@ -278,6 +278,21 @@ impl DocumentWriter {
             .map_err(|f| f.at(self.staged.path(), &format!("{object}@{name}")))
     }
 
+    /// Writes the attribute `name` of the group or dataset at `object`
+    /// from a JSON value, as
+    /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
+    /// them: for a value that has no type of its own (a Zarr store's).
+    pub fn json_attribute(
+        &self,
+        object: &str,
+        name: &str,
+        value: &serde_json::Value,
+    ) -> Result<()> {
+        let location = self.location(object)?;
+        crate::user_attributes::write_one(&location, name, value)
+            .map_err(self.error(&format!("{object}@{name}")))
+    }
+
     /// Closes the file and renames it into place.
     pub fn finish(self) -> Result<()> {
         drop(self.dimensions);

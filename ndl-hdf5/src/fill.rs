@@ -27,12 +27,18 @@ pub(crate) fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynVa
     }
 }
 
+/// Why `len` bytes are no fill of `datatype`: not a number, or not one
+/// number's bytes.
 pub(crate) fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
+    let name = datatype.keyword().unwrap_or("this datatype");
+    let why = match datatype.size() {
+        Some(size) if size != len && fill_value(datatype, &vec![0; size]).is_some() => {
+            format!("a fill of {len} bytes for {name}, whose values are {size} bytes")
+        }
+        _ => format!("a fill of {len} bytes for {name}: fills are set for numbers only"),
+    };
     crate::TypeError {
         field: String::new(),
-        why: format!(
-            "a fill of {len} bytes for {}: fills are set for numbers only",
-            datatype.keyword().unwrap_or("this datatype")
-        ),
+        why,
     }
 }

@@ -20,7 +20,7 @@ pub(crate) fn write(
 /// Text as netCDF's `char`, integers as `int64`, other numbers as
 /// `double`, bools as `int8`, lists of numbers or of strings as arrays of
 /// them, and anything else as its JSON text.
-fn write_one(location: &hdf5::Location, name: &str, value: &Value) -> hdf5::Result<()> {
+pub(crate) fn write_one(location: &hdf5::Location, name: &str, value: &Value) -> hdf5::Result<()> {
     match value {
         Value::String(text) => text_attr(location, name, text),
         Value::Bool(b) => location

@@ -65,12 +65,17 @@ pub(crate) fn pack(building: &Path, place: &Path, durable: bool) -> Result<()> {
     if durable {
         file.sync_all().map_err(io)?;
     }
-    std::fs::hard_link(&packing, place).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => Error::Exists {
-            store: place.display().to_string(),
-        },
-        _ => io(e),
-    })?;
+    let exists = || Error::Exists {
+        store: place.display().to_string(),
+    };
+    match std::fs::hard_link(&packing, place) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists()),
+        // A filesystem without hard links (vfat, some network mounts): a
+        // rename, checked first, which another writer could race.
+        Err(_) if place.exists() => return Err(exists()),
+        Err(_) => std::fs::rename(&packing, place).map_err(io)?,
+    }
     if durable {
         ndl_runtime::staging::sync_dir(place.parent().unwrap_or(Path::new("."))).map_err(io)?;
     }

@@ -184,6 +184,13 @@ for p in copies:
     assert np.isnan(ours['temp'].values[1, 0]) and np.isnan(ours['big'].values[2]), p
 print('ok')
 "#;
+    // In v2 the fill is the `fill_value` alone, as xarray writes it.
+    let zattrs = std::fs::read_to_string(z2.join("temp/.zattrs")).unwrap();
+    let zarray = std::fs::read_to_string(z2.join("temp/.zarray")).unwrap();
+    assert!(
+        !zattrs.contains("_FillValue") && zarray.contains("\"fill_value\": -32767"),
+        "{zattrs} {zarray}"
+    );
     let copies = [&nc, &z3, &z2, &from3, &from2];
     let mut args = vec![s(&src)];
     args.extend(copies.iter().map(|p| s(p)));
@@ -262,6 +269,65 @@ fn a_copy_to_netcdf_keeps_chunks_compression_and_unlimited_dimensions() {
     converted(convert(&one, &plain, &["--codec", "none"]), "--codec none");
     let header = ncdump(&["-hs"], &plain);
     assert!(!header.contains("_DeflateLevel"), "{header}");
+}
+
+/// Attributes of every kind a Zarr store or an h5py file holds survive a
+/// copy to `.nc`: lists of floats on an integer variable and on the root,
+/// a bool, and h5py's complex and `float16` ones (as JSON, as before); an
+/// h5py reference attribute is left out with a note, and `coordinates`
+/// comes along with the variables it names, decoded or not.
+#[test]
+fn attributes_of_every_kind_survive_a_copy_to_netcdf() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (zarr, h5) = (d.join("a.zarr"), d.join("a.h5"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr, h5py\n\
+         ds = xr.Dataset({'n': ('x', np.array([1, 2], 'i2'), {'actual_range': [0.5, 100.0], 'coordinates': 'lat'}),\n\
+         \x20                'lat': ('x', np.array([10.0, 20.0]))},\n\
+         \x20               attrs={'bbox': [0.0, 10.5], 'qc_applied': True, 'tags': ['a', 'b']})\n\
+         ds.to_zarr(sys.argv[1], zarr_format=3, consolidated=True)\n\
+         with h5py.File(sys.argv[2], 'w') as f:\n\
+         \x20   x = f.create_dataset('x', data=np.arange(3.0))\n\
+         \x20   x.attrs['z'] = 1 + 2j; x.attrs['h'] = np.float16(0.5)\n\
+         \x20   f.create_dataset('y', data=np.arange(2))\n\
+         \x20   f.attrs['r'] = x.ref; f.attrs['title'] = 'h'",
+        &[s(&zarr), s(&h5)],
+    );
+    let nc = d.join("z.nc");
+    converted(convert(&zarr, &nc, &[]), "Zarr to .nc");
+    let header = ncdump_header(&nc);
+    for line in [
+        "n:actual_range = 0.5, 100. ;",
+        "n:coordinates = \"lat\" ;",
+        ":bbox = 0., 10.5 ;",
+        ":qc_applied = 1b ;",
+    ] {
+        assert!(header.contains(line), "{line}: {header}");
+    }
+    let decoded = d.join("decoded.nc");
+    let run = convert(&zarr, &decoded, &["--decode-cf"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(ncdump_header(&decoded).contains("n:coordinates = \"lat\" ;"));
+    let out = run_with(
+        &python312(),
+        "import sys, xarray as xr\nprint(sorted(xr.open_dataset(sys.argv[1]).coords))",
+        &[s(&decoded)],
+    );
+    assert_eq!(out, "['lat']\n");
+    let h5nc = d.join("h.nc");
+    let run = convert(&h5, &h5nc, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.contains("attribute `r`") && run.stderr.contains("reference"),
+        "{run:#?}"
+    );
+    let header = ncdump_header(&h5nc);
+    assert!(
+        header.contains("x:h = 0.5 ;") && header.contains("x:z = "),
+        "{header}"
+    );
 }
 
 fn ncdump_header(path: &Path) -> String {
@@ -379,8 +445,10 @@ fn a_table_of_variables_converts_as_its_dataset_unless_records_are_asked_for() {
 /// A table another tool wrote holding strings (xarray's variables along
 /// one dimension, a station's name among them) converts to Zarr or
 /// netCDF-4 as the dataset it is, as for numbers alone: its dimension's
-/// name, its attributes and its integer fill kept, where records would
-/// name the dimension `record` and leave the file's attributes behind.
+/// name, its attributes, its integer fill and its packed column kept,
+/// where records would name the dimension `record`, leave the file's
+/// attributes behind and refuse the packed column (as Parquet still
+/// does).
 #[test]
 fn a_table_holding_strings_converts_as_its_dataset() {
     let dir = tempfile::tempdir().unwrap();
@@ -392,7 +460,8 @@ fn a_table_holding_strings_converts_as_its_dataset() {
          xr.Dataset({'station': ('obs', np.array(['a', 'bb', 'ccc'], dtype=object)),\n\
          \x20           'temp': ('obs', np.array([1.5, 2.5, np.nan], 'f4'), {'units': 'degC'}),\n\
          \x20           'count': ('obs', np.array([1, -1, 3], 'i4'))},\n\
-         \x20          attrs={'title': 'stations'}).to_netcdf(sys.argv[1], encoding={'count': {'_FillValue': -1}})",
+         \x20          attrs={'title': 'stations'}).to_netcdf(sys.argv[1], encoding={'count': {'_FillValue': -1},\n\
+         \x20          'temp': {'dtype': 'int16', 'scale_factor': 0.5, '_FillValue': -99}})",
         &[s(&src)],
     );
     for (dst, extra) in [
@@ -409,6 +478,10 @@ fn a_table_holding_strings_converts_as_its_dataset() {
         header.contains("obs = 3 ;") && header.contains(":title = \"stations\""),
         "{header}"
     );
+    assert!(header.contains("short temp(obs) ;"), "{header}");
+    // As records, the packed column means nothing without its attributes.
+    let run = convert(&src, &d.join("s.parquet"), &[]);
+    refused(&run, &src, &["`temp`", "--member"]);
 }
 
 /// A whole file converts to a zip store (`.zarr.zip`, zarr-python's

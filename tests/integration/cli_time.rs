@@ -703,3 +703,36 @@ fn a_64_bit_fill_masks_its_value_alone() {
     );
     assert_eq!(out, "[4.611686018427388e+18, 5.0]\n");
 }
+
+/// A netCDF-3 file of one variable converts it as `--member` would: its
+/// packed values unpacked and its fill masked, as xarray reads them (it
+/// was read raw, its attributes left behind).
+#[test]
+fn the_only_variable_of_a_netcdf3_file_reads_as_xarray_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, npy) = (dir.path().join("one.nc"), dir.path().join("one.npy"));
+    let (s, n) = (src.to_str().unwrap(), npy.to_str().unwrap());
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1], 'w', format='NETCDF3_CLASSIC') as f:\n\
+         \x20   f.createDimension('x', 3)\n\
+         \x20   v = f.createVariable('v', 'i2', ('x',), fill_value=-1)\n\
+         \x20   v.scale_factor = 0.5\n\
+         \x20   v.set_auto_maskandscale(False)\n\
+         \x20   v[:] = np.array([2, -1, 5], 'i2')",
+        &[s],
+    );
+    let run = common::cli::convert(&src, &npy, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("packed values"), "{run:#?}");
+    let out = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         ours, theirs = np.load(sys.argv[2]), xr.open_dataset(sys.argv[1])['v'].values\n\
+         assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs, equal_nan=True), (ours, theirs)\n\
+         print(ours.tolist())",
+        &[s, n],
+    );
+    assert_eq!(out, "[1.0, nan, 2.5]\n");
+}

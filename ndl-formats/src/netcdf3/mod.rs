@@ -45,9 +45,8 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
             Some(d) => crate::cf_decoded::as_asked(
                 source,
                 &name,
-                &d.attributes,
-                &d.attribute_types,
-                options.decodes_cf(),
+                (&d.attributes, &d.attribute_types),
+                options,
             ),
             None => Ok(source),
         };
@@ -58,7 +57,12 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
         return crate::cf_table::decoded(table, crate::hdf5::root_columns(&listed));
     }
     match file.header.variables.len() {
-        1 => Ok(Box::new(Netcdf3Source::new(file, 0)?)),
+        // Read as `--member` reads it: its attributes and encodings too.
+        1 => {
+            let name = file.header.variables[0].name.clone();
+            drop(file);
+            open(path, &options.clone().member(name))
+        }
         n => Err(Error::SeveralArrays {
             path: path.to_path_buf(),
             what: format!("the file holds {n} variables that are no table along one dimension"),
