@@ -502,6 +502,21 @@ impl ArrayWriter {
     /// Writes the attribute `name` of the dataset from a JSON value, as
     /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
     /// them: for a value that has no type of its own (a Zarr store's).
+    ///
+    /// ```
+    /// use ndl_hdf5::{ArrayWriter, WriteOptions};
+    /// use ndl_runtime::{ByteOrder, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.h5");
+    /// let w = ArrayWriter::create(&path, "t", &Datatype::Int8, ByteOrder::NATIVE, &[0],
+    ///     "t_t", &WriteOptions::new())?;
+    /// w.json_attribute("bbox", &serde_json::json!([0.5, 10.0]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.dataset("t")?.attr("bbox")?.read_1d::<f64>()?.to_vec(), [0.5, 10.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn json_attribute(&self, name: &str, value: &serde_json::Value) -> Result<()> {
         crate::user_attributes::write_one(&self.dataset, name, value)
             .map_err(hdf5_error(&self.path, &format!("{}@{name}", self.name)))

@@ -282,6 +282,19 @@ impl DocumentWriter {
     /// from a JSON value, as
     /// [`WriteOptions::attribute`](crate::WriteOptions::attribute) takes
     /// them: for a value that has no type of its own (a Zarr store's).
+    ///
+    /// ```
+    /// use ndl_hdf5::{DocumentWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("d.nc");
+    /// let file = DocumentWriter::create_with(&path, &WriteOptions::new())?;
+    /// file.json_attribute("/", "qc_applied", &serde_json::json!(true))?;
+    /// file.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.attr("qc_applied")?.read_scalar::<i8>()?, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn json_attribute(
         &self,
         object: &str,
