@@ -15,6 +15,7 @@ use crate::attribute_json::is_hdf5_bookkeeping;
 use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
 use crate::error::{Error, Result, in_hdf5};
 use crate::format::FormatInfo;
+use crate::netcdf_columns::written_as_columns;
 use crate::options::{Hdf5SinkOptions, Layout, ReadOptions, Setting, WriteSettings};
 use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
@@ -600,17 +601,6 @@ impl Sink for Hdf5Sink {
         }
         self.write_array(source, progress)
     }
-}
-
-/// Whether the file holds records we wrote in the columns layout: its
-/// root's `ndl_datatype` attribute is a datatype.
-pub(crate) fn written_as_columns(inventory: &Inventory) -> bool {
-    inventory
-        .groups
-        .first()
-        .and_then(|root| root.attributes.get(ndl_hdf5::NDL_DATATYPE))
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|text| serde_json::from_str::<Datatype>(text).is_ok())
 }
 
 /// The record whose fields are the variables of the root group of a file

@@ -83,7 +83,7 @@ impl NetcdfColumnsSource {
             reader,
             path: path.to_path_buf(),
             records_per_batch,
-            foreign: !crate::hdf5::written_as_columns(inventory),
+            foreign: !written_as_columns(inventory),
             refused: None,
         }))
     }
@@ -330,4 +330,15 @@ mod tests {
         );
         assert!(!path.exists());
     }
+}
+
+/// Whether the file holds records we wrote in the columns layout: its
+/// root's `ndl_datatype` attribute is a datatype.
+pub(crate) fn written_as_columns(inventory: &Inventory) -> bool {
+    inventory
+        .groups
+        .first()
+        .and_then(|root| root.attributes.get(ndl_hdf5::NDL_DATATYPE))
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|text| serde_json::from_str::<Datatype>(text).is_ok())
 }
