@@ -152,6 +152,17 @@ impl RecordSink for NetcdfColumnsSink {
     }
 }
 
+/// Whether the file holds records we wrote in the columns layout: its
+/// root's `ndl_datatype` attribute is a datatype.
+pub(crate) fn written_as_columns(inventory: &Inventory) -> bool {
+    inventory
+        .groups
+        .first()
+        .and_then(|root| root.attributes.get(ndl_hdf5::NDL_DATATYPE))
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|text| serde_json::from_str::<Datatype>(text).is_ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,15 +341,4 @@ mod tests {
         );
         assert!(!path.exists());
     }
-}
-
-/// Whether the file holds records we wrote in the columns layout: its
-/// root's `ndl_datatype` attribute is a datatype.
-pub(crate) fn written_as_columns(inventory: &Inventory) -> bool {
-    inventory
-        .groups
-        .first()
-        .and_then(|root| root.attributes.get(ndl_hdf5::NDL_DATATYPE))
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|text| serde_json::from_str::<Datatype>(text).is_ok())
 }
