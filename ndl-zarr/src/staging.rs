@@ -40,15 +40,6 @@ impl Staging {
     /// ends in no name (`.`, `..`).
     pub(crate) fn begin(store: Store) -> Result<(Store, Option<Staging>)> {
         let Some(place) = store.local_dir() else {
-            if crate::zip::is_zip_place(Path::new(&store.name)) {
-                return Err(Error::Unsupported {
-                    message: format!(
-                        "{}: a zip store is written to a local file; write the store under \
-                         a name without `.zip`, or zip it locally",
-                        store.name
-                    ),
-                });
-            }
             return Ok((store, None));
         };
         let (Some(parent), Some(name), false) =

@@ -70,6 +70,14 @@ impl Store {
     pub fn open(location: &Path) -> Result<Store> {
         let text = location.to_string_lossy();
         if let Some(rest) = text.strip_prefix("s3://") {
+            if crate::zip::is_zip_place(location) {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "{text}: zip stores are local files; on object storage, write the \
+                         store under a name without `.zip`"
+                    ),
+                });
+            }
             #[cfg(feature = "s3")]
             return crate::s3::open(&text, rest)
                 .map(|(storage, remote)| Store::remote(storage, &text, remote));

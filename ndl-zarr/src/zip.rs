@@ -230,6 +230,14 @@ impl ListableStorageTraits for ReadOnlyZip {
 mod tests {
     use super::*;
 
+    /// A zip store is a local file: one named on object storage is
+    /// refused before any store is contacted.
+    #[test]
+    fn a_zip_store_on_object_storage_is_refused() {
+        let e = crate::store::Store::open(Path::new("s3://data/obs.zarr.zip")).unwrap_err();
+        assert!(e.to_string().contains("zip stores are local files"), "{e}");
+    }
+
     #[test]
     fn a_zip_store_reads_its_members_and_refuses_writes() {
         let dir = tempfile::tempdir().unwrap();
