@@ -22,8 +22,11 @@ use crate::contents::{Contents, Entry};
 use crate::conversion::{ConvertOptions, Progress};
 use crate::convert_one::{Opened, convert_to};
 use crate::error::{Error, Result, in_hdf5};
+use crate::fill::Filled;
 use crate::format::Format;
 use crate::one_order::in_one_order;
+use crate::records::{RecordSource, require_fills};
+use crate::source::Source;
 
 /// Whether a destination of `format` takes a whole file of arrays: a
 /// Zarr store, an HDF5 or netCDF-4 file.
@@ -121,40 +124,87 @@ fn to_hdf5(
     let mut done = 0;
     for entry in coordinates.into_iter().chain(variables) {
         let name = entry.label();
-        let read = whole_file_member(options, &name);
-        let Opened::Array(source) = Opened::open(src, &read)? else {
-            return Err(Error::Unsupported {
-                path: src.to_path_buf(),
-                message: format!(
-                    "`{name}` holds records with strings, lists or options, which a file of \
-                     several datasets takes in a Zarr store only; convert it alone with \
-                     --member {name}"
-                ),
-            });
-        };
-        let mut source = in_one_order(source);
-        for note in source.notes() {
-            progress(Progress::Note(note.clone()));
-        }
-        let spec = source.spec().clone();
-        crate::hdf5::refuse_fortran_order(dst, &spec)?;
-        let mut dataset_options =
-            crate::hdf5::dataset_options(source.as_ref(), &options.write.hdf5);
-        if entry.unlimited.first() == Some(&true) {
-            dataset_options = dataset_options.unlimited_first(true);
-        }
-        let element = (&spec.datatype, spec.byte_order, &spec.shape[..]);
-        let mut writer = file
-            .array(&name, element, &dataset_options)
-            .map_err(in_hdf5(dst))?;
-        crate::hdf5_attributes::write(dst, &writer, source.as_ref())?;
         let progress = after(done, progress);
-        let report = |n| progress(Progress::Done(n));
-        done += crate::hdf5::write_rows(dst, source.as_mut(), &mut writer, &report)?;
-        writer.finish().map_err(in_hdf5(dst))?;
+        done += match Opened::open(src, &whole_file_member(options, &name))? {
+            Opened::Array(source) => {
+                array_into(&mut file, (dst, entry), source, options, &progress)?
+            }
+            Opened::Records(records) => {
+                records_into(&mut file, (dst, &name), records, options, &progress)?
+            }
+        };
     }
     file.finish().map_err(in_hdf5(dst))?;
     Ok(done)
+}
+
+/// Writes the array `source`, the file's `entry`, as a dataset of `file`
+/// at `dst`; returns its number of elements.
+fn array_into(
+    file: &mut DocumentWriter,
+    (dst, entry): (&Path, &Entry),
+    source: Box<dyn Source>,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    let mut source = in_one_order(source);
+    for note in source.notes() {
+        progress(Progress::Note(note.clone()));
+    }
+    let spec = source.spec().clone();
+    crate::hdf5::refuse_fortran_order(dst, &spec)?;
+    let mut dataset_options = crate::hdf5::dataset_options(source.as_ref(), &options.write.hdf5);
+    if entry.unlimited.first() == Some(&true) {
+        dataset_options = dataset_options.unlimited_first(true);
+    }
+    let element = (&spec.datatype, spec.byte_order, &spec.shape[..]);
+    let mut writer = file
+        .array(&entry.label(), element, &dataset_options)
+        .map_err(in_hdf5(dst))?;
+    crate::hdf5_attributes::write(dst, &writer, source.as_ref())?;
+    let report = |n| progress(Progress::Done(n));
+    let done = crate::hdf5::write_rows(dst, source.as_mut(), &mut writer, &report)?;
+    writer.finish().map_err(in_hdf5(dst))?;
+    Ok(done)
+}
+
+/// Writes the variable records `source` (an HDF5 compound holding
+/// strings, sequences or options), the file's member `name`, as a dataset
+/// of `file` at `dst`, options filled as `--fill` says; returns their
+/// number. A netCDF-4 file takes none (netCDF4-python reads no such
+/// compound).
+fn records_into(
+    file: &mut DocumentWriter,
+    (dst, name): (&Path, &str),
+    source: Box<dyn RecordSource>,
+    options: &ConvertOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<u64> {
+    if options.write.hdf5.options.is_netcdf(dst) {
+        return Err(Error::Unsupported {
+            path: dst.to_path_buf(),
+            message: format!(
+                "`{name}` holds records with strings, lists or options, which netCDF4-python \
+                 reads in no compound: convert the file to an .h5 file or a Zarr store, or \
+                 `{name}` alone with --member {name} --layout columns"
+            ),
+        });
+    }
+    let mut source = Filled::new(source, &options.fills)?;
+    for note in source.notes() {
+        progress(Progress::Note(note.clone()));
+    }
+    let origin = source.origin();
+    require_fills(dst, &origin, "an HDF5 file")?;
+    let template = (origin.datatype.clone(), origin.template.clone());
+    let mut writer = file
+        .records(name, &template.0, &template.1, &options.write.hdf5.options)
+        .map_err(in_hdf5(dst))?;
+    while let Some(batch) = source.next_batch()? {
+        writer.append(&batch).map_err(in_hdf5(dst))?;
+        progress(Progress::Done(writer.len()));
+    }
+    writer.finish().map_err(in_hdf5(dst))
 }
 
 /// How the member `name` of a file copied whole is read: as `options`

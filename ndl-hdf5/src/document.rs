@@ -29,6 +29,7 @@ use crate::record_io::{Arena, Buffer, encode};
 use crate::record_type::Node;
 use crate::staging::Staged;
 use crate::typed_attribute::{self, raw_attribute};
+use crate::variable::RecordsWriter;
 
 /// A filter of a new dataset's chunks, in the order given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +151,51 @@ impl DocumentWriter {
             &format!("{}_t", leaf(dataset)),
             options,
         )
+    }
+
+    /// The writer of the new empty dataset `dataset` (`obs`, `g/obs`: its
+    /// groups are made) of variable records of `datatype` laid out as
+    /// `template`, as [`RecordsWriter::create`](crate::RecordsWriter::create)
+    /// makes one, but in this file, which [`finish`](Self::finish)
+    /// publishes.
+    ///
+    /// # Errors
+    /// As [`RecordsWriter::create`]: a netCDF-4 file is refused
+    /// (netCDF4-python reads no compound holding variable-length members).
+    ///
+    /// ```
+    /// use ndl_hdf5::{DocumentWriter, WriteOptions};
+    /// use ndl_runtime::Record;
+    /// use ndl_runtime::record::{Column, Columns};
+    ///
+    /// #[derive(Record)]
+    /// struct Obs { id: u32, note: String }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("d.h5");
+    /// let mut file = DocumentWriter::create_with(&path, &WriteOptions::new())?;
+    /// let mut w = file.records("obs", &Obs::datatype(), &Column::template(&Obs::datatype())?,
+    ///     &WriteOptions::new())?;
+    /// let mut columns = <Obs as Record>::Columns::with_capacity(1);
+    /// columns.push(&Obs { id: 7, note: "ok".into() });
+    /// w.append(&columns.finish())?;
+    /// assert_eq!(w.finish()?, 1);
+    /// file.finish()?;
+    /// let back: Vec<Obs> = ndl_hdf5::read(&path, "obs")?;
+    /// assert_eq!(back[0].note, "ok");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn records(
+        &mut self,
+        dataset: &str,
+        datatype: &Datatype,
+        template: &Column,
+        options: &WriteOptions,
+    ) -> Result<RecordsWriter> {
+        let dataset = dataset.trim_start_matches('/');
+        let path = self.staged.path();
+        let node = RecordsWriter::layout(path, dataset, (datatype, template), self.netcdf)?;
+        RecordsWriter::create_in((self.staged.file(), path), dataset, node, options)
     }
 
     /// Makes the group at `path` and every group above it not made yet.

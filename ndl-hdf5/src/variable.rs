@@ -118,16 +118,7 @@ impl RecordsWriter {
         options: &WriteOptions,
     ) -> Result<RecordsWriter> {
         let path = path.as_ref();
-        let refuse = type_error(path, dataset);
-        if !matches!(datatype, Datatype::Compound(_)) || !matches!(template, Column::Struct { .. })
-        {
-            return Err(refuse(TypeError {
-                field: String::new(),
-                why: "records are a compound of members; this datatype is not one".into(),
-            }));
-        }
-        refuse_missing_fills(template, "").map_err(&refuse)?;
-        let node = Node::from_column(template, "").map_err(&refuse)?;
+        let node = RecordsWriter::layout(path, dataset, (datatype, template), false)?;
         RecordsWriter::create_node(path, dataset, node, options)
     }
 
@@ -147,18 +138,32 @@ impl RecordsWriter {
                     .into(),
             }));
         }
+        let staged = Staged::create(path, options.durable)?;
+        let mut writer = RecordsWriter::create_in((staged.file(), path), dataset, node, options)?;
+        writer.staged = Some(staged);
+        Ok(writer)
+    }
+
+    /// The writer of the new empty dataset `dataset` (its groups made) of
+    /// records laid out as `node`, in `file` at `path`, which its owner
+    /// publishes.
+    pub(crate) fn create_in(
+        (file, path): (&hdf5::File, &Path),
+        dataset: &str,
+        node: Node,
+        options: &WriteOptions,
+    ) -> Result<RecordsWriter> {
         let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
         let file_type = Node::file_type(&memory_type).map_err(hdf5_error(path, dataset))?;
-        let staged = Staged::create(path, options.durable)?;
         let created = options
-            .builder(staged.file(), &file_type, file_type.size())
+            .builder(file, &file_type, file_type.size())
             .create(dataset)
             .map_err(hdf5_error(path, dataset))?;
         crate::user_attributes::write(&created, &options.attributes)
             .map_err(hdf5_error(path, dataset))?;
         null_fills::write(&created, &node).map_err(hdf5_error(path, dataset))?;
         Ok(RecordsWriter {
-            staged: Some(staged),
+            staged: None,
             file: None,
             dataset: created,
             node,
@@ -167,6 +172,36 @@ impl RecordsWriter {
             path: path.to_path_buf(),
             name: dataset.to_string(),
         })
+    }
+
+    /// Checks that records of `datatype` laid out as `template` can be
+    /// written to the file at `path` (see [`create`](Self::create)), and
+    /// gives their layout.
+    pub(crate) fn layout(
+        path: &Path,
+        dataset: &str,
+        (datatype, template): (&Datatype, &Column),
+        netcdf: bool,
+    ) -> Result<Node> {
+        let refuse = type_error(path, dataset);
+        if !matches!(datatype, Datatype::Compound(_)) || !matches!(template, Column::Struct { .. })
+        {
+            return Err(refuse(TypeError {
+                field: String::new(),
+                why: "records are a compound of members; this datatype is not one".into(),
+            }));
+        }
+        if netcdf {
+            return Err(refuse(TypeError {
+                field: String::new(),
+                why: "netCDF4-python reads no compound holding variable-length members: write \
+                      records with `String`, `Vec` or `Option` fields to netCDF-4 with \
+                      write_columns, as one variable per field"
+                    .into(),
+            }));
+        }
+        refuse_missing_fills(template, "").map_err(&refuse)?;
+        Node::from_column(template, "").map_err(&refuse)
     }
 
     /// Appends in place to the dataset `dataset` of `file` (or of the

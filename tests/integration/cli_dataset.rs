@@ -330,6 +330,46 @@ fn attributes_of_every_kind_survive_a_copy_to_netcdf() {
     );
 }
 
+/// An h5py file holding a compound of variable-length strings and
+/// sequences beside a plain dataset converts whole to another `.h5`, which
+/// h5py reads equal; to a `.nc` it is refused, naming the dataset and
+/// what to do (netCDF4-python reads no such compound), and nothing appears.
+#[test]
+fn an_h5py_file_with_variable_records_converts_whole_to_hdf5() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("vr.h5");
+    run_with(
+        &python312(),
+        "import sys, numpy as np, h5py\n\
+         dt = np.dtype([('id', 'i4'), ('name', h5py.string_dtype()), ('levels', h5py.vlen_dtype('f4'))])\n\
+         rows = np.array([(1, 'a', np.array([0.5], 'f4')), (2, 'bé', np.array([], 'f4'))], dt)\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f.attrs['title'] = 'vr'\n\
+         \x20   f.create_dataset('obs', data=rows)\n\
+         \x20   f.create_dataset('g/x', data=np.arange(3.0))",
+        &[s(&src)],
+    );
+    let copy = d.join("copy.h5");
+    converted(convert(&src, &copy, &[]), "to .h5");
+    let out = run_with(
+        &python312(),
+        "import sys, numpy as np, h5py\n\
+         with h5py.File(sys.argv[1]) as a, h5py.File(sys.argv[2]) as b:\n\
+         \x20   for k in ['id', 'name', 'levels']:\n\
+         \x20       x, y = a['obs'][k], b['obs'][k]\n\
+         \x20       assert [np.asarray(v).tolist() for v in x] == [np.asarray(v).tolist() for v in y], (k, x, y)\n\
+         \x20   assert b['g/x'][...].tolist() == [0.0, 1.0, 2.0] and b.attrs['title'] == 'vr'\n\
+         \x20   print([v.decode() for v in b['obs']['name']])",
+        &[s(&src), s(&copy)],
+    );
+    assert_eq!(out, "['a', 'bé']\n");
+    let nc = d.join("copy.nc");
+    let run = convert(&src, &nc, &[]);
+    refused(&run, &nc, &["`obs`", "--member obs", ".h5"]);
+    assert!(!nc.exists());
+}
+
 fn ncdump_header(path: &Path) -> String {
     ncdump(&["-h"], path)
 }

@@ -94,10 +94,16 @@ fn the_member_asked_for_converts_beside_other_datasets() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("two.h5");
     run_with(&python312(), RECORDS_PY, &["write", s(&src), "11", "meta"]);
+    // The whole file converts, the records among its datasets.
+    let whole = dir.path().join("whole.h5");
+    converted(convert(&src, &whole, &[]), "the whole file");
+    let out = run_with(
+        &python312(),
+        RECORDS_PY,
+        &["check", s(&whole), "11", "trades"],
+    );
+    assert_eq!(out.trim(), "ok 11");
     let dst = dir.path().join("out.h5");
-    let run = convert(&src, &dst, &[]);
-    refused(&run, &src, &["--member"]);
-    assert!(!dst.exists());
     converted(convert(&src, &dst, &["--member", "trades"]), "--member");
     // The dataset keeps its name, as the plain path's do.
     let out = run_with(
