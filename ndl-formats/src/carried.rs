@@ -125,9 +125,7 @@ fn is_left_behind(name: &str) -> bool {
 /// attribute. `None` where it carries none, or one of another type.
 pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
     let element = &source.spec().datatype;
-    let number =
-        element.as_int().is_some() || matches!(element, Datatype::Float32 | Datatype::Float64);
-    if !number {
+    if !crate::create::plan::is_number(element) {
         return None;
     }
     let fill = source.attributes()?.get("_FillValue")?;

@@ -5,8 +5,9 @@
 //!
 //! Each array is read as `--member` reads it (its values as stored, its
 //! dimensions named, its attributes and CF encodings carried, unless
-//! `--decode-cf` undoes them) and written at the path it has in the file; the file's root attributes, but its bookkeeping, are
-//! the destination's, and the groups between keep theirs. The destination
+//! `--decode-cf` undoes them) and written at the path it has in the file;
+//! the file's root attributes, but its bookkeeping, are the
+//! destination's, and the groups between keep theirs. The destination
 //! appears whole: a Zarr group with consolidated metadata, so that
 //! `xr.open_zarr` opens it as the file's dataset; a netCDF-4 file whose
 //! variables share their dimensions, so that `ncdump` and

@@ -201,7 +201,7 @@ impl Hdf5Source {
         spec.other_order = stored.other_order;
         refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
-        let storage = storage_of(reader.chunks(), &reader.filters(), &spec);
+        let storage = storage_of(reader.chunks(), &reader.filters(), reader.stored());
         Ok(Hdf5Source {
             unlimited_first: reader.is_unlimited_first(),
             storage,
@@ -876,19 +876,15 @@ fn declared(inventory: &Inventory) -> Declared {
 
 /// A dataset's chunks, filters and byte order as NDL storage directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
-    let spec = ArraySpec {
-        byte_order: d.stored.byte_order,
-        ..ArraySpec::new(d.stored.datatype.clone(), Vec::new())
-    };
-    storage_of(d.chunks.clone(), &d.filters, &spec)
+    storage_of(d.chunks.clone(), &d.filters, &d.stored)
 }
 
 /// The storage directives of a dataset of `chunks` and `filters` holding
-/// what `spec` says.
+/// elements `stored` so.
 fn storage_of(
     chunks: Option<Vec<u64>>,
     filters: &[serde_json::Value],
-    spec: &ArraySpec,
+    stored: &ndl_hdf5::StoredType,
 ) -> Storage {
     Storage {
         chunk: chunks.map(|c| c.iter().map(|&c| c as usize).collect()),
@@ -898,10 +894,10 @@ fn storage_of(
                 .filter_map(|f| serde_yaml::to_value(f).ok())
                 .collect()
         }),
-        endian: spec
+        endian: stored
             .datatype
             .has_multibyte_numbers()
-            .then_some(spec.byte_order),
+            .then_some(stored.byte_order),
         ..Storage::default()
     }
 }

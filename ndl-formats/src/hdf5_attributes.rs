@@ -104,11 +104,8 @@ fn written(
 /// integers, `float32`, `float64` and text, and arrays of them.
 fn is_typed(datatype: &Datatype) -> bool {
     let (element, _) = datatype.innermost();
-    element.as_int().is_some()
-        || matches!(
-            element,
-            Datatype::Float32 | Datatype::Float64 | Datatype::String | Datatype::FixedString(_)
-        )
+    crate::create::plan::is_number(element)
+        || matches!(element, Datatype::String | Datatype::FixedString(_))
 }
 
 /// `values` as the HDF5 writers take them.

@@ -103,7 +103,7 @@ impl ZarrSource {
                 }
                 StoreInfo::Group(group) => {
                     dataset_table = group.written_datatype().is_none();
-                    if group.written_datatype().is_none() {
+                    if dataset_table {
                         let columns = group.arrays().iter();
                         let columns = columns.map(|(n, a)| (n.clone(), cf_attributes(a)));
                         cf = Some(CfAttributes::Columns(columns.collect()));

@@ -12,7 +12,7 @@ use crate::dimension::Dimensions;
 use crate::elements::Elements;
 use crate::error::hdf5_error;
 use crate::error::{Error, Result};
-use crate::fill::{fill_value, non_number_fill};
+use crate::fill::with_fill;
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, variable_utf8, well_known_name,
 };
@@ -393,24 +393,16 @@ impl ArrayWriter {
         };
         let size = file_type.size().max(1);
         let unlimited = options.unlimited_first && !shape.is_empty();
-        let fill = match &options.fill {
-            Some(bytes) => Some(
-                fill_value(datatype, bytes)
-                    .ok_or_else(|| type_error(non_number_fill(datatype, bytes.len())))?,
-            ),
-            None => None,
+        let builder = match unlimited {
+            true => options.extendable_builder(file, &file_type, size, &shape[1..]),
+            false => options.fixed_builder(file, &file_type, size, &shape),
         };
-        let with_fill = |builder: hdf5::DatasetBuilderEmptyShape| match &fill {
-            Some(fill) => builder.fill_value(fill.clone()),
-            None => builder,
-        };
+        let builder = with_fill(builder, datatype, options.fill.as_deref()).map_err(type_error)?;
         let created = match unlimited {
-            true => with_fill(options.extendable_builder(file, &file_type, size, &shape[1..]))
+            true => builder
                 .create(dataset)
                 .and_then(|d| d.resize(shape_of(&shape)).map(|()| d)),
-            false => {
-                with_fill(options.fixed_builder(file, &file_type, size, &shape)).create(dataset)
-            }
+            false => builder.create(dataset),
         }
         .map_err(hdf5_error(&path, dataset))?;
         if let Some(bytes) = &options.fill {
@@ -494,8 +486,7 @@ impl ArrayWriter {
         shape: &[u64],
         values: Elements<'_>,
     ) -> Result<()> {
-        let location = (*self.dataset).clone();
-        typed_attribute::write(&location, (name, datatype, shape), values, self.netcdf)
+        typed_attribute::write(&self.dataset, (name, datatype, shape), values, self.netcdf)
             .map_err(|f| f.at(&self.path, &format!("{}@{name}", self.name)))
     }
 

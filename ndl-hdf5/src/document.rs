@@ -17,7 +17,7 @@ use crate::array_io::ArrayWriter;
 use crate::dimension::Dimensions;
 use crate::elements::{Elements, to_unicode};
 use crate::error::{Error, Result, hdf5_error};
-use crate::fill::{fill_value, non_number_fill};
+use crate::fill::with_fill;
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
@@ -219,13 +219,8 @@ impl DocumentWriter {
         values: Elements<'_>,
     ) -> Result<()> {
         let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
-        let mut builder = self.builder(&file_type, new);
-        if let Some(fill) = new.fill {
-            builder =
-                builder.fill_value(fill_value(new.datatype, fill).ok_or_else(|| {
-                    self.type_error(path, non_number_fill(new.datatype, fill.len()))
-                })?);
-        }
+        let builder = with_fill(self.builder(&file_type, new), new.datatype, new.fill)
+            .map_err(|e| self.type_error(path, e))?;
         let dataset = builder.create(path).map_err(self.error(path))?;
         if let (Some(fill), true) = (new.fill, self.netcdf) {
             let at = format!("{path}@_FillValue");

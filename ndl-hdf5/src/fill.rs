@@ -4,9 +4,26 @@
 use hdf5::types::OwnedDynValue;
 use ndl_runtime::Datatype;
 
+/// `builder` with the fill `bytes`, where given: one value of the number
+/// datatype `datatype` in native order.
+///
+/// # Errors
+/// Bytes that are no such value, saying why.
+pub(crate) fn with_fill(
+    builder: hdf5::DatasetBuilderEmptyShape,
+    datatype: &Datatype,
+    bytes: Option<&[u8]>,
+) -> Result<hdf5::DatasetBuilderEmptyShape, crate::TypeError> {
+    let Some(bytes) = bytes else {
+        return Ok(builder);
+    };
+    let fill = fill_value(datatype, bytes).ok_or_else(|| non_number_fill(datatype, bytes.len()))?;
+    Ok(builder.fill_value(fill))
+}
+
 /// `bytes`, one value of the number datatype `datatype` in native order,
 /// as the dataset fill HDF5 takes; `None` for another datatype.
-pub(crate) fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {
+fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {
     fn value<T: hdf5::H5Type + bytemuck::Pod>(bytes: &[u8]) -> Option<OwnedDynValue> {
         bytemuck::try_pod_read_unaligned::<T>(bytes)
             .ok()
@@ -29,7 +46,7 @@ pub(crate) fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynVa
 
 /// Why `len` bytes are no fill of `datatype`: not a number, or not one
 /// number's bytes.
-pub(crate) fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
+fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
     let name = datatype.keyword().unwrap_or("this datatype");
     let why = match datatype.size() {
         Some(size) if size != len && fill_value(datatype, &vec![0; size]).is_some() => {

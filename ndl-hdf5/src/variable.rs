@@ -130,13 +130,7 @@ impl RecordsWriter {
         options: &WriteOptions,
     ) -> Result<RecordsWriter> {
         if options.is_netcdf(path) {
-            return Err(type_error(path, dataset)(TypeError {
-                field: String::new(),
-                why: "netCDF4-python reads no compound holding variable-length members: write \
-                      records with `String`, `Vec` or `Option` fields to netCDF-4 with \
-                      write_columns, as one variable per field"
-                    .into(),
-            }));
+            return Err(type_error(path, dataset)(no_netcdf_records()));
         }
         let staged = Staged::create(path, options.durable)?;
         let mut writer = RecordsWriter::create_in((staged.file(), path), dataset, node, options)?;
@@ -192,13 +186,7 @@ impl RecordsWriter {
             }));
         }
         if netcdf {
-            return Err(refuse(TypeError {
-                field: String::new(),
-                why: "netCDF4-python reads no compound holding variable-length members: write \
-                      records with `String`, `Vec` or `Option` fields to netCDF-4 with \
-                      write_columns, as one variable per field"
-                    .into(),
-            }));
+            return Err(refuse(no_netcdf_records()));
         }
         refuse_missing_fills(template, "").map_err(&refuse)?;
         Node::from_column(template, "").map_err(&refuse)
@@ -316,6 +304,17 @@ impl RecordsWriter {
             file.close().map_err(hdf5_error(&self.path, &self.name))?;
         }
         Ok(self.len)
+    }
+}
+
+/// Why records with variable-length members are no netCDF-4 dataset.
+fn no_netcdf_records() -> TypeError {
+    TypeError {
+        field: String::new(),
+        why: "netCDF4-python reads no compound holding variable-length members: write \
+              records with `String`, `Vec` or `Option` fields to netCDF-4 with \
+              write_columns, as one variable per field"
+            .into(),
     }
 }
 

@@ -335,7 +335,7 @@ fn check_vlen_base(base: &Datatype, at: &str) -> Result<(), PlanError> {
     }
 }
 
-fn is_number(datatype: &Datatype) -> bool {
+pub(crate) fn is_number(datatype: &Datatype) -> bool {
     datatype.as_int().is_some() || matches!(datatype, Datatype::Float32 | Datatype::Float64)
 }
 

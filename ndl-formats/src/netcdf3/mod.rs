@@ -30,48 +30,53 @@ pub(crate) fn contents(path: &Path) -> Result<Contents> {
     Ok(crate::hdf5::contents_of(path, &inventory(&file)))
 }
 
-/// The netCDF-3 file at `path` as a source: the variable `options` name
-/// (its CF encodings undone as they say); else
-/// its variables along one first dimension as records, or its only
-/// variable.
+/// The netCDF-3 file at `path` as a source: the variable `options` name;
+/// else its variables along one first dimension as records, or its only
+/// variable. A variable's CF encodings are undone as `options` say.
 pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>> {
     let file = Netcdf3File::open(path)?;
     if let Some(member) = &options.member {
-        let index = file.variable(member)?;
-        let name = file.header.variables[index].name.clone();
-        let listed = inventory(&file);
-        let source = Box::new(Netcdf3Source::new(file, index)?);
-        return match listed.datasets.iter().find(|d| d.name == name) {
-            Some(d) => crate::cf_decoded::as_asked(
-                source,
-                &name,
-                (&d.attributes, &d.attribute_types),
-                options,
-            ),
-            None => Ok(source),
-        };
+        return open_variable(file, member, options);
     }
     let listed = inventory(&file);
     if let Some(record) = crate::hdf5::inferred_record(path, &listed)? {
         let table = Box::new(Netcdf3TableSource::new(file, record)?);
         return crate::cf_table::decoded(table, crate::hdf5::root_columns(&listed));
     }
-    match file.header.variables.len() {
-        // Read as `--member` reads it: its attributes and encodings too.
-        1 => {
-            let name = file.header.variables[0].name.clone();
-            drop(file);
-            open(path, &options.clone().member(name))
+    if let [only] = file.header.variables.as_slice() {
+        let name = only.name.clone();
+        return open_variable(file, &name, options);
+    }
+    Err(Error::SeveralArrays {
+        path: path.to_path_buf(),
+        what: format!(
+            "the file holds {} variables that are no table along one dimension",
+            file.header.variables.len()
+        ),
+        names: file
+            .variable_names()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+    })
+}
+
+/// The variable `member` of `file` as a source, its CF encodings undone
+/// as `options` say.
+fn open_variable(
+    file: Netcdf3File,
+    member: &str,
+    options: &ReadOptions,
+) -> Result<Box<dyn Source>> {
+    let index = file.variable(member)?;
+    let name = file.header.variables[index].name.clone();
+    let listed = inventory(&file);
+    let source = Box::new(Netcdf3Source::new(file, index)?);
+    match listed.datasets.iter().find(|d| d.name == name) {
+        Some(d) => {
+            crate::cf_decoded::as_asked(source, &name, (&d.attributes, &d.attribute_types), options)
         }
-        n => Err(Error::SeveralArrays {
-            path: path.to_path_buf(),
-            what: format!("the file holds {n} variables that are no table along one dimension"),
-            names: file
-                .variable_names()
-                .into_iter()
-                .map(String::from)
-                .collect(),
-        }),
+        None => Ok(source),
     }
 }
 
