@@ -359,7 +359,8 @@ const BATCH: u64 = 100_000;
 const BEFORE: u64 = 1234;
 
 /// The child: appends batches to `PATH` from `NDL_NPY_APPEND_CHILD=MODE:PATH`
-/// (`append`, `sync` or `stream`), saying `@finished N` after each.
+/// (`append`, `sync` or `stream`), saying `@appending` when the file is
+/// about to hold records it does not yet count and `@finished N` after each.
 fn child(spec: &str) {
     let (mode, path) = spec.split_once(':').unwrap();
     let mut len = npy::read_header_file(path).unwrap().shape[0];
@@ -367,16 +368,24 @@ fn child(spec: &str) {
     for _ in 0..1000 {
         let batch = records(len..len + BATCH);
         len = match mode {
-            "append" => npy::append_file(path, &batch).unwrap(),
-            "sync" => AppendOptions::new()
-                .durable(true)
-                .append_file(path, &batch)
-                .unwrap(),
+            "append" => {
+                println!("\n@appending");
+                npy::append_file(path, &batch).unwrap()
+            }
+            "sync" => {
+                println!("\n@appending");
+                AppendOptions::new()
+                    .durable(true)
+                    .append_file(path, &batch)
+                    .unwrap()
+            }
             "stream" => {
                 let mut w = StreamWriter::<Rec>::open(path).unwrap();
                 for piece in batch.chunks(7000) {
                     w.append(piece).unwrap();
                 }
+                // Most of the batch is in the file, and not yet counted.
+                println!("\n@appending");
                 w.finish().unwrap()
             }
             other => panic!("unknown mode {other}"),
@@ -388,8 +397,13 @@ fn child(spec: &str) {
 }
 
 /// Runs this test as a child appending in `mode` to `path`, kills it
-/// after `delay`, and returns the lengths it said it finished at.
-fn kill_child(mode: &str, path: &Path, delay: Duration) -> Vec<u64> {
+/// `within` the first append it starts after `delay`, and returns the
+/// lengths it said it finished at.
+///
+/// Waiting for the child to say it is appending makes the kills land
+/// inside appends: after a fixed delay alone, most landed while it built
+/// the next batch, and on a busy machine none of ten landed in one.
+fn kill_child(mode: &str, path: &Path, delay: Duration, within: Duration) -> Vec<u64> {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "npy_append::kill_during_appends_leaves_the_file_as_before_or_after",
@@ -403,29 +417,36 @@ fn kill_child(mode: &str, path: &Path, delay: Duration) -> Vec<u64> {
         .spawn()
         .unwrap();
     let lines = lines_of(&mut child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match lines.recv_timeout(left) {
-            Ok(line) if line == "@started" => break,
-            Ok(_) => {}
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                let _ = child.kill();
-                panic!("the child did not start: {:?}", child.try_wait());
+    let mut seen = Vec::new();
+    let mut wait_for = |wanted: &str, seen: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) if line == wanted => return,
+                Ok(line) => seen.push(line),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                    let _ = child.kill();
+                    panic!("the child never said {wanted}: {:?}", child.try_wait());
+                }
             }
         }
-    }
+    };
+    wait_for("@started", &mut seen);
     std::thread::sleep(delay);
+    seen.extend(lines.try_iter());
+    wait_for("@appending", &mut seen);
+    std::thread::sleep(within);
     assert!(child.try_wait().unwrap().is_none(), "the child ended early");
     child.kill().unwrap();
     child.wait().unwrap();
-    let mut done = Vec::new();
-    while let Ok(line) = lines.recv_timeout(Duration::from_secs(5)) {
-        if let Some(n) = line.strip_prefix("@finished ") {
-            done.push(n.parse().unwrap());
-        }
-    }
-    done
+    seen.extend(std::iter::from_fn(|| {
+        lines.recv_timeout(Duration::from_secs(5)).ok()
+    }));
+    seen.iter()
+        .filter_map(|line| line.strip_prefix("@finished "))
+        .map(|n| n.parse().unwrap())
+        .collect()
 }
 
 /// The child's stdout, line by line.
@@ -451,7 +472,8 @@ fn kill_during_appends_leaves_the_file_as_before_or_after() {
     for mode in ["append", "sync", "stream"] {
         let mut in_flight = 0;
         let delays = [3, 40, 110, 17, 75, 230, 9, 160, 30, 60];
-        for (round, ms) in delays.into_iter().enumerate() {
+        let withins = [0, 300, 1000, 100, 2000, 0, 600, 50, 1500, 0];
+        for (round, (ms, us)) in delays.into_iter().zip(withins).enumerate() {
             if round >= 3 && in_flight > 0 {
                 break;
             }
@@ -459,9 +481,11 @@ fn kill_during_appends_leaves_the_file_as_before_or_after() {
             let path = dir.path().join("a.npy");
             npy::write_file(&path, &records(0..BEFORE)).unwrap();
             let header_len = std::fs::metadata(&path).unwrap().len() - BEFORE * 24;
-            let done = kill_child(mode, &path, Duration::from_millis(ms));
+            let (delay, within) = (Duration::from_millis(ms), Duration::from_micros(us));
+            let done = kill_child(mode, &path, delay, within);
             let last = done.last().copied().unwrap_or(BEFORE);
-            let label = format!("{mode}, kill after {ms} ms, finished {done:?}");
+            let label =
+                format!("{mode}, kill {us} µs into an append after {ms} ms, finished {done:?}");
             let data = npy::read_file::<Rec>(&path).unwrap_or_else(|e| panic!("{label}: {e}"));
             let len = data.len() as u64;
             // The kill may land after an append but before the child said so.
