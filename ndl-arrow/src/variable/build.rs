@@ -209,28 +209,33 @@ fn with_nulls(array: ArrayRef, nulls: Option<NullBuffer>, at: &Place) -> Result<
     Ok(make_array(data))
 }
 
-/// 64-bit offsets as Arrow's 32-bit ones; more than 2 GiB of data in one
-/// batch is an error naming the column.
-fn narrow(offsets: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i32>, Error> {
+/// 64-bit offsets as Arrow's 32-bit ones, narrowed in their own memory:
+/// no second buffer of offsets to allocate and fault in. More than 2 GiB
+/// of data in one batch is an error naming the column.
+fn narrow(mut offsets: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i32>, Error> {
     let too_large = || Error::TooLarge {
         column: at.path.clone(),
     };
-    let mut small = Vec::with_capacity(offsets.len());
+    let len = offsets.len();
+    if len == 0 {
+        return Err(Error::schema(&at.path, "no offsets"));
+    }
+    let words: &mut [i32] = bytemuck::cast_slice_mut(&mut offsets[..]);
     let mut previous = 0;
-    for o in offsets {
-        let o = i32::try_from(o).map_err(|_| too_large())?;
+    for i in 0..len {
+        let wide: i64 = bytemuck::cast([words[2 * i], words[2 * i + 1]]);
+        let o = i32::try_from(wide).map_err(|_| too_large())?;
         if o < previous {
             return Err(Error::schema(&at.path, "list or string offsets descend"));
         }
-        small.push(o);
+        // Word `i` lies in the 64-bit offsets at or before `i`: read already.
+        words[i] = o;
         previous = o;
     }
-    if small.is_empty() {
-        return Err(Error::schema(&at.path, "no offsets"));
-    }
+    let narrowed = ScalarBuffer::new(Buffer::from_vec(offsets), 0, len);
     // SAFETY: the loop checked that the offsets are not negative and
     // ascend, and there is at least one.
-    Ok(unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(small)) })
+    Ok(unsafe { OffsetBuffer::new_unchecked(narrowed) })
 }
 
 #[cfg(test)]
