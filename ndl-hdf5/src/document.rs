@@ -43,7 +43,8 @@ pub enum Filter {
 /// A dataset to make: its datatype, extents and how it is stored.
 #[derive(Clone, Copy, Debug)]
 pub struct NewDataset<'a> {
-    /// The elements' datatype: any fixed-size one, or `string`.
+    /// The elements' datatype: any fixed-size one, `string`, a `vlen`, or
+    /// (HDF5 only) a compound holding `string` and `vlen` members.
     pub datatype: &'a Datatype,
     /// The extents it is made with (0 for an unlimited dimension left
     /// empty); none for a scalar. In netCDF-4 an ASCII fixed string is
@@ -212,13 +213,23 @@ impl DocumentWriter {
     }
 
     /// Makes the dataset at `path` (its group made before) with `values`.
+    ///
+    /// A compound holding `string` or `vlen` members is laid out as h5py
+    /// lays out such records, its `values` a [`Column::Struct`] (or
+    /// [`Elements::Fill`]); a netCDF-4 file refuses it, as
+    /// [`records`](Self::records) does.
     pub fn dataset(
         &mut self,
         path: &str,
         new: &NewDataset<'_>,
         values: Elements<'_>,
     ) -> Result<()> {
+        if matches!(new.datatype, Datatype::Compound(_)) && new.datatype.variable_member().is_some()
+        {
+            return self.records_dataset(path, new, values);
+        }
         let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
+        self.check_count(path, new, &values, memory_type.size())?;
         let builder = with_fill(self.builder(&file_type, new), new.datatype, new.fill)
             .map_err(|e| self.type_error(path, e))?;
         let dataset = builder.create(path).map_err(self.error(path))?;
@@ -234,6 +245,101 @@ impl DocumentWriter {
             Elements::Column(column) => return self.write_column(&dataset, path, new, column),
         };
         written.map_err(self.error(path))
+    }
+
+    /// Makes the dataset at `path` of a compound holding variable-length
+    /// members, laid out as h5py lays out such records (see
+    /// [`records`](Self::records)), with `values`, a [`Column::Struct`].
+    fn records_dataset(
+        &mut self,
+        path: &str,
+        new: &NewDataset<'_>,
+        values: Elements<'_>,
+    ) -> Result<()> {
+        // The values' own column carries their options' fills, which the
+        // datatype does not.
+        let made;
+        let template = match values {
+            Elements::Column(column) => column,
+            _ => {
+                made = Column::template(new.datatype).map_err(|e| {
+                    let why = e.to_string();
+                    self.type_error(
+                        path,
+                        crate::TypeError {
+                            field: String::new(),
+                            why,
+                        },
+                    )
+                })?;
+                &made
+            }
+        };
+        let node = RecordsWriter::layout(
+            self.staged.path(),
+            path,
+            (new.datatype, template),
+            self.netcdf,
+        )?;
+        self.check_count(path, new, &values, node.size())?;
+        let memory_type = node.memory_type().map_err(|e| self.type_error(path, e))?;
+        let file_type = Node::file_type(&memory_type).map_err(self.error(path))?;
+        let dataset = self
+            .builder(&file_type, new)
+            .create(path)
+            .map_err(self.error(path))?;
+        crate::null_fills::write(&dataset, &node).map_err(self.error(path))?;
+        match values {
+            Elements::Fill => Ok(()),
+            Elements::Column(column) => self.write_column(&dataset, path, new, column),
+            Elements::Bytes(_) | Elements::Strings(_) => Err(self.type_error(
+                path,
+                crate::TypeError {
+                    field: String::new(),
+                    why: "records holding variable-length members are written from a column".into(),
+                },
+            )),
+        }
+    }
+
+    /// Checks that `values` are as many elements (of `size` bytes, where
+    /// given as bytes) as the extents of `new` hold.
+    fn check_count(
+        &self,
+        path: &str,
+        new: &NewDataset<'_>,
+        values: &Elements<'_>,
+        size: usize,
+    ) -> Result<()> {
+        let wanted: u64 = new.extents.iter().product();
+        let given = match values {
+            Elements::Fill => return Ok(()),
+            Elements::Bytes(bytes) if size == 0 || bytes.len() % size != 0 => None,
+            Elements::Bytes(bytes) => Some(bytes.len() / size),
+            Elements::Strings(strings) => Some(strings.len()),
+            Elements::Column(column) => Some(column.len()),
+        };
+        if given.is_some_and(|n| n as u64 == wanted) {
+            return Ok(());
+        }
+        let given = match (given, values) {
+            (Some(n), _) => format!("{n} values"),
+            (None, Elements::Bytes(bytes)) => {
+                format!("{} bytes, not whole elements of {size},", bytes.len())
+            }
+            (None, _) => unreachable!("only bytes may be no whole count"),
+        };
+        let why = format!(
+            "{given} given for the {wanted} elements of extents {:?}",
+            new.extents
+        );
+        Err(self.type_error(
+            path,
+            crate::TypeError {
+                field: String::new(),
+                why,
+            },
+        ))
     }
 
     /// Writes the variable-length values `column` holds, laid out in

@@ -159,7 +159,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 13] = [
+const BAD: [(&str, &str, &[&str]); 16] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -227,12 +227,31 @@ const BAD: [(&str, &str, &[&str]); 13] = [
         &["ndarray `a`: value[1][1]", "is not a value of int8"],
     ),
     (
-        "vlen_member",
-        "ndarrays:\n  a: {shape: [2], type: {compound: [x: int8, y: {vlen: {base: int8}}]}}\n",
+        "optional_member",
+        "ndarrays:\n  a: {shape: [2], type: {compound: [x: int8, y: {optional: {base: int8}}]}}\n",
         &[
             "ndarray `a`: type",
-            "not of an attribute, a compound member",
+            "member `y`",
+            "no optional compound members",
         ],
+    ),
+    (
+        "string_in_attribute",
+        "attributes:\n  a: {shape: [], type: {compound: [x: int8, y: string]}, value: [1, b]}\n",
+        &[
+            "attribute `a`: type",
+            "not of an attribute's compound member",
+        ],
+    ),
+    (
+        "string_items",
+        "ndarrays:\n  a: {shape: [2], type: {array: {base: string, shape: [2]}}}\n",
+        &["ndarray `a`: type", "or the items of an array"],
+    ),
+    (
+        "string_in_vlen_items",
+        "ndarrays:\n  a: {shape: [2], type: {vlen: {base: {compound: [x: string]}}}}\n",
+        &["ndarray `a`: type", "or the items of an array"],
     ),
 ];
 
@@ -411,6 +430,80 @@ print("ok")
         assert!(!dest.exists());
     }
     assert_eq!(entries(dir.path()), ["vlen.h5", "vlen.nc"]);
+}
+
+/// Compounds holding `string` and `vlen` members
+/// (tests/data/ndl/records.ndl.yaml), as h5py writes records: h5py reads
+/// every member as the document gives it (a member left out is zero, ""
+/// or []), with the storage asked for; `ndl describe` gives each datatype
+/// back. netCDF4-python reads no such compound and Zarr's struct members
+/// have a fixed size: refused naming the ndarray, nothing created. They
+/// panicked before.
+#[test]
+fn records_with_string_and_vlen_members_are_made_in_hdf5_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = data("records");
+    let h5 = dir.path().join("records.h5");
+    let run = create(&doc, &h5);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let out = ndl_testkit::python::run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    t = f["trades"]
+    assert t.shape == (3,) and t.maxshape == (3,), t
+    assert h5py.check_string_dtype(t.dtype["symbol"]).encoding == "utf-8"
+    assert h5py.check_vlen_dtype(t.dtype["levels"]) == np.float32
+    assert h5py.check_string_dtype(h5py.check_vlen_dtype(t.dtype["tags"])) is not None
+    assert h5py.check_string_dtype(t.dtype["venue"]["code"]) is not None
+    assert h5py.check_enum_dtype(t.dtype["side"]) == {"BUY": 0, "SELL": 1}
+    rows = [
+        (int(r["id"]), r["symbol"].decode(), r["levels"].tolist(),
+         [x.decode() for x in r["tags"]], (r["venue"][0].decode(), float(r["venue"][1])),
+         int(r["side"]))
+        for r in t[:]
+    ]
+    assert rows == [
+        (1, "AAPL", [1.5, 2.25], ["a", "bé"], ("XNAS", 40.7), 1),
+        (2, "Ü", [], [], ("", 0.0), 0),
+        (3, "", [], [""], ("", -1.5), 0),
+    ], rows
+    assert t.attrs["long_name"] == "trades of the day"
+    log = f["log"]
+    assert log.shape == (2, 2) and log.chunks == (1, 2), log
+    assert log.compression == "gzip" and log.compression_opts == 4 and log.shuffle
+    assert [[(int(r["t"]), r["note"].decode()) for r in row] for row in log[:]] == [
+        [(1, "hot"), (2, "cold")], [(3, ""), (4, "wind ✓")]]
+    assert log.dims[0][0].name == "/station"
+    e = f["empty"]
+    assert e.shape == (0,) and e.maxshape == (None,), e
+    assert h5py.check_string_dtype(e.dtype["word"]) is not None
+print("ok")
+"#,
+        &[h5.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "ok");
+    let back = File::from_yaml(&ok(describe(&h5, "ndl", &[]), "describe")).unwrap();
+    let want = File::from_yaml(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+    let (b, d) = (back.group("/").unwrap(), want.group("/").unwrap());
+    for (name, nd) in d.ndarrays.iter() {
+        let got = b.ndarrays.get(name).unwrap();
+        assert_eq!(got.datatype, nd.datatype, "{name}");
+    }
+    for (ext, words) in [
+        ("nc", "netCDF4-python reads no compound"),
+        ("zarr", "holds members of a fixed size"),
+    ] {
+        let dest = dir.path().join(format!("records.{ext}"));
+        refused(
+            &create(&doc, &dest),
+            &doc,
+            &["ndarray `trades`: type", words],
+        );
+        assert!(!dest.exists());
+    }
+    assert_eq!(entries(dir.path()), ["records.h5"]);
 }
 
 /// `optional` numbers (tests/data/ndl/optional.ndl.yaml) and

@@ -15,8 +15,19 @@ use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
 use crate::error::{Error, Result};
 
 /// What HDF5 refuses that the document allows: a chunk longer than a
-/// dimension of fixed size (HDF5 chunks only what can grow past it).
-pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
+/// dimension of fixed size (HDF5 chunks only what can grow past it); and
+/// what netCDF-4 readers do not read: compounds holding variable-length
+/// members (netCDF4-python skips them, and xarray with it).
+pub(super) fn check(plan: &Plan, doc: &Path, netcdf: bool) -> Result<()> {
+    if let (true, Some((_, a))) = (netcdf, plan.arrays().find(|(_, a)| a.is_records())) {
+        return Err(Error::Document {
+            path: doc.to_path_buf(),
+            location: format!("{}: type", a.at),
+            message: "netCDF4-python reads no compound holding `string` or `vlen` members: \
+                      make an .h5 file, or give each member an ndarray of its own"
+                .into(),
+        });
+    }
     for (_, a) in plan.arrays() {
         let Some(chunk) = &a.chunk else { continue };
         let fixed = a.max.iter().zip(&a.extents).map(|(max, &e)| max.map(|_| e));

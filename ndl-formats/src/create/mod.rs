@@ -75,7 +75,7 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
     let plan = Plan::of(&file).map_err(|(at, why)| document_error(&at, why))?;
     match target {
         Target::Hdf5 { netcdf } => {
-            hdf5::check(&plan, doc)?;
+            hdf5::check(&plan, doc, netcdf)?;
             hdf5::write(&plan, dest, netcdf)
         }
         Target::Zarr { format } => {

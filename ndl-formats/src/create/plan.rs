@@ -3,7 +3,7 @@
 //! every directive read, so a document that cannot be made fails here.
 
 use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Ndarray, Storage};
-use ndl_runtime::{ByteOrder, Datatype, IntType};
+use ndl_runtime::{ByteOrder, Compound, Datatype, IntType};
 use serde_yaml::Value;
 
 use super::values::{Values, encode, keyword};
@@ -290,6 +290,12 @@ impl PlannedArray {
         self
     }
 
+    /// Whether the array is of records holding variable-length members: a
+    /// compound with `string` or `vlen` members.
+    pub(crate) fn is_records(&self) -> bool {
+        matches!(self.datatype, Datatype::Compound(_)) && self.datatype.variable_member().is_some()
+    }
+
     fn with_values(mut self, value: Option<&Value>, at: &str) -> Result<PlannedArray, PlanError> {
         if let Some(v) = value {
             let at = format!("{at}: value");
@@ -311,8 +317,9 @@ fn nested(value: Option<&Value>, depth: usize) -> Option<&Value> {
 }
 
 /// The datatype of an array: any [`check_datatype`] takes, a `vlen`
-/// sequence of any of them, strings and sequences included, or an
-/// `optional` number.
+/// sequence of any of them, strings and sequences included, an
+/// `optional` number, or a compound with `string` and `vlen` members
+/// (records as h5py writes them).
 fn check_array_type(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
     match datatype {
         Datatype::Vlen(base) => check_vlen_base(base, at),
@@ -323,6 +330,7 @@ fn check_array_type(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
              (`_FillValue`), which other datatypes have no convention for"
                 .to_string(),
         )),
+        Datatype::Compound(c) if datatype.variable_member().is_some() => check_record(c, at),
         other => check_datatype(other, at),
     }
 }
@@ -331,8 +339,28 @@ fn check_vlen_base(base: &Datatype, at: &str) -> Result<(), PlanError> {
     match base {
         Datatype::String => Ok(()),
         Datatype::Vlen(inner) => check_vlen_base(inner, at),
-        other => check_datatype(other, at),
+        other => check_fixed(other, at),
     }
+}
+
+/// The members of a compound holding variable-length ones: strings,
+/// sequences, compounds of them and fixed-size values.
+fn check_record(compound: &Compound, at: &str) -> Result<(), PlanError> {
+    compound.members.iter().try_for_each(|m| match &m.datatype {
+        Datatype::String => Ok(()),
+        Datatype::Vlen(base) => check_vlen_base(base, at),
+        Datatype::Compound(c) if m.datatype.variable_member().is_some() => check_record(c, at),
+        Datatype::Optional(_) => Err((
+            format!("{at}: type"),
+            format!(
+                "member `{}`: `ndl create` makes no optional compound members: a null \
+                 needs a fill, and NDL gives one per ndarray (`storage.fillvalue`), not \
+                 per member; give the member its base type",
+                m.name
+            ),
+        )),
+        other => check_fixed(other, at),
+    })
 }
 
 pub(crate) fn is_number(datatype: &Datatype) -> bool {
@@ -388,24 +416,33 @@ fn default_fill(number: &Datatype) -> Value {
     }
 }
 
-/// Datatypes of attributes, of compound members and array items, and of
-/// a sequence's items: any but references, and but `vlen` and `optional`
-/// within a compound or array (records with variable-length members are
-/// each format's own, which `ndl convert` writes).
+/// Datatypes of attributes: a `string`, or any [`check_fixed`] takes.
 fn check_datatype(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
+    match datatype {
+        Datatype::String => Ok(()),
+        other => check_fixed(other, at),
+    }
+}
+
+/// Datatypes of a fixed size, which compound members of fixed-size
+/// compounds, array items and a sequence's items are: any but references,
+/// `string`, `vlen` and `optional`.
+fn check_fixed(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
     let why = match datatype {
         Datatype::ObjRef | Datatype::RegRef(_) => "`ndl create` does not make references",
-        Datatype::Vlen(_) | Datatype::Optional(_) => {
-            "`ndl create` makes `vlen` and `optional` the type of an ndarray, not of an \
-             attribute, a compound member, or the items of an array or a sequence"
+        Datatype::String | Datatype::Vlen(_) | Datatype::Optional(_) => {
+            "`ndl create` makes `string` and `vlen` the type of an ndarray, of a member \
+             of an ndarray's compound, or of a sequence's items; not of an attribute's \
+             compound member or the items of an array; and `optional` the type of an \
+             ndarray of numbers"
         }
         Datatype::Compound(c) => {
             return c
                 .members
                 .iter()
-                .try_for_each(|m| check_datatype(&m.datatype, at));
+                .try_for_each(|m| check_fixed(&m.datatype, at));
         }
-        Datatype::Array(a) => return check_datatype(&a.base, at),
+        Datatype::Array(a) => return check_fixed(&a.base, at),
         _ => return Ok(()),
     };
     Err((format!("{at}: type"), why.to_string()))

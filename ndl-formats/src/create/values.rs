@@ -43,7 +43,9 @@ pub(crate) fn encode(
 ) -> Result<Values, Bad> {
     let mut leaves = Vec::new();
     flatten(value, extents, at.to_string(), &mut leaves)?;
-    if let Datatype::Vlen(_) = datatype {
+    if let Datatype::Vlen(_) | Datatype::Compound(_) = datatype
+        && datatype.variable_member().is_some()
+    {
         return column(&leaves, datatype).map(Values::Column);
     }
     if *datatype == Datatype::String {
@@ -106,6 +108,7 @@ fn column(items: &[(&Value, String)], datatype: &Datatype) -> Result<Column, Bad
             let values = Box::new(column(&inner, base)?);
             Ok(Column::List { offsets, values })
         }
+        Datatype::Compound(c) if datatype.variable_member().is_some() => members(items, c),
         fixed => {
             let packed = packed(fixed);
             let mut bytes = Vec::new();
@@ -118,6 +121,62 @@ fn column(items: &[(&Value, String)], datatype: &Datatype) -> Result<Column, Bad
             })
         }
     }
+}
+
+/// The column of compound values `items` (each a mapping by member name
+/// or a list in member order) of a compound holding variable-length
+/// members: a column per member, a member left out its zero, `""` or `[]`.
+fn members(items: &[(&Value, String)], compound: &Compound) -> Result<Column, Bad> {
+    let mut fields = Vec::with_capacity(compound.members.len());
+    for (i, m) in compound.members.iter().enumerate() {
+        let mut values = Vec::with_capacity(items.len());
+        for (v, at) in items {
+            let given = match v {
+                Value::Mapping(map) => map.get(m.name.as_str()),
+                Value::Sequence(list) => list.get(i),
+                _ => {
+                    let why = format!("expected a mapping of member values, found {}", describe(v));
+                    return Err((at.clone(), why));
+                }
+            };
+            values.push((given, format!("{at}.{}", m.name)));
+        }
+        fields.push((m.name.clone(), member_column(&values, &m.datatype)?));
+    }
+    Ok(Column::Struct {
+        len: items.len(),
+        fields,
+    })
+}
+
+/// The column of one member's `values`, `None` where left out.
+fn member_column(values: &[(Option<&Value>, String)], datatype: &Datatype) -> Result<Column, Bad> {
+    // A compound of no member values given is an empty list.
+    static EMPTY: [Value; 2] = [Value::String(String::new()), Value::Sequence(Vec::new())];
+    let left_out = match datatype {
+        Datatype::String => &EMPTY[0],
+        _ if datatype.variable_member().is_some() => &EMPTY[1],
+        fixed => {
+            let packed = packed(fixed);
+            let size = packed.size().unwrap_or(0);
+            let mut bytes = Vec::with_capacity(values.len() * size);
+            for (v, at) in values {
+                match v {
+                    Some(v) => element(v, &packed, at, &mut bytes)?,
+                    None => bytes.resize(bytes.len() + size, 0),
+                }
+            }
+            return Ok(Column::Plain {
+                datatype: packed,
+                bytes,
+            });
+        }
+    };
+    let given: Vec<(&Value, String)> = values
+        .iter()
+        .map(|(v, at)| (v.unwrap_or(left_out), at.clone()))
+        .collect();
+    column(&given, datatype)
 }
 
 /// `datatype` with every compound in it packed, members in offset order

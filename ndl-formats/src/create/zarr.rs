@@ -22,21 +22,32 @@ use crate::error::{Error, Result};
 const FILL_BLOCK: usize = 1 << 20;
 
 /// What Zarr cannot hold that the document has: `vlen` sequences (v3 has
-/// no such data type, and zarr-python reads no v2 `vlen-array`).
+/// no such data type, and zarr-python reads no v2 `vlen-array`), and
+/// compounds holding `string` or `vlen` members (the struct data type's
+/// members have a fixed size).
 pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
-    let Some((_, a)) = plan
-        .arrays()
-        .find(|(_, a)| matches!(a.datatype, Datatype::Vlen(_)))
-    else {
-        return Ok(());
-    };
-    Err(Error::Document {
+    let refused = |a: &PlannedArray, message: &str| Error::Document {
         path: doc.to_path_buf(),
         location: format!("{}: type", a.at),
-        message: "Zarr has no variable-length sequence data type (v3 has none, and \
-                  zarr-python reads no v2 `vlen-array`): make an .h5 or .nc file"
-            .into(),
-    })
+        message: message.into(),
+    };
+    for (_, a) in plan.arrays() {
+        if matches!(a.datatype, Datatype::Vlen(_)) {
+            return Err(refused(
+                a,
+                "Zarr has no variable-length sequence data type (v3 has none, and \
+                 zarr-python reads no v2 `vlen-array`): make an .h5 or .nc file",
+            ));
+        }
+        if a.is_records() {
+            return Err(refused(
+                a,
+                "Zarr's struct data type holds members of a fixed size, not `string` or \
+                 `vlen` ones: make an .h5 file, or give each member an ndarray of its own",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Writes `plan` as a new store at `dest`, published whole.

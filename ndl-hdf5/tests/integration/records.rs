@@ -697,3 +697,74 @@ fn ragged_counts_that_disagree_with_their_values_are_named() {
     assert!(text.contains("record 0, field `levels_count`"), "{e}");
     assert!(text.contains("the count -1 is not a length"), "{e}");
 }
+
+/// `DocumentWriter::dataset` makes a dataset of records holding strings
+/// and sequences in any shape, from a column (what `ndl create` writes),
+/// laid out as `write` lays them out: read back typed, the same records;
+/// without values, empty strings and zeros (refused, naming the member,
+/// where an option has no fill). A netCDF-4 file refuses such a
+/// compound, naming the dataset.
+#[test]
+fn a_document_dataset_of_variable_records_reads_back_typed() {
+    use ndl_hdf5::{DocumentWriter, Elements, NewDataset, WriteOptions};
+    use ndl_runtime::record::Columns;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("doc.h5");
+    let datatype = <Trade as Record>::datatype();
+    let new = |extents: &'static [u64]| NewDataset {
+        datatype: &datatype,
+        extents,
+        unlimited: &[false, false][..extents.len()],
+        chunk: None,
+        filters: &[],
+        byte_order: ndl_runtime::ByteOrder::NATIVE,
+        fill: None,
+    };
+    let mut columns = <Trade as Record>::Columns::with_capacity(4);
+    columns.extend(&trades());
+    let column = columns.finish();
+    let mut w = DocumentWriter::create_with(&path, &WriteOptions::new()).unwrap();
+    let err = w
+        .dataset("t", &new(&[2, 2]), Elements::Column(&column))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("3 values given for the 4 elements"),
+        "{err}"
+    );
+    w.dataset("t", &new(&[3]), Elements::Column(&column))
+        .unwrap();
+    // Without values an option has no fill to stand for its nulls.
+    let err = w.dataset("empty", &new(&[2]), Elements::Fill).unwrap_err();
+    assert!(err.to_string().contains("qty"), "{err}");
+    let venue = <Venue as Record>::datatype();
+    let empty = NewDataset {
+        datatype: &venue,
+        ..new(&[2])
+    };
+    w.dataset("empty", &empty, Elements::Fill).unwrap();
+    w.finish().unwrap();
+    assert_eq!(ndl_hdf5::read::<Trade>(&path, "t").unwrap(), trades());
+    let zero = || Venue {
+        code: String::new(),
+        id: 0,
+    };
+    assert_eq!(
+        ndl_hdf5::read::<Venue>(&path, "empty").unwrap(),
+        [zero(), zero()]
+    );
+
+    let nc = dir.path().join("doc.nc");
+    let mut w = DocumentWriter::create(&nc, true).unwrap();
+    let err = w
+        .dataset("t", &new(&[3]), Elements::Column(&column))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Type { dataset, .. } if dataset == "t"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("netCDF4-python reads no compound"),
+        "{err}"
+    );
+}
