@@ -101,9 +101,11 @@ struct ConvertArgs {
     chunk_len: Option<u64>,
 
     /// The chunk shape, one extent per dimension of the array, such as
-    /// 256,256 (default: about 2 MiB of elements, spread evenly across the
-    /// dimensions, with the first extents shortened so that one slab of
-    /// chunks, what the writer holds in memory, stays under 64 MiB).
+    /// 256,256; in a whole-file copy, of each array of that rank (default:
+    /// a Zarr source's own chunks, else about 2 MiB of elements, spread
+    /// evenly across the dimensions, with the first extents shortened so
+    /// that one slab of chunks, what the writer holds in memory, stays
+    /// under 64 MiB).
     #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "chunk_len")]
     chunks: Option<Vec<u64>>,
 
@@ -112,9 +114,9 @@ struct ConvertArgs {
     /// compression) with an optional level after a colon (zstd:9; lz4's is
     /// its acceleration), blosc also with a compressor (blosclz, lz4, lz4hc,
     /// zlib, zstd) and a shuffle (noshuffle, shuffle, bitshuffle), in any
-    /// order: blosc:zstd:7:bitshuffle. Zarr's default is zstd (none for
-    /// --layout columns --zarr-format 2, which Debian's ncdump 4.9 reads only
-    /// uncompressed). HDF5 and
+    /// order: blosc:zstd:7:bitshuffle. Zarr's default is a Zarr source's
+    /// own codec, else zstd (none for --layout columns --zarr-format 2,
+    /// which Debian's ncdump 4.9 reads only uncompressed). HDF5 and
     /// netCDF-4 files take none (their default), gzip or zlib (HDF5's
     /// deflate, which every reader has without plugins), or blosc (HDF5's
     /// Blosc filter, which h5py reads through the hdf5plugin package).

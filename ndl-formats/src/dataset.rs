@@ -90,10 +90,20 @@ fn to_zarr(
         let at = group.array_location(&name)?;
         let read = whole_file_member(options, &name);
         let progress = after(done, progress);
-        done += convert_to(ZARR, (src, &read), &at, options, &progress)?;
+        let options = for_rank(options, entry.spec.shape.len());
+        done += convert_to(ZARR, (src, &read), &at, &options, &progress)?;
     }
     group.finish()?;
     Ok(done)
+}
+
+/// `options` for an array of `rank` dimensions: `--chunks` of another
+/// rank chunks it by default, as HDF5 destinations do.
+fn for_rank(options: &ConvertOptions, rank: usize) -> ConvertOptions {
+    let mut options = options.clone();
+    let zarr = &mut options.write.zarr.zarr;
+    *zarr = std::mem::take(zarr).chunks_for_rank(rank);
+    options
 }
 
 /// The arrays of `contents`, at `src`, as the datasets of a new HDF5 or

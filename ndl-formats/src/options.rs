@@ -136,6 +136,9 @@ pub struct ZarrSinkOptions {
     /// variable records, which it cannot hold, are then refused rather
     /// than written as columns.
     pub(crate) records_layout_said: bool,
+    /// Whether the codec or chunks are given: else an array copied from
+    /// another Zarr store keeps its own.
+    pub(crate) storage_said: bool,
 }
 
 impl ZarrSinkOptions {
@@ -145,9 +148,11 @@ impl ZarrSinkOptions {
     }
 
     /// The store's options; the sink adds the expected length and
-    /// publishing on finish.
+    /// publishing on finish. Their chunks and codec are used, not those
+    /// of a Zarr source.
     pub fn zarr(mut self, zarr: ndl_zarr::WriteOptions) -> ZarrSinkOptions {
         self.zarr = zarr;
+        self.storage_said = true;
         self
     }
 
@@ -176,6 +181,7 @@ impl Default for ZarrSinkOptions {
             keep_byte_order: true,
             variable_strings: None,
             records_layout_said: false,
+            storage_said: false,
         }
     }
 }

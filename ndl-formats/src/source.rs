@@ -109,6 +109,16 @@ pub trait Source {
         self.wrapped()?.storage()
     }
 
+    /// Whether [`storage`](Self::storage) is a Zarr array's, whose chunks
+    /// and codec another Zarr store keeps as they are (as xarray keeps
+    /// them). An HDF5 dataset's chunks, sized for the HDF5 library's cache
+    /// and often one element along an unlimited dimension, are not carried
+    /// to Zarr, where each chunk is an object of its own.
+    fn is_stored_in_zarr(&self) -> bool {
+        self.wrapped()
+            .is_some_and(|inner| inner.is_stored_in_zarr())
+    }
+
     /// Whether the array's first dimension grows without limit (netCDF's
     /// unlimited dimension), which a destination that has them keeps.
     fn is_unlimited_first(&self) -> bool {

@@ -17,6 +17,7 @@ use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{Handover, Origin, Source, for_each_batch};
 use ndl_runtime::ArraySpec;
+use ndl_runtime::ndl::Storage;
 
 /// The records of a store: its array of records, or the records of a
 /// columns group's `ndl_datatype`, in the layout they were written from
@@ -45,6 +46,8 @@ pub struct ZarrSource {
     cf: Option<CfAttributes>,
     /// Whether the store is a group of columns another tool wrote.
     dataset_table: bool,
+    /// The array's chunks and codec; `None` for a group of columns.
+    storage: Option<Storage>,
 }
 
 /// The attributes of a store's arrays, as CF reads them.
@@ -69,10 +72,12 @@ impl ZarrSource {
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
         let (mut dimensions, mut cf, mut dataset_table) = (None, None, false);
+        let mut storage = None;
         let (spec, reading, written) =
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
                     notes = info.notes().to_vec();
+                    storage = Some(info.storage());
                     (dimensions, cf) = (
                         named_dimensions(&info),
                         Some(CfAttributes::Array(cf_attributes(&info))),
@@ -85,6 +90,7 @@ impl ZarrSource {
                 }
                 StoreInfo::Array(info) => {
                     notes = info.notes().to_vec();
+                    storage = Some(info.storage());
                     (dimensions, cf) = (
                         named_dimensions(&info),
                         Some(CfAttributes::Array(cf_attributes(&info))),
@@ -141,6 +147,7 @@ impl ZarrSource {
             dimensions,
             cf,
             dataset_table,
+            storage,
         })
     }
 
@@ -278,6 +285,14 @@ impl Source for ZarrSource {
 
     fn is_part_of_dataset(&self) -> bool {
         self.dataset_table
+    }
+
+    fn storage(&self) -> Option<&Storage> {
+        self.storage.as_ref()
+    }
+
+    fn is_stored_in_zarr(&self) -> bool {
+        true
     }
 
     fn dimension_names(&self) -> Option<Vec<String>> {
@@ -641,6 +656,9 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         if let Some(names) = source.dimension_names() {
             options.zarr = options.zarr.dimension_names(names);
         }
+        if !options.storage_said {
+            options.zarr = stored_as(options.zarr, source);
+        }
         let read_variable = source.narrowed_strings().is_some();
         if options.variable_strings.unwrap_or(read_variable) {
             let sink = crate::zarr_strings::VlenSink::create(path, source, &options.zarr)?;
@@ -756,6 +774,35 @@ fn fill_metadata(
     ))
 }
 
+/// `options` with the chunks and codec of `source`, an array of another
+/// Zarr store, as xarray keeps them: a copy (a v2 store made v3, a local
+/// one put in object storage) is chunked as its source was.
+fn stored_as(mut options: WriteOptions, source: &dyn Source) -> WriteOptions {
+    let Some(storage) = source.storage().filter(|_| source.is_stored_in_zarr()) else {
+        return options;
+    };
+    let spec = source.spec();
+    // An array-typed element's dimensions become the store's last ones.
+    let folded = spec.datatype.folded() != spec.datatype;
+    match storage.chunk.as_deref() {
+        Some([len]) if spec.shape.len() == 1 && !folded => options = options.chunk_len(*len as u64),
+        Some(chunk) if chunk.len() == spec.shape.len() && !folded => {
+            options = options.chunks(&chunk.iter().map(|&c| c as u64).collect::<Vec<_>>());
+        }
+        _ => {}
+    }
+    let codecs: Option<Vec<serde_json::Value>> = storage
+        .filter
+        .iter()
+        .flatten()
+        .map(|f| serde_json::to_value(f).ok())
+        .collect();
+    if let Some(codec) = codecs.and_then(|c| ndl_zarr::Codec::from_v3_codecs(&c)) {
+        options = options.codec(codec);
+    }
+    options
+}
+
 /// The store options the command line's `settings` say.
 pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
     let layout = settings.layout();
@@ -784,5 +831,8 @@ pub(crate) fn sink_options(settings: &WriteSettings) -> ZarrSinkOptions {
         keep_byte_order: layout == Layout::Records,
         variable_strings: settings.variable_strings,
         records_layout_said: settings.layout == Some(Layout::Records),
+        storage_said: settings.codec.is_some()
+            || settings.chunk_len.is_some()
+            || settings.chunks.is_some(),
     }
 }

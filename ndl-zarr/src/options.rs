@@ -122,6 +122,35 @@ impl WriteOptions {
         self
     }
 
+    /// These options for an array of `rank` dimensions: a chunk shape given
+    /// of another rank is dropped for the default rule, as a copy of a
+    /// whole group chunks the arrays of the rank given so and the others
+    /// (1-dimensional coordinates beside a 3-dimensional variable) by
+    /// default.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Order};
+    /// use ndl_zarr::{GridWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let options = WriteOptions::new().chunks(&[2, 2]);
+    /// let path = dir.path().join("a.zarr");
+    /// let w = GridWriter::create_with(&path, &Datatype::Int8, &[4], Order::C,
+    ///     &options.clone().chunks_for_rank(1))?;
+    /// assert_eq!(w.chunk_shape(), [4]);
+    /// let path = dir.path().join("b.zarr");
+    /// let w = GridWriter::create_with(&path, &Datatype::Int8, &[4, 4], Order::C,
+    ///     &options.chunks_for_rank(2))?;
+    /// assert_eq!(w.chunk_shape(), [2, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn chunks_for_rank(mut self, rank: usize) -> WriteOptions {
+        if self.chunks.as_ref().is_some_and(|c| c.len() != rank) {
+            self.chunks = None;
+        }
+        self
+    }
+
     /// The chunk shape of a new array of `shape` elements of `element`
     /// packed bytes: the one given, checked, else the default rule.
     pub(crate) fn chunk_shape_for(&self, shape: &[u64], element: usize) -> Result<Vec<u64>> {

@@ -407,6 +407,94 @@ assert xr.open_dataset(sys.argv[4])["station"].values.tolist() == [10, 20, 30]
     }
 }
 
+/// A copy of a Zarr store keeps each array's chunks and codec, as xarray
+/// keeps them (a v2 store made v3, a sharded one unsharded keeps the chunks
+/// inside the shards); `--chunks` and `--codec` replace them, `--chunks` on
+/// the arrays of its rank only (a 1-dimensional coordinate beside a
+/// 2-dimensional variable is chunked by default, where it was refused). To
+/// HDF5, the chunks and gzip are kept, as nccopy keeps them. A store made
+/// from another format takes our own chunks, as before.
+#[test]
+fn a_zarr_copy_keeps_each_arrays_chunks_and_codec() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let script = r#"
+import sys, os, numpy as np, zarr
+from zarr.codecs import BloscCodec, GzipCodec
+g = zarr.open_group(os.path.join(sys.argv[1], "s3.zarr"), mode="w", zarr_format=3)
+t = g.create_array("t", shape=(10, 7), chunks=(3, 4), dtype="f4",
+                   compressors=[GzipCodec(level=5)], dimension_names=["x", "y"])
+t[:] = np.arange(70, dtype="f4").reshape(10, 7)
+v = g.create_array("v", shape=(100,), chunks=(17,), dtype="i8", dimension_names=["n"],
+                   compressors=[BloscCodec(cname="zstd", clevel=4, shuffle="bitshuffle")])
+v[:] = np.arange(100)
+s = g.create_array("s", shape=(40,), shards=(20,), chunks=(5,), dtype="u2", dimension_names=["m"])
+s[:] = np.arange(40)
+g2 = zarr.open_group(os.path.join(sys.argv[1], "s2.zarr"), mode="w", zarr_format=2)
+u = g2.create_array("t", shape=(10, 7), chunks=(3, 4), dtype="f4", compressors=None)
+u.attrs["_ARRAY_DIMENSIONS"] = ["x", "y"]
+u[:] = np.arange(70, dtype="f4").reshape(10, 7)
+"#;
+    ndl_testkit::python::run_with(&ndl_testkit::python::python312(), script, &[path(d)]);
+    let (s3, s2) = (d.join("s3.zarr"), d.join("s2.zarr"));
+    let copies = [
+        ("c3.zarr", &s3, &[][..]),
+        ("c2.zarr", &s3, &["--zarr-format", "2"][..]),
+        ("c23.zarr", &s2, &[][..]),
+        ("t.zarr", &s3, &["--member", "t"][..]),
+        ("rechunked.zarr", &s3, &["--chunks", "5,5"][..]),
+        ("recoded.zarr", &s3, &["--codec", "zstd:1"][..]),
+        ("c.h5", &s3, &[][..]),
+    ];
+    for (name, src, args) in copies {
+        converted(convert(src, &d.join(name), args), name);
+    }
+    let npy = d.join("t.npy");
+    converted(convert(&s3, &npy, &["--member", "t"]), "t.npy");
+    converted(convert(&npy, &d.join("fresh.zarr"), &[]), "fresh.zarr");
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        r#"
+import sys, os, h5py, numpy as np, zarr, xarray as xr
+from zarr.codecs import BloscCodec, GzipCodec, ZstdCodec
+d = sys.argv[1]
+def arrays(name):
+    g = zarr.open_group(os.path.join(d, name), mode="r")
+    return {k: (a.chunks, a.compressors) for k, a in g.arrays()}
+def codec(c):
+    return (type(c).__name__, getattr(c, "level", None), getattr(c, "cname", None),
+            getattr(c, "clevel", None))
+def codecs(cs):
+    return [codec(c) for c in cs]
+c3 = arrays("c3.zarr")
+assert c3["t"][0] == (3, 4) and codecs(c3["t"][1]) == [("GzipCodec", 5, None, None)], c3
+assert c3["v"][0] == (17,) and codecs(c3["v"][1])[0][2:] == ("zstd", 4), c3
+assert str(getattr(c3["v"][1][0].shuffle, "value", c3["v"][1][0].shuffle)) == "bitshuffle", c3
+assert c3["s"][0] == (5,), c3
+c2 = arrays("c2.zarr")
+assert c2["t"][0] == (3, 4) and c2["t"][1][0].codec_id == "gzip" and c2["t"][1][0].level == 5, c2
+assert c2["v"][0] == (17,) and c2["v"][1][0].cname == "zstd" and c2["v"][1][0].clevel == 4, c2
+assert arrays("c23.zarr")["t"] == ((3, 4), ()), arrays("c23.zarr")
+t = zarr.open_array(os.path.join(d, "t.zarr"), mode="r")
+assert t.chunks == (3, 4) and codecs(t.compressors) == [("GzipCodec", 5, None, None)], t
+r = arrays("rechunked.zarr")
+assert r["t"][0] == (5, 5) and r["v"][0] == (100,) and r["s"][0] == (40,), r
+assert all(codecs(c) == [("ZstdCodec", 3, None, None)] for _, c in r.values()), r
+r = arrays("recoded.zarr")
+assert all(codecs(c) == [("ZstdCodec", 1, None, None)] for _, c in r.values()), r
+with h5py.File(os.path.join(d, "c.h5")) as f:
+    assert f["t"].chunks == (3, 4) and f["t"].compression == "gzip", f["t"]
+    assert f["t"].compression_opts == 5 and f["v"].chunks == (17,), f["v"]
+fresh = zarr.open_array(os.path.join(d, "fresh.zarr"), mode="r")
+assert fresh.chunks == (10, 7) and codecs(fresh.compressors) == [("ZstdCodec", 3, None, None)]
+src = xr.open_zarr(os.path.join(d, "s3.zarr"), consolidated=False)
+for name in ("c3.zarr", "c2.zarr", "rechunked.zarr", "recoded.zarr"):
+    xr.testing.assert_equal(src, xr.open_zarr(os.path.join(d, name), consolidated=False))
+"#,
+        &[path(d)],
+    );
+}
+
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
