@@ -491,6 +491,12 @@ print("ok")
         let got = b.ndarrays.get(name).unwrap();
         assert_eq!(got.datatype, nd.datatype, "{name}");
     }
+    // A dimension scale on the first dimension alone is named, the other
+    // given by its size (all were given by size before).
+    for name in ["trades", "log"] {
+        let (got, want) = (b.ndarrays.get(name).unwrap(), d.ndarrays.get(name).unwrap());
+        assert_eq!(got.shape, want.shape, "{name}");
+    }
     for (ext, words) in [
         ("nc", "netCDF4-python reads no compound"),
         ("zarr", "holds members of a fixed size"),

@@ -46,7 +46,7 @@ pub(super) fn document(path: &Path, contents: &Contents) -> Result<ndl::File> {
         .filter(|e| !coordinates.contains(&e.path()))
     {
         let names = dimension_names(e);
-        doc.insert_ndarray(&e.group, e.name.clone(), ndarray(e, names.as_deref()))
+        doc.insert_ndarray(&e.group, e.name.clone(), ndarray(e, names))
             .map_err(|source| Error::Description {
                 path: path.to_path_buf(),
                 message: format!("array `{}`: {source}", e.label()),
@@ -87,6 +87,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
         };
         let visible = ancestors_and_self(&e.group);
         for (k, (name, &size)) in names.iter().zip(&e.spec.shape).enumerate() {
+            let Some(name) = name else { continue };
             let unlimited = e.unlimited.get(k).copied().unwrap_or(false);
             match found
                 .iter_mut()
@@ -151,17 +152,28 @@ fn nonzero(size: u64) -> Option<usize> {
     (size > 0).then_some(size as usize)
 }
 
-/// The names of every dimension of `e`, when the format names them all.
-fn dimension_names(e: &Entry) -> Option<Vec<String>> {
-    e.dimension_names.as_ref()?.iter().cloned().collect()
+/// The names of the dimensions of `e`, where the format names one (an
+/// HDF5 dataset may have a dimension scale on some dimensions only).
+fn dimension_names(e: &Entry) -> Option<&[Option<String>]> {
+    let names = e.dimension_names.as_deref()?;
+    names.iter().any(Option::is_some).then_some(names)
 }
 
-/// The ndarray of `e`; its shape names `dims` where given.
-fn ndarray(e: &Entry, dims: Option<&[String]>) -> Ndarray {
-    let shape = match dims {
-        Some(names) => Shape(names.iter().map(|n| Extent::Dim(n.clone())).collect()),
-        None => Shape::from(e.spec.shape.iter().map(|&d| d as usize).collect::<Vec<_>>()),
+/// The ndarray of `e`; its shape names `dims` where given, and gives the
+/// size of the others.
+fn ndarray(e: &Entry, dims: Option<&[Option<String>]>) -> Ndarray {
+    let extent = |k: usize, size: u64| match dims.and_then(|d| d.get(k)?.clone()) {
+        Some(name) => Extent::Dim(name),
+        None => Extent::Size(size as usize),
     };
+    let shape = Shape(
+        e.spec
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| extent(k, d))
+            .collect(),
+    );
     let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(e.storage.clone());
     for (name, value) in e.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
         if let Some(attr) = attribute(
