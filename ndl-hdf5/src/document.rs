@@ -302,8 +302,9 @@ impl DocumentWriter {
         }
     }
 
-    /// Checks that `values` are as many elements (of `size` bytes, where
-    /// given as bytes) as the extents of `new` hold.
+    /// Checks that the extents of `new` multiply to a count, and that
+    /// `values` are as many elements (of `size` bytes, where given as
+    /// bytes) as they hold.
     fn check_count(
         &self,
         path: &str,
@@ -311,7 +312,23 @@ impl DocumentWriter {
         values: &Elements<'_>,
         size: usize,
     ) -> Result<()> {
-        let wanted: u64 = new.extents.iter().product();
+        // The library multiplies the extents, a 0 among them too.
+        if new
+            .extents
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d.max(1)))
+            .is_none()
+        {
+            let why = format!("extents {:?} multiply past 2^64", new.extents);
+            return Err(self.type_error(
+                path,
+                crate::TypeError {
+                    field: String::new(),
+                    why,
+                },
+            ));
+        }
+        let wanted = new.extents.iter().product::<u64>();
         let given = match values {
             Elements::Fill => return Ok(()),
             Elements::Bytes(bytes) if size == 0 || bytes.len() % size != 0 => None,

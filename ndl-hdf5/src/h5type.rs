@@ -457,6 +457,23 @@ impl Built {
     }
 }
 
+/// Checks that an element of `size` bytes has an HDF5 type: HDF5 has none
+/// of 0 bytes, and keeps a type's size in 32 bits (a size of `usize::MAX` would even
+/// make a fixed string variable-length).
+fn sized(size: usize, what: &str, field: &str) -> Result<(), TypeError> {
+    let why = match size {
+        0 => format!("{what} of no bytes has no HDF5 type"),
+        n if n > u32::MAX as usize => {
+            format!("{what} of {n} bytes is larger than HDF5's largest type (4 GiB)")
+        }
+        _ => return Ok(()),
+    };
+    Err(TypeError {
+        field: field.to_string(),
+        why,
+    })
+}
+
 fn check_id(id: hid_t, field: &str, call: &str) -> Result<Built, TypeError> {
     if id < 0 {
         return Err(TypeError {
@@ -535,6 +552,13 @@ fn enumeration(
     order: ByteOrder,
     field: &str,
 ) -> Result<Built, TypeError> {
+    if members.is_empty() {
+        // The library crashes on one inside a compound.
+        return Err(TypeError {
+            field: field.to_string(),
+            why: "an enum with no members has no HDF5 type".into(),
+        });
+    }
     let base_type = int_base(base, order, field)?;
     // SAFETY: `base_type` is an integer type we own.
     let t = check_id(
@@ -648,10 +672,11 @@ fn characters(dims: &[u64], field: &str) -> Result<Built, TypeError> {
 
 /// A null-padded ASCII string of `length` bytes, NumPy's `S<length>`.
 fn string(length: usize, field: &str) -> Result<Built, TypeError> {
+    sized(length, "a fixed string", field)?;
     let t = copy(*H5T_C_S1, field)?;
     // SAFETY: `t` is a string type we own.
     unsafe {
-        check(H5Tset_size(t.0, length.max(1)), field, "H5Tset_size")?;
+        check(H5Tset_size(t.0, length), field, "H5Tset_size")?;
         check(
             H5Tset_strpad(t.0, H5T_str_t::H5T_STR_NULLPAD),
             field,
@@ -667,9 +692,10 @@ fn string(length: usize, field: &str) -> Result<Built, TypeError> {
 }
 
 fn opaque(size: usize, tag: Option<&str>, field: &str) -> Result<Built, TypeError> {
+    sized(size, "an opaque value", field)?;
     // SAFETY: creating a new opaque type of `size` bytes.
     let t = check_id(
-        unsafe { H5Tcreate(H5T_class_t::H5T_OPAQUE, size.max(1)) },
+        unsafe { H5Tcreate(H5T_class_t::H5T_OPAQUE, size) },
         field,
         "H5Tcreate",
     )?;

@@ -74,10 +74,13 @@ impl Node {
             Column::Values { datatype, values } => fixed(datatype.clone(), value_size(values)),
             Column::Bool(_) => fixed(Datatype::Bool, 1),
             Column::Plain { datatype, .. } => {
-                let size = datatype.size().ok_or_else(|| TypeError {
-                    field: path.to_string(),
-                    why: "a packed value without a fixed size".into(),
-                })?;
+                let size = datatype
+                    .size()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| TypeError {
+                        field: path.to_string(),
+                        why: "a packed value without a size of one or more bytes".into(),
+                    })?;
                 fixed(datatype.clone(), size)
             }
             Column::Strings { .. } => Node::String,

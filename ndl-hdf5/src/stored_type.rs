@@ -170,14 +170,16 @@ fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String>
                     string.array_of(&outer)
                 });
             }
-            let elements: usize = dims.iter().product::<u64>() as usize;
-            let mut element = None;
-            for k in 0..elements.max(1) {
-                let dt = walk(base.0, offset + k * base_size, found)?;
-                element.get_or_insert(dt);
-            }
+            let elements = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+            let elements = elements
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("an array type of extents {dims:?}: too many elements"))?;
+            let mut first = Found::default();
+            let element = walk(base.0, offset, &mut first)?;
+            found.chars |= first.chars;
+            array_numbers(found, first.numbers, (elements, base_size))?;
             let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-            element.unwrap_or(Datatype::UInt8).array_of(&shape)
+            element.array_of(&shape)
         }
         H5T_class_t::H5T_VLEN => {
             // SAFETY: `id` is a vlen type; the base is a new handle.
@@ -194,6 +196,39 @@ fn walk(id: hid_t, offset: usize, found: &mut Found) -> Result<Datatype, String>
         other => return Err(format!("HDF5 type class {other:?} has no NumPy type")),
     })
 }
+
+/// Adds to `found` the numbers of an array of `elements` elements of
+/// `size` bytes each, laid out as the first, whose numbers are `first`.
+/// Where they are all of one order and it is the element's (as they are
+/// but in a compound of mixed orders), the first element's stand for all:
+/// an array type of 10^10 elements is described at once, not walked.
+fn array_numbers(
+    found: &mut Found,
+    first: Vec<(Range<usize>, ByteOrder)>,
+    (elements, size): (usize, usize),
+) -> Result<(), String> {
+    let order = found.numbers.first().or(first.first()).map(|(_, o)| *o);
+    if elements <= 1 || first.iter().all(|(_, o)| Some(*o) == order) {
+        found.numbers.extend(first);
+        return Ok(());
+    }
+    if elements.saturating_mul(first.len()) > MAX_MIXED_NUMBERS {
+        return Err(format!(
+            "an array of {elements} elements whose numbers are of mixed byte orders: too many to read"
+        ));
+    }
+    for k in 0..elements {
+        let at = k * size;
+        found
+            .numbers
+            .extend(first.iter().map(|(r, o)| (r.start + at..r.end + at, *o)));
+    }
+    Ok(())
+}
+
+/// The most numbers of the other byte order a type may hold, each of which
+/// is swapped on its own.
+const MAX_MIXED_NUMBERS: usize = 1 << 20;
 
 /// Whether `id` is netCDF's `char`: a fixed string of one byte.
 pub(crate) fn is_char(id: hid_t) -> bool {

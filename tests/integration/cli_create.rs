@@ -159,7 +159,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 16] = [
+const BAD: [(&str, &str, &[&str]); 17] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -247,6 +247,11 @@ const BAD: [(&str, &str, &[&str]); 16] = [
         "string_items",
         "ndarrays:\n  a: {shape: [2], type: {array: {base: string, shape: [2]}}}\n",
         &["ndarray `a`: type", "or the items of an array"],
+    ),
+    (
+        "huge_shape",
+        "ndarrays:\n  a: {shape: [4294967296, 4294967296, 4294967296, 0], type: int8}\n",
+        &["ndarray `a`: shape", "multiply past 2^64"],
     ),
     (
         "string_in_vlen_items",
@@ -510,6 +515,83 @@ print("ok")
         assert!(!dest.exists());
     }
     assert_eq!(entries(dir.path()), ["records.h5"]);
+}
+
+/// Types the HDF5 library has none for, or crashed on, are refused naming
+/// the dataset: an enum of no members inside a compound (a segfault in
+/// `H5Tinsert`), in an attribute too; a sequence of values of no bytes (a
+/// panic); a fixed string of 2^64 - 1 bytes (HDF5 took it for a
+/// variable-length one, Zarr overflowed). An ndarray without values in a
+/// Zarr store costs its metadata alone, whatever its size (a trillion
+/// elements were written as zeros), reading as its fill; an HDF5 dataset
+/// of an array type of 10^10 elements is described at once (it was walked
+/// element by element).
+#[test]
+fn hostile_types_and_sizes_are_refused_or_made_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |name: &str, text: &str| {
+        let path = dir.path().join(format!("{name}.ndl.yaml"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let empty_enum = doc(
+        "empty_enum",
+        "ndarrays:\n  a: {shape: [], type: {compound: [x: {enum: {base: int8, members: {}}}]}}\n",
+    );
+    let empty_enum_attribute = doc(
+        "empty_enum_attribute",
+        "attributes:\n  x: {shape: [1], type: {compound: [a: {enum: {base: int8, members: {}}}]}, value: [[0]]}\n",
+    );
+    let no_bytes = doc(
+        "no_bytes",
+        "ndarrays:\n  a: {shape: [1], type: {vlen: {base: {opaque: {size: 0}}}}, value: [[]]}\n",
+    );
+    let longest = doc(
+        "longest",
+        "ndarrays:\n  a: {shape: [1], type: {string: {length: 18446744073709551615, charset: ascii}}}\n",
+    );
+    for (doc, words) in [
+        (&empty_enum, "an enum with no members has no HDF5 type"),
+        (&empty_enum_attribute, "an enum with no members has no HDF5 type"),
+        (&no_bytes, "an opaque value of no bytes has no HDF5 type"),
+    ] {
+        for ext in ["h5", "nc"] {
+            let dest = dir.path().join(format!("made.{ext}"));
+            let run = create(doc, &dest);
+            assert_eq!(run.code, Some(1), "{run:#?}");
+            assert!(run.stderr.contains(words), "{run:#?}");
+            assert!(!dest.exists());
+        }
+    }
+    let run = create(&longest, &dir.path().join("longest.h5"));
+    assert!(run.stderr.contains("larger than HDF5's largest type"), "{run:#?}");
+    let run = create(&longest, &dir.path().join("longest.zarr"));
+    assert!(run.stderr.contains("Zarr stores here hold at most"), "{run:#?}");
+
+    let big = doc(
+        "big",
+        "ndarrays:\n  a: {shape: [1000000000000], type: int8}\n  b: {shape: [1], type: {array: {base: float64, shape: [100000, 100000]}}}\n",
+    );
+    let (zarr, h5) = (dir.path().join("big.zarr"), dir.path().join("big.h5"));
+    for dest in [&zarr, &h5] {
+        let run = create(&big, dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let described = ok(describe(&h5, "ndl", &[]), "describe");
+    assert!(described.contains("shape: [100000, 100000]"), "{described}");
+    let out = ndl_testkit::python::run_with(
+        &python312(),
+        r#"
+import sys, zarr
+g = zarr.open_group(sys.argv[1], mode="r")
+a = g["a"]
+assert a.shape == (10**12,) and a[:4].tolist() == [0, 0, 0, 0] and a[-1] == 0, a
+assert g["b"].shape == (1, 100000, 100000)
+print("ok")
+"#,
+        &[zarr.to_str().unwrap()],
+    );
+    assert_eq!(out.trim(), "ok");
 }
 
 /// `optional` numbers (tests/data/ndl/optional.ndl.yaml) and

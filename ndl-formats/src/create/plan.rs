@@ -192,9 +192,27 @@ fn ndarray(
     if let Some(stored) = &nd.storage.shape {
         extents = stored.iter().map(|&n| n as u64).collect();
     }
+    countable(&extents, datatype, at)?;
     array(group, name, datatype, &nd.storage, &nd.attributes, at)
         .map(|a| a.shaped(extents, max, dims))?
         .with_values(nd.value.as_ref(), at)
+}
+
+/// Checks that the extents of an array of `datatype`, and the bytes they
+/// hold, multiply to a number 64 bits count (every format counts them so;
+/// the HDF5 library multiplies them even where one is 0).
+fn countable(extents: &[u64], datatype: &Datatype, at: &str) -> Result<(), PlanError> {
+    let size = datatype.size().unwrap_or(1).max(1) as u64;
+    let bytes = extents
+        .iter()
+        .try_fold(size, |n, &d| n.checked_mul(d.max(1)));
+    match bytes {
+        Some(_) => Ok(()),
+        None => Err((
+            format!("{at}: shape"),
+            format!("extents {extents:?} of {size}-byte elements multiply past 2^64"),
+        )),
+    }
 }
 
 /// The array without its shape and values, its storage read.

@@ -18,9 +18,6 @@ use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
 use super::values::{Values, encode};
 use crate::error::{Error, Result};
 
-/// Bytes of zeros appended at a time to an array without values.
-const FILL_BLOCK: usize = 1 << 20;
-
 /// What Zarr cannot hold that the document has: `vlen` sequences (v3 has
 /// no such data type, and zarr-python reads no v2 `vlen-array`), and
 /// compounds holding `string` or `vlen` members (the struct data type's
@@ -161,7 +158,10 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
     match &a.value {
         // Zarr stores records packed: the value again, in that layout.
         Some(v) => match encode(v, &a.extents, packed.datatype(), a.nulls(), "value") {
-            Ok(Values::Bytes(bytes)) => w.append(&bytes)?,
+            Ok(Values::Bytes(bytes)) => {
+                w.append(&bytes)?;
+                w.finish()?
+            }
             _ => {
                 return Err(Error::Unsupported {
                     path: dir.to_path_buf(),
@@ -169,9 +169,10 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
                 });
             }
         },
-        None => fill(&mut w, &a.extents, a.fill.as_deref(), packed.size())?,
-    }
-    w.finish()?;
+        // Every element reads as the array's `fill_value` (the fill, set
+        // below, else zeros) from chunks never stored.
+        None => w.finish_unwritten()?,
+    };
     let io = |source| Error::Io {
         path: dir.to_path_buf(),
         source,
@@ -236,21 +237,6 @@ fn strings(dir: &Path, a: &PlannedArray, options: &WriteOptions) -> Result<()> {
         w.append(value.map_or(&b""[..], |v| v.as_bytes()))?;
     }
     w.finish()?;
-    Ok(())
-}
-
-/// Appends the fill (zeros where none is given) for every element, a
-/// block at a time.
-fn fill(w: &mut GridWriter, extents: &[u64], fill: Option<&[u8]>, size: usize) -> Result<()> {
-    let per_block = (FILL_BLOCK / size.max(1)).max(1) as u64;
-    let mut left = extents.iter().product::<u64>();
-    let one = fill.map_or_else(|| vec![0u8; size], <[u8]>::to_vec);
-    let block = one.repeat(per_block.min(left) as usize);
-    while left > 0 {
-        let n = per_block.min(left);
-        w.append(&block[..n as usize * size])?;
-        left -= n;
-    }
     Ok(())
 }
 

@@ -233,6 +233,51 @@ impl GridWriter {
         Ok(total)
     }
 
+    /// Writes the metadata of an array none of whose elements was
+    /// appended: no chunk is stored, and every element reads as the fill
+    /// value, as zarr-python leaves an array it made and never wrote (an
+    /// array of any size costs its metadata alone). Returns the number of
+    /// elements.
+    ///
+    /// # Errors
+    /// If some elements were appended.
+    ///
+    /// ```
+    /// use ndl_runtime::{Datatype, Order};
+    /// use ndl_zarr::{GridReader, GridWriter, WriteOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("g.zarr");
+    /// let w = GridWriter::create_with(&path, &Datatype::UInt8, &[1 << 40, 4], Order::C,
+    ///     &WriteOptions::new())?;
+    /// assert_eq!(w.finish_unwritten()?, 1 << 42);
+    /// assert_eq!(GridReader::open(&path)?.shape(), [1 << 40, 4]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn finish_unwritten(self) -> Result<u64> {
+        if self.written > 0 {
+            return Err(self.unsupported(format!(
+                "{} elements were appended: finish stores them",
+                self.written
+            )));
+        }
+        let shape = &self.stored.shape;
+        let total = match shape.contains(&0) {
+            true => Some(0),
+            false => shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)),
+        };
+        let total = total.ok_or_else(|| {
+            self.unsupported(format!(
+                "the shape {:?} holds more elements than 2^64",
+                self.stored.shape
+            ))
+        })?;
+        self.held.check()?;
+        self.meta.write(&self.chunks.store, true)?;
+        self.held.release()?;
+        Ok(total)
+    }
+
     fn unsupported(&self, message: String) -> Error {
         Error::Unsupported {
             message: format!("{}: {message}", self.chunks.store.name),

@@ -29,10 +29,20 @@ pub(crate) fn is_raw(stored: &Datatype) -> bool {
 pub(crate) fn data_type(stored: &Datatype) -> Result<(Value, Value), String> {
     let size = stored.size().unwrap_or(0);
     if is_raw(stored) {
+        // Its fill is a list of its bytes in the metadata.
+        if size > MAX_RAW_BYTES {
+            return Err(format!(
+                "an element of {size} bytes stored as raw bits: Zarr stores here hold at most {MAX_RAW_BYTES}"
+            ));
+        }
         return Ok((json!(format!("r{}", 8 * size)), json!(vec![0u8; size])));
     }
     Ok((struct_v3(stored)?, fill_json(stored, &vec![0; size])))
 }
+
+/// The largest element stored as raw bits (a fixed string, an opaque
+/// value): 16 MiB.
+const MAX_RAW_BYTES: usize = 16 << 20;
 
 /// The `struct` data type zarrs is handed for a v2 array: the v3 form, but
 /// array fields (which v2 has and the v3 struct has not) carry their shape
