@@ -753,3 +753,46 @@ fn c_name(name: &str, field: &str) -> Result<CString, TypeError> {
         why: format!("the name {name:?} holds a NUL byte, which HDF5 names cannot"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use ndl_runtime::{Compound, Enum, FixedString, Member, Opaque};
+
+    use super::*;
+
+    fn why(dt: &Datatype) -> String {
+        profile_type(dt, Orders::one(ByteOrder::Little), false)
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// Types HDF5 has none for are refused before the library is asked: it
+    /// crashed on an empty enum inside a compound, and took a fixed string
+    /// of `usize::MAX` bytes for a variable-length one.
+    #[test]
+    fn types_of_no_bytes_or_past_4_gib_and_empty_enums_are_refused() {
+        let empty = Datatype::Enum(Enum {
+            base: IntType::Int8,
+            members: Vec::new(),
+        });
+        let compound = Datatype::Compound(Compound {
+            size: 1,
+            members: vec![Member::new("x", 0, empty)],
+        });
+        assert_eq!(
+            why(&compound),
+            "field `x`: an enum with no members has no HDF5 type"
+        );
+        let string = |length| {
+            Datatype::FixedString(FixedString {
+                length,
+                charset: Charset::Ascii,
+            })
+        };
+        assert!(why(&string(0)).contains("a fixed string of no bytes"));
+        assert!(why(&string(usize::MAX)).contains("larger than HDF5's largest type"));
+        let opaque = Datatype::Opaque(Opaque { size: 0, tag: None });
+        assert!(why(&opaque).contains("an opaque value of no bytes"));
+        assert!(profile_type(&string(3), Orders::one(ByteOrder::Little), false).is_ok());
+    }
+}

@@ -159,7 +159,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 17] = [
+const BAD: [(&str, &str, &[&str]); 18] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -247,6 +247,11 @@ const BAD: [(&str, &str, &[&str]); 17] = [
         "string_items",
         "ndarrays:\n  a: {shape: [2], type: {array: {base: string, shape: [2]}}}\n",
         &["ndarray `a`: type", "or the items of an array"],
+    ),
+    (
+        "huge_opaque",
+        "ndarrays:\n  a: {shape: [2], type: {opaque: {size: 4294967296}}, value: [[1], [2]]}\n",
+        &["ndarray `a`: type", "at most 16 MiB"],
     ),
     (
         "huge_shape",
@@ -552,7 +557,10 @@ fn hostile_types_and_sizes_are_refused_or_made_at_once() {
     );
     for (doc, words) in [
         (&empty_enum, "an enum with no members has no HDF5 type"),
-        (&empty_enum_attribute, "an enum with no members has no HDF5 type"),
+        (
+            &empty_enum_attribute,
+            "an enum with no members has no HDF5 type",
+        ),
         (&no_bytes, "an opaque value of no bytes has no HDF5 type"),
     ] {
         for ext in ["h5", "nc"] {
@@ -563,10 +571,10 @@ fn hostile_types_and_sizes_are_refused_or_made_at_once() {
             assert!(!dest.exists());
         }
     }
-    let run = create(&longest, &dir.path().join("longest.h5"));
-    assert!(run.stderr.contains("larger than HDF5's largest type"), "{run:#?}");
-    let run = create(&longest, &dir.path().join("longest.zarr"));
-    assert!(run.stderr.contains("Zarr stores here hold at most"), "{run:#?}");
+    for ext in ["h5", "nc", "zarr"] {
+        let run = create(&longest, &dir.path().join(format!("longest.{ext}")));
+        assert!(run.stderr.contains("at most 16 MiB"), "{run:#?}");
+    }
 
     let big = doc(
         "big",

@@ -461,10 +461,19 @@ fn check_fixed(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
                 .try_for_each(|m| check_fixed(&m.datatype, at));
         }
         Datatype::Array(a) => return check_fixed(&a.base, at),
+        Datatype::Opaque(_) | Datatype::FixedString(_)
+            if datatype.size().is_none_or(|n| n > MAX_PADDED_BYTES) =>
+        {
+            "`ndl create` makes opaque values and fixed strings of at most 16 MiB: each \
+             value is padded to its size before it is written"
+        }
         _ => return Ok(()),
     };
     Err((format!("{at}: type"), why.to_string()))
 }
+
+/// The largest opaque value or fixed string `ndl create` makes.
+const MAX_PADDED_BYTES: usize = 16 << 20;
 
 fn attributes(attrs: &NameMap<Attribute>, ctx: &str) -> Result<Vec<PlannedAttribute>, PlanError> {
     attrs

@@ -140,4 +140,23 @@ mod tests {
         assert_eq!(fill(&u3, json!("")), json!(""));
         assert_eq!(fill(&Datatype::Int32, json!(0)), json!(0));
     }
+
+    /// A raw element's fill is a list of its bytes: past 16 MiB it is
+    /// refused (its bit count overflowed at 2^64 - 1 bytes).
+    #[test]
+    fn raw_elements_past_16_mib_are_refused() {
+        let string = |length| {
+            Datatype::FixedString(FixedString {
+                length,
+                charset: Charset::Ascii,
+            })
+        };
+        assert!(
+            data_type(&string(usize::MAX))
+                .unwrap_err()
+                .contains("at most 16777216")
+        );
+        let (name, fill) = data_type(&string(3)).unwrap();
+        assert_eq!((name, fill), (json!("r24"), json!([0, 0, 0])));
+    }
 }
