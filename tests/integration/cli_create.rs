@@ -502,11 +502,14 @@ print("ok")
         assert_eq!(got.datatype, nd.datatype, "{name}");
     }
     // A dimension scale on the first dimension alone is named, the other
-    // given by its size (all were given by size before).
-    for name in ["trades", "log"] {
+    // given by its size (all were given by size before); a dimension that
+    // grows without a scale is null (it was its current length, 0), its
+    // length `storage.shape`.
+    for name in ["trades", "log", "empty"] {
         let (got, want) = (b.ndarrays.get(name).unwrap(), d.ndarrays.get(name).unwrap());
         assert_eq!(got.shape, want.shape, "{name}");
     }
+    assert_eq!(b.ndarrays.get("empty").unwrap().storage.shape, Some(vec![0]));
     for (ext, words) in [
         ("nc", "netCDF4-python reads no compound"),
         ("zarr", "holds members of a fixed size"),

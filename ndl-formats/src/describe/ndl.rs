@@ -160,10 +160,13 @@ fn dimension_names(e: &Entry) -> Option<&[Option<String>]> {
 }
 
 /// The ndarray of `e`; its shape names `dims` where given, and gives the
-/// size of the others.
+/// size of the others, null where unlimited (an HDF5 dataset's that grows
+/// without a dimension scale), its current extents then `storage.shape`.
 fn ndarray(e: &Entry, dims: Option<&[Option<String>]>) -> Ndarray {
+    let unlimited = |k: usize| e.unlimited.get(k).copied().unwrap_or(false);
     let extent = |k: usize, size: u64| match dims.and_then(|d| d.get(k)?.clone()) {
         Some(name) => Extent::Dim(name),
+        None if unlimited(k) => Extent::Unlimited,
         None => Extent::Size(size as usize),
     };
     let shape = Shape(
@@ -174,7 +177,11 @@ fn ndarray(e: &Entry, dims: Option<&[Option<String>]>) -> Ndarray {
             .map(|(k, &d)| extent(k, d))
             .collect(),
     );
-    let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(e.storage.clone());
+    let mut storage = e.storage.clone();
+    if shape.0.contains(&Extent::Unlimited) && storage.shape.is_none() {
+        storage.shape = Some(e.spec.shape.iter().map(|&d| d as usize).collect());
+    }
+    let mut nd = Ndarray::new(shape, e.spec.datatype.clone()).with_storage(storage);
     for (name, value) in e.attributes.iter().filter(|(n, _)| !is_zarr_bookkeeping(n)) {
         if let Some(attr) = attribute(
             name,
