@@ -69,6 +69,17 @@ pub(crate) fn convert_opened(
         }
         Opened::Array(source) => source,
     };
+    let spec = source.spec();
+    if spec.datatype.size() == Some(0) && spec.len() != Some(0) {
+        // A `.npy` of `S0` or `V0`, which NumPy cannot load either: a
+        // record of no bytes cannot be counted in the bytes read.
+        return Err(crate::Error::Unsupported {
+            path: src.to_path_buf(),
+            message: "its elements are of no bytes (as NumPy's `S0` or `V0`): there is \
+                      nothing to convert"
+                .into(),
+        });
+    }
     if !options.fills.is_empty() {
         progress(Progress::Note(format!(
             "--fill applies to records with optional members, and {} holds none",

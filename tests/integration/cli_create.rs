@@ -509,7 +509,10 @@ print("ok")
         let (got, want) = (b.ndarrays.get(name).unwrap(), d.ndarrays.get(name).unwrap());
         assert_eq!(got.shape, want.shape, "{name}");
     }
-    assert_eq!(b.ndarrays.get("empty").unwrap().storage.shape, Some(vec![0]));
+    assert_eq!(
+        b.ndarrays.get("empty").unwrap().storage.shape,
+        Some(vec![0])
+    );
     for (ext, words) in [
         ("nc", "netCDF4-python reads no compound"),
         ("zarr", "holds members of a fixed size"),

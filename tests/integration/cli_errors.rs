@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::cli::{FORMATS, describe, ndl, ok, refused, shape_of};
+use common::cli::{FORMATS, convert, describe, ndl, ok, refused, shape_of};
 
 use std::path::Path;
 
@@ -315,6 +315,24 @@ fn malformed_npy_files_are_refused_clearly() {
         &[&[dir.path().to_str().unwrap()], &names[..]].concat(),
     );
     assert_eq!(loaded, "", "NumPy loads what ndl refuses");
+}
+
+/// A `.npy` of elements of no bytes (`S0`, `V0`: NumPy makes none) with
+/// bytes after its header is refused by every conversion, naming the
+/// source: converting it to Zarr panicked, counting each byte a record.
+#[test]
+fn elements_of_no_bytes_are_refused_by_every_conversion() {
+    let dir = tempfile::tempdir().unwrap();
+    for descr in ["|S0", "|V0"] {
+        let text = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (5,), }}");
+        let path = dir.path().join("empty_width.npy");
+        std::fs::write(&path, v1(&text)).unwrap();
+        for dest in ["o.zarr", "o.npy", "o.parquet", "o.h5", "o.nc"] {
+            let run = convert(&path, &dir.path().join(dest), &[]);
+            refused(&run, &path, &["its elements are of no bytes"]);
+            assert!(!dir.path().join(dest).exists(), "{descr} to {dest}");
+        }
+    }
 }
 
 #[test]
