@@ -257,9 +257,13 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let isolated = match &cli.command {
         Command::Describe(args) => {
-            reader_process::run_isolated(&args.file, Some(reader_process::describe_limit()))
+            let limit = reader_process::Limit::Whole(reader_process::describe_limit());
+            reader_process::run_isolated(&args.file, limit)
         }
-        Command::Convert(args) => reader_process::run_isolated(&args.src, None),
+        Command::Convert(args) => {
+            let limit = reader_process::Limit::UntilDataMoves(reader_process::describe_limit());
+            reader_process::run_isolated(&args.src, limit)
+        }
         Command::Unlock(_) | Command::Create(_) => None,
     };
     if let Some(ended) = isolated {
@@ -361,7 +365,10 @@ fn run_convert(args: &ConvertArgs) -> ExitCode {
     let bar = progress_bar();
     let shown = |p: Progress| match p {
         Progress::Note(note) => bar.suspend(|| eprintln!("ndl: note: {note}")),
-        Progress::Total(n) => bar.set_length(n),
+        Progress::Total(n) => {
+            reader_process::data_moves();
+            bar.set_length(n)
+        }
         Progress::Done(n) => bar.set_position(n),
     };
     let result = ndl_formats::convert(&args.src, &args.dst, &options, &shown);

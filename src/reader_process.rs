@@ -12,35 +12,66 @@ use std::time::{Duration, Instant};
 /// Set in the child, which then does the work itself.
 const CHILD: &str = "NDL_READER_PROCESS";
 
-/// How long a description may take before the child is taken to be stuck
-/// in the HDF5 library (which loops on some damaged heaps): far longer
-/// than describing any sound file takes. `NDL_DESCRIBE_SECONDS` sets it.
+/// Set in a converting child: the file it makes once it has read the
+/// source's metadata and moves its data ([`data_moves`]).
+const MOVING: &str = "NDL_READER_MOVING";
+
+/// How long a description, or the reading of a conversion's metadata, may
+/// take before the child is taken to be stuck in the HDF5 library (which
+/// loops on some damaged heaps): far longer than any sound file takes.
+/// `NDL_DESCRIBE_SECONDS` sets it.
 const DESCRIBE_SECONDS: u64 = 300;
+
+/// What of the child's work has a time limit.
+pub enum Limit {
+    /// All of it: a description.
+    Whole(Duration),
+    /// Until its data moves: a conversion, whose data may take hours.
+    UntilDataMoves(Duration),
+}
 
 /// Runs the command again in a child process when `source` is an HDF5
 /// file and this is not that child already, and returns how it ended;
-/// `None` where this process should do the work. A description (`limit`)
-/// that runs longer than its limit is stopped.
-pub fn run_isolated(source: &Path, limit: Option<Duration>) -> Option<ExitCode> {
+/// `None` where this process should do the work. A child that runs past
+/// its `limit` is stopped.
+pub fn run_isolated(source: &Path, limit: Limit) -> Option<ExitCode> {
     if std::env::var_os(CHILD).is_some() || !crash_prone(source) {
         return None;
     }
     let exe = std::env::current_exe().ok()?;
-    let mut child = Command::new(exe)
-        .args(std::env::args_os().skip(1))
-        .env(CHILD, "1")
-        .spawn()
-        .ok()?;
-    let status = match wait(&mut child, limit) {
+    let mut command = Command::new(exe);
+    command.args(std::env::args_os().skip(1)).env(CHILD, "1");
+    let moving = match limit {
+        Limit::Whole(_) => None,
+        Limit::UntilDataMoves(_) => {
+            let marker = std::env::temp_dir().join(format!(".ndl-moving-{}", std::process::id()));
+            // The child makes it: until then it is reading metadata.
+            let _ = std::fs::remove_file(&marker);
+            command.env(MOVING, &marker);
+            Some(marker)
+        }
+    };
+    let mut child = command.spawn().ok()?;
+    let (Limit::Whole(seconds) | Limit::UntilDataMoves(seconds)) = limit;
+    let waited = wait(&mut child, seconds, moving.as_deref());
+    if let Some(marker) = &moving {
+        let _ = std::fs::remove_file(marker);
+    }
+    let status = match waited {
         Ok(Some(status)) => status,
         Ok(None) => {
             let _ = child.kill();
             let _ = child.wait();
             eprintln!(
-                "ndl: error: {}: the HDF5 library did not finish reading it in {} s \
+                "ndl: error: {}: the HDF5 library did not finish reading {} in {} s \
                  (it loops on some damaged files); stopped",
                 source.display(),
-                limit.unwrap_or_default().as_secs()
+                if moving.is_some() {
+                    "its metadata"
+                } else {
+                    "it"
+                },
+                seconds.as_secs()
             );
             return Some(ExitCode::FAILURE);
         }
@@ -67,19 +98,32 @@ pub fn describe_limit() -> Duration {
     Duration::from_secs(seconds)
 }
 
-/// The child's exit, or `None` once `limit` has passed without one.
-fn wait(child: &mut Child, limit: Option<Duration>) -> std::io::Result<Option<ExitStatus>> {
-    let Some(limit) = limit else {
-        return child.wait().map(Some);
-    };
+/// The child's exit, or `None` once `limit` has passed without one and,
+/// where `moving` is given, without the child making it.
+fn wait(
+    child: &mut Child,
+    limit: Duration,
+    moving: Option<&Path>,
+) -> std::io::Result<Option<ExitStatus>> {
     let start = Instant::now();
     while start.elapsed() < limit {
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));
         }
+        if moving.is_some_and(Path::exists) {
+            return child.wait().map(Some);
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     child.try_wait()
+}
+
+/// Says, in a converting child, that the source's metadata is read and its
+/// data moves: from then on the child has no time limit.
+pub fn data_moves() {
+    if let Some(marker) = std::env::var_os(MOVING) {
+        let _ = std::fs::File::create(marker);
+    }
 }
 
 /// Whether the file at `path` is of a format read through a C library

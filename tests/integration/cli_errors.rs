@@ -635,6 +635,65 @@ fn damaged_hdf5_files_never_crash_the_command() {
     assert!(crashes_reported > 0, "no mutant crashed the HDF5 library");
 }
 
+/// A netCDF-4 file whose global heap says an object is 29 bytes where it
+/// is 8: Debian's libhdf5 1.10.8 loops on it for ever, reading the
+/// attribute that object holds. `ndl describe` stops after its limit, and
+/// so does `ndl convert` while it reads the file's metadata (it ran until
+/// killed); a conversion of a sound file under the same limit succeeds.
+#[test]
+fn a_conversion_stuck_in_the_hdf5_library_reading_metadata_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sound, looping) = (dir.path().join("sound.nc"), dir.path().join("loops.nc"));
+    ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        r#"
+import sys, netCDF4, numpy as np
+sound, looping = sys.argv[1:3]
+with netCDF4.Dataset(sound, "w", format="NETCDF4") as d:
+    d.createDimension("x", 3)
+    d.createDimension("y", 4)
+    d.createVariable("v", "f8", ("x", "y"))[:] = np.arange(12.0).reshape(3, 4)
+b = bytearray(open(sound, "rb").read())
+g = b.find(b"GCOL")
+first = g + 16
+size = int.from_bytes(b[first + 8:first + 16], "little")
+second = first + 16 + (size + 7) // 8 * 8
+assert int.from_bytes(b[second + 8:second + 16], "little") == 8, "a heap as expected"
+b[second + 8] = 29
+open(looping, "wb").write(b)
+"#,
+        &[sound.to_str().unwrap(), looping.to_str().unwrap()],
+    );
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(common::cli::NDL)
+            .args(args)
+            .env("NDL_DESCRIBE_SECONDS", "2")
+            .output()
+            .expect("the ndl binary runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (npy, src) = (dir.path().join("o.npy"), looping.to_str().unwrap());
+    let (code, stderr) = run(&["convert", src, npy.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("did not finish reading its metadata in 2 s"),
+        "{stderr}"
+    );
+    assert!(!npy.exists());
+    let (code, stderr) = run(&["describe", src]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("did not finish reading it in 2 s"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&["convert", sound.to_str().unwrap(), npy.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(npy.exists());
+}
+
 /// A damaged Parquet file's error names it once, not twice (ndl-arrow's
 /// error already names the file).
 #[test]
