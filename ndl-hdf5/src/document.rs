@@ -224,8 +224,7 @@ impl DocumentWriter {
         new: &NewDataset<'_>,
         values: Elements<'_>,
     ) -> Result<()> {
-        if matches!(new.datatype, Datatype::Compound(_)) && new.datatype.variable_member().is_some()
-        {
+        if matches!(new.datatype, Datatype::Compound(c) if c.is_variable()) {
             return self.records_dataset(path, new, values);
         }
         let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
@@ -262,16 +261,8 @@ impl DocumentWriter {
         let template = match values {
             Elements::Column(column) => column,
             _ => {
-                made = Column::template(new.datatype).map_err(|e| {
-                    let why = e.to_string();
-                    self.type_error(
-                        path,
-                        crate::TypeError {
-                            field: String::new(),
-                            why,
-                        },
-                    )
-                })?;
+                made = Column::template(new.datatype)
+                    .map_err(|e| self.refused(path, e.to_string()))?;
                 &made
             }
         };
@@ -292,12 +283,9 @@ impl DocumentWriter {
         match values {
             Elements::Fill => Ok(()),
             Elements::Column(column) => self.write_column(&dataset, path, new, column),
-            Elements::Bytes(_) | Elements::Strings(_) => Err(self.type_error(
+            Elements::Bytes(_) | Elements::Strings(_) => Err(self.refused(
                 path,
-                crate::TypeError {
-                    field: String::new(),
-                    why: "records holding variable-length members are written from a column".into(),
-                },
+                "records holding variable-length members are written from a column".into(),
             )),
         }
     }
@@ -313,50 +301,34 @@ impl DocumentWriter {
         size: usize,
     ) -> Result<()> {
         // The library multiplies the extents, a 0 among them too.
-        if new
-            .extents
+        let extents = new.extents;
+        if extents
             .iter()
             .try_fold(1u64, |n, &d| n.checked_mul(d.max(1)))
             .is_none()
         {
-            let why = format!("extents {:?} multiply past 2^64", new.extents);
-            return Err(self.type_error(
-                path,
-                crate::TypeError {
-                    field: String::new(),
-                    why,
-                },
-            ));
+            return Err(self.refused(path, format!("extents {extents:?} multiply past 2^64")));
         }
-        let wanted = new.extents.iter().product::<u64>();
+        let wanted = extents.iter().product::<u64>();
         let given = match values {
             Elements::Fill => return Ok(()),
-            Elements::Bytes(bytes) if size == 0 || bytes.len() % size != 0 => None,
-            Elements::Bytes(bytes) => Some(bytes.len() / size),
-            Elements::Strings(strings) => Some(strings.len()),
-            Elements::Column(column) => Some(column.len()),
+            Elements::Bytes(bytes) if size == 0 || bytes.len() % size != 0 => {
+                let why = format!(
+                    "{} bytes, not whole elements of {size}, given for the {wanted} elements \
+                     of extents {extents:?}",
+                    bytes.len()
+                );
+                return Err(self.refused(path, why));
+            }
+            Elements::Bytes(bytes) => bytes.len() / size,
+            Elements::Strings(strings) => strings.len(),
+            Elements::Column(column) => column.len(),
         };
-        if given.is_some_and(|n| n as u64 == wanted) {
+        if given as u64 == wanted {
             return Ok(());
         }
-        let given = match (given, values) {
-            (Some(n), _) => format!("{n} values"),
-            (None, Elements::Bytes(bytes)) => {
-                format!("{} bytes, not whole elements of {size},", bytes.len())
-            }
-            (None, _) => unreachable!("only bytes may be no whole count"),
-        };
-        let why = format!(
-            "{given} given for the {wanted} elements of extents {:?}",
-            new.extents
-        );
-        Err(self.type_error(
-            path,
-            crate::TypeError {
-                field: String::new(),
-                why,
-            },
-        ))
+        let why = format!("{given} values given for the {wanted} elements of extents {extents:?}");
+        Err(self.refused(path, why))
     }
 
     /// Writes the variable-length values `column` holds, laid out in
@@ -584,6 +556,12 @@ impl DocumentWriter {
 
     fn error<'a>(&'a self, object: &'a str) -> impl Fn(hdf5::Error) -> Error + 'a {
         hdf5_error(self.staged.path(), object)
+    }
+
+    /// [`type_error`](Self::type_error) of the whole datatype of `object`.
+    fn refused(&self, object: &str, why: String) -> Error {
+        let field = String::new();
+        self.type_error(object, crate::TypeError { field, why })
     }
 
     fn type_error(&self, object: &str, source: crate::TypeError) -> Error {

@@ -574,8 +574,14 @@ fn a_header_numpy_refuses_by_default_is_announced() {
 
 /// `ndl describe FILE`, stopped by the command itself after `seconds`.
 fn describe_within(file: &Path, seconds: u32) -> common::cli::Run {
+    ndl_within(&["describe", file.to_str().unwrap()], seconds)
+}
+
+/// `ndl ARGS` with a reader of HDF5 files stopped by the command itself
+/// after `seconds` of reading metadata.
+fn ndl_within(args: &[&str], seconds: u32) -> common::cli::Run {
     let out = std::process::Command::new(common::cli::NDL)
-        .args(["describe", file.to_str().unwrap()])
+        .args(args)
         .env("NDL_DESCRIBE_SECONDS", seconds.to_string())
         .output()
         .expect("the ndl binary runs");
@@ -664,33 +670,26 @@ open(looping, "wb").write(b)
 "#,
         &[sound.to_str().unwrap(), looping.to_str().unwrap()],
     );
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(common::cli::NDL)
-            .args(args)
-            .env("NDL_DESCRIBE_SECONDS", "2")
-            .output()
-            .expect("the ndl binary runs");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
     let (npy, src) = (dir.path().join("o.npy"), looping.to_str().unwrap());
-    let (code, stderr) = run(&["convert", src, npy.to_str().unwrap()]);
-    assert_eq!(code, Some(1), "{stderr}");
+    let run = ndl_within(&["convert", src, npy.to_str().unwrap()], 2);
+    assert_eq!(run.code, Some(1), "{run:#?}");
     assert!(
-        stderr.contains("did not finish reading its metadata in 2 s"),
-        "{stderr}"
+        run.stderr
+            .contains("did not finish reading its metadata in 2 s"),
+        "{run:#?}"
     );
     assert!(!npy.exists());
-    let (code, stderr) = run(&["describe", src]);
-    assert_eq!(code, Some(1), "{stderr}");
+    let run = ndl_within(&["describe", src], 2);
+    assert_eq!(run.code, Some(1), "{run:#?}");
     assert!(
-        stderr.contains("did not finish reading it in 2 s"),
-        "{stderr}"
+        run.stderr.contains("did not finish reading it in 2 s"),
+        "{run:#?}"
     );
-    let (code, stderr) = run(&["convert", sound.to_str().unwrap(), npy.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{stderr}");
+    let run = ndl_within(
+        &["convert", sound.to_str().unwrap(), npy.to_str().unwrap()],
+        2,
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
     assert!(npy.exists());
 }
 

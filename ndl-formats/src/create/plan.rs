@@ -311,7 +311,7 @@ impl PlannedArray {
     /// Whether the array is of records holding variable-length members: a
     /// compound with `string` or `vlen` members.
     pub(crate) fn is_records(&self) -> bool {
-        matches!(self.datatype, Datatype::Compound(_)) && self.datatype.variable_member().is_some()
+        matches!(&self.datatype, Datatype::Compound(c) if c.is_variable())
     }
 
     fn with_values(mut self, value: Option<&Value>, at: &str) -> Result<PlannedArray, PlanError> {
@@ -348,7 +348,7 @@ fn check_array_type(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
              (`_FillValue`), which other datatypes have no convention for"
                 .to_string(),
         )),
-        Datatype::Compound(c) if datatype.variable_member().is_some() => check_record(c, at),
+        Datatype::Compound(c) if c.is_variable() => check_record(c, at),
         other => check_datatype(other, at),
     }
 }
@@ -367,7 +367,7 @@ fn check_record(compound: &Compound, at: &str) -> Result<(), PlanError> {
     compound.members.iter().try_for_each(|m| match &m.datatype {
         Datatype::String => Ok(()),
         Datatype::Vlen(base) => check_vlen_base(base, at),
-        Datatype::Compound(c) if m.datatype.variable_member().is_some() => check_record(c, at),
+        Datatype::Compound(c) if c.is_variable() => check_record(c, at),
         Datatype::Optional(_) => Err((
             format!("{at}: type"),
             format!(

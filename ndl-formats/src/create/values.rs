@@ -43,8 +43,8 @@ pub(crate) fn encode(
 ) -> Result<Values, Bad> {
     let mut leaves = Vec::new();
     flatten(value, extents, at.to_string(), &mut leaves)?;
-    if let Datatype::Vlen(_) | Datatype::Compound(_) = datatype
-        && datatype.variable_member().is_some()
+    if matches!(datatype, Datatype::Vlen(_))
+        || matches!(datatype, Datatype::Compound(c) if c.is_variable())
     {
         return column(&leaves, datatype).map(Values::Column);
     }
@@ -108,7 +108,7 @@ fn column(items: &[(&Value, String)], datatype: &Datatype) -> Result<Column, Bad
             let values = Box::new(column(&inner, base)?);
             Ok(Column::List { offsets, values })
         }
-        Datatype::Compound(c) if datatype.variable_member().is_some() => members(items, c),
+        Datatype::Compound(c) if c.is_variable() => members(items, c),
         fixed => {
             let packed = packed(fixed);
             let mut bytes = Vec::new();
