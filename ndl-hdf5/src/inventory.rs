@@ -9,13 +9,16 @@ use std::path::Path;
 
 use hdf5::filters::Filter;
 use hdf5::types::VarLenArray;
-use hdf5::{LocationToken, ObjectReference1, ReferencedObject};
+use hdf5::{
+    IndexType, IterationOrder, LinkType, LocationToken, ObjectReference1, ReferencedObject,
+};
 use ndl_runtime::{Datatype, TimeType};
 use serde_json::{Map, Value};
 
 use crate::attribute::attributes;
 use crate::error::Result;
 use crate::error::hdf5_error;
+use crate::object_path::{leaf, parent};
 use crate::stored_type::{StoredType, stored_type};
 
 /// How netCDF-C's name of a dimension that is no variable starts.
@@ -321,13 +324,55 @@ fn attached_scales(dataset: &hdf5::Dataset) -> Option<Vec<Option<LocationToken>>
 /// The names of the dimension scales attached to each dimension of
 /// `dataset`, when every dimension has one (a netCDF variable's).
 pub(crate) fn scale_names(dataset: &hdf5::Dataset) -> Option<Vec<String>> {
+    let seen_from = enclosing_groups(dataset);
     scales(dataset)?
         .into_iter()
-        .map(|scale| {
-            let name = scale?.name();
-            Some(name.rsplit('/').next().unwrap_or(&name).to_string())
-        })
+        .map(|scale| scale_name(&scale?, &seen_from))
         .collect()
+}
+
+/// The group holding `dataset`, then each group above it: where netCDF
+/// looks for the dimensions a variable names.
+fn enclosing_groups(dataset: &hdf5::Dataset) -> Vec<hdf5::Group> {
+    let Ok(file) = dataset.file() else {
+        return Vec::new();
+    };
+    let mut groups = Vec::new();
+    let mut at = dataset.name();
+    while at != "/" {
+        at = parent(&at).to_string();
+        groups.extend(file.group(&at).ok());
+    }
+    groups
+}
+
+/// The name of `scale`, a dataset reached by reference, where one of
+/// `groups` links it: by its `NAME` (a coordinate variable's own name in
+/// netCDF-C's files), else the first link to it in the group's creation
+/// order (netCDF-C makes its dimensions before its variables). HDF5's
+/// own answer (`H5Iget_name`) walks the whole file on every call, which
+/// for each variable of a file of thousands is seconds; it is the last
+/// resort.
+fn scale_name(scale: &hdf5::Dataset, groups: &[hdf5::Group]) -> Option<String> {
+    let token = scale.loc_info().ok()?.token;
+    let named = crate::attribute::attribute(scale, "NAME");
+    let hint = named.as_ref().and_then(Value::as_str);
+    for group in groups {
+        let links_it = |name: &str| group.loc_info_by_name(name).is_ok_and(|l| l.token == token);
+        if let Some(hint) = hint.filter(|h| links_it(h)) {
+            return Some(hint.to_string());
+        }
+        let first_link = |index| {
+            group.find_link(index, IterationOrder::Increasing, |name, info| {
+                Ok((info.link_type == LinkType::Hard && links_it(name)).then(|| name.to_string()))
+            })
+        };
+        let found = first_link(IndexType::CreationOrder).or_else(|_| first_link(IndexType::Name));
+        if let Ok(Some(name)) = found {
+            return Some(name);
+        }
+    }
+    Some(leaf(&scale.name()).to_string())
 }
 
 pub(crate) fn filter_name(filter: &Filter) -> Value {

@@ -1,7 +1,7 @@
 //! The inventory of files that h5py and netCDF4-python wrote: every
 //! group, dataset, attribute and type, and netCDF's dimensions.
 
-use ndl_hdf5::Inventory;
+use ndl_hdf5::{ArrayReader, Inventory};
 use ndl_runtime::{ByteOrder, Datatype, IntType};
 use ndl_testkit::python::{python312, run_with};
 use serde_json::json;
@@ -165,4 +165,47 @@ d.close()
         seen += 1;
     }
     assert_eq!(seen, 601);
+    // A dataset opened alone finds the same scales: in its own group, in
+    // the group above, and the coordinate variable its own.
+    for (dataset, dims) in [
+        ("v7", &["t", "n"][..]),
+        ("g/w299", &["n", "m", "t"]),
+        ("n", &["n"]),
+    ] {
+        let reader = ArrayReader::open(&path, dataset).unwrap();
+        assert_eq!(reader.dimension_names().unwrap(), dims, "{dataset}");
+    }
+}
+
+/// Scales h5py made, in a file that keeps no creation order, are named
+/// by their links, whatever their `NAME` says: a `NAME` that is another
+/// dataset's name, or none at all.
+#[test]
+fn scales_are_named_by_their_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scales.h5");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    for i in range(50):
+        f[f"a{i}"] = np.zeros(3)
+    f["lat"] = np.zeros(3)
+    f["y"] = np.arange(3.0)
+    f["y"].make_scale("lat")
+    f["zz"] = np.arange(2.0)
+    f["zz"].make_scale()
+    f["data"] = np.zeros((3, 2))
+    f["data"].dims[0].attach_scale(f["y"])
+    f["data"].dims[1].attach_scale(f["zz"])
+"#,
+        &[path.to_str().unwrap()],
+    );
+    let reader = ArrayReader::open(&path, "data").unwrap();
+    assert_eq!(reader.dimension_names().unwrap(), ["y", "zz"]);
+    let inv = Inventory::of(&path).unwrap();
+    let data = inv.datasets.iter().find(|d| d.name == "data").unwrap();
+    let names = ["y", "zz"].map(|n| Some(n.to_string())).to_vec();
+    assert_eq!(data.dimension_names, Some(names));
 }
