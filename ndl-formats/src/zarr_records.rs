@@ -51,11 +51,20 @@ pub(crate) fn create_records(
     )?))
 }
 
-/// A columns group of variable records as one array of them, its datatype
-/// with `string`, `vlen` and `optional` members; `None` for any other
-/// store.
+/// A columns group of variable records, as written from them, as one
+/// array of them, its datatype with `string`, `vlen` and `optional`
+/// members; `None` for any other store. A group another tool wrote is a
+/// dataset of its arrays, though they may be read as records.
 pub(crate) fn contents(path: &Path) -> Result<Option<Contents>> {
-    let Some(reader) = VariableRecordsReader::open(path)? else {
+    let ours = match StoreInfo::open(path)? {
+        StoreInfo::Group(group) => group.written_datatype().is_some(),
+        StoreInfo::Array(_) => false,
+    };
+    let Some(reader) = ours
+        .then(|| VariableRecordsReader::open(path))
+        .transpose()?
+        .flatten()
+    else {
         return Ok(None);
     };
     let spec = ArraySpec::new(reader.datatype().clone(), vec![reader.len()]);
@@ -68,6 +77,11 @@ pub(crate) fn contents(path: &Path) -> Result<Option<Contents>> {
 pub(crate) struct ZarrRecordSource {
     path: PathBuf,
     reader: VariableRecordsReader,
+    /// Whether another tool wrote the group.
+    foreign: bool,
+    /// Why its records cannot be read, if they cannot: a packed or
+    /// `_Unsigned` array among them.
+    refused: Option<Error>,
     /// Records per batch.
     batch: usize,
 }
@@ -79,9 +93,16 @@ impl ZarrRecordSource {
         let Some(reader) = VariableRecordsReader::open(path)? else {
             return Ok(None);
         };
-        if let StoreInfo::Group(group) = StoreInfo::open(path)? {
-            crate::cf_table::refuse_encoded_arrays(path, &group)?;
-        }
+        // A group another tool wrote (ours of records names their
+        // datatype) is a dataset: copied whole, it keeps its encodings, so
+        // they are refused only once read as records.
+        let (foreign, refused) = match StoreInfo::open(path)? {
+            StoreInfo::Group(group) => (
+                group.written_datatype().is_none(),
+                crate::cf_table::refuse_encoded_arrays(path, &group).err(),
+            ),
+            StoreInfo::Array(_) => (false, None),
+        };
         let record = record_bytes(reader.datatype()).max(1);
         let mut batch = (batch_bytes / record).max(1) as u64;
         // Whole chunks of the fixed columns, where a batch holds one.
@@ -92,6 +113,8 @@ impl ZarrRecordSource {
         Ok(Some(ZarrRecordSource {
             path: path.to_path_buf(),
             reader,
+            foreign,
+            refused,
             batch: usize::try_from(batch).unwrap_or(usize::MAX),
         }))
     }
@@ -119,7 +142,14 @@ impl RecordSource for ZarrRecordSource {
         }
     }
 
+    fn is_part_of_dataset(&self) -> bool {
+        self.foreign
+    }
+
     fn next_batch(&mut self) -> Result<Option<Column>> {
+        if let Some(refused) = self.refused.take() {
+            return Err(refused);
+        }
         Ok(self.reader.next_batch(self.batch)?)
     }
 }
@@ -156,9 +186,14 @@ impl ZarrRecordSink {
         if !is_remote(path) {
             refuse_existing(path)?;
         }
+        let mut options = options.clone();
+        for (name, value) in crate::records::json_attributes(source) {
+            let value = crate::attribute_json::zarr_attribute(value);
+            options.zarr = options.zarr.attribute(&name, value);
+        }
         Ok(ZarrRecordSink {
             path: path.to_path_buf(),
-            options: options.clone(),
+            options,
         })
     }
 

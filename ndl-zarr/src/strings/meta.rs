@@ -116,8 +116,11 @@ impl VlenMeta {
     /// The metadata of a new array of `kind` of `shape` on `chunks`,
     /// compressed with `codec`; `dims` names the dimensions; `user` are
     /// its attributes beside those the store writes itself. Its
-    /// `fill_value` is `fill` (the empty string by default): what a chunk
-    /// never written reads as.
+    /// `fill_value` is `fill`: what a chunk never written reads as, the
+    /// empty string by default. A v2 array without one has none (`null`,
+    /// read as empty), as xarray writes it: xarray takes a v2 array's
+    /// `fill_value` for its `_FillValue`, and would read every empty
+    /// string as missing.
     pub fn new(
         format: ZarrFormat,
         kind: VlenKind,
@@ -126,6 +129,7 @@ impl VlenMeta {
         (dims, user): (Vec<String>, &Map<String, Value>),
         fill: Option<&str>,
     ) -> Result<VlenMeta> {
+        let v2_fill = fill.map_or(Value::Null, |f| json!(f));
         let fill = fill.unwrap_or_default();
         let (shape, chunks) = grid;
         let document = match format {
@@ -151,7 +155,7 @@ impl VlenMeta {
                 "shape": shape,
                 "chunks": chunks,
                 "dtype": "|O",
-                "fill_value": fill,
+                "fill_value": v2_fill,
                 "order": "C",
                 "filters": [{"id": kind.codec()}],
                 "dimension_separator": ".",

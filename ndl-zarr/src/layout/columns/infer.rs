@@ -8,15 +8,15 @@ use serde_json::Value;
 use crate::info::ArrayInfo;
 
 /// A record of the group's arrays, by name, when every array holds one
-/// number per record (the same number of records) or a fixed shape of
-/// numbers: its field is that number, or an array of it.
+/// number or fixed string per record (the same number of records) or a
+/// fixed shape of them: its field is that value, or an array of it.
 ///
 /// A column of integers or floats with CF time `units` (and a `calendar`
 /// of `standard`, `gregorian` or `proleptic_gregorian`) is a time field:
 /// of the CF unit for integers, of nanoseconds for floats (its values
 /// round to nanoseconds, as xarray decodes them). CF time of other
 /// calendars stays plain numbers. `Ok(None)` for a group with anything
-/// else (strings, records, no arrays), which has no record type to read
+/// else (variable strings, records, no arrays), which has no record type to read
 /// by; an error, with the array's name, for units that say `since` but
 /// are no CF time, whose numbers would be read as plain numbers wrongly.
 pub(crate) fn infer_record(
@@ -31,12 +31,13 @@ pub(crate) fn infer_record(
             return Ok(None);
         };
         let stored = info.stored_datatype();
-        let number = stored.as_int().is_some()
+        // Numbers, and fixed strings (xarray's `<U1` labels, NumPy's `S`).
+        let column = stored.as_int().is_some()
             || matches!(
                 stored,
-                Datatype::Float32 | Datatype::Float64 | Datatype::Bool
+                Datatype::Float32 | Datatype::Float64 | Datatype::Bool | Datatype::FixedString(_)
             );
-        if n != len || !number {
+        if n != len || !column {
             return Ok(None);
         }
         let time = cf_time(info).map_err(|e| (name.clone(), e))?;

@@ -8,6 +8,7 @@ use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
 use super::leaves::{count_name, dotted, sample_dimension};
+use crate::ZarrFormat;
 use crate::documents::read_group;
 use crate::error::{Error, Result};
 use crate::info::{ArrayInfo, read_child};
@@ -191,6 +192,21 @@ fn texts_fit(arrays: &[(String, Found)], ragged: &[&str], column: Option<&ArrayI
     lens.all(|len| len == first)
 }
 
+/// Whether `info`'s fill stands for missing values, as xarray reads it: a
+/// `_FillValue`, or in v2 the `fill_value` of an array that names its
+/// dimensions (`_ARRAY_DIMENSIONS`: xarray's or ours), which xarray takes
+/// for its `_FillValue` and writes no attribute beside.
+fn marks_missing(info: &ArrayInfo) -> bool {
+    let attributes = info.attributes();
+    let v2_fill = info.format() == ZarrFormat::V2
+        && attributes.contains_key("_ARRAY_DIMENSIONS")
+        && info
+            .metadata()
+            .get("fill_value")
+            .is_some_and(|f| !f.is_null());
+    attributes.contains_key("_FillValue") || v2_fill
+}
+
 /// One array of a group another tool wrote.
 enum Found {
     /// Strings, this many.
@@ -253,8 +269,7 @@ fn inferred(store: &Store) -> Result<Option<Datatype>> {
         return Ok(None);
     }
     for (m, (name, info)) in typed.members.iter().zip(&fixed) {
-        let optional = info.attributes().contains_key("_FillValue")
-            && !matches!(m.datatype, Datatype::Time(_));
+        let optional = marks_missing(info) && !matches!(m.datatype, Datatype::Time(_));
         let datatype = if optional {
             Datatype::Optional(Box::new(m.datatype.clone()))
         } else {
