@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::H5Aread;
 use ndl_runtime::record::{Column, Values};
-use ndl_runtime::time::{CfEncoding, NAT};
+use ndl_runtime::time::{CfEncoding, CfTimeUnits, CfValues, NAT};
 use ndl_runtime::{Compound, Datatype, Member, TimeType};
 
 use crate::error::{Error, Result, hdf5_error};
@@ -44,6 +44,9 @@ enum Layout {
     Struct(Vec<(String, Layout)>),
     /// A variable over the record dimension.
     Values(String),
+    /// A CF time variable over the record dimension, in units of its own:
+    /// its values decoded into counts of the field's time type.
+    Time(String, TimeDecoding),
     /// A ragged array: `counts` over the record dimension, `items` over
     /// the sample dimension it names.
     List {
@@ -56,11 +59,23 @@ enum Layout {
 enum Plan {
     Struct(Vec<(String, Plan)>),
     Values(In),
+    Time(In, TimeDecoding),
     List {
         counts: In,
         items: In,
         next_item: u64,
     },
+}
+
+/// How the values of a CF time variable another tool wrote (xarray's
+/// `hours since 2020-01-01`, NaT its smallest `int64`) become counts of
+/// the field's time type, as xarray decodes them.
+#[derive(Clone, Debug)]
+struct TimeDecoding {
+    values: CfValues,
+    /// Whether the values are read as `float64` (else `int64`).
+    float: bool,
+    field: TimeType,
 }
 
 /// An open variable.
@@ -295,6 +310,16 @@ impl Opener<'_> {
                 })
             }
             (Layout::Values(name), _) => Ok(Plan::Values(self.record_variable(name, template)?)),
+            (Layout::Time(name, decoding), _) => {
+                let stored = match decoding.float {
+                    true => Datatype::Float64,
+                    false => Datatype::Int64,
+                };
+                let read_as = Column::template(&stored)
+                    .map_err(|e| mismatch(self.path, name, e.message()))?;
+                let found = self.record_variable(name, &read_as)?;
+                Ok(Plan::Time(found, decoding.clone()))
+            }
             (_, _) => Err(mismatch(self.path, "", "the layout is not the template's")),
         }
     }
@@ -443,6 +468,10 @@ impl Reading<'_> {
                 })
             }
             Plan::Values(v) => v.read(self.path, first, rows, self.file_len),
+            Plan::Time(v, decoding) => {
+                let stored = v.read(self.path, first, rows, self.file_len)?;
+                decoded_times(self.path, (&v.name, first), stored, decoding)
+            }
             Plan::List {
                 counts,
                 items,
@@ -537,6 +566,36 @@ impl In {
     }
 }
 
+/// The counts of `decoding`'s time type that the values `stored` (of
+/// variable `name`, from record `first`) are.
+fn decoded_times(
+    path: &Path,
+    (name, first): (&str, u64),
+    stored: Column,
+    decoding: &TimeDecoding,
+) -> Result<Column> {
+    let mut counts: Vec<i64> = match stored {
+        Column::Values {
+            values: Values::I64(v),
+            ..
+        } => v,
+        // Each float's bits, which `apply` reads as the float it is.
+        Column::Values {
+            values: Values::F64(v),
+            ..
+        } => v.iter().map(|x| x.to_bits() as i64).collect(),
+        _ => return Err(mismatch(path, name, "CF times that are not numbers")),
+    };
+    decoding
+        .values
+        .apply(bytemuck::cast_slice_mut(&mut counts))
+        .map_err(|(i, e)| mismatch(path, name, &format!("record {}: {e}", first + i as u64)))?;
+    Ok(Column::Values {
+        datatype: Datatype::Time(decoding.field),
+        values: Values::I64(counts),
+    })
+}
+
 /// A file's fields as read off its inventory: names, datatypes and
 /// where their values are.
 struct Inferred<'a> {
@@ -625,7 +684,17 @@ impl<'a> Inferred<'a> {
     fn build(&self, path: &Path, file: &hdf5::File) -> Result<(Datatype, Column, Layout)> {
         let mut root = Tree::default();
         for &(name, d, counts) in &self.fields {
-            let (datatype, template) = field(path, file, d)?;
+            let decoding = counts.is_none().then(|| time_decoding(d)).flatten();
+            let (datatype, template) = match &decoding {
+                Some(t) => {
+                    let datatype = Datatype::Time(t.field);
+                    let template = Column::template(&datatype)
+                        .map_err(|e| mismatch(path, &d.name, e.message()))?;
+                    (datatype, template)
+                }
+                None => field(path, file, d)?,
+            };
+            let is_time = matches!(datatype, Datatype::Time(_)) || our_time(d).is_some();
             let (datatype, template, layout) = match counts {
                 Some(c) => (
                     Datatype::Vlen(Box::new(datatype)),
@@ -638,14 +707,15 @@ impl<'a> Inferred<'a> {
                         items: d.name.clone(),
                     },
                 ),
-                None => (datatype, template, Layout::Values(d.name.clone())),
+                None => match decoding {
+                    Some(t) => (datatype, template, Layout::Time(d.name.clone(), t)),
+                    None => (datatype, template, Layout::Values(d.name.clone())),
+                },
             };
             let member = Member {
                 description: text(d, "long_name").map(str::to_string),
                 // A time's `units` are its datatype's.
-                units: text(d, "units")
-                    .filter(|_| our_time(d).is_none())
-                    .map(str::to_string),
+                units: text(d, "units").filter(|_| !is_time).map(str::to_string),
                 ..Member::new(name, 0, datatype)
             };
             let leaf = Leaf {
@@ -712,6 +782,34 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
             fill: Some(Box::new(fill)),
         },
     ))
+}
+
+/// How the values of `d`, a CF time variable of one value a record, in
+/// units of its own (not those [`our_time`] reads as they are), are
+/// decoded; its `_FillValue` (NaN for xarray's floats), and the smallest
+/// `int64` (xarray's NaT), are NaT. `None` for any other variable, and
+/// for one whose `units` or `calendar` no decoder takes: its numbers stay.
+fn time_decoding(d: &DatasetInfo) -> Option<TimeDecoding> {
+    let field = d
+        .cf_time
+        .filter(|_| our_time(d).is_none() && d.shape.len() == 1)?;
+    let float = match &d.stored.datatype {
+        Datatype::Float32 | Datatype::Float64 => true,
+        other => {
+            other.as_int()?;
+            false
+        }
+    };
+    let units = CfTimeUnits::parse(text(d, "units")?, text(d, "calendar")).ok()?;
+    let fill = d.attributes.get("_FillValue");
+    let fill_float = fill.and_then(serde_json::Value::as_f64);
+    let fill_int = fill.and_then(serde_json::Value::as_i64);
+    let values = CfValues::new(field, &units, float, fill_float, fill_int).ok()??;
+    Some(TimeDecoding {
+        values,
+        float,
+        field,
+    })
 }
 
 /// The time type of an `int64` variable whose CF attributes are those the

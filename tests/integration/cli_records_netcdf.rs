@@ -134,3 +134,43 @@ fn counts_that_do_not_add_up_to_the_sample_dimension_are_refused_naming_the_vari
     );
     assert!(!out.exists());
 }
+
+/// A table xarray wrote holding strings is read as records; its CF times
+/// in units of their own (`hours since 2020-01-01` as `int64`, NaT the
+/// smallest; `days since 2000-01-01` as `float64`, NaT NaN) are the times
+/// xarray decodes, NaT a null in Parquet, not their stored counts.
+#[test]
+fn cf_times_of_a_table_of_strings_are_decoded_as_xarray_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (nc, parquet) = (d.join("t.nc"), d.join("t.parquet"));
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, xarray as xr
+t = np.array(['2020-01-01', 'NaT', '2021-06-01T12:00'], 'M8[ns]')
+ds = xr.Dataset({'when': ('time', t), 'since': ('time', t),
+                 'name': ('time', np.array(['a', 'b', 'c'], object))})
+ds.to_netcdf(sys.argv[1], encoding={'when': {'units': 'hours since 2020-01-01', 'dtype': 'int64'},
+                                    'since': {'units': 'days since 2000-01-01', 'dtype': 'float64'}})
+"#,
+        &[s(&nc)],
+    );
+    converted(convert(&nc, &parquet, &[]), "to parquet");
+    let out = run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq, xarray as xr
+table = pq.read_table(sys.argv[2])
+ds = xr.open_dataset(sys.argv[1])
+for name in ['when', 'since']:
+    assert pa.types.is_timestamp(table.schema.field(name).type), table.schema
+    got = table[name].to_numpy(zero_copy_only=False).astype('M8[ns]')
+    want = ds[name].values
+    assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+print(table['when'].null_count, table['since'].null_count)
+"#,
+        &[s(&nc), s(&parquet)],
+    );
+    assert_eq!(out, "1 1\n");
+}
