@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use ndl_runtime::Datatype;
-use ndl_runtime::ndl::NameMap;
+use ndl_runtime::ndl::{Attribute, NameMap};
 use serde_json::{Map, Value};
 
 use crate::attribute_json::{attribute, is_hdf5_bookkeeping, is_zarr_bookkeeping};
@@ -57,26 +57,48 @@ fn carrying(
     types: &BTreeMap<String, Datatype>,
     left: impl Fn(&str) -> bool,
 ) -> Box<dyn Source> {
-    let element = source.spec().datatype.clone();
+    let array = (source.array_name(), source.spec().datatype.clone());
+    let (carried, notes) = taken(&array, (attributes, types), left);
+    let notes = [source.notes(), &notes].concat();
+    crate::described::described(source, None, carried, notes)
+}
+
+/// The attributes of a dataset of variable records that a copy takes, in
+/// our model: not the file's bookkeeping, nor the fills the records carry
+/// themselves; a note for each left out.
+pub(crate) fn records_attributes_taken(
+    (name, datatype): (&str, &Datatype),
+    (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
+) -> (Option<NameMap<Attribute>>, Vec<String>) {
+    let array = (name.to_string(), datatype.clone());
+    taken(&array, (attributes, types), is_left_behind)
+}
+
+/// The attributes of the array `(name, element)` but those `left` and the
+/// formats' bookkeeping, in our model, each of its stored type; a note for
+/// each no destination takes.
+fn taken(
+    (array, element): &(String, Datatype),
+    (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
+    left: impl Fn(&str) -> bool,
+) -> (Option<NameMap<Attribute>>, Vec<String>) {
     let scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
-    let (mut carried, mut notes) = (NameMap::new(), source.notes().to_vec());
+    let (mut carried, mut notes) = (NameMap::new(), Vec::new());
     for (name, value) in attributes {
         if is_bookkeeping(name, value, scale) || left(name) {
             continue;
         }
         if let Some(why) = types.get(name).and_then(not_taken) {
-            let array = source.array_name();
             notes.push(format!(
                 "attribute `{name}` of `{array}` is left out: {why}"
             ));
             continue;
         }
-        if let Some(a) = attribute(name, value, &element, types.get(name)) {
+        if let Some(a) = attribute(name, value, element, types.get(name)) {
             carried.insert(name.clone(), a);
         }
     }
-    let carried = (!carried.is_empty()).then_some(carried);
-    crate::described::described(source, None, carried, notes)
+    ((!carried.is_empty()).then_some(carried), notes)
 }
 
 /// Why no destination takes an attribute of `datatype`, if it does not:

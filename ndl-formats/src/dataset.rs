@@ -16,6 +16,7 @@
 use std::path::Path;
 
 use ndl_hdf5::DocumentWriter;
+use ndl_runtime::Datatype;
 
 use crate::attribute_json::zarr_attribute;
 use crate::carried::group_attributes;
@@ -116,6 +117,12 @@ fn to_hdf5(
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
+    let mut options = options.clone();
+    if takes_netcdf_profile(contents, &options.write.hdf5.options) {
+        let hdf5 = &mut options.write.hdf5.options;
+        *hdf5 = std::mem::take(hdf5).netcdf(true);
+    }
+    let options = &options;
     let hdf5 = &options.write.hdf5.options;
     let mut file = DocumentWriter::create_with(dst, hdf5).map_err(in_hdf5(dst))?;
     let root = (&contents.attributes, &contents.attribute_types);
@@ -141,7 +148,7 @@ fn to_hdf5(
                 array_into(&mut file, (dst, entry), source, options, &progress)?
             }
             Opened::Records(records) => {
-                records_into(&mut file, (dst, &name), records, options, &progress)?
+                records_into(&mut file, (dst, entry), records, options, &progress)?
             }
         };
     }
@@ -180,17 +187,18 @@ fn array_into(
 }
 
 /// Writes the variable records `source` (an HDF5 compound holding
-/// strings, sequences or options), the file's member `name`, as a dataset
-/// of `file` at `dst`, options filled as `--fill` says; returns their
-/// number. A netCDF-4 file takes none (netCDF4-python reads no such
-/// compound).
+/// strings, sequences or options), the file's `entry`, as a dataset of
+/// `file` at `dst` with the attributes it carries, options filled as
+/// `--fill` says; returns their number. A netCDF-4 file takes none
+/// (netCDF4-python reads no such compound).
 fn records_into(
     file: &mut DocumentWriter,
-    (dst, name): (&Path, &str),
+    (dst, entry): (&Path, &Entry),
     source: Box<dyn RecordSource>,
     options: &ConvertOptions,
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
+    let name = &entry.label();
     if options.write.hdf5.options.is_netcdf(dst) {
         return Err(Error::Unsupported {
             path: dst.to_path_buf(),
@@ -215,7 +223,22 @@ fn records_into(
         writer.append(&batch).map_err(in_hdf5(dst))?;
         progress(Progress::Done(writer.len()));
     }
+    crate::hdf5_attributes::write_records(dst, &writer, &source)?;
     writer.finish().map_err(in_hdf5(dst))
+}
+
+/// Whether a file of `contents` copied to HDF5 gets the netCDF-4 profile
+/// though its name does not end in `.nc`: its arrays name their
+/// dimensions, which HDF5 says only with dimension scales (netCDF-4's,
+/// which xarray and h5netcdf read), unless they hold variable records,
+/// which netCDF has no type for, or the profile was asked against.
+fn takes_netcdf_profile(contents: &Contents, options: &ndl_hdf5::WriteOptions) -> bool {
+    let named = contents.entries.iter().any(|e| e.dimension_names.is_some());
+    let variable = contents
+        .entries
+        .iter()
+        .any(|e| matches!(&e.spec.datatype, Datatype::Compound(c) if c.is_variable()));
+    options.netcdf_said().is_none() && named && !variable
 }
 
 /// How the member `name` of a file copied whole is read: as `options`

@@ -68,6 +68,15 @@ impl Filled {
                 )));
             };
             let Column::Nullable { values, fill, .. } = found else {
+                if let Column::List { values, .. } | Column::FixedList { values, .. } = found
+                    && matches!(**values, Column::Nullable { .. })
+                {
+                    return Err(error(
+                        "its lists may hold null items, which no --fill stands for; convert to \
+                         Parquet or Arrow IPC, which hold them"
+                            .into(),
+                    ));
+                }
                 notes.push(format!(
                     "--fill {column}: the column holds no nulls, so there is nothing to fill"
                 ));

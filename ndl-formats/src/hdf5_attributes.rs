@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ndl_hdf5::{ArrayWriter, DocumentWriter, Elements};
+use ndl_hdf5::{ArrayWriter, DocumentWriter, Elements, RecordsWriter};
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Attribute;
 use serde_json::{Map, Value};
@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use crate::create::plan::{PlannedAttribute, attribute as planned};
 use crate::create::values::Values;
 use crate::error::{Result, in_hdf5};
+use crate::records::RecordSource;
 use crate::source::Source;
 
 /// Writes the attributes `source` carries on the dataset of `writer`, in
@@ -78,6 +79,28 @@ pub(crate) fn write_group(
         .map_err(in_hdf5(path))?;
     }
     Ok(notes)
+}
+
+/// Writes the attributes `source`, of variable records, carries on the
+/// dataset of `writer`, in the file at `path`, each of its own type.
+///
+/// # Errors
+/// As [`write`].
+pub(crate) fn write_records(
+    path: &Path,
+    writer: &RecordsWriter,
+    source: &dyn RecordSource,
+) -> Result<()> {
+    for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
+        written(
+            name,
+            a,
+            |t| writer.attribute(name, &t.datatype, &t.shape, elements(&t.values)),
+            |json| writer.json_attribute(name, json),
+        )
+        .map_err(in_hdf5(path))?;
+    }
+    Ok(())
 }
 
 /// Writes the attribute `a` named `name` by `typed`, where it is of a

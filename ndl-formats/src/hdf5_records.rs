@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use ndl_hdf5::{Inventory, RecordsReader, RecordsWriter};
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::record::Column;
 
 use crate::contents::join;
@@ -55,10 +56,16 @@ fn open_with(
     let reader = RecordsReader::open(path, dataset)
         .map_err(in_hdf5(path))?
         .with_block_bytes(batch_bytes);
+    let name = dataset.rsplit('/').next().unwrap_or(dataset).to_string();
+    let found = reader.attributes();
+    let (attributes, notes) =
+        crate::carried::records_attributes_taken((&name, reader.datatype()), (&found.0, &found.1));
     Ok(Some(Box::new(Hdf5RecordSource {
         reader,
         path: path.to_path_buf(),
-        name: dataset.rsplit('/').next().unwrap_or(dataset).to_string(),
+        name,
+        attributes,
+        notes,
     })))
 }
 
@@ -68,6 +75,9 @@ struct Hdf5RecordSource {
     path: PathBuf,
     /// The dataset's name (the last part of its path).
     name: String,
+    /// The dataset's attributes a copy takes, and a note of each left out.
+    attributes: Option<NameMap<Attribute>>,
+    notes: Vec<String>,
 }
 
 impl RecordSource for Hdf5RecordSource {
@@ -82,6 +92,14 @@ impl RecordSource for Hdf5RecordSource {
             len: Some(self.reader.len()),
             location: &self.path,
         }
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        self.attributes.as_ref()
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     fn next_batch(&mut self) -> Result<Option<Column>> {
@@ -106,6 +124,7 @@ pub(crate) fn create_records(
         &options.hdf5.options,
     )
     .map_err(in_hdf5(path))?;
+    crate::hdf5_attributes::write_records(path, &writer, source)?;
     Ok(Box::new(Hdf5RecordSink {
         writer,
         path: path.to_path_buf(),

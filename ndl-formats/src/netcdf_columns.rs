@@ -43,12 +43,14 @@ pub(crate) fn create_records(
     source: &dyn RecordSource,
     options: &SinkOptions,
 ) -> Result<Box<dyn RecordSink>> {
-    require_fills(path, &source.origin(), "a netCDF-4 file")?;
+    let what = match options.hdf5.options.is_netcdf(path) {
+        true => "a netCDF-4 file",
+        false => "an HDF5 file",
+    };
+    require_fills(path, &source.origin(), what)?;
     let mut options = options.hdf5.options.clone();
-    for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
-        if let Ok(value) = serde_json::to_value(&a.value) {
-            options = options.attribute(name, value);
-        }
+    for (name, value) in crate::records::json_attributes(source) {
+        options = options.attribute(&name, value);
     }
     Ok(Box::new(NetcdfColumnsSink {
         path: path.to_path_buf(),

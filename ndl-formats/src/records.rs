@@ -128,6 +128,16 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
             ),
             _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
         },
+        // The option is a list's items: no `--fill` names them.
+        Some(Column::List { .. } | Column::FixedList { .. }) => {
+            return Err(Error::Unsupported {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the lists of column `{column}` of {} may hold null items, which {what}                      cannot hold and no --fill stands for: convert to Parquet or Arrow IPC,                      which hold them",
+                    origin.location.display()
+                ),
+            });
+        }
         _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
     };
     Err(Error::Unsupported {
@@ -137,6 +147,15 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
             origin.location.display()
         ),
     })
+}
+
+/// The attributes `source` carries, as JSON, for a destination that
+/// writes them so (a group's or a file's, of records in columns).
+pub(crate) fn json_attributes(source: &dyn RecordSource) -> Vec<(String, serde_json::Value)> {
+    let attributes = source.attributes().into_iter().flat_map(|a| a.iter());
+    attributes
+        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
+        .collect()
 }
 
 /// The dotted path of the first option without a fill in `template`.

@@ -313,6 +313,19 @@ impl WriteOptions {
         self
     }
 
+    /// Whether the netCDF-4 profile was asked for ([`netcdf`](Self::netcdf));
+    /// `None` where the file's name decides.
+    ///
+    /// ```
+    /// use ndl_hdf5::WriteOptions;
+    ///
+    /// assert_eq!(WriteOptions::new().netcdf_said(), None);
+    /// assert_eq!(WriteOptions::new().netcdf(false).netcdf_said(), Some(false));
+    /// ```
+    pub fn netcdf_said(&self) -> Option<bool> {
+        self.netcdf
+    }
+
     /// Whether a file at `path` gets the netCDF-4 profile.
     pub fn is_netcdf(&self, path: &std::path::Path) -> bool {
         self.netcdf

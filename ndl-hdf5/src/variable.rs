@@ -292,6 +292,65 @@ impl RecordsWriter {
         self.len == 0
     }
 
+    /// Writes the attribute `name` of the dataset, `values` of
+    /// `datatype` in `shape`, of their own type (a `short` stays
+    /// `short`), as [`ArrayWriter::attribute`](crate::ArrayWriter::attribute)
+    /// does.
+    ///
+    /// ```
+    /// use ndl_hdf5::{Elements, RecordsWriter, WriteOptions};
+    /// use ndl_runtime::record::Column;
+    /// use ndl_runtime::{Compound, Datatype, Member};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("r.h5");
+    /// let name = Member::new("name", 0, Datatype::String);
+    /// let datatype = Datatype::Compound(Compound::variable(vec![name])?);
+    /// let w = RecordsWriter::create(&path, "r", &datatype, &Column::template(&datatype)?,
+    ///     &WriteOptions::new())?;
+    /// w.attribute("scale", &Datatype::Int16, &[], Elements::Bytes(&3i16.to_ne_bytes()))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.dataset("r")?.attr("scale")?.read_scalar::<i16>()?, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(
+        &self,
+        name: &str,
+        datatype: &Datatype,
+        shape: &[u64],
+        values: crate::Elements<'_>,
+    ) -> Result<()> {
+        crate::typed_attribute::write(&self.dataset, (name, datatype, shape), values, false)
+            .map_err(|f| f.at(&self.path, &format!("{}@{name}", self.name)))
+    }
+
+    /// Writes the attribute `name` of the dataset from a JSON value, as
+    /// [`ArrayWriter::json_attribute`](crate::ArrayWriter::json_attribute)
+    /// does: for a value that has no type of its own.
+    ///
+    /// ```
+    /// use ndl_hdf5::{RecordsWriter, WriteOptions};
+    /// use ndl_runtime::record::Column;
+    /// use ndl_runtime::{Compound, Datatype, Member};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("r.h5");
+    /// let name = Member::new("name", 0, Datatype::String);
+    /// let datatype = Datatype::Compound(Compound::variable(vec![name])?);
+    /// let w = RecordsWriter::create(&path, "r", &datatype, &Column::template(&datatype)?,
+    ///     &WriteOptions::new())?;
+    /// w.json_attribute("bbox", &serde_json::json!([0.5, 10.0]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.dataset("r")?.attr("bbox")?.read_1d::<f64>()?.to_vec(), [0.5, 10.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn json_attribute(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+        crate::user_attributes::write_one(&self.dataset, name, value)
+            .map_err(hdf5_error(&self.path, &format!("{}@{name}", self.name)))
+    }
+
     /// Flushes and closes the file; a new one is renamed into place.
     /// Returns the number of records the dataset holds.
     pub fn finish(self) -> Result<u64> {
@@ -564,6 +623,18 @@ impl RecordsReader {
     /// The records' datatype.
     pub fn datatype(&self) -> &Datatype {
         &self.datatype
+    }
+
+    /// The dataset's attributes as JSON and the stored type of each, as
+    /// [`ArrayReader::attributes`](crate::ArrayReader::attributes) gives
+    /// them.
+    pub fn attributes(
+        &self,
+    ) -> (
+        serde_json::Map<String, serde_json::Value>,
+        std::collections::BTreeMap<String, Datatype>,
+    ) {
+        crate::attribute::attributes(&self.found)
     }
 
     /// The empty column every block has the shape of.

@@ -61,7 +61,9 @@ fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
     let sources = [d.join("ds.nc"), d.join("ds3.nc"), d.join("ds2.zarr")];
     let paths: Vec<&str> = sources.iter().map(|p| p.to_str().unwrap()).collect();
     run_with(&python312(), DATASET_PY, &paths);
-    let ways = [("zarr", "3"), ("zarr", "2"), ("nc", "3")];
+    // An `.h5` names its dimensions as a `.nc` does, with netCDF-4's
+    // dimension scales: HDF5 has no other way.
+    let ways = [("zarr", "3"), ("zarr", "2"), ("nc", "3"), ("h5", "3")];
     for (src, (ending, zarr_format)) in sources.iter().flat_map(|s| ways.map(|w| (s, w))) {
         let dst = d.join(format!("{}.v{zarr_format}.{ending}", src.display()));
         let extra: &[&str] = match ending {
@@ -77,7 +79,7 @@ fn a_netcdf_or_zarr_dataset_converts_whole_to_a_group_xarray_opens() {
             "{src:?}"
         );
         no_partial(d);
-        if ending == "nc" {
+        if ending != "zarr" {
             // netCDF-C reads it: shared dimensions, a coordinate each.
             let header = ncdump_header(&dst);
             for line in [
@@ -332,7 +334,7 @@ fn attributes_of_every_kind_survive_a_copy_to_netcdf() {
 
 /// An h5py file holding a compound of variable-length strings and
 /// sequences beside a plain dataset converts whole to another `.h5`, which
-/// h5py reads equal; to a `.nc` it is refused, naming the dataset and
+/// h5py reads equal, its attributes of their types too; to a `.nc` it is refused, naming the dataset and
 /// what to do (netCDF4-python reads no such compound), and nothing appears.
 #[test]
 fn an_h5py_file_with_variable_records_converts_whole_to_hdf5() {
@@ -346,7 +348,8 @@ fn an_h5py_file_with_variable_records_converts_whole_to_hdf5() {
          rows = np.array([(1, 'a', np.array([0.5], 'f4')), (2, 'bé', np.array([], 'f4'))], dt)\n\
          with h5py.File(sys.argv[1], 'w') as f:\n\
          \x20   f.attrs['title'] = 'vr'\n\
-         \x20   f.create_dataset('obs', data=rows)\n\
+         \x20   o = f.create_dataset('obs', data=rows)\n\
+         \x20   o.attrs['units'] = 'm'; o.attrs['scale'] = np.int16(3)\n\
          \x20   f.create_dataset('g/x', data=np.arange(3.0))",
         &[s(&src)],
     );
@@ -360,10 +363,26 @@ fn an_h5py_file_with_variable_records_converts_whole_to_hdf5() {
          \x20       x, y = a['obs'][k], b['obs'][k]\n\
          \x20       assert [np.asarray(v).tolist() for v in x] == [np.asarray(v).tolist() for v in y], (k, x, y)\n\
          \x20   assert b['g/x'][...].tolist() == [0.0, 1.0, 2.0] and b.attrs['title'] == 'vr'\n\
+         \x20   assert b['obs'].attrs['units'] == 'm' and b['obs'].attrs['scale'].dtype == np.int16, dict(b['obs'].attrs)\n\
          \x20   print([v.decode() for v in b['obs']['name']])",
         &[s(&src), s(&copy)],
     );
     assert_eq!(out, "['a', 'bé']\n");
+    // Alone, and to Zarr (the records a group of columns), the records
+    // keep their attributes too.
+    let (alone, zarr) = (d.join("alone.h5"), d.join("copy.zarr"));
+    converted(convert(&src, &alone, &["--member", "obs"]), "obs to .h5");
+    converted(convert(&src, &zarr, &[]), "to .zarr");
+    let out = run_with(
+        &python312(),
+        "import sys, numpy as np, h5py, zarr\n\
+         with h5py.File(sys.argv[1]) as f:\n\
+         \x20   a = f['obs'].attrs\n\
+         \x20   assert a['units'] == 'm' and a['scale'].dtype == np.int16, dict(a)\n\
+         print(zarr.open_group(sys.argv[2], mode='r')['obs'].attrs['units'])",
+        &[s(&alone), s(&zarr)],
+    );
+    assert_eq!(out, "m\n");
     let nc = d.join("copy.nc");
     let run = convert(&src, &nc, &[]);
     refused(&run, &nc, &["`obs`", "--member obs", ".h5"]);

@@ -323,6 +323,94 @@ assert got == [
     );
 }
 
+/// Lists whose items may be null have no fill in a format without nulls:
+/// the refusal says where they go instead, and `--fill` of the column
+/// says the same rather than that it holds no nulls.
+#[test]
+fn null_items_of_lists_are_refused_pointing_to_formats_with_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, h5) = (dir.path().join("l.parquet"), dir.path().join("l.h5"));
+    run_with(
+        &python312(),
+        r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+l = pa.array([[1, None], [3]], pa.list_(pa.int32()))
+pq.write_table(pa.table({"l": l}, schema=pa.schema([pa.field("l", l.type, nullable=False)])), sys.argv[1])
+"#,
+        &[path(&src)],
+    );
+    for fills in [&[][..], &["--fill", "l=[]"], &["--fill", "l=-1"]] {
+        let run = convert(&src, &h5, fills);
+        refused(&run, &src, &["null items", "Parquet or Arrow IPC"]);
+        assert!(!run.stderr.contains("nothing to fill"), "{run:#?}");
+        assert!(!h5.exists());
+    }
+    // The CDL names the items apart from a list that may itself be null.
+    let cdl = describe(&src, "cdl", &[]);
+    assert!(
+        cdl.stderr.contains("the members `l[]` hold nulls"),
+        "{cdl:#?}"
+    );
+}
+
+/// The columns layout asked of an `.h5` refuses a null without a fill as
+/// what it is, an HDF5 file, not a netCDF-4 one.
+#[test]
+fn a_null_without_a_fill_is_refused_by_the_format_it_goes_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("n.parquet");
+    run_with(
+        &python312(),
+        "import sys, pyarrow as pa, pyarrow.parquet as pq\n\
+         pq.write_table(pa.table({'s': ['a', None]}), sys.argv[1])",
+        &[path(&src)],
+    );
+    for (to, what) in [("n.h5", "an HDF5 file"), ("n.nc", "a netCDF-4 file")] {
+        let dst = dir.path().join(to);
+        let run = convert(&src, &dst, &["--layout", "columns"]);
+        refused(&run, &src, &["column `s`", &format!("{what} has no nulls")]);
+    }
+}
+
+/// An Arrow map column (pyarrow's `map_`, DuckDB's `MAP`) is read as
+/// what `ndl describe` says it is, a list of its key-value records.
+#[test]
+fn map_columns_convert_as_lists_of_key_value_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, h5, back) = (
+        dir.path().join("m.parquet"),
+        dir.path().join("m.h5"),
+        dir.path().join("back.parquet"),
+    );
+    run_with(
+        &python312(),
+        r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+m = pa.array([[("a", 1), ("b", 2)], [], [("c", 3)]], pa.map_(pa.string(), pa.int32()))
+schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("m", m.type, nullable=False)])
+pq.write_table(pa.table({"id": [1, 2, 3], "m": m}, schema=schema), sys.argv[1])
+"#,
+        &[path(&src)],
+    );
+    converted(convert(&src, &h5, &[]), "a map to .h5");
+    converted(convert(&h5, &back, &[]), "back to parquet");
+    run_with(
+        &python312(),
+        r#"
+import sys, h5py, pyarrow.parquet as pq
+with h5py.File(sys.argv[1]) as f:
+    (name,) = f.keys()
+    # h5py reads no sequence of records holding strings (a background
+    # buffer it lacks): its type, then the values through ndl's copy.
+    entries = h5py.check_vlen_dtype(f[name].dtype["m"])
+    assert entries.names == ("key", "value"), entries
+rows = pq.read_table(sys.argv[2]).to_pylist()
+assert [[(e["key"], e["value"]) for e in r["m"]] for r in rows] == [[("a", 1), ("b", 2)], [], [("c", 3)]], rows
+"#,
+        &[path(&h5), path(&back)],
+    );
+}
+
 /// A nullable string column goes to Zarr columns (v3 and v2) with its
 /// fill as the string array's `fill_value`, which xarray masks in v2, and
 /// comes back to Parquet with its nulls; an empty string stays one.

@@ -288,7 +288,7 @@ fn decode_value(t: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Decoded, Er
             cx.wrong(
                 t,
                 found,
-                " (or LargeList, FixedSizeList, Binary, LargeBinary)",
+                " (or LargeList, FixedSizeList, Map, Binary, LargeBinary)",
             )
         })?,
         Column::FixedList { size, values } => fixed_list(*size, values, array, cx)?
@@ -399,6 +399,18 @@ fn list(items: &Column, array: &ArrayRef, cx: &Cx<'_>) -> Result<Option<Decoded>
             Decoded::List {
                 values: Box::new(decode(items, &values, &cx)?),
                 offsets: Offs::Large(offsets.into_inner()),
+            }
+        }
+        // A map is a list of its key-value records.
+        DataType::Map(..) => {
+            let m = array.as_map();
+            let entries: ArrayRef = std::sync::Arc::new(m.entries().clone());
+            let (offsets, values) = rebased(m.offsets(), &entries);
+            let at = cx.at.items(cx.at.rows.small(&offsets));
+            let cx = items_cx(cx, at, lengths(&offsets));
+            Decoded::List {
+                values: Box::new(decode(items, &values, &cx)?),
+                offsets: Offs::Small(offsets.into_inner()),
             }
         }
         // Bytes are lists of `u8`, their buffer the items.

@@ -115,7 +115,15 @@ fn without_options(dt: &mut Datatype, at: &str, nullable: &mut Vec<String>) {
         *dt = std::mem::replace(&mut **base, Datatype::Bool);
     }
     match dt {
-        Datatype::Vlen(base) => without_options(base, at, nullable),
+        // Null items of a list `l` are `l[]`, apart from a null `l`;
+        // the fields of its records keep `--fill`'s names (`l.x`).
+        Datatype::Vlen(base) => {
+            let items = match **base {
+                Datatype::Optional(_) => format!("{at}[]"),
+                _ => at.to_owned(),
+            };
+            without_options(base, &items, nullable)
+        }
         Datatype::Compound(c) => {
             for m in &mut c.members {
                 let path = match at {
