@@ -27,15 +27,54 @@ pub(crate) fn write(path: &Path, writer: &ArrayWriter, source: &dyn Source) -> R
         return Ok(());
     };
     let filled = crate::carried::fill(source).is_some();
-    for (name, a) in attributes.iter() {
-        if name == "_FillValue" && filled {
-            continue;
-        }
+    let carried = attributes.iter();
+    write_each(
+        path,
+        writer,
+        carried.filter(|(name, _)| !(filled && *name == "_FillValue")),
+    )
+}
+
+/// A dataset being written, which takes attributes of their own types or
+/// from JSON: an array's, or variable records'.
+trait Attributed {
+    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()>;
+    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()>;
+}
+
+impl Attributed for ArrayWriter {
+    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
+        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
+    }
+
+    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
+        self.json_attribute(name, value)
+    }
+}
+
+impl Attributed for RecordsWriter {
+    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
+        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
+    }
+
+    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
+        self.json_attribute(name, value)
+    }
+}
+
+/// Writes each of `attributes` on the dataset of `writer`, in the file
+/// at `path` (see [`written`]).
+fn write_each<'a>(
+    path: &Path,
+    writer: &impl Attributed,
+    attributes: impl Iterator<Item = (&'a str, &'a Attribute)>,
+) -> Result<()> {
+    for (name, a) in attributes {
         written(
             name,
             a,
-            |t| writer.attribute(name, &t.datatype, &t.shape, elements(&t.values)),
-            |json| writer.json_attribute(name, json),
+            |t| writer.typed(name, t),
+            |json| writer.json(name, json),
         )
         .map_err(in_hdf5(path))?;
     }
@@ -91,16 +130,8 @@ pub(crate) fn write_records(
     writer: &RecordsWriter,
     source: &dyn RecordSource,
 ) -> Result<()> {
-    for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
-        written(
-            name,
-            a,
-            |t| writer.attribute(name, &t.datatype, &t.shape, elements(&t.values)),
-            |json| writer.json_attribute(name, json),
-        )
-        .map_err(in_hdf5(path))?;
-    }
-    Ok(())
+    let carried = source.attributes().into_iter().flat_map(|a| a.iter());
+    write_each(path, writer, carried)
 }
 
 /// Writes the attribute `a` named `name` by `typed`, where it is of a

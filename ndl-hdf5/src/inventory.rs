@@ -349,7 +349,9 @@ fn enclosing_groups(dataset: &hdf5::Dataset) -> Vec<hdf5::Group> {
 /// The name of `scale`, a dataset reached by reference, where one of
 /// `groups` links it: by its `NAME` (a coordinate variable's own name in
 /// netCDF-C's files), else the first link to it in the group's creation
-/// order (netCDF-C makes its dimensions before its variables). HDF5's
+/// order (netCDF-C makes its dimensions before its variables), read
+/// through its index ([`made_nth`](crate::links::made_nth)), else in name
+/// order. HDF5's
 /// own answer (`H5Iget_name`) walks the whole file on every call, which
 /// for each variable of a file of thousands is seconds; it is the last
 /// resort.
@@ -362,13 +364,15 @@ fn scale_name(scale: &hdf5::Dataset, groups: &[hdf5::Group]) -> Option<String> {
         if let Some(hint) = hint.filter(|h| links_it(h)) {
             return Some(hint.to_string());
         }
-        let first_link = |index| {
-            group.find_link(index, IterationOrder::Increasing, |name, info| {
-                Ok((info.link_type == LinkType::Hard && links_it(name)).then(|| name.to_string()))
-            })
-        };
-        let found = first_link(IndexType::CreationOrder).or_else(|_| first_link(IndexType::Name));
-        if let Ok(Some(name)) = found {
+        let made = (0..).map_while(|n| crate::links::made_nth(group, n));
+        if let Some(name) = made.into_iter().find(|name| links_it(name)) {
+            return Some(name);
+        }
+        // A group that keeps no creation order (h5py's): by name.
+        let by_name = group.find_link(IndexType::Name, IterationOrder::Increasing, |name, info| {
+            Ok((info.link_type == LinkType::Hard && links_it(name)).then(|| name.to_string()))
+        });
+        if let Ok(Some(name)) = by_name {
             return Some(name);
         }
     }

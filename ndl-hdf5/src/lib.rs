@@ -58,6 +58,7 @@ mod fill;
 mod filters;
 mod h5type;
 mod inventory;
+mod links;
 mod lookup;
 mod null_fills;
 mod object_path;
