@@ -677,6 +677,11 @@ impl<'a> Inferred<'a> {
         if !(lists || strings && fields.len() >= 2) {
             return None;
         }
+        // A variable no column holds (netCDF `char` text, a compound)
+        // makes the file no table but variables, each read alone.
+        if !fields.iter().all(|(_, d, _)| is_column(d)) {
+            return None;
+        }
         Some(Inferred { fields })
     }
 
@@ -728,6 +733,22 @@ impl<'a> Inferred<'a> {
                 .map_err(|why| mismatch(path, &d.name, &why))?;
         }
         root.finish().map_err(|why| mismatch(path, "", &why))
+    }
+}
+
+/// Whether the variable `d` holds what a column of records does ([`field`]):
+/// strings, numbers or enums, one a record or a row of numbers.
+fn is_column(d: &DatasetInfo) -> bool {
+    let stored = &d.stored.datatype;
+    let one = stored.as_int().is_some()
+        || matches!(
+            stored,
+            Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_)
+        );
+    match d.shape.len() {
+        1 => one,
+        2 => one && stored.size().is_some(),
+        _ => false,
     }
 }
 

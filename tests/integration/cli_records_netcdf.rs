@@ -174,3 +174,30 @@ print(table['when'].null_count, table['since'].null_count)
     );
     assert_eq!(out, "1 1\n");
 }
+
+/// A file of strings beside a variable no column holds (netCDF `char`
+/// text) is no table but variables: converting it to one array asks which
+/// (`--member`), as a file of several arrays does, rather than failing on
+/// the `char` variable; each converts alone.
+#[test]
+fn strings_beside_char_text_are_variables_not_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (nc, parquet) = (d.join("c.nc"), d.join("c.parquet"));
+    run_with(
+        &python312(),
+        r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], 'w') as f:
+    f.createDimension('n', 2); f.createDimension('len', 3)
+    f.createVariable('s', str, ('n',))[:] = np.array(['a', 'bc'], object)
+    f.createVariable('x', 'f4', ('n',))[:] = [1.5, 2.5]
+    f.createVariable('c', 'S1', ('n', 'len'))[:] = netCDF4.stringtochar(np.array(['ab', 'xyz'], 'S3'))
+"#,
+        &[s(&nc)],
+    );
+    let run = convert(&nc, &parquet, &[]);
+    refused(&run, &nc, &["--member", "c", "s", "x"]);
+    assert!(!run.stderr.contains("no records column"), "{run:#?}");
+    converted(convert(&nc, &parquet, &["--member", "s"]), "s alone");
+}
