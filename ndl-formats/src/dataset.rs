@@ -118,9 +118,18 @@ fn to_hdf5(
     progress: &dyn Fn(Progress),
 ) -> Result<u64> {
     let mut options = options.clone();
-    if takes_netcdf_profile(contents, &options.write.hdf5.options) {
-        let hdf5 = &mut options.write.hdf5.options;
-        *hdf5 = std::mem::take(hdf5).netcdf(true);
+    let hdf5 = &mut options.write.hdf5.options;
+    let asked = hdf5.netcdf_said().is_some() || hdf5.is_netcdf(dst);
+    let named = contents.entries.iter().any(|e| e.dimension_names.is_some());
+    if !asked && named {
+        match no_netcdf_type(contents) {
+            None => *hdf5 = std::mem::take(hdf5).netcdf(true),
+            Some(why) => progress(Progress::Note(format!(
+                "{}: the arrays' dimension names are left out: they come with netCDF-4's \
+                 dimension scales, and {why}, which netCDF has no type for",
+                dst.display()
+            ))),
+        }
     }
     let options = &options;
     let hdf5 = &options.write.hdf5.options;
@@ -227,18 +236,37 @@ fn records_into(
     writer.finish().map_err(in_hdf5(dst))
 }
 
-/// Whether a file of `contents` copied to HDF5 gets the netCDF-4 profile
-/// though its name does not end in `.nc`: its arrays name their
-/// dimensions, which HDF5 says only with dimension scales (netCDF-4's,
-/// which xarray and h5netcdf read), unless they hold variable records,
-/// which netCDF has no type for, or the profile was asked against.
-fn takes_netcdf_profile(contents: &Contents, options: &ndl_hdf5::WriteOptions) -> bool {
-    let named = contents.entries.iter().any(|e| e.dimension_names.is_some());
-    let variable = contents
-        .entries
-        .iter()
-        .any(|e| matches!(&e.spec.datatype, Datatype::Compound(c) if c.is_variable()));
-    options.netcdf_said().is_none() && named && !variable
+/// The array of `contents`, and what it holds, that netCDF-4 has no type
+/// for, if any: variable records, a 16-bit float, a compound holding an
+/// enum or bool (which netCDF4-python skips). A file of arrays that name
+/// their dimensions copied to HDF5 takes the netCDF-4 profile otherwise,
+/// as HDF5 names dimensions only with dimension scales (netCDF-4's, which
+/// xarray and h5netcdf read), though the file's name does not end in
+/// `.nc`.
+fn no_netcdf_type(contents: &Contents) -> Option<String> {
+    contents.entries.iter().find_map(|e| {
+        let dt = &e.spec.datatype;
+        let why = if matches!(dt, Datatype::Compound(c) if c.is_variable()) {
+            "holds records of strings, lists or options".to_string()
+        } else if holds_f16(dt) {
+            "holds 16-bit floats".to_string()
+        } else {
+            let field = ndl_hdf5::netcdf4_python_skips(dt)?;
+            format!("holds records whose `{field}` is an enum or bool")
+        };
+        Some(format!("`{}` {why}", e.label()))
+    })
+}
+
+/// Whether `dt` holds a 16-bit float anywhere.
+fn holds_f16(dt: &Datatype) -> bool {
+    match dt {
+        Datatype::Float16 => true,
+        Datatype::Compound(c) => c.members.iter().any(|m| holds_f16(&m.datatype)),
+        Datatype::Array(a) => holds_f16(&a.base),
+        Datatype::Vlen(base) | Datatype::Optional(base) => holds_f16(base),
+        _ => false,
+    }
 }
 
 /// How the member `name` of a file copied whole is read: as `options`

@@ -68,9 +68,7 @@ impl Filled {
                 )));
             };
             let Column::Nullable { values, fill, .. } = found else {
-                if let Column::List { values, .. } | Column::FixedList { values, .. } = found
-                    && matches!(**values, Column::Nullable { .. })
-                {
+                if crate::records::holds_null_items(found) {
                     return Err(error(
                         "its lists may hold null items, which no --fill stands for; convert to \
                          Parquet or Arrow IPC, which hold them"

@@ -116,7 +116,24 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
         return Ok(());
     };
     let mut template = origin.template.clone();
-    let advice = match template.member_mut(&column) {
+    let found = template.member_mut(&column);
+    // An option among a list's items: no `--fill` names them.
+    let lists = match found.as_deref() {
+        Some(Column::Nullable { values, .. }) => Some(&**values),
+        other => other,
+    };
+    if lists.is_some_and(holds_null_items) {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "the lists of column `{column}` of {} may hold null items, which {what} \
+                 cannot hold and no --fill stands for: convert to Parquet or Arrow IPC, \
+                 which hold them",
+                origin.location.display()
+            ),
+        });
+    }
+    let advice = match found {
         Some(Column::Nullable { values, .. }) => match &**values {
             Column::List { .. } => {
                 format!("write its nulls as empty lists with `--fill {column}=[]`")
@@ -128,16 +145,6 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
             ),
             _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
         },
-        // The option is a list's items: no `--fill` names them.
-        Some(Column::List { .. } | Column::FixedList { .. }) => {
-            return Err(Error::Unsupported {
-                path: path.to_path_buf(),
-                message: format!(
-                    "the lists of column `{column}` of {} may hold null items, which {what}                      cannot hold and no --fill stands for: convert to Parquet or Arrow IPC,                      which hold them",
-                    origin.location.display()
-                ),
-            });
-        }
         _ => format!("give a value to stand for null with `--fill {column}=VALUE`"),
     };
     Err(Error::Unsupported {
@@ -156,6 +163,16 @@ pub(crate) fn json_attributes(source: &dyn RecordSource) -> Vec<(String, serde_j
     attributes
         .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
         .collect()
+}
+
+/// Whether `column` is lists (of lists) whose items may be null.
+pub(crate) fn holds_null_items(column: &Column) -> bool {
+    match column {
+        Column::List { values, .. } | Column::FixedList { values, .. } => {
+            matches!(**values, Column::Nullable { .. }) || holds_null_items(values)
+        }
+        _ => false,
+    }
 }
 
 /// The dotted path of the first option without a fill in `template`.

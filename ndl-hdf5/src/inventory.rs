@@ -350,11 +350,10 @@ fn enclosing_groups(dataset: &hdf5::Dataset) -> Vec<hdf5::Group> {
 /// `groups` links it: by its `NAME` (a coordinate variable's own name in
 /// netCDF-C's files), else the first link to it in the group's creation
 /// order (netCDF-C makes its dimensions before its variables), read
-/// through its index ([`made_nth`](crate::links::made_nth)), else in name
-/// order. HDF5's
-/// own answer (`H5Iget_name`) walks the whole file on every call, which
-/// for each variable of a file of thousands is seconds; it is the last
-/// resort.
+/// through its index ([`made_nth`](crate::links::made_nth)), or in name
+/// order where the group keeps none. HDF5's own answer (`H5Iget_name`)
+/// walks the whole file on every call, which for each variable of a file
+/// of thousands is seconds; it is the last resort.
 fn scale_name(scale: &hdf5::Dataset, groups: &[hdf5::Group]) -> Option<String> {
     let token = scale.loc_info().ok()?.token;
     let named = crate::attribute::attribute(scale, "NAME");
@@ -364,9 +363,12 @@ fn scale_name(scale: &hdf5::Dataset, groups: &[hdf5::Group]) -> Option<String> {
         if let Some(hint) = hint.filter(|h| links_it(h)) {
             return Some(hint.to_string());
         }
-        let made = (0..).map_while(|n| crate::links::made_nth(group, n));
-        if let Some(name) = made.into_iter().find(|name| links_it(name)) {
-            return Some(name);
+        if crate::links::made_nth(group, 0).is_some() {
+            let mut made = (0..).map_while(|n| crate::links::made_nth(group, n));
+            if let Some(name) = made.find(|name| links_it(name)) {
+                return Some(name);
+            }
+            continue;
         }
         // A group that keeps no creation order (h5py's): by name.
         let by_name = group.find_link(IndexType::Name, IterationOrder::Increasing, |name, info| {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use hdf5::types::VarLenUnicode;
 use hdf5_sys::h5a::H5Aread;
 use ndl_runtime::record::{Column, Values};
-use ndl_runtime::time::{CfEncoding, CfTimeUnits, CfValues, NAT};
+use ndl_runtime::time::{CfEncoding, CfValues, NAT};
 use ndl_runtime::{Compound, Datatype, Member, TimeType};
 
 use crate::error::{Error, Result, hdf5_error};
@@ -72,7 +72,8 @@ enum Plan {
 /// the field's time type, as xarray decodes them.
 #[derive(Clone, Debug)]
 struct TimeDecoding {
-    values: CfValues,
+    /// `None` where the values are the field's counts already.
+    values: Option<CfValues>,
     /// Whether the values are read as `float64` (else `int64`).
     float: bool,
     field: TimeType,
@@ -586,10 +587,11 @@ fn decoded_times(
         } => v.iter().map(|x| x.to_bits() as i64).collect(),
         _ => return Err(mismatch(path, name, "CF times that are not numbers")),
     };
-    decoding
-        .values
-        .apply(bytemuck::cast_slice_mut(&mut counts))
-        .map_err(|(i, e)| mismatch(path, name, &format!("record {}: {e}", first + i as u64)))?;
+    if let Some(values) = &decoding.values {
+        values
+            .apply(bytemuck::cast_slice_mut(&mut counts))
+            .map_err(|(i, e)| mismatch(path, name, &format!("record {}: {e}", first + i as u64)))?;
+    }
     Ok(Column::Values {
         datatype: Datatype::Time(decoding.field),
         values: Values::I64(counts),
@@ -736,56 +738,46 @@ impl<'a> Inferred<'a> {
     }
 }
 
-/// Whether the variable `d` holds what a column of records does ([`field`]):
-/// strings, numbers or enums, one a record or a row of numbers.
+/// Whether the variable `d` holds what a column of records does.
 fn is_column(d: &DatasetInfo) -> bool {
-    let stored = &d.stored.datatype;
-    let one = stored.as_int().is_some()
-        || matches!(
-            stored,
-            Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_)
-        );
-    match d.shape.len() {
-        1 => one,
-        2 => one && stored.size().is_some(),
-        _ => false,
-    }
+    column_type(d).is_ok()
 }
 
-/// The datatype and empty column of one element of the variable `d`.
-fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, Column)> {
+/// The datatype of a record's value of the variable `d` (see
+/// [`RecordColumnsReader::open`]): a string, number, enum, bool (xarray's
+/// `int8` with `dtype: bool`) or time of ours, one a record or a row of
+/// fixed-size ones; else why it is no column.
+fn column_type(d: &DatasetInfo) -> std::result::Result<Datatype, String> {
     let stored = &d.stored.datatype;
-    let time = our_time(d);
     let element = match stored {
-        _ if time.is_some() => time.map_or(Datatype::Int64, Datatype::Time),
+        _ if our_time(d).is_some() => our_time(d).map_or(Datatype::Int64, Datatype::Time),
         Datatype::Int8 if text(d, "dtype") == Some("bool") => Datatype::Bool,
         Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_) => {
             stored.clone()
         }
         other if other.as_int().is_some() => stored.clone(),
         other => {
-            return Err(mismatch(
-                path,
-                &d.name,
-                &format!(
-                    "a variable of {} is no records column (they hold numbers, enums, bools \
-                     and strings)",
-                    ndl_runtime::schema::describe(other)
-                ),
+            return Err(format!(
+                "a variable of {} is no records column (they hold numbers, enums, bools and \
+                 strings)",
+                ndl_runtime::schema::describe(other)
             ));
         }
     };
-    let datatype = match d.shape.get(1..) {
-        Some([]) => element,
-        Some([n]) if element.size().is_some() => element.array_of(&[*n as usize]),
-        _ => {
-            return Err(mismatch(
-                path,
-                &d.name,
-                &format!("a variable of shape {:?} is no records column", d.shape),
-            ));
-        }
-    };
+    match d.shape.get(1..) {
+        Some([]) => Ok(element),
+        Some([n]) if element.size().is_some() => Ok(element.array_of(&[*n as usize])),
+        _ => Err(format!(
+            "a variable of shape {:?} is no records column",
+            d.shape
+        )),
+    }
+}
+
+/// The datatype and empty column of one element of the variable `d`.
+fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, Column)> {
+    let time = our_time(d);
+    let datatype = column_type(d).map_err(|why| mismatch(path, &d.name, &why))?;
     let template = Column::template(&datatype).map_err(|e| mismatch(path, &d.name, e.message()))?;
     let nat_fill = time.is_some() && d.attributes.get("_FillValue") == Some(&NAT.into());
     if !d.attributes.contains_key("_FillValue") || d.shape.len() > 1 || nat_fill {
@@ -805,30 +797,31 @@ fn field(path: &Path, file: &hdf5::File, d: &DatasetInfo) -> Result<(Datatype, C
     ))
 }
 
-/// How the values of `d`, a CF time variable of one value a record, in
-/// units of its own (not those [`our_time`] reads as they are), are
-/// decoded; its `_FillValue` (NaN for xarray's floats), and the smallest
-/// `int64` (xarray's NaT), are NaT. `None` for any other variable, and
-/// for one whose `units` or `calendar` no decoder takes: its numbers stay.
+/// How the values of `d`, a CF time variable of one value a record
+/// another tool wrote (not in the form [`our_time`] reads), are decoded,
+/// as the library's typed reads decode them ([`CfValues::decoding`]): its
+/// `_FillValue` or `missing_value` (NaN for xarray's floats), and the
+/// smallest `int64` (xarray's NaT), are NaT. `None` for any other
+/// variable, and for one whose `units` or `calendar` no decoder takes:
+/// its numbers stay.
 fn time_decoding(d: &DatasetInfo) -> Option<TimeDecoding> {
     let field = d
         .cf_time
         .filter(|_| our_time(d).is_none() && d.shape.len() == 1)?;
-    let float = match &d.stored.datatype {
-        Datatype::Float32 | Datatype::Float64 => true,
-        other => {
-            other.as_int()?;
-            false
-        }
-    };
-    let units = CfTimeUnits::parse(text(d, "units")?, text(d, "calendar")).ok()?;
-    let fill = d.attributes.get("_FillValue");
-    let fill_float = fill.and_then(serde_json::Value::as_f64);
-    let fill_int = fill.and_then(serde_json::Value::as_i64);
-    let values = CfValues::new(field, &units, float, fill_float, fill_int).ok()??;
+    let fill = ["_FillValue", "missing_value"]
+        .iter()
+        .find_map(|k| d.attributes.get(*k));
+    let (counts, values) = CfValues::decoding(
+        field,
+        &d.stored.datatype,
+        text(d, "units"),
+        text(d, "calendar"),
+        fill,
+    )
+    .ok()?;
     Some(TimeDecoding {
         values,
-        float,
+        float: counts.is_float(),
         field,
     })
 }

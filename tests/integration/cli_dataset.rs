@@ -541,6 +541,22 @@ fn a_table_holding_strings_converts_as_its_dataset() {
     // As records, the packed column means nothing without its attributes.
     let run = convert(&src, &d.join("s.parquet"), &[]);
     refused(&run, &src, &["`temp`", "--member"]);
+    // Its Zarr copy likewise: a dataset whole, refused as a table, and
+    // nothing left where the table would be.
+    let (zarr, parquet) = (d.join("s3.zarr"), d.join("z.parquet"));
+    converted(convert(&zarr, &d.join("z.nc"), &[]), "the Zarr copy to .nc");
+    let out = run_with(
+        &python312(),
+        SAME_DATASET_PY,
+        &[s(&src), s(&d.join("z.nc"))],
+    );
+    assert_eq!(out, "['count', 'station', 'temp'] []\n");
+    refused(
+        &convert(&zarr, &parquet, &[]),
+        &zarr,
+        &["`temp`", "--member"],
+    );
+    assert!(!parquet.exists());
 }
 
 /// A whole file converts to a zip store (`.zarr.zip`, zarr-python's
@@ -819,4 +835,35 @@ fn a_killed_conversion_leaves_no_group_and_the_next_one_cleans_up() {
     converted(convert(&npz, &dst, &["--codec", "none"]), "after the kill");
     assert!(dst.join("a").is_dir() && dst.join("b").is_dir());
     no_partial(root);
+}
+
+/// A dataset holding what netCDF has no type for (a 16-bit float) copies
+/// whole to an `.h5` as plain HDF5, saying its dimension names are left
+/// out, rather than being refused for the netCDF-4 profile it did not ask
+/// for.
+#[test]
+fn a_dataset_netcdf_has_no_type_for_copies_to_plain_hdf5() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (src, dst) = (d.join("half.zarr"), d.join("half.h5"));
+    run_with(
+        &python312(),
+        "import sys, warnings\n\
+         warnings.simplefilter('ignore')\n\
+         import numpy as np, xarray as xr\n\
+         xr.Dataset({'h': ('x', np.array([0.5, 1.5], 'f2')), 'y': ('x', [1.0, 2.0])}).to_zarr(sys.argv[1])",
+        &[s(&src)],
+    );
+    let run = convert(&src, &dst, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.contains("dimension names are left out") && run.stderr.contains("16-bit floats"),
+        "{run:#?}"
+    );
+    let out = run_with(
+        &python312(),
+        "import sys, h5py\nwith h5py.File(sys.argv[1]) as f:\n    print(f['h'].dtype, f['h'][...].tolist())",
+        &[s(&dst)],
+    );
+    assert_eq!(out, "float16 [0.5, 1.5]\n");
 }

@@ -351,6 +351,25 @@ pq.write_table(pa.table({"l": l}, schema=pa.schema([pa.field("l", l.type, nullab
         cdl.stderr.contains("the members `l[]` hold nulls"),
         "{cdl:#?}"
     );
+    // A list that may be null too, and lists of such lists, say so at
+    // once, not after a `--fill m=[]` that cannot be enough.
+    let nested = dir.path().join("nested.parquet");
+    run_with(
+        &python312(),
+        r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+m = pa.array([[1, None], None], pa.list_(pa.int32()))
+n = pa.array([[[1, None]], [[]]], pa.list_(pa.list_(pa.int32())))
+pq.write_table(pa.table({"m": m, "n": n}), sys.argv[1])
+"#,
+        &[path(&nested)],
+    );
+    for fills in [&[][..], &["--fill", "n=1"]] {
+        let run = convert(&nested, &h5, fills);
+        refused(&run, &nested, &["null items", "Parquet or Arrow IPC"]);
+        assert!(!run.stderr.contains("`--fill m=[]`"), "{run:#?}");
+        assert!(!run.stderr.contains("nothing to fill"), "{run:#?}");
+    }
 }
 
 /// The columns layout asked of an `.h5` refuses a null without a fill as

@@ -137,8 +137,9 @@ fn counts_that_do_not_add_up_to_the_sample_dimension_are_refused_naming_the_vari
 
 /// A table xarray wrote holding strings is read as records; its CF times
 /// in units of their own (`hours since 2020-01-01` as `int64`, NaT the
-/// smallest; `days since 2000-01-01` as `float64`, NaT NaN) are the times
-/// xarray decodes, NaT a null in Parquet, not their stored counts.
+/// smallest; `days since 2000-01-01` as `float64`, NaT NaN; netCDF4-python's
+/// `int` days with a `_FillValue`) are the times xarray decodes, NaT a
+/// null in Parquet, not their stored counts.
 #[test]
 fn cf_times_of_a_table_of_strings_are_decoded_as_xarray_decodes_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -153,6 +154,11 @@ ds = xr.Dataset({'when': ('time', t), 'since': ('time', t),
                  'name': ('time', np.array(['a', 'b', 'c'], object))})
 ds.to_netcdf(sys.argv[1], encoding={'when': {'units': 'hours since 2020-01-01', 'dtype': 'int64'},
                                     'since': {'units': 'days since 2000-01-01', 'dtype': 'float64'}})
+import netCDF4
+with netCDF4.Dataset(sys.argv[1], 'a') as f:
+    d = f.createVariable('day', 'i4', ('time',), fill_value=np.int32(-1))
+    d.units = 'days since 2000-01-01'
+    d[:] = np.ma.masked_array([3, 0, 7], mask=[False, True, False])
 "#,
         &[s(&nc)],
     );
@@ -163,16 +169,16 @@ ds.to_netcdf(sys.argv[1], encoding={'when': {'units': 'hours since 2020-01-01', 
 import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq, xarray as xr
 table = pq.read_table(sys.argv[2])
 ds = xr.open_dataset(sys.argv[1])
-for name in ['when', 'since']:
+for name in ['when', 'since', 'day']:
     assert pa.types.is_timestamp(table.schema.field(name).type), table.schema
     got = table[name].to_numpy(zero_copy_only=False).astype('M8[ns]')
     want = ds[name].values
     assert np.array_equal(got, want, equal_nan=True), (name, got, want)
-print(table['when'].null_count, table['since'].null_count)
+print(table['when'].null_count, table['since'].null_count, table['day'].null_count)
 "#,
         &[s(&nc), s(&parquet)],
     );
-    assert_eq!(out, "1 1\n");
+    assert_eq!(out, "1 1 1\n");
 }
 
 /// A file of strings beside a variable no column holds (netCDF `char`

@@ -276,9 +276,11 @@ impl VlenWriter {
         // zarrs 0.23 takes a chunk of values whose bytes, run together,
         // repeat a non-empty fill (`["", "NA"]` for "NA") for a chunk of
         // fills, and leaves it out: with such a fill, every chunk is stored.
+        // So is every chunk of a v2 array without one (`null`), which
+        // zarr-python 2 reads as `None`s where a chunk is absent.
         let fill = self.meta.document["fill_value"].as_str();
         let options =
-            CodecOptions::default().with_store_empty_chunks(fill.is_some_and(|f| !f.is_empty()));
+            CodecOptions::default().with_store_empty_chunks(fill.is_none_or(|f| !f.is_empty()));
         crate::chunks::parallel(&self.store, || {
             self.engine
                 .store_array_subset_opt(&subset, bytes, &options)

@@ -205,6 +205,29 @@ fn absent_chunks_of_v2_object_arrays_read_as_their_fill_value_as_zarr_python_doe
     }
 }
 
+/// A v2 array written without a fill has none (`null`), as xarray writes
+/// it, for xarray takes a v2 `fill_value` for missing values; a chunk of
+/// empty strings is stored all the same, since zarr-python 2 reads an
+/// absent chunk of such an array as `None`s.
+#[test]
+fn v2_arrays_without_a_fill_have_none_and_keep_chunks_of_empty_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.zarr");
+    WriteOptions::new()
+        .zarr_format(ZarrFormat::V2)
+        .chunks(&[2])
+        .write_strings(&path, &[3], &["", "", "a"])
+        .unwrap();
+    let zarray: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path.join(".zarray")).unwrap()).unwrap();
+    assert_eq!(zarray["fill_value"], serde_json::Value::Null);
+    assert!(
+        path.join("0").exists(),
+        "the chunk of empty strings is stored"
+    );
+    assert_eq!(ndl_zarr::read_strings(&path).unwrap(), ["", "", "a"]);
+}
+
 /// A store of 3 strings in chunks of 2, uncompressed, whose chunk `1`
 /// (v2 keys) is replaced by `chunk`.
 fn with_chunk(dir: &Path, name: &str, chunk: &[u8]) -> PathBuf {
