@@ -57,8 +57,8 @@ fn carrying(
     types: &BTreeMap<String, Datatype>,
     left: impl Fn(&str) -> bool,
 ) -> Box<dyn Source> {
-    let array = (source.array_name(), source.spec().datatype.clone());
-    let (carried, notes) = taken(&array, (attributes, types), left);
+    let array = source.array_name();
+    let (carried, notes) = taken((&array, &source.spec().datatype), (attributes, types), left);
     let notes = [source.notes(), &notes].concat();
     crate::described::described(source, None, carried, notes)
 }
@@ -67,18 +67,17 @@ fn carrying(
 /// our model: not the file's bookkeeping, nor the fills the records carry
 /// themselves; a note for each left out.
 pub(crate) fn records_attributes_taken(
-    (name, datatype): (&str, &Datatype),
+    array: (&str, &Datatype),
     (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
 ) -> (Option<NameMap<Attribute>>, Vec<String>) {
-    let array = (name.to_string(), datatype.clone());
-    taken(&array, (attributes, types), is_left_behind)
+    taken(array, (attributes, types), is_left_behind)
 }
 
 /// The attributes of the array `(name, element)` but those `left` and the
 /// formats' bookkeeping, in our model, each of its stored type; a note for
 /// each no destination takes.
 fn taken(
-    (array, element): &(String, Datatype),
+    (array, element): (&str, &Datatype),
     (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
     left: impl Fn(&str) -> bool,
 ) -> (Option<NameMap<Attribute>>, Vec<String>) {

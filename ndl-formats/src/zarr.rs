@@ -730,18 +730,13 @@ fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
     info.dimension_names()?.iter().cloned().collect()
 }
 
-/// The attributes of an array, as CF reads them: its `_FillValue` the v2
-/// `fill_value` of an array xarray or ndl wrote (they name its dimensions
-/// in `_ARRAY_DIMENSIONS`; zarr-python's own arrays have a `fill_value`
-/// for chunks never written, no mark of missing values), in v3 the
-/// attribute, a float's decoded from the base64 xarray writes.
+/// The attributes of an array, as CF reads them: its `_FillValue` in v2
+/// the `fill_value` xarray reads so ([`ArrayInfo::v2_missing_value`]), in
+/// v3 the attribute, a float's decoded from the base64 xarray writes.
 fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value> {
     let mut attributes = info.attributes().clone();
     let fill = match info.format() {
-        ndl_zarr::ZarrFormat::V2 if attributes.contains_key("_ARRAY_DIMENSIONS") => {
-            info.metadata().get("fill_value").cloned()
-        }
-        ndl_zarr::ZarrFormat::V2 => None,
+        ndl_zarr::ZarrFormat::V2 => info.v2_missing_value().cloned(),
         _ => attributes
             .get("_FillValue")
             .map(|f| match ndl_zarr::text_fill(f) {

@@ -60,11 +60,10 @@ pub(crate) fn contents(path: &Path) -> Result<Option<Contents>> {
         StoreInfo::Group(group) => group.written_datatype().is_some(),
         StoreInfo::Array(_) => false,
     };
-    let Some(reader) = ours
-        .then(|| VariableRecordsReader::open(path))
-        .transpose()?
-        .flatten()
-    else {
+    if !ours {
+        return Ok(None);
+    }
+    let Some(reader) = VariableRecordsReader::open(path)? else {
         return Ok(None);
     };
     let spec = ArraySpec::new(reader.datatype().clone(), vec![reader.len()]);

@@ -363,8 +363,10 @@ fn scale_name(scale: &hdf5::Dataset, groups: &[hdf5::Group]) -> Option<String> {
         if let Some(hint) = hint.filter(|h| links_it(h)) {
             return Some(hint.to_string());
         }
-        if crate::links::made_nth(group, 0).is_some() {
-            let mut made = (0..).map_while(|n| crate::links::made_nth(group, n));
+        let mut made = (0..)
+            .map_while(|n| crate::links::made_nth(group, n))
+            .peekable();
+        if made.peek().is_some() {
             if let Some(name) = made.find(|name| links_it(name)) {
                 return Some(name);
             }

@@ -749,14 +749,14 @@ fn is_column(d: &DatasetInfo) -> bool {
 /// fixed-size ones; else why it is no column.
 fn column_type(d: &DatasetInfo) -> std::result::Result<Datatype, String> {
     let stored = &d.stored.datatype;
-    let element = match stored {
-        _ if our_time(d).is_some() => our_time(d).map_or(Datatype::Int64, Datatype::Time),
-        Datatype::Int8 if text(d, "dtype") == Some("bool") => Datatype::Bool,
-        Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_) => {
+    let element = match (stored, our_time(d)) {
+        (_, Some(t)) => Datatype::Time(t),
+        (Datatype::Int8, None) if text(d, "dtype") == Some("bool") => Datatype::Bool,
+        (Datatype::String | Datatype::Float32 | Datatype::Float64 | Datatype::Enum(_), None) => {
             stored.clone()
         }
-        other if other.as_int().is_some() => stored.clone(),
-        other => {
+        (other, None) if other.as_int().is_some() => stored.clone(),
+        (other, None) => {
             return Err(format!(
                 "a variable of {} is no records column (they hold numbers, enums, bools and \
                  strings)",

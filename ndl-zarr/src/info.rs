@@ -169,6 +169,29 @@ impl ArrayInfo {
         &self.meta.attributes
     }
 
+    /// A v2 array's `fill_value` where it stands for missing values, as
+    /// xarray reads it: the array names its dimensions
+    /// (`_ARRAY_DIMENSIONS`, xarray's or ours) and has one. xarray takes it
+    /// for the `_FillValue` and writes no attribute beside; zarr-python's
+    /// own arrays have a `fill_value` for chunks never written, no mark of
+    /// missing values. `None` in v3, where the `_FillValue` attribute says.
+    ///
+    /// ```
+    /// use ndl_zarr::{ArrayInfo, WriteOptions, ZarrFormat};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.zarr");
+    /// let v2 = WriteOptions::new().zarr_format(ZarrFormat::V2);
+    /// v2.fill_value((-1).into()).write(&path, &[5i16, -1])?;
+    /// assert_eq!(ArrayInfo::open(&path)?.v2_missing_value(), Some(&(-1).into()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn v2_missing_value(&self) -> Option<&Value> {
+        let named = self.attributes().contains_key("_ARRAY_DIMENSIONS");
+        let fill = self.metadata().get("fill_value").filter(|f| !f.is_null());
+        fill.filter(|_| self.format() == ZarrFormat::V2 && named)
+    }
+
     /// The dimension names, if the array has them.
     pub fn dimension_names(&self) -> Option<&[Option<String>]> {
         self.meta.dimension_names.as_deref()

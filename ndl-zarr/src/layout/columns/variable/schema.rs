@@ -8,7 +8,6 @@ use ndl_runtime::{Compound, Datatype, Member};
 use serde_json::Value;
 
 use super::leaves::{count_name, dotted, sample_dimension};
-use crate::ZarrFormat;
 use crate::documents::read_group;
 use crate::error::{Error, Result};
 use crate::info::{ArrayInfo, read_child};
@@ -193,18 +192,9 @@ fn texts_fit(arrays: &[(String, Found)], ragged: &[&str], column: Option<&ArrayI
 }
 
 /// Whether `info`'s fill stands for missing values, as xarray reads it: a
-/// `_FillValue`, or in v2 the `fill_value` of an array that names its
-/// dimensions (`_ARRAY_DIMENSIONS`: xarray's or ours), which xarray takes
-/// for its `_FillValue` and writes no attribute beside.
+/// `_FillValue`, or in v2 its [`v2_missing_value`](ArrayInfo::v2_missing_value).
 fn marks_missing(info: &ArrayInfo) -> bool {
-    let attributes = info.attributes();
-    let v2_fill = info.format() == ZarrFormat::V2
-        && attributes.contains_key("_ARRAY_DIMENSIONS")
-        && info
-            .metadata()
-            .get("fill_value")
-            .is_some_and(|f| !f.is_null());
-    attributes.contains_key("_FillValue") || v2_fill
+    info.attributes().contains_key("_FillValue") || info.v2_missing_value().is_some()
 }
 
 /// One array of a group another tool wrote.
