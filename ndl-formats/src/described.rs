@@ -60,4 +60,13 @@ impl Source for Described {
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         self.inner.read(buf)
     }
+
+    fn each_value(&mut self, each: &mut dyn FnMut(&[u8]) -> Result<()>) -> Option<Result<u64>> {
+        // A datatype said of the values (a sidecar's) is not theirs to
+        // keep when they are handed as stored.
+        if self.spec.datatype != self.inner.spec().datatype {
+            return None;
+        }
+        self.inner.each_value(each)
+    }
 }

@@ -90,6 +90,18 @@ pub trait Source {
         self.wrapped()?.narrowed_strings()
     }
 
+    /// Where the array's values are variable-length (see
+    /// [`narrowed_strings`](Self::narrowed_strings)), hands each value not
+    /// yet read to `each`, in order, as it is stored (UTF-8 text, or
+    /// bytes), trailing NULs and all, and returns how many it handed;
+    /// `None` where they are not, or this source cannot. A sink that stores
+    /// values variable-length again takes them so: the padding [`read`](Self::read)
+    /// gives them loses trailing NULs, as NumPy's fixed strings do.
+    fn each_value(&mut self, each: &mut dyn FnMut(&[u8]) -> Result<()>) -> Option<Result<u64>> {
+        let _ = each;
+        None
+    }
+
     /// Whether what is read is a dataset another tool wrote, or part of
     /// one: its variables along one dimension read as a table (a netCDF
     /// or HDF5 file's, a Zarr group's), or its one data variable, read as

@@ -6,7 +6,8 @@
 //! (v3 `variable_length_bytes`, v2 `vlen-bytes`), found by a first pass
 //! over the chunks. Writing (`ndl convert --strings variable`), fixed `U`
 //! and `S` values become variable-length ones, their trailing NULs
-//! trimmed as NumPy trims them.
+//! trimmed as NumPy trims them; values of another store are taken as
+//! stored ([`Source::each_value`]), trailing NULs and all.
 
 use std::path::{Path, PathBuf};
 
@@ -179,6 +180,29 @@ impl Source for VlenSource {
         }
         Ok(n)
     }
+
+    fn each_value(&mut self, each: &mut dyn FnMut(&[u8]) -> Result<()>) -> Option<Result<u64>> {
+        Some(self.each_left(each))
+    }
+}
+
+impl VlenSource {
+    /// Hands `each` the values not yet read, as stored.
+    fn each_left(&mut self, each: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+        let mut n = 0;
+        loop {
+            if let Some((slab, at)) = &mut self.slab {
+                for i in *at..slab.len() {
+                    each(slab.get(i))?;
+                    (*at, n) = (i + 1, n + 1);
+                }
+            }
+            match self.reader.next_slab()? {
+                Some(slab) => self.slab = Some((slab, 0)),
+                None => return Ok(n),
+            }
+        }
+    }
 }
 
 /// Writes `value` into the fixed-width element `out`, zero-padded: text
@@ -253,6 +277,12 @@ impl Sink for VlenSink {
     fn write_from(self: Box<Self>, source: &mut dyn Source, progress: Progress<'_>) -> Result<u64> {
         let options = self.options.clone().publish_on_finish(true);
         let mut writer = options.create_vlen(&self.path, self.kind, &self.spec.shape)?;
+        if let Some(n) = self.values_as_stored(source, &mut writer, progress) {
+            let n = n?;
+            writer.finish()?;
+            progress(n);
+            return Ok(n);
+        }
         let size = self.spec.element_size().max(1);
         let from = source.location().to_path_buf();
         let mut text = String::new();
@@ -282,6 +312,31 @@ impl Sink for VlenSink {
         Ok(n)
     }
 }
+
+impl VlenSink {
+    /// Appends the values of a source of variable-length values of this
+    /// sink's kind as they are stored, where it hands them so.
+    fn values_as_stored(
+        &self,
+        source: &mut dyn Source,
+        writer: &mut ndl_zarr::VlenWriter,
+        progress: Progress<'_>,
+    ) -> Option<Result<u64>> {
+        let mut n = 0u64;
+        source.each_value(&mut |value| {
+            writer.append(value)?;
+            n += 1;
+            if n.is_multiple_of(PROGRESS_EVERY) {
+                progress(n);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// How many values a copy of values as stored writes between two reports
+/// of its progress.
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// `element` without its trailing NUL units of `width` bytes.
 fn trim_nuls(element: &[u8], width: usize) -> &[u8] {

@@ -365,3 +365,64 @@ fn a_group_of_a_grid_and_string_labels_is_described_array_by_array() {
         compile_cdl(&cdl, dir.path(), &format!("labels{format}"));
     }
 }
+
+/// argv: directory, format. zarr-python 3.4 writes a store of one array
+/// of each kind whose values end in NULs (`one_text`, `one_bytes`), and a
+/// group of both beside numbers (`group`).
+const TRAILING_NULS: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, zarr
+d, fmt = sys.argv[1], int(sys.argv[2])
+text = np.array([['a\x00', ''], ['\x00\x00', 'γ\x00b\x00']], dtype=object)
+data = np.array([b'a\x00', b'', b'\x00\xff\x00', b'xyz'], dtype=object)
+bytes_type = zarr.dtype.VariableLengthBytes()
+zarr.create_array(d + '/one_text.zarr', shape=text.shape, dtype=str, chunks=(1, 2), zarr_format=fmt)[...] = text
+zarr.create_array(d + '/one_bytes.zarr', shape=data.shape, dtype=bytes_type, chunks=(3,), zarr_format=fmt)[...] = data
+g = zarr.open_group(d + '/group.zarr', mode='w', zarr_format=fmt)
+g.create_array('text', shape=(4,), dtype=str, chunks=(3,))[...] = text.reshape(-1)
+g.create_array('data', shape=(4,), dtype=bytes_type, chunks=(3,))[...] = data
+g.create_array('x', shape=(4,), dtype='f8')[...] = [1, 2, 3, 4]
+"#;
+
+/// argv: source, copy. zarr-python reads every array of the copy equal to
+/// the source's, value for value.
+const SAME_STORES: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, zarr
+a, b = (zarr.open(p, mode='r') for p in sys.argv[1:3])
+if isinstance(a, zarr.Array):
+    pairs = [(a, b)]
+else:
+    assert sorted(a.array_keys()) == sorted(b.array_keys()), (list(a), list(b))
+    pairs = [(a[k], b[k]) for k in sorted(a.array_keys())]
+for x, y in pairs:
+    got, want = np.asarray(y[...], dtype=object), np.asarray(x[...], dtype=object)
+    assert got.shape == want.shape, (x.path, got.shape, want.shape)
+    assert got.reshape(-1).tolist() == want.reshape(-1).tolist(), (x.path, got, want)
+print('ok', len(pairs))
+"#;
+
+/// A copy of variable-length values from one store to another keeps them
+/// as stored: trailing NUL bytes and characters, which the narrowest fixed
+/// width would lose, stay. A group holding bytes beside strings and
+/// numbers is a dataset of arrays, copied whole.
+#[test]
+fn a_store_to_store_copy_keeps_trailing_nuls() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["3", "2"] {
+        let made = dir.path().join(format!("v{format}"));
+        std::fs::create_dir(&made).unwrap();
+        run_with(&python312(), TRAILING_NULS, &[s(&made), format]);
+        for name in ["one_text", "one_bytes", "group"] {
+            let from = made.join(format!("{name}.zarr"));
+            let to = made.join(format!("{name}_copy.zarr"));
+            let run = convert(&from, &to, &["--zarr-format", format]);
+            assert_eq!(run.code, Some(0), "{run:#?}");
+            assert!(!run.stderr.contains("NUL"), "{name}: {}", run.stderr);
+            let out = run_with(&python312(), SAME_STORES, &[s(&from), s(&to)]);
+            assert!(out.starts_with("ok"), "{name} v{format}: {out}");
+        }
+    }
+}

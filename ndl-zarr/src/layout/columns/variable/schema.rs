@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::leaves::{count_name, dotted, sample_dimension};
 use crate::documents::read_group;
 use crate::error::{Error, Result};
-use crate::info::{ArrayInfo, read_child};
+use crate::info::ArrayInfo;
 use crate::layout::columns::infer_record;
 use crate::metadata::NDL_DATATYPE;
 use crate::store::Store;
@@ -210,7 +210,9 @@ enum Found {
 /// `sample_dimension`, items in `<name>`); `None` otherwise. Fields come
 /// in name order; a column with a `_FillValue` is an option.
 fn inferred(store: &Store) -> Result<Option<Datatype>> {
-    let arrays = group_children(store)?;
+    let Some(arrays) = group_children(store)? else {
+        return Ok(None);
+    };
     let ragged: Vec<&str> = arrays
         .iter()
         .filter_map(|(name, found)| {
@@ -286,8 +288,10 @@ fn member(name: &str, datatype: Datatype, ragged: bool) -> Member {
 }
 
 /// The arrays directly in the group `store`, in name order: string
-/// arrays, and arrays of fixed-size values.
-fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
+/// arrays, and arrays of fixed-size values; `None` where one is no column
+/// of records (variable-length bytes, strings of more dimensions than
+/// one), which makes the group a dataset of arrays.
+fn group_children(store: &Store) -> Result<Option<Vec<(String, Found)>>> {
     let (fixed, vlen) = crate::info::group_children(store)?;
     let mut arrays: Vec<(String, Found)> = fixed
         .into_iter()
@@ -298,12 +302,8 @@ fn group_children(store: &Store) -> Result<Vec<(String, Found)>> {
             arrays.push((name, Found::Text(meta.shape[0])));
             continue;
         }
-        // Bytes, or text of more dimensions: as any other array, which
-        // refuses what it cannot read.
-        if let Some(info) = read_child(&store.child(&name))? {
-            arrays.push((name, Found::Fixed(Box::new(info))));
-        }
+        return Ok(None);
     }
     arrays.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(arrays)
+    Ok(Some(arrays))
 }
