@@ -159,7 +159,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 18] = [
+const BAD: [(&str, &str, &[&str]); 20] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -262,6 +262,25 @@ const BAD: [(&str, &str, &[&str]); 18] = [
         "string_in_vlen_items",
         "ndarrays:\n  a: {shape: [2], type: {vlen: {base: {compound: [x: string]}}}}\n",
         &["ndarray `a`: type", "or the items of an array"],
+    ),
+    // A value that is the fill of an optional reads back as null.
+    (
+        "nan_of_optional",
+        "ndarrays:\n  a: {shape: [3], type: {optional: {base: float32}}, value: [1, null, .nan]}\n",
+        &[
+            "ndarray `a`: value[2]",
+            "the fill that stands for null",
+            "write null",
+        ],
+    ),
+    (
+        "fill_of_optional",
+        "ndarrays:\n  a: {shape: [2], type: {optional: {base: int16}}, value: [-1, 2], storage: {fillvalue: -1}}\n",
+        &[
+            "ndarray `a`: value[0]",
+            "the number -1 is the fill",
+            "storage.fillvalue",
+        ],
     ),
 ];
 

@@ -65,8 +65,36 @@ pub(crate) fn encode(
             (Value::Null, Some(fill)) => out.extend(fill),
             _ => element(v, datatype, &at, &mut out)?,
         }
+        let given = &out[out.len() - datatype.size().unwrap_or(0)..];
+        if !v.is_null() && nulls.is_some_and(|fill| reads_as_null(given, fill, datatype)) {
+            let why = format!(
+                "{} is the fill that stands for null here, so it would read back as null: write null, or give `storage.fillvalue` a value the data never takes",
+                describe(v)
+            );
+            return Err((at, why));
+        }
     }
     Ok(Values::Bytes(out))
+}
+
+/// Whether the element `given` of `datatype` (native order) reads as the
+/// null that `fill` stands for: its bytes, or any NaN where the fill is
+/// one, as xarray and netCDF4-python mask a NaN fill.
+fn reads_as_null(given: &[u8], fill: &[u8], datatype: &Datatype) -> bool {
+    let nan = |bytes: &[u8]| match (datatype, bytes.len()) {
+        (Datatype::Float16, 2) => {
+            let bits = u16::from_ne_bytes([bytes[0], bytes[1]]);
+            bits & 0x7c00 == 0x7c00 && bits & 0x03ff != 0
+        }
+        (Datatype::Float32, 4) => {
+            f32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]).is_nan()
+        }
+        (Datatype::Float64, 8) => bytes
+            .try_into()
+            .is_ok_and(|b| f64::from_ne_bytes(b).is_nan()),
+        _ => false,
+    };
+    given == fill || (nan(given) && nan(fill))
 }
 
 /// The column of `items`, values of `datatype`: a `vlen`'s a list of
