@@ -449,7 +449,12 @@ fn run_create(args: &CreateArgs) -> ExitCode {
         options = options.zarr_format(format);
     }
     match ndl_formats::create_from_ndl(&args.doc, &args.dest, &options) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(notes) => {
+            for note in notes {
+                eprintln!("ndl: note: {note}");
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("ndl: error: {e}");
             ExitCode::FAILURE

@@ -46,6 +46,55 @@ pub(super) fn check(plan: &Plan, doc: &Path, netcdf: bool) -> Result<()> {
     Ok(())
 }
 
+/// What the reader of the netCDF-4 file `dest` made of `plan` should know:
+/// each variable netCDF4-python (and xarray through it) skips, though
+/// ncdump and netCDF-C read it.
+pub(super) fn notes(plan: &Plan, dest: &Path, netcdf: bool) -> Vec<String> {
+    if !netcdf {
+        return Vec::new();
+    }
+    plan.arrays()
+        .filter_map(|(group, a)| {
+            let what = netcdf4_python_skips(&a.datatype)?;
+            let name = format!("{}/{}", group.trim_end_matches('/'), a.name);
+            Some(format!(
+                "{}: netCDF4-python (and xarray through it) skips the variable `{name}`, {what}, which ncdump and netCDF-C read; an .h5 file h5py reads holds it",
+                dest.display()
+            ))
+        })
+        .collect()
+}
+
+/// What of a variable of `dt` makes netCDF4-python skip it, in words.
+fn netcdf4_python_skips(dt: &Datatype) -> Option<String> {
+    match dt {
+        Datatype::Vlen(base) if !is_plain_number(base) => {
+            Some("of a `vlen` of other than numbers".into())
+        }
+        Datatype::Opaque(_) | Datatype::Time(_) => Some("of an opaque type".into()),
+        _ => ndl_hdf5::netcdf4_python_skips(dt)
+            .map(|member| format!("of a compound holding an enum or bool (`{member}`)")),
+    }
+}
+
+/// Whether `dt` is an integer or a `float32`/`float64`: the bases of the
+/// vlen types netCDF4-python reads.
+fn is_plain_number(dt: &Datatype) -> bool {
+    matches!(
+        dt,
+        Datatype::Int8
+            | Datatype::UInt8
+            | Datatype::Int16
+            | Datatype::UInt16
+            | Datatype::Int32
+            | Datatype::UInt32
+            | Datatype::Int64
+            | Datatype::UInt64
+            | Datatype::Float32
+            | Datatype::Float64
+    )
+}
+
 /// Writes `plan` to a new file at `dest`, published whole.
 pub(super) fn write(plan: &Plan, dest: &Path, netcdf: bool) -> Result<()> {
     let wrap = |source| Error::Hdf5 {

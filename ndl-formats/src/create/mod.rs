@@ -51,10 +51,14 @@ enum Target {
 /// attributes, dimension coordinates (as dimension scales) and ndarrays,
 /// with their values where given and storage directives.
 ///
+/// Returns what the reader should know of what was made, one sentence
+/// each (a command prints them on stderr): the variables of a netCDF-4
+/// file that netCDF4-python skips, though ncdump reads them.
+///
 /// A document that cannot be made is [`Error::Document`], naming the
 /// document and where in it, and nothing is created; an existing `dest`
 /// is [`Error::Exists`].
-pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Result<()> {
+pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Result<Vec<String>> {
     let target = target_of(dest, options)?;
     if dest.symlink_metadata().is_ok() {
         return Err(Error::Exists {
@@ -76,11 +80,13 @@ pub fn create_from_ndl(doc: &Path, dest: &Path, options: &CreateOptions) -> Resu
     match target {
         Target::Hdf5 { netcdf } => {
             hdf5::check(&plan, doc, netcdf)?;
-            hdf5::write(&plan, dest, netcdf)
+            hdf5::write(&plan, dest, netcdf)?;
+            Ok(hdf5::notes(&plan, dest, netcdf))
         }
         Target::Zarr { format } => {
             zarr::check(&plan, doc)?;
-            zarr::write(&plan, dest, format)
+            zarr::write(&plan, dest, format)?;
+            Ok(Vec::new())
         }
     }
 }
