@@ -8,7 +8,7 @@ use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, Datatype, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
-use crate::contents::{Arrangement, Contents, Entry, stem};
+use crate::contents::{Arrangement, Contents, Entry, GroupEntry, stem};
 use crate::error::{Error, Result, in_store};
 use crate::format::FormatInfo;
 use crate::location::is_remote;
@@ -521,16 +521,49 @@ pub fn contents(path: &Path) -> Result<Contents> {
             warnings: info.notes().to_vec(),
             ..Contents::new(Arrangement::One, vec![entry(stem(path), &info)?])
         },
-        StoreInfo::Group(group) => Contents {
-            arrangement: Arrangement::Group,
-            entries: group_entries(path, &group, entry)?,
-            attributes: group.attributes().clone(),
-            warnings: Vec::new(),
-            attribute_types: Default::default(),
-            groups: Vec::new(),
-            declared: Default::default(),
-        },
+        StoreInfo::Group(group) => {
+            let mut contents = Contents {
+                arrangement: Arrangement::Group,
+                entries: Vec::new(),
+                attributes: group.attributes().clone(),
+                warnings: Vec::new(),
+                attribute_types: Default::default(),
+                groups: Vec::new(),
+                declared: Default::default(),
+            };
+            walk_group((path, "/"), &group, &entry, &mut contents)?;
+            contents
+        }
     })
+}
+
+/// Adds to `contents` the entries of `group`, at `path` in the file
+/// system and `at` in the store (`/obs`), then every group below it with
+/// its entries, parents before their children.
+fn walk_group(
+    (path, at): (&Path, &str),
+    group: &ndl_zarr::GroupInfo,
+    entry: &impl Fn(String, &ArrayInfo) -> Result<Entry>,
+    contents: &mut Contents,
+) -> Result<()> {
+    for mut e in group_entries(path, group, entry)? {
+        e.group = at.to_string();
+        contents.entries.push(e);
+    }
+    for name in group.groups() {
+        let child = path.join(name);
+        let StoreInfo::Group(subgroup) = StoreInfo::open(&child)? else {
+            continue;
+        };
+        let child_at = format!("{}/{name}", at.trim_end_matches('/'));
+        contents.groups.push(GroupEntry {
+            path: child_at.clone(),
+            attributes: subgroup.attributes().clone(),
+            attribute_types: Default::default(),
+        });
+        walk_group((&child, &child_at), &subgroup, entry, contents)?;
+    }
+    Ok(())
 }
 
 /// A float array's `_FillValue` written as text (xarray's base64 in v3)

@@ -245,6 +245,7 @@ pub struct GroupInfo {
     attributes: Map<String, Value>,
     arrays: Vec<(String, ArrayInfo)>,
     vlen_arrays: Vec<String>,
+    groups: Vec<String>,
 }
 
 impl StoreInfo {
@@ -276,6 +277,7 @@ impl StoreInfo {
             attributes,
             arrays,
             vlen_arrays: vlen.into_iter().map(|(name, _)| name).collect(),
+            groups: subgroups(&store)?,
         }))
     }
 }
@@ -302,6 +304,12 @@ impl GroupInfo {
     /// with [`VlenReader::open_child`](crate::VlenReader::open_child).
     pub fn vlen_arrays(&self) -> &[String] {
         &self.vlen_arrays
+    }
+
+    /// The names of the groups directly in this one, in name order: open
+    /// each with [`StoreInfo::open`] on its path.
+    pub fn groups(&self) -> &[String] {
+        &self.groups
     }
 
     /// The records of a columns store: its `ndl_datatype` attribute, or
@@ -397,9 +405,24 @@ pub(crate) fn group_children(store: &Store) -> Result<(NamedArrays, NamedVlen)> 
     Ok((arrays, vlen))
 }
 
+/// The groups directly in the group `store`, in name order.
+fn subgroups(store: &Store) -> Result<Vec<String>> {
+    let mut groups = Vec::new();
+    for name in child_names(store)? {
+        if read_group(&store.child(&name))?.is_some() {
+            groups.push(name);
+        }
+    }
+    groups.sort();
+    Ok(groups)
+}
+
 /// The array at `child`; `None` for a subgroup, or a directory of
 /// something else.
 pub(crate) fn read_child(child: &Store) -> Result<Option<ArrayInfo>> {
+    if read_group(child)?.is_some() {
+        return Ok(None);
+    }
     match ArrayInfo::read(child) {
         Ok(info) => Ok(Some(info)),
         Err(Error::NotAnArray { .. }) => Ok(None),

@@ -167,7 +167,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 20] = [
+const BAD: [(&str, &str, &[&str]); 21] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -280,6 +280,11 @@ const BAD: [(&str, &str, &[&str]); 20] = [
             "the fill that stands for null",
             "write null",
         ],
+    ),
+    (
+        "two_fills",
+        "ndarrays:\n  a: {shape: [2], type: int8, storage: {fillvalue: 1}, attributes: {_FillValue: 2}}\n",
+        &["ndarray `a`: attribute `_FillValue`", "give the fill once"],
     ),
     (
         "fill_of_optional",
@@ -715,4 +720,66 @@ print("ok")
     let temp = back.group("/").unwrap().ndarrays.get("temp").unwrap();
     assert_eq!(temp.datatype, Some(ndl_runtime::Datatype::Float32));
     assert!(temp.attributes.get("_FillValue").is_some(), "{temp:?}");
+}
+
+/// `_FillValue` given as an attribute, in each form `ndl describe` prints
+/// it (a list of one, a typed scalar, a bare number): the fill of the
+/// array, of its type, so that unwritten elements read as missing.
+const FILL_ATTRIBUTES: &str = "\
+ndarrays:
+  a:
+    shape: [4]
+    type: int32
+    attributes:
+      _FillValue: {shape: [1], type: int32, value: [-1]}
+  b:
+    shape: [4]
+    type: float32
+    value: [1, -999, 3, 4]
+    attributes:
+      _FillValue: {shape: [], type: float32, value: -999}
+  c:
+    shape: [3]
+    type: int16
+    attributes:
+      _FillValue: 7
+";
+
+/// argv: .nc, .h5, .zarr. netCDF4-python, xarray (netCDF-4 and Zarr) mask
+/// the fill; h5py reads it as each dataset's fill and attribute, typed.
+const CHECK_FILL_ATTRIBUTES: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, netCDF4, h5py, xarray as xr
+nc, h5, store = sys.argv[1:4]
+f = netCDF4.Dataset(nc)
+for name, dtype in [('a', 'i4'), ('b', 'f4'), ('c', 'i2')]:
+    assert f[name].dtype == np.dtype(dtype) and f[name]._FillValue.dtype == np.dtype(dtype), name
+assert f['a'][:].mask.all() and f['c'][:].mask.all()
+assert f['b'][:].mask.tolist() == [False, True, False, False]
+for ds in [xr.open_dataset(nc), xr.open_zarr(store, consolidated=False)]:
+    assert np.isnan(ds['a'].values).all() and np.isnan(ds['c'].values).all(), ds
+    assert np.isnan(ds['b'].values).tolist() == [False, True, False, False], ds
+with h5py.File(h5) as g:
+    for name, fill in [('a', -1), ('b', -999), ('c', 7)]:
+        assert g[name].fillvalue == fill and g[name].attrs['_FillValue'].dtype == g[name].dtype, name
+print('ok')
+"#;
+
+#[test]
+fn a_fill_value_attribute_is_the_arrays_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("fills.ndl.yaml");
+    std::fs::write(&doc, FILL_ATTRIBUTES).unwrap();
+    let made: Vec<PathBuf> = ["nc", "h5", "zarr"]
+        .iter()
+        .map(|ext| dir.path().join(format!("fills.{ext}")))
+        .collect();
+    for dest in &made {
+        let run = create(&doc, dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let args: Vec<&str> = made.iter().map(|p| p.to_str().unwrap()).collect();
+    let out = ndl_testkit::python::run_with(&python312(), CHECK_FILL_ATTRIBUTES, &args);
+    assert_eq!(out.trim(), "ok");
 }

@@ -193,6 +193,29 @@ for n in a.dtype.names:
 print(len(b))
 "#;
 
+/// h5py's records of a string and a sequence beside a number.
+const MAKE_H5_VLEN: &str = r#"
+import sys
+import numpy as np, h5py
+dt = np.dtype([('id', '<i4'), ('name', h5py.string_dtype()), ('v', h5py.vlen_dtype(np.float32))])
+rows = [(1, 'ä日', np.array([1.5, 2], 'f4')), (2, '', np.array([], 'f4')), (3, 'xyz', np.array([-3], 'f4'))]
+with h5py.File(sys.argv[1], 'w') as f:
+    f['data'] = np.array(rows, dt)
+"#;
+
+const CHECK_H5_VLEN: &str = r#"
+import sys
+import h5py, pyarrow.parquet as pq
+with h5py.File(sys.argv[1]) as f:
+    a = f['data'][()]
+b = pq.read_table(sys.argv[2])
+assert b.column_names == ['id', 'name', 'v'], b.schema
+assert b.column('id').to_pylist() == a['id'].tolist()
+assert b.column('name').to_pylist() == [s.decode() for s in a['name']]
+assert b.column('v').to_pylist() == [x.tolist() for x in a['v']]
+print(len(b))
+"#;
+
 const CHECK_PARQUET: &str = r#"
 import sys
 import numpy as np, pyarrow.parquet as pq
@@ -239,6 +262,13 @@ fn generated_types_compile_and_read_every_file_exactly() {
     run_with(&python312(), MAKE_H5, &[h5.to_str().unwrap()]);
     let read = "ndl_hdf5::read::<{T}>({F}, \"data\")".into();
     cases.push(case("colours", h5, read, (python312(), CHECK_H5)));
+    let h5 = dir.path().join("vlen.h5");
+    run_with(&python312(), MAKE_H5_VLEN, &[h5.to_str().unwrap()]);
+    let read = "ndl_hdf5::read::<{T}>({F}, \"data\")".into();
+    cases.push(Case {
+        back: ("back_parquet", "parquet"),
+        ..case("vlen", h5, read, (python312(), CHECK_H5_VLEN))
+    });
     let parquet = dir.path().join("plain.parquet");
     run_with(&python312(), MAKE_PARQUET, &[parquet.to_str().unwrap()]);
     let read = "ndl_arrow::read_parquet::<{T}>({F})".into();

@@ -152,7 +152,7 @@ fn array(
         fill: a.fill.as_deref(),
     };
     w.dataset(&a.path, &new, crate::hdf5_attributes::elements(&a.values))?;
-    if let (Some(fill), true, false) = (&a.fill, a.optional, netcdf) {
+    if let (Some(fill), true, false) = (&a.fill, a.masked, netcdf) {
         // netCDF-4 has its `_FillValue` from the fill; an HDF5 file's
         // readers (xarray, h5netcdf) learn of the nulls from it too.
         w.attribute(

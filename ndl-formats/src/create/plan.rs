@@ -70,6 +70,10 @@ pub(crate) struct PlannedArray {
     /// Whether the document's datatype is `optional` (now `datatype`, its
     /// base): its nulls are `fill`, which readers are told to mask.
     pub optional: bool,
+    /// Whether readers are told to mask `fill` (its `_FillValue`
+    /// attribute, written of the array's type): an `optional`'s, or one
+    /// the document gives as a `_FillValue` attribute.
+    pub masked: bool,
     pub values: Values,
     /// The document's value, for formats that store another layout.
     pub value: Option<Value>,
@@ -226,7 +230,8 @@ fn array(
 ) -> Result<PlannedArray, PlanError> {
     check_array_type(datatype, at)?;
     let optional = matches!(datatype, Datatype::Optional(_));
-    let (datatype, fill) = fill_of(datatype, storage.fillvalue.as_ref(), at)?;
+    let (said, attrs) = said_fill(datatype, attrs, storage.fillvalue.as_ref(), at)?;
+    let (datatype, fill) = fill_of(datatype, storage.fillvalue.as_ref().or(said.as_ref()), at)?;
     if let Some(charset) = &storage.charset
         && !matches!(
             charset.to_ascii_lowercase().as_str(),
@@ -252,10 +257,50 @@ fn array(
         byte_order: storage.endian.unwrap_or(ByteOrder::NATIVE),
         fill,
         optional,
+        masked: optional || said.is_some(),
         values: Values::Fill,
         value: None,
-        attributes: attributes(attrs, at)?,
+        attributes: attributes(&attrs, at)?,
     })
+}
+
+/// The fill a number array's `_FillValue` attribute gives (one number,
+/// or a list of one, as `ndl describe` gives a netCDF variable's), and
+/// the attributes without it: the fill is written as the array's (its
+/// HDF5 fill, a Zarr `fill_value`) and the attribute of the array's type,
+/// as netCDF-C and xarray want it. Beside a `storage.fillvalue`, the
+/// attribute must be that value.
+fn said_fill(
+    datatype: &Datatype,
+    attrs: &NameMap<Attribute>,
+    fillvalue: Option<&Value>,
+    at: &str,
+) -> Result<(Option<Value>, NameMap<Attribute>), PlanError> {
+    let base = match datatype {
+        Datatype::Optional(base) => base,
+        other => other,
+    };
+    let given = attrs.get("_FillValue").map(|a| match &a.value {
+        Value::Sequence(one) if one.len() == 1 => one[0].clone(),
+        other => other.clone(),
+    });
+    let Some(given) = given.filter(|v| is_number(base) && v.is_number()) else {
+        return Ok((None, attrs.clone()));
+    };
+    let mut rest = attrs.clone();
+    rest.remove("_FillValue");
+    let Some(fillvalue) = fillvalue else {
+        return Ok((Some(given), rest));
+    };
+    let same = encode(fillvalue, &[], base, None, at)? == encode(&given, &[], base, None, at)?;
+    if !same {
+        let why = format!(
+            "`_FillValue` is {}, and `storage.fillvalue` another: give the fill once",
+            serde_yaml::to_string(&given).unwrap_or_default().trim()
+        );
+        return Err((format!("{at}: attribute `_FillValue`"), why));
+    }
+    Ok((None, rest))
 }
 
 impl PlannedArray {

@@ -183,8 +183,8 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
     name_dimensions(dir, &dimension_names(a), format).map_err(io)
 }
 
-/// Sets the array's `fill_value` to `fill`, and for an `optional` its
-/// `_FillValue` attribute, which xarray masks.
+/// Sets the array's `fill_value` to `fill`, and where it is masked (an
+/// `optional`'s) its `_FillValue` attribute, which xarray masks.
 fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> std::io::Result<()> {
     let column = Column::template(&a.datatype)
         .ok()
@@ -217,7 +217,7 @@ fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> st
         ZarrFormat::V2 => (dir.join(".zarray"), dir.join(".zattrs")),
     };
     edit(array_file, "fill_value", fill_value)?;
-    if a.optional {
+    if a.masked {
         edit(attrs_file, "_FillValue", attribute)?;
     }
     Ok(())

@@ -276,15 +276,17 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
         .collect();
     let mut var_dims = Vec::new();
     for a in &contents.entries {
+        // A dimension without a name is named for its length, as
+        // netCDF-C names a Zarr array's (NCZarr's `_Anonymous_Dim_<n>`):
+        // arrays of one length share it, others have their own.
+        let anonymous = |k: usize| format!("_Anonymous_Dim_{}", a.spec.shape[k]);
         let names: Vec<String> = match &a.dimension_names {
             Some(names) => names
                 .iter()
                 .enumerate()
-                .map(|(k, n)| n.clone().unwrap_or_else(|| format!("_zdim_{k}")))
+                .map(|(k, n)| n.clone().unwrap_or_else(|| anonymous(k)))
                 .collect(),
-            None => (0..a.spec.shape.len())
-                .map(|k| format!("_zdim_{k}"))
-                .collect(),
+            None => (0..a.spec.shape.len()).map(anonymous).collect(),
         };
         let visible = ancestors_and_self(&a.group);
         for (k, (name, &size)) in names.iter().zip(&a.spec.shape).enumerate() {
