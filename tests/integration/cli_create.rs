@@ -167,7 +167,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 21] = [
+const BAD: [(&str, &str, &[&str]); 24] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -280,6 +280,28 @@ const BAD: [(&str, &str, &[&str]); 21] = [
             "the fill that stands for null",
             "write null",
         ],
+    ),
+    // Values that would be lost or changed.
+    (
+        "unknown_member",
+        "ndarrays:\n  a: {shape: [1], type: {compound: [x: int8]}, value: [{y: 1}]}\n",
+        &[
+            "ndarray `a`: value[0]",
+            "`y` is no member of the compound (x)",
+        ],
+    ),
+    (
+        "long_member_list",
+        "ndarrays:\n  a: {shape: [1], type: {compound: [x: int8]}, value: [[1, 2]]}\n",
+        &[
+            "ndarray `a`: value[0]",
+            "expected a list of 1 member values (x), found 2",
+        ],
+    ),
+    (
+        "float32_overflow",
+        "ndarrays:\n  a: {shape: [1], type: float32, value: [1e40]}\n",
+        &["ndarray `a`: value[0]", "out of the range of float32"],
     ),
     (
         "two_fills",

@@ -155,6 +155,9 @@ fn column(items: &[(&Value, String)], datatype: &Datatype) -> Result<Column, Bad
 /// or a list in member order) of a compound holding variable-length
 /// members: a column per member, a member left out its zero, `""` or `[]`.
 fn members(items: &[(&Value, String)], compound: &Compound) -> Result<Column, Bad> {
+    for (v, at) in items {
+        check_members(v, compound, at)?;
+    }
     let mut fields = Vec::with_capacity(compound.members.len());
     for (i, m) in compound.members.iter().enumerate() {
         let mut values = Vec::with_capacity(items.len());
@@ -262,11 +265,18 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
     let not = |what: &str| bad(format!("expected {what}, found {}", describe(v)));
     match datatype {
         Datatype::Float32 => {
-            out.extend((v.as_f64().ok_or_else(|| not("a number"))? as f32).to_ne_bytes())
+            let x = v.as_f64().ok_or_else(|| not("a number"))?;
+            if x.is_finite() && !(x as f32).is_finite() {
+                return Err(bad(format!("{x} is out of the range of float32")));
+            }
+            out.extend((x as f32).to_ne_bytes())
         }
         Datatype::Float64 => out.extend(v.as_f64().ok_or_else(|| not("a number"))?.to_ne_bytes()),
         Datatype::Float16 => {
             let x = v.as_f64().ok_or_else(|| not("a number"))?;
+            if x.is_finite() && !half::f16::from_f64(x).is_finite() {
+                return Err(bad(format!("{x} is out of the range of float16")));
+            }
             out.extend(half::f16::from_f64(x).to_ne_bytes())
         }
         Datatype::Bool => out.push(u8::from(v.as_bool().ok_or_else(|| not("true or false"))?)),
@@ -301,6 +311,7 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
             }
         }
         Datatype::Compound(c) => {
+            check_members(v, c, at)?;
             let start = out.len();
             out.resize(start + c.size, 0);
             for (i, m) in c.members.iter().enumerate() {
@@ -329,6 +340,44 @@ fn element(v: &Value, datatype: &Datatype, at: &str, out: &mut Vec<u8>) -> Resul
         },
     }
     Ok(())
+}
+
+/// Refuses a compound value `v` that names a member the compound does not
+/// have, or lists some but not all of its members' values: what it gives
+/// would be lost or put in the wrong member.
+fn check_members(v: &Value, compound: &Compound, at: &str) -> Result<(), Bad> {
+    let names = || {
+        let names: Vec<&str> = compound.members.iter().map(|m| m.name.as_str()).collect();
+        names.join(", ")
+    };
+    match v {
+        Value::Mapping(map) => match map
+            .keys()
+            .find(|k| k.as_str().is_none_or(|k| compound.member(k).is_none()))
+        {
+            Some(key) => {
+                let key = serde_yaml::to_string(key).unwrap_or_default();
+                let why = format!(
+                    "`{}` is no member of the compound ({})",
+                    key.trim(),
+                    names()
+                );
+                Err((at.to_string(), why))
+            }
+            None => Ok(()),
+        },
+        // `[]` gives no member, as a mapping may.
+        Value::Sequence(list) if !list.is_empty() && list.len() != compound.members.len() => {
+            let why = format!(
+                "expected a list of {} member values ({}), found {}",
+                compound.members.len(),
+                names(),
+                list.len()
+            );
+            Err((at.to_string(), why))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn int(t: IntType, v: &Value, at: &str, out: &mut Vec<u8>) -> Result<(), Bad> {
