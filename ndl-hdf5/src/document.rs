@@ -17,7 +17,7 @@ use crate::array_io::ArrayWriter;
 use crate::dimension::Dimensions;
 use crate::elements::{Elements, to_unicode};
 use crate::error::{Error, Result, hdf5_error};
-use crate::fill::with_fill;
+use crate::fill::{with_fill, with_netcdf_default};
 use crate::h5type::{
     Orders, commit_type, is_user_defined, netcdf_char, profile_type, well_known_name,
 };
@@ -62,7 +62,9 @@ pub struct NewDataset<'a> {
     pub byte_order: ByteOrder,
     /// The value standing for none, one element of a number datatype in
     /// native order: the dataset's fill, and in netCDF-4 its `_FillValue`
-    /// attribute, which netCDF readers and xarray mask.
+    /// attribute, which netCDF readers and xarray mask. Without one, a
+    /// netCDF-4 variable of numbers has netCDF-C's default fill, as
+    /// netCDF-C makes it.
     pub fill: Option<&'a [u8]>,
 }
 
@@ -229,8 +231,11 @@ impl DocumentWriter {
         }
         let (memory_type, file_type) = self.types(path, new.datatype, new.byte_order)?;
         self.check_count(path, new, &values, memory_type.size())?;
-        let builder = with_fill(self.builder(&file_type, new), new.datatype, new.fill)
+        let mut builder = with_fill(self.builder(&file_type, new), new.datatype, new.fill)
             .map_err(|e| self.type_error(path, e))?;
+        if new.fill.is_none() && self.netcdf {
+            builder = with_netcdf_default(builder, new.datatype);
+        }
         let dataset = builder.create(path).map_err(self.error(path))?;
         if let (Some(fill), true) = (new.fill, self.netcdf) {
             let at = format!("{path}@_FillValue");

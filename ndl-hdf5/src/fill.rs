@@ -21,6 +21,29 @@ pub(crate) fn with_fill(
     Ok(builder.fill_value(fill))
 }
 
+/// `builder` with netCDF-C's default fill of a number `datatype`
+/// (`NC_FILL_INT` …): what netCDF-C stores, and reads where nothing was
+/// written, for a variable without a `_FillValue`, where HDF5's is zero.
+pub(crate) fn with_netcdf_default(
+    builder: hdf5::DatasetBuilderEmptyShape,
+    datatype: &Datatype,
+) -> hdf5::DatasetBuilderEmptyShape {
+    let fill = match datatype {
+        Datatype::Int8 => OwnedDynValue::from(-127i8),
+        Datatype::UInt8 => OwnedDynValue::from(255u8),
+        Datatype::Int16 => OwnedDynValue::from(-32767i16),
+        Datatype::UInt16 => OwnedDynValue::from(65535u16),
+        Datatype::Int32 => OwnedDynValue::from(-2147483647i32),
+        Datatype::UInt32 => OwnedDynValue::from(4294967295u32),
+        Datatype::Int64 => OwnedDynValue::from(-9223372036854775806i64),
+        Datatype::UInt64 => OwnedDynValue::from(18446744073709551614u64),
+        Datatype::Float32 => OwnedDynValue::from(9.969_21e36_f32),
+        Datatype::Float64 => OwnedDynValue::from(9.969_209_968_386_869e36_f64),
+        _ => return builder,
+    };
+    builder.fill_value(fill)
+}
+
 /// `bytes`, one value of the number datatype `datatype` in native order,
 /// as the dataset fill HDF5 takes; `None` for another datatype.
 fn fill_value(datatype: &Datatype, bytes: &[u8]) -> Option<OwnedDynValue> {

@@ -87,7 +87,7 @@ fn spec_examples_make_netcdf4_files_that_netcdf4_python_and_ncdump_read() {
     for line in [
         "byte enum direction_t {UP = 0, DOWN = 25, CENTER = -120} ;",
         "opaque(4) image_t ;",
-        "float matrix(dim_2, dim_3, dim_3) ;",
+        "float matrix(dim_2, dim_3, dim_3_2) ;",
         "int stored(stored_0, dim_4) ;",
         "stored_0 = UNLIMITED ; // (3 currently)",
     ] {
@@ -803,5 +803,61 @@ fn a_fill_value_attribute_is_the_arrays_fill() {
     }
     let args: Vec<&str> = made.iter().map(|p| p.to_str().unwrap()).collect();
     let out = ndl_testkit::python::run_with(&python312(), CHECK_FILL_ATTRIBUTES, &args);
+    assert_eq!(out.trim(), "ok");
+}
+
+/// Number variables of a `.nc` given no values read as netCDF-C's
+/// default fill, as ncgen makes them, which netCDF4-python masks: they
+/// read as HDF5's zeros.
+#[test]
+fn netcdf_variables_without_values_read_as_the_default_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("empty.ndl.yaml");
+    let text = "ndarrays:\n  a: {shape: [2], type: int16}\n  b: {shape: [3], type: float32}\n  c: {shape: [2], type: uint64}\n";
+    std::fs::write(&doc, text).unwrap();
+    let nc = dir.path().join("empty.nc");
+    let run = create(&doc, &nc);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let check = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import netCDF4
+f = netCDF4.Dataset(sys.argv[1])
+for name in ['a', 'b', 'c']:
+    assert f[name][:].mask.all(), (name, f[name][:])
+    assert '_FillValue' not in f[name].ncattrs(), name
+print('ok')
+"#;
+    let out = ndl_testkit::python::run_with(&python312(), check, &[nc.to_str().unwrap()]);
+    assert_eq!(out.trim(), "ok");
+    let cdl = ncdump(&[], &nc);
+    assert!(cdl.contains(" a = _, _ ;"), "{cdl}");
+}
+
+/// An ndarray of two unnamed extents of one size names two dimensions,
+/// as xarray needs (it refuses a variable naming one twice), in netCDF-4
+/// and Zarr alike; another ndarray of that size shares the first.
+#[test]
+fn unnamed_extents_of_one_size_are_two_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("square.ndl.yaml");
+    let text = "ndarrays:\n  cov: {shape: [3, 3], type: float64}\n  v: {shape: [3], type: int8}\n";
+    std::fs::write(&doc, text).unwrap();
+    let (nc, store) = (dir.path().join("sq.nc"), dir.path().join("sq.zarr"));
+    for dest in [&nc, &store] {
+        let run = create(&doc, dest);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let check = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import xarray as xr
+for ds in [xr.open_dataset(sys.argv[1]), xr.open_zarr(sys.argv[2], consolidated=False)]:
+    assert ds['cov'].dims == ('dim_3', 'dim_3_2'), ds
+    assert ds['v'].dims == ('dim_3',), ds
+print('ok')
+"#;
+    let args = [nc.to_str().unwrap(), store.to_str().unwrap()];
+    let out = ndl_testkit::python::run_with(&python312(), check, &args);
     assert_eq!(out.trim(), "ok");
 }

@@ -183,10 +183,7 @@ fn array(
                     w.attach(&a.path, k, group, name)?;
                 }
                 None if netcdf => {
-                    let name = match a.max[k] {
-                        Some(n) => format!("dim_{n}"),
-                        None => format!("{}_{k}", a.name),
-                    };
+                    let name = a.anonymous_dimension(k);
                     w.dimension(group, &name, a.extents[k], unlimited[k])?;
                     w.attach(&a.path, k, group, &name)?;
                 }

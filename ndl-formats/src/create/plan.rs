@@ -304,6 +304,24 @@ fn said_fill(
 }
 
 impl PlannedArray {
+    /// The name of the dimension `k`, which maps to no dimcoord: one of
+    /// its size shared in the group (`dim_<size>`), the second of that
+    /// size in this array `dim_<size>_2` and so on (xarray refuses a
+    /// variable naming one dimension twice); an unlimited one its own
+    /// (`<ndarray>_<k>`).
+    pub fn anonymous_dimension(&self, k: usize) -> String {
+        let Some(n) = self.max[k] else {
+            return format!("{}_{k}", self.name);
+        };
+        let before = (0..k)
+            .filter(|&j| self.dims[j].is_none() && self.max[j] == Some(n))
+            .count();
+        match before {
+            0 => format!("dim_{n}"),
+            _ => format!("dim_{n}_{}", before + 1),
+        }
+    }
+
     /// The array with one more last dimension of fixed size `n`, the same
     /// elements: a fixed string's characters in netCDF.
     pub fn with_extent(&self, n: u64) -> PlannedArray {

@@ -254,10 +254,9 @@ fn dimension_names(a: &PlannedArray) -> Vec<String> {
     a.dims
         .iter()
         .enumerate()
-        .map(|(k, d)| match (d, a.max[k]) {
-            (Some((_, name)), _) => name.clone(),
-            (None, Some(n)) => format!("dim_{n}"),
-            (None, None) => format!("{}_{k}", a.name),
+        .map(|(k, d)| match d {
+            Some((_, name)) => name.clone(),
+            None => a.anonymous_dimension(k),
         })
         .collect()
 }
