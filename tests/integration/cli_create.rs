@@ -861,3 +861,52 @@ print('ok')
     let out = ndl_testkit::python::run_with(&python312(), check, &args);
     assert_eq!(out.trim(), "ok");
 }
+
+/// argv: .h5, .zarr. h5py writes a dataset with shuffle and gzip, xarray
+/// a Zarr v3 store with its default zstd.
+const COMPRESSED: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, h5py, xarray as xr
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('t', data=np.arange(6.0).reshape(2, 3), shuffle=True, compression='gzip', compression_opts=5)
+xr.Dataset({'v': ('x', np.arange(4, dtype='i4'))}).to_zarr(sys.argv[2], zarr_format=3, consolidated=False)
+"#;
+
+/// What `ndl describe` prints of a compressed file makes it again: its
+/// filters in the form describe gives them (`{name, configuration}`),
+/// HDF5's deflate and shuffle, and a Zarr codec for a store. A Zarr codec
+/// HDF5 has no filter for is refused naming it.
+#[test]
+fn described_filters_make_the_file_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (h5, store) = (dir.path().join("c.h5"), dir.path().join("c.zarr"));
+    let args = [h5.to_str().unwrap(), store.to_str().unwrap()];
+    ndl_testkit::python::run_with(&python312(), COMPRESSED, &args);
+    for (from, ext) in [(&h5, "h5"), (&store, "zarr")] {
+        let doc = dir.path().join(format!("{ext}.ndl.yaml"));
+        let printed = ok(describe(from, "ndl", &[]), ext);
+        std::fs::write(&doc, &printed).unwrap();
+        let made = dir.path().join(format!("again.{ext}"));
+        let run = create(&doc, &made);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let again = ok(describe(&made, "ndl", &[]), ext);
+        let filters = |text: &str| -> Vec<serde_yaml::Value> {
+            let doc: serde_yaml::Value = serde_yaml::from_str(text).unwrap();
+            let node = &doc["ndarrays"][if ext == "h5" { "t" } else { "v" }];
+            node["storage"]["filter"]
+                .as_sequence()
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(filters(&again), filters(&printed), "{printed}\n{again}");
+        assert!(!filters(&printed).is_empty(), "{printed}");
+    }
+    let doc = dir.path().join("zarr.ndl.yaml");
+    let nc = dir.path().join("again.nc");
+    refused(
+        &create(&doc, &nc),
+        &doc,
+        &["storage.filter[0]", "`zstd` is a Zarr codec"],
+    );
+}

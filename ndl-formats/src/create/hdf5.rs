@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
+use ndl_runtime::lang::zarr::Codec;
 use ndl_runtime::{Charset, Datatype};
 
 use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
@@ -27,6 +28,22 @@ pub(super) fn check(plan: &Plan, doc: &Path, netcdf: bool) -> Result<()> {
                       make an .h5 file, or give each member an ndarray of its own"
                 .into(),
         });
+    }
+    for (_, a) in plan.arrays() {
+        let foreign = a.filters.iter().enumerate().find_map(|(k, f)| match f {
+            Filter::Zarr(codec) if f.hdf5().is_none() => Some((k, *codec)),
+            _ => None,
+        });
+        if let Some((k, codec)) = foreign {
+            return Err(Error::Document {
+                path: doc.to_path_buf(),
+                location: format!("{}: storage.filter[{k}]", a.at),
+                message: format!(
+                    "{} is a Zarr codec that HDF5 has no filter for here; HDF5 and netCDF-4 files take deflate (gzip, zlib) and shuffle",
+                    zarr_codec_name(codec)
+                ),
+            });
+        }
     }
     for (_, a) in plan.arrays() {
         let Some(chunk) = &a.chunk else { continue };
@@ -137,9 +154,10 @@ fn array(
     let filters: Vec<ndl_hdf5::Filter> = a
         .filters
         .iter()
-        .map(|f| match f {
-            Filter::Deflate(level) => ndl_hdf5::Filter::Deflate(*level),
-            Filter::Shuffle => ndl_hdf5::Filter::Shuffle,
+        .filter_map(|f| match f.hdf5()? {
+            Filter::Deflate(level) => Some(ndl_hdf5::Filter::Deflate(level)),
+            Filter::Shuffle => Some(ndl_hdf5::Filter::Shuffle),
+            Filter::Zarr(_) => None,
         })
         .collect();
     let new = NewDataset {
@@ -192,6 +210,13 @@ fn array(
         }
     }
     attributes(w, &a.path, &a.attributes)
+}
+
+/// The name a Zarr codec has in a store's metadata (`zstd`).
+fn zarr_codec_name(codec: Codec) -> String {
+    let codecs = codec.v3_codecs(1);
+    let name = codecs.first().and_then(|c| c["name"].as_str());
+    name.map_or_else(|| format!("{codec:?}"), |n| format!("`{n}`"))
 }
 
 /// Whether the group at `dims` is `group` or one above it.

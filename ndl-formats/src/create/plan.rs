@@ -2,6 +2,7 @@
 //! every extent resolved through the dimcoords, every value converted,
 //! every directive read, so a document that cannot be made fails here.
 
+use ndl_runtime::lang::zarr::Codec;
 use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Ndarray, Storage};
 use ndl_runtime::{ByteOrder, Compound, Datatype, IntType};
 use serde_yaml::Value;
@@ -15,6 +16,23 @@ pub(crate) enum Filter {
     Deflate(u8),
     /// The byte shuffle (`shuffle`).
     Shuffle,
+    /// A Zarr codec, as `ndl describe` gives a store's (`{name: zstd,
+    /// configuration: {level: 3, checksum: false}}`); HDF5 takes its
+    /// gzip and zlib as deflate.
+    Zarr(Codec),
+}
+
+impl Filter {
+    /// The filter as HDF5 has it, if it has it.
+    pub fn hdf5(self) -> Option<Filter> {
+        match self {
+            Filter::Zarr(Codec::Gzip(level) | Codec::Zlib(level)) => {
+                u8::try_from(level).ok().map(Filter::Deflate)
+            }
+            Filter::Zarr(_) => None,
+            other => Some(other),
+        }
+    }
 }
 
 /// Deflate's level where the document gives none: zlib's and h5py's default.
@@ -590,6 +608,9 @@ fn filters(list: Option<&[Value]>, at: &str) -> Result<Vec<Filter>, PlanError> {
 }
 
 fn filter(f: &Value) -> Result<Filter, String> {
+    if let Some(name) = f.get("name") {
+        return described_filter(f, name);
+    }
     let (name, arg) = match f {
         Value::String(name) => (name.as_str(), None),
         Value::Mapping(m) if m.len() == 1 => {
@@ -610,4 +631,34 @@ fn filter(f: &Value) -> Result<Filter, String> {
             "unknown filter `{name}`; expected gzip (deflate, zlib) or shuffle"
         )),
     }
+}
+
+/// A filter as `ndl describe` gives it, `{name, configuration}`: HDF5's
+/// `deflate` and `shuffle`, or a Zarr codec.
+fn described_filter(f: &Value, name: &Value) -> Result<Filter, String> {
+    let level = f.get("configuration").and_then(|c| c.get("level"));
+    match name.as_str() {
+        Some("shuffle") => return Ok(Filter::Shuffle),
+        Some("deflate") => {
+            return match level {
+                None => Ok(Filter::Deflate(DEFAULT_LEVEL)),
+                Some(l) => l
+                    .as_u64()
+                    .filter(|&l| l <= 9)
+                    .map(|l| Filter::Deflate(l as u8))
+                    .ok_or_else(|| "the deflate level is a number from 0 to 9".into()),
+            };
+        }
+        _ => {}
+    }
+    let codec = serde_json::to_value(f)
+        .ok()
+        .and_then(|json| Codec::from_v3_codecs(&[json]));
+    codec.map(Filter::Zarr).ok_or_else(|| {
+        let name = serde_yaml::to_string(name).unwrap_or_default();
+        format!(
+            "unknown filter `{}`; expected deflate, shuffle, or a Zarr codec as `ndl describe` gives it (zstd, gzip, zlib, blosc, bz2, lz4, crc32c)",
+            name.trim()
+        )
+    })
 }

@@ -245,6 +245,7 @@ fn codec(filters: &[Filter]) -> Codec {
         .iter()
         .find_map(|f| match f {
             Filter::Deflate(level) => Some(Codec::Zlib(u32::from(*level))),
+            Filter::Zarr(codec) => Some(*codec),
             Filter::Shuffle => None,
         })
         .unwrap_or(Codec::None)
