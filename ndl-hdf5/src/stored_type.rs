@@ -356,15 +356,7 @@ fn compound(id: hid_t, size: usize, offset: usize, found: &mut Found) -> Result<
     if let Some(complex) = complex_of(&members, size) {
         return Ok(complex);
     }
-    let compound = Compound { size, members };
-    if !compound.is_variable() {
-        return Ok(Datatype::Compound(compound));
-    }
-    // Records of strings and sequences have no layout of their own: the
-    // offsets are of HDF5's handles (`hvl_t`, `char *`) in memory.
-    Compound::variable(compound.members)
-        .map(Datatype::Compound)
-        .map_err(|e| e.to_string())
+    Ok(Datatype::Compound(Compound { size, members }))
 }
 
 /// h5py's complex numbers: a compound of exactly `r` then `i`, both

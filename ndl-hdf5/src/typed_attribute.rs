@@ -73,6 +73,13 @@ pub(crate) fn write(
                 .write_raw(&s)
         })?,
         Elements::Bytes(bytes) => {
+            // netCDF-C skips an attribute of an enum type it has not
+            // named, which h5py's bool is: netCDF4-python stores NumPy's
+            // bools as `byte`, 0 and 1.
+            let datatype = match datatype {
+                Datatype::Bool if netcdf => &Datatype::Int8,
+                other => other,
+            };
             let memory_type = profile_type(datatype, Orders::one(ByteOrder::NATIVE), netcdf)
                 .map_err(Failed::Type)?;
             raw_attribute(location, name, &memory_type, shape, bytes)?

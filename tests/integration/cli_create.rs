@@ -910,3 +910,21 @@ fn described_filters_make_the_file_again() {
         &["storage.filter[0]", "`zstd` is a Zarr codec"],
     );
 }
+
+/// Bool attributes in a `.nc` are `byte`s, 0 and 1, as netCDF4-python
+/// stores NumPy's bools: netCDF-C skipped them as h5py's enum, so ncdump,
+/// netCDF4-python and xarray did not see them.
+#[test]
+fn bool_attributes_are_bytes_in_netcdf() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("flags.ndl.yaml");
+    let text = "/:\n  attributes:\n    flag: true\n    flags: {shape: [2], type: bool, value: [true, false]}\n  ndarrays:\n    x: {shape: [1], type: int8, value: [1], attributes: {ok: false}}\n";
+    std::fs::write(&doc, text).unwrap();
+    let nc = dir.path().join("flags.nc");
+    let run = create(&doc, &nc);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let cdl = ncdump(&["-h"], &nc);
+    for line in [":flag = 1b ;", ":flags = 1b, 0b ;", "x:ok = 0b ;"] {
+        assert!(cdl.contains(line), "{line} in {cdl}");
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use ndl_runtime::Datatype;
+use ndl_runtime::{Compound, Datatype, Member};
 
 use crate::contents::{Contents, Entry};
 use crate::error::{Error, Result};
@@ -18,8 +18,31 @@ pub(super) fn source(
 ) -> Result<String> {
     let entry = pick(path, contents, member)?;
     let type_name = type_name.or(member.map(|_| entry.name.as_str()));
-    ndl_runtime::lang::rust::to_rust(&entry.spec.datatype, &name_of(path, type_name))
+    let datatype = without_handle_offsets(entry.spec.datatype.clone());
+    ndl_runtime::lang::rust::to_rust(&datatype, &name_of(path, type_name))
         .map_err(super::in_entry(path, entry))
+}
+
+/// `datatype` with each compound holding strings or sequences made as a
+/// Rust record has it, with no layout: an HDF5 file's gives its members
+/// the offsets of HDF5's handles (`hvl_t`, `char *`), as h5py's dtype
+/// does, which a `#[derive(Record)]` type has no use for.
+fn without_handle_offsets(datatype: Datatype) -> Datatype {
+    match datatype {
+        Datatype::Compound(c) => {
+            let members = c.members.iter().cloned().map(|m| Member {
+                datatype: without_handle_offsets(m.datatype),
+                ..m
+            });
+            match Compound::variable(members) {
+                Ok(variable) => Datatype::Compound(variable),
+                Err(_) => Datatype::Compound(c),
+            }
+        }
+        Datatype::Vlen(items) => Datatype::Vlen(Box::new(without_handle_offsets(*items))),
+        Datatype::Optional(base) => Datatype::Optional(Box::new(without_handle_offsets(*base))),
+        other => other,
+    }
 }
 
 /// The Rust source of the records of the table that the file's arrays
