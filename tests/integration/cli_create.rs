@@ -167,7 +167,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 24] = [
+const BAD: [(&str, &str, &[&str]); 27] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -302,6 +302,25 @@ const BAD: [(&str, &str, &[&str]); 24] = [
         "float32_overflow",
         "ndarrays:\n  a: {shape: [1], type: float32, value: [1e40]}\n",
         &["ndarray `a`: value[0]", "out of the range of float32"],
+    ),
+    // Documents HDF5 would refuse only once half written.
+    (
+        "dimcoord_and_ndarray",
+        "dimcoords: {a: {size: 2, type: int8}}\nndarrays: {a: {shape: [2], type: int8}}\n",
+        &["ndarray `a`", "a dimcoord of this group has the name too"],
+    ),
+    (
+        "group_and_ndarray",
+        "/:\n  ndarrays: {b: {shape: [1], type: int8}}\n/b:\n  attributes: {x: 1}\n",
+        &["ndarray `b`", "a group has its path, `/b`, too"],
+    ),
+    (
+        "enum_values_twice",
+        "ndarrays: {a: {shape: [1], type: {enum: {base: uint8, members: {A: 1, B: 1}}}}}\n",
+        &[
+            "ndarray `a`: type",
+            "enum members `A` and `B` have one value, 1",
+        ],
     ),
     (
         "two_fills",

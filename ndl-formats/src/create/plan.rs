@@ -122,11 +122,32 @@ impl Plan {
             }
             for (name, nd) in group.ndarrays.iter() {
                 let at = join(&ctx, &format!("ndarray `{name}`"));
+                if group.dimcoords.get(name).is_some() {
+                    let why = "a dimcoord of this group has the name too; a group holds one object of a name (a dimcoord is an array of its own)";
+                    return Err((at, why.into()));
+                }
                 planned.ndarrays.push(ndarray(file, path, name, nd, &at)?);
             }
             groups.push(planned);
         }
-        Ok(Plan { groups })
+        let plan = Plan { groups };
+        plan.refuse_groups_named_like_arrays()?;
+        Ok(plan)
+    }
+
+    /// Refuses a group of the same path as an array: a file or store
+    /// holds one object at a path.
+    fn refuse_groups_named_like_arrays(&self) -> Result<(), PlanError> {
+        for (_, a) in self.arrays() {
+            if self.groups.iter().any(|g| g.path == a.path) {
+                let why = format!(
+                    "a group has its path, `{}`, too; a path names one object",
+                    a.path
+                );
+                return Err((a.at.clone(), why));
+            }
+        }
+        Ok(())
     }
 
     /// Every array, dimcoords first, with its group's path.
@@ -542,6 +563,19 @@ fn check_fixed(datatype: &Datatype, at: &str) -> Result<(), PlanError> {
                 .try_for_each(|m| check_fixed(&m.datatype, at));
         }
         Datatype::Array(a) => return check_fixed(&a.base, at),
+        Datatype::Enum(e) => {
+            let mut seen = std::collections::BTreeMap::new();
+            for m in &e.members {
+                if let Some(first) = seen.insert(m.value, &m.name) {
+                    let why = format!(
+                        "enum members `{first}` and `{}` have one value, {}: a reader could not tell them apart (HDF5 refuses them)",
+                        m.name, m.value
+                    );
+                    return Err((format!("{at}: type"), why));
+                }
+            }
+            return Ok(());
+        }
         Datatype::Opaque(_) | Datatype::FixedString(_)
             if datatype.size().is_none_or(|n| n > MAX_PADDED_BYTES) =>
         {

@@ -81,14 +81,14 @@ pub enum NdlErrorKind {
     MixedTopLevel(String),
     /// A group path that does not start with `/` or has an empty segment.
     #[error(
-        "`{0}` is not a group path: it starts with `/` and has no empty segment or trailing `/`"
+        "`{0}` is not a group path: a group path starts with `/` and has no empty segment or trailing `/`"
     )]
     BadGroupPath(String),
     /// A flat (non-hierarchical) file with a group other than the root.
     #[error("a flat file holds only the root group, not `{0}`")]
     GroupInFlatFile(String),
     /// An ndarray or dimcoord name that cannot be part of a path name.
-    #[error("`{0}` is not an ndarray or dimcoord name: it is not empty and holds no `/`")]
+    #[error("`{0}` is not an ndarray or dimcoord name: a name is not empty and holds no `/`")]
     BadName(String),
     /// A dimcoord reference in a shape that is not a path.
     #[error("`{0}` is not a dimcoord name or path")]
