@@ -41,6 +41,48 @@ pub(crate) fn zarr_attribute(value: J) -> J {
     }
 }
 
+/// An attribute's YAML value as a Zarr attribute's JSON: NaN and the
+/// infinities as Python's `json` writes them
+/// ([`ndl_zarr::attribute_float`]), which zarr-python and xarray read as
+/// floats (JSON has no number for them).
+pub(crate) fn zarr_json(value: &serde_yaml::Value) -> J {
+    use serde_yaml::Value as Y;
+    match value {
+        Y::Number(n) if n.as_f64().is_some_and(|x| !x.is_finite()) => {
+            ndl_zarr::attribute_float(n.as_f64().unwrap_or(f64::NAN))
+        }
+        Y::Sequence(items) => J::Array(items.iter().map(zarr_json).collect()),
+        Y::Mapping(members) => J::Object(
+            members
+                .iter()
+                .filter_map(|(k, v)| Some((k.as_str()?.to_string(), zarr_json(v))))
+                .collect(),
+        ),
+        other => serde_json::to_value(other).unwrap_or(J::Null),
+    }
+}
+
+/// A format's attribute `value` (JSON, NaN and the infinities as text),
+/// stored as `stored`, as a Zarr attribute's JSON: a float's NaN and
+/// infinities as Python's `json` writes them, a list of one as its
+/// element ([`zarr_attribute`]).
+pub(crate) fn zarr_typed(value: J, stored: Option<&Datatype>) -> J {
+    let is_float = matches!(
+        stored,
+        Some(Datatype::Float16 | Datatype::Float32 | Datatype::Float64)
+    );
+    if !is_float {
+        return zarr_attribute(value);
+    }
+    fn floats(value: J) -> J {
+        match value {
+            J::Array(items) => J::Array(items.into_iter().map(floats).collect()),
+            one => float_of(&one).map_or(one, ndl_zarr::attribute_float),
+        }
+    }
+    zarr_attribute(floats(value))
+}
+
 /// The attributes that keep a Zarr store's bookkeeping (v2's dimension
 /// names, NCZarr's, ours), not the data's meaning.
 pub(crate) fn is_zarr_bookkeeping(name: &str) -> bool {
@@ -186,8 +228,20 @@ fn yaml_of(value: &J, dt: &Datatype) -> serde_yaml::Value {
 /// An attribute of a format that keeps JSON (Zarr): text, a number, or a
 /// list of numbers of `element`'s type or of text.
 fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
+    let float = |v: &J| ndl_zarr::float_of_attribute(v).map(serde_yaml::Value::from);
     match value {
+        // NaN and the infinities, as Python's `json` writes them.
+        J::String(_) if float(value).is_some() => Attribute::new(float(value)?).ok(),
         J::String(s) => Some(Attribute::from(s.as_str())),
+        J::Array(items)
+            if !items.is_empty()
+                && !items.iter().all(J::is_number)
+                && items.iter().all(|v| float(v).is_some()) =>
+        {
+            let values = items.iter().filter_map(float).collect();
+            let values = serde_yaml::Value::Sequence(values);
+            Some(Attribute::long([items.len()], Datatype::Float64, values))
+        }
         // Integers that fit an integer column's type are of it (CF's
         // flags); other numbers are `int64` or `double`, as JSON's.
         J::Array(items) if !items.is_empty() && items.iter().all(J::is_number) => {
@@ -219,8 +273,12 @@ fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
 }
 
 /// The number a JSON value of a float attribute holds: a number, or
-/// NaN or an infinity, which JSON holds as text (`NaN`, `inf`, `-inf`).
+/// NaN or an infinity, which JSON holds as text (`NaN`, `inf`, `-inf`)
+/// or Zarr as Python's bare words ([`ndl_zarr::attribute_float`]).
 pub(crate) fn float_of(value: &serde_json::Value) -> Option<f64> {
+    if let Some(x) = ndl_zarr::float_of_attribute(value) {
+        return Some(x);
+    }
     match value {
         serde_json::Value::String(s) => match s.as_str() {
             "NaN" | "nan" => Some(f64::NAN),

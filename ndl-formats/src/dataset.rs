@@ -18,7 +18,7 @@ use std::path::Path;
 use ndl_hdf5::DocumentWriter;
 use ndl_runtime::Datatype;
 
-use crate::attribute_json::zarr_attribute;
+use crate::attribute_json::zarr_typed;
 use crate::carried::group_attributes;
 use crate::contents::{Contents, Entry};
 use crate::conversion::{ConvertOptions, Progress};
@@ -75,14 +75,20 @@ fn to_zarr(
 ) -> Result<u64> {
     let mut group_options = options.write.zarr.zarr.clone();
     for (name, value) in group_attributes(&contents.attributes) {
-        group_options = group_options.attribute(&name, zarr_attribute(value));
+        let stored = contents.attribute_types.get(&name);
+        group_options = group_options.attribute(&name, zarr_typed(value, stored));
     }
     let mut group = ndl_zarr::GroupWriter::create(dst, &group_options)?;
     for g in contents.groups.iter().filter(|g| g.path != "/") {
         let attributes = group_attributes(&g.attributes).into_iter();
         group.group(
             &g.path,
-            attributes.map(|(k, v)| (k, zarr_attribute(v))).collect(),
+            attributes
+                .map(|(k, v)| {
+                    let value = zarr_typed(v, g.attribute_types.get(&k));
+                    (k, value)
+                })
+                .collect(),
         );
     }
     let mut done = 0;

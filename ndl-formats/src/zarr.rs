@@ -672,12 +672,14 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create: Some(|path, source, options| {
         let mut options = options.zarr.clone();
         let fill = fill_metadata(source, options.zarr.format());
-        for (name, value) in crate::sidecar::json_attributes(source) {
+        let attributes = source.attributes().into_iter().flat_map(|a| a.iter());
+        for (name, a) in attributes {
             if name == "_FillValue" && fill.is_some() {
                 continue;
             }
+            let value = crate::attribute_json::zarr_json(&a.value);
             let value = crate::attribute_json::zarr_attribute(value);
-            options.zarr = options.zarr.attribute(&name, value);
+            options.zarr = options.zarr.attribute(name, value);
         }
         if let Some((fill_value, attribute)) = fill {
             options.zarr = options.zarr.fill_value(fill_value);

@@ -186,9 +186,10 @@ impl ZarrRecordSink {
             refuse_existing(path)?;
         }
         let mut options = options.clone();
-        for (name, value) in crate::records::json_attributes(source) {
+        for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
+            let value = crate::attribute_json::zarr_json(&a.value);
             let value = crate::attribute_json::zarr_attribute(value);
-            options.zarr = options.zarr.attribute(&name, value);
+            options.zarr = options.zarr.attribute(name, value);
         }
         Ok(ZarrRecordSink {
             path: path.to_path_buf(),

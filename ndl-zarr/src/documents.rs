@@ -31,9 +31,12 @@ pub(crate) fn v2_attributes(store: &Store) -> Result<Map<String, Value>> {
     }
 }
 
-/// Bytes of a document as written: pretty, with a final newline.
-pub(crate) fn pretty(doc: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(doc).unwrap_or_default();
+/// Bytes of a metadata document as written: pretty, with a final
+/// newline, floats JSON has no number for as Python's `json` writes them
+/// (see [`attribute_float`](crate::attribute_float)).
+pub fn pretty(doc: &Value) -> Vec<u8> {
+    let json = serde_json::to_string_pretty(doc).unwrap_or_default();
+    let mut out = crate::python_json::bare_words(json).into_bytes();
     out.push(b'\n');
     out
 }

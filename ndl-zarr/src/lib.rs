@@ -157,6 +157,7 @@ use ndl_runtime::{NdlType, Record};
 
 pub use chunk_shape::{CHUNK_BYTES, SLAB_BYTES, default_chunk_shape};
 pub use chunks::{DEFAULT_REQUESTS, REQUESTS_VAR};
+pub use documents::pretty as document_bytes;
 pub use error::{Error, Result};
 pub use grid::{GridReader, GridWriter};
 pub use group_writer::GroupWriter;
@@ -174,7 +175,7 @@ pub use ndl_runtime::ByteOrder;
 pub use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use options::{Layout, ReadOptions, WriteOptions};
-pub use python_json::float_json;
+pub use python_json::{attribute_float, float_json, float_of_attribute, parse as parse_document};
 pub use strings::{
     VlenKind, VlenReader, VlenValues, VlenWriter, Widest, read_byte_strings, read_strings,
     write_byte_strings, write_strings,

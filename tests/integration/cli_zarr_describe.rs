@@ -289,3 +289,79 @@ fn nested_groups_are_described_and_converted_group_by_group() {
         assert_eq!(out.trim(), "ok");
     }
 }
+
+/// argv: store, .nc. zarr-python and netCDF4-python write attributes of
+/// NaN and the infinities: a group's, an array's, in lists.
+const NON_FINITE_ATTRIBUTES: &str = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, zarr, netCDF4
+g = zarr.open_group(sys.argv[1], mode='w')
+g.attrs.update({'a': float('nan'), 'b': [float('nan'), float('inf'), 1.5], 'text': 'NaN'})
+v = g.create_array('v', shape=(2,), dtype='f8')
+v[...] = [1, 2]
+v.attrs['valid_max'] = float('inf')
+f = netCDF4.Dataset(sys.argv[2], 'w')
+f.createDimension('x', 2)
+w = f.createVariable('w', 'f4', ('x',))
+w[:] = [1, 2]
+w.missing_value = np.float32('nan')
+w.valid_range = np.array([-np.inf, np.inf], 'f4')
+f.close()
+"#;
+
+/// argv: store copied from the Zarr store, store converted from the .nc,
+/// store made by `ndl create`. zarr-python reads floats, not text or None.
+const NON_FINITE_CHECK: &str = r#"
+import sys, math, warnings
+warnings.simplefilter('ignore')
+import zarr
+copy, from_nc, made = (zarr.open(p, mode='r') for p in sys.argv[1:4])
+assert math.isnan(copy.attrs['a']), dict(copy.attrs)
+b = copy.attrs['b']
+assert math.isnan(b[0]) and b[1] == math.inf and b[2] == 1.5, b
+assert copy.attrs['text'] == 'NaN', dict(copy.attrs)
+assert copy['v'].attrs['valid_max'] == math.inf
+w = from_nc['w'] if isinstance(from_nc, zarr.Group) else from_nc
+assert math.isnan(w.attrs['missing_value']), dict(w.attrs)
+assert w.attrs['valid_range'] == [-math.inf, math.inf], dict(w.attrs)
+assert math.isnan(made.attrs['a']) and made.attrs['b'][1] == math.inf, dict(made.attrs)
+print('ok')
+"#;
+
+/// Attributes of NaN and the infinities, which zarr-python writes as
+/// Python's bare words, are described as floats and written so again:
+/// they were read as text and written as JSON's null.
+#[test]
+fn nan_and_infinite_attributes_stay_floats() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, nc) = (dir.path().join("nan.zarr"), dir.path().join("nan.nc"));
+    let paths = [store.to_str().unwrap(), nc.to_str().unwrap()];
+    common::run_with(&common::python312(), NON_FINITE_ATTRIBUTES, &paths);
+    let ndl = ok(describe(&store, "ndl", &[]), "nan");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&ndl).unwrap();
+    let a = &doc["attributes"]["a"];
+    assert!(a.as_f64().is_some_and(f64::is_nan), "{ndl}");
+    assert_eq!(doc["attributes"]["b"]["type"], "float64", "{ndl}");
+    assert_eq!(doc["attributes"]["text"], "NaN", "{ndl}");
+    let copy = dir.path().join("copy.zarr");
+    converted(convert(&store, &copy, &[]), "copy");
+    let from_nc = dir.path().join("from_nc.zarr");
+    converted(convert(&nc, &from_nc, &[]), "from nc");
+    let doc = dir.path().join("nan.ndl.yaml");
+    std::fs::write(
+        &doc,
+        "attributes:\n  a: .nan\n  b: {shape: [2], type: float64, value: [.nan, .inf]}\n",
+    )
+    .unwrap();
+    let made = dir.path().join("made.zarr");
+    let run = common::cli::ndl(&["create", doc.to_str().unwrap(), made.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let args = [
+        copy.to_str().unwrap(),
+        from_nc.to_str().unwrap(),
+        made.to_str().unwrap(),
+    ];
+    let out = common::run_with(&common::python312(), NON_FINITE_CHECK, &args);
+    assert_eq!(out.trim(), "ok");
+}

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ndl_runtime::lang::zarr::{v2_group, v3_group};
 use ndl_runtime::record::Column;
 use ndl_runtime::records::PackedLayout;
 use ndl_runtime::{Datatype, Order};
@@ -99,14 +100,13 @@ fn ancestors(path: &str) -> impl Iterator<Item = String> + '_ {
 fn group(dir: &Path, attrs: &[PlannedAttribute], format: ZarrFormat) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let attributes = json_attributes(attrs);
+    let write =
+        |name: &str, doc: Json| std::fs::write(dir.join(name), ndl_zarr::document_bytes(&doc));
     match format {
-        ZarrFormat::V3 => {
-            let meta = json!({"zarr_format": 3, "node_type": "group", "attributes": attributes});
-            std::fs::write(dir.join("zarr.json"), meta.to_string())
-        }
+        ZarrFormat::V3 => write("zarr.json", v3_group(&attributes)),
         ZarrFormat::V2 => {
-            std::fs::write(dir.join(".zgroup"), json!({"zarr_format": 2}).to_string())?;
-            std::fs::write(dir.join(".zattrs"), Json::Object(attributes).to_string())
+            write(".zgroup", v2_group())?;
+            write(".zattrs", Json::Object(attributes))
         }
     }
 }
@@ -114,12 +114,7 @@ fn group(dir: &Path, attrs: &[PlannedAttribute], format: ZarrFormat) -> std::io:
 fn json_attributes(attrs: &[PlannedAttribute]) -> Map<String, Json> {
     attrs
         .iter()
-        .map(|a| {
-            (
-                a.name.clone(),
-                serde_json::to_value(&a.value).unwrap_or(Json::Null),
-            )
-        })
+        .map(|a| (a.name.clone(), crate::attribute_json::zarr_json(&a.value)))
         .collect()
 }
 
@@ -197,11 +192,8 @@ fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> st
         })
         .ok_or_else(|| std::io::Error::other("a fill of a number only"))?;
     let (fill_value, attribute) = ndl_zarr::fill_metadata(&column, format);
-    let edit = |file: PathBuf, key: &str, value: Json| -> std::io::Result<()> {
-        let text = std::fs::read_to_string(&file).unwrap_or_else(|_| "{}".into());
-        let mut meta: Map<String, Json> =
-            serde_json::from_str(&text).map_err(std::io::Error::other)?;
-        match format {
+    let edit = |file: PathBuf, key: &str, value: Json| {
+        edit_document(&file, |meta| match format {
             ZarrFormat::V3 if key == "_FillValue" => {
                 let attrs = meta.entry("attributes").or_insert_with(|| json!({}));
                 attrs[key] = value;
@@ -209,8 +201,7 @@ fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> st
             _ => {
                 meta.insert(key.into(), value);
             }
-        }
-        std::fs::write(&file, Json::Object(meta).to_string())
+        })
     };
     let (array_file, attrs_file) = match format {
         ZarrFormat::V3 => (dir.join("zarr.json"), dir.join("zarr.json")),
@@ -268,8 +259,20 @@ fn name_dimensions(dir: &Path, names: &[String], format: ZarrFormat) -> std::io:
         ZarrFormat::V3 => (dir.join("zarr.json"), "dimension_names"),
         ZarrFormat::V2 => (dir.join(".zattrs"), "_ARRAY_DIMENSIONS"),
     };
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|_| "{}".into());
-    let mut meta: Map<String, Json> = serde_json::from_str(&text).map_err(std::io::Error::other)?;
-    meta.insert(key.into(), json!(names));
-    std::fs::write(&file, Json::Object(meta).to_string())
+    edit_document(&file, |meta| {
+        meta.insert(key.into(), json!(names));
+    })
+}
+
+/// Changes the metadata document `file` (a new one where there is none)
+/// as `change` says; floats JSON has no number for stay Python's bare
+/// words, as zarr-python reads them.
+fn edit_document(file: &Path, change: impl FnOnce(&mut Map<String, Json>)) -> std::io::Result<()> {
+    let text = std::fs::read(file).unwrap_or_else(|_| b"{}".to_vec());
+    let mut meta = match ndl_zarr::parse_document(&text).map_err(std::io::Error::other)? {
+        Json::Object(meta) => meta,
+        _ => return Err(std::io::Error::other("the metadata is not a JSON object")),
+    };
+    change(&mut meta);
+    std::fs::write(file, ndl_zarr::document_bytes(&Json::Object(meta)))
 }

@@ -160,7 +160,7 @@ fn number_of(value: &Value) -> Option<Number> {
     if let Some(i) = value.as_i64() {
         return Some(Number::Int(i));
     }
-    if let Some(x) = value.as_f64() {
+    if let Some(x) = crate::float_of_attribute(value) {
         return Some(Number::Float(x));
     }
     let text = value.as_str()?;
