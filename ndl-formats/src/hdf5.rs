@@ -874,9 +874,17 @@ fn declared(inventory: &Inventory) -> Declared {
     Declared { types, dimensions }
 }
 
-/// A dataset's chunks, filters and byte order as NDL storage directives.
+/// A dataset's chunks, filters, byte order and fill as NDL storage
+/// directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
-    storage_of(d.chunks.clone(), &d.filters, &d.stored)
+    let fillvalue = d.fill.as_ref().and_then(|fill| match fill {
+        serde_json::Value::String(_) => crate::attribute_json::float_of(fill).map(Into::into),
+        number => serde_yaml::to_value(number).ok(),
+    });
+    Storage {
+        fillvalue,
+        ..storage_of(d.chunks.clone(), &d.filters, &d.stored)
+    }
 }
 
 /// The storage directives of a dataset of `chunks` and `filters` holding

@@ -93,6 +93,11 @@ pub struct DatasetInfo {
     /// time class), where it has none: `stored` is then opaque bytes of
     /// its size, and the dataset does not convert.
     pub no_numpy_type: Option<String>,
+    /// The fill a writer set for its elements never written (h5py's
+    /// `fillvalue`), where it is a number's that says more than the
+    /// `_FillValue` attribute beside it: not zero (HDF5's own), nor
+    /// netCDF-C's default fill (which it sets on every variable).
+    pub fill: Option<Value>,
     /// Whether its dataspace is null (`H5S_NULL`): no elements and no
     /// shape, not even a scalar's (`shape` is empty); h5py reads it as
     /// `h5py.Empty`.
@@ -253,6 +258,8 @@ fn dataset_info(
     let (attributes, attribute_types) = attributes(dataset);
     let cf_time = crate::cf::cf_time_type(&stored.datatype, &attributes);
     let is_scale = attributes.get("CLASS").and_then(Value::as_str) == Some("DIMENSION_SCALE");
+    let fill =
+        set_fill(dataset, &stored.datatype).filter(|_| !attributes.contains_key("_FillValue"));
     Ok(DatasetInfo {
         group: group.to_string(),
         name: name.to_string(),
@@ -281,6 +288,7 @@ fn dataset_info(
         attributes,
         attribute_types,
         no_numpy_type,
+        fill,
         null_space: crate::raw_io::has_null_space(dataset),
         type_name: None,
     })
@@ -414,5 +422,69 @@ pub(crate) fn filter_name(filter: &Filter) -> Value {
                 serde_json::json!({"name": format!("hdf5 filter {id}"), "configuration": {"values": values}})
             }
         },
+    }
+}
+
+/// The fill a writer set on `dataset` of numbers of `datatype`, unless
+/// it is zero (HDF5's own) or netCDF-C's default for the type, which
+/// netCDF-C sets on every variable: a number, or NaN and the infinities
+/// as text, as attributes hold them here.
+fn set_fill(dataset: &hdf5::Dataset, datatype: &Datatype) -> Option<Value> {
+    use hdf5::plist::dataset_create::FillValue;
+    let dcpl = dataset.dcpl().ok()?;
+    if dcpl.fill_value_defined() != FillValue::UserDefined {
+        return None;
+    }
+    let (value, netcdf_default) = match datatype {
+        Datatype::Int8 => (Value::from(dcpl.fill_value_as::<i8>()?), Value::from(-127)),
+        Datatype::UInt8 => (Value::from(dcpl.fill_value_as::<u8>()?), Value::from(255)),
+        Datatype::Int16 => (
+            Value::from(dcpl.fill_value_as::<i16>()?),
+            Value::from(-32767),
+        ),
+        Datatype::UInt16 => (
+            Value::from(dcpl.fill_value_as::<u16>()?),
+            Value::from(65535),
+        ),
+        Datatype::Int32 => (
+            Value::from(dcpl.fill_value_as::<i32>()?),
+            Value::from(-2147483647),
+        ),
+        Datatype::UInt32 => (
+            Value::from(dcpl.fill_value_as::<u32>()?),
+            Value::from(4294967295u32),
+        ),
+        Datatype::Int64 => (
+            Value::from(dcpl.fill_value_as::<i64>()?),
+            Value::from(-9223372036854775806i64),
+        ),
+        Datatype::UInt64 => (
+            Value::from(dcpl.fill_value_as::<u64>()?),
+            Value::from(18446744073709551614u64),
+        ),
+        Datatype::Float32 => {
+            let x = dcpl.fill_value_as::<f32>()?;
+            (
+                float_value(f64::from(x)),
+                float_value(f64::from(9.969_21e36_f32)),
+            )
+        }
+        Datatype::Float64 => (
+            float_value(dcpl.fill_value_as::<f64>()?),
+            float_value(9.969_209_968_386_869e36),
+        ),
+        _ => return None,
+    };
+    let zero = value.as_f64() == Some(0.0);
+    (!zero && value != netcdf_default).then_some(value)
+}
+
+/// A float as attributes hold it here: a number, or NaN and the
+/// infinities as text.
+fn float_value(x: f64) -> Value {
+    match x {
+        x if x.is_nan() => Value::from("NaN"),
+        x if x.is_infinite() => Value::from(if x > 0.0 { "inf" } else { "-inf" }),
+        x => Value::from(x),
     }
 }

@@ -947,3 +947,40 @@ fn bool_attributes_are_bytes_in_netcdf() {
         assert!(cdl.contains(line), "{line} in {cdl}");
     }
 }
+
+/// A dataset's fill as h5py sets it (`fillvalue`) is described as
+/// `storage.fillvalue`, which makes it again: it was left out, and the
+/// dataset made again had zeros.
+#[test]
+fn an_hdf5_fill_is_described_and_made_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let h5 = dir.path().join("fills.h5");
+    let make = r#"
+import sys
+import numpy as np, h5py
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('a', shape=(3,), dtype='f4', fillvalue=-1)
+    f.create_dataset('b', shape=(3,), dtype='i2', fillvalue=7)
+    f.create_dataset('c', shape=(3,), dtype='f8', fillvalue=np.nan)
+    f.create_dataset('d', shape=(3,), dtype='f8')
+"#;
+    ndl_testkit::python::run_with(&python312(), make, &[h5.to_str().unwrap()]);
+    let printed = ok(describe(&h5, "ndl", &[]), "fills");
+    let doc = dir.path().join("fills.ndl.yaml");
+    std::fs::write(&doc, &printed).unwrap();
+    let again = dir.path().join("again.h5");
+    let run = create(&doc, &again);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let check = r#"
+import sys, math
+import h5py
+with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2]) as g:
+    for name in 'abd':
+        assert f[name].fillvalue == g[name].fillvalue, (name, f[name].fillvalue, g[name].fillvalue)
+    assert math.isnan(g['c'].fillvalue) and list(g['a'][:]) == [-1, -1, -1]
+print('ok')
+"#;
+    let args = [h5.to_str().unwrap(), again.to_str().unwrap()];
+    let out = ndl_testkit::python::run_with(&python312(), check, &args);
+    assert_eq!(out.trim(), "ok", "{printed}");
+}

@@ -252,8 +252,9 @@ fn metadata_older_writers_left_is_tolerated() {
         names.push(name);
     }
     let nan = describe(&root.join("nan.zarr"), "ndl", &[]);
+    // Python's bare words are floats, not text.
     assert!(
-        nan.stdout.contains("NaN") && nan.stdout.contains("-Infinity"),
+        nan.stdout.contains("a: .nan") && nan.stdout.contains("b: -.inf"),
         "{nan:#?}"
     );
     let both = root.join("both.zarr");

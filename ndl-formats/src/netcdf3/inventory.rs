@@ -54,6 +54,7 @@ pub(crate) fn inventory(nc: &Netcdf3File) -> Inventory {
                 is_scale: false,
                 is_dimension_only: false,
                 no_numpy_type: None,
+                fill: None,
                 null_space: false,
                 type_name: None,
             }
