@@ -984,3 +984,47 @@ print('ok')
     let out = ndl_testkit::python::run_with(&python312(), check, &args);
     assert_eq!(out.trim(), "ok", "{printed}");
 }
+
+/// argv: .nc. netCDF4-python writes a root coordinate, a root dimension
+/// that no variable holds (`nv`), and a group of variables over them and
+/// a dimension of its own without a variable (`n`).
+const DIMENSIONS_ALONE: &str = r#"
+import sys
+import numpy as np, netCDF4
+f = netCDF4.Dataset(sys.argv[1], 'w')
+f.createDimension('lat', 3)
+f.createDimension('nv', 2)
+f.createVariable('lat', 'f4', ('lat',))[:] = [1, 2, 3]
+g = f.createGroup('obs')
+g.createDimension('n', 2)
+g.createVariable('p', 'f8', ('n', 'lat'))
+g.createVariable('bnds', 'i4', ('n', 'nv'))
+f.close()
+"#;
+
+/// What `ndl describe` prints of a netCDF-4 file makes it again, header
+/// for header: a dimension that no variable holds is a dimension alone
+/// (it became a variable of indices), declared in the group that declares
+/// it (it moved to the group of the first variable naming it).
+#[test]
+fn described_dimensions_without_variables_make_the_file_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("dims.nc");
+    ndl_testkit::python::run_with(&python312(), DIMENSIONS_ALONE, &[nc.to_str().unwrap()]);
+    let printed = ok(describe(&nc, "ndl", &[]), "dims");
+    let doc = dir.path().join("dims.ndl.yaml");
+    std::fs::write(&doc, &printed).unwrap();
+    let again = dir.path().join("again.nc");
+    let run = create(&doc, &again);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let header = |path: &Path| -> Vec<String> {
+        let mut lines: Vec<String> = ncdump(&["-h"], path)
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(header(&again), header(&nc), "{printed}");
+}

@@ -124,6 +124,11 @@ pub(super) fn write(plan: &Plan, dest: &Path, netcdf: bool) -> Result<()> {
         attributes(&w, &g.path, &g.attributes).map_err(wrap)?;
     }
     for (group, a) in plan.arrays() {
+        if netcdf && a.is_dimension_only(group) {
+            let (len, unlimited) = (a.extents[0], a.max[0].is_none());
+            w.dimension(group, &a.name, len, unlimited).map_err(wrap)?;
+            continue;
+        }
         array(&mut w, group, a, netcdf).map_err(wrap)?;
     }
     w.finish().map_err(wrap)

@@ -343,6 +343,19 @@ fn said_fill(
 }
 
 impl PlannedArray {
+    /// Whether this dimcoord of `group` is a dimension alone, as `ndl
+    /// describe` gives one that has no coordinate variable: its indices
+    /// (`uint64`, no values, no attributes). netCDF-4 and Zarr make the
+    /// dimension without an array, as netCDF-C and xarray do.
+    pub fn is_dimension_only(&self, group: &str) -> bool {
+        let own = self.dims.first().and_then(Option::as_ref);
+        own.is_some_and(|(g, n)| g == group && *n == self.name)
+            && self.datatype == Datatype::UInt64
+            && self.values == Values::Fill
+            && self.fill.is_none()
+            && self.attributes.is_empty()
+    }
+
     /// The name of the dimension `k`, which maps to no dimcoord: one of
     /// its size shared in the group (`dim_<size>`), the second of that
     /// size in this array `dim_<size>_2` and so on (xarray refuses a

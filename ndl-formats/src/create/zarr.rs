@@ -83,7 +83,9 @@ pub(super) fn write(plan: &Plan, dest: &Path, format: u8) -> Result<()> {
         )
         .map_err(io)?;
     }
-    for (_, a) in plan.arrays() {
+    // A dimension alone is the name its ndarrays give it, as xarray
+    // writes a dimension without a coordinate.
+    for (_, a) in plan.arrays().filter(|(g, a)| !a.is_dimension_only(g)) {
         array(&root.join(a.path.trim_start_matches('/')), a, format)?;
     }
     ndl_runtime::staging::publish_dir(&root, dest, false).map_err(io)

@@ -72,9 +72,10 @@ fn add_groups(contents: &Contents, doc: &mut ndl::File) {
     }
 }
 
-/// Adds a dimcoord for every dimension the arrays name, in the group of
-/// the first array that names it unless an ancestor group has it (netCDF's
-/// scoping): the array of the same name there where there is one (a CF
+/// Adds a dimcoord for every dimension the arrays name, in the group that
+/// declares it where the format declares dimensions (netCDF-4), else in
+/// the group of the first array that names it unless an ancestor group
+/// has it (netCDF's scoping): the array of the same name there where there is one (a CF
 /// coordinate variable), else the dimension's indices, as `uint64`. An
 /// unlimited dimension has size null. Returns the paths
 /// of the arrays that became dimcoords.
@@ -108,11 +109,20 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                 }
                 Some(_) => {}
                 None => {
+                    // Where the format declares it (netCDF-4's groups),
+                    // else the array's group.
+                    let group = contents
+                        .declared
+                        .dimensions
+                        .iter()
+                        .filter(|d| d.name == *name && visible.contains(&d.group))
+                        .max_by_key(|d| d.group.len())
+                        .map_or_else(|| e.group.clone(), |d| d.group.clone());
                     let coordinate = contents
                         .entries
                         .iter()
-                        .find(|c| c.name == *name && c.group == e.group && c.spec.shape.len() == 1);
-                    found.push((e.group.clone(), name.clone(), size, unlimited, coordinate));
+                        .find(|c| c.name == *name && c.group == group && c.spec.shape.len() == 1);
+                    found.push((group, name.clone(), size, unlimited, coordinate));
                 }
             }
         }
