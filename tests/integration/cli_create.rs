@@ -985,9 +985,10 @@ print('ok')
     assert_eq!(out.trim(), "ok", "{printed}");
 }
 
-/// argv: .nc. netCDF4-python writes a root coordinate, a root dimension
-/// that no variable holds (`nv`), and a group of variables over them and
-/// a dimension of its own without a variable (`n`).
+/// argv: .nc. netCDF4-python writes a root coordinate, root dimensions
+/// that no variable holds (`nv`, `string3`), `char` variables, and a group
+/// of variables over them and a dimension of its own without a variable
+/// (`n`).
 const DIMENSIONS_ALONE: &str = r#"
 import sys
 import numpy as np, netCDF4
@@ -995,6 +996,9 @@ f = netCDF4.Dataset(sys.argv[1], 'w')
 f.createDimension('lat', 3)
 f.createDimension('nv', 2)
 f.createVariable('lat', 'f4', ('lat',))[:] = [1, 2, 3]
+f.createDimension('string3', 3)
+f.createVariable('code', 'S1', ('lat', 'string3'))
+f.createVariable('initial', 'S1', ('lat',))
 g = f.createGroup('obs')
 g.createDimension('n', 2)
 g.createVariable('p', 'f8', ('n', 'lat'))
@@ -1005,7 +1009,8 @@ f.close()
 /// What `ndl describe` prints of a netCDF-4 file makes it again, header
 /// for header: a dimension that no variable holds is a dimension alone
 /// (it became a variable of indices), declared in the group that declares
-/// it (it moved to the group of the first variable naming it).
+/// it (it moved to the group of the first variable naming it); `char`
+/// variables are `char` over their dimensions (one more was added).
 #[test]
 fn described_dimensions_without_variables_make_the_file_again() {
     let dir = tempfile::tempdir().unwrap();

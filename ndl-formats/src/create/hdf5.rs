@@ -148,8 +148,10 @@ fn array(
             flat = a.without_array_type();
             &flat
         }
-        (Datatype::FixedString(f), true) if f.charset == Charset::Ascii => {
-            // netCDF's fixed strings: `char` over their length.
+        (Datatype::FixedString(f), true) if f.charset == Charset::Ascii && f.length > 1 => {
+            // netCDF's fixed strings: `char` over their length. One of a
+            // single character is a `char` itself, as `ndl describe`
+            // gives a `char` variable back.
             flat = a.with_extent(f.length as u64);
             &flat
         }
