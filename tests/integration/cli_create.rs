@@ -1033,3 +1033,38 @@ fn described_dimensions_without_variables_make_the_file_again() {
     };
     assert_eq!(header(&again), header(&nc), "{printed}");
 }
+
+/// Names netCDF-C refuses are refused for a `.nc`, naming where (ncdump
+/// stopped at a variable named ` lead`); HDF5 and Zarr take them.
+#[test]
+fn names_netcdf_refuses_are_refused_for_netcdf_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, words) in [
+        (
+            "ndarrays:\n  \" lead\": {shape: [1], type: int8}\n",
+            ["ndarray ` lead`", "begin with a letter"],
+        ),
+        (
+            "ndarrays:\n  \"trail \": {shape: [1], type: int8}\n",
+            ["ndarray `trail `", "end in no space"],
+        ),
+        (
+            "attributes:\n  \"a\\tb\": 1\n",
+            ["attribute `a\tb`", "no control character"],
+        ),
+        (
+            "/-g:\n  attributes: {x: 1}\n",
+            ["/-g", "`-g` is no netCDF name"],
+        ),
+    ] {
+        let doc = dir.path().join("names.ndl.yaml");
+        std::fs::write(&doc, text).unwrap();
+        let nc = dir.path().join("names.nc");
+        refused(&create(&doc, &nc), &doc, &words);
+        assert!(!nc.exists());
+        let h5 = dir.path().join("names.h5");
+        let run = create(&doc, &h5);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        std::fs::remove_file(&h5).unwrap();
+    }
+}

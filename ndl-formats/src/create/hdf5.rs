@@ -18,8 +18,12 @@ use crate::error::{Error, Result};
 /// What HDF5 refuses that the document allows: a chunk longer than a
 /// dimension of fixed size (HDF5 chunks only what can grow past it); and
 /// what netCDF-4 readers do not read: compounds holding variable-length
-/// members (netCDF4-python skips them, and xarray with it).
+/// members (netCDF4-python skips them, and xarray with it), names netCDF-C
+/// refuses.
 pub(super) fn check(plan: &Plan, doc: &Path, netcdf: bool) -> Result<()> {
+    if netcdf {
+        check_netcdf_names(plan, doc)?;
+    }
     if let (true, Some((_, a))) = (netcdf, plan.arrays().find(|(_, a)| a.is_records())) {
         return Err(Error::Document {
             path: doc.to_path_buf(),
@@ -61,6 +65,62 @@ pub(super) fn check(plan: &Plan, doc: &Path, netcdf: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a name of a group, array or attribute that netCDF-C refuses
+/// (ncdump stops at a name that begins with a space).
+fn check_netcdf_names(plan: &Plan, doc: &Path) -> Result<()> {
+    let refuse = |location: String, name: &str, why: &str| Error::Document {
+        path: doc.to_path_buf(),
+        location,
+        message: format!("`{name}` is no netCDF name: {why}"),
+    };
+    let attributes = |at: &str, attrs: &[PlannedAttribute]| -> Result<()> {
+        match attrs
+            .iter()
+            .find_map(|a| Some((a, netcdf_name_fault(&a.name)?)))
+        {
+            Some((a, why)) => Err(refuse(format!("{at}attribute `{}`", a.name), &a.name, why)),
+            None => Ok(()),
+        }
+    };
+    for g in &plan.groups {
+        for segment in g.path.split('/').filter(|s| !s.is_empty()) {
+            if let Some(why) = netcdf_name_fault(segment) {
+                return Err(refuse(g.path.clone(), segment, why));
+            }
+        }
+        let at = if g.path == "/" {
+            String::new()
+        } else {
+            format!("{}: ", g.path)
+        };
+        attributes(&at, &g.attributes)?;
+    }
+    for (_, a) in plan.arrays() {
+        if let Some(why) = netcdf_name_fault(&a.name) {
+            return Err(refuse(a.at.clone(), &a.name, why));
+        }
+        attributes(&format!("{}: ", a.at), &a.attributes)?;
+    }
+    Ok(())
+}
+
+/// Why netCDF-C refuses `name` (its `NC_check_name`), if it does: it
+/// begins with a letter, digit, `_` or a non-ASCII character, holds no
+/// control character or `/`, and ends in no space.
+fn netcdf_name_fault(name: &str) -> Option<&'static str> {
+    let first = name.chars().next()?;
+    if !(first.is_ascii_alphanumeric() || first == '_' || !first.is_ascii()) {
+        return Some("netCDF names begin with a letter, a digit, `_` or a non-ASCII character");
+    }
+    if name.chars().any(|c| c.is_ascii_control() || c == '/') {
+        return Some("netCDF names hold no control character or `/`");
+    }
+    if name.ends_with(char::is_whitespace) {
+        return Some("netCDF names end in no space");
+    }
+    None
 }
 
 /// What the reader of the netCDF-4 file `dest` made of `plan` should know:
