@@ -512,3 +512,26 @@ np.savez(sys.argv[1], a=np.zeros(2, 'u1'), b=np.zeros(2, [('x', '<f8')]))
     );
     assert!(cdl.stderr.contains("--format rust"), "{cdl:#?}");
 }
+
+/// A column the typed readers take into no Rust type (Arrow's decimals,
+/// times of day) is refused by name: the type printed for it compiled but
+/// did not read the file.
+#[test]
+fn arrow_only_columns_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("dec.parquet");
+    let script = r#"
+import sys, decimal
+import pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({
+    'id': pa.array([1, 2], pa.int64()),
+    'price': pa.array([decimal.Decimal('1.25'), decimal.Decimal('3.50')], pa.decimal128(10, 2)),
+}), sys.argv[1])
+"#;
+    run_with(&python312(), script, &[parquet.to_str().unwrap()]);
+    refused(
+        &describe(&parquet, "rust", &[]),
+        &parquet,
+        &["column `price`", "decimal128(10, 2)", "cast it"],
+    );
+}

@@ -18,9 +18,40 @@ pub(super) fn source(
 ) -> Result<String> {
     let entry = pick(path, contents, member)?;
     let type_name = type_name.or(member.map(|_| entry.name.as_str()));
+    if let Some((field, arrow)) = arrow_only(&entry.spec.datatype) {
+        return Err(Error::Description {
+            path: path.to_path_buf(),
+            message: format!(
+                "column `{field}` is Arrow's {arrow}, which ndl reads into no Rust type; cast it to a number or a string first (pyarrow's `Table.cast`, polars' `cast`), or read the other columns with a type of your own"
+            ),
+        });
+    }
     let datatype = without_handle_offsets(entry.spec.datatype.clone());
     ndl_runtime::lang::rust::to_rust(&datatype, &name_of(path, type_name))
         .map_err(super::in_entry(path, entry))
+}
+
+/// The first field (dotted path) of `datatype` whose Arrow type the typed
+/// readers take into no Rust type (a decimal, a time of day: described as
+/// opaque bytes tagged `arrow:`), and that type.
+fn arrow_only(datatype: &Datatype) -> Option<(String, String)> {
+    match datatype {
+        Datatype::Opaque(o) => {
+            let arrow = o.tag.as_deref()?.strip_prefix("arrow:")?;
+            Some((String::new(), arrow.to_string()))
+        }
+        Datatype::Compound(c) => c.members.iter().find_map(|m| {
+            let (inner, arrow) = arrow_only(&m.datatype)?;
+            let field = match inner.is_empty() {
+                true => m.name.clone(),
+                false => format!("{}.{inner}", m.name),
+            };
+            Some((field, arrow))
+        }),
+        Datatype::Vlen(inner) | Datatype::Optional(inner) => arrow_only(inner),
+        Datatype::Array(a) => arrow_only(&a.base),
+        _ => None,
+    }
 }
 
 /// `datatype` with each compound holding strings or sequences made as a
