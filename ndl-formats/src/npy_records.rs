@@ -1,34 +1,59 @@
-//! Variable records written to a `.npy` file: strings as the narrowest
-//! `U n` holding every value (a first pass over the records measures
-//! them), options as their fill, lists refused naming the column.
+//! Variable records written to a `.npy` file, or as the one member of a
+//! new `.npz` archive: strings as the narrowest `U n` holding every value
+//! (a first pass over the records measures them), options as their fill,
+//! lists refused naming the column.
 
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::npy::{self, RecordLayout};
+use ndl_runtime::npz::NpzWriter;
 
 use crate::error::{Error, Result};
 use crate::records::{RecordSink, RecordSource, Reopen, require_fills};
 use crate::sink::Progress;
 use crate::sink::{refuse_existing, settle, stopped};
 
-/// A `.npy` file being written from variable records.
+/// A `.npy` file, or a `.npz` archive's member, being written from
+/// variable records.
 pub(crate) struct NpyRecordSink {
     path: PathBuf,
+    /// The member of a new `.npz` archive at `path` the records are;
+    /// `None` for a `.npy` file.
+    member: Option<String>,
 }
 
 impl NpyRecordSink {
     /// A sink at `path`, which must not exist, for the records of `source`:
     /// refused at once where a member has no place in a `.npy` file.
     pub(crate) fn create(path: &Path, source: &dyn RecordSource) -> Result<NpyRecordSink> {
+        NpyRecordSink::new(path, source, None)
+    }
+
+    /// A sink for the records of `source` as the one member of a new
+    /// `.npz` archive at `path`, named after the source.
+    pub(crate) fn create_npz(path: &Path, source: &dyn RecordSource) -> Result<NpyRecordSink> {
+        let member = crate::contents::stem(source.origin().location);
+        NpyRecordSink::new(path, source, Some(member))
+    }
+
+    fn new(
+        path: &Path,
+        source: &dyn RecordSource,
+        member: Option<String>,
+    ) -> Result<NpyRecordSink> {
         refuse_existing(path)?;
         let origin = source.origin();
-        require_fills(path, &origin, "a `.npy` file")?;
+        let noun = match member {
+            Some(_) => "a `.npz` archive",
+            None => "a `.npy` file",
+        };
+        require_fills(path, &origin, noun)?;
         if let Some(list) = crate::records::first_list(origin.template) {
             return Err(Error::Unsupported {
                 path: path.to_path_buf(),
                 message: format!(
                     "column `{list}` of {} holds variable-length lists, which have no place in \
-                     a `.npy` file (its records have a fixed size); convert to Parquet, HDF5, \
+                     {noun} (its records have a fixed size); convert to Parquet, HDF5, \
                      netCDF-4 or Zarr",
                     origin.location.display()
                 ),
@@ -36,6 +61,7 @@ impl NpyRecordSink {
         }
         Ok(NpyRecordSink {
             path: path.to_path_buf(),
+            member,
         })
     }
 }
@@ -56,7 +82,7 @@ impl RecordSink for NpyRecordSink {
         let header = layout.header();
         let mut again = reopen()?;
         let mut written = Ok(0);
-        let result = npy::write_file_with(&self.path, &header, |w| {
+        let body = |w: &mut dyn std::io::Write| {
             written = (|| {
                 let mut done = 0u64;
                 while let Some(batch) = again.next_batch()? {
@@ -67,7 +93,14 @@ impl RecordSink for NpyRecordSink {
                 Ok(done)
             })();
             written.as_ref().map(drop).map_err(|_| stopped())
-        });
+        };
+        let result = match &self.member {
+            None => npy::write_file_with(&self.path, &header, body),
+            Some(member) => NpzWriter::create(&self.path).and_then(|mut archive| {
+                archive.add_stream(member, &header, body)?;
+                archive.finish()
+            }),
+        };
         settle(written, result)
     }
 }

@@ -283,7 +283,11 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         Ok(Box::new(NpzSink::create(path, &member, source.spec())?))
     }),
     open_records: None,
-    create_records: None,
+    create_records: Some(|path, source, _| {
+        Ok(Box::new(crate::npy_records::NpyRecordSink::create_npz(
+            path, source,
+        )?))
+    }),
     keeps_mixed_byte_orders: |_, _| true,
     contents,
     batch_file: None,

@@ -163,18 +163,31 @@ fn records_go_to_npy_with_strings_as_the_narrowest_u_and_fills_for_nulls() {
         convert(&parquet, &npy, &["--fill", "venue=-1"]),
         "parquet to npy",
     );
-    run_with(
-        &python312(),
-        r#"
+    // A .npz archive takes them as its one member, named for the source.
+    let npz = d.join("t.npz");
+    refused(
+        &convert(&parquet, &npz, &[]),
+        &npz,
+        &["a `.npz` archive has no nulls", "--fill venue=VALUE"],
+    );
+    converted(
+        convert(&parquet, &npz, &["--fill", "venue=-1"]),
+        "parquet to npz",
+    );
+    let check = r#"
 import sys, numpy as np, pyarrow.parquet as pq
 want = pq.read_table(sys.argv[1]).to_pylist()
 a = np.load(sys.argv[2])
+if sys.argv[2].endswith('.npz'):
+    assert a.files == ['t'], a.files
+    a = a['t']
 assert a.dtype["symbol"] == np.dtype("<U3"), a.dtype
 assert a["symbol"].tolist() == [w["symbol"] for w in want], a
 assert a["venue"].tolist() == [-1 if w["venue"] is None else w["venue"] for w in want], a
-"#,
-        &[path(&parquet), path(&npy)],
-    );
+"#;
+    for to in [&npy, &npz] {
+        run_with(&python312(), check, &[path(&parquet), path(to)]);
+    }
 }
 
 #[test]
