@@ -66,18 +66,36 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
     }
     let dataset = only_dataset(path, &inventory)?;
     let source = open_member(path, &dataset, options)?;
-    // Coordinate variables hold data too: a dataset is more than the one.
+    // Coordinate variables hold data too, and the file's own attributes
+    // (a title, its conventions) say what the data is: a dataset is more
+    // than the one.
     let coordinates = inventory
         .datasets
         .iter()
         .any(|d| d.is_scale && !d.is_dimension_only);
-    Ok(match coordinates {
+    Ok(match coordinates || is_described(&inventory) {
         true => Box::new(WithCoordinates(source)),
         false => source,
     })
 }
 
-/// The only data variable of a file, its coordinate variables beside it.
+/// Whether a group of the file has attributes of its own (a title, its
+/// conventions), which a copy of the file's one variable keeps.
+pub(crate) fn is_described(inventory: &Inventory) -> bool {
+    inventory
+        .groups
+        .iter()
+        .any(|g| !crate::carried::group_attributes(&g.attributes).is_empty())
+}
+
+/// `source`, the only data variable of a file, as part of the file's
+/// dataset: a destination that holds datasets takes the whole file.
+pub(crate) fn part_of_dataset(source: Box<dyn Source>) -> Box<dyn Source> {
+    Box::new(WithCoordinates(source))
+}
+
+/// The only data variable of a file, its coordinate variables or the
+/// file's attributes beside it.
 struct WithCoordinates(Box<dyn Source>);
 
 impl Source for WithCoordinates {

@@ -468,3 +468,58 @@ assert a.dtype == ">i4" and a.tolist() == want.tolist(), (a, want)
         &[npy.to_str().unwrap(), nc.to_str().unwrap()],
     );
 }
+
+/// argv: netCDF-4 file, netCDF-3 file. One variable each, no coordinate
+/// variable, and global attributes.
+const ONE_VARIABLE: &str = r#"
+import sys
+import netCDF4
+for path, fmt in zip(sys.argv[1:3], ['NETCDF4', 'NETCDF3_CLASSIC']):
+    f = netCDF4.Dataset(path, 'w', format=fmt)
+    f.title = 'one variable'
+    f.Conventions = 'CF-1.8'
+    f.createDimension('x', 3)
+    v = f.createVariable('v', 'f4', ('x',))
+    v[:] = [1, 2, 3]
+    v.units = 'K'
+    f.close()
+"#;
+
+/// A file of one variable keeps its global attributes in a copy to a
+/// format that holds a dataset (they were dropped: the variable went
+/// alone); to `.npy` it is the variable alone still.
+#[test]
+fn a_file_of_one_variable_keeps_its_global_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nc4, nc3) = (dir.path().join("one4.nc"), dir.path().join("one3.nc"));
+    run_with(
+        &python312(),
+        ONE_VARIABLE,
+        &[nc4.to_str().unwrap(), nc3.to_str().unwrap()],
+    );
+    let check = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import xarray as xr
+for path in sys.argv[1:]:
+    ds = xr.open_zarr(path, consolidated=False) if path.endswith('.zarr') else xr.open_dataset(path)
+    assert ds.attrs.get('title') == 'one variable', (path, ds.attrs)
+    assert ds.attrs.get('Conventions') == 'CF-1.8', (path, ds.attrs)
+    assert ds['v'].attrs['units'] == 'K' and ds['v'].values.tolist() == [1, 2, 3], (path, ds)
+print('ok')
+"#;
+    let mut made = Vec::new();
+    for src in [&nc4, &nc3] {
+        let stem = src.file_stem().unwrap().to_str().unwrap().to_owned();
+        for ext in ["zarr", "nc", "h5"] {
+            let dst = dir.path().join(format!("{stem}_copy.{ext}"));
+            let run = convert(src, &dst, &[]);
+            assert_eq!(run.code, Some(0), "{run:#?}");
+            made.push(dst);
+        }
+        let npy = dir.path().join(format!("{stem}.npy"));
+        assert_eq!(convert(src, &npy, &[]).code, Some(0));
+    }
+    let args: Vec<&str> = made.iter().map(|p| p.to_str().unwrap()).collect();
+    assert_eq!(run_with(&python312(), check, &args).trim(), "ok");
+}

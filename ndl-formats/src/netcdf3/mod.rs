@@ -45,7 +45,11 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
     }
     if let [only] = file.header.variables.as_slice() {
         let name = only.name.clone();
-        return open_variable(file, &name, options);
+        let source = open_variable(file, &name, options)?;
+        return Ok(match crate::hdf5::is_described(&listed) {
+            true => crate::hdf5::part_of_dataset(source),
+            false => source,
+        });
     }
     Err(Error::SeveralArrays {
         path: path.to_path_buf(),
