@@ -3,9 +3,11 @@
 //! number or a list of them. What `ndl describe` prints and a conversion
 //! carries, the formats' bookkeeping left out.
 
+use std::collections::BTreeMap;
+
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Attribute;
-use serde_json::Value as J;
+use serde_json::{Map, Value as J};
 
 /// The HDF5 and netCDF attributes that keep the file's bookkeeping: the
 /// dimension scales' own (`CLASS` only where it says `DIMENSION_SCALE`,
@@ -52,14 +54,57 @@ pub(crate) fn zarr_json(value: &serde_yaml::Value) -> J {
             ndl_zarr::attribute_float(n.as_f64().unwrap_or(f64::NAN))
         }
         Y::Sequence(items) => J::Array(items.iter().map(zarr_json).collect()),
+        // JSON's keys are text: another YAML key as YAML writes it.
         Y::Mapping(members) => J::Object(
             members
                 .iter()
-                .filter_map(|(k, v)| Some((k.as_str()?.to_string(), zarr_json(v))))
+                .map(|(k, v)| {
+                    let key = match k.as_str() {
+                        Some(k) => k.to_string(),
+                        None => serde_yaml::to_string(k)
+                            .unwrap_or_default()
+                            .trim()
+                            .to_string(),
+                    };
+                    (key, zarr_json(v))
+                })
                 .collect(),
         ),
         other => serde_json::to_value(other).unwrap_or(J::Null),
     }
+}
+
+/// The attributes `attributes` as a Zarr node's, by name: each as
+/// [`zarr_json`], a list of one as its element ([`zarr_attribute`]).
+pub(crate) fn zarr_attributes<'a>(
+    attributes: impl Iterator<Item = (&'a str, &'a Attribute)>,
+) -> impl Iterator<Item = (&'a str, J)> {
+    attributes.map(|(name, a)| (name, zarr_attribute(zarr_json(&a.value))))
+}
+
+/// A Zarr node's attributes as descriptions hold a format's: a float
+/// zarr-python writes as a bare word (`NaN`) as that text, the attribute
+/// of such floats typed `float64` (as an HDF5 file's attributes are
+/// typed), so that no reader meets the mark Zarr's reading keeps them by.
+pub(crate) fn from_zarr(
+    attributes: &Map<String, J>,
+) -> (Map<String, J>, BTreeMap<String, Datatype>) {
+    let mut types = BTreeMap::new();
+    let attributes = attributes
+        .iter()
+        .map(|(name, value)| {
+            let (plain, marked) = ndl_zarr::unmarked(value);
+            let floats = match value {
+                J::Array(items) => items.iter().all(|v| float_of(v).is_some()),
+                one => float_of(one).is_some(),
+            };
+            if marked && floats {
+                types.insert(name.clone(), Datatype::Float64);
+            }
+            (name.clone(), plain)
+        })
+        .collect();
+    (attributes, types)
 }
 
 /// A format's attribute `value` (JSON, NaN and the infinities as text),

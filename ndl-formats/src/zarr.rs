@@ -8,6 +8,7 @@ use ndl_runtime::records::{PackedLayout, Repacker};
 use ndl_runtime::{ByteOrder, Datatype, MixedOrder};
 use ndl_zarr::{ArrayInfo, GridReader, GridWriter, PackedWriter, StoreInfo, WriteOptions};
 
+use crate::attribute_json::from_zarr;
 use crate::contents::{Arrangement, Contents, Entry, GroupEntry, stem};
 use crate::error::{Error, Result, in_store};
 use crate::format::FormatInfo;
@@ -510,7 +511,7 @@ pub fn contents(path: &Path) -> Result<Contents> {
         spec.other_order = info.other_byte_order().to_vec();
         spec.order = info.order();
         let mut entry = Entry::new("/".into(), name, spec, info.storage());
-        entry.attributes = info.attributes().clone();
+        (entry.attributes, entry.attribute_types) = from_zarr(info.attributes());
         decode_text_fill(&mut entry);
         entry.dimension_names = info.dimension_names().map(<[_]>::to_vec);
         entry.native_metadata = Some(info.metadata().clone());
@@ -522,12 +523,13 @@ pub fn contents(path: &Path) -> Result<Contents> {
             ..Contents::new(Arrangement::One, vec![entry(stem(path), &info)?])
         },
         StoreInfo::Group(group) => {
+            let (attributes, attribute_types) = from_zarr(group.attributes());
             let mut contents = Contents {
                 arrangement: Arrangement::Group,
                 entries: Vec::new(),
-                attributes: group.attributes().clone(),
+                attributes,
                 warnings: Vec::new(),
-                attribute_types: Default::default(),
+                attribute_types,
                 groups: Vec::new(),
                 declared: Default::default(),
             };
@@ -556,10 +558,11 @@ fn walk_group(
             continue;
         };
         let child_at = format!("{}/{name}", at.trim_end_matches('/'));
+        let (attributes, attribute_types) = from_zarr(subgroup.attributes());
         contents.groups.push(GroupEntry {
             path: child_at.clone(),
-            attributes: subgroup.attributes().clone(),
-            attribute_types: Default::default(),
+            attributes,
+            attribute_types,
         });
         walk_group((&child, &child_at), &subgroup, entry, contents)?;
     }
@@ -673,12 +676,10 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
         let mut options = options.zarr.clone();
         let fill = fill_metadata(source, options.zarr.format());
         let attributes = source.attributes().into_iter().flat_map(|a| a.iter());
-        for (name, a) in attributes {
+        for (name, value) in crate::attribute_json::zarr_attributes(attributes) {
             if name == "_FillValue" && fill.is_some() {
                 continue;
             }
-            let value = crate::attribute_json::zarr_json(&a.value);
-            let value = crate::attribute_json::zarr_attribute(value);
             options.zarr = options.zarr.attribute(name, value);
         }
         if let Some((fill_value, attribute)) = fill {

@@ -186,9 +186,8 @@ impl ZarrRecordSink {
             refuse_existing(path)?;
         }
         let mut options = options.clone();
-        for (name, a) in source.attributes().into_iter().flat_map(|a| a.iter()) {
-            let value = crate::attribute_json::zarr_json(&a.value);
-            let value = crate::attribute_json::zarr_attribute(value);
+        let attributes = source.attributes().into_iter().flat_map(|a| a.iter());
+        for (name, value) in crate::attribute_json::zarr_attributes(attributes) {
             options.zarr = options.zarr.attribute(name, value);
         }
         Ok(ZarrRecordSink {

@@ -314,8 +314,9 @@ impl Sink for VlenSink {
 }
 
 impl VlenSink {
-    /// Appends the values of a source of variable-length values of this
-    /// sink's kind as they are stored, where it hands them so.
+    /// Appends the values of a source of variable-length values as they
+    /// are stored, where it hands them so: of this sink's kind, since both
+    /// take their kind from the same fixed type (`U` is text, `S` bytes).
     fn values_as_stored(
         &self,
         source: &mut dyn Source,
@@ -382,7 +383,8 @@ pub(crate) fn entry(reader: &VlenReader, name: String) -> Entry {
         ..Storage::default()
     };
     let mut entry = Entry::new("/".into(), name, spec, storage);
-    entry.attributes = reader.attributes().clone();
+    (entry.attributes, entry.attribute_types) =
+        crate::attribute_json::from_zarr(reader.attributes());
     entry.dimension_names = reader.dimension_names().map(<[_]>::to_vec);
     entry.native_metadata = Some(reader.metadata().clone());
     entry

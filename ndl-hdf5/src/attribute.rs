@@ -151,7 +151,7 @@ fn nested(values: Vec<Value>, shape: &[usize]) -> Value {
 }
 
 /// JSON has no NaN or infinities: those become their names, as text.
-fn float(v: f64) -> Value {
+pub(crate) fn float(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or_else(|| Value::from(v.to_string()), Value::Number)
 }
 

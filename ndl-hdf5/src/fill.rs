@@ -21,27 +21,45 @@ pub(crate) fn with_fill(
     Ok(builder.fill_value(fill))
 }
 
-/// `builder` with netCDF-C's default fill of a number `datatype`
-/// (`NC_FILL_INT` …): what netCDF-C stores, and reads where nothing was
-/// written, for a variable without a `_FillValue`, where HDF5's is zero.
+/// netCDF-C's default fill of a variable of the number `datatype`
+/// (`NC_FILL_INT` …), one value in native order: what netCDF-C stores,
+/// and reads where nothing was written, for a variable without a
+/// `_FillValue`. `None` for other datatypes.
+///
+/// ```
+/// use ndl_runtime::Datatype;
+/// let fill = ndl_hdf5::netcdf_default_fill(&Datatype::Int32).unwrap();
+/// assert_eq!(i32::from_ne_bytes(fill.try_into().unwrap()), -2147483647);
+/// assert_eq!(ndl_hdf5::netcdf_default_fill(&Datatype::Bool), None);
+/// ```
+pub fn netcdf_default_fill(datatype: &Datatype) -> Option<Vec<u8>> {
+    let bytes = match datatype {
+        Datatype::Int8 => (-127i8).to_ne_bytes().to_vec(),
+        Datatype::UInt8 => 255u8.to_ne_bytes().to_vec(),
+        Datatype::Int16 => (-32767i16).to_ne_bytes().to_vec(),
+        Datatype::UInt16 => 65535u16.to_ne_bytes().to_vec(),
+        Datatype::Int32 => (-2147483647i32).to_ne_bytes().to_vec(),
+        Datatype::UInt32 => 4294967295u32.to_ne_bytes().to_vec(),
+        Datatype::Int64 => (-9223372036854775806i64).to_ne_bytes().to_vec(),
+        Datatype::UInt64 => 18446744073709551614u64.to_ne_bytes().to_vec(),
+        Datatype::Float32 => 9.969_21e36_f32.to_ne_bytes().to_vec(),
+        Datatype::Float64 => 9.969_209_968_386_869e36_f64.to_ne_bytes().to_vec(),
+        _ => return None,
+    };
+    Some(bytes)
+}
+
+/// `builder` with netCDF-C's default fill of a number `datatype`, where
+/// HDF5's is zero.
 pub(crate) fn with_netcdf_default(
     builder: hdf5::DatasetBuilderEmptyShape,
     datatype: &Datatype,
 ) -> hdf5::DatasetBuilderEmptyShape {
-    let fill = match datatype {
-        Datatype::Int8 => OwnedDynValue::from(-127i8),
-        Datatype::UInt8 => OwnedDynValue::from(255u8),
-        Datatype::Int16 => OwnedDynValue::from(-32767i16),
-        Datatype::UInt16 => OwnedDynValue::from(65535u16),
-        Datatype::Int32 => OwnedDynValue::from(-2147483647i32),
-        Datatype::UInt32 => OwnedDynValue::from(4294967295u32),
-        Datatype::Int64 => OwnedDynValue::from(-9223372036854775806i64),
-        Datatype::UInt64 => OwnedDynValue::from(18446744073709551614u64),
-        Datatype::Float32 => OwnedDynValue::from(9.969_21e36_f32),
-        Datatype::Float64 => OwnedDynValue::from(9.969_209_968_386_869e36_f64),
-        _ => return builder,
-    };
-    builder.fill_value(fill)
+    let fill = netcdf_default_fill(datatype).and_then(|bytes| fill_value(datatype, &bytes));
+    match fill {
+        Some(fill) => builder.fill_value(fill),
+        None => builder,
+    }
 }
 
 /// `bytes`, one value of the number datatype `datatype` in native order,

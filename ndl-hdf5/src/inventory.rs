@@ -435,56 +435,26 @@ fn set_fill(dataset: &hdf5::Dataset, datatype: &Datatype) -> Option<Value> {
     if dcpl.fill_value_defined() != FillValue::UserDefined {
         return None;
     }
-    let (value, netcdf_default) = match datatype {
-        Datatype::Int8 => (Value::from(dcpl.fill_value_as::<i8>()?), Value::from(-127)),
-        Datatype::UInt8 => (Value::from(dcpl.fill_value_as::<u8>()?), Value::from(255)),
-        Datatype::Int16 => (
-            Value::from(dcpl.fill_value_as::<i16>()?),
-            Value::from(-32767),
-        ),
-        Datatype::UInt16 => (
-            Value::from(dcpl.fill_value_as::<u16>()?),
-            Value::from(65535),
-        ),
-        Datatype::Int32 => (
-            Value::from(dcpl.fill_value_as::<i32>()?),
-            Value::from(-2147483647),
-        ),
-        Datatype::UInt32 => (
-            Value::from(dcpl.fill_value_as::<u32>()?),
-            Value::from(4294967295u32),
-        ),
-        Datatype::Int64 => (
-            Value::from(dcpl.fill_value_as::<i64>()?),
-            Value::from(-9223372036854775806i64),
-        ),
-        Datatype::UInt64 => (
-            Value::from(dcpl.fill_value_as::<u64>()?),
-            Value::from(18446744073709551614u64),
-        ),
-        Datatype::Float32 => {
-            let x = dcpl.fill_value_as::<f32>()?;
-            (
-                float_value(f64::from(x)),
-                float_value(f64::from(9.969_21e36_f32)),
-            )
-        }
-        Datatype::Float64 => (
-            float_value(dcpl.fill_value_as::<f64>()?),
-            float_value(9.969_209_968_386_869e36),
-        ),
-        _ => return None,
-    };
-    let zero = value.as_f64() == Some(0.0);
-    (!zero && value != netcdf_default).then_some(value)
-}
-
-/// A float as attributes hold it here: a number, or NaN and the
-/// infinities as text.
-fn float_value(x: f64) -> Value {
-    match x {
-        x if x.is_nan() => Value::from("NaN"),
-        x if x.is_infinite() => Value::from(if x > 0.0 { "inf" } else { "-inf" }),
-        x => Value::from(x),
+    let default = crate::fill::netcdf_default_fill(datatype)?;
+    fn of<T>(dcpl: &hdf5::plist::DatasetCreate, default: &[u8]) -> Option<T>
+    where
+        T: hdf5::H5Type + bytemuck::Pod + PartialEq + Default,
+    {
+        let fill = dcpl.fill_value_as::<T>()?;
+        let unset = fill == T::default() || fill == bytemuck::pod_read_unaligned(default);
+        (!unset).then_some(fill)
     }
+    Some(match datatype {
+        Datatype::Int8 => Value::from(of::<i8>(&dcpl, &default)?),
+        Datatype::UInt8 => Value::from(of::<u8>(&dcpl, &default)?),
+        Datatype::Int16 => Value::from(of::<i16>(&dcpl, &default)?),
+        Datatype::UInt16 => Value::from(of::<u16>(&dcpl, &default)?),
+        Datatype::Int32 => Value::from(of::<i32>(&dcpl, &default)?),
+        Datatype::UInt32 => Value::from(of::<u32>(&dcpl, &default)?),
+        Datatype::Int64 => Value::from(of::<i64>(&dcpl, &default)?),
+        Datatype::UInt64 => Value::from(of::<u64>(&dcpl, &default)?),
+        Datatype::Float32 => crate::attribute::float(f64::from(of::<f32>(&dcpl, &default)?)),
+        Datatype::Float64 => crate::attribute::float(of::<f64>(&dcpl, &default)?),
+        _ => return None,
+    })
 }

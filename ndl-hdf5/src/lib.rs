@@ -89,6 +89,7 @@ pub use document::{DocumentWriter, Filter, NewDataset};
 pub use elements::Elements;
 pub use error::{Error, Result};
 pub use extent::MAX_FILL_BYTES;
+pub use fill::netcdf_default_fill;
 pub use h5type::{TypeError, hdf5_type, netcdf4_python_skips};
 pub use inventory::{DatasetInfo, GroupInfo, Inventory, NamedType};
 pub use null_fills::{NDL_FILLS, records_with_nulls};

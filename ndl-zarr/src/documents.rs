@@ -17,9 +17,14 @@ pub(crate) fn json_at(store: &Store, key: &str) -> Result<Option<Value>> {
     let Some(bytes) = store.get(key)? else {
         return Ok(None);
     };
-    crate::python_json::parse(&bytes)
-        .map(Some)
-        .map_err(|e| bad(&store.name, key, format!("not JSON: {e}")))
+    let mut doc = crate::python_json::parse(&bytes)
+        .map_err(|e| bad(&store.name, key, format!("not JSON: {e}")))?;
+    // A fill value of NaN is the text `"NaN"` in Zarr's spelling, however
+    // it was written.
+    if let Some(fill) = doc.get_mut("fill_value") {
+        *fill = crate::python_json::unmarked(fill).0;
+    }
+    Ok(Some(doc))
 }
 
 /// The attributes document of a v2 node, empty when there is none.

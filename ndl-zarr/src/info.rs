@@ -164,7 +164,10 @@ impl ArrayInfo {
         &self.meta.document
     }
 
-    /// The array's attributes (v3 `attributes`, v2 `.zattrs`).
+    /// The array's attributes (v3 `attributes`, v2 `.zattrs`); a float
+    /// JSON has no number for, which zarr-python writes as a bare `NaN`,
+    /// is held as [`attribute_float`](crate::attribute_float) holds it
+    /// ([`float_of_attribute`](crate::float_of_attribute) reads it).
     pub fn attributes(&self) -> &Map<String, Value> {
         &self.meta.attributes
     }
@@ -288,7 +291,8 @@ impl GroupInfo {
         self.format
     }
 
-    /// The group's attributes.
+    /// The group's attributes, bare `NaN`s held as in
+    /// [`ArrayInfo::attributes`].
     pub fn attributes(&self) -> &Map<String, Value> {
         &self.attributes
     }

@@ -175,7 +175,9 @@ pub use ndl_runtime::ByteOrder;
 pub use ndl_runtime::codec::{Blosc, BloscCname, BloscShuffle};
 pub use ndl_runtime::lang::zarr::{Codec, ZarrFormat};
 pub use options::{Layout, ReadOptions, WriteOptions};
-pub use python_json::{attribute_float, float_json, float_of_attribute, parse as parse_document};
+pub use python_json::{
+    attribute_float, float_json, float_of_attribute, parse as parse_document, unmarked,
+};
 pub use strings::{
     VlenKind, VlenReader, VlenValues, VlenWriter, Widest, read_byte_strings, read_strings,
     write_byte_strings, write_strings,

@@ -66,6 +66,43 @@ pub fn float_of_attribute(value: &Value) -> Option<f64> {
     }
 }
 
+/// `value` with each float held as [`attribute_float`] holds it as the
+/// word alone (`"NaN"`, `"Infinity"`, `"-Infinity"`), at any depth, and
+/// whether there was one: for readers that keep such floats as text (a
+/// fill value's spelling in Zarr's metadata).
+///
+/// ```
+/// use serde_json::json;
+/// let marked = json!([1.5, ndl_zarr::attribute_float(f64::NAN)]);
+/// assert_eq!(ndl_zarr::unmarked(&marked), (json!([1.5, "NaN"]), true));
+/// assert_eq!(ndl_zarr::unmarked(&json!("NaN")), (json!("NaN"), false));
+/// ```
+pub fn unmarked(value: &Value) -> (Value, bool) {
+    match value {
+        Value::String(text) => match text.strip_prefix(MARK) {
+            Some(word) => (Value::from(word), true),
+            None => (value.clone(), false),
+        },
+        Value::Array(items) => {
+            let (items, found): (Vec<Value>, Vec<bool>) = items.iter().map(unmarked).unzip();
+            (Value::Array(items), found.contains(&true))
+        }
+        Value::Object(members) => {
+            let mut found = false;
+            let members = members
+                .iter()
+                .map(|(k, v)| {
+                    let (v, marked) = unmarked(v);
+                    found |= marked;
+                    (k.clone(), v)
+                })
+                .collect();
+            (Value::Object(members), found)
+        }
+        other => (other.clone(), false),
+    }
+}
+
 /// The word Python writes for `x`, where JSON has no number for it.
 fn word(x: f64) -> Option<&'static str> {
     match x {

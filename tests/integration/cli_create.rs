@@ -167,7 +167,7 @@ fn describe_gives_the_document_back() {
 
 /// Each kind of bad document, the words its error holds (the location
 /// first), for `.h5`, `.nc` and `.zarr` alike.
-const BAD: [(&str, &str, &[&str]); 27] = [
+const BAD: [(&str, &str, &[&str]); 28] = [
     (
         "yaml",
         "ndarrays: [\n  a: {\n",
@@ -312,7 +312,12 @@ const BAD: [(&str, &str, &[&str]); 27] = [
     (
         "group_and_ndarray",
         "/:\n  ndarrays: {b: {shape: [1], type: int8}}\n/b:\n  attributes: {x: 1}\n",
-        &["ndarray `b`", "a group has its path, `/b`, too"],
+        &["ndarray `b`", "the group `/b` needs its path, `/b`"],
+    ),
+    (
+        "group_below_ndarray",
+        "/:\n  ndarrays: {b: {shape: [1], type: int8}}\n/b/c:\n  attributes: {x: 1}\n",
+        &["ndarray `b`", "the group `/b/c` needs its path, `/b`"],
     ),
     (
         "enum_values_twice",
@@ -988,7 +993,7 @@ print('ok')
 /// argv: .nc. netCDF4-python writes a root coordinate, root dimensions
 /// that no variable holds (`nv`, `string3`), `char` variables, and a group
 /// of variables over them and a dimension of its own without a variable
-/// (`n`).
+/// (`n`), and a group whose own `lat` hides the root's.
 const DIMENSIONS_ALONE: &str = r#"
 import sys
 import numpy as np, netCDF4
@@ -1003,6 +1008,9 @@ g = f.createGroup('obs')
 g.createDimension('n', 2)
 g.createVariable('p', 'f8', ('n', 'lat'))
 g.createVariable('bnds', 'i4', ('n', 'nv'))
+h = f.createGroup('inner')
+h.createDimension('lat', 5)
+h.createVariable('q', 'f4', ('lat',))
 f.close()
 "#;
 

@@ -1,10 +1,12 @@
 //! A planned document as an HDF5 or netCDF-4 file: dimcoords as
 //! dimension scales (netCDF coordinate variables), ndarrays attached to
 //! them; in netCDF-4, an extent given by its size is a dimension of its
-//! own (`dim_<size>`, shared in the group; `<ndarray>_<k>` when
-//! unlimited), as netCDF has no dimension without a name; a dimcoord
-//! outside the groups a netCDF variable sees is a dimension of the same
-//! name and extent in the variable's group.
+//! own (`dim_<size>`, shared in the group, `dim_<size>_2` for the second
+//! of one size in an ndarray; `<ndarray>_<k>` when unlimited), as netCDF
+//! has no dimension without a name; a dimcoord outside the groups a
+//! netCDF variable sees is a dimension of the same name and extent in
+//! the variable's group; a dimcoord that is a dimension alone (see
+//! [`PlannedArray::is_dimension_only`]) has no variable.
 
 use std::path::Path;
 
@@ -12,7 +14,7 @@ use ndl_hdf5::{DocumentWriter, Elements, NewDataset};
 use ndl_runtime::lang::zarr::Codec;
 use ndl_runtime::{Charset, Datatype};
 
-use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute};
+use super::plan::{Filter, Plan, PlannedArray, PlannedAttribute, is_number};
 use crate::error::{Error, Result};
 
 /// What HDF5 refuses that the document allows: a chunk longer than a
@@ -117,7 +119,7 @@ fn netcdf_name_fault(name: &str) -> Option<&'static str> {
     if name.chars().any(|c| c.is_ascii_control() || c == '/') {
         return Some("netCDF names hold no control character or `/`");
     }
-    if name.ends_with(char::is_whitespace) {
+    if name.ends_with(|c: char| c.is_ascii_whitespace()) {
         return Some("netCDF names end in no space");
     }
     None
@@ -145,31 +147,13 @@ pub(super) fn notes(plan: &Plan, dest: &Path, netcdf: bool) -> Vec<String> {
 /// What of a variable of `dt` makes netCDF4-python skip it, in words.
 fn netcdf4_python_skips(dt: &Datatype) -> Option<String> {
     match dt {
-        Datatype::Vlen(base) if !is_plain_number(base) => {
+        Datatype::Vlen(base) if !is_number(base) => {
             Some("of a `vlen` of other than numbers".into())
         }
         Datatype::Opaque(_) | Datatype::Time(_) => Some("of an opaque type".into()),
         _ => ndl_hdf5::netcdf4_python_skips(dt)
             .map(|member| format!("of a compound holding an enum or bool (`{member}`)")),
     }
-}
-
-/// Whether `dt` is an integer or a `float32`/`float64`: the bases of the
-/// vlen types netCDF4-python reads.
-fn is_plain_number(dt: &Datatype) -> bool {
-    matches!(
-        dt,
-        Datatype::Int8
-            | Datatype::UInt8
-            | Datatype::Int16
-            | Datatype::UInt16
-            | Datatype::Int32
-            | Datatype::UInt32
-            | Datatype::Int64
-            | Datatype::UInt64
-            | Datatype::Float32
-            | Datatype::Float64
-    )
 }
 
 /// Writes `plan` to a new file at `dest`, published whole.

@@ -4,7 +4,7 @@
 
 use ndl_runtime::lang::zarr::Codec;
 use ndl_runtime::ndl::{Attribute, DimCoord, Extent, File, FileForm, NameMap, Ndarray, Storage};
-use ndl_runtime::{ByteOrder, Compound, Datatype, IntType};
+use ndl_runtime::{ByteOrder, Compound, Datatype};
 use serde_yaml::Value;
 
 use super::values::{Values, encode, keyword};
@@ -26,7 +26,7 @@ impl Filter {
     /// The filter as HDF5 has it, if it has it.
     pub fn hdf5(self) -> Option<Filter> {
         match self {
-            Filter::Zarr(Codec::Gzip(level) | Codec::Zlib(level)) => {
+            Filter::Zarr(Codec::Gzip(level) | Codec::Zlib(level)) if level <= 9 => {
                 u8::try_from(level).ok().map(Filter::Deflate)
             }
             Filter::Zarr(_) => None,
@@ -135,14 +135,19 @@ impl Plan {
         Ok(plan)
     }
 
-    /// Refuses a group of the same path as an array: a file or store
-    /// holds one object at a path.
+    /// Refuses a group at an array's path, or below it (whose parent the
+    /// array would be): a file or store holds one object at a path.
     fn refuse_groups_named_like_arrays(&self) -> Result<(), PlanError> {
         for (_, a) in self.arrays() {
-            if self.groups.iter().any(|g| g.path == a.path) {
+            let below = format!("{}/", a.path);
+            let group = self
+                .groups
+                .iter()
+                .find(|g| g.path == a.path || g.path.starts_with(&below));
+            if let Some(g) = group {
                 let why = format!(
-                    "a group has its path, `{}`, too; a path names one object",
-                    a.path
+                    "the group `{}` needs its path, `{}`, for a group; a path names one object",
+                    g.path, a.path
                 );
                 return Err((a.at.clone(), why));
             }
@@ -270,7 +275,12 @@ fn array(
     check_array_type(datatype, at)?;
     let optional = matches!(datatype, Datatype::Optional(_));
     let (said, attrs) = said_fill(datatype, attrs, storage.fillvalue.as_ref(), at)?;
-    let (datatype, fill) = fill_of(datatype, storage.fillvalue.as_ref().or(said.as_ref()), at)?;
+    let given = match (&storage.fillvalue, &said) {
+        (Some(fill), _) => Some((fill, "storage.fillvalue")),
+        (None, Some(fill)) => Some((fill, "attribute `_FillValue`")),
+        (None, None) => None,
+    };
+    let (datatype, fill) = fill_of(datatype, given, at)?;
     if let Some(charset) = &storage.charset
         && !matches!(
             charset.to_ascii_lowercase().as_str(),
@@ -331,15 +341,18 @@ fn said_fill(
     let Some(fillvalue) = fillvalue else {
         return Ok((Some(given), rest));
     };
-    let same = encode(fillvalue, &[], base, None, at)? == encode(&given, &[], base, None, at)?;
+    let fill_at = format!("{at}: storage.fillvalue");
+    let given_at = format!("{at}: attribute `_FillValue`");
+    let same = encode(fillvalue, &[], base, None, &fill_at)?
+        == encode(&given, &[], base, None, &given_at)?;
     if !same {
         let why = format!(
             "`_FillValue` is {}, and `storage.fillvalue` another: give the fill once",
             serde_yaml::to_string(&given).unwrap_or_default().trim()
         );
-        return Err((format!("{at}: attribute `_FillValue`"), why));
+        return Err((given_at, why));
     }
-    Ok((None, rest))
+    Ok((Some(given), rest))
 }
 
 impl PlannedArray {
@@ -501,25 +514,26 @@ pub(crate) fn is_number(datatype: &Datatype) -> bool {
 }
 
 /// The datatype an array is stored as and its fill, in native order: an
-/// `optional`'s base, its fill the document's `storage.fillvalue` or, where
-/// none is given, NaN for floats and netCDF's default fill for integers
-/// (what netCDF-C writes where no value is); a number's fill the
-/// document's. Fills of other datatypes are refused, naming them.
+/// `optional`'s base, its fill the one `given` (the value and the key it
+/// is at: `storage.fillvalue`, or the `_FillValue` attribute) or, where
+/// none is, NaN for floats and netCDF-C's default fill for integers (what
+/// netCDF-C writes where no value is); a number's fill the one given.
+/// Fills of other datatypes are refused, naming them.
 fn fill_of(
     datatype: &Datatype,
-    fillvalue: Option<&Value>,
+    given: Option<(&Value, &str)>,
     at: &str,
 ) -> Result<(Datatype, Option<Vec<u8>>), PlanError> {
     let base = match datatype {
         Datatype::Optional(base) => (**base).clone(),
         other => other.clone(),
     };
-    let given = match (fillvalue, datatype) {
-        (Some(v), _) => v.clone(),
-        (None, Datatype::Optional(_)) => default_fill(&base),
+    let (given, key) = match (given, datatype) {
+        (Some(given), _) => given,
+        (None, Datatype::Optional(_)) => return Ok((base.clone(), default_fill(&base))),
         (None, _) => return Ok((base, None)),
     };
-    let at = format!("{at}: storage.fillvalue");
+    let at = format!("{at}: {key}");
     if !is_number(&base) {
         let why = format!(
             "`ndl create` sets fills of numbers only, not of {}",
@@ -527,25 +541,19 @@ fn fill_of(
         );
         return Err((at, why));
     }
-    match encode(&given, &[], &base, None, &at)? {
+    match encode(given, &[], &base, None, &at)? {
         Values::Bytes(bytes) => Ok((base, Some(bytes))),
         _ => Err((at, "the fill is not one number".to_string())),
     }
 }
 
-/// netCDF-C's default fills (`NC_FILL_INT` …), NaN for floats.
-fn default_fill(number: &Datatype) -> Value {
-    let int = |n: i64| Value::from(n);
-    match number.as_int() {
-        Some(IntType::Int8) => int(-127),
-        Some(IntType::UInt8) => int(255),
-        Some(IntType::Int16) => int(-32767),
-        Some(IntType::UInt16) => int(65535),
-        Some(IntType::Int32) => int(-2147483647),
-        Some(IntType::UInt32) => int(4294967295),
-        Some(IntType::Int64) => int(-9223372036854775806),
-        Some(IntType::UInt64) => Value::from(18446744073709551614u64),
-        None => Value::from(f64::NAN),
+/// An optional number's fill where none is given: NaN for floats,
+/// netCDF-C's default fill for integers (`NC_FILL_INT` …).
+fn default_fill(number: &Datatype) -> Option<Vec<u8>> {
+    match number {
+        Datatype::Float32 => Some(f32::NAN.to_ne_bytes().to_vec()),
+        Datatype::Float64 => Some(f64::NAN.to_ne_bytes().to_vec()),
+        other => ndl_hdf5::netcdf_default_fill(other),
     }
 }
 
@@ -643,7 +651,8 @@ pub(crate) fn attribute(
 }
 
 /// The `filter:` list: `gzip`/`deflate`/`zlib` (a level as `{gzip: 6}`)
-/// and `shuffle`.
+/// and `shuffle`, or filters as `ndl describe` prints them
+/// (`{name, configuration}`, a Zarr codec among them).
 fn filters(list: Option<&[Value]>, at: &str) -> Result<Vec<Filter>, PlanError> {
     let Some(list) = list else {
         return Ok(Vec::new());
@@ -704,7 +713,7 @@ fn described_filter(f: &Value, name: &Value) -> Result<Filter, String> {
     codec.map(Filter::Zarr).ok_or_else(|| {
         let name = serde_yaml::to_string(name).unwrap_or_default();
         format!(
-            "unknown filter `{}`; expected deflate, shuffle, or a Zarr codec as `ndl describe` gives it (zstd, gzip, zlib, blosc, bz2, lz4, crc32c)",
+            "unknown filter `{}`; expected deflate, shuffle, or a Zarr codec exactly as `ndl describe` prints a store's (`zstd`, `gzip`, `numcodecs.zlib`, `blosc`, `numcodecs.bz2`, `numcodecs.lz4`, `crc32c`, each with its whole configuration)",
             name.trim()
         )
     })

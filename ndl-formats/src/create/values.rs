@@ -78,23 +78,22 @@ pub(crate) fn encode(
 }
 
 /// Whether the element `given` of `datatype` (native order) reads as the
-/// null that `fill` stands for: its bytes, or any NaN where the fill is
-/// one, as xarray and netCDF4-python mask a NaN fill.
+/// null that `fill` stands for: its bytes, or for a float the same number
+/// (`-0.0` is `0.0`) or any NaN where the fill is one, as netCDF4-python
+/// and xarray compare with the fill.
 fn reads_as_null(given: &[u8], fill: &[u8], datatype: &Datatype) -> bool {
-    let nan = |bytes: &[u8]| match (datatype, bytes.len()) {
-        (Datatype::Float16, 2) => {
-            let bits = u16::from_ne_bytes([bytes[0], bytes[1]]);
-            bits & 0x7c00 == 0x7c00 && bits & 0x03ff != 0
-        }
-        (Datatype::Float32, 4) => {
-            f32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]).is_nan()
-        }
-        (Datatype::Float64, 8) => bytes
+    let float = |bytes: &[u8]| match datatype {
+        Datatype::Float32 => bytes
             .try_into()
-            .is_ok_and(|b| f64::from_ne_bytes(b).is_nan()),
-        _ => false,
+            .ok()
+            .map(|b| f64::from(f32::from_ne_bytes(b))),
+        Datatype::Float64 => bytes.try_into().ok().map(f64::from_ne_bytes),
+        _ => None,
     };
-    given == fill || (nan(given) && nan(fill))
+    match (float(given), float(fill)) {
+        (Some(x), Some(f)) => x == f || (x.is_nan() && f.is_nan()),
+        _ => given == fill,
+    }
 }
 
 /// The column of `items`, values of `datatype`: a `vlen`'s a list of

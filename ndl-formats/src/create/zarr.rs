@@ -270,7 +270,10 @@ fn name_dimensions(dir: &Path, names: &[String], format: ZarrFormat) -> std::io:
 /// as `change` says; floats JSON has no number for stay Python's bare
 /// words, as zarr-python reads them.
 fn edit_document(file: &Path, change: impl FnOnce(&mut Map<String, Json>)) -> std::io::Result<()> {
-    let text = std::fs::read(file).unwrap_or_else(|_| b"{}".to_vec());
+    let text = match std::fs::read(file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => b"{}".to_vec(),
+        read => read?,
+    };
     let mut meta = match ndl_zarr::parse_document(&text).map_err(std::io::Error::other)? {
         Json::Object(meta) => meta,
         _ => return Err(std::io::Error::other("the metadata is not a JSON object")),

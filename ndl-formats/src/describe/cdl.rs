@@ -278,16 +278,17 @@ fn group(path: &Path, contents: &Contents) -> Result<String> {
     for a in &contents.entries {
         // A dimension without a name is named for its length, as
         // netCDF-C names a Zarr array's (NCZarr's `_Anonymous_Dim_<n>`):
-        // arrays of one length share it, others have their own.
-        let anonymous = |k: usize| format!("_Anonymous_Dim_{}", a.spec.shape[k]);
-        let names: Vec<String> = match &a.dimension_names {
-            Some(names) => names
-                .iter()
-                .enumerate()
-                .map(|(k, n)| n.clone().unwrap_or_else(|| anonymous(k)))
-                .collect(),
-            None => (0..a.spec.shape.len()).map(anonymous).collect(),
-        };
+        // arrays of one length share it, others have their own. One that
+        // grows is the array's own: its length is no fixed one to share.
+        let unlimited = |k: usize| a.unlimited.get(k).copied().unwrap_or(false);
+        let given = |k: usize| a.dimension_names.as_ref()?.get(k)?.clone();
+        let names: Vec<String> = (0..a.spec.shape.len())
+            .map(|k| match given(k) {
+                Some(name) => name,
+                None if unlimited(k) => format!("{}_{k}", a.name),
+                None => format!("_Anonymous_Dim_{}", a.spec.shape[k]),
+            })
+            .collect();
         let visible = ancestors_and_self(&a.group);
         for (k, (name, &size)) in names.iter().zip(&a.spec.shape).enumerate() {
             let unlimited = a.unlimited.get(k).copied().unwrap_or(false);

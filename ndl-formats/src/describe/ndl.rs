@@ -75,8 +75,9 @@ fn add_groups(contents: &Contents, doc: &mut ndl::File) {
 /// Adds a dimcoord for every dimension the arrays name, in the group that
 /// declares it where the format declares dimensions (netCDF-4), else in
 /// the group of the first array that names it unless an ancestor group
-/// has it (netCDF's scoping): the array of the same name there where there is one (a CF
-/// coordinate variable), else the dimension's indices, as `uint64`. An
+/// has it (netCDF's scoping): the array of the same name there where
+/// there is one (a CF coordinate variable), else the dimension's indices,
+/// as `uint64`. An
 /// unlimited dimension has size null. Returns the paths
 /// of the arrays that became dimcoords.
 fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Vec<String>> {
@@ -90,10 +91,20 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
         for (k, (name, &size)) in names.iter().zip(&e.spec.shape).enumerate() {
             let Some(name) = name else { continue };
             let unlimited = e.unlimited.get(k).copied().unwrap_or(false);
-            match found
-                .iter_mut()
-                .find(|(g, n, ..)| n == name && visible.contains(g))
-            {
+            // Where the format declares it (netCDF-4's groups: the nearest
+            // declaration the array sees), else the array's group.
+            let declared = contents
+                .declared
+                .dimensions
+                .iter()
+                .filter(|d| d.name == *name && visible.contains(&d.group))
+                .max_by_key(|d| d.group.len())
+                .map(|d| d.group.clone());
+            let is_it = |g: &String| match &declared {
+                Some(declared) => g == declared,
+                None => visible.contains(g),
+            };
+            match found.iter_mut().find(|(g, n, ..)| n == name && is_it(g)) {
                 Some((_, _, len, grows, _)) if *grows || unlimited => {
                     *grows = true;
                     *len = (*len).max(size);
@@ -109,15 +120,7 @@ fn dimcoords(path: &Path, contents: &Contents, doc: &mut ndl::File) -> Result<Ve
                 }
                 Some(_) => {}
                 None => {
-                    // Where the format declares it (netCDF-4's groups),
-                    // else the array's group.
-                    let group = contents
-                        .declared
-                        .dimensions
-                        .iter()
-                        .filter(|d| d.name == *name && visible.contains(&d.group))
-                        .max_by_key(|d| d.group.len())
-                        .map_or_else(|| e.group.clone(), |d| d.group.clone());
+                    let group = declared.unwrap_or_else(|| e.group.clone());
                     let coordinate = contents
                         .entries
                         .iter()

@@ -19,10 +19,14 @@ pub(super) fn source(
     let entry = pick(path, contents, member)?;
     let type_name = type_name.or(member.map(|_| entry.name.as_str()));
     if let Some((field, arrow)) = arrow_only(&entry.spec.datatype) {
+        let what = match field.is_empty() {
+            true => format!("`{}` is", entry.name),
+            false => format!("column `{field}` is"),
+        };
         return Err(Error::Description {
             path: path.to_path_buf(),
             message: format!(
-                "column `{field}` is Arrow's {arrow}, which ndl reads into no Rust type; cast it to a number or a string first (pyarrow's `Table.cast`, polars' `cast`), or read the other columns with a type of your own"
+                "{what} Arrow's {arrow}, which ndl reads into no Rust type; cast it to a number or a string first (pyarrow's `Table.cast`, polars' `cast`), or read the other columns with a type of your own"
             ),
         });
     }

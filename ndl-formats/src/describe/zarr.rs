@@ -25,9 +25,9 @@ pub(super) fn metadata(path: &Path, contents: &Contents) -> Result<String> {
             Value::Object(map)
         }
     };
-    let mut text = serde_json::to_string_pretty(&value).expect("JSON values serialise");
-    text.push('\n');
-    Ok(text)
+    // As zarr-python writes it: a float JSON has no number for as the
+    // bare word.
+    Ok(String::from_utf8_lossy(&ndl_zarr::document_bytes(&value)).into_owned())
 }
 
 /// Why Zarr cannot hold the array `e`, where it cannot: references, and

@@ -174,7 +174,8 @@ impl VlenReader {
         &self.meta.document
     }
 
-    /// The array's attributes (v3 `attributes`, v2 `.zattrs`).
+    /// The array's attributes (v3 `attributes`, v2 `.zattrs`), bare
+    /// `NaN`s held as in [`ArrayInfo::attributes`](crate::ArrayInfo::attributes).
     pub fn attributes(&self) -> &Map<String, Value> {
         &self.meta.attributes
     }
