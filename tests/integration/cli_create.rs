@@ -789,6 +789,12 @@ ndarrays:
     type: int16
     attributes:
       _FillValue: 7
+  d:
+    shape: [2]
+    type: int8
+    storage: {fillvalue: 3}
+    attributes:
+      _FillValue: 3
 ";
 
 /// argv: .nc, .h5, .zarr. netCDF4-python, xarray (netCDF-4 and Zarr) mask
@@ -805,9 +811,10 @@ assert f['a'][:].mask.all() and f['c'][:].mask.all()
 assert f['b'][:].mask.tolist() == [False, True, False, False]
 for ds in [xr.open_dataset(nc), xr.open_zarr(store, consolidated=False)]:
     assert np.isnan(ds['a'].values).all() and np.isnan(ds['c'].values).all(), ds
+    assert np.isnan(ds['d'].values).all(), ds
     assert np.isnan(ds['b'].values).tolist() == [False, True, False, False], ds
 with h5py.File(h5) as g:
-    for name, fill in [('a', -1), ('b', -999), ('c', 7)]:
+    for name, fill in [('a', -1), ('b', -999), ('c', 7), ('d', 3)]:
         assert g[name].fillvalue == fill and g[name].attrs['_FillValue'].dtype == g[name].dtype, name
 print('ok')
 "#;

@@ -365,3 +365,25 @@ fn nan_and_infinite_attributes_stay_floats() {
     let out = common::run_with(&common::python312(), NON_FINITE_CHECK, &args);
     assert_eq!(out.trim(), "ok");
 }
+
+/// A v2 store naming more dimensions than its array has (another tool's
+/// `_ARRAY_DIMENSIONS`) is described, the names beyond the rank left out:
+/// the CDL printer indexed the shape by them and panicked.
+#[test]
+fn dimension_names_beyond_the_rank_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("extra.zarr");
+    let script = r#"
+import sys, json, warnings
+warnings.simplefilter('ignore')
+import zarr
+g = zarr.open_group(sys.argv[1], mode='w', zarr_format=2)
+g.create_array('extra', shape=(3,), dtype='i4')[...] = [1, 2, 3]
+g.create_array('other', shape=(2,), dtype='i4')[...] = [4, 5]
+json.dump({'_ARRAY_DIMENSIONS': ['x', None, 'y']}, open(sys.argv[1] + '/extra/.zattrs', 'w'))
+"#;
+    common::run_with(&common::python312(), script, &[store.to_str().unwrap()]);
+    let cdl = ok(describe(&store, "cdl", &[]), "extra");
+    assert!(cdl.contains("int extra(x) ;"), "{cdl}");
+    assert!(cdl.contains("int other(_Anonymous_Dim_2) ;"), "{cdl}");
+}
