@@ -1083,3 +1083,36 @@ fn names_netcdf_refuses_are_refused_for_netcdf_alone() {
         std::fs::remove_file(&h5).unwrap();
     }
 }
+
+/// A number's `storage.fillvalue` is masked by xarray in a Zarr store of
+/// either version, as in a `.nc`: v3 states it as `_FillValue` too (xarray
+/// reads a v3 `fill_value` as a value).
+#[test]
+fn a_storage_fill_is_masked_in_zarr_of_either_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("level.ndl.yaml");
+    let text = "ndarrays:\n  level: {shape: [3], type: int16, storage: {fillvalue: -999}, value: [1, -999, 3]}\n";
+    std::fs::write(&doc, text).unwrap();
+    let mut made = Vec::new();
+    for format in ["3", "2"] {
+        let store = dir.path().join(format!("level{format}.zarr"));
+        let run = create_zarr(&doc, &store, format);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        made.push(store);
+    }
+    let nc = dir.path().join("level.nc");
+    assert_eq!(create(&doc, &nc).code, Some(0));
+    made.push(nc);
+    let check = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import numpy as np, xarray as xr
+for path in sys.argv[1:]:
+    ds = xr.open_zarr(path, consolidated=False) if path.endswith('.zarr') else xr.open_dataset(path)
+    assert np.isnan(ds['level'].values).tolist() == [False, True, False], (path, ds['level'].values)
+print('ok')
+"#;
+    let args: Vec<&str> = made.iter().map(|p| p.to_str().unwrap()).collect();
+    let out = ndl_testkit::python::run_with(&python312(), check, &args);
+    assert_eq!(out.trim(), "ok");
+}

@@ -180,8 +180,9 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
     name_dimensions(dir, &dimension_names(a), format).map_err(io)
 }
 
-/// Sets the array's `fill_value` to `fill`, and where it is masked (an
-/// `optional`'s) its `_FillValue` attribute, which xarray masks.
+/// Sets the array's `fill_value` to `fill`, and its `_FillValue`
+/// attribute, which xarray masks, in v3 and where it is masked (an
+/// `optional`'s, one given as the attribute).
 fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> std::io::Result<()> {
     let column = Column::template(&a.datatype)
         .ok()
@@ -210,7 +211,10 @@ fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> st
         ZarrFormat::V2 => (dir.join(".zarray"), dir.join(".zattrs")),
     };
     edit(array_file, "fill_value", fill_value)?;
-    if a.masked {
+    // xarray masks a v2 array's `fill_value`, and a v3 array's
+    // `_FillValue` attribute only: a v3 fill says so there too, as the
+    // fill of a netCDF variable does.
+    if a.masked || format == ZarrFormat::V3 {
         edit(attrs_file, "_FillValue", attribute)?;
     }
     Ok(())
