@@ -1119,3 +1119,47 @@ print('ok')
     let out = ndl_testkit::python::run_with(&python312(), check, &args);
     assert_eq!(out.trim(), "ok");
 }
+
+/// Arrays along one unlimited dimcoord with values of different lengths
+/// make a Zarr store xarray opens: each is as long as the longest, the
+/// rest its fill, as netCDF's unlimited dimension is (xarray refused
+/// "conflicting sizes").
+#[test]
+fn arrays_along_an_unlimited_dimcoord_share_its_length_in_zarr() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("unl.ndl.yaml");
+    let text = "dimcoords:\n  t: {size: null, type: int32, value: [1, 2]}\nndarrays:\n  v: {shape: [t], type: float32, value: [1, 2, 3]}\n  w: {shape: [t], type: float32}\n  s: {shape: [t], type: string, value: [a]}\n";
+    std::fs::write(&doc, text).unwrap();
+    let mut stores = Vec::new();
+    for format in ["3", "2"] {
+        let store = dir.path().join(format!("unl{format}.zarr"));
+        let run = create_zarr(&doc, &store, format);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        stores.push(store);
+    }
+    let check = r#"
+import sys, warnings
+warnings.simplefilter('ignore')
+import xarray as xr
+for path in sys.argv[1:]:
+    ds = xr.open_zarr(path, consolidated=False).load()
+    assert ds.sizes['t'] == 3, ds
+    assert ds['v'].values.tolist() == [1, 2, 3] and ds['t'].values.tolist()[:2] == [1, 2], ds
+    assert ds['s'].values.tolist() == ['a', '', ''], ds
+print('ok')
+"#;
+    let args: Vec<&str> = stores.iter().map(|p| p.to_str().unwrap()).collect();
+    let out = ndl_testkit::python::run_with(&python312(), check, &args);
+    assert_eq!(out.trim(), "ok");
+    // Along a later dimension the values cannot be padded in place.
+    let doc = dir.path().join("later.ndl.yaml");
+    let text = "dimcoords:\n  t: {size: null, type: int32, value: [1, 2]}\nndarrays:\n  m: {shape: [2, t], type: int8, value: [[1], [2]]}\n";
+    std::fs::write(&doc, text).unwrap();
+    let store = dir.path().join("later.zarr");
+    refused(
+        &create(&doc, &store),
+        &doc,
+        &["ndarray `m`: value", "give every array along it as many values"],
+    );
+    assert!(!store.exists());
+}

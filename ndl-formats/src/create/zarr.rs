@@ -6,6 +6,7 @@
 //! The store is built in a hidden directory beside the destination and
 //! renamed into place whole.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ndl_runtime::lang::zarr::{v2_group, v3_group};
@@ -43,6 +44,20 @@ pub(super) fn check(plan: &Plan, doc: &Path) -> Result<()> {
                 "Zarr's struct data type holds members of a fixed size, not `string` or \
                  `vlen` ones: make an .h5 file, or give each member an ndarray of its own",
             ));
+        }
+    }
+    let lengths = unlimited_lengths(plan);
+    for (_, a) in plan.arrays().filter(|(_, a)| a.value.is_some()) {
+        let grown = grown_extents(a, &lengths);
+        if grown.get(1..) != a.extents.get(1..) {
+            return Err(Error::Document {
+                path: doc.to_path_buf(),
+                location: format!("{}: value", a.at),
+                message: "an unlimited dimension after the first is longer in another array, and \
+                          Zarr arrays along one dimension have one length: give every array \
+                          along it as many values"
+                    .into(),
+            });
         }
     }
     Ok(())
@@ -85,10 +100,45 @@ pub(super) fn write(plan: &Plan, dest: &Path, format: u8) -> Result<()> {
     }
     // A dimension alone is the name its ndarrays give it, as xarray
     // writes a dimension without a coordinate.
+    let lengths = unlimited_lengths(plan);
     for (_, a) in plan.arrays().filter(|(g, a)| !a.is_dimension_only(g)) {
-        array(&root.join(a.path.trim_start_matches('/')), a, format)?;
+        let extents = grown_extents(a, &lengths);
+        array(
+            &root.join(a.path.trim_start_matches('/')),
+            a,
+            &extents,
+            format,
+        )?;
     }
     ndl_runtime::staging::publish_dir(&root, dest, false).map_err(io)
+}
+
+/// Each unlimited dimcoord's length, by group path and name: the longest
+/// extent any array has along it, as netCDF's unlimited dimension is.
+fn unlimited_lengths(plan: &Plan) -> HashMap<(String, String), u64> {
+    let mut lengths = HashMap::new();
+    for (_, a) in plan.arrays() {
+        for ((dim, max), &extent) in a.dims.iter().zip(&a.max).zip(&a.extents) {
+            if let (Some(dim), None) = (dim, max) {
+                let length = lengths.entry(dim.clone()).or_insert(0);
+                *length = extent.max(*length);
+            }
+        }
+    }
+    lengths
+}
+
+/// `a`'s extents, each along an unlimited dimcoord grown to the
+/// dimcoord's length: xarray refuses arrays of one dimension whose
+/// lengths differ.
+fn grown_extents(a: &PlannedArray, lengths: &HashMap<(String, String), u64>) -> Vec<u64> {
+    let along = |k: usize| a.dims[k].as_ref().filter(|_| a.max[k].is_none());
+    (0..a.extents.len())
+        .map(|k| match along(k).and_then(|dim| lengths.get(dim)) {
+            Some(&length) => length.max(a.extents[k]),
+            None => a.extents[k],
+        })
+        .collect()
 }
 
 /// The paths of the groups above the group at `path`, the root first.
@@ -120,7 +170,10 @@ fn json_attributes(attrs: &[PlannedAttribute]) -> Map<String, Json> {
         .collect()
 }
 
-fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
+/// Writes the array `a` at `dir`, its extents `extents` (its own, or
+/// grown along unlimited dimcoords: the elements past its values are its
+/// fill).
+fn array(dir: &Path, a: &PlannedArray, extents: &[u64], format: ZarrFormat) -> Result<()> {
     let flat;
     let a = match &a.datatype {
         // zarr-python 3 reads no subarray data types.
@@ -130,6 +183,9 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
         }
         _ => a,
     };
+    // An array type's dimensions come last, never grown; only the first
+    // grows where values are given (see `check`).
+    let extents = [extents, &a.extents[extents.len()..]].concat();
     let mut options = WriteOptions::new()
         .zarr_format(format)
         .byte_order(a.byte_order)
@@ -141,7 +197,7 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
         options = options.attribute(&name, value);
     }
     if a.datatype == Datatype::String {
-        strings(dir, a, &options)?;
+        strings(dir, a, &extents, &options)?;
         return name_dimensions(dir, &dimension_names(a), format).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
@@ -151,11 +207,18 @@ fn array(dir: &Path, a: &PlannedArray, format: ZarrFormat) -> Result<()> {
         path: dir.to_path_buf(),
         source,
     })?;
-    let mut w = GridWriter::create_with(dir, &a.datatype, &a.extents, Order::C, &options)?;
+    let mut w = GridWriter::create_with(dir, &a.datatype, &extents, Order::C, &options)?;
     match &a.value {
         // Zarr stores records packed: the value again, in that layout.
         Some(v) => match encode(v, &a.extents, packed.datatype(), a.nulls(), "value") {
-            Ok(Values::Bytes(bytes)) => {
+            Ok(Values::Bytes(mut bytes)) => {
+                // Rows past the values, where the first dimension grew.
+                let fill = a.fill.clone().unwrap_or_else(|| vec![0; packed.size()]);
+                let all = extents.iter().product::<u64>() as usize;
+                let given = a.extents.iter().product::<u64>() as usize;
+                for _ in given..all {
+                    bytes.extend_from_slice(&fill);
+                }
                 w.append(&bytes)?;
                 w.finish()?
             }
@@ -223,13 +286,13 @@ fn set_fill(dir: &Path, a: &PlannedArray, fill: &[u8], format: ZarrFormat) -> st
 /// A `string` array: v3 `string`, v2 `|O` with `vlen-utf8`, as
 /// zarr-python writes them; an element without a value is the empty
 /// string (zarr-python's fill of a string array).
-fn strings(dir: &Path, a: &PlannedArray, options: &WriteOptions) -> Result<()> {
+fn strings(dir: &Path, a: &PlannedArray, extents: &[u64], options: &WriteOptions) -> Result<()> {
     let given: &[String] = match &a.values {
         Values::Strings(v) => v,
         _ => &[],
     };
-    let mut w = options.create_vlen(dir, VlenKind::Text, &a.extents)?;
-    for i in 0..a.extents.iter().product::<u64>() {
+    let mut w = options.create_vlen(dir, VlenKind::Text, extents)?;
+    for i in 0..extents.iter().product::<u64>() {
         let value = usize::try_from(i).ok().and_then(|i| given.get(i));
         w.append(value.map_or(&b""[..], |v| v.as_bytes()))?;
     }
