@@ -1159,7 +1159,10 @@ print('ok')
     refused(
         &create(&doc, &store),
         &doc,
-        &["ndarray `m`: value", "give every array along it as many values"],
+        &[
+            "ndarray `m`: value",
+            "give every array along it as many values",
+        ],
     );
     assert!(!store.exists());
 }
