@@ -274,13 +274,13 @@ impl StoreInfo {
         let Some((format, attributes)) = read_group(&store)? else {
             return ArrayInfo::read(&store).map(|a| StoreInfo::Array(Box::new(a)));
         };
-        let (arrays, vlen) = group_children(&store)?;
+        let children = group_children(&store)?;
         Ok(StoreInfo::Group(GroupInfo {
             format,
             attributes,
-            arrays,
-            vlen_arrays: vlen.into_iter().map(|(name, _)| name).collect(),
-            groups: subgroups(&store)?,
+            arrays: children.arrays,
+            vlen_arrays: children.vlen.into_iter().map(|(name, _)| name).collect(),
+            groups: children.groups,
         }))
     }
 }
@@ -371,7 +371,7 @@ pub(crate) fn child_names(store: &Store) -> Result<Vec<String>> {
 
 /// The arrays directly in the group `store`, in name order.
 fn group_arrays(store: &Store) -> Result<NamedArrays> {
-    let (arrays, vlen) = group_children(store)?;
+    let Children { arrays, vlen, .. } = group_children(store)?;
     match vlen.first() {
         Some((name, _)) => Err(Error::Shape {
             store: store.name.clone(),
@@ -390,43 +390,43 @@ pub(crate) type NamedArrays = Vec<(String, ArrayInfo)>;
 /// The arrays of variable-length values of a group, by name.
 pub(crate) type NamedVlen = Vec<(String, VlenMeta)>;
 
-/// The arrays directly in the group `store`, each kind by name: those of
-/// fixed-size values, and those of variable-length values.
-pub(crate) fn group_children(store: &Store) -> Result<(NamedArrays, NamedVlen)> {
-    let (mut arrays, mut vlen) = (Vec::new(), Vec::new());
+/// The nodes directly in a group, each kind in name order.
+pub(crate) struct Children {
+    /// The arrays of fixed-size values.
+    pub arrays: NamedArrays,
+    /// The arrays of variable-length values.
+    pub vlen: NamedVlen,
+    /// The groups.
+    pub groups: Vec<String>,
+}
+
+/// The nodes directly in the group `store`, each read once: its groups,
+/// its arrays of variable-length values and of fixed-size ones.
+pub(crate) fn group_children(store: &Store) -> Result<Children> {
+    let (mut arrays, mut vlen, mut groups) = (Vec::new(), Vec::new(), Vec::new());
     for name in child_names(store)? {
         let child = store.child(&name);
-        if let Some(meta) = VlenMeta::probe(&child)? {
+        if read_group(&child)?.is_some() {
+            groups.push(name);
+        } else if let Some(meta) = VlenMeta::probe(&child)? {
             vlen.push((name, meta));
-            continue;
-        }
-        if let Some(info) = read_child(&child)? {
+        } else if let Some(info) = read_child(&child)? {
             arrays.push((name, info));
         }
     }
     arrays.sort_by(|a, b| a.0.cmp(&b.0));
     vlen.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok((arrays, vlen))
-}
-
-/// The groups directly in the group `store`, in name order.
-fn subgroups(store: &Store) -> Result<Vec<String>> {
-    let mut groups = Vec::new();
-    for name in child_names(store)? {
-        if read_group(&store.child(&name))?.is_some() {
-            groups.push(name);
-        }
-    }
     groups.sort();
-    Ok(groups)
+    Ok(Children {
+        arrays,
+        vlen,
+        groups,
+    })
 }
 
-/// The array at `child`; `None` for a subgroup, or a directory of
+/// The array at `child`, which is no group; `None` for a directory of
 /// something else.
-pub(crate) fn read_child(child: &Store) -> Result<Option<ArrayInfo>> {
-    if read_group(child)?.is_some() {
-        return Ok(None);
-    }
+fn read_child(child: &Store) -> Result<Option<ArrayInfo>> {
     match ArrayInfo::read(child) {
         Ok(info) => Ok(Some(info)),
         Err(Error::NotAnArray { .. }) => Ok(None),

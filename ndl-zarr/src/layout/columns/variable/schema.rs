@@ -292,7 +292,11 @@ fn member(name: &str, datatype: Datatype, ragged: bool) -> Member {
 /// of records (variable-length bytes, strings of more dimensions than
 /// one), which makes the group a dataset of arrays.
 fn group_children(store: &Store) -> Result<Option<Vec<(String, Found)>>> {
-    let (fixed, vlen) = crate::info::group_children(store)?;
+    let crate::info::Children {
+        arrays: fixed,
+        vlen,
+        ..
+    } = crate::info::group_children(store)?;
     let mut arrays: Vec<(String, Found)> = fixed
         .into_iter()
         .map(|(name, info)| (name, Found::Fixed(Box::new(info))))
