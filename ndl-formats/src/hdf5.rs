@@ -457,6 +457,7 @@ impl Hdf5Sink {
             &self.options.options,
         )
         .map_err(in_hdf5(&self.path))?;
+        crate::hdf5_attributes::write_table(&self.path, &writer, source)?;
         let record = writer.record_size().max(1);
         self.stream(source, record, progress, |bytes| {
             writer.write_records(bytes)
@@ -580,18 +581,6 @@ pub(crate) fn dataset_options(source: &dyn Source, options: &Hdf5SinkOptions) ->
         written = written.unlimited_first(true);
     }
     in_byte_orders(written, source.spec())
-}
-
-/// `options` with the attributes of `source` as JSON values: a table's,
-/// which the columns layout gives the file.
-fn with_json_attributes(
-    source: &dyn Source,
-    mut options: ndl_hdf5::WriteOptions,
-) -> ndl_hdf5::WriteOptions {
-    for (name, value) in crate::sidecar::json_attributes(source) {
-        options = options.attribute(&name, value);
-    }
-    options
 }
 
 impl Sink for Hdf5Sink {
@@ -977,9 +966,6 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
     create: Some(|path, source, options| {
         let mut options = options.hdf5.clone();
         options.options = dataset_options(source, &options);
-        if options.columns {
-            options.options = with_json_attributes(source, options.options);
-        }
         Ok(Box::new(Hdf5Sink::create(path, source.spec(), &options)?))
     }),
     // netCDF-4 columns are the whole file; an HDF5 dataset of variable

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ndl_hdf5::{ArrayWriter, DocumentWriter, Elements, RecordsWriter};
+use ndl_hdf5::{
+    ArrayWriter, ColumnsWriter, DocumentWriter, Elements, RecordColumnsWriter, RecordsWriter,
+};
 use ndl_runtime::Datatype;
 use ndl_runtime::ndl::Attribute;
 use serde_json::{Map, Value};
@@ -43,6 +45,26 @@ trait Attributed {
 }
 
 impl Attributed for ArrayWriter {
+    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
+        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
+    }
+
+    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
+        self.json_attribute(name, value)
+    }
+}
+
+impl Attributed for ColumnsWriter {
+    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
+        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
+    }
+
+    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
+        self.json_attribute(name, value)
+    }
+}
+
+impl Attributed for RecordColumnsWriter {
     fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
         self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
     }
@@ -128,6 +150,31 @@ pub(crate) fn write_group(
 pub(crate) fn write_records(
     path: &Path,
     writer: &RecordsWriter,
+    source: &dyn RecordSource,
+) -> Result<()> {
+    let carried = source.attributes().into_iter().flat_map(|a| a.iter());
+    write_each(path, writer, carried)
+}
+
+/// Writes the attributes `source` carries as the file's of the columns
+/// `writer`, at `path`: a table's, which the columns layout gives the
+/// file, each of its own type.
+///
+/// # Errors
+/// As [`write`].
+pub(crate) fn write_table(path: &Path, writer: &ColumnsWriter, source: &dyn Source) -> Result<()> {
+    let carried = source.attributes().into_iter().flat_map(|a| a.iter());
+    write_each(path, writer, carried)
+}
+
+/// Writes the attributes `source`, of variable records, carries as the
+/// file's of the columns `writer`, at `path`, each of its own type.
+///
+/// # Errors
+/// As [`write`].
+pub(crate) fn write_record_table(
+    path: &Path,
+    writer: &RecordColumnsWriter,
     source: &dyn RecordSource,
 ) -> Result<()> {
     let carried = source.attributes().into_iter().flat_map(|a| a.iter());

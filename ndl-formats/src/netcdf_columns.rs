@@ -48,13 +48,9 @@ pub(crate) fn create_records(
         false => "an HDF5 file",
     };
     require_fills(path, &source.origin(), what)?;
-    let mut options = options.hdf5.options.clone();
-    for (name, value) in crate::records::json_attributes(source) {
-        options = options.attribute(&name, value);
-    }
     Ok(Box::new(NetcdfColumnsSink {
         path: path.to_path_buf(),
-        options,
+        options: options.hdf5.options.clone(),
     }))
 }
 
@@ -144,6 +140,7 @@ impl RecordSink for NetcdfColumnsSink {
         }
         let mut writer = RecordColumnsWriter::create(path, &datatype, &template, options)
             .map_err(in_hdf5(path))?;
+        crate::hdf5_attributes::write_record_table(path, &writer, source)?;
         let mut done = 0u64;
         while let Some(batch) = source.next_batch()? {
             writer.append(&batch).map_err(in_hdf5(path))?;

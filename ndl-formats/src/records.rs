@@ -156,15 +156,6 @@ pub(crate) fn require_fills(path: &Path, origin: &RecordOrigin<'_>, what: &str) 
     })
 }
 
-/// The attributes `source` carries, as JSON, for a destination that
-/// writes them so (a group's or a file's, of records in columns).
-pub(crate) fn json_attributes(source: &dyn RecordSource) -> Vec<(String, serde_json::Value)> {
-    let attributes = source.attributes().into_iter().flat_map(|a| a.iter());
-    attributes
-        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
-        .collect()
-}
-
 /// Whether `column` is lists (of lists) whose items may be null.
 pub(crate) fn holds_null_items(column: &Column) -> bool {
     match column {

@@ -74,15 +74,3 @@ pub(crate) fn described(source: Box<dyn Source>, path: &Path, array_path: &str) 
         }
     }
 }
-
-/// The attributes of `source` ([`Source::attributes`]) as JSON, for the
-/// formats that hold attributes as JSON does (Zarr, HDF5, Arrow metadata).
-pub(crate) fn json_attributes(source: &dyn Source) -> serde_json::Map<String, serde_json::Value> {
-    let Some(attributes) = source.attributes() else {
-        return serde_json::Map::new();
-    };
-    attributes
-        .iter()
-        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
-        .collect()
-}

@@ -145,6 +145,59 @@ impl ColumnsWriter {
         })
     }
 
+    /// Writes the file's attribute `name`, `values` of `datatype` in
+    /// `shape`, of their own type (a `short` `valid_range` stays `short`),
+    /// as [`ArrayWriter::attribute`](crate::ArrayWriter::attribute) does
+    /// for a dataset's.
+    ///
+    /// ```
+    /// use ndl_hdf5::{ColumnsWriter, Elements, WriteOptions};
+    /// use ndl_runtime::{ByteOrder, Compound, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("c.nc");
+    /// let record = Datatype::Compound(Compound::c_layout([("x", Datatype::Float64)])?);
+    /// let w = ColumnsWriter::create(&path, &record, ByteOrder::NATIVE, 0, &WriteOptions::new())?;
+    /// w.attribute("missing", &Datatype::Float64, &[], Elements::Bytes(&f64::NAN.to_ne_bytes()))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert!(file.attr("missing")?.read_scalar::<f64>()?.is_nan());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(
+        &self,
+        name: &str,
+        datatype: &Datatype,
+        shape: &[u64],
+        values: crate::Elements<'_>,
+    ) -> Result<()> {
+        crate::typed_attribute::write(self.staged.file(), (name, datatype, shape), values, true)
+            .map_err(|f| f.at(self.staged.path(), &format!("/@{name}")))
+    }
+
+    /// Writes the file's attribute `name` from a JSON value, as
+    /// [`ArrayWriter::json_attribute`](crate::ArrayWriter::json_attribute)
+    /// does: for a value that has no type of its own.
+    ///
+    /// ```
+    /// use ndl_hdf5::{ColumnsWriter, WriteOptions};
+    /// use ndl_runtime::{ByteOrder, Compound, Datatype};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("c.nc");
+    /// let record = Datatype::Compound(Compound::c_layout([("x", Datatype::Float64)])?);
+    /// let w = ColumnsWriter::create(&path, &record, ByteOrder::NATIVE, 0, &WriteOptions::new())?;
+    /// w.json_attribute("bbox", &serde_json::json!([0.5, 10.0]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.attr("bbox")?.read_1d::<f64>()?.to_vec(), [0.5, 10.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn json_attribute(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+        crate::user_attributes::write_one(self.staged.file(), name, value)
+            .map_err(hdf5_error(self.staged.path(), &format!("/@{name}")))
+    }
+
     /// The bytes of one record.
     pub fn record_size(&self) -> usize {
         self.record_size

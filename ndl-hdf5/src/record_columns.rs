@@ -254,6 +254,65 @@ impl RecordColumnsWriter {
         })
     }
 
+    /// Writes the file's attribute `name`, `values` of `datatype` in
+    /// `shape`, of their own type, as
+    /// [`ArrayWriter::attribute`](crate::ArrayWriter::attribute) does for
+    /// a dataset's.
+    ///
+    /// ```
+    /// use ndl_hdf5::{Elements, RecordColumnsWriter, WriteOptions};
+    /// use ndl_runtime::record::Column;
+    /// use ndl_runtime::{Compound, Datatype, Member};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("r.nc");
+    /// let name = Member::new("name", 0, Datatype::String);
+    /// let datatype = Datatype::Compound(Compound::variable(vec![name])?);
+    /// let w = RecordColumnsWriter::create(&path, &datatype, &Column::template(&datatype)?,
+    ///     WriteOptions::new())?;
+    /// w.attribute("version", &Datatype::Int16, &[], Elements::Bytes(&3i16.to_ne_bytes()))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.attr("version")?.read_scalar::<i16>()?, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attribute(
+        &self,
+        name: &str,
+        datatype: &Datatype,
+        shape: &[u64],
+        values: crate::Elements<'_>,
+    ) -> Result<()> {
+        crate::typed_attribute::write(self.staged.file(), (name, datatype, shape), values, true)
+            .map_err(|f| f.at(&self.path, &format!("/@{name}")))
+    }
+
+    /// Writes the file's attribute `name` from a JSON value, as
+    /// [`ArrayWriter::json_attribute`](crate::ArrayWriter::json_attribute)
+    /// does: for a value that has no type of its own.
+    ///
+    /// ```
+    /// use ndl_hdf5::{RecordColumnsWriter, WriteOptions};
+    /// use ndl_runtime::record::Column;
+    /// use ndl_runtime::{Compound, Datatype, Member};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("r.nc");
+    /// let name = Member::new("name", 0, Datatype::String);
+    /// let datatype = Datatype::Compound(Compound::variable(vec![name])?);
+    /// let w = RecordColumnsWriter::create(&path, &datatype, &Column::template(&datatype)?,
+    ///     WriteOptions::new())?;
+    /// w.json_attribute("bbox", &serde_json::json!([0.5, 10.0]))?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// assert_eq!(file.attr("bbox")?.read_1d::<f64>()?.to_vec(), [0.5, 10.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn json_attribute(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+        crate::user_attributes::write_one(self.staged.file(), name, value)
+            .map_err(hdf5_error(&self.path, &format!("/@{name}")))
+    }
+
     /// Appends the records of `batch`, a [`Column::Struct`] of the
     /// template's shape (fields found by name).
     ///

@@ -207,3 +207,33 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     assert!(!run.stderr.contains("no records column"), "{run:#?}");
     converted(convert(&nc, &parquet, &["--member", "s"]), "s alone");
 }
+
+/// Variable records' attributes become the columns `.nc`'s global ones of
+/// their own types, as netCDF4-python reads them: h5py's NaN stays a
+/// float (it was written as the text `null`), its `short` list `short`.
+#[test]
+fn attributes_of_variable_records_keep_their_types_in_a_columns_nc() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("r.h5");
+    run_with(
+        &python312(),
+        "import sys, h5py, numpy as np\n\
+         t = np.dtype([('name', h5py.string_dtype()), ('x', '<f8')])\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   d = f.create_dataset('r', data=np.array([('a', 1.0), ('bc', 2.0)], t))\n\
+         \x20   d.attrs['missing'] = np.nan\n\
+         \x20   d.attrs['valid_range'] = np.array([0, 2], 'i2')\n",
+        &[s(&src)],
+    );
+    let nc = dir.path().join("r.nc");
+    converted(convert(&src, &nc, &[]), "r.h5 to r.nc");
+    let attrs = run_with(
+        &python312(),
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1]) as f:\n\
+         \x20   r, m = f.getncattr('valid_range'), f.getncattr('missing')\n\
+         \x20   print(r.dtype, r.tolist(), type(m).__name__, m, list(f['name'][:]))\n",
+        &[s(&nc)],
+    );
+    assert_eq!(attrs, "int16 [0, 2] float64 nan ['a', 'bc']\n", "{attrs}");
+}

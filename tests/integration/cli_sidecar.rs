@@ -340,3 +340,30 @@ fn a_sidecar_s_attributes_reach_a_zarr_string_array() {
         assert_eq!(got, "station names ['ab', 'c', '']\n", "v{format}");
     }
 }
+
+/// The sidecar's attributes become a columns `.nc`'s global attributes of
+/// their own types, as netCDF4-python reads them: a NaN stays a float
+/// (it was written as the text `null`), a `short` range stays `short`
+/// (it was widened to `int64`).
+#[test]
+fn a_columns_nc_keeps_the_sidecars_attribute_types() {
+    let dir = sidecar_dir();
+    let npy = dir.path().join("x.npy");
+    let sidecar = format!(
+        "{SIDECAR}      valid_range: {{shape: [2], type: int16, value: [0, 2]}}\n{}",
+        "      missing: {shape: [], type: float64, value: .nan}\n"
+    );
+    std::fs::write(dir.path().join("x.yaml"), sidecar).unwrap();
+    let nc = dir.path().join("y.nc");
+    let run = common::cli::convert(&npy, &nc, &["--layout", "columns"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let attrs = ndl_testkit::run_with(
+        &ndl_testkit::python312(),
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1]) as f:\n\
+         \x20   r, m = f.getncattr('valid_range'), f.getncattr('missing')\n\
+         \x20   print(r.dtype, r.tolist(), type(m).__name__, m)\n",
+        &[nc.to_str().unwrap()],
+    );
+    assert_eq!(attrs, "int16 [0, 2] float64 nan\n", "{attrs}");
+}
