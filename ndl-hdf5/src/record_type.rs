@@ -15,9 +15,9 @@ use std::ffi::CString;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{
     H5T_C_S1, H5T_VARIABLE, H5T_class_t, H5T_cset_t, H5Tarray_create2, H5Tclose, H5Tcopy,
-    H5Tcreate, H5Tget_class, H5Tget_member_index, H5Tget_member_name, H5Tget_member_type,
-    H5Tget_nmembers, H5Tget_super, H5Tinsert, H5Tis_variable_str, H5Tpack, H5Tset_cset,
-    H5Tset_size, H5Tvlen_create,
+    H5Tcreate, H5Tget_class, H5Tget_cset, H5Tget_member_index, H5Tget_member_name,
+    H5Tget_member_type, H5Tget_nmembers, H5Tget_super, H5Tinsert, H5Tis_variable_str, H5Tpack,
+    H5Tset_cset, H5Tset_size, H5Tvlen_create,
 };
 use ndl_runtime::record::{Column, Columns, Values};
 use ndl_runtime::{ByteOrder, Datatype, Record};
@@ -142,7 +142,20 @@ impl Node {
 
     /// The HDF5 memory type of the layout.
     pub(crate) fn memory_type(&self) -> Result<hdf5::Datatype, TypeError> {
-        hdf5::sync::sync(|| self.build("")).and_then(|t| {
+        self.memory_type_of(None)
+    }
+
+    /// The HDF5 memory type of the layout for reading the type `stored`:
+    /// each string of the character set it is stored in. HDF5 converts
+    /// no variable-length string of one set to the other (h5py's
+    /// `string_dtype('ascii')` is stored ASCII), and the bytes are the
+    /// same: the reader checks they are UTF-8.
+    pub(crate) fn reading(&self, stored: &hdf5::Datatype) -> Result<hdf5::Datatype, TypeError> {
+        self.memory_type_of(Some(stored.id()))
+    }
+
+    fn memory_type_of(&self, stored: Option<hid_t>) -> Result<hdf5::Datatype, TypeError> {
+        hdf5::sync::sync(|| self.build("", stored)).and_then(|t| {
             // SAFETY: a new type handle we own, handed over to its owner.
             unsafe { hdf5::from_id::<hdf5::Datatype>(t.into_raw()) }.map_err(library(""))
         })
@@ -163,7 +176,9 @@ impl Node {
         })
     }
 
-    fn build(&self, path: &str) -> Result<Owned, TypeError> {
+    /// Builds the memory type, each string in the character set of its
+    /// counterpart in `stored` where there is one, else UTF-8.
+    fn build(&self, path: &str, stored: Option<hid_t>) -> Result<Owned, TypeError> {
         let fail = || library(path)(failed());
         // SAFETY (every call below): the handles passed are open types we
         // own or predefined ones; each new handle is owned by an `Owned`.
@@ -176,22 +191,26 @@ impl Node {
                     (copy.0 >= 0).then_some(copy).ok_or_else(fail)
                 }
                 Node::String => {
+                    let cset = stored
+                        .filter(|&s| H5Tget_class(s) == H5T_class_t::H5T_STRING)
+                        .map_or(H5T_cset_t::H5T_CSET_UTF8, |s| H5Tget_cset(s));
+                    let cset = match cset {
+                        H5T_cset_t::H5T_CSET_ASCII => cset,
+                        _ => H5T_cset_t::H5T_CSET_UTF8,
+                    };
                     let t = Owned(H5Tcopy(*H5T_C_S1));
-                    if t.0 < 0
-                        || H5Tset_size(t.0, H5T_VARIABLE) < 0
-                        || H5Tset_cset(t.0, H5T_cset_t::H5T_CSET_UTF8) < 0
-                    {
+                    if t.0 < 0 || H5Tset_size(t.0, H5T_VARIABLE) < 0 || H5Tset_cset(t.0, cset) < 0 {
                         return Err(fail());
                     }
                     Ok(t)
                 }
                 Node::Vlen(item) => {
-                    let base = item.build(path)?;
+                    let base = item.build(path, part_of(stored, H5T_class_t::H5T_VLEN).id())?;
                     let t = Owned(H5Tvlen_create(base.0));
                     (t.0 >= 0).then_some(t).ok_or_else(fail)
                 }
                 Node::Array { len, item } => {
-                    let base = item.build(path)?;
+                    let base = item.build(path, part_of(stored, H5T_class_t::H5T_ARRAY).id())?;
                     let dims = [*len as u64];
                     let t = Owned(H5Tarray_create2(base.0, 1, dims.as_ptr()));
                     (t.0 >= 0).then_some(t).ok_or_else(fail)
@@ -203,7 +222,8 @@ impl Node {
                     }
                     for (name, offset, node) in fields {
                         let inner = dotted(path, name);
-                        let member = node.build(&inner)?;
+                        let counterpart = member_of(stored, name);
+                        let member = node.build(&inner, counterpart.id())?;
                         let c_name = CString::new(name.as_str()).map_err(|_| TypeError {
                             field: inner.clone(),
                             why: "a name holding a NUL byte".into(),
@@ -214,7 +234,7 @@ impl Node {
                     }
                     Ok(t)
                 }
-                Node::Optional { value, .. } => value.build(path),
+                Node::Optional { value, .. } => value.build(path, stored),
             }
         }
     }
@@ -281,6 +301,34 @@ impl Node {
             }
         }
     }
+}
+
+/// The type `stored` is of (a sequence's items, an array's elements),
+/// where it is of `class`; none (a negative handle) where it is not.
+fn part_of(stored: Option<hid_t>, class: H5T_class_t) -> Owned {
+    // SAFETY: `stored` is an open type; the new handle is owned.
+    Owned(stored.map_or(-1, |s| unsafe {
+        match H5Tget_class(s) == class {
+            true => H5Tget_super(s),
+            false => -1,
+        }
+    }))
+}
+
+/// The type of the member `name` of `stored`, where it is a compound
+/// with one; none (a negative handle) where it is not.
+fn member_of(stored: Option<hid_t>, name: &str) -> Owned {
+    let c_name = CString::new(name).unwrap_or_default();
+    // SAFETY: `stored` is an open type; the new handle is owned.
+    Owned(stored.map_or(-1, |s| unsafe {
+        if H5Tget_class(s) != H5T_class_t::H5T_COMPOUND {
+            return -1;
+        }
+        match H5Tget_member_index(s, c_name.as_ptr()) {
+            index if index >= 0 => H5Tget_member_type(s, index as u32),
+            _ => -1,
+        }
+    }))
 }
 
 /// A struct's layout: members in declared order at C's offsets.
@@ -361,6 +409,11 @@ fn library(path: &str) -> impl Fn(hdf5::Error) -> TypeError + '_ {
 struct Owned(hid_t);
 
 impl Owned {
+    /// The handle, if it is one.
+    fn id(&self) -> Option<hid_t> {
+        (self.0 >= 0).then_some(self.0)
+    }
+
     fn into_raw(self) -> hid_t {
         let id = self.0;
         std::mem::forget(self);

@@ -576,7 +576,8 @@ impl RecordsReader {
             _ => &template,
         };
         let node = Node::from_column(read, "").map_err(type_error(path, dataset))?;
-        let memory_type = node.memory_type().map_err(type_error(path, dataset))?;
+        let stored = found.dtype().map_err(hdf5_error(path, dataset))?;
+        let memory_type = node.reading(&stored).map_err(type_error(path, dataset))?;
         crate::filters::check_available(path, dataset, &found)?;
         check_dataset(path, dataset, &found, &node)?;
         let len = found.shape()[0] as u64;

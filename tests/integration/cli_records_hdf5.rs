@@ -196,3 +196,42 @@ with netCDF4.Dataset(sys.argv[2]) as f:
         &[s(&parquet), s(&nc)],
     );
 }
+
+/// A compound whose strings h5py stores ASCII (`string_dtype('ascii')`,
+/// as PyTables and older tools write text) converts: HDF5 converts no
+/// variable-length string of one character set to the other, and the
+/// read failed with "unknown library error".
+#[test]
+fn ascii_variable_length_strings_in_a_compound_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("a.h5");
+    run_with(
+        &python312(),
+        "import sys, h5py, numpy as np\n\
+         t = np.dtype([('name', h5py.string_dtype('ascii')), ('tags', h5py.vlen_dtype(h5py.string_dtype('ascii'))), ('x', '<f8')])\n\
+         r = np.empty(2, t)\n\
+         r[0] = (b'a', np.array([b'p', b'q'], object), 1.0)\n\
+         r[1] = (b'bc', np.array([], object), 2.0)\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f.create_dataset('r', data=r)\n",
+        &[s(&src)],
+    );
+    let parquet = dir.path().join("a.parquet");
+    converted(convert(&src, &parquet, &[]), "a.h5 to a.parquet");
+    let h5 = dir.path().join("b.h5");
+    converted(convert(&src, &h5, &[]), "a.h5 to b.h5");
+    let got = run_with(
+        &python312(),
+        "import sys, h5py, pyarrow.parquet as pq\n\
+         print(pq.read_table(sys.argv[1]).to_pylist())\n\
+         with h5py.File(sys.argv[2]) as f:\n\
+         \x20   print([(n.decode(), [t.decode() for t in g], x) for n, g, x in f['r'][:].tolist()])\n",
+        &[s(&parquet), s(&h5)],
+    );
+    assert_eq!(
+        got,
+        "[{'name': 'a', 'tags': ['p', 'q'], 'x': 1.0}, {'name': 'bc', 'tags': [], 'x': 2.0}]\n\
+         [('a', ['p', 'q'], 1.0), ('bc', [], 2.0)]\n",
+        "{got}"
+    );
+}
