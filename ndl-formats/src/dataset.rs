@@ -95,7 +95,7 @@ fn to_zarr(
     for entry in &contents.entries {
         let name = entry.label();
         let at = group.array_location(&name)?;
-        let read = whole_file_member(options, &name);
+        let read = whole_file_member(options, entry);
         let progress = after(done, progress);
         let options = for_rank(options, entry.spec.shape.len());
         done += convert_to(ZARR, (src, &read), &at, &options, &progress)?;
@@ -156,9 +156,8 @@ fn to_hdf5(
         contents.entries.iter().partition(|e| is_coordinate(e));
     let mut done = 0;
     for entry in coordinates.into_iter().chain(variables) {
-        let name = entry.label();
         let progress = after(done, progress);
-        done += match Opened::open(src, &whole_file_member(options, &name))? {
+        done += match Opened::open(src, &whole_file_member(options, entry))? {
             Opened::Array(source) => {
                 array_into(&mut file, (dst, entry), source, options, &progress)?
             }
@@ -277,9 +276,10 @@ fn holds_f16(dt: &Datatype) -> bool {
 
 /// How the member `name` of a file copied whole is read: as `options`
 /// say, the variables its `coordinates` name coming along.
-fn whole_file_member(options: &ConvertOptions, name: &str) -> crate::ReadOptions {
-    let mut read = options.read.clone().member(name);
+fn whole_file_member(options: &ConvertOptions, entry: &Entry) -> crate::ReadOptions {
+    let mut read = options.read.clone().member(entry.label());
     read.whole_file = true;
+    read.shape = Some(entry.spec.shape.clone());
     read
 }
 

@@ -121,6 +121,7 @@ impl Source for WithCoordinates {
 /// its CF encodings undone as `options` ask.
 fn open_member(path: &Path, name: &str, options: &ReadOptions) -> Result<Box<dyn Source>> {
     let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
+    let reader = as_netcdf_reads(path, name, reader, options.shape.as_deref())?;
     let (attributes, types) = reader.attributes();
     if reader.stored().datatype == Datatype::String {
         let dimensions = reader.dimension_names();
@@ -137,6 +138,44 @@ fn open_member(path: &Path, name: &str, options: &ReadOptions) -> Result<Box<dyn
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
     let name = name.trim_start_matches('/');
     crate::cf_decoded::as_asked(source, name, (&attributes, &types), options)
+}
+
+/// `reader` of the dataset `name` as netCDF reads it: as long as the
+/// longest variable along each unlimited dimension it lies along, filled
+/// past its own extents. `shape` is its shape where a walk of the whole
+/// file gave it; else, for a dataset along an unlimited dimension, the
+/// file's inventory gives it.
+fn as_netcdf_reads(
+    path: &Path,
+    name: &str,
+    reader: ArrayReader,
+    shape: Option<&[u64]>,
+) -> Result<ArrayReader> {
+    let named = reader.dimension_names().is_some();
+    if !named || !reader.unlimited().contains(&true) {
+        return Ok(reader);
+    }
+    let walked;
+    let shape = match shape {
+        Some(shape) => shape,
+        None => {
+            let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
+            let wanted = name.trim_start_matches('/');
+            let found = inventory.datasets.into_iter().find(|d| {
+                crate::contents::join(&d.group, &d.name).trim_start_matches('/') == wanted
+            });
+            let Some(found) = found else {
+                return Ok(reader);
+            };
+            walked = found.shape;
+            &walked
+        }
+    };
+    let rank = reader.shape().len();
+    match shape.get(..rank) {
+        Some(shape) => reader.grown_to(shape).map_err(in_hdf5(path)),
+        None => Ok(reader),
+    }
 }
 
 /// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).

@@ -23,6 +23,10 @@ pub struct ReadOptions {
     /// Whether the member is read as one array of a whole file copied, so
     /// that the variables its `coordinates` name come along.
     pub(crate) whole_file: bool,
+    /// The member's shape, where a walk of the whole file gave it (a
+    /// whole-file copy's): in netCDF-4, longer than the variable along an
+    /// unlimited dimension another variable has grown.
+    pub(crate) shape: Option<Vec<u64>>,
 }
 
 impl ReadOptions {

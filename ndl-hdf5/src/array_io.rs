@@ -19,7 +19,9 @@ use crate::h5type::{
 use crate::lookup::open_dataset;
 use crate::object_path::{leaf, parent};
 use crate::options::WriteOptions;
-use crate::raw_io::{has_null_space, read_rows, row_bytes, row_elements, write_rows};
+use crate::raw_io::{
+    has_null_space, read_rows, read_rows_padded, row_bytes, row_elements, write_rows,
+};
 use crate::staging::Staged;
 use crate::stored_type::{StoredType, is_char, stored_type};
 use crate::typed_attribute;
@@ -37,6 +39,9 @@ pub struct ArrayReader {
     shape: Vec<u64>,
     /// How time counts stored in CF units are decoded, where they are.
     time: Option<CfValues>,
+    /// The extents the dataset is read as, past its own, and the element
+    /// they are filled with there (see [`ArrayReader::grown_to`]).
+    grown: Option<(Vec<u64>, Vec<u8>)>,
     next_row: u64,
     path: PathBuf,
     name: String,
@@ -107,10 +112,58 @@ impl ArrayReader {
             extents,
             shape,
             time,
+            grown: None,
             next_row: 0,
             path,
             name: dataset.to_string(),
         })
+    }
+
+    /// The reader of the dataset as netCDF reads a variable shorter than
+    /// an unlimited dimension it lies along, which another variable has
+    /// grown: as `shape` (in elements, as [`shape`](ArrayReader::shape)
+    /// gives them; the netCDF shape [`DatasetInfo::shape`](crate::DatasetInfo::shape)
+    /// gives), each element past its own extents the variable's fill (its
+    /// `_FillValue`, else its dataset fill, else netCDF's default).
+    ///
+    /// # Errors
+    /// A shape of another rank, or smaller than the dataset's.
+    pub fn grown_to(mut self, shape: &[u64]) -> Result<ArrayReader> {
+        if shape == self.shape {
+            return Ok(self);
+        }
+        let fits = shape.len() == self.shape.len()
+            && shape.iter().zip(&self.shape).all(|(g, own)| g >= own);
+        if !fits {
+            return Err(Error::NotAnArray {
+                path: self.path.clone(),
+                dataset: self.name.clone(),
+                message: format!("cannot be read as shape {shape:?}: it has {:?}", self.shape),
+            });
+        }
+        let fill = crate::fill::read_fill(
+            &self.dataset,
+            &self.memory_type,
+            &self.stored.datatype,
+            self.stored.byte_order,
+        );
+        // netCDF text keeps its strings' length, the last extent.
+        let mut extents = shape.to_vec();
+        extents.extend(self.extents.get(shape.len()..).into_iter().flatten());
+        self.shape = shape.to_vec();
+        self.grown = Some((extents, fill));
+        Ok(self)
+    }
+
+    /// Which of its dimensions grow without limit (netCDF's unlimited
+    /// dimensions).
+    pub fn unlimited(&self) -> Vec<bool> {
+        let max = self
+            .dataset
+            .space()
+            .map(|s| s.maxdims())
+            .unwrap_or_default();
+        max.iter().map(Option::is_none).collect()
     }
 
     /// The dataset's attributes as JSON (see [`DatasetInfo::attributes`](crate::DatasetInfo)),
@@ -172,30 +225,44 @@ impl ArrayReader {
 
     /// The bytes of one row: the elements after the first dimension.
     pub fn row_bytes(&self) -> usize {
-        row_bytes(&self.memory_type, &self.extents)
+        row_bytes(&self.memory_type, self.read_extents())
+    }
+
+    /// The extents the dataset is read as: its own, or those it was
+    /// [grown to](ArrayReader::grown_to).
+    fn read_extents(&self) -> &[u64] {
+        self.grown
+            .as_ref()
+            .map_or(&self.extents, |(extents, _)| extents)
     }
 
     /// Fills the front of `buf` with the next whole rows (a scalar is one
     /// row); returns how many. 0 only at the end.
     pub fn read_rows(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let total = self.extents.first().copied().unwrap_or(1);
+        let total = self.read_extents().first().copied().unwrap_or(1);
         let row = self.row_bytes();
         if row == 0 {
             return Ok(0);
         }
         let rows = ((buf.len() / row) as u64).min(total - self.next_row) as usize;
-        let shape = if self.extents.is_empty() {
-            vec![]
-        } else {
-            self.extents.clone()
-        };
-        read_rows(
-            &self.dataset,
-            &self.memory_type,
-            &shape,
-            self.next_row,
-            &mut buf[..rows * row],
-        )
+        let out = &mut buf[..rows * row];
+        match &self.grown {
+            Some((extents, fill)) => read_rows_padded(
+                &self.dataset,
+                &self.memory_type,
+                (&self.extents, extents),
+                self.next_row,
+                out,
+                fill,
+            ),
+            None => read_rows(
+                &self.dataset,
+                &self.memory_type,
+                &self.extents,
+                self.next_row,
+                out,
+            ),
+        }
         .map_err(hdf5_error(&self.path, &self.name))?;
         if let Some(time) = &self.time {
             cf::decode_counts(time, &mut buf[..rows * row], self.stored.byte_order).map_err(

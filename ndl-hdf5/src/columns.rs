@@ -37,7 +37,7 @@ use crate::error::{Error, Result, hdf5_error};
 use crate::h5type::{FileTypes, Orders, TypeError, netcdf_char, profile_type};
 use crate::lookup::dataset_path;
 use crate::options::WriteOptions;
-use crate::raw_io::{read_rows, write_rows};
+use crate::raw_io::{read_rows, read_rows_padded, write_rows};
 use crate::shape_check::compare;
 use crate::staging::Staged;
 
@@ -55,6 +55,9 @@ struct Variable {
     scale: Option<CfEncoding>,
     /// The variable's extents: the records, then the column's own.
     shape: Vec<u64>,
+    /// What a read gives past its records, where it has fewer than the
+    /// table along their unlimited dimension (netCDF reads its fill).
+    fill: Option<Vec<u8>>,
 }
 
 impl Variable {
@@ -134,6 +137,7 @@ impl ColumnsWriter {
                 time: None,
                 scale: encoding.filter(|e| e.factor() != 1),
                 shape,
+                fill: None,
             });
         }
         Ok(ColumnsWriter {
@@ -299,20 +303,31 @@ impl ColumnsReader {
             message,
         };
         let columns = plan(&record).map_err(|e| mismatch("", e.0))?;
-        let mut variables = Vec::new();
-        let mut len = None;
+        let mut opened = Vec::new();
         for column in columns {
             let name = column.name.clone();
             let stored_at = dataset_path(&file, &path, &name)?;
             let dataset = file.dataset(&stored_at).map_err(hdf5_error(&path, &name))?;
             crate::filters::check_available(&path, &name, &dataset)?;
+            opened.push((column, dataset));
+        }
+        // Along an unlimited dimension, netCDF reads every variable as
+        // long as the longest.
+        let extent = |d: &hdf5::Dataset| d.shape().first().map_or(0, |&n| n as u64);
+        let len = opened.iter().map(|(_, d)| extent(d)).max().unwrap_or(0);
+        let mut variables = Vec::new();
+        for (column, dataset) in opened {
+            let name = column.name.clone();
             let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
             let n = shape.first().copied().unwrap_or(0);
-            if shape[1.min(shape.len())..] != column.inner[..] || *len.get_or_insert(n) != n {
+            let grows = dataset
+                .space()
+                .is_ok_and(|s| s.maxdims().first().is_some_and(Option::is_none));
+            if shape[1.min(shape.len())..] != column.inner[..] || (n != len && !grows) {
                 return Err(mismatch(
                     &name,
                     format!(
-                        "the variable has shape {shape:?}, not {len:?} records of {:?}",
+                        "the variable has shape {shape:?}, not {len} records of {:?}",
                         column.inner
                     ),
                 ));
@@ -344,6 +359,9 @@ impl ColumnsReader {
                     dataset: name.clone(),
                     source,
                 })?;
+            let fill = (n < len).then(|| {
+                crate::fill::read_fill(&dataset, &memory_type, &wanted, ByteOrder::NATIVE)
+            });
             variables.push(Variable {
                 column,
                 dataset,
@@ -351,13 +369,14 @@ impl ColumnsReader {
                 time,
                 scale: None,
                 shape,
+                fill,
             });
         }
         Ok(ColumnsReader {
             _file: file,
             record,
             variables,
-            len: len.unwrap_or(0),
+            len,
             next_row: 0,
             path,
         })
@@ -391,13 +410,16 @@ impl ColumnsReader {
         let mut values = Vec::new();
         for v in &self.variables {
             values.resize(n * v.column.size, 0);
-            read_rows(
-                &v.dataset,
-                &v.memory_type,
-                &v.shape,
-                self.next_row,
-                &mut values,
-            )
+            let first = self.next_row;
+            match &v.fill {
+                Some(fill) => {
+                    let mut grown = v.shape.clone();
+                    grown[0] = self.len;
+                    let shapes = (&v.shape[..], &grown[..]);
+                    read_rows_padded(&v.dataset, &v.memory_type, shapes, first, &mut values, fill)
+                }
+                None => read_rows(&v.dataset, &v.memory_type, &v.shape, first, &mut values),
+            }
             .map_err(hdf5_error(&self.path, &v.column.name))?;
             if let Some(time) = &v.time {
                 time.apply(&mut values)

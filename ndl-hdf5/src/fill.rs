@@ -100,3 +100,65 @@ fn non_number_fill(datatype: &Datatype, len: usize) -> crate::TypeError {
         why,
     }
 }
+
+/// The value netCDF reads where `dataset` holds nothing (past its
+/// extents along an unlimited dimension another variable has grown): its
+/// `_FillValue`, else the dataset's fill where one is set, else netCDF's
+/// default for the number `datatype` stored in `order`, else zeros; one
+/// element of `memory_type`.
+pub(crate) fn read_fill(
+    dataset: &hdf5::Dataset,
+    memory_type: &hdf5::Datatype,
+    datatype: &Datatype,
+    order: ndl_runtime::ByteOrder,
+) -> Vec<u8> {
+    let mut fill = vec![0u8; memory_type.size()];
+    if attribute_fill(dataset, memory_type, &mut fill)
+        || dataset_fill(dataset, memory_type, &mut fill)
+    {
+        return fill;
+    }
+    if let Some(mut default) = netcdf_default_fill(datatype).filter(|d| d.len() == fill.len()) {
+        if order != ndl_runtime::ByteOrder::NATIVE {
+            default.reverse();
+        }
+        return default;
+    }
+    fill
+}
+
+/// Reads the `_FillValue` of `dataset`, a single value, into `out` as
+/// `memory_type`; whether there is one HDF5 converts.
+fn attribute_fill(dataset: &hdf5::Dataset, memory_type: &hdf5::Datatype, out: &mut [u8]) -> bool {
+    let Ok(attr) = dataset.attr("_FillValue") else {
+        return false;
+    };
+    if attr.size() != 1 {
+        return false;
+    }
+    hdf5::sync::sync(|| {
+        // SAFETY: `out` holds one element of `memory_type`, the one
+        // element the attribute has; both handles are open.
+        unsafe { hdf5_sys::h5a::H5Aread(attr.id(), memory_type.id(), out.as_mut_ptr().cast()) >= 0 }
+    })
+}
+
+/// Reads the fill set on `dataset` (HDF5's, which netCDF-C sets to the
+/// variable's fill), into `out` as `memory_type`; whether one is set.
+fn dataset_fill(dataset: &hdf5::Dataset, memory_type: &hdf5::Datatype, out: &mut [u8]) -> bool {
+    use hdf5::plist::dataset_create::FillValue;
+    let Ok(dcpl) = dataset.dcpl() else {
+        return false;
+    };
+    if dcpl.fill_value_defined() != FillValue::UserDefined {
+        return false;
+    }
+    hdf5::sync::sync(|| {
+        // SAFETY: `out` holds one element of `memory_type`; both handles
+        // are open.
+        unsafe {
+            hdf5_sys::h5p::H5Pget_fill_value(dcpl.id(), memory_type.id(), out.as_mut_ptr().cast())
+                >= 0
+        }
+    })
+}

@@ -62,8 +62,13 @@ pub struct DatasetInfo {
     pub name: String,
     /// Its element type.
     pub stored: StoredType,
-    /// Its extents.
+    /// Its extents as netCDF reads them: its own, but along an unlimited
+    /// dimension (a dimension scale's) that another dataset has grown
+    /// further, that dimension's length, past its own extent each element
+    /// its fill (see [`ArrayReader::grown_to`](crate::ArrayReader::grown_to)).
     pub shape: Vec<u64>,
+    /// Its extents as HDF5 stores them (and h5py reads them).
+    pub extents: Vec<u64>,
     /// Its largest extents, `None` where unlimited.
     pub max_shape: Vec<Option<u64>>,
     /// Its chunk shape, when chunked.
@@ -130,7 +135,7 @@ struct Walk {
     /// Every dimension scale met: its object token and its name.
     scales: Vec<(LocationToken, String)>,
     /// For each dataset in `inventory.datasets`, the scale attached to
-    /// each dimension, where its names are still to be looked up.
+    /// each dimension (a scale's own, itself), where it has them.
     attached: Vec<Option<Vec<Option<LocationToken>>>>,
     /// Every committed datatype met: its group, name and type.
     committed: Vec<(String, String, hdf5::Datatype)>,
@@ -148,8 +153,9 @@ impl Walk {
                 found.map(|(_, name, _)| name.clone())
             });
         }
+        grow_unlimited(&mut self.inventory.datasets, &self.attached);
         for (dataset, attached) in self.inventory.datasets.iter_mut().zip(self.attached) {
-            if let Some(tokens) = attached {
+            if let (Some(tokens), None) = (attached, &dataset.dimension_names) {
                 let name = |token: LocationToken| {
                     let found = self.scales.iter().find(|(t, _)| *t == token);
                     found.map(|(_, name)| name.clone())
@@ -191,15 +197,15 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
         if let Ok(dataset) = group.dataset(&name) {
             let known_as = name.strip_prefix(NON_COORDINATE).unwrap_or(&name);
             let info = dataset_info(path, &dataset, at, known_as, &child)?;
-            if info.is_scale
-                && let Ok(loc) = dataset.loc_info()
-            {
+            let own = info.is_scale.then(|| dataset.loc_info().ok()).flatten();
+            if let Some(loc) = &own {
                 walk.scales.push((loc.token, name.clone()));
             }
-            walk.attached.push(match info.dimension_names {
-                Some(_) => None,
-                None => attached_scales(&dataset),
-            });
+            walk.attached
+                .push(match (own, info.dimension_names.is_some()) {
+                    (Some(loc), true) => Some(vec![Some(loc.token)]),
+                    _ => attached_scales(&dataset),
+                });
             walk.user_types.push(
                 is_user_defined(&info.stored.datatype)
                     .then(|| dataset.dtype().ok())
@@ -215,6 +221,34 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
         // Broken links are none of these: nothing to list.
     }
     Ok(())
+}
+
+/// Each of `datasets` along an unlimited dimension as long as the longest
+/// dataset along it, as netCDF reads them (`shape`): a dimension is a
+/// scale, which `attached` gives for each dimension of each dataset.
+fn grow_unlimited(datasets: &mut [DatasetInfo], attached: &[Option<Vec<Option<LocationToken>>>]) {
+    let unlimited = |d: &DatasetInfo, k: usize| d.max_shape.get(k).is_some_and(Option::is_none);
+    let mut lengths: Vec<(LocationToken, u64)> = Vec::new();
+    for (d, tokens) in datasets.iter().zip(attached) {
+        for (k, token) in tokens.iter().flatten().enumerate() {
+            let (Some(token), true) = (token, unlimited(d, k)) else {
+                continue;
+            };
+            let extent = d.shape.get(k).copied().unwrap_or(0);
+            match lengths.iter_mut().find(|(t, _)| t == token) {
+                Some((_, len)) => *len = (*len).max(extent),
+                None => lengths.push((*token, extent)),
+            }
+        }
+    }
+    for (d, tokens) in datasets.iter_mut().zip(attached) {
+        for (k, token) in tokens.iter().flatten().enumerate() {
+            let length = lengths.iter().find(|(t, _)| Some(t) == token.as_ref());
+            if let (Some((_, len)), true) = (length, unlimited(d, k)) {
+                d.shape[k] = *len;
+            }
+        }
+    }
 }
 
 /// The names of `group`'s members in the order they were made, as
@@ -265,6 +299,7 @@ fn dataset_info(
         name: name.to_string(),
         stored,
         shape: dataset.shape().iter().map(|&d| d as u64).collect(),
+        extents: dataset.shape().iter().map(|&d| d as u64).collect(),
         max_shape: space
             .maxdims()
             .iter()

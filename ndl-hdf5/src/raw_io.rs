@@ -187,6 +187,56 @@ pub(crate) fn read_rows(
     })
 }
 
+/// Reads rows `first..` of `dset`, whose extents are `stored`, into `out`
+/// as rows of the larger `shape` (netCDF's, along unlimited dimensions
+/// another variable has grown): each element past the extents is `fill`
+/// (one element of `memory_type`), as netCDF reads it.
+pub(crate) fn read_rows_padded(
+    dset: &hdf5::Dataset,
+    memory_type: &hdf5::Datatype,
+    (stored, shape): (&[u64], &[u64]),
+    first: u64,
+    out: &mut [u8],
+    fill: &[u8],
+) -> hdf5::Result<()> {
+    let row = row_bytes(memory_type, shape);
+    if out.is_empty() || row == 0 {
+        return Ok(());
+    }
+    assert_eq!(out.len() % row, 0, "whole rows");
+    assert_eq!(fill.len(), memory_type.size(), "one element");
+    for element in out.chunks_exact_mut(fill.len()) {
+        element.copy_from_slice(fill);
+    }
+    let rows = (out.len() / row) as u64;
+    let mut count = stored.to_vec();
+    count[0] = rows.min(stored[0].saturating_sub(first));
+    if count.contains(&0) {
+        return Ok(());
+    }
+    let mut start = vec![0u64; stored.len()];
+    hdf5::sync::sync(|| {
+        // SAFETY: `dset` is an open dataset; the new spaces are ours.
+        let file = Space(unsafe { H5Dget_space(dset.id()) });
+        let mut extents = shape.to_vec();
+        extents[0] = rows;
+        // SAFETY: `extents` holds one extent per dimension.
+        let memory = Space(unsafe {
+            H5Screate_simple(extents.len() as i32, extents.as_ptr(), std::ptr::null())
+        });
+        if file.0 < 0 || memory.0 < 0 {
+            return Err(failed());
+        }
+        select_box(memory.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
+        start[0] = first;
+        select_box(file.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
+        let out = out.as_mut_ptr().cast();
+        // SAFETY: `out` holds `rows` rows of `shape`, the memory space's
+        // extents, of `memory_type`; the selections are of one size.
+        unsafe { read_selection(dset.id(), memory_type.id(), (memory.0, file.0), out) }
+    })
+}
+
 /// The bytes of one row of a dataset of `shape`: its elements after the
 /// first dimension (one element for a scalar).
 pub(crate) fn row_bytes(memory_type: &hdf5::Datatype, shape: &[u64]) -> usize {

@@ -523,3 +523,61 @@ print('ok')
     let args: Vec<&str> = made.iter().map(|p| p.to_str().unwrap()).collect();
     assert_eq!(run_with(&python312(), check, &args).trim(), "ok");
 }
+
+/// argv: path. Two variables along an unlimited `time` of 5, written
+/// only in part (as appending records leaves them): `temp` (a
+/// `_FillValue`) its first 2, `count` (netCDF's default fill) its second.
+const PARTLY_WRITTEN: &str = "\
+import sys, netCDF4
+with netCDF4.Dataset(sys.argv[1], 'w') as f:
+    f.createDimension('time', None)
+    f.createVariable('time', 'f8', ('time',))[:] = [0, 1, 2, 3, 4]
+    f.createVariable('temp', 'f4', ('time',), fill_value=-999.0)[0:2] = [10, 11]
+    f.createVariable('count', 'i4', ('time',))[1] = 7
+";
+
+/// argv: paths. Each as xarray reads it: sizes, values, dimensions.
+const SHOW_PARTLY_WRITTEN: &str = "\
+import sys, xarray as xr
+for p in sys.argv[1:]:
+    ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)
+    print(dict(ds.sizes), [(v, ds[v].dims, ds[v].values.tolist()) for v in ('temp', 'count')])
+";
+
+/// Variables along an unlimited dimension shorter than it (HDF5 keeps
+/// each one's own extent) are read as netCDF reads them: as long as the
+/// dimension, their fill past what was written. They were copied at
+/// their own extents: to `.nc` over new dimensions `temp_time`, to Zarr
+/// along `time` of another length (which xarray refused), to `.npy` short.
+#[test]
+fn variables_shorter_than_their_unlimited_dimension_read_as_netcdf_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("partly.nc");
+    run_with(&python312(), PARTLY_WRITTEN, &[src.to_str().unwrap()]);
+    let mut paths = vec![src.clone()];
+    for (name, extra) in [
+        ("copy.nc", &[][..]),
+        ("copy.zarr", &[]),
+        ("copy2.zarr", &["--zarr-format", "2"]),
+    ] {
+        let dst = d.join(name);
+        converted(convert(&src, &dst, extra), name);
+        paths.push(dst);
+    }
+    let args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let shown = run_with(&python312(), SHOW_PARTLY_WRITTEN, &args);
+    let want = "{'time': 5} [('temp', ('time',), [10.0, 11.0, nan, nan, nan]), \
+                ('count', ('time',), [-2147483647, 7, -2147483647, -2147483647, -2147483647])]\n";
+    assert_eq!(shown, want.repeat(4), "{shown}");
+    let npy = d.join("temp.npy");
+    let run = convert(&src, &npy, &["--member", "temp"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let values = run_with(
+        &python312(),
+        "import sys, numpy as np\nprint(np.load(sys.argv[1]).tolist())",
+        &[npy.to_str().unwrap()],
+    );
+    // Decoded as xarray decodes it: the fill is NaN.
+    assert_eq!(values, "[10.0, 11.0, nan, nan, nan]\n", "{values}");
+}

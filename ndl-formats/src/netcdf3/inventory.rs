@@ -41,6 +41,7 @@ pub(crate) fn inventory(nc: &Netcdf3File) -> Inventory {
                     netcdf_chars: false,
                 },
                 shape: layout.shape.clone(),
+                extents: layout.shape.clone(),
                 max_shape: dims
                     .iter()
                     .map(|d| (!d.unlimited).then_some(d.length))
