@@ -366,6 +366,42 @@ fn a_group_of_a_grid_and_string_labels_is_described_array_by_array() {
     }
 }
 
+/// A square grid beside labels of its second dimension (as many labels
+/// as grid rows) is a dataset of arrays, not a table: every copy was
+/// refused, as records whose `temp` column was an option without a fill.
+#[test]
+fn a_square_grid_beside_labels_of_its_columns_converts_array_by_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for format in ["3", "2"] {
+        let store = d.join(format!("square{format}.zarr"));
+        run_with(
+            &python312(),
+            "import sys, numpy as np, xarray as xr\n\
+             xr.Dataset({'temp': (('t', 'x'), np.arange(16, dtype='f4').reshape(4, 4)),\n\
+             \x20   'name': (('x',), np.array(['a', 'b', 'c', 'd'], object))})\\\n\
+             \x20   .to_zarr(sys.argv[1], zarr_format=int(sys.argv[2]), consolidated=False)\n",
+            &[s(&store), format],
+        );
+        let nc = d.join(format!("square{format}.nc"));
+        let zarr = d.join(format!("copy{format}.zarr"));
+        for dst in [&nc, &zarr] {
+            let run = convert(&store, dst, &[]);
+            assert_eq!(run.code, Some(0), "{run:#?}");
+        }
+        let shown = run_with(
+            &python312(),
+            "import sys, xarray as xr\n\
+             for p in sys.argv[1:]:\n\
+             \x20   ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)\n\
+             \x20   print(ds['temp'].dims, ds['temp'].values.sum(), ds['name'].dims, [str(v) for v in ds['name'].values])\n",
+            &[s(&nc), s(&zarr)],
+        );
+        let want = "('t', 'x') 120.0 ('x',) ['a', 'b', 'c', 'd']\n";
+        assert_eq!(shown, want.repeat(2), "v{format}: {shown}");
+    }
+}
+
 /// argv: directory, format. zarr-python 3.4 writes a store of one array
 /// of each kind whose values end in NULs (`one_text`, `one_bytes`), and a
 /// group of both beside numbers (`group`).

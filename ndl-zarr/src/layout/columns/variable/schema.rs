@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use ndl_runtime::record::{Bitmap, Column, Values};
 use ndl_runtime::{Compound, Datatype, Member};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::leaves::{count_name, dotted, sample_dimension};
 use crate::documents::read_group;
@@ -181,7 +181,7 @@ fn number_of(value: &Value) -> Option<Number> {
 /// as many values as each other and as `column`, a fixed one, if any.
 fn texts_fit(arrays: &[(String, Found)], ragged: &[&str], column: Option<&ArrayInfo>) -> bool {
     let mut lens = arrays.iter().filter_map(|(name, found)| match found {
-        Found::Text(len) if !ragged.contains(&name.as_str()) => Some(*len),
+        Found::Text(len, _) if !ragged.contains(&name.as_str()) => Some(*len),
         _ => None,
     });
     let want = column.and_then(|info| info.shape().first().copied());
@@ -199,10 +199,33 @@ fn marks_missing(info: &ArrayInfo) -> bool {
 
 /// One array of a group another tool wrote.
 enum Found {
-    /// Strings, this many.
-    Text(u64),
+    /// Strings, this many, along the dimension named, where it is.
+    Text(u64, Option<String>),
     /// Fixed-size values.
     Fixed(Box<ArrayInfo>),
+}
+
+impl Found {
+    /// The name of its first dimension, where it names it.
+    fn first_dimension(&self) -> Option<String> {
+        match self {
+            Found::Text(_, first) => first.clone(),
+            Found::Fixed(info) => first_named(info.dimension_names(), info.attributes()),
+        }
+    }
+}
+
+/// The name of an array's first dimension: v3's `dimension_names`, else
+/// xarray's v2 `_ARRAY_DIMENSIONS` attribute.
+fn first_named(
+    names: Option<&[Option<String>]>,
+    attributes: &Map<String, Value>,
+) -> Option<String> {
+    if let Some(names) = names {
+        return names.first().cloned().flatten();
+    }
+    let listed = attributes.get("_ARRAY_DIMENSIONS")?.as_array()?;
+    listed.first()?.as_str().map(str::to_string)
 }
 
 /// The records of a group another tool wrote, when some array holds
@@ -225,8 +248,19 @@ fn inferred(store: &Store) -> Result<Option<Datatype>> {
                 .then_some(base)
         })
         .collect();
-    let has_text = arrays.iter().any(|(_, f)| matches!(f, Found::Text(_)));
+    let has_text = arrays.iter().any(|(_, f)| matches!(f, Found::Text(..)));
     if ragged.is_empty() && !has_text {
+        return Ok(None);
+    }
+    // Arrays along other dimensions than the records' (an xarray grid
+    // beside labels of its second dimension, of as many) are no columns.
+    let mut firsts = arrays
+        .iter()
+        .filter(|(name, _)| !ragged.contains(&name.as_str()))
+        .filter_map(|(_, found)| found.first_dimension());
+    if let Some(first) = firsts.next()
+        && firsts.any(|other| other != first)
+    {
         return Ok(None);
     }
     let mut fixed = Vec::new();
@@ -236,11 +270,11 @@ fn inferred(store: &Store) -> Result<Option<Datatype>> {
         let is_count = ragged.iter().any(|r| count_name(r) == *name);
         match found {
             _ if is_count => {}
-            Found::Text(_) if is_items => members.push(member(name, Datatype::String, true)),
+            Found::Text(..) if is_items => members.push(member(name, Datatype::String, true)),
             Found::Fixed(info) if is_items => {
                 members.push(member(name, info.stored_datatype().clone(), true))
             }
-            Found::Text(_) => members.push(member(name, Datatype::String, false)),
+            Found::Text(..) => members.push(member(name, Datatype::String, false)),
             Found::Fixed(info) => {
                 fixed.push((name.clone(), (**info).clone()));
                 members.push(member(name, Datatype::Bool, false));
@@ -303,7 +337,8 @@ fn group_children(store: &Store) -> Result<Option<Vec<(String, Found)>>> {
         .collect();
     for (name, meta) in vlen {
         if meta.kind == VlenKind::Text && meta.shape.len() == 1 {
-            arrays.push((name, Found::Text(meta.shape[0])));
+            let first = first_named(meta.dimension_names.as_deref(), &meta.attributes);
+            arrays.push((name, Found::Text(meta.shape[0], first)));
             continue;
         }
         return Ok(None);
