@@ -1166,3 +1166,35 @@ print('ok')
     );
     assert!(!store.exists());
 }
+
+/// What describe prints of a netCDF file (every attribute a list there,
+/// a scalar's `shape: [1]`) makes a Zarr store whose attributes xarray
+/// reads as the netCDF file's: scalars, as `convert` writes them. They
+/// were lists of one (`units: ['K']`).
+#[test]
+fn described_netcdf_attributes_are_scalars_in_zarr() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nc = d.join("x.nc");
+    ndl_testkit::python::run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         t = xr.DataArray(np.arange(3, dtype='f4'), dims='x', attrs={'units': 'K', 'scale': 0.5})\n\
+         xr.Dataset({'t': t}, attrs={'title': 'tëst'}).to_netcdf(sys.argv[1])\n",
+        &[nc.to_str().unwrap()],
+    );
+    let doc = d.join("x.ndl.yaml");
+    std::fs::write(&doc, ok(describe(&nc, "ndl", &[]), "x.nc")).unwrap();
+    let zarr = d.join("x.zarr");
+    let run = create(&doc, &zarr);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let shown = ndl_testkit::python::run_with(
+        &python312(),
+        "import sys, xarray as xr\n\
+         for p in sys.argv[1:]:\n\
+         \x20   ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)\n\
+         \x20   print(repr(ds.attrs['title']), repr(ds['t'].attrs['units']), float(ds['t'].attrs['scale']))\n",
+        &[nc.to_str().unwrap(), zarr.to_str().unwrap()],
+    );
+    assert_eq!(shown, "'tëst' 'K' 0.5\n".repeat(2), "{shown}");
+}

@@ -163,10 +163,14 @@ fn group(dir: &Path, attrs: &[PlannedAttribute], format: ZarrFormat) -> std::io:
     }
 }
 
+/// The attributes `attrs` as a Zarr node's: a list of one as its element,
+/// as `convert` and xarray write netCDF's attributes (every one a list
+/// there, a scalar's of one), which describe gives as `shape: [1]`.
 fn json_attributes(attrs: &[PlannedAttribute]) -> Map<String, Json> {
+    use crate::attribute_json::{zarr_attribute, zarr_json};
     attrs
         .iter()
-        .map(|a| (a.name.clone(), crate::attribute_json::zarr_json(&a.value)))
+        .map(|a| (a.name.clone(), zarr_attribute(zarr_json(&a.value))))
         .collect()
 }
 
