@@ -217,8 +217,10 @@ fn typed_attribute(value: &J, dt: &Datatype) -> Attribute {
 /// The shape of an attribute's nested lists of elements of `dt` (whose
 /// own values are lists where it is an array type).
 fn shape_of(value: &J, dt: &Datatype) -> Vec<usize> {
+    // An array type's elements are lists, as a complex one's pair is.
     let element_rank = match dt {
         Datatype::Array(a) => a.shape.len(),
+        Datatype::Complex64 | Datatype::Complex128 => 1,
         _ => 0,
     };
     let mut shape = Vec::new();
@@ -266,6 +268,11 @@ fn yaml_of(value: &J, dt: &Datatype) -> serde_yaml::Value {
         (J::Array(items), Datatype::Array(a)) => {
             Y::Sequence(items.iter().map(|v| yaml_of(v, &a.base)).collect())
         }
+        (J::Array(pair), Datatype::Complex64 | Datatype::Complex128) => Y::Sequence(
+            pair.iter()
+                .map(|v| yaml_of(v, &Datatype::Float64))
+                .collect(),
+        ),
         (other, _) => serde_yaml::to_value(other).unwrap_or(Y::Null),
     }
 }

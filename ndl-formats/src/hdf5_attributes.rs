@@ -202,11 +202,17 @@ fn written(
 }
 
 /// Whether attributes of `datatype` are written of their own type:
-/// integers, `float32`, `float64` and text, and arrays of them.
+/// numbers, bools, text, enums and records of them, and arrays of them.
+/// (Where netCDF has no such type, the writer refuses it, and the JSON
+/// value is written.)
 fn is_typed(datatype: &Datatype) -> bool {
     let (element, _) = datatype.innermost();
-    crate::create::plan::is_number(element)
-        || matches!(element, Datatype::String | Datatype::FixedString(_))
+    match element {
+        Datatype::Compound(c) => c.members.iter().all(|m| is_typed(&m.datatype)),
+        Datatype::String | Datatype::FixedString(_) | Datatype::Bool | Datatype::Enum(_) => true,
+        Datatype::Complex64 | Datatype::Complex128 => true,
+        other => crate::create::plan::is_number(other),
+    }
 }
 
 /// `values` as the HDF5 writers take them.

@@ -220,6 +220,18 @@ fn decode(bytes: &[u8], dt: &Datatype, at: usize, stored: &StoredType) -> Value 
                     .collect(),
             )
         }
+        // As NDL writes a complex value: `[real, imaginary]`.
+        D::Complex64 | D::Complex128 => {
+            let part = match dt {
+                D::Complex64 => D::Float32,
+                _ => D::Float64,
+            };
+            let half = part.size().unwrap_or(0);
+            Value::Array(vec![
+                decode(bytes, &part, at, stored),
+                decode(bytes, &part, at + half, stored),
+            ])
+        }
         other => match other.as_int() {
             Some(t) => field(t.size()).map_or(Value::Null, |b| integer(b, t, order)),
             None => Value::from(format!(

@@ -82,11 +82,29 @@ pub(crate) fn write(
             };
             let memory_type = profile_type(datatype, Orders::one(ByteOrder::NATIVE), netcdf)
                 .map_err(Failed::Type)?;
+            // netCDF-C reads an attribute of a record, enum or complex
+            // type it has not named as nothing at all.
+            if netcdf && !is_netcdf_atomic(datatype) {
+                Err(hdf5::Error::from(
+                    "netCDF-4 reads attributes of its atomic types (numbers and text) only,                      where the type is not one the file names",
+                ))?
+            }
             raw_attribute(location, name, &memory_type, shape, bytes)?
         }
         Elements::Fill => {}
     }
     Ok(())
+}
+
+/// Whether `datatype` (or its arrays' elements) is one of netCDF-4's
+/// atomic types, which an attribute may be of without a named type.
+fn is_netcdf_atomic(datatype: &Datatype) -> bool {
+    let (element, _) = datatype.innermost();
+    element.as_int().is_some()
+        || matches!(
+            element,
+            Datatype::Float32 | Datatype::Float64 | Datatype::String | Datatype::FixedString(_)
+        )
 }
 
 /// Writes the attribute `name` of `shape` elements of `memory_type` from

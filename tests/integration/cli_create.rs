@@ -1198,3 +1198,30 @@ fn described_netcdf_attributes_are_scalars_in_zarr() {
     );
     assert_eq!(shown, "'tëst' 'K' 0.5\n".repeat(2), "{shown}");
 }
+
+/// An attribute of a record type is made in `.h5`, and refused for a
+/// `.nc`, naming it, with nothing left: netCDF-C read the one made there
+/// as nothing (ncdump listed no such attribute).
+#[test]
+fn a_record_attribute_is_refused_for_netcdf_and_made_in_hdf5() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("rec.ndl.yaml");
+    std::fs::write(
+        &doc,
+        "attributes:\n  origin: {shape: [], type: {compound: [{lat: float64}, {lon: float64}]}, \
+         value: {lat: 1.5, lon: -2.0}}\n",
+    )
+    .unwrap();
+    let nc = dir.path().join("rec.nc");
+    refused(&create(&doc, &nc), &nc, &["@origin", "atomic types"]);
+    assert!(!nc.exists());
+    let h5 = dir.path().join("rec.h5");
+    let run = create(&doc, &h5);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let origin = ndl_testkit::python::run_with(
+        &python312(),
+        "import sys, h5py\nprint(h5py.File(sys.argv[1]).attrs['origin'].tolist())",
+        &[h5.to_str().unwrap()],
+    );
+    assert_eq!(origin, "(1.5, -2.0)\n", "{origin}");
+}

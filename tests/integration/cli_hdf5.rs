@@ -368,3 +368,50 @@ assert got.tobytes() == want.tobytes()
         assert!(yaml.contains(name), "{name}: {yaml}");
     }
 }
+
+/// h5py's attributes of a record, an enum, bools and complex numbers are
+/// copied to `.h5` of their own types, as h5py reads them: the complex
+/// ones were the text `<a value of complex128>`, the bools and the
+/// record their JSON text, the enum an `int64`. A `.nc` holds no such
+/// unnamed types: the complex number is its `[real, imaginary]` there.
+#[test]
+fn attributes_of_records_enums_bools_and_complex_numbers_keep_their_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("a.h5");
+    let py = python312();
+    run_with(
+        &py,
+        "import sys, h5py, numpy as np\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   d = f.create_dataset('d', data=np.arange(3, dtype='i4'))\n\
+         \x20   d.attrs['comp'] = np.array((1, 2.5), dtype=[('a', 'i4'), ('b', 'f8')])\n\
+         \x20   d.attrs['state'] = np.array(1, dtype=h5py.enum_dtype({'OFF': 0, 'ON': 1}, basetype='u1'))\n\
+         \x20   d.attrs['flags'] = np.array([True, False])\n\
+         \x20   d.attrs['c'] = np.complex128(1 + 2j)\n\
+         \x20   d.attrs['cs'] = np.array([1j, 2], 'c8')\n",
+        &[src.to_str().unwrap()],
+    );
+    let h5 = dir.path().join("b.h5");
+    let nc = dir.path().join("b.nc");
+    for dst in [&h5, &nc] {
+        let run = convert(&src, dst, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let show = "import sys, h5py\n\
+         for p in sys.argv[1:]:\n\
+         \x20   with h5py.File(p) as f:\n\
+         \x20       a = f['d'].attrs\n\
+         \x20       print(sorted((k, str(a[k].dtype), a[k].tolist()) for k in ('comp', 'state', 'flags', 'c', 'cs')))\n";
+    let shown = run_with(&py, show, &[src.to_str().unwrap(), h5.to_str().unwrap()]);
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 2, "{shown}");
+    assert_eq!(lines[0], lines[1], "{shown}");
+    let c = run_with(
+        &py,
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1]) as f:\n\
+         \x20   print(f['d'].getncattr('c').tolist())\n",
+        &[nc.to_str().unwrap()],
+    );
+    assert_eq!(c, "[1.0, 2.0]\n", "{c}");
+}
