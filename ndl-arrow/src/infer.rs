@@ -16,7 +16,7 @@ use crate::ipc_check::Layout;
 use crate::nulls::Nulls;
 use crate::options::ReadOptions;
 use crate::scatter;
-use crate::schema::{DATATYPE_KEY, TYPE_KEY};
+use crate::schema::{DATATYPE_KEY, DESCRIPTION_KEY, DIMS_KEY, TYPE_KEY, UNITS_KEY};
 
 /// The datatype of the records of `schema`: the one in its metadata under
 /// [`DATATYPE_KEY`] when there is one, else one inferred from the Arrow
@@ -309,19 +309,36 @@ fn struct_datatype<'a>(
     fields: impl Iterator<Item = &'a Field>,
     nulls: &[Nulls],
 ) -> Result<Datatype, Error> {
+    let fields: Vec<&Field> = fields.collect();
     let members = fields
+        .iter()
         .enumerate()
         .map(|(i, f)| {
             let dt = field_datatype(f, nulls.get(i))?;
             Ok(Member::new(f.name().clone(), 0, dt))
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let compound = if members.iter().any(|m| m.datatype.size().is_none()) {
+    let mut compound = if members.iter().any(|m| m.datatype.size().is_none()) {
         Compound::variable(members)?
     } else {
         Compound::c_layout(members.into_iter().map(|m| (m.name, m.datatype)))?
     };
+    for (member, field) in compound.members.iter_mut().zip(fields) {
+        annotate(member, field);
+    }
     Ok(Datatype::Compound(compound))
+}
+
+/// Gives `member` the description, units and dimension names the
+/// metadata of `field` holds, as ours write them (and as others write
+/// `units` and `description`).
+fn annotate(member: &mut Member, field: &Field) {
+    let metadata = field.metadata();
+    member.description = metadata.get(DESCRIPTION_KEY).cloned();
+    member.units = metadata.get(UNITS_KEY).cloned();
+    if let Some(dims) = metadata.get(DIMS_KEY) {
+        member.dims = dims.split(',').map(str::to_string).collect();
+    }
 }
 
 /// An Arrow type with no NDL or NumPy counterpart (decimals, times of

@@ -10,7 +10,7 @@ use ndl_arrow::{
     WriteOptions,
 };
 use ndl_runtime::ByteOrder;
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 
 use crate::column_file::{ColumnFile, in_file, metadata_from, source_at_fault};
 use crate::contents::{Arrangement, Contents, Entry, stem};
@@ -71,6 +71,8 @@ pub struct ColumnFileSource {
     spec: ArraySpec,
     reader: Reader,
     pending: Handover,
+    /// The schema metadata that others wrote, as attributes.
+    attributes: NameMap<Attribute>,
 }
 
 impl ColumnFileSource {
@@ -82,6 +84,7 @@ impl ColumnFileSource {
             spec: reader.spec(),
             reader,
             pending: Handover::default(),
+            attributes: crate::column_file::attributes_of(path, file)?,
         })
     }
 }
@@ -89,6 +92,10 @@ impl ColumnFileSource {
 impl Source for ColumnFileSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use ndl_arrow::{ColumnsReader, ColumnsWriter};
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::record::Column;
 use ndl_runtime::{Compound, Datatype, Opaque};
 
-use crate::column_file::{ColumnFile, in_file, metadata_from, source_at_fault};
+use crate::column_file::{ColumnFile, attributes_of, in_file, metadata_from, source_at_fault};
 use crate::error::{Error, Result};
 use crate::records::{RECORD_BATCH_BYTES, RecordOrigin, RecordSink, RecordSource, Reopen};
 use crate::sink::Progress;
@@ -18,6 +19,8 @@ use crate::sink::refuse_existing;
 pub struct ColumnFileRecords {
     reader: ColumnsReader,
     path: PathBuf,
+    /// The schema metadata that others wrote, as attributes.
+    attributes: NameMap<Attribute>,
 }
 
 impl RecordSource for ColumnFileRecords {
@@ -32,6 +35,10 @@ impl RecordSource for ColumnFileRecords {
 
     fn next_batch(&mut self) -> Result<Option<Column>> {
         self.reader.next_columns().map_err(in_file(&self.path))
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 }
 
@@ -66,6 +73,7 @@ pub fn open(
     Ok(Some(ColumnFileRecords {
         reader: reader.map_err(in_file(path))?,
         path: path.to_path_buf(),
+        attributes: attributes_of(path, file)?,
     }))
 }
 

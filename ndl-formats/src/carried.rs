@@ -73,6 +73,32 @@ pub(crate) fn records_attributes_taken(
     taken(array, (attributes, types), is_left_behind)
 }
 
+/// The attributes of the file or group that holds our records in the
+/// columns layout, which a copy of the records takes as theirs (a
+/// Parquet file's schema metadata): not the formats' bookkeeping, our
+/// `ndl_datatype` among it.
+pub(crate) fn table_attributes(
+    (attributes, types): (&Map<String, Value>, &BTreeMap<String, Datatype>),
+) -> NameMap<Attribute> {
+    let (taken, _) = taken(
+        ("/", &Datatype::String),
+        (attributes, types),
+        is_left_behind,
+    );
+    taken.unwrap_or_default()
+}
+
+/// The attributes of the Zarr group `group` that holds our records in the
+/// columns layout (see [`table_attributes`]); none for a group another
+/// tool wrote, a dataset whose arrays carry their own.
+pub(crate) fn zarr_table_attributes(group: &ndl_zarr::GroupInfo) -> NameMap<Attribute> {
+    if group.written_datatype().is_none() {
+        return NameMap::new();
+    }
+    let (attributes, types) = crate::attribute_json::from_zarr(group.attributes());
+    table_attributes((&attributes, &types))
+}
+
 /// The attributes of the array `(name, element)` but those `left` and the
 /// formats' bookkeeping, in our model, each of its stored type; a note for
 /// each no destination takes.

@@ -47,6 +47,45 @@ pub(crate) fn source_at_fault(from: &Path, dest: &Path, error: ndl_arrow::Error)
     }
 }
 
+/// The attributes the schema metadata of the file at `path` gives, as
+/// [`metadata_from`] writes them: each key but the bookkeeping of ours,
+/// Arrow's and pandas'; a value that is JSON's number or list of numbers
+/// as that (our numbers are written so), any other as its text.
+///
+/// # Errors
+/// A file whose schema cannot be read.
+pub(crate) fn attributes_of(path: &Path, file: ColumnFile) -> crate::Result<NameMap<Attribute>> {
+    let reader = match file {
+        ColumnFile::Parquet => ndl_arrow::BatchReader::open_parquet(path),
+        ColumnFile::Ipc => ndl_arrow::BatchReader::open_ipc(path),
+    }
+    .map_err(in_file(path))?;
+    let schema = reader.schema();
+    let ours = |key: &str| key.starts_with("ndl.") || key.starts_with("ARROW:") || key == "pandas";
+    Ok(schema
+        .metadata()
+        .iter()
+        .filter(|(key, _)| !ours(key))
+        .map(|(key, text)| (key.clone(), metadata_attribute(text)))
+        .collect())
+}
+
+/// The attribute a schema metadata value stands for: a number or a list
+/// of numbers as JSON writes them, else the text.
+fn metadata_attribute(text: &str) -> Attribute {
+    let numbers = |v: &serde_json::Value| match v {
+        serde_json::Value::Number(_) => true,
+        serde_json::Value::Array(items) => !items.is_empty() && items.iter().all(|i| i.is_number()),
+        _ => false,
+    };
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .filter(numbers)
+        .and_then(|v| serde_yaml::to_value(v).ok())
+        .and_then(|v| Attribute::new(v).ok())
+        .unwrap_or_else(|| Attribute::from(text))
+}
+
 /// The schema metadata of `attributes`: text as it is, other values as
 /// their JSON text, as pyarrow keeps strings there.
 pub(crate) fn metadata_from(attributes: Option<&NameMap<Attribute>>) -> WriteOptions {

@@ -9,7 +9,7 @@ use ndl_hdf5::{
     Strings, WriteOptions,
 };
 use ndl_runtime::Datatype;
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 
 use crate::attribute_json::is_hdf5_bookkeeping;
 use crate::contents::{Arrangement, Contents, Declared, Dimension, Entry, GroupEntry};
@@ -747,6 +747,8 @@ pub struct Hdf5ColumnsSource {
     /// Whether the records were inferred from variables another tool
     /// wrote, not read as ndl wrote them.
     inferred: bool,
+    /// The file's attributes, of records we wrote.
+    attributes: NameMap<Attribute>,
 }
 
 impl Hdf5ColumnsSource {
@@ -768,11 +770,18 @@ impl Hdf5ColumnsSource {
         }
         .map_err(in_hdf5(path))?;
         let spec = ArraySpec::new(reader.record().clone(), vec![reader.len()]);
+        let attributes = match (inferred, inventory.groups.first()) {
+            (false, Some(root)) => {
+                crate::carried::table_attributes((&root.attributes, &root.attribute_types))
+            }
+            _ => NameMap::new(),
+        };
         Ok(Some(Hdf5ColumnsSource {
             reader,
             spec,
             path: path.to_path_buf(),
             inferred,
+            attributes,
         }))
     }
 }
@@ -784,6 +793,10 @@ impl Source for Hdf5ColumnsSource {
 
     fn is_part_of_dataset(&self) -> bool {
         self.inferred
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use ndl_hdf5::{Inventory, RecordColumnsReader, RecordColumnsWriter};
 use ndl_runtime::Datatype;
+use ndl_runtime::ndl::{Attribute, NameMap};
 use ndl_runtime::record::Column;
 
 use crate::error::{Error, Result, in_hdf5};
@@ -64,6 +65,8 @@ struct NetcdfColumnsSource {
     /// Why its records cannot be read, if they cannot: a packed or
     /// `_Unsigned` variable among them.
     refused: Option<crate::Error>,
+    /// The file's attributes.
+    attributes: NameMap<Attribute>,
 }
 
 impl NetcdfColumnsSource {
@@ -77,12 +80,18 @@ impl NetcdfColumnsSource {
             return Ok(None);
         };
         let records_per_batch = (batch_bytes as u64 / reader.record_bytes()).max(1) as usize;
+        // Another tool's table (variable records do not say their
+        // datatype) has the file's attributes too.
+        let attributes = inventory.groups.first().map_or_else(NameMap::new, |root| {
+            crate::carried::table_attributes((&root.attributes, &root.attribute_types))
+        });
         Ok(Some(NetcdfColumnsSource {
             reader,
             path: path.to_path_buf(),
             records_per_batch,
             foreign: !written_as_columns(inventory),
             refused: None,
+            attributes,
         }))
     }
 }
@@ -99,6 +108,10 @@ impl RecordSource for NetcdfColumnsSource {
 
     fn is_part_of_dataset(&self) -> bool {
         self.foreign
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 
     fn next_batch(&mut self) -> Result<Option<Column>> {

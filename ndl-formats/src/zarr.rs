@@ -18,7 +18,7 @@ use crate::sink::refuse_existing;
 use crate::sink::{Progress, Sink};
 use crate::source::{Handover, Origin, Source, for_each_batch};
 use ndl_runtime::ArraySpec;
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 
 /// The records of a store: its array of records, or the records of a
 /// columns group's `ndl_datatype`, in the layout they were written from
@@ -49,6 +49,8 @@ pub struct ZarrSource {
     dataset_table: bool,
     /// The array's chunks and codec; `None` for a group of columns.
     storage: Option<Storage>,
+    /// The group's attributes, of our columns.
+    attributes: NameMap<Attribute>,
 }
 
 /// The attributes of a store's arrays, as CF reads them.
@@ -73,7 +75,7 @@ impl ZarrSource {
     pub fn open(path: &Path) -> Result<ZarrSource> {
         let mut notes = Vec::new();
         let (mut dimensions, mut cf, mut dataset_table) = (None, None, false);
-        let mut storage = None;
+        let (mut storage, mut attributes) = (None, NameMap::new());
         let (spec, reading, written) =
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
@@ -109,6 +111,7 @@ impl ZarrSource {
                     (spec, reading, info.datatype())
                 }
                 StoreInfo::Group(group) => {
+                    attributes = crate::carried::zarr_table_attributes(&group);
                     dataset_table = group.written_datatype().is_none();
                     if dataset_table {
                         let columns = group.arrays().iter();
@@ -149,6 +152,7 @@ impl ZarrSource {
             cf,
             dataset_table,
             storage,
+            attributes,
         })
     }
 
@@ -282,6 +286,10 @@ fn is_grid(info: &ArrayInfo) -> bool {
 impl Source for ZarrSource {
     fn origin(&self) -> Origin<'_> {
         Origin::new(&self.spec, &self.path)
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 
     fn is_part_of_dataset(&self) -> bool {

@@ -20,7 +20,7 @@ use ndl_runtime::record::Column;
 use ndl_zarr::{StoreInfo, VariableRecordsReader, VariableRecordsWriter};
 
 use ndl_runtime::ArraySpec;
-use ndl_runtime::ndl::Storage;
+use ndl_runtime::ndl::{Attribute, NameMap, Storage};
 
 use crate::contents::{Arrangement, Contents, Entry, stem};
 use crate::error::{Error, Result, in_store};
@@ -83,6 +83,8 @@ pub(crate) struct ZarrRecordSource {
     refused: Option<Error>,
     /// Records per batch.
     batch: usize,
+    /// The group's attributes, of records we wrote.
+    attributes: NameMap<Attribute>,
 }
 
 impl ZarrRecordSource {
@@ -95,12 +97,13 @@ impl ZarrRecordSource {
         // A group another tool wrote (ours of records names their
         // datatype) is a dataset: copied whole, it keeps its encodings, so
         // they are refused only once read as records.
-        let (foreign, refused) = match StoreInfo::open(path)? {
+        let (foreign, refused, attributes) = match StoreInfo::open(path)? {
             StoreInfo::Group(group) => (
                 group.written_datatype().is_none(),
                 crate::cf_table::refuse_encoded_arrays(path, &group).err(),
+                crate::carried::zarr_table_attributes(&group),
             ),
-            StoreInfo::Array(_) => (false, None),
+            StoreInfo::Array(_) => (false, None, NameMap::new()),
         };
         let record = record_bytes(reader.datatype()).max(1);
         let mut batch = (batch_bytes / record).max(1) as u64;
@@ -115,6 +118,7 @@ impl ZarrRecordSource {
             foreign,
             refused,
             batch: usize::try_from(batch).unwrap_or(usize::MAX),
+            attributes,
         }))
     }
 }
@@ -139,6 +143,10 @@ impl RecordSource for ZarrRecordSource {
             len: Some(self.reader.len()),
             location: &self.path,
         }
+    }
+
+    fn attributes(&self) -> Option<&NameMap<Attribute>> {
+        Some(&self.attributes).filter(|a| !a.is_empty())
     }
 
     fn is_part_of_dataset(&self) -> bool {

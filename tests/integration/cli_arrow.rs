@@ -135,3 +135,69 @@ np.save(sys.argv[1], np.arange(1000, dtype="<f8"))
         assert!(!dest.exists(), "{name} was published");
     }
 }
+
+/// argv: directory. Two pyarrow tables with schema metadata (`source`, a
+/// number `version`) and field metadata (`units`, `description`): one of
+/// numbers (`plain.parquet`), one with a string column (`named.parquet`).
+const ANNOTATED: &str = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+depth = pa.field('depth', pa.float64(), metadata={'units': 'm', 'description': 'below the surface'})
+meta = {'source': 'sensor-7', 'version': '3'}
+pq.write_table(pa.table({'depth': [1.5, 2.5]}, schema=pa.schema([depth], metadata=meta)), d + '/plain.parquet')
+name = pa.field('name', pa.string(), metadata={'description': 'station'})
+t = pa.table({'depth': [1.5, 2.5], 'name': ['a', 'bc']}, schema=pa.schema([depth, name], metadata=meta))
+pq.write_table(t, d + '/named.parquet')
+"#;
+
+/// argv: paths. Each file's metadata as its own reader gives it: the
+/// file's `source` and `version`, the depth's `units` and description.
+const SHOW_ANNOTATED: &str = r#"
+import sys, pyarrow.parquet as pq, xarray as xr
+for p in sys.argv[1:]:
+    if p.endswith('.parquet'):
+        s = pq.read_schema(p)
+        m, f = s.metadata, s.field('depth').metadata
+        print(m[b'source'].decode(), m[b'version'].decode(), f[b'units'].decode(), f[b'description'].decode())
+        if 'name' in s.names:
+            print(s.field('name').metadata[b'description'].decode())
+    else:
+        ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)
+        a = ds['depth'].attrs
+        print(ds.attrs['source'], ds.attrs['version'], a['units'], a['long_name'])
+        if 'name' in ds:
+            print(ds['name'].attrs['long_name'])
+"#;
+
+/// A Parquet file's schema metadata becomes the attributes of the `.nc`,
+/// `.h5` or Zarr group its table is copied to, and its fields' `units` and
+/// `description` the variables' `units` and `long_name`; back in Parquet,
+/// they are its metadata again. All of it was dropped.
+#[test]
+fn parquet_metadata_becomes_attributes_and_comes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_with(&python312(), ANNOTATED, &[d.to_str().unwrap()]);
+    let mut shown = Vec::new();
+    for stem in ["plain", "named"] {
+        let src = d.join(format!("{stem}.parquet"));
+        for ext in ["nc", "zarr"] {
+            let table = d.join(format!("{stem}.{ext}"));
+            converted(
+                convert(&src, &table, &["--layout", "columns"]),
+                &format!("{stem}.{ext}"),
+            );
+            let back = d.join(format!("{stem}_{ext}.parquet"));
+            converted(
+                convert(&table, &back, &[]),
+                &format!("{stem}_{ext}.parquet"),
+            );
+            shown.extend([table, back]);
+        }
+    }
+    let args: Vec<&str> = shown.iter().map(|p| p.to_str().unwrap()).collect();
+    let got = run_with(&python312(), SHOW_ANNOTATED, &args);
+    let line = "sensor-7 3 m below the surface\n";
+    let named = format!("{line}station\n");
+    assert_eq!(got, [line.repeat(4), named.repeat(4)].concat(), "{got}");
+}

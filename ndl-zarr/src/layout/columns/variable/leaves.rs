@@ -4,10 +4,10 @@
 //! ragged array.
 
 use base64::Engine as _;
-use ndl_runtime::Datatype;
 use ndl_runtime::lang::zarr::ZarrFormat;
 use ndl_runtime::record::{Column, Values};
 use ndl_runtime::schema::describe;
+use ndl_runtime::{Datatype, Member};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
@@ -36,6 +36,9 @@ pub(super) enum Kind {
 pub(super) struct Leaf {
     pub name: String,
     pub kind: Kind,
+    /// The field's description and units, its array's `long_name` and
+    /// `units`.
+    pub notes: (Option<String>, Option<String>),
 }
 
 /// The dotted path of the field `field` of the field at `parent` (the
@@ -63,16 +66,21 @@ pub(super) fn sample_dimension(name: &str) -> String {
 /// option's fill.
 pub(super) fn leaves(dt: &Datatype, template: &Column) -> Result<Vec<Leaf>> {
     let mut out = Vec::new();
-    walk("", dt, template, &mut out)?;
+    walk(("", None), dt, template, &mut out)?;
     Ok(out)
 }
 
-fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Result<()> {
+fn walk(
+    (name, member): (&str, Option<&Member>),
+    dt: &Datatype,
+    column: &Column,
+    out: &mut Vec<Leaf>,
+) -> Result<()> {
     let kind = match (dt, column) {
         (Datatype::Compound(c), Column::Struct { fields, .. }) => {
             for (m, (_, field)) in c.members.iter().zip(fields) {
                 let path = dotted(name, &m.name);
-                walk(&path, &m.datatype, field, out)?;
+                walk((&path, Some(m)), &m.datatype, field, out)?;
             }
             return Ok(());
         }
@@ -120,8 +128,25 @@ fn walk(name: &str, dt: &Datatype, column: &Column, out: &mut Vec<Leaf>) -> Resu
     out.push(Leaf {
         name: name.to_string(),
         kind,
+        notes: member.map_or((None, None), |m| (m.description.clone(), m.units.clone())),
     });
     Ok(())
+}
+
+impl Leaf {
+    /// The array's attributes its field's description and units give:
+    /// `long_name` and `units`, as the fixed columns have them.
+    pub(super) fn attributes(&self) -> serde_json::Map<String, Value> {
+        let (description, units) = &self.notes;
+        let mut attributes = serde_json::Map::new();
+        if let Some(d) = description {
+            attributes.insert("long_name".into(), Value::from(d.as_str()));
+        }
+        if let Some(u) = units {
+            attributes.insert("units".into(), Value::from(u.as_str()));
+        }
+        attributes
+    }
 }
 
 /// The items of a ragged array: numbers, or strings.

@@ -296,12 +296,16 @@ impl VariableWriter {
         let (strings, items) = arrays(
             &store,
             &leaves,
-            |leaf, child| match &leaf.kind {
-                Kind::Text { fill } => {
-                    let fill = fill.as_ref().and_then(text_of);
-                    growing(options, child, (&dimension, fill.as_deref()))
+            |leaf, child| {
+                let mut options = options.clone();
+                options.attributes = leaf.attributes();
+                match &leaf.kind {
+                    Kind::Text { fill } => {
+                        let fill = fill.as_ref().and_then(text_of);
+                        growing(&options, child, (&dimension, fill.as_deref()))
+                    }
+                    _ => growing(&options, child, (&sample_dimension(&leaf.name), None)),
                 }
-                _ => growing(options, child, (&sample_dimension(&leaf.name), None)),
             },
             |leaf, child, dt| items_appender(options, child, dt, sample_dimension(&leaf.name)),
         )?;
@@ -576,7 +580,12 @@ fn fixed_compound(
             Kind::Text { .. } => {}
         }
     }
-    let compound = Compound::c_layout(members).map_err(unsupported)?;
+    let mut compound = Compound::c_layout(members).map_err(unsupported)?;
+    for m in &mut compound.members {
+        if let Some(leaf) = leaves.iter().find(|l| l.name == m.name) {
+            (m.description, m.units) = leaf.notes.clone();
+        }
+    }
     Ok((compound, sources, extra))
 }
 
@@ -588,8 +597,6 @@ fn growing(
     (dimension, fill): (&str, Option<&str>),
 ) -> Result<VlenWriter> {
     let chunks = options.chunk_shape_for(&[options.expected_len.unwrap_or(1 << 20).max(1)], 16)?;
-    let mut options = options.clone();
-    options.attributes.clear();
     VlenWriter::create_in(
         &options,
         store,
