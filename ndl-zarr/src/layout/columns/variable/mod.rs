@@ -598,7 +598,7 @@ fn growing(
 ) -> Result<VlenWriter> {
     let chunks = options.chunk_shape_for(&[options.expected_len.unwrap_or(1 << 20).max(1)], 16)?;
     VlenWriter::create_in(
-        &options,
+        options,
         store,
         Held::default(),
         VlenKind::Text,
