@@ -19,7 +19,7 @@ use crate::options::ReadOptions;
 use crate::source::{Origin, Source};
 
 /// The attributes a time's decoding uses up.
-const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value"];
+const TIME_ATTRIBUTES: &[&str] = &["units", "calendar", "missing_value", "dtype"];
 
 /// `source`, the variable `name` whose attributes are `attributes` (with
 /// their elements' types), as `options` ask: as xarray reads it, its CF
@@ -94,7 +94,7 @@ fn decoded(
         return Ok((source, &[]));
     };
     let (note, used) = (numbers.note(name), numbers.used());
-    if numbers.scaling.is_none() {
+    if !numbers.is_made_anew() {
         // The same bytes, read as unsigned.
         let mut notes = source.notes().to_vec();
         notes.push(note);

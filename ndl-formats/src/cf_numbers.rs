@@ -27,6 +27,9 @@ const MASKING_ATTRIBUTES: &[&str] = &["missing_value", "_Unsigned"];
 /// netCDF-3's mark of unsigned integers stored as signed ones.
 const UNSIGNED_ATTRIBUTES: &[&str] = &["_Unsigned"];
 
+/// xarray's mark of bools stored as integers.
+const BOOL_ATTRIBUTES: &[&str] = &["dtype", "_Unsigned"];
+
 /// How a variable's stored numbers are read.
 #[derive(Clone, Debug)]
 pub(crate) struct CfNumbers {
@@ -34,6 +37,9 @@ pub(crate) struct CfNumbers {
     pub read_as: Datatype,
     /// What each then becomes; `None` where it is read as it is.
     pub scaling: Option<Scaling>,
+    /// Whether the integers are bools (xarray's `dtype: bool`): any but
+    /// zero true.
+    pub to_bool: bool,
 }
 
 /// Stored numbers made floats: unpacked, and their fills NaN.
@@ -142,16 +148,35 @@ impl CfNumbers {
             _ => stored.clone(),
         };
         let scaling = Scaling::of(&read_as, attributes, types);
-        (scaling.is_some() || read_as != *stored).then_some(CfNumbers { read_as, scaling })
+        let to_bool = scaling.is_none()
+            && !is_float
+            && attributes.get("dtype").and_then(Value::as_str) == Some("bool");
+        (scaling.is_some() || to_bool || read_as != *stored).then_some(CfNumbers {
+            read_as,
+            scaling,
+            to_bool,
+        })
     }
 
     /// The datatype of the numbers as read.
     pub(crate) fn datatype(&self) -> &Datatype {
+        if self.to_bool {
+            return &Datatype::Bool;
+        }
         self.scaling.as_ref().map_or(&self.read_as, |s| &s.unpacked)
+    }
+
+    /// Whether each value is made anew, not its bytes read as another
+    /// type.
+    pub(crate) fn is_made_anew(&self) -> bool {
+        self.scaling.is_some() || self.to_bool
     }
 
     /// The attributes this reading uses up.
     pub(crate) fn used(&self) -> &'static [&'static str] {
+        if self.to_bool {
+            return BOOL_ATTRIBUTES;
+        }
         match &self.scaling {
             Some(s) if s.packed => PACKING_ATTRIBUTES,
             Some(_) => MASKING_ATTRIBUTES,
@@ -162,6 +187,12 @@ impl CfNumbers {
     /// What a note says of variable `name`'s numbers.
     pub(crate) fn note(&self, name: &str) -> String {
         let read_as = ndl_runtime::schema::describe(self.datatype());
+        if self.to_bool {
+            return format!(
+                "variable `{name}`: its integers are read as bool (its dtype attribute says \
+                 bool), as xarray reads them"
+            );
+        }
         let Some(s) = &self.scaling else {
             return format!(
                 "variable `{name}`: its _Unsigned integers are read as {read_as}, as xarray \
@@ -190,13 +221,22 @@ impl CfNumbers {
     /// Makes `stored`, one number as stored in native byte order, into
     /// `out`, the number as read (of [`Self::datatype`]'s size).
     pub(crate) fn decode(&self, stored: &[u8], out: &mut [u8]) {
+        if self.to_bool {
+            out[0] = u8::from(stored.iter().any(|&b| b != 0));
+            return;
+        }
         let Some(s) = &self.scaling else {
             out.copy_from_slice(stored);
             return;
         };
         let value = match s.missing.holds(&self.read_as, stored) {
             true => f64::NAN,
-            false => as_f64(&self.read_as, stored) * s.scale + s.offset,
+            // Unscaled values as they are: `-0.0 + 0.0` is `+0.0`.
+            false => match (s.scale, s.offset) {
+                (1.0, 0.0) => as_f64(&self.read_as, stored),
+                (scale, 0.0) => as_f64(&self.read_as, stored) * scale,
+                (scale, offset) => as_f64(&self.read_as, stored) * scale + offset,
+            },
         };
         match s.unpacked {
             Datatype::Float32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),

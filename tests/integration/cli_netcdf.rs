@@ -581,3 +581,51 @@ fn variables_shorter_than_their_unlimited_dimension_read_as_netcdf_reads_them() 
     // Decoded as xarray decodes it: the fill is NaN.
     assert_eq!(values, "[10.0, 11.0, nan, nan, nan]\n", "{values}");
 }
+
+/// argv: path. xarray's file of a float with a `_FillValue` holding -0.0,
+/// a bool (int8 with `dtype: bool`) and a timedelta (`dtype:
+/// timedelta64[us]`, `units: seconds`).
+const XARRAY_ENCODINGS: &str = "\
+import sys, numpy as np, pandas as pd, xarray as xr
+xr.Dataset({'temp': ('x', np.array([-0.0, 1.0, np.nan], 'f4')),
+            'flag': ('x', np.array([True, False, True])),
+            'dt': ('x', pd.to_timedelta(['1s', 'NaT', '-3h']))}).to_netcdf(
+    sys.argv[1], encoding={'temp': {'_FillValue': -999.0}})
+";
+
+/// Decoded as xarray decodes them: -0.0 keeps its sign (it became +0.0
+/// through a `+ 0.0`), xarray's bools are bools (they were int8), and a
+/// timedelta decoded into a `.nc` is written (it failed on its `dtype`
+/// attribute, kept beside the one its encoding writes).
+#[test]
+fn xarray_encodings_decode_as_xarray_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("enc.nc");
+    run_with(&python312(), XARRAY_ENCODINGS, &[src.to_str().unwrap()]);
+    let (temp, flag) = (d.join("temp.npy"), d.join("flag.parquet"));
+    for (dst, member) in [(&temp, "temp"), (&flag, "flag")] {
+        let run = convert(&src, dst, &["--member", member]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let decoded = d.join("decoded.nc");
+    let run = convert(&src, &decoded, &["--decode-cf"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let got = run_with(
+        &python312(),
+        "import sys, numpy as np, pyarrow.parquet as pq, xarray as xr\n\
+         t = np.load(sys.argv[1])\n\
+         print(np.signbit(t).tolist(), pq.read_table(sys.argv[2]).column(0).to_pylist())\n\
+         ds = xr.open_dataset(sys.argv[3])\n\
+         print(ds['dt'].values.astype('m8[s]').astype('i8').tolist()[::2], bool(np.isnat(ds['dt'].values[1])))\n",
+        &[
+            temp.to_str().unwrap(),
+            flag.to_str().unwrap(),
+            decoded.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        got, "[True, False, False] [True, False, True]\n[1, -10800] True\n",
+        "{got}"
+    );
+}
