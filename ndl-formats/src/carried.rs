@@ -186,3 +186,19 @@ pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
         _ => None,
     }
 }
+
+/// The dataset fill `source`'s storage gives (`storage.fillvalue`: h5py's
+/// `fillvalue`, a Zarr array's `fill_value`), where it is a number's: one
+/// element in native order. Not a mask: what an element never written
+/// reads as.
+pub(crate) fn storage_fill(source: &dyn Source) -> Option<Vec<u8>> {
+    let element = &source.spec().datatype;
+    if !crate::create::plan::is_number(element) {
+        return None;
+    }
+    let value = source.storage()?.fillvalue.as_ref()?;
+    match crate::create::values::encode(value, &[], element, None, "fillvalue") {
+        Ok(crate::create::values::Values::Bytes(bytes)) => Some(bytes),
+        _ => None,
+    }
+}

@@ -258,7 +258,10 @@ impl Hdf5Source {
         spec.other_order = stored.other_order;
         refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
-        let storage = storage_of(reader.chunks(), &reader.filters(), reader.stored());
+        let storage = Storage {
+            fillvalue: reader.dataset_fill().as_ref().and_then(fillvalue),
+            ..storage_of(reader.chunks(), &reader.filters(), reader.stored())
+        };
         Ok(Hdf5Source {
             unlimited_first: reader.is_unlimited_first(),
             storage,
@@ -616,6 +619,9 @@ pub(crate) fn dataset_options(source: &dyn Source, options: &Hdf5SinkOptions) ->
     if let (false, Some(storage)) = (options.storage_said, source.storage()) {
         written = stored_as(written, storage);
     }
+    if let Some(fill) = crate::carried::storage_fill(source) {
+        written = written.dataset_fill(fill);
+    }
     if source.is_unlimited_first() {
         written = written.unlimited_first(true);
     }
@@ -936,13 +942,18 @@ fn declared(inventory: &Inventory) -> Declared {
 /// A dataset's chunks, filters, byte order and fill as NDL storage
 /// directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
-    let fillvalue = d.fill.as_ref().and_then(|fill| match fill {
+    Storage {
+        fillvalue: d.fill.as_ref().and_then(fillvalue),
+        ..storage_of(d.chunks.clone(), &d.filters, &d.stored)
+    }
+}
+
+/// A dataset fill (JSON, NaN and the infinities as text) as NDL's
+/// `storage.fillvalue`.
+fn fillvalue(fill: &serde_json::Value) -> Option<serde_yaml::Value> {
+    match fill {
         serde_json::Value::String(_) => crate::attribute_json::float_of(fill).map(Into::into),
         number => serde_yaml::to_value(number).ok(),
-    });
-    Storage {
-        fillvalue,
-        ..storage_of(d.chunks.clone(), &d.filters, &d.stored)
     }
 }
 

@@ -80,7 +80,7 @@ impl ZarrSource {
             match StoreInfo::open(path)? {
                 StoreInfo::Array(info) if is_grid(&info) => {
                     notes = info.notes().to_vec();
-                    storage = Some(info.storage());
+                    storage = Some(storage_of(&info));
                     (dimensions, cf) = (
                         named_dimensions(&info),
                         Some(CfAttributes::Array(cf_attributes(&info))),
@@ -93,7 +93,7 @@ impl ZarrSource {
                 }
                 StoreInfo::Array(info) => {
                     notes = info.notes().to_vec();
-                    storage = Some(info.storage());
+                    storage = Some(storage_of(&info));
                     (dimensions, cf) = (
                         named_dimensions(&info),
                         Some(CfAttributes::Array(cf_attributes(&info))),
@@ -696,6 +696,8 @@ pub(crate) static FORMAT: FormatInfo = FormatInfo {
             if options.zarr.format() == ndl_zarr::ZarrFormat::V3 {
                 options.zarr = options.zarr.attribute("_FillValue", attribute);
             }
+        } else if let Some(fill_value) = storage_fill_value(source, options.zarr.format()) {
+            options.zarr = options.zarr.fill_value(fill_value);
         }
         if let Some(names) = source.dimension_names() {
             options.zarr = options.zarr.dimension_names(names);
@@ -774,6 +776,27 @@ fn named_dimensions(info: &ArrayInfo) -> Option<Vec<String>> {
     info.dimension_names()?.iter().cloned().collect()
 }
 
+/// The storage directives of the array `info`: its chunks and codecs,
+/// and its `fill_value` where it is no mask (v3 arrays keep theirs in the
+/// `_FillValue` attribute, xarray's v2 ones in the `fill_value`) and not
+/// zero: what an element never written reads as, which a copy keeps.
+fn storage_of(info: &ArrayInfo) -> Storage {
+    let masks = match info.format() {
+        ndl_zarr::ZarrFormat::V2 => info.v2_missing_value().is_some(),
+        _ => info.attributes().contains_key("_FillValue"),
+    };
+    let fill = info.metadata().get("fill_value").filter(|_| !masks);
+    let fillvalue = fill.and_then(|f| match f {
+        serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => None,
+        serde_json::Value::Number(_) => serde_yaml::to_value(f).ok(),
+        text => crate::attribute_json::float_of(text).map(Into::into),
+    });
+    Storage {
+        fillvalue,
+        ..info.storage()
+    }
+}
+
 /// The attributes of an array, as CF reads them: its `_FillValue` in v2
 /// the `fill_value` xarray reads so ([`ArrayInfo::v2_missing_value`]), in
 /// v3 the attribute, a float's decoded from the base64 xarray writes.
@@ -793,6 +816,26 @@ fn cf_attributes(info: &ArrayInfo) -> serde_json::Map<String, serde_json::Value>
         None => attributes.remove("_FillValue"),
     };
     attributes
+}
+
+/// The dataset fill `source`'s storage gives
+/// ([`storage_fill`](crate::carried::storage_fill)) as the array's
+/// `fill_value`, where that masks no value: in v3, and in v2 for an
+/// array that names no dimensions (xarray masks a v2 `fill_value`).
+fn storage_fill_value(
+    source: &dyn Source,
+    format: ndl_zarr::ZarrFormat,
+) -> Option<serde_json::Value> {
+    let named = source.dimension_names().is_some();
+    if format == ndl_zarr::ZarrFormat::V2 && named {
+        return None;
+    }
+    let bytes = crate::carried::storage_fill(source)?;
+    let Ok(Column::Values { datatype, values }) = Column::template(&source.spec().datatype) else {
+        return None;
+    };
+    let values = ndl_runtime::record::Values::from_ne_bytes(&values, &bytes);
+    Some(ndl_zarr::fill_metadata(&Column::Values { datatype, values }, format).0)
 }
 
 /// The `_FillValue` `source` carries ([`fill`](crate::carried::fill)) as

@@ -155,6 +155,14 @@ impl ArrayReader {
         Ok(self)
     }
 
+    /// The fill a writer set for its elements never written (h5py's
+    /// `fillvalue`), as [`DatasetInfo::fill`](crate::DatasetInfo::fill)
+    /// gives it: where it says more than its `_FillValue`.
+    pub fn dataset_fill(&self) -> Option<serde_json::Value> {
+        let said = self.dataset.attr("_FillValue").is_ok();
+        crate::inventory::set_fill(&self.dataset, &self.stored.datatype).filter(|_| !said)
+    }
+
     /// Which of its dimensions grow without limit (netCDF's unlimited
     /// dimensions).
     pub fn unlimited(&self) -> Vec<bool> {
@@ -464,7 +472,8 @@ impl ArrayWriter {
             true => options.extendable_builder(file, &file_type, size, &shape[1..]),
             false => options.fixed_builder(file, &file_type, size, &shape),
         };
-        let builder = with_fill(builder, datatype, options.fill.as_deref()).map_err(type_error)?;
+        let fill = options.fill.as_ref().or(options.dataset_fill.as_ref());
+        let builder = with_fill(builder, datatype, fill.map(Vec::as_slice)).map_err(type_error)?;
         let created = match unlimited {
             true => builder
                 .create(dataset)

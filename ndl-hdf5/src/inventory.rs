@@ -464,7 +464,7 @@ pub(crate) fn filter_name(filter: &Filter) -> Value {
 /// it is zero (HDF5's own) or netCDF-C's default for the type, which
 /// netCDF-C sets on every variable: a number, or NaN and the infinities
 /// as text, as attributes hold them here.
-fn set_fill(dataset: &hdf5::Dataset, datatype: &Datatype) -> Option<Value> {
+pub(crate) fn set_fill(dataset: &hdf5::Dataset, datatype: &Datatype) -> Option<Value> {
     use hdf5::plist::dataset_create::FillValue;
     let dcpl = dataset.dcpl().ok()?;
     if dcpl.fill_value_defined() != FillValue::UserDefined {

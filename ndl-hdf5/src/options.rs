@@ -75,6 +75,8 @@ pub struct WriteOptions {
     pub(crate) unlimited_first: bool,
     /// An array's fill: one element of its number datatype, native order.
     pub(crate) fill: Option<Vec<u8>>,
+    /// An array's dataset fill alone, without a `_FillValue` attribute.
+    pub(crate) dataset_fill: Option<Vec<u8>>,
 }
 
 impl Default for WriteOptions {
@@ -94,6 +96,7 @@ impl Default for WriteOptions {
             dimension_names: None,
             unlimited_first: false,
             fill: None,
+            dataset_fill: None,
         }
     }
 }
@@ -261,6 +264,30 @@ impl WriteOptions {
     /// ```
     pub fn fill(mut self, element: Vec<u8>) -> Self {
         self.fill = Some(element);
+        self
+    }
+
+    /// The dataset fill alone of an [`ArrayWriter`](crate::ArrayWriter)'s
+    /// array of numbers (h5py's `fillvalue`): what an element never
+    /// written reads as, one element of its datatype in native order,
+    /// without the `_FillValue` attribute [`fill`](Self::fill) adds, so
+    /// that readers mask no value. A [`fill`](Self::fill) comes first.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.h5");
+    /// let options = ndl_hdf5::WriteOptions::new().dataset_fill((-7i32).to_ne_bytes().to_vec());
+    /// let w = ndl_hdf5::ArrayWriter::create(&path, "t", &ndl_runtime::Datatype::Int32,
+    ///     ndl_runtime::ByteOrder::NATIVE, &[0], "t_t", &options)?;
+    /// w.finish()?;
+    /// let file = hdf5::File::open(&path)?;
+    /// let t = file.dataset("t")?;
+    /// assert_eq!(t.dcpl()?.fill_value_as::<i32>(), Some(-7));
+    /// assert!(t.attr("_FillValue").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dataset_fill(mut self, element: Vec<u8>) -> Self {
+        self.dataset_fill = Some(element);
         self
     }
 

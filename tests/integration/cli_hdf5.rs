@@ -415,3 +415,50 @@ fn attributes_of_records_enums_bools_and_complex_numbers_keep_their_types() {
     );
     assert_eq!(c, "[1.0, 2.0]\n", "{c}");
 }
+
+/// An h5py dataset's `fillvalue` (no `_FillValue`: no mask) stays the
+/// copy's, in `.h5` and `.nc` the dataset fill and in Zarr the
+/// `fill_value`, so that the copy grows as the source would; it was 0.
+/// A zarr-python v3 array's `fill_value` is carried the same way.
+#[test]
+fn dataset_fills_that_mask_nothing_are_kept_in_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (h5, zarr) = (d.join("f.h5"), d.join("f.zarr"));
+    run_with(
+        &python312(),
+        "import sys, h5py, zarr\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f.create_dataset('d', shape=(6,), chunks=(2,), dtype='i4', fillvalue=-7)[0:2] = [1, 2]\n\
+         zarr.create_array(sys.argv[2], shape=(6,), chunks=(2,), dtype='i4', fill_value=-5)[0:2] = [1, 2]\n",
+        &[h5.to_str().unwrap(), zarr.to_str().unwrap()],
+    );
+    let mut copies = Vec::new();
+    for (src, name) in [(&h5, "h5"), (&zarr, "zarr")] {
+        for ext in ["h5", "nc", "zarr"] {
+            let dst = d.join(format!("{name}_copy.{ext}"));
+            converted(convert(src, &dst, &[]), &format!("{name} to {ext}"));
+            copies.push(dst);
+        }
+    }
+    let args: Vec<&str> = copies.iter().map(|p| p.to_str().unwrap()).collect();
+    let fills = run_with(
+        &python312(),
+        "import sys, h5py, zarr\n\
+         for p in sys.argv[1:]:\n\
+         \x20   if p.endswith('.zarr'):\n\
+         \x20       a = zarr.open(p, mode='r')\n\
+         \x20       a = a[next(iter(a.array_keys()))] if isinstance(a, zarr.Group) else a\n\
+         \x20       print(a[:].tolist(), a.metadata.fill_value, '_FillValue' in a.attrs)\n\
+         \x20   else:\n\
+         \x20       with h5py.File(p) as f:\n\
+         \x20           v = [x for x in f.values() if isinstance(x, h5py.Dataset) and 'CLASS' not in x.attrs][0]\n\
+         \x20           print(v[:].tolist(), v.fillvalue, '_FillValue' in v.attrs)\n",
+        &args,
+    );
+    let (h, z) = (
+        "[1, 2, -7, -7, -7, -7] -7 False\n",
+        "[1, 2, -5, -5, -5, -5] -5 False\n",
+    );
+    assert_eq!(fills, [h.repeat(3), z.repeat(3)].concat(), "{fills}");
+}
