@@ -94,7 +94,7 @@ fn decoded(
         return Ok((source, &[]));
     };
     let (note, used) = (numbers.note(name), numbers.used());
-    if !numbers.is_made_anew() {
+    if !numbers.decodes_values() {
         // The same bytes, read as unsigned.
         let mut notes = source.notes().to_vec();
         notes.push(note);

@@ -168,7 +168,7 @@ impl CfNumbers {
 
     /// Whether each value is made anew, not its bytes read as another
     /// type.
-    pub(crate) fn is_made_anew(&self) -> bool {
+    pub(crate) fn decodes_values(&self) -> bool {
         self.scaling.is_some() || self.to_bool
     }
 

@@ -61,18 +61,37 @@ pub(crate) fn attributes_of(path: &Path, file: ColumnFile) -> crate::Result<Name
     }
     .map_err(in_file(path))?;
     let schema = reader.schema();
-    let ours = |key: &str| key.starts_with("ndl.") || key.starts_with("ARROW:") || key == "pandas";
     Ok(schema
         .metadata()
         .iter()
-        .filter(|(key, _)| !ours(key))
+        .filter(|(key, _)| !is_tools_own(key))
         .map(|(key, text)| (key.clone(), metadata_attribute(text)))
         .collect())
 }
 
+/// Whether the schema metadata `key` is a tool's own bookkeeping, not the
+/// data's: ours, Arrow's, the dataframe libraries' descriptions of their
+/// frames (pandas, GeoParquet, Hugging Face, Spark), and names netCDF
+/// keeps for itself (a leading `_`).
+fn is_tools_own(key: &str) -> bool {
+    const PREFIXES: &[&str] = &["ndl.", "ARROW:", "org.apache.spark.", "_"];
+    const KEYS: &[&str] = &["pandas", "geo", "huggingface"];
+    PREFIXES.iter().any(|p| key.starts_with(p)) || KEYS.contains(&key)
+}
+
 /// The attribute a schema metadata value stands for: a number or a list
-/// of numbers as JSON writes them, else the text.
+/// of numbers as JSON writes them (NaN and the infinities as Python's
+/// `json` does), else the text.
 fn metadata_attribute(text: &str) -> Attribute {
+    let special = match text {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    if let Some(x) = special.and_then(|x| Attribute::new(x).ok()) {
+        return x;
+    }
     let numbers = |v: &serde_json::Value| match v {
         serde_json::Value::Number(_) => true,
         serde_json::Value::Array(items) => !items.is_empty() && items.iter().all(|i| i.is_number()),
@@ -87,16 +106,31 @@ fn metadata_attribute(text: &str) -> Attribute {
 }
 
 /// The schema metadata of `attributes`: text as it is, other values as
-/// their JSON text, as pyarrow keeps strings there.
+/// their JSON text, as pyarrow keeps strings there (NaN and the
+/// infinities as Python's `json` writes them).
 pub(crate) fn metadata_from(attributes: Option<&NameMap<Attribute>>) -> WriteOptions {
     let Some(attributes) = attributes else {
         return WriteOptions::new();
     };
     attributes
         .iter()
-        .filter_map(|(name, a)| Some((name.to_string(), serde_json::to_value(&a.value).ok()?)))
-        .fold(WriteOptions::new(), |options, (name, value)| match value {
-            serde_json::Value::String(text) => options.metadata(&name, &text),
-            other => options.metadata(&name, &other.to_string()),
+        .fold(WriteOptions::new(), |options, (name, a)| {
+            options.metadata(name, &metadata_text(&a.value))
         })
+}
+
+/// An attribute's value as schema metadata text: text as it is, a float
+/// JSON has no number for as Python's `json` writes it, anything else as
+/// its JSON.
+fn metadata_text(value: &serde_yaml::Value) -> String {
+    match value {
+        serde_yaml::Value::String(text) => text.clone(),
+        serde_yaml::Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_nan() => "NaN".into(),
+            Some(x) if x == f64::INFINITY => "Infinity".into(),
+            Some(x) if x == f64::NEG_INFINITY => "-Infinity".into(),
+            _ => n.to_string(),
+        },
+        other => serde_json::to_value(other).map_or_else(|_| String::new(), |v| v.to_string()),
+    }
 }

@@ -65,7 +65,14 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
         };
     }
     let dataset = only_dataset(path, &inventory)?;
-    let source = open_member(path, &dataset, options)?;
+    // Its netCDF shape from this walk, not another.
+    let mut read = options.clone();
+    read.shape = inventory
+        .datasets
+        .iter()
+        .find(|d| crate::contents::join(&d.group, &d.name) == dataset)
+        .map(|d| d.shape.clone());
+    let source = open_member(path, &dataset, &read)?;
     // Coordinate variables hold data too, and the file's own attributes
     // (a title, its conventions) say what the data is: a dataset is more
     // than the one.
@@ -121,12 +128,15 @@ impl Source for WithCoordinates {
 /// its CF encodings undone as `options` ask.
 fn open_member(path: &Path, name: &str, options: &ReadOptions) -> Result<Box<dyn Source>> {
     let reader = ArrayReader::open(path, name).map_err(in_hdf5(path))?;
-    let reader = as_netcdf_reads(path, name, reader, options.shape.as_deref())?;
+    let shape = netcdf_shape(path, name, &reader, options.shape.as_deref())?;
     let (attributes, types) = reader.attributes();
     if reader.stored().datatype == Datatype::String {
         let dimensions = reader.dimension_names();
         drop(reader);
         let mut source = Hdf5StringSource::open(path, name)?;
+        if let Some(shape) = shape {
+            source = source.grown_to(shape)?;
+        }
         source.dimensions = dimensions.filter(|d| d.len() == source.spec.shape.len());
         return Ok(crate::carried::with_attributes(
             Box::new(source),
@@ -135,29 +145,32 @@ fn open_member(path: &Path, name: &str, options: &ReadOptions) -> Result<Box<dyn
             options,
         ));
     }
+    let reader = match shape {
+        Some(shape) => reader.grown_to(&shape).map_err(in_hdf5(path))?,
+        None => reader,
+    };
     let source = Box::new(Hdf5Source::from_reader(path, name, reader)?);
     let name = name.trim_start_matches('/');
     crate::cf_decoded::as_asked(source, name, (&attributes, &types), options)
 }
 
-/// `reader` of the dataset `name` as netCDF reads it: as long as the
-/// longest variable along each unlimited dimension it lies along, filled
-/// past its own extents. `shape` is its shape where a walk of the whole
-/// file gave it; else, for a dataset along an unlimited dimension, the
-/// file's inventory gives it.
-fn as_netcdf_reads(
+/// The shape netCDF reads the dataset `name` of `reader` as, where it is
+/// longer than its own: as long as the longest variable along each
+/// unlimited dimension it lies along. `known` is its shape where a walk
+/// of the whole file gave it; else, for a dataset along an unlimited
+/// dimension, the file's inventory gives it.
+fn netcdf_shape(
     path: &Path,
     name: &str,
-    reader: ArrayReader,
-    shape: Option<&[u64]>,
-) -> Result<ArrayReader> {
+    reader: &ArrayReader,
+    known: Option<&[u64]>,
+) -> Result<Option<Vec<u64>>> {
     let named = reader.dimension_names().is_some();
     if !named || !reader.unlimited().contains(&true) {
-        return Ok(reader);
+        return Ok(None);
     }
-    let walked;
-    let shape = match shape {
-        Some(shape) => shape,
+    let shape = match known {
+        Some(shape) => shape.to_vec(),
         None => {
             let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
             let wanted = name.trim_start_matches('/');
@@ -165,17 +178,16 @@ fn as_netcdf_reads(
                 crate::contents::join(&d.group, &d.name).trim_start_matches('/') == wanted
             });
             let Some(found) = found else {
-                return Ok(reader);
+                return Ok(None);
             };
-            walked = found.shape;
-            &walked
+            found.shape
         }
     };
     let rank = reader.shape().len();
-    match shape.get(..rank) {
-        Some(shape) => reader.grown_to(shape).map_err(in_hdf5(path)),
-        None => Ok(reader),
-    }
+    Ok(shape
+        .get(..rank)
+        .filter(|grown| *grown != reader.shape())
+        .map(<[u64]>::to_vec))
 }
 
 /// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).
@@ -361,6 +373,9 @@ pub struct Hdf5StringSource {
     narrowed: String,
     /// The batch being handed out, and the next of its values.
     batch: Option<(Strings, usize)>,
+    /// The empty strings still to hand out past the dataset's own, where
+    /// netCDF reads it longer ([`grown_to`](Hdf5StringSource::grown_to)).
+    padding: u64,
 }
 
 impl Hdf5StringSource {
@@ -405,7 +420,35 @@ impl Hdf5StringSource {
             reader,
             narrowed: note,
             batch: None,
+            padding: 0,
         })
+    }
+}
+
+impl Hdf5StringSource {
+    /// The source of the strings as netCDF reads a variable shorter than
+    /// the unlimited dimension it lies along: as `shape`, the strings past
+    /// its own empty (netCDF's fill of a string).
+    ///
+    /// # Errors
+    /// A `shape` longer than the dataset's in any but its first
+    /// dimension, which the strings are not padded along.
+    fn grown_to(mut self, shape: Vec<u64>) -> Result<Hdf5StringSource> {
+        let own = &self.spec.shape;
+        if shape.len() != own.len() || shape.get(1..) != own.get(1..) || shape < *own {
+            return Err(Error::Unsupported {
+                path: self.path.clone(),
+                message: format!(
+                    "dataset `{}` of strings has shape {own:?} where netCDF reads {shape:?}: \
+                     strings are made as long only along the first dimension",
+                    self.name
+                ),
+            });
+        }
+        let elements = |s: &[u64]| s.iter().product::<u64>();
+        self.padding = elements(&shape) - elements(own);
+        self.spec.shape = shape;
+        Ok(self)
     }
 }
 
@@ -445,6 +488,11 @@ impl Source for Hdf5StringSource {
                 }
                 match self.reader.next_batch().map_err(in_hdf5(&self.path))? {
                     Some(batch) => self.batch = Some((batch, 0)),
+                    None if self.padding > 0 => {
+                        out.fill(0);
+                        (self.padding, n) = (self.padding - 1, n + 1);
+                        continue 'elements;
+                    }
                     None => break 'elements,
                 }
             }
@@ -753,7 +801,7 @@ pub struct Hdf5ColumnsSource {
     /// Whether the records were inferred from variables another tool
     /// wrote, not read as ndl wrote them.
     inferred: bool,
-    /// The file's attributes, of records we wrote.
+    /// The file's attributes.
     attributes: NameMap<Attribute>,
 }
 
@@ -776,12 +824,10 @@ impl Hdf5ColumnsSource {
         }
         .map_err(in_hdf5(path))?;
         let spec = ArraySpec::new(reader.record().clone(), vec![reader.len()]);
-        let attributes = match (inferred, inventory.groups.first()) {
-            (false, Some(root)) => {
-                crate::carried::table_attributes((&root.attributes, &root.attribute_types))
-            }
-            _ => NameMap::new(),
-        };
+        // Another tool's table has the file's attributes too (a title).
+        let attributes = inventory.groups.first().map_or_else(NameMap::new, |root| {
+            crate::carried::table_attributes((&root.attributes, &root.attribute_types))
+        });
         Ok(Some(Hdf5ColumnsSource {
             reader,
             spec,

@@ -181,11 +181,11 @@ pub(crate) fn write_record_table(
     write_each(path, writer, carried)
 }
 
-/// Writes the attribute `a` named `name` by `typed`, where it is of a
-/// type every netCDF reader has (numbers and text, and arrays of them);
-/// else, or where that fails, by `json` from its JSON value, as a
-/// destination writes a value of no type of its own: a bool as `int8`, a
-/// record as its JSON text.
+/// Writes the attribute `a` named `name` by `typed`, of its own type,
+/// where [`is_typed`] takes it; else, or where the writer refuses it (a
+/// `.nc` takes no record, enum or complex attribute), by `json` from its
+/// JSON value, as a destination writes a value of no type of its own: a
+/// bool as `int8`, a record as its JSON text.
 fn written(
     name: &str,
     a: &Attribute,

@@ -121,16 +121,27 @@ impl ArrayReader {
 
     /// The reader of the dataset as netCDF reads a variable shorter than
     /// an unlimited dimension it lies along, which another variable has
-    /// grown: as `shape` (in elements, as [`shape`](ArrayReader::shape)
-    /// gives them; the netCDF shape [`DatasetInfo::shape`](crate::DatasetInfo::shape)
-    /// gives), each element past its own extents the variable's fill (its
-    /// `_FillValue`, else its dataset fill, else netCDF's default).
+    /// grown: as `shape`, each element past its own extents the
+    /// variable's fill (its `_FillValue`, else its dataset fill, else
+    /// netCDF's default). `shape` counts elements as
+    /// [`shape`](ArrayReader::shape) does (netCDF text without its
+    /// strings' length); [`DatasetInfo::shape`](crate::DatasetInfo::shape)
+    /// gives it.
     ///
     /// # Errors
-    /// A shape of another rank, or smaller than the dataset's.
+    /// A shape of another rank or smaller than the dataset's, values of
+    /// variable length, or more fill than a dataset may claim
+    /// ([`MAX_FILL_BYTES`](crate::MAX_FILL_BYTES)).
     pub fn grown_to(mut self, shape: &[u64]) -> Result<ArrayReader> {
         if shape == self.shape {
             return Ok(self);
+        }
+        if self.stored.datatype.size().is_none() {
+            return Err(Error::NotAnArray {
+                path: self.path.clone(),
+                dataset: self.name.clone(),
+                message: "values of variable length are not read past their extents".into(),
+            });
         }
         let fits = shape.len() == self.shape.len()
             && shape.iter().zip(&self.shape).all(|(g, own)| g >= own);
@@ -141,15 +152,19 @@ impl ArrayReader {
                 message: format!("cannot be read as shape {shape:?}: it has {:?}", self.shape),
             });
         }
+        // netCDF text keeps its strings' length, the last extent.
+        let mut extents = shape.to_vec();
+        extents.extend(self.extents.get(shape.len()..).into_iter().flatten());
+        // What is past its extents is fill alone, bounded as a dataset's.
+        let elements = extents.iter().fold(1u64, |n, &d| n.saturating_mul(d));
+        let size = self.memory_type.size() as u64;
+        crate::extent::check_extent(&self.path, &self.name, &self.dataset, elements, size, size)?;
         let fill = crate::fill::read_fill(
             &self.dataset,
             &self.memory_type,
             &self.stored.datatype,
             self.stored.byte_order,
         );
-        // netCDF text keeps its strings' length, the last extent.
-        let mut extents = shape.to_vec();
-        extents.extend(self.extents.get(shape.len()..).into_iter().flatten());
         self.shape = shape.to_vec();
         self.grown = Some((extents, fill));
         Ok(self)

@@ -282,7 +282,7 @@ impl ColumnsReader {
             field: String::new(),
             message: format!("no readable `{NDL_DATATYPE}` attribute: not records in columns"),
         })?;
-        Self::open_in(file, path, record)
+        Self::open_in(file, path, record, false)
     }
 
     /// Opens the columns of the file at `path` as fields of records of
@@ -292,10 +292,20 @@ impl ColumnsReader {
     pub fn open_as(path: impl AsRef<Path>, record: &Datatype) -> Result<ColumnsReader> {
         let path = path.as_ref().to_path_buf();
         let file = crate::file::open(&path)?;
-        Self::open_in(file, path, record.clone())
+        let netcdf = file.attr("_NCProperties").is_ok();
+        Self::open_in(file, path, record.clone(), netcdf)
     }
 
-    fn open_in(file: hdf5::File, path: PathBuf, record: Datatype) -> Result<ColumnsReader> {
+    /// Opens the columns of `file` as fields of `record`: in a netCDF-4
+    /// file another tool wrote (`grows`), a variable shorter than the
+    /// unlimited dimension is read as long, as netCDF reads it; in ours,
+    /// columns of other lengths are damage.
+    fn open_in(
+        file: hdf5::File,
+        path: PathBuf,
+        record: Datatype,
+        grows: bool,
+    ) -> Result<ColumnsReader> {
         let mismatch = |field: &str, message: String| Error::TypeMismatch {
             path: path.clone(),
             dataset: field.to_string(),
@@ -320,10 +330,12 @@ impl ColumnsReader {
             let name = column.name.clone();
             let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
             let n = shape.first().copied().unwrap_or(0);
-            let grows = dataset
+            let unlimited = dataset
                 .space()
                 .is_ok_and(|s| s.maxdims().first().is_some_and(Option::is_none));
-            if shape[1.min(shape.len())..] != column.inner[..] || (n != len && !grows) {
+            if shape[1.min(shape.len())..] != column.inner[..]
+                || (n != len && !(grows && unlimited))
+            {
                 return Err(mismatch(
                     &name,
                     format!(
@@ -359,8 +371,11 @@ impl ColumnsReader {
                     dataset: name.clone(),
                     source,
                 })?;
-            let fill = (n < len).then(|| {
-                crate::fill::read_fill(&dataset, &memory_type, &wanted, ByteOrder::NATIVE)
+            let fill = (n < len).then(|| match (&time, &wanted) {
+                // NaT, which the decoding keeps.
+                (Some(_), Datatype::Int64) => i64::MIN.to_ne_bytes().to_vec(),
+                (Some(_), _) => f64::NAN.to_ne_bytes().to_vec(),
+                _ => crate::fill::read_fill(&dataset, &memory_type, &wanted, ByteOrder::NATIVE),
             });
             variables.push(Variable {
                 column,

@@ -113,6 +113,18 @@ pub struct DatasetInfo {
 }
 
 impl Inventory {
+    /// Whether netCDF-4 made the file (its `_NCProperties`, or its
+    /// variables' `_Netcdf4Dimid` or `_Netcdf4Coordinates`): a file whose
+    /// variables along an unlimited dimension are read as long as it.
+    pub fn is_netcdf4(&self) -> bool {
+        let root = self.groups.first();
+        root.is_some_and(|g| g.attributes.contains_key("_NCProperties"))
+            || self.datasets.iter().any(|d| {
+                d.attributes.contains_key("_Netcdf4Dimid")
+                    || d.attributes.contains_key("_Netcdf4Coordinates")
+            })
+    }
+
     /// The inventory of the HDF5 file at `path`.
     pub fn of(path: impl AsRef<Path>) -> Result<Inventory> {
         let path = path.as_ref();
@@ -153,7 +165,9 @@ impl Walk {
                 found.map(|(_, name, _)| name.clone())
             });
         }
-        grow_unlimited(&mut self.inventory.datasets, &self.attached);
+        if self.inventory.is_netcdf4() {
+            grow_unlimited(&mut self.inventory.datasets, &self.attached);
+        }
         for (dataset, attached) in self.inventory.datasets.iter_mut().zip(self.attached) {
             if let (Some(tokens), None) = (attached, &dataset.dimension_names) {
                 let name = |token: LocationToken| {
@@ -225,12 +239,23 @@ fn visit(path: &Path, group: &hdf5::Group, at: &str, walk: &mut Walk) -> Result<
 
 /// Each of `datasets` along an unlimited dimension as long as the longest
 /// dataset along it, as netCDF reads them (`shape`): a dimension is a
-/// scale, which `attached` gives for each dimension of each dataset.
+/// scale, which `attached` gives for each dimension of each dataset (a
+/// netCDF variable has one on every dimension; others are left as
+/// they are).
 fn grow_unlimited(datasets: &mut [DatasetInfo], attached: &[Option<Vec<Option<LocationToken>>>]) {
     let unlimited = |d: &DatasetInfo, k: usize| d.max_shape.get(k).is_some_and(Option::is_none);
+    let every = |tokens: &&Option<Vec<Option<LocationToken>>>| {
+        tokens
+            .as_ref()
+            .is_some_and(|t| t.iter().all(Option::is_some))
+    };
+    let attached: Vec<_> = attached
+        .iter()
+        .map(|t| every(&t).then_some(t).and_then(Option::as_ref))
+        .collect();
     let mut lengths: Vec<(LocationToken, u64)> = Vec::new();
-    for (d, tokens) in datasets.iter().zip(attached) {
-        for (k, token) in tokens.iter().flatten().enumerate() {
+    for (d, tokens) in datasets.iter().zip(&attached) {
+        for (k, token) in tokens.iter().copied().flatten().enumerate() {
             let (Some(token), true) = (token, unlimited(d, k)) else {
                 continue;
             };
@@ -241,8 +266,8 @@ fn grow_unlimited(datasets: &mut [DatasetInfo], attached: &[Option<Vec<Option<Lo
             }
         }
     }
-    for (d, tokens) in datasets.iter_mut().zip(attached) {
-        for (k, token) in tokens.iter().flatten().enumerate() {
+    for (d, tokens) in datasets.iter_mut().zip(&attached) {
+        for (k, token) in tokens.iter().copied().flatten().enumerate() {
             let length = lengths.iter().find(|(t, _)| Some(t) == token.as_ref());
             if let (Some((_, len)), true) = (length, unlimited(d, k)) {
                 d.shape[k] = *len;

@@ -172,11 +172,7 @@ pub(crate) fn read_rows(
     }
     assert_eq!(out.len() % row, 0, "whole rows");
     let rows = (out.len() / row) as u64;
-    let chunk_bytes = dset.chunk().and_then(|chunk| {
-        let stored = dset.dtype().ok()?.size();
-        chunk.iter().try_fold(stored, |n, &d| n.checked_mul(d))
-    });
-    crate::filters::with_chunk_bytes(chunk_bytes, || {
+    crate::filters::with_chunk_bytes(chunk_bytes(dset), || {
         hdf5::sync::sync(|| {
             let (file, memory) = spaces(dset.id(), shape, first, rows)?;
             let out = out.as_mut_ptr().cast();
@@ -215,26 +211,36 @@ pub(crate) fn read_rows_padded(
         return Ok(());
     }
     let mut start = vec![0u64; stored.len()];
-    hdf5::sync::sync(|| {
-        // SAFETY: `dset` is an open dataset; the new spaces are ours.
-        let file = Space(unsafe { H5Dget_space(dset.id()) });
-        let mut extents = shape.to_vec();
-        extents[0] = rows;
-        // SAFETY: `extents` holds one extent per dimension.
-        let memory = Space(unsafe {
-            H5Screate_simple(extents.len() as i32, extents.as_ptr(), std::ptr::null())
-        });
-        if file.0 < 0 || memory.0 < 0 {
-            return Err(failed());
-        }
-        select_box(memory.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
-        start[0] = first;
-        select_box(file.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
-        let out = out.as_mut_ptr().cast();
-        // SAFETY: `out` holds `rows` rows of `shape`, the memory space's
-        // extents, of `memory_type`; the selections are of one size.
-        unsafe { read_selection(dset.id(), memory_type.id(), (memory.0, file.0), out) }
+    crate::filters::with_chunk_bytes(chunk_bytes(dset), || {
+        hdf5::sync::sync(|| {
+            // SAFETY: `dset` is an open dataset; the new spaces are ours.
+            let file = Space(unsafe { H5Dget_space(dset.id()) });
+            let mut extents = shape.to_vec();
+            extents[0] = rows;
+            // SAFETY: `extents` holds one extent per dimension.
+            let memory = Space(unsafe {
+                H5Screate_simple(extents.len() as i32, extents.as_ptr(), std::ptr::null())
+            });
+            if file.0 < 0 || memory.0 < 0 {
+                return Err(failed());
+            }
+            select_box(memory.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
+            start[0] = first;
+            select_box(file.0, H5S_seloper_t::H5S_SELECT_SET, &start, &count)?;
+            let out = out.as_mut_ptr().cast();
+            // SAFETY: `out` holds `rows` rows of `shape`, the memory space's
+            // extents, of `memory_type`; the selections are of one size.
+            unsafe { read_selection(dset.id(), memory_type.id(), (memory.0, file.0), out) }
+        })
     })
+}
+
+/// The bytes of one whole chunk of `dset` as stored, where it is chunked:
+/// what its filters' output is checked against.
+fn chunk_bytes(dset: &hdf5::Dataset) -> Option<usize> {
+    let chunk = dset.chunk()?;
+    let stored = dset.dtype().ok()?.size();
+    chunk.iter().try_fold(stored, |n, &d| n.checked_mul(d))
 }
 
 /// The bytes of one row of a dataset of `shape`: its elements after the

@@ -351,13 +351,21 @@ impl Opener<'_> {
             source,
         };
         let node = Node::from_column(template, name).map_err(type_error)?;
-        let memory_type = memory_type(leaf_of(&node)).map_err(type_error)?;
         let stored_at = crate::lookup::dataset_path(self.file, path, name)?;
         let dataset = self
             .file
             .dataset(&stored_at)
             .map_err(hdf5_error(path, name))?;
         crate::filters::check_available(path, name, &dataset)?;
+        let memory_type = match leaf_of(&node) {
+            // In the character set it is stored in (see `Node::reading`).
+            Node::String => {
+                let stored = dataset.dtype().map_err(hdf5_error(path, name))?;
+                Node::String.reading(&stored)
+            }
+            leaf => memory_type(leaf),
+        }
+        .map_err(type_error)?;
         let shape: Vec<u64> = dataset.shape().iter().map(|&d| d as u64).collect();
         let inner: Vec<u64> = match &node {
             Node::Array { len, .. } => vec![*len as u64],
@@ -627,8 +635,13 @@ impl<'a> Inferred<'a> {
             .iter()
             .filter(|d| !d.is_dimension_only)
             .collect();
-        // Variables in groups would be left behind.
-        if variables.iter().any(|d| d.group != "/" || d.null_space) {
+        // Variables in groups would be left behind; those shorter than
+        // an unlimited dimension (netCDF reads them as long) are read
+        // array by array, which makes them as long.
+        if variables
+            .iter()
+            .any(|d| d.group != "/" || d.null_space || d.shape != d.extents)
+        {
             return None;
         }
         let mut dims = Vec::with_capacity(variables.len());

@@ -86,7 +86,8 @@ pub(crate) fn write(
             // type it has not named as nothing at all.
             if netcdf && !is_netcdf_atomic(datatype) {
                 Err(hdf5::Error::from(
-                    "netCDF-4 reads attributes of its atomic types (numbers and text) only,                      where the type is not one the file names",
+                    "netCDF-4 reads attributes of its atomic types (numbers and text) only, \
+                     where the type is not one the file names",
                 ))?
             }
             raw_attribute(location, name, &memory_type, shape, bytes)?

@@ -143,7 +143,7 @@ const ANNOTATED: &str = r#"
 import sys, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
 depth = pa.field('depth', pa.float64(), metadata={'units': 'm', 'description': 'below the surface'})
-meta = {'source': 'sensor-7', 'version': '3'}
+meta = {'source': 'sensor-7', 'version': '3', 'missing': 'NaN', 'pandas': '{}', '_secret': 'x'}
 pq.write_table(pa.table({'depth': [1.5, 2.5]}, schema=pa.schema([depth], metadata=meta)), d + '/plain.parquet')
 name = pa.field('name', pa.string(), metadata={'description': 'station'})
 t = pa.table({'depth': [1.5, 2.5], 'name': ['a', 'bc']}, schema=pa.schema([depth, name], metadata=meta))
@@ -153,18 +153,19 @@ pq.write_table(t, d + '/named.parquet')
 /// argv: paths. Each file's metadata as its own reader gives it: the
 /// file's `source` and `version`, the depth's `units` and description.
 const SHOW_ANNOTATED: &str = r#"
-import sys, pyarrow.parquet as pq, xarray as xr
+import sys, numpy as np, pyarrow.parquet as pq, xarray as xr
 for p in sys.argv[1:]:
     if p.endswith('.parquet'):
         s = pq.read_schema(p)
         m, f = s.metadata, s.field('depth').metadata
-        print(m[b'source'].decode(), m[b'version'].decode(), f[b'units'].decode(), f[b'description'].decode())
+        print(m[b'source'].decode(), m[b'version'].decode(), f[b'units'].decode(), f[b'description'].decode(), m[b'missing'].decode())
         if 'name' in s.names:
             print(s.field('name').metadata[b'description'].decode())
     else:
         ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)
         a = ds['depth'].attrs
-        print(ds.attrs['source'], ds.attrs['version'], a['units'], a['long_name'])
+        kept = isinstance(ds.attrs['version'], (int, np.integer)) and np.isnan(ds.attrs['missing'])
+        print(ds.attrs['source'], ds.attrs['version'], a['units'], a['long_name'], 'NaN' if kept else '?', sorted(set(ds.attrs) - {'ndl_datatype'}))
         if 'name' in ds:
             print(ds['name'].attrs['long_name'])
 "#;
@@ -197,7 +198,42 @@ fn parquet_metadata_becomes_attributes_and_comes_back() {
     }
     let args: Vec<&str> = shown.iter().map(|p| p.to_str().unwrap()).collect();
     let got = run_with(&python312(), SHOW_ANNOTATED, &args);
-    let line = "sensor-7 3 m below the surface\n";
-    let named = format!("{line}station\n");
-    assert_eq!(got, [line.repeat(4), named.repeat(4)].concat(), "{got}");
+    // As a table: its attributes, a number and NaN of their types, the
+    // tools' own left behind.
+    let table = "sensor-7 3 m below the surface NaN ['missing', 'source', 'version']\n";
+    let back = "sensor-7 3 m below the surface NaN\n";
+    let plain = [table, back].concat().repeat(2);
+    let named = [table, "station\n", back, "station\n"].concat().repeat(2);
+    assert_eq!(got, [plain, named].concat(), "{got}");
+}
+
+/// xarray's tables (one of numbers, one with strings) give Parquet their
+/// global attributes alike: the one of numbers lost its title.
+#[test]
+fn an_xarray_tables_title_reaches_parquet_with_strings_or_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (numbers, strings) = (d.join("n.nc"), d.join("s.nc"));
+    run_with(
+        &python312(),
+        "import sys, numpy as np, xarray as xr\n\
+         xr.Dataset({'a': ('t', np.arange(3.)), 'b': ('t', np.arange(3))}, attrs={'title': 'T'}).to_netcdf(sys.argv[1])\n\
+         xr.Dataset({'a': ('t', np.arange(3.)), 's': ('t', np.array(['x', 'y', 'z'], object))}, attrs={'title': 'T'}).to_netcdf(sys.argv[2])\n",
+        &[numbers.to_str().unwrap(), strings.to_str().unwrap()],
+    );
+    let mut outs = Vec::new();
+    for src in [&numbers, &strings] {
+        let out = src.with_extension("parquet");
+        let run = convert(src, &out, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        outs.push(out);
+    }
+    let got = run_with(
+        &python312(),
+        "import sys, pyarrow.parquet as pq\n\
+         for p in sys.argv[1:]:\n\
+         \x20   print(pq.read_schema(p).metadata.get(b'title'))\n",
+        &[outs[0].to_str().unwrap(), outs[1].to_str().unwrap()],
+    );
+    assert_eq!(got, "b'T'\nb'T'\n", "{got}");
 }

@@ -526,7 +526,8 @@ print('ok')
 
 /// argv: path. Two variables along an unlimited `time` of 5, written
 /// only in part (as appending records leaves them): `temp` (a
-/// `_FillValue`) its first 2, `count` (netCDF's default fill) its second.
+/// `_FillValue`) its first 2, `count` (netCDF's default fill) its second,
+/// `site` (strings) its first.
 const PARTLY_WRITTEN: &str = "\
 import sys, netCDF4
 with netCDF4.Dataset(sys.argv[1], 'w') as f:
@@ -534,6 +535,7 @@ with netCDF4.Dataset(sys.argv[1], 'w') as f:
     f.createVariable('time', 'f8', ('time',))[:] = [0, 1, 2, 3, 4]
     f.createVariable('temp', 'f4', ('time',), fill_value=-999.0)[0:2] = [10, 11]
     f.createVariable('count', 'i4', ('time',))[1] = 7
+    f.createVariable('site', str, ('time',))[0] = 'north'
 ";
 
 /// argv: paths. Each as xarray reads it: sizes, values, dimensions.
@@ -542,6 +544,7 @@ import sys, xarray as xr
 for p in sys.argv[1:]:
     ds = xr.open_zarr(p, consolidated=False) if p.endswith('.zarr') else xr.open_dataset(p)
     print(dict(ds.sizes), [(v, ds[v].dims, ds[v].values.tolist()) for v in ('temp', 'count')])
+    print(ds['site'].dims, [str(v) for v in ds['site'].values])
 ";
 
 /// Variables along an unlimited dimension shorter than it (HDF5 keeps
@@ -568,7 +571,8 @@ fn variables_shorter_than_their_unlimited_dimension_read_as_netcdf_reads_them() 
     let args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
     let shown = run_with(&python312(), SHOW_PARTLY_WRITTEN, &args);
     let want = "{'time': 5} [('temp', ('time',), [10.0, 11.0, nan, nan, nan]), \
-                ('count', ('time',), [-2147483647, 7, -2147483647, -2147483647, -2147483647])]\n";
+                ('count', ('time',), [-2147483647, 7, -2147483647, -2147483647, -2147483647])]\n\
+                ('time',) ['north', '', '', '', '']\n";
     assert_eq!(shown, want.repeat(4), "{shown}");
     let npy = d.join("temp.npy");
     let run = convert(&src, &npy, &["--member", "temp"]);

@@ -235,3 +235,33 @@ fn ascii_variable_length_strings_in_a_compound_are_read() {
         "{got}"
     );
 }
+
+/// A table of netCDF variables whose strings h5py stores ASCII (a
+/// dimension scale and variables along it) converts: the strings were
+/// read as UTF-8, which HDF5 does not convert them to ("unknown library
+/// error").
+#[test]
+fn ascii_strings_in_a_table_of_variables_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("t.nc");
+    run_with(
+        &python312(),
+        "import sys, h5py, numpy as np\n\
+         with h5py.File(sys.argv[1], 'w') as f:\n\
+         \x20   f['obs'] = np.arange(3, dtype='i4')\n\
+         \x20   f['obs'].make_scale('obs')\n\
+         \x20   f.create_dataset('name', data=np.array([b'a', b'bc', b''], object), dtype=h5py.string_dtype('ascii'))\n\
+         \x20   f['x'] = np.array([1.5, 2.5, 3.5])\n\
+         \x20   for v in ('name', 'x'):\n\
+         \x20       f[v].dims[0].attach_scale(f['obs'])\n",
+        &[s(&src)],
+    );
+    let parquet = dir.path().join("t.parquet");
+    converted(convert(&src, &parquet, &[]), "t.nc to t.parquet");
+    let got = run_with(
+        &python312(),
+        "import sys, pyarrow.parquet as pq\nprint(pq.read_table(sys.argv[1]).column('name').to_pylist())",
+        &[s(&parquet)],
+    );
+    assert_eq!(got, "['a', 'bc', '']\n", "{got}");
+}

@@ -36,9 +36,10 @@ pub(super) enum Kind {
 pub(super) struct Leaf {
     pub name: String,
     pub kind: Kind,
-    /// The field's description and units, its array's `long_name` and
-    /// `units`.
-    pub notes: (Option<String>, Option<String>),
+    /// The field's description, its array's `long_name`.
+    pub description: Option<String>,
+    /// The field's units, its array's `units`.
+    pub units: Option<String>,
 }
 
 /// The dotted path of the field `field` of the field at `parent` (the
@@ -128,7 +129,8 @@ fn walk(
     out.push(Leaf {
         name: name.to_string(),
         kind,
-        notes: member.map_or((None, None), |m| (m.description.clone(), m.units.clone())),
+        description: member.and_then(|m| m.description.clone()),
+        units: member.and_then(|m| m.units.clone()),
     });
     Ok(())
 }
@@ -137,12 +139,11 @@ impl Leaf {
     /// The array's attributes its field's description and units give:
     /// `long_name` and `units`, as the fixed columns have them.
     pub(super) fn attributes(&self) -> serde_json::Map<String, Value> {
-        let (description, units) = &self.notes;
         let mut attributes = serde_json::Map::new();
-        if let Some(d) = description {
+        if let Some(d) = &self.description {
             attributes.insert("long_name".into(), Value::from(d.as_str()));
         }
-        if let Some(u) = units {
+        if let Some(u) = &self.units {
             attributes.insert("units".into(), Value::from(u.as_str()));
         }
         attributes

@@ -581,9 +581,13 @@ fn fixed_compound(
         }
     }
     let mut compound = Compound::c_layout(members).map_err(unsupported)?;
-    for m in &mut compound.members {
-        if let Some(leaf) = leaves.iter().find(|l| l.name == m.name) {
-            (m.description, m.units) = leaf.notes.clone();
+    // The members are the fixed leaves' and counts, in order.
+    let fixed = leaves
+        .iter()
+        .filter(|l| !matches!(l.kind, Kind::Text { .. }));
+    for (m, leaf) in compound.members.iter_mut().zip(fixed) {
+        if m.name == leaf.name {
+            (m.description, m.units) = (leaf.description.clone(), leaf.units.clone());
         }
     }
     Ok((compound, sources, extra))
