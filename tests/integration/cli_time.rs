@@ -738,3 +738,39 @@ fn the_only_variable_of_a_netcdf3_file_reads_as_xarray_reads_it() {
     );
     assert_eq!(out, "[1.0, nan, 2.5]\n");
 }
+
+/// CF units whose epoch falls between two of their steps (`hours since
+/// 2000-01-01T00:00:00-0330`) decode, as xarray decodes them, to times of
+/// a finer unit (minutes): they were refused as "not a whole number of
+/// hours".
+#[test]
+fn an_epoch_between_steps_of_its_unit_decodes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = dir.path().join("t.nc");
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1], 'w') as f:\n\
+         \x20   f.createDimension('t', 2)\n\
+         \x20   v = f.createVariable('when', 'i4', ('t',))\n\
+         \x20   v.units = 'hours since 2000-01-01T00:00:00-0330'\n\
+         \x20   v[:] = [0, 1]\n",
+        &[nc.to_str().unwrap()],
+    );
+    let parquet = dir.path().join("t.parquet");
+    let run = common::cli::convert(&nc, &parquet, &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let got = ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        "import sys, pyarrow.parquet as pq, xarray as xr\n\
+         print([str(t) for t in pq.read_table(sys.argv[1]).column(0).to_pylist()])\n\
+         print([str(t)[:19] for t in xr.open_dataset(sys.argv[2])['when'].values])\n",
+        &[parquet.to_str().unwrap(), nc.to_str().unwrap()],
+    );
+    assert_eq!(
+        got,
+        "['2000-01-01 03:30:00', '2000-01-01 04:30:00']\n\
+         ['2000-01-01T03:30:00', '2000-01-01T04:30:00']\n",
+        "{got}"
+    );
+}

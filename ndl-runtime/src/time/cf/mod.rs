@@ -244,6 +244,32 @@ impl CfTimeUnits {
         self.unit
     }
 
+    /// The coarsest unit, these units' own or finer, that both one step
+    /// of them and their epoch's distance from 1970 are whole numbers of:
+    /// the unit integer counts decode to exactly (`hours since
+    /// 2000-01-01T00:00:00-03:30` counts whole minutes).
+    pub fn exact_unit(&self) -> BaseUnit {
+        use BaseUnit as U;
+        let length = self.unit.attos().unwrap_or(1);
+        let epoch = self.epoch.unwrap_or(0);
+        [
+            U::Days,
+            U::Hours,
+            U::Minutes,
+            U::Seconds,
+            U::Millis,
+            U::Micros,
+            U::Nanos,
+        ]
+        .into_iter()
+        .chain([U::Picos, U::Femtos, U::Attos])
+        .find(|u| {
+            u.attos()
+                .is_some_and(|a| a <= length && length % a == 0 && epoch % a == 0)
+        })
+        .unwrap_or(self.unit)
+    }
+
     /// Converts counts of these units to counts of a NumPy unit, the same
     /// instants or durations. See [`CfDecoder`].
     ///

@@ -195,3 +195,15 @@ fn the_standard_calendar_reads_old_epochs_as_julian() {
     let same = decoder("days since 1582-10-15", Some("proleptic_gregorian"), "D");
     assert_eq!(modern.decode(0), same.decode(0));
 }
+
+#[test]
+fn an_epoch_between_units_decodes_in_a_finer_one() {
+    let cf = CfTimeUnits::parse("hours since 2000-01-01T00:00:00-0330", None).unwrap();
+    assert_eq!(cf.unit(), BaseUnit::Hours);
+    assert_eq!(cf.exact_unit(), BaseUnit::Minutes);
+    let minutes = decoder("hours since 2000-01-01T00:00:00-0330", None, "m");
+    // 2000-01-01T03:30 UTC, one hour on: 04:30, in minutes since 1970.
+    assert_eq!(minutes.decode(1).unwrap(), 15_778_350);
+    let aligned = CfTimeUnits::parse("days since 2000-01-01", None).unwrap();
+    assert_eq!(aligned.exact_unit(), BaseUnit::Days);
+}

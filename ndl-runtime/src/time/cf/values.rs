@@ -124,7 +124,7 @@ pub fn cf_time_type(
     let unit = if counts.is_float() {
         BaseUnit::Nanos
     } else {
-        cf.unit()
+        cf.exact_unit()
     };
     Ok(Some(TimeType {
         kind: cf.kind(),
