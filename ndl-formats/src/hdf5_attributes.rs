@@ -37,52 +37,35 @@ pub(crate) fn write(path: &Path, writer: &ArrayWriter, source: &dyn Source) -> R
     )
 }
 
-/// A dataset being written, which takes attributes of their own types or
-/// from JSON: an array's, or variable records'.
+/// A dataset or file being written, which takes attributes of their own
+/// types or from JSON: an array's, variable records', a table's.
 trait Attributed {
     fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()>;
     fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()>;
 }
 
-impl Attributed for ArrayWriter {
-    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
-        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
-    }
+/// Implements [`Attributed`] by a writer's own `attribute` and
+/// `json_attribute`, which every HDF5 writer has.
+macro_rules! attributed {
+    ($($writer:ty),*) => {$(
+        impl Attributed for $writer {
+            fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
+                self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
+            }
 
-    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
-        self.json_attribute(name, value)
-    }
+            fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
+                self.json_attribute(name, value)
+            }
+        }
+    )*};
 }
 
-impl Attributed for ColumnsWriter {
-    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
-        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
-    }
-
-    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
-        self.json_attribute(name, value)
-    }
-}
-
-impl Attributed for RecordColumnsWriter {
-    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
-        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
-    }
-
-    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
-        self.json_attribute(name, value)
-    }
-}
-
-impl Attributed for RecordsWriter {
-    fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()> {
-        self.attribute(name, &t.datatype, &t.shape, elements(&t.values))
-    }
-
-    fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()> {
-        self.json_attribute(name, value)
-    }
-}
+attributed!(
+    ArrayWriter,
+    RecordsWriter,
+    ColumnsWriter,
+    RecordColumnsWriter
+);
 
 /// Writes each of `attributes` on the dataset of `writer`, in the file
 /// at `path` (see [`written`]).
