@@ -295,16 +295,21 @@ fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
             Some(Attribute::long([items.len()], Datatype::Float64, values))
         }
         // Integers that fit an integer column's type are of it (CF's
-        // flags); other numbers are `int64` or `double`, as JSON's.
+        // flags); other numbers are `int64` (`uint64` past it) or
+        // `double`, as JSON's.
         J::Array(items) if !items.is_empty() && items.iter().all(J::is_number) => {
             let of_column = element
                 .as_int()
                 .is_some()
                 .then(|| of_element(value, element));
             of_column.flatten().or_else(|| {
-                let dt = match items.iter().all(|v| v.is_i64() || v.is_u64()) {
-                    true => Datatype::Int64,
-                    false => Datatype::Float64,
+                // `uint64` where an integer is past `int64`, as exact.
+                let dt = if items.iter().all(J::is_i64) {
+                    Datatype::Int64
+                } else if items.iter().all(J::is_u64) {
+                    Datatype::UInt64
+                } else {
+                    Datatype::Float64
                 };
                 Some(Attribute::long(
                     [items.len()],

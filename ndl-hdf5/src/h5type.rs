@@ -141,7 +141,10 @@ pub(crate) fn commit_type(
         };
         let id = Built::build(dt, orders, "", netcdf, Some(&mut committer))?;
         if is_user_defined(dt) {
-            committer.commit(&id, name, "")?;
+            // A member's type may have taken the name (a record `when_t`
+            // of a time field `when`, itself `when_t`).
+            let name = committer.free_name(name, "")?;
+            committer.commit(&id, &name, "")?;
         }
         id.into_datatype("")
     })
@@ -204,6 +207,23 @@ impl Committer {
         check(status, field, "H5Tcommit2")
     }
 
+    /// `name` (`<stem>_t`) where no type or object has it, else the first
+    /// free `<stem>_<k>_t`.
+    fn free_name(&self, name: &str, field: &str) -> Result<String, TypeError> {
+        self.free_name_from(name, name.trim_end_matches("_t"), field)
+    }
+
+    fn free_name_from(&self, first: &str, stem: &str, field: &str) -> Result<String, TypeError> {
+        let mut name = first.to_string();
+        for k in 2.. {
+            if !self.named.iter().any(|(_, n)| *n == name) && !self.holds(&name, field)? {
+                break;
+            }
+            name = format!("{stem}_{k}_t");
+        }
+        Ok(name)
+    }
+
     /// Whether the file's root group holds a link `name` already: a type
     /// another variable's committer named, or an object.
     fn holds(&self, name: &str, field: &str) -> Result<bool, TypeError> {
@@ -242,13 +262,7 @@ impl Committer {
             Some(name) => (name.to_string(), name.trim_end_matches("_t")),
             None => (format!("{stem}_t"), stem),
         };
-        let mut name = first;
-        for k in 2.. {
-            if !self.named.iter().any(|(_, n)| *n == name) && !self.holds(&name, field)? {
-                break;
-            }
-            name = format!("{stem}_{k}_t");
-        }
+        let name = self.free_name_from(&first, stem, field)?;
         self.commit(&t, &name, field)?;
         self.named.push((key, name));
         Ok(t)

@@ -83,12 +83,22 @@ pub(crate) fn write(
             let memory_type = profile_type(datatype, Orders::one(ByteOrder::NATIVE), netcdf)
                 .map_err(Failed::Type)?;
             // netCDF-C reads an attribute of a record, enum or complex
-            // type it has not named as nothing at all.
+            // type it has not named as nothing at all; a variable's
+            // `_FillValue` is of the variable's own, named, type.
             if netcdf && !is_netcdf_atomic(datatype) {
-                Err(hdf5::Error::from(
-                    "netCDF-4 reads attributes of its atomic types (numbers and text) only, \
-                     where the type is not one the file names",
-                ))?
+                let Some(own) = (name == "_FillValue").then(|| own_type(location)).flatten() else {
+                    Err(hdf5::Error::from(
+                        "netCDF-4 reads attributes of its atomic types (numbers and text) only, \
+                         where the type is not one the file names",
+                    ))?
+                };
+                return Ok(raw_attribute_as(
+                    location,
+                    name,
+                    (&own, &memory_type),
+                    shape,
+                    bytes,
+                )?);
             }
             raw_attribute(location, name, &memory_type, shape, bytes)?
         }
@@ -108,12 +118,42 @@ fn is_netcdf_atomic(datatype: &Datatype) -> bool {
         )
 }
 
+/// The type of the dataset at `location`, where it is one: a named type
+/// where the dataset's is.
+fn own_type(location: &hdf5::Location) -> Option<hdf5::Datatype> {
+    hdf5::sync::sync(|| {
+        // SAFETY: `location` is open; the type handle is handed to its
+        // owner, which closes it.
+        unsafe {
+            if hdf5_sys::h5i::H5Iget_type(location.id()) != hdf5_sys::h5i::H5I_type_t::H5I_DATASET {
+                return None;
+            }
+            let id = hdf5_sys::h5d::H5Dget_type(location.id());
+            (id >= 0)
+                .then(|| hdf5::from_id::<hdf5::Datatype>(id).ok())
+                .flatten()
+        }
+    })
+}
+
 /// Writes the attribute `name` of `shape` elements of `memory_type` from
 /// `bytes`, in the same type.
 pub(crate) fn raw_attribute(
     location: &hdf5::Location,
     name: &str,
     memory_type: &hdf5::Datatype,
+    shape: &[u64],
+    bytes: &[u8],
+) -> hdf5::Result<()> {
+    raw_attribute_as(location, name, (memory_type, memory_type), shape, bytes)
+}
+
+/// Writes the attribute `name` of `shape` elements of `file_type` from
+/// `bytes`, elements of `memory_type`, which HDF5 converts.
+fn raw_attribute_as(
+    location: &hdf5::Location,
+    name: &str,
+    (file_type, memory_type): (&hdf5::Datatype, &hdf5::Datatype),
     shape: &[u64],
     bytes: &[u8],
 ) -> hdf5::Result<()> {
@@ -140,7 +180,7 @@ pub(crate) fn raw_attribute(
             let attr = H5Acreate2(
                 location.id(),
                 c_name.as_ptr(),
-                memory_type.id(),
+                file_type.id(),
                 space,
                 H5P_DEFAULT,
                 H5P_DEFAULT,

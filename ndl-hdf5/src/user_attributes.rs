@@ -27,9 +27,11 @@ pub(crate) fn write_one(location: &hdf5::Location, name: &str, value: &Value) ->
             .new_attr::<i8>()
             .create(name)?
             .write_scalar(&i8::from(*b)),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => location.new_attr::<i64>().create(name)?.write_scalar(&i),
-            None => {
+        // An integer past `i64` is a `u64`'s, not a float's.
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => location.new_attr::<i64>().create(name)?.write_scalar(&i),
+            (None, Some(u)) => location.new_attr::<u64>().create(name)?.write_scalar(&u),
+            _ => {
                 let x = n.as_f64().unwrap_or(f64::NAN);
                 location.new_attr::<f64>().create(name)?.write_scalar(&x)
             }
@@ -50,6 +52,14 @@ fn write_list(
     if let Some(ints) = items.iter().map(Value::as_i64).collect::<Option<Vec<_>>>() {
         return location
             .new_attr::<i64>()
+            .shape(ints.len())
+            .create(name)?
+            .write(&ints);
+    }
+    // Integers of which one is past `i64`: `u64`s, exactly.
+    if let Some(ints) = items.iter().map(Value::as_u64).collect::<Option<Vec<_>>>() {
+        return location
+            .new_attr::<u64>()
             .shape(ints.len())
             .create(name)?
             .write(&ints);

@@ -237,3 +237,29 @@ fn an_xarray_tables_title_reaches_parquet_with_strings_or_without() {
     );
     assert_eq!(got, "b'T'\nb'T'\n", "{got}");
 }
+
+/// A file named as one of its columns of a type HDF5 names (a time, an
+/// enum) converts to `.h5`: the records' type `when_t` and the column's
+/// `when_t` clashed ("H5Tcommit2 failed").
+#[test]
+fn a_file_named_as_its_time_column_converts_to_hdf5() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("when.parquet");
+    run_with(
+        &python312(),
+        "import sys, pandas as pd\n\
+         pd.DataFrame({'when': pd.to_datetime(['2020-01-01', '2021-06-30']), 'x': [1.5, 2.5]})\\\n\
+         \x20   .to_parquet(sys.argv[1])\n",
+        &[src.to_str().unwrap()],
+    );
+    let h5 = dir.path().join("when.h5");
+    converted(convert(&src, &h5, &[]), "when.parquet to when.h5");
+    let got = run_with(
+        &python312(),
+        "import sys, h5py\n\
+         with h5py.File(sys.argv[1]) as f:\n\
+         \x20   print(f['when']['x'].tolist(), len(f['when']['when']))\n",
+        &[h5.to_str().unwrap()],
+    );
+    assert_eq!(got, "[1.5, 2.5] 2\n", "{got}");
+}

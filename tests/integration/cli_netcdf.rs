@@ -8,7 +8,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::cli::{convert, converted, describe, ok, refused};
+use common::cli::{convert, converted, describe, ndl, ok, refused};
 use common::numpy_kinds::{NETCDF4_FILE, NUMPY_KINDS};
 use ndl_testkit::netcdf::ncdump;
 use ndl_testkit::python::{python312, run_with};
@@ -631,5 +631,44 @@ fn xarray_encodings_decode_as_xarray_decodes_them() {
     assert_eq!(
         got, "[True, False, False] [True, False, True]\n[1, -10800] True\n",
         "{got}"
+    );
+}
+
+/// An enum variable's `_FillValue` is of the variable's named type in a
+/// copy and in what describe then create makes, as netCDF requires (ncdump
+/// shows the fill as `_`): a copy wrote it as `int64`, and create refused
+/// it.
+#[test]
+fn an_enum_variables_fill_keeps_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("src.nc");
+    run_with(
+        &python312(),
+        "import sys, netCDF4, numpy as np\n\
+         with netCDF4.Dataset(sys.argv[1], 'w') as f:\n\
+         \x20   f.createDimension('t', 4)\n\
+         \x20   e = f.createEnumType('u1', 'cloud_t', {'clear': 0, 'cumulus': 1, 'missing': 255})\n\
+         \x20   f.createVariable('cloud', e, ('t',), fill_value=255)[:] = np.array([0, 1, 0, 255], 'u1')\n",
+        &[src.to_str().unwrap()],
+    );
+    let copy = d.join("copy.nc");
+    converted(convert(&src, &copy, &[]), "src.nc to copy.nc");
+    let doc = d.join("src.ndl.yaml");
+    std::fs::write(&doc, ok(describe(&src, "ndl", &[]), "src.nc")).unwrap();
+    let made = d.join("made.nc");
+    let run = ndl(&["create", doc.to_str().unwrap(), made.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for nc in [&copy, &made] {
+        let text = ncdump(&[], nc);
+        assert!(
+            text.contains("cloud_t cloud:_FillValue = missing ;"),
+            "{text}"
+        );
+    }
+    let text = ncdump(&[], &copy);
+    assert!(
+        text.contains("cloud = clear, cumulus, clear, _ ;"),
+        "{text}"
     );
 }

@@ -498,3 +498,49 @@ for name in ("c3.zarr", "c2.zarr", "rechunked.zarr", "recoded.zarr"):
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Integer attributes past `int64` (netCDF's `uint64`, zarr-python's
+/// Python ints) stay exact from Zarr to netCDF-4: a list of them was
+/// written as `double`, 2^63 + 1 read back as 2^63.
+#[test]
+fn integer_attributes_past_int64_stay_exact_from_zarr() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (src, store, back) = (d.join("src.nc"), d.join("mid.zarr"), d.join("back.nc"));
+    let theirs = d.join("theirs.zarr");
+    ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        "import sys, netCDF4, numpy as np, zarr\n\
+         with netCDF4.Dataset(sys.argv[1], 'w') as f:\n\
+         \x20   f.createDimension('n', 1)\n\
+         \x20   v = f.createVariable('v', 'i4', ('n',))\n\
+         \x20   v[:] = [1]\n\
+         \x20   f.setncattr('ids', np.array([2**63 + 1, 5], 'u8'))\n\
+         \x20   v.setncattr('vids', np.array([0, 2**63 + 1], 'u8'))\n\
+         g = zarr.open_group(sys.argv[2], mode='w')\n\
+         a = g.create_array('x', shape=(2,), dtype='i4')\n\
+         a[:] = [1, 2]\n\
+         a.attrs['seeds'] = [5, 2**63 + 1]\n",
+        &[src.to_str().unwrap(), theirs.to_str().unwrap()],
+    );
+    let theirs_nc = d.join("theirs.nc");
+    for (from, to) in [(&src, &store), (&store, &back), (&theirs, &theirs_nc)] {
+        let run = convert(from, to, &[]);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let got = ndl_testkit::python::run_with(
+        &ndl_testkit::python::python312(),
+        "import sys, netCDF4\n\
+         with netCDF4.Dataset(sys.argv[1]) as f:\n\
+         \x20   print([int(x) for x in f.getncattr('ids')], [int(x) for x in f['v'].getncattr('vids')])\n\
+         with netCDF4.Dataset(sys.argv[2]) as f:\n\
+         \x20   print([int(x) for x in f['x'].getncattr('seeds')])\n",
+        &[back.to_str().unwrap(), theirs_nc.to_str().unwrap()],
+    );
+    let (big, five) = ((1u64 << 63) + 1, 5);
+    assert_eq!(
+        got,
+        format!("[{big}, {five}] [0, {big}]\n[{five}, {big}]\n"),
+        "{got}"
+    );
+}
