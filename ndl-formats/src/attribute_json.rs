@@ -329,6 +329,15 @@ fn untyped_attribute(value: &J, element: &Datatype) -> Option<Attribute> {
     }
 }
 
+/// A dataset's fill as JSON holds it (NaN and the infinities as text,
+/// HDF5's or Zarr's) as NDL's `storage.fillvalue`.
+pub(crate) fn fillvalue(fill: &J) -> Option<serde_yaml::Value> {
+    match fill {
+        J::String(_) => float_of(fill).map(Into::into),
+        number => serde_yaml::to_value(number).ok(),
+    }
+}
+
 /// The number a JSON value of a float attribute holds: a number, or
 /// NaN or an infinity, which JSON holds as text (`NaN`, `inf`, `-inf`)
 /// or Zarr as Python's bare words ([`ndl_zarr::attribute_float`]).

@@ -171,17 +171,24 @@ fn is_left_behind(name: &str) -> bool {
 /// own fill (HDF5's fill value, Zarr's `fill_value`), beside the
 /// attribute. `None` where it carries none, or one of another type.
 pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
-    let element = &source.spec().datatype;
-    if !crate::create::plan::is_number(element) {
-        return None;
-    }
     let fill = source.attributes()?.get("_FillValue")?;
     // netCDF and HDF5 hold it as a list of one.
     let value = match &fill.value {
         serde_yaml::Value::Sequence(one) if one.len() == 1 => &one[0],
         one => one,
     };
-    match crate::create::values::encode(value, &[], element, None, "_FillValue") {
+    element_of(source, value, "_FillValue")
+}
+
+/// `value` as one element of `source`'s number datatype in native order;
+/// `None` for another datatype, or a value that is none of its (`at`
+/// names it in the encoder's error, which is dropped).
+fn element_of(source: &dyn Source, value: &serde_yaml::Value, at: &str) -> Option<Vec<u8>> {
+    let element = &source.spec().datatype;
+    if !crate::create::plan::is_number(element) {
+        return None;
+    }
+    match crate::create::values::encode(value, &[], element, None, at) {
         Ok(crate::create::values::Values::Bytes(bytes)) => Some(bytes),
         _ => None,
     }
@@ -192,13 +199,6 @@ pub(crate) fn fill(source: &dyn Source) -> Option<Vec<u8>> {
 /// element in native order. Not a mask: what an element never written
 /// reads as.
 pub(crate) fn storage_fill(source: &dyn Source) -> Option<Vec<u8>> {
-    let element = &source.spec().datatype;
-    if !crate::create::plan::is_number(element) {
-        return None;
-    }
     let value = source.storage()?.fillvalue.as_ref()?;
-    match crate::create::values::encode(value, &[], element, None, "fillvalue") {
-        Ok(crate::create::values::Values::Bytes(bytes)) => Some(bytes),
-        _ => None,
-    }
+    element_of(source, value, "fillvalue")
 }

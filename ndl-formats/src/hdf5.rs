@@ -67,11 +67,7 @@ pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Source>
     let dataset = only_dataset(path, &inventory)?;
     // Its netCDF shape from this walk, not another.
     let mut read = options.clone();
-    read.shape = inventory
-        .datasets
-        .iter()
-        .find(|d| crate::contents::join(&d.group, &d.name) == dataset)
-        .map(|d| d.shape.clone());
+    read.shape = inventory_shape(&inventory, &dataset);
     let source = open_member(path, &dataset, &read)?;
     // Coordinate variables hold data too, and the file's own attributes
     // (a title, its conventions) say what the data is: a dataset is more
@@ -173,14 +169,10 @@ fn netcdf_shape(
         Some(shape) => shape.to_vec(),
         None => {
             let inventory = Inventory::of(path).map_err(in_hdf5(path))?;
-            let wanted = name.trim_start_matches('/');
-            let found = inventory.datasets.into_iter().find(|d| {
-                crate::contents::join(&d.group, &d.name).trim_start_matches('/') == wanted
-            });
-            let Some(found) = found else {
+            let Some(shape) = inventory_shape(&inventory, name) else {
                 return Ok(None);
             };
-            found.shape
+            shape
         }
     };
     let rank = reader.shape().len();
@@ -188,6 +180,16 @@ fn netcdf_shape(
         .get(..rank)
         .filter(|grown| *grown != reader.shape())
         .map(<[u64]>::to_vec))
+}
+
+/// The shape `inventory` gives the dataset at `path` (`temp`, `/obs/temp`):
+/// netCDF's.
+fn inventory_shape(inventory: &Inventory, path: &str) -> Option<Vec<u64>> {
+    let wanted = path.trim_start_matches('/');
+    let at = |d: &&ndl_hdf5::DatasetInfo| {
+        crate::contents::join(&d.group, &d.name).trim_start_matches('/') == wanted
+    };
+    inventory.datasets.iter().find(at).map(|d| d.shape.clone())
 }
 
 /// The last part of the dataset path `dataset` (`/obs/temp`: `temp`).
@@ -271,7 +273,10 @@ impl Hdf5Source {
         refuse_objects(path, dataset, &spec.datatype)?;
         let per_row: u64 = shape.iter().skip(1).product();
         let storage = Storage {
-            fillvalue: reader.dataset_fill().as_ref().and_then(fillvalue),
+            fillvalue: reader
+                .dataset_fill()
+                .as_ref()
+                .and_then(crate::attribute_json::fillvalue),
             ..storage_of(reader.chunks(), &reader.filters(), reader.stored())
         };
         Ok(Hdf5Source {
@@ -423,9 +428,7 @@ impl Hdf5StringSource {
             padding: 0,
         })
     }
-}
 
-impl Hdf5StringSource {
     /// The source of the strings as netCDF reads a variable shorter than
     /// the unlimited dimension it lies along: as `shape`, the strings past
     /// its own empty (netCDF's fill of a string).
@@ -989,17 +992,8 @@ fn declared(inventory: &Inventory) -> Declared {
 /// directives.
 fn storage(d: &ndl_hdf5::DatasetInfo) -> Storage {
     Storage {
-        fillvalue: d.fill.as_ref().and_then(fillvalue),
+        fillvalue: d.fill.as_ref().and_then(crate::attribute_json::fillvalue),
         ..storage_of(d.chunks.clone(), &d.filters, &d.stored)
-    }
-}
-
-/// A dataset fill (JSON, NaN and the infinities as text) as NDL's
-/// `storage.fillvalue`.
-fn fillvalue(fill: &serde_json::Value) -> Option<serde_yaml::Value> {
-    match fill {
-        serde_json::Value::String(_) => crate::attribute_json::float_of(fill).map(Into::into),
-        number => serde_yaml::to_value(number).ok(),
     }
 }
 

@@ -39,7 +39,7 @@ pub(crate) fn write(path: &Path, writer: &ArrayWriter, source: &dyn Source) -> R
 
 /// A dataset or file being written, which takes attributes of their own
 /// types or from JSON: an array's, variable records', a table's.
-trait Attributed {
+pub(crate) trait Attributed {
     fn typed(&self, name: &str, t: &PlannedAttribute) -> ndl_hdf5::Result<()>;
     fn json(&self, name: &str, value: &Value) -> ndl_hdf5::Result<()>;
 }
@@ -126,13 +126,14 @@ pub(crate) fn write_group(
 }
 
 /// Writes the attributes `source`, of variable records, carries on the
-/// dataset of `writer`, in the file at `path`, each of its own type.
+/// dataset (or, columns, the file) of `writer`, in the file at `path`,
+/// each of its own type.
 ///
 /// # Errors
 /// As [`write`].
 pub(crate) fn write_records(
     path: &Path,
-    writer: &RecordsWriter,
+    writer: &impl Attributed,
     source: &dyn RecordSource,
 ) -> Result<()> {
     let carried = source.attributes().into_iter().flat_map(|a| a.iter());
@@ -146,20 +147,6 @@ pub(crate) fn write_records(
 /// # Errors
 /// As [`write`].
 pub(crate) fn write_table(path: &Path, writer: &ColumnsWriter, source: &dyn Source) -> Result<()> {
-    let carried = source.attributes().into_iter().flat_map(|a| a.iter());
-    write_each(path, writer, carried)
-}
-
-/// Writes the attributes `source`, of variable records, carries as the
-/// file's of the columns `writer`, at `path`, each of its own type.
-///
-/// # Errors
-/// As [`write`].
-pub(crate) fn write_record_table(
-    path: &Path,
-    writer: &RecordColumnsWriter,
-    source: &dyn RecordSource,
-) -> Result<()> {
     let carried = source.attributes().into_iter().flat_map(|a| a.iter());
     write_each(path, writer, carried)
 }

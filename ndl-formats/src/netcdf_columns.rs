@@ -153,7 +153,7 @@ impl RecordSink for NetcdfColumnsSink {
         }
         let mut writer = RecordColumnsWriter::create(path, &datatype, &template, options)
             .map_err(in_hdf5(path))?;
-        crate::hdf5_attributes::write_record_table(path, &writer, source)?;
+        crate::hdf5_attributes::write_records(path, &writer, source)?;
         let mut done = 0u64;
         while let Some(batch) = source.next_batch()? {
             writer.append(&batch).map_err(in_hdf5(path))?;

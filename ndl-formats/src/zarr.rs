@@ -786,11 +786,10 @@ fn storage_of(info: &ArrayInfo) -> Storage {
         _ => info.attributes().contains_key("_FillValue"),
     };
     let fill = info.metadata().get("fill_value").filter(|_| !masks);
-    let fillvalue = fill.and_then(|f| match f {
-        serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => None,
-        serde_json::Value::Number(_) => serde_yaml::to_value(f).ok(),
-        text => crate::attribute_json::float_of(text).map(Into::into),
-    });
+    let zero = |f: &&serde_json::Value| f.as_f64() == Some(0.0);
+    let fillvalue = fill
+        .filter(|f| !zero(f))
+        .and_then(crate::attribute_json::fillvalue);
     Storage {
         fillvalue,
         ..info.storage()
@@ -831,11 +830,7 @@ fn storage_fill_value(
         return None;
     }
     let bytes = crate::carried::storage_fill(source)?;
-    let Ok(Column::Values { datatype, values }) = Column::template(&source.spec().datatype) else {
-        return None;
-    };
-    let values = ndl_runtime::record::Values::from_ne_bytes(&values, &bytes);
-    Some(ndl_zarr::fill_metadata(&Column::Values { datatype, values }, format).0)
+    Some(zarr_fill(source, &bytes, format)?.0)
 }
 
 /// The `_FillValue` `source` carries ([`fill`](crate::carried::fill)) as
@@ -846,10 +841,21 @@ fn fill_metadata(
     format: ndl_zarr::ZarrFormat,
 ) -> Option<(serde_json::Value, serde_json::Value)> {
     let bytes = crate::carried::fill(source)?;
+    zarr_fill(source, &bytes, format)
+}
+
+/// `bytes`, one element of `source`'s number datatype in native order, as
+/// a Zarr array's `fill_value` and the `_FillValue` attribute xarray reads
+/// ([`ndl_zarr::fill_metadata`]).
+fn zarr_fill(
+    source: &dyn Source,
+    bytes: &[u8],
+    format: ndl_zarr::ZarrFormat,
+) -> Option<(serde_json::Value, serde_json::Value)> {
     let Ok(Column::Values { datatype, values }) = Column::template(&source.spec().datatype) else {
         return None;
     };
-    let values = ndl_runtime::record::Values::from_ne_bytes(&values, &bytes);
+    let values = ndl_runtime::record::Values::from_ne_bytes(&values, bytes);
     Some(ndl_zarr::fill_metadata(
         &Column::Values { datatype, values },
         format,

@@ -41,6 +41,20 @@ pub(crate) fn write_one(location: &hdf5::Location, name: &str, value: &Value) ->
     }
 }
 
+/// Writes the attribute `name` of `location`, a one-dimensional array of
+/// `values`.
+fn write_array<T: hdf5::H5Type>(
+    location: &hdf5::Location,
+    name: &str,
+    values: &[T],
+) -> hdf5::Result<()> {
+    location
+        .new_attr::<T>()
+        .shape(values.len())
+        .create(name)?
+        .write(values)
+}
+
 /// A list of integers, of numbers or of strings as an array of them; a
 /// mixed list as its JSON text.
 fn write_list(
@@ -49,27 +63,15 @@ fn write_list(
     items: &[Value],
     value: &Value,
 ) -> hdf5::Result<()> {
+    // Integers of which one is past `i64` are `u64`s, exactly.
     if let Some(ints) = items.iter().map(Value::as_i64).collect::<Option<Vec<_>>>() {
-        return location
-            .new_attr::<i64>()
-            .shape(ints.len())
-            .create(name)?
-            .write(&ints);
+        return write_array(location, name, &ints);
     }
-    // Integers of which one is past `i64`: `u64`s, exactly.
     if let Some(ints) = items.iter().map(Value::as_u64).collect::<Option<Vec<_>>>() {
-        return location
-            .new_attr::<u64>()
-            .shape(ints.len())
-            .create(name)?
-            .write(&ints);
+        return write_array(location, name, &ints);
     }
     if let Some(floats) = items.iter().map(Value::as_f64).collect::<Option<Vec<_>>>() {
-        return location
-            .new_attr::<f64>()
-            .shape(floats.len())
-            .create(name)?
-            .write(&floats);
+        return write_array(location, name, &floats);
     }
     let strings: Option<Vec<VarLenUnicode>> = items
         .iter()
